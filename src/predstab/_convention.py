@@ -1,0 +1,97 @@
+"""The one convention for degenerate data, shared by every measure.
+
+Every measure in predstab is (or can be written as) ``1 - D_o / D_e``: observed
+disagreement over the disagreement expected under a baseline. Degenerate data are
+handled here, once, following APS 1.0.1:
+
+============================  =========================  ==================================
+``D_e``                       ``D_o``                    result
+============================  =========================  ==================================
+``> 0``                       any                        ``1 - D_o / D_e``
+``0``                         ``0``                      ``1`` and a ``PredstabDegenerateWarning``
+``0``                         ``> 0``                    NaN and a ``PredstabUndefinedWarning``
+NaN (not computable)          any                        NaN, no extra warning
+============================  =========================  ==================================
+
+Callers must compute *exact* zeros for degenerate inputs (e.g. a variance of a
+constant vector is set to 0.0 structurally rather than left at 1e-33 from rounding).
+"""
+
+import warnings
+
+import numpy as np
+
+from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
+
+__all__ = ["one_minus_ratio", "one_minus_ratio_array"]
+
+_COLLAPSED = (
+    "Both expected and observed {what} are zero; {name} is set to 1 (perfect agreement). "
+    "This may indicate that the model collapsed to a single value."
+)
+_UNDEFINED = (
+    "Expected {what} is zero but observed is not; {name} is undefined and set to {fallback}."
+)
+
+
+def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback=np.nan,
+                    stacklevel=3):
+    """Return ``1 - d_o / d_e`` under the shared degenerate-data convention.
+
+    Parameters
+    ----------
+    d_o, d_e : float
+        Observed and expected disagreement (non-negative, or NaN).
+    name : str
+        Name of the statistic, used in warning messages.
+    what : str
+        Name of the disagreement ("instability" for APS, "disagreement" otherwise).
+    fallback : float, default np.nan
+        Value returned when the statistic is undefined.
+    stacklevel : int
+        Passed to :func:`warnings.warn` so the warning points at the user's call.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> one_minus_ratio(0.5, 2.0)
+    0.75
+    """
+    d_o = float(d_o)
+    d_e = float(d_e)
+    if np.isnan(d_o) or np.isnan(d_e):
+        return float("nan")
+    if d_e == 0.0:
+        if d_o == 0.0:
+            warnings.warn(_COLLAPSED.format(what=what, name=name), PredstabDegenerateWarning,
+                          stacklevel=stacklevel)
+            return 1.0
+        warnings.warn(_UNDEFINED.format(what=what, name=name, fallback=fallback),
+                      PredstabUndefinedWarning, stacklevel=stacklevel)
+        return float(fallback)
+    return 1.0 - d_o / d_e
+
+
+def one_minus_ratio_array(d_o, d_e, *, fallback=np.nan):
+    """Vectorised ``1 - d_o / d_e`` with the same convention, without warnings.
+
+    Used for per-object values, where the caller has already warned once for the
+    aggregate. ``d_o`` and ``d_e`` broadcast against each other.
+
+    Examples
+    --------
+    >>> one_minus_ratio_array(np.array([0.0, 1.0, 0.0]), np.array([2.0, 0.0, 0.0]))
+    array([ 1., nan,  1.])
+    """
+    d_o, d_e = np.broadcast_arrays(np.asarray(d_o, dtype=float), np.asarray(d_e, dtype=float))
+    out = np.full(d_o.shape, np.nan)
+    pos = d_e > 0
+    np.divide(d_o, d_e, out=out, where=pos)
+    out = np.where(pos, 1.0 - out, np.nan)
+    zero = d_e == 0
+    out = np.where(zero & (d_o == 0), 1.0, out)
+    out = np.where(zero & (d_o > 0), fallback, out)
+    return out

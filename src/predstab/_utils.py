@@ -1,0 +1,89 @@
+"""Small shared helpers: random generators, missing values, result mixins."""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "FrameMixin"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A two-sided confidence interval ``(low, high)``."""
+
+    low: float
+    high: float
+
+
+def check_rng(random_state=None) -> np.random.Generator:
+    """Turn ``None``, an int, a ``SeedSequence`` or a ``Generator`` into a ``Generator``.
+
+    Never touches NumPy's global random state.
+
+    Examples
+    --------
+    >>> bool(check_rng(0).integers(10) == check_rng(0).integers(10))
+    True
+    """
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        raise TypeError(
+            "`random_state` must be None, an int or a numpy.random.Generator; got a legacy "
+            "RandomState. Use numpy.random.default_rng(seed) instead."
+        )
+    raise TypeError(
+        "`random_state` must be None, an int or a numpy.random.Generator; "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def seeds_from(random_state, n) -> np.ndarray:
+    """Derive ``n`` integer seeds (for estimator refits) from ``random_state``.
+
+    Examples
+    --------
+    >>> seeds_from(1, 3).tolist() == seeds_from(1, 3).tolist()
+    True
+    """
+    rng = check_rng(random_state)
+    return rng.integers(0, 2**31 - 1, size=int(n), dtype=np.int64)
+
+
+def missing_mask(values) -> np.ndarray:
+    """Boolean mask of missing entries (None, NaN, pd.NA, NaT) in an array of any dtype.
+
+    Examples
+    --------
+    >>> missing_mask(np.array([1.0, np.nan])).tolist()
+    [False, True]
+    >>> missing_mask(np.array(["a", None], dtype=object)).tolist()
+    [False, True]
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr)
+    if arr.dtype.kind in "iub":
+        return np.zeros(arr.shape, dtype=bool)
+    return np.asarray(pd.isna(arr), dtype=bool)
+
+
+class FrameMixin:
+    """Adds ``to_frame()`` to a frozen dataclass of scalars (one-row DataFrame)."""
+
+    _frame_fields: tuple = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the scalar fields of the result as a one-row :class:`pandas.DataFrame`."""
+        import dataclasses
+
+        names = self._frame_fields or tuple(
+            f.name for f in dataclasses.fields(self)
+            if np.ndim(getattr(self, f.name)) == 0 and not isinstance(getattr(self, f.name), tuple)
+        )
+        return pd.DataFrame({n: [getattr(self, n)] for n in names})
