@@ -174,10 +174,11 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     if exact:
         statistic = pvalue = float("nan")
     else:
-        pj2 = expected
-        pj3 = float(np.sum(totals.astype(float) ** 3) / nm**3)
+        # variance under H0 of Fleiss, Nee & Landis (1979)
+        pq = p_j * (1 - p_j)
+        spq = float(np.sum(pq))
         with np.errstate(divide="ignore", invalid="ignore"):
-            var0 = 2 / (nm * (m - 1)) * (pj2 - (2 * m - 3) * pj2**2 + 2 * (m - 2) * pj3) / (1 - pj2) ** 2
+            var0 = 2 / (spq**2 * nm * (m - 1)) * (spq**2 - float(np.sum(pq * (1 - 2 * p_j))))
             statistic = float(value / np.sqrt(var0))
         pvalue = float(_two_sided_p(statistic))
 
@@ -187,9 +188,7 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
             col_sq = np.einsum("ij,ij->j", table, table).astype(float)
             p_jk = (col_sq - totals) / (nm * (m - 1) * p_j)
             kappa_j = one_minus_ratio_array(1 - p_jk, np.where(totals == nm, 0.0, 1 - p_j))
-            var_j = ((1 + 2 * (m - 1) * p_j) ** 2 + 2 * (m - 1) * p_j * (1 - p_j)) / (
-                nm * (m - 1) ** 2 * p_j * (1 - p_j))
-            z_j = kappa_j / np.sqrt(var_j)
+            z_j = kappa_j / np.sqrt(2 / (nm * (m - 1)))
         per_category = pd.DataFrame({"kappa": kappa_j, "z": z_j, "p": _two_sided_p(z_j)},
                                     index=pd.Index(list(categories), name="category"))
     return FleissKappaResult(value=value, statistic=statistic, pvalue=pvalue, observed=float(observed),
