@@ -54,8 +54,9 @@ def _mean_squares(x) -> _MeanSquares:
         # residual computed directly (not as a difference of sums) to keep its precision
         within -= col_mean - grand
         ss_e = float(np.einsum("ij,ij->", within, within))
-    return _MeanSquares(n, k, ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1),
-                        ss_e / ((n - 1) * (k - 1)))
+    # numpy scalars, so that x / 0 follows IEEE (inf/nan) under np.errstate
+    return _MeanSquares(n, k, np.float64(ss_r / (n - 1)), np.float64(ss_w / (n * (k - 1))),
+                        np.float64(ss_c / (k - 1)), np.float64(ss_e / ((n - 1) * (k - 1))))
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,20 @@ def _average_bound(f_bound):
 
 
 def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
-    """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996)."""
+    """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996).
+
+    When the raters agree perfectly on objects that differ (no within-object
+    variance), the ICC is 1, F is infinite, p is 0 and the interval is (1, 1).
+    """
+    name, value, statistic, df1, df2, pvalue, ci = _form_raw(ms, model, type, unit, r0, conf_level)
+    perfect = ms.msr > 0 and (ms.msw == 0 if model == "oneway" else ms.mse == 0 and (
+        type == "consistency" or ms.msc == 0))
+    if perfect:
+        statistic, pvalue, ci = np.inf, 0.0, ConfidenceInterval(1.0, 1.0)
+    return name, value, statistic, df1, df2, pvalue, ci
+
+
+def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
     n, k, msr, msw, msc, mse = ms
     alpha = 1 - conf_level
     single = unit == "single"
@@ -196,8 +210,9 @@ def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 statistic = msr / (a * msc + b * mse)
                 # Satterthwaite df of McGraw & Wong (1996); irr plugs in the coefficient
                 # itself with k, for the single and the average form alike
-                a = k * value / (n * (1 - value))
-                b = 1 + k * value * (n - 1) / (n * (1 - value))
+                coef = np.float64(value)
+                a = k * coef / (n * (1 - coef))
+                b = 1 + k * coef * (n - 1) / (n * (1 - coef))
                 df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1)
                                                   + (b * mse) ** 2 / ((n - 1) * (k - 1)))
                 f_low = stats.f.ppf(1 - alpha / 2, n - 1, df2)
@@ -404,6 +419,8 @@ def icc_table(ratings, /, *, conf_level=0.95):
         spread = k * msc + (k * n - k - n) * mse
         low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
         high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
+    if msr > 0 and mse == 0 and msc == 0:  # perfect agreement, as in _form
+        low = high = 1.0
     rows["ICC2"][5:] = [float(low), float(high)]
     # Spearman-Brown step-up of the single-rater bounds
     rows["ICC2k"][5:] = [float(b * k / (1 + b * (k - 1))) for b in (low, high)]
