@@ -176,7 +176,7 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     else:
         # variance under H0 of Fleiss, Nee & Landis (1979)
         pq = p_j * (1 - p_j)
-        spq = float(np.sum(pq))
+        spq = np.sum(pq)  # numpy scalar: 0 / 0 is NaN (one category), not an exception
         with np.errstate(divide="ignore", invalid="ignore"):
             var0 = 2 / (spq**2 * nm * (m - 1)) * (spq**2 - float(np.sum(pq * (1 - 2 * p_j))))
             statistic = float(value / np.sqrt(var0))
