@@ -15,7 +15,8 @@ IRR = load_json("classic", "expected", "irr_icc.json")
 PSYCH = load_json("classic", "expected", "psych_ICC.json")
 
 # Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges; Table 4 gives the six ICCs (2 decimals)
-SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+                          [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
 SHROUT_FLEISS_ICC = {"ICC1": 0.17, "ICC2": 0.29, "ICC3": 0.71, "ICC1k": 0.44, "ICC2k": 0.62, "ICC3k": 0.91}
 
 
@@ -123,8 +124,8 @@ def test_identical_raters_give_one_without_warning():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from(["oneway", "twoway"]), st.sampled_from(["consistency", "agreement"]),
-       st.sampled_from(["single", "average"]))
+@given(st.integers(0, 10_000), st.sampled_from(["oneway", "twoway"]),
+       st.sampled_from(["consistency", "agreement"]), st.sampled_from(["single", "average"]))
 def test_permutation_and_shift_invariance(seed, model, type, unit):
     rng = np.random.default_rng(seed)
     m = rng.normal(size=(12, 1)) + rng.normal(size=(12, 4))

@@ -194,8 +194,6 @@ def _interval(x):
     pairable = m_u >= 2
     x, present, m_u = x[pairable], present[pairable], m_u[pairable]
     n = float(m_u.sum())
-    if x.size == 0:
-        return float("nan"), float("nan"), 0, 0.0
     filled = np.where(present, x, 0.0)
     mean_u = filled.sum(axis=1) / m_u
     dev = np.where(present, x - mean_u[:, None], 0.0)
@@ -304,11 +302,16 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     [0.743, 0.815, 0.849, 0.797]
     """
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
+    present = codes >= 0 if x is None else ~np.isnan(x)
+    if not (present.sum(axis=1) >= 2).any():
+        warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
+                      "and set to nan.", PredstabUndefinedWarning, stacklevel=2)
+        return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
+                                       level=level, n_units=0, n_values=0)
     if level == "nominal":
-        d_o, d_e, n_units, n = _nominal(codes, n_values) if n_values else (np.nan, np.nan, 0, 0.0)
+        d_o, d_e, n_units, n = _nominal(codes, n_values)
     elif level == "ordinal":
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, level) if n_values else (
-            np.nan, np.nan, 0, 0.0)
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, level)
     elif level == "interval":
         d_o, d_e, n_units, n = _interval(x)
     elif level == "ratio":
@@ -316,15 +319,9 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         values, inverse = np.unique(x[present], return_inverse=True)
         codes = np.full(x.shape, -1, dtype=np.int64)
         codes[present] = inverse
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values) if len(values) else (
-            np.nan, np.nan, 0, 0.0)
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
     else:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
-    if n_units == 0:
-        warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
-                      "and set to nan.", PredstabUndefinedWarning, stacklevel=2)
-        value = float("nan")
-    else:
-        value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=3)
+    value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=3)
     return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), level=level,
                                    n_units=int(n_units), n_values=int(n))
