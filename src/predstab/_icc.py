@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ._convention import one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
@@ -38,14 +38,14 @@ def _mean_squares(x) -> _MeanSquares:
     instead of ratios of rounding noise.
     """
     n, k = x.shape
-    grand = x.mean()
-    row_mean = x.mean(axis=1)
-    col_mean = x.mean(axis=0)
-    rows_constant = bool((x.max(axis=1) == x.min(axis=1)).all())
-    if rows_constant:
+    # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows
+    row_mean = x @ np.full(k, 1.0 / k)
+    col_mean = np.full(n, 1.0 / n) @ x
+    grand = float(row_mean.mean())
+    if (x == x[:, :1]).all():
         # every rater gives each object the same value: no within-object variation at all
         ss_w = ss_c = ss_e = 0.0
-        ss_r = 0.0 if x.max() == x.min() else k * float(np.sum((row_mean - grand) ** 2))
+        ss_r = 0.0 if (x[:, 0] == x[0, 0]).all() else k * float(np.sum((row_mean - grand) ** 2))
     else:
         ss_r = k * float(np.sum((row_mean - grand) ** 2))
         ss_c = n * float(np.sum((col_mean - grand) ** 2))
@@ -215,8 +215,8 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 b = 1 + k * coef * (n - 1) / (n * (1 - coef))
                 df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1)
                                                   + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-                f_low = stats.f.ppf(1 - alpha / 2, n - 1, df2)
-                f_up = stats.f.ppf(1 - alpha / 2, df2, n - 1)
+                f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
+                f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
                 if single:
                     spread = k * msc + (k * n - k - n) * mse
                     low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
@@ -224,16 +224,16 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 else:
                     low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
                     high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
-            pvalue = float(stats.f.sf(statistic, df1, df2))
+            pvalue = float(special.fdtrc(df1, df2, statistic))
             return (name, value, float(statistic), float(df1), float(df2), pvalue,
                     ConfidenceInterval(float(low), float(high)))
         else:
             raise ValueError(f"`type` must be 'consistency' or 'agreement'; got {type!r}.")
     else:
         raise ValueError(f"`model` must be 'oneway' or 'twoway'; got {model!r}.")
-    pvalue = float(stats.f.sf(statistic, df1, df2))
-    f_low = f_ratio / stats.f.ppf(1 - alpha / 2, df1, df2)
-    f_up = f_ratio * stats.f.ppf(1 - alpha / 2, df2, df1)
+    pvalue = float(special.fdtrc(df1, df2, statistic))
+    f_low = f_ratio / special.fdtri(df1, df2, 1 - alpha / 2)
+    f_up = f_ratio * special.fdtri(df2, df1, 1 - alpha / 2)
     if single:
         low, high = _ratio_bound(f_low, k), _ratio_bound(f_up, k)
     else:
@@ -414,8 +414,8 @@ def icc_table(ratings, /, *, conf_level=0.95):
         v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v = v_num / v_den
-        f_up = stats.f.ppf(1 - alpha / 2, n - 1, v)
-        f_low = stats.f.ppf(1 - alpha / 2, v, n - 1)
+        f_up = special.fdtri(n - 1, v, 1 - alpha / 2)
+        f_low = special.fdtri(v, n - 1, 1 - alpha / 2)
         spread = k * msc + (k * n - k - n) * mse
         low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
         high = n * (f_low * msr - mse) / (spread + n * f_low * msr)

@@ -66,7 +66,7 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
     """
     kind = arr.dtype.kind
     if kind in "biuf":
-        out = arr.astype(float)
+        out = arr.astype(float, copy=False)
     elif kind == "O":
         mask = missing_mask(arr)
         present = arr[~mask]
@@ -82,7 +82,8 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
         raise TypeError(
             f"`{name}` must hold numbers (or None/NaN/pd.NA for missing values); got dtype {arr.dtype}."
         )
-    if np.isinf(out).any():
+    # one pass over the data in the common case: a finite sum means no inf and no NaN
+    if not np.isfinite(np.sum(out)) and np.isinf(out).any():
         n_inf = int(np.isinf(out).sum())
         raise ValueError(f"`{name}` must hold finite values; got {n_inf} infinite value(s).")
     return out
@@ -93,6 +94,8 @@ def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stackleve
 
     Returns the kept rows. Raises ValueError when no complete object is left.
     """
+    if not mask.any():
+        return arr
     incomplete = mask.any(axis=1)
     n_dropped = int(incomplete.sum())
     if n_dropped == 0:
