@@ -31,7 +31,7 @@ _DESCRIPTION = {
 }
 _R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character", "empty": "logical"}
 # values processed per block of rows: bounds the temporary memory of the counting pass
-_BLOCK = 1 << 22
+_BLOCK = 1 << 18
 _FEW_REPETITIONS = 5
 
 
@@ -170,18 +170,22 @@ class StabilityResult(FrameMixin):
         elif by == "replicates":
             data = self._row
             delta2 = self._delta2
-            n_codes = None if delta2 is None else delta2.shape[0]
+            n_codes = 1 if self.scale == "metric" else len(self.levels)
 
             def statistic(row, axis=-1):
                 row = np.moveaxis(row, axis, -1)
                 r = row.shape[-1]
-                if delta2 is None:
+                if self.scale == "metric":
                     d_o = np.var(row, axis=-1, ddof=1)
                 else:
                     counts = (row[..., None] == np.arange(n_codes)).sum(axis=-2).astype(float)
-                    d_o = np.einsum("...k,...k->...", counts @ delta2, counts) / (r * (r - 1))
+                    if delta2 is None:  # categorical: share of disagreeing ordered pairs
+                        pairs = r * r - np.einsum("...k,...k->...", counts, counts)
+                    else:
+                        pairs = np.einsum("...k,...k->...", counts @ delta2, counts)
+                    d_o = pairs / (r * (r - 1))
                 return 1.0 - d_o / d_e
-            width = data.size * (1 if delta2 is None else n_codes)
+            width = data.size * n_codes
             batch = max(1, _BLOCK // max(width, 1))
         else:
             raise ValueError(f"`by` must be 'auto', 'objects' or 'replicates'; got {by!r}.")
@@ -238,36 +242,43 @@ def _row_counts(source, offset, n_codes):
 def _row_variances(x):
     """Sample variances (denominator ``n_i - 1``) and non-missing counts of each row.
 
-    Rows whose values are all equal get an exact 0 (the shared convention needs exact
-    zeros; rounding in the mean would otherwise leave ~1e-33).
+    Two-pass (mean, then squared deviations) as R's ``var``, block by block so that each
+    block stays in cache. Rows whose values are all equal get an exact 0 (the shared
+    convention needs exact zeros; rounding in the mean would otherwise leave ~1e-33).
     """
     n_rows, n_cols = x.shape
     var = np.empty(n_rows)
-    count = np.empty(n_rows, dtype=np.int64)
+    count = np.full(n_rows, n_cols, dtype=np.int64)
     step = max(1, _BLOCK // max(n_cols, 1))
     eps = np.finfo(float).eps
     for start in range(0, n_rows, step):
         block = x[start:start + step]
-        missing = np.isnan(block)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if missing.any():
-                cnt = n_cols - missing.sum(axis=1)
-                mean = np.where(missing, 0.0, block).sum(axis=1) / cnt
-                dev = np.where(missing, 0.0, block - mean[:, None])
-            else:
-                cnt = np.full(block.shape[0], n_cols, dtype=np.int64)
-                mean = block.mean(axis=1)
-                dev = block - mean[:, None]
-            v = np.einsum("ij,ij->i", dev, dev) / (cnt - 1)
-        v[cnt < 2] = np.nan
+        total = block.sum(axis=1)
+        mean = total / n_cols
+        dev = block - mean[:, None]
+        v = np.einsum("ij,ij->i", dev, dev) / (n_cols - 1) if n_cols > 1 else np.full(len(block), np.nan)
+        cnt = count[start:start + block.shape[0]]
+        # rows with a missing value are the rows whose sum is not finite: redo only those
+        redo = np.flatnonzero(~np.isfinite(total))
+        if redo.size:
+            sub = block[redo]
+            missing = np.isnan(sub)
+            c = n_cols - missing.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(missing, 0.0, sub).sum(axis=1) / c
+                d = np.where(missing, 0.0, sub - m[:, None])
+                v[redo] = np.einsum("ij,ij->i", d, d) / (c - 1)
+            v[redo[c < 2]] = np.nan
+            mean[redo] = m
+            cnt[redo] = c
         # only rows within rounding of zero can be constant: check those exactly
-        near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
+        with np.errstate(invalid="ignore"):
+            near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
         for i in near_zero:
-            row = block[i][~missing[i]]
+            row = block[i][~np.isnan(block[i])]
             if row.max() == row.min():
                 v[i] = 0.0
         var[start:start + block.shape[0]] = v
-        count[start:start + block.shape[0]] = cnt
     return var, count
 
 
@@ -336,7 +347,8 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
         family = pred.family if pred.family != "empty" else base.family
         if family not in ("numeric", "empty"):
             raise ValueError(
-                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}'; use "
+                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}': `scale` is "
+                f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
                 "scale='categorical' or scale='ordinal' for class labels."
             )
         levels = None
@@ -489,11 +501,47 @@ def _category_space(pred, base, scale, levels, names):
     return categories, counts, b_uniques, base_to_category
 
 
+def _row_counts_sparse(source, offset, n_codes):
+    """As :func:`_row_counts` for many distinct values: a sparse (objects x codes) table."""
+    from scipy import sparse
+
+    n_rows, n_cols = source.shape
+    codes = np.asarray(source, dtype=np.intp).ravel() - offset
+    valid = codes >= 0
+    rows = np.repeat(np.arange(n_rows, dtype=np.intp), n_cols)[valid]
+    table = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, codes[valid])),
+                              shape=(n_rows, n_codes))
+    table.sum_duplicates()
+    n_missing = n_cols - np.bincount(rows, minlength=n_rows)
+    return table, n_missing
+
+
+def _pair_sums(counts_t, delta2):
+    """``sum_c sum_k n_ic n_ik delta2[c, k]`` for every object, from (categories x objects) counts."""
+    n_categories = counts_t.shape[0]
+    if n_categories > 16:  # many categories: one matrix product
+        return np.einsum("kn,kn->n", delta2 @ counts_t, counts_t)
+    # few categories: a (N x K) @ (K x K) product is slow in BLAS for tiny K; sum the pairs
+    total = np.zeros(counts_t.shape[1])
+    for c in range(n_categories):
+        for k in range(c + 1, n_categories):
+            if delta2[c, k] != 0:
+                total += (2.0 * delta2[c, k]) * (counts_t[c] * counts_t[k])
+    return total
+
+
 def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names):
+    """Per-object ``D_o,i``, non-missing counts and the (categories x objects) count table."""
     source, offset, uniques = encode(pred)
-    raw, n_missing = _row_counts(source, offset, len(uniques))
+    n_rows = source.shape[0]
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, 1 << 20)
+    if dense:
+        raw, n_missing = _row_counts(source, offset, len(uniques))
+        present = np.flatnonzero(raw.any(axis=0))
+    else:
+        raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
+        present = np.unique(raw.indices)
     _warn_missing_predictions(int(n_missing.sum()), source.size, names.predictions)
-    present = np.flatnonzero(raw.any(axis=0))
     to_base = match_keys(uniques[present], b_uniques, as_text=False)
     if (to_base < 0).any():
         absent = [uniques[j] for j, b in zip(present, to_base, strict=True) if b < 0]
@@ -502,19 +550,32 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
             f"`{names.predictions}` contains {absent[:5]!r}{' ...' if len(absent) > 5 else ''}, "
             f"absent from `{names.baseline}`."
         )
-    counts = np.zeros((raw.shape[0], n_categories), dtype=np.int64)
-    counts[:, base_to_category[to_base]] = raw[:, present]
-    r = counts.sum(axis=1)
+    category = base_to_category[to_base]
+    if dense:
+        counts_t = np.zeros((n_categories, n_rows), dtype=np.int64)
+        for j, c in zip(present, category, strict=True):
+            counts_t[c] = raw[:, j]
+        r = counts_t.sum(axis=0)
+        same = np.einsum("kn,kn->n", counts_t, counts_t)
+    else:
+        from scipy import sparse
+
+        lut = np.full(len(uniques), -1, dtype=np.intp)
+        lut[present] = category
+        counts_sp = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+        r = np.asarray(counts_sp.sum(axis=1)).ravel()
+        same = np.asarray(counts_sp.multiply(counts_sp).sum(axis=1)).ravel()
+        counts_t = counts_sp.T.toarray() if delta2 is not None or n_rows == 1 else None
     with np.errstate(invalid="ignore", divide="ignore"):
         pairs = (r * (r - 1)).astype(float)
         if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            disagree = (r * r - np.einsum("ij,ij->i", counts, counts)).astype(float)
+            disagree = (r * r - same).astype(float)
         else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
-            cf = counts.astype(float)
-            disagree = np.einsum("ij,ij->i", cf @ delta2, cf)
+            disagree = _pair_sums(counts_t.astype(float), delta2)
         d_o = disagree / pairs
     d_o[r < 2] = np.nan
-    return d_o, r, counts
+    first_row = None if n_rows != 1 else counts_t[:, 0]
+    return d_o, r, first_row
 
 
 def _same_family(levels, uniques):
@@ -558,15 +619,10 @@ def _stability(kind, predictions, baseline, scale, levels, names):
             if len(categories) == 1:
                 d_e = 0.0
         levels = categories
-        d_o_i, count, counts = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
-                                                     delta2, names)
-        if pred.array.shape[0] == 1:
-            row = np.repeat(np.arange(len(categories)), counts[0])
-        if delta2 is None:  # categorical as ordinal-style distances: 1 between different classes
-            delta2_for_ci = 1.0 - np.eye(len(categories))
-        else:
-            delta2_for_ci = delta2
-        delta2 = delta2_for_ci
+        d_o_i, count, first_row = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
+                                                        delta2, names)
+        if first_row is not None:
+            row = np.repeat(np.arange(len(categories)), first_row)
     kept = ~np.isnan(d_o_i)
     if not kept.any():
         raise ValueError(
@@ -591,7 +647,7 @@ def _stability(kind, predictions, baseline, scale, levels, names):
         kind=kind, scale=scale, levels=None if scale == "metric" else tuple(levels),
         n_objects=int(pred.array.shape[0]), n_replicates=int(pred.array.shape[1]),
         per_object_count=count, object_labels=pred.labels, _row=row,
-        _delta2=None if scale == "metric" else delta2,
+        _delta2=delta2,
     )
 
 
