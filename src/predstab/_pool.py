@@ -241,7 +241,9 @@ class TreePool:
             return self._aggregate(self.test_predictions_, mask, n, n_forests, voting)
         if on == "oob":
             if self.oob_ is None:
-                raise ValueError("`on='oob'` needs out-of-bag rows: fit with oob=True and a bootstrapping ensemble.")
+                raise ValueError(
+                    "`on='oob'` needs out-of-bag rows: fit with oob=True and a bootstrapping ensemble."
+                )
             return self._aggregate(self.train_predictions_, self.oob_, n, n_forests, voting)
         raise ValueError(f"`on` must be 'test' or 'oob'; got {on!r}.")
 
@@ -381,7 +383,8 @@ class TreePool:
             share = pi.mean(axis=1)
             d_e = 1.0 - np.sum(share**2, axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(d_e > 0, 1.0 - d_o / np.where(d_e > 0, d_e, 1.0), np.where(d_o == 0, 1.0, np.nan))
+                ratio = 1.0 - d_o / np.where(d_e > 0, d_e, 1.0)
+                return np.where(d_e > 0, ratio, np.where(d_o == 0, 1.0, np.nan))
         if d_e == 0:
             return np.where(d_o == 0, 1.0, np.nan)
         return 1.0 - d_o / d_e

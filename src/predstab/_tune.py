@@ -213,14 +213,17 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
     grid_arr = np.asarray(grid)
     if grid_arr.ndim != 1 or grid_arr.size < 3 or grid_arr.dtype.kind not in "iuf" \
             or np.any(grid_arr < 1) or np.any(grid_arr != np.round(grid_arr)):
-        raise ValueError(f"`grid` must hold at least 3 positive integers (numbers of learners); got {grid!r}.")
+        raise ValueError(
+            f"`grid` must hold at least 3 positive integers (numbers of learners); got {grid!r}."
+        )
     grid_list = [int(g) for g in grid_arr]
     if len(set(grid_list)) != len(grid_list):
         raise ValueError(f"`grid` must not repeat values; got {grid!r}.")
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
         raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
     is_clf = bool(is_classifier(estimator))
-    default = ("fleiss" if is_clf else "icc", "phi", "psi") + (() if method == "closed_form" else ("selection",))
+    default = ("fleiss" if is_clf else "icc", "phi", "psi")
+    default += () if method == "closed_form" else ("selection",)
     measures = default if measures is None else (measures,) if isinstance(measures, str) else tuple(measures)
     if not measures:
         raise ValueError("`measures` must name at least one measure.")
@@ -396,8 +399,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             n = grid[gi]
             outs = []
             for r in range(n_repeats):
-                outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test,
-                                       need_space and (psi_baseline == "per_forest" or ctx["fixed_space"] is None),
+                want_space = need_space and (psi_baseline == "per_forest" or ctx["fixed_space"] is None)
+                outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test, want_space,
                                        voting, n_jobs, is_clf))
                 if need_space and ctx["fixed_space"] is None:
                     ctx["fixed_space"] = outs[0][1]
@@ -490,10 +493,11 @@ def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thres
         problems.append(f"the 2PL fit failed ({fit.message})")
     else:
         if fit.poor_fit:
-            problems.append(f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust its recommendation")
+            problems.append(f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it")
         if not fit.flattened:
             problems.append(
-                f"the curve has not flattened within the grid (fitted stability {fit.stability(max(grid)):.2f} "
+                "the curve has not flattened within the grid (fitted stability "
+                f"{fit.stability(max(grid)):.2f} "
                 f"at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
             )
     message = ""
