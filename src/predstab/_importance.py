@@ -83,16 +83,18 @@ def _selection_stability_iv(predictions, fraction, select_for):
             "`predictions` must be a 2-D array with objects in rows and at least 2 replicates in columns; "
             f"got shape {arr.shape}."
         )
-    if isinstance(select_for, str) and select_for in _SELECT_FOR:
-        if arr.dtype.kind not in "iuf":
-            raise TypeError(
-                f"`select_for`={select_for!r} ranks numeric predictions; got dtype {arr.dtype}. "
-                "For class predictions pass the wanted class label(s)."
+    numeric = arr.dtype.kind in "iuf"
+    if numeric and isinstance(select_for, str):
+        if select_for not in _SELECT_FOR:
+            raise ValueError(
+                f"`select_for` must be 'high', 'low' or 'zero' for numeric predictions; got {select_for!r}."
             )
         values = arr.astype(float)
         if np.isnan(values).any():
             raise ValueError("`predictions` must not contain missing values when ranking.")
         return values, _selection_size(arr.shape[0], fraction, "fraction"), select_for
+    # class predictions (optRF: a factor response): select_for names the wanted class(es),
+    # even when a class is called "high"
     wanted = [select_for] if np.ndim(select_for) == 0 else list(select_for)
     if not wanted:
         raise ValueError(f"`select_for` must name at least one class; got {select_for!r}.")
@@ -104,7 +106,8 @@ def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
 
     In each replicate (column) the objects are ranked and the top ``fraction`` is
     selected (``select_for="high"``: largest predictions; ``"low"``: smallest;
-    ``"zero"``: closest to zero), or, for class predictions, the objects predicted in the
+    ``"zero"``: closest to zero), or, for class predictions (any non-numeric dtype, or
+    numeric labels with a non-string ``select_for``), the objects predicted in the
     class(es) ``select_for`` are selected. The selected / rejected labels are compared
     across replicates with Fleiss' kappa:
 
