@@ -143,8 +143,8 @@ def _issue_rows():
         ci = compare.mean_ci(x).confidence_interval
         yield absolute(SUITE, c, f"t CI {name} low", lo, ci.low, atol=5e-4)
         yield absolute(SUITE, c, f"t CI {name} high", hi, ci.high, atol=5e-4)
-    yield rel(SUITE, c, "E[max of 2 normals] = 1/sqrt(pi)", 1 / np.sqrt(np.pi), compare.expected_max_normal(2),
-              rtol=1e-12)
+    yield rel(SUITE, c, "E[max of 2 normals] = 1/sqrt(pi)", 1 / np.sqrt(np.pi),
+              compare.expected_max_normal(2), rtol=1e-12)
     for k, v in ((5, 1.162964), (20, 1.867475), (100, 2.507594)):
         yield absolute(SUITE, c, f"E[max of {k} normals]", v, compare.expected_max_normal(k), atol=5e-7)
 

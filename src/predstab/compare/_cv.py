@@ -33,7 +33,7 @@ def _scores(values, name, *, min_size=2, ndim=1):
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"`{name}` must be numeric scores; got {type(values).__name__}.") from None
-    if arr.ndim != ndim:
+    if arr.ndim not in np.atleast_1d(ndim):
         raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"`{name}` must not contain NaN or infinite values; got "
@@ -49,9 +49,9 @@ def _check_level(level):
     return float(level)
 
 
-def _paired(a, b):
-    a = _scores(a, "scores_a")
-    b = _scores(b, "scores_b")
+def _paired(a, b, ndim=1):
+    a = _scores(a, "scores_a", ndim=ndim)
+    b = _scores(b, "scores_b", ndim=ndim)
     if a.shape != b.shape:
         raise ValueError(f"`scores_a` and `scores_b` must be paired (same shape); got {a.shape} and "
                          f"{b.shape}.")
@@ -228,7 +228,8 @@ def wilcoxon(scores_a, scores_b, *, correct=True):
             p = counts[vi:].sum() / total
         else:
             p = counts[:vi + 1].sum() / total
-        return TestResult(statistic=v, pvalue=float(min(1.0, 2.0 * p)), method="Wilcoxon signed rank exact test")
+        return TestResult(statistic=v, pvalue=float(min(1.0, 2.0 * p)),
+                          method="Wilcoxon signed rank exact test")
     _, tie_sizes = np.unique(ranks, return_counts=True)
     z = v - n * (n + 1) / 4.0
     sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(tie_sizes ** 3 - tie_sizes)) / 48.0)
@@ -240,7 +241,7 @@ def wilcoxon(scores_a, scores_b, *, correct=True):
 
 
 def _corrected_iv(a, b, n_train, n_test, level):
-    a, b = _paired(a, b)
+    a, b = _paired(a, b, ndim=(1, 2))
     a, b = a.ravel(), b.ravel()
     for name, v in (("n_train", n_train), ("n_test", n_test)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v > 0:
