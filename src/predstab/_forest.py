@@ -1,0 +1,359 @@
+"""Per-tree machinery for fitted bagging ensembles (private).
+
+Random forests, extra-trees with ``bootstrap=True`` and bagging ensembles are
+averages of base learners that each saw a bootstrap sample of the training
+objects. This module exposes what the stability measures need from them,
+through scikit-learn's public attributes only (``estimators_``,
+``estimators_samples_``, ``estimators_features_``, ``classes_``):
+
+- :func:`tree_predictions` -- every base learner's prediction (regression) or
+  class probabilities (classification) on new data;
+- :func:`inbag_mask` -- which training objects each learner saw (works whether or
+  not the ensemble was fitted with ``oob_score=True``);
+- :func:`aggregate` -- the ensemble's prediction from any subset of its learners,
+  per object if needed, by scikit-learn's soft voting or ranger's majority vote;
+- :func:`oob_predict` -- the out-of-bag prediction of each training object.
+
+Arrays are learner-major: ``(n_trees, n_samples)`` for regression and
+``(n_trees, n_samples, n_classes)`` for classification, so that a subset of
+trees is a slice along the first axis.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._exceptions import PredstabDataWarning
+
+__all__ = ["is_bagging_ensemble", "tree_predictions", "inbag_mask", "aggregate", "oob_predict"]
+
+_VOTINGS = ("soft", "hard")
+
+
+def _ensemble_kind(est):
+    """Return ``"forest"``, ``"bagging"`` or None for a (fitted or unfitted) estimator."""
+    from sklearn.ensemble import (
+        BaggingClassifier,
+        BaggingRegressor,
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+
+    if isinstance(est, (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+                        ExtraTreesRegressor)):
+        return "forest"
+    if isinstance(est, (BaggingClassifier, BaggingRegressor)):
+        return "bagging"
+    return None
+
+
+def is_bagging_ensemble(est) -> bool:
+    """Whether ``est`` is a bagging ensemble with out-of-bag objects.
+
+    True for ``RandomForest*`` and ``ExtraTrees*`` with ``bootstrap=True`` and for
+    ``Bagging*`` that resample objects (``bootstrap=True``, or ``max_samples``
+    below the full training set). Works on fitted and unfitted estimators.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import ExtraTreesRegressor, RandomForestClassifier
+    >>> is_bagging_ensemble(RandomForestClassifier())
+    True
+    >>> is_bagging_ensemble(ExtraTreesRegressor())  # bootstrap=False by default
+    False
+    """
+    kind = _ensemble_kind(est)
+    if kind == "forest":
+        return bool(est.bootstrap)
+    if kind == "bagging":
+        max_samples = est.max_samples
+        subsamples = max_samples is not None and not (
+            isinstance(max_samples, float) and max_samples == 1.0
+        )
+        return bool(est.bootstrap) or subsamples
+    return False
+
+
+def _check_fitted_ensemble(forest):
+    from sklearn.utils.validation import check_is_fitted
+
+    if _ensemble_kind(forest) is None:
+        raise TypeError(
+            "`forest` must be a RandomForest*, ExtraTrees* or Bagging* estimator; "
+            f"got {type(forest).__name__}."
+        )
+    check_is_fitted(forest)
+    if getattr(forest, "n_outputs_", 1) != 1 or np.ndim(getattr(forest, "classes_", [])) > 1:
+        raise ValueError("`forest` must have a single output; multi-output ensembles are not supported.")
+
+
+def _is_classifier(forest) -> bool:
+    from sklearn.base import is_classifier
+
+    return is_classifier(forest)
+
+
+def _learners(forest):
+    """Yield ``(estimator, feature_indices_or_None)`` for each base learner."""
+    features = getattr(forest, "estimators_features_", None)
+    if features is None:
+        for est in forest.estimators_:
+            yield est, None
+    else:
+        yield from zip(forest.estimators_, features, strict=True)
+
+
+def tree_predictions(forest, X) -> np.ndarray:
+    """Every base learner's prediction on ``X``.
+
+    Parameters
+    ----------
+    forest : fitted RandomForest*, ExtraTrees* or Bagging* estimator
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray
+        Regressors: shape ``(n_trees, n_samples)`` of floats. Classifiers: shape
+        ``(n_trees, n_samples, n_classes)`` of class probabilities in the order of
+        ``forest.classes_``. A base learner without ``predict_proba`` (possible in
+        ``Bagging*``) contributes a one-hot vote, as scikit-learn's bagging does;
+        a learner that saw only some classes gets probability 0 for the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> X = np.arange(20.0).reshape(10, 2); y = np.arange(10.0)
+    >>> rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    >>> tree_predictions(rf, X).shape
+    (3, 10)
+    """
+    _check_fitted_ensemble(forest)
+    from sklearn.utils.validation import check_array
+
+    # Forests predict on float32 (their split thresholds are float32); converting
+    # once reproduces forest.predict without a copy per tree.
+    dtype = np.float32 if _ensemble_kind(forest) == "forest" else None
+    X = check_array(X, dtype=dtype, accept_sparse=["csr", "csc"], ensure_all_finite=False)
+    n_samples = X.shape[0]
+
+    if not _is_classifier(forest):
+        out = np.empty((len(forest.estimators_), n_samples), dtype=np.float64)
+        for t, (est, feats) in enumerate(_learners(forest)):
+            Xt = X if feats is None else X[:, feats]
+            out[t] = np.asarray(est.predict(Xt), dtype=np.float64).reshape(n_samples)
+        return out
+
+    n_classes = len(forest.classes_)
+    out = np.zeros((len(forest.estimators_), n_samples, n_classes), dtype=np.float64)
+    rows = np.arange(n_samples)
+    for t, (est, feats) in enumerate(_learners(forest)):
+        Xt = X if feats is None else X[:, feats]
+        # Base learners are fitted on integer-encoded targets (0..n_classes-1).
+        est_classes = np.asarray(est.classes_).astype(np.intp)
+        if hasattr(est, "predict_proba"):
+            proba = est.predict_proba(Xt)
+            out[t][:, est_classes] = proba[:, : len(est_classes)]
+        else:
+            out[t, rows, np.asarray(est.predict(Xt)).astype(np.intp)] = 1.0
+    return out
+
+
+def inbag_mask(forest, n_samples) -> np.ndarray:
+    """Which training objects each base learner saw.
+
+    Built from the public ``estimators_samples_``, so it works whether or not the
+    ensemble was fitted with ``oob_score=True``.
+
+    Parameters
+    ----------
+    forest : fitted RandomForest*, ExtraTrees* or Bagging* estimator
+    n_samples : int
+        Number of training objects the ensemble was fitted on.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_trees, n_samples)
+        True where object ``j`` was drawn at least once for learner ``t``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> X = np.arange(20.0).reshape(10, 2); y = np.arange(10.0)
+    >>> rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    >>> inbag_mask(rf, 10).shape
+    (3, 10)
+    """
+    _check_fitted_ensemble(forest)
+    n_fit = getattr(forest, "_n_samples", None)
+    if n_fit is not None and int(n_samples) != int(n_fit):
+        raise ValueError(
+            f"`n_samples` must be the number of training objects the ensemble was fitted on ({n_fit}); "
+            f"got {n_samples}."
+        )
+    samples = forest.estimators_samples_
+    mask = np.zeros((len(samples), int(n_samples)), dtype=bool)
+    for t, idx in enumerate(samples):
+        idx = np.asarray(idx)
+        if idx.dtype == bool:  # older scikit-learn returned masks
+            mask[t] = idx
+        else:
+            mask[t, idx] = True
+    return mask
+
+
+def aggregate(per_tree, tree_mask=None, *, voting="soft", classes=None) -> np.ndarray:
+    """The ensemble's prediction from a subset of its base learners.
+
+    Parameters
+    ----------
+    per_tree : ndarray of shape (n_trees, n_samples) or (n_trees, n_samples, n_classes)
+        Output of :func:`tree_predictions`: regression predictions (2-D) or class
+        probabilities (3-D).
+    tree_mask : None, bool array of shape (n_trees,) or (n_trees, n_samples)
+        Learners to use: all (None), the same subset for every object (1-D) or a
+        subset per object (2-D; e.g. ``~inbag_mask(...)`` for out-of-bag
+        predictions). An object with no learner gets a missing value.
+    voting : {"soft", "hard"}, default "soft"
+        Classification only. ``"soft"``: the class with the largest mean
+        probability (scikit-learn's rule). ``"hard"``: the class most learners
+        predict, each learner voting for the argmax of its probabilities
+        (ranger's majority vote). Ties (in either rule) go to the class that comes
+        first in ``classes`` (scikit-learn's ``argmax`` rule; ranger breaks ties at
+        random), so the result is deterministic.
+    classes : array-like of shape (n_classes,), optional
+        Classification only: the labels (``forest.classes_``). When given, labels
+        are returned; otherwise class indices.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Regression: the mean over the chosen learners, NaN where none.
+        Classification with ``classes``: labels, with missing values (NaN for
+        float labels, None otherwise, in an object array) where no learner was
+        chosen. Without ``classes``: int indices, -1 where no learner was chosen.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[[0.6, 0.4]], [[0.6, 0.4]], [[0.0, 1.0]]])  # 3 trees, 1 object
+    >>> aggregate(p, voting="soft", classes=np.array(["a", "b"])).tolist()
+    ['b']
+    >>> aggregate(p, voting="hard", classes=np.array(["a", "b"])).tolist()
+    ['a']
+    """
+    per_tree = np.asarray(per_tree, dtype=np.float64)
+    if per_tree.ndim not in (2, 3):
+        raise ValueError(
+            "`per_tree` must have shape (n_trees, n_samples) or (n_trees, n_samples, n_classes); "
+            f"got shape {per_tree.shape}."
+        )
+    n_trees, n_samples = per_tree.shape[:2]
+    if tree_mask is None:
+        weights = None
+    else:
+        tree_mask = np.asarray(tree_mask)
+        if tree_mask.dtype != bool:
+            raise TypeError(f"`tree_mask` must be a boolean array; got dtype {tree_mask.dtype}.")
+        if tree_mask.shape == (n_trees,):
+            per_tree = per_tree[tree_mask]
+            weights = None
+        elif tree_mask.shape == (n_trees, n_samples):
+            weights = tree_mask.astype(np.float64)
+        else:
+            raise ValueError(
+                f"`tree_mask` must have shape ({n_trees},) or ({n_trees}, {n_samples}); "
+                f"got shape {tree_mask.shape}."
+            )
+    counts = (np.full(n_samples, per_tree.shape[0], dtype=np.float64) if weights is None
+              else weights.sum(axis=0))
+    empty = counts == 0
+
+    if per_tree.ndim == 2:
+        if voting not in _VOTINGS:
+            raise ValueError(f"`voting` must be one of {_VOTINGS}; got {voting!r}.")
+        total = per_tree.sum(axis=0) if weights is None else np.einsum("ts,ts->s", weights, per_tree)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(empty, np.nan, total / np.where(empty, 1.0, counts))
+
+    n_classes = per_tree.shape[2]
+    if voting == "soft":
+        scores = per_tree.sum(axis=0) if weights is None else np.einsum("ts,tsc->sc", weights, per_tree)
+    elif voting == "hard":
+        votes = per_tree.argmax(axis=2)  # (n_trees, n_samples)
+        w = np.ones(votes.shape) if weights is None else weights
+        # bincount on (object, class) offsets: one vectorised pass, no one-hot cube
+        flat = (np.arange(votes.shape[1])[None, :] * n_classes + votes).ravel()
+        scores = np.bincount(flat, weights=w.ravel(), minlength=n_samples * n_classes)
+        scores = scores.reshape(n_samples, n_classes)
+    else:
+        raise ValueError(f"`voting` must be one of {_VOTINGS}; got {voting!r}.")
+    index = scores.argmax(axis=1)
+    index[empty] = -1
+    if classes is None:
+        return index
+    classes = np.asarray(classes)
+    if classes.shape != (n_classes,):
+        raise ValueError(f"`classes` must have shape ({n_classes},); got shape {classes.shape}.")
+    labels = classes.take(np.where(empty, 0, index))
+    if empty.any():
+        if labels.dtype.kind == "f":
+            labels[empty] = np.nan
+        else:
+            labels = labels.astype(object)
+            labels[empty] = None
+    return labels
+
+
+def oob_predict(forest, X, *, voting="soft") -> np.ndarray:
+    """Out-of-bag prediction of each training object of a fitted bagging ensemble.
+
+    Each object is predicted by the learners that did not see it. Objects that
+    every learner saw get a missing value (NaN, or None for non-float labels) and
+    a :class:`~predstab.PredstabDataWarning`.
+
+    Parameters
+    ----------
+    forest : fitted bagging ensemble (see :func:`is_bagging_ensemble`)
+    X : array-like of shape (n_samples, n_features)
+        The training data the ensemble was fitted on, in the same order.
+    voting : {"soft", "hard"}, default "soft"
+        Classification rule, see :func:`aggregate`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Floats (regression) or labels from ``forest.classes_`` (classification).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(40, 3)); y = X[:, 0]
+    >>> rf = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> bool(np.isfinite(oob_predict(rf, X)).all())
+    True
+    """
+    if not is_bagging_ensemble(forest):
+        raise ValueError(
+            "`forest` has no out-of-bag objects: use RandomForest*/ExtraTrees* with bootstrap=True "
+            f"or Bagging*; got {type(forest).__name__}."
+        )
+    per_tree = tree_predictions(forest, X)
+    oob = ~inbag_mask(forest, per_tree.shape[1])
+    n_none = int((~oob.any(axis=0)).sum())
+    if n_none:
+        warnings.warn(
+            f"{n_none} of {oob.shape[1]} training objects are in the bag of every learner and have no "
+            "out-of-bag prediction (missing); use more learners.",
+            PredstabDataWarning,
+            stacklevel=2,
+        )
+    classes = getattr(forest, "classes_", None) if _is_classifier(forest) else None
+    return aggregate(per_tree, oob, voting=voting, classes=classes)
