@@ -1,0 +1,411 @@
+"""Intraclass correlation coefficients (irr::icc and the six Shrout-Fleiss forms of psych::ICC)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._convention import one_minus_ratio
+from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
+from ._utils import ConfidenceInterval, FrameMixin
+
+__all__ = ["icc", "icc_table", "ICCResult"]
+
+_MODELS = ("oneway", "twoway")
+_TYPES = ("consistency", "agreement")
+_UNITS = ("single", "average")
+
+
+class _MeanSquares(NamedTuple):
+    n: int  # objects
+    k: int  # raters
+    msr: float  # between objects (rows)
+    msw: float  # within objects
+    msc: float  # between raters (columns)
+    mse: float  # residual of the two-way model
+
+
+def _mean_squares(x) -> _MeanSquares:
+    """Two-way ANOVA mean squares of a complete (n, k) matrix, vectorised.
+
+    Sums of squares are set to exact zeros when the data make them zero (constant
+    rows, constant matrix), so that degenerate data follow the shared convention
+    instead of ratios of rounding noise.
+    """
+    n, k = x.shape
+    grand = x.mean()
+    row_mean = x.mean(axis=1)
+    col_mean = x.mean(axis=0)
+    rows_constant = bool((x.max(axis=1) == x.min(axis=1)).all())
+    if rows_constant:
+        # every rater gives each object the same value: no within-object variation at all
+        ss_w = ss_c = ss_e = 0.0
+        ss_r = 0.0 if x.max() == x.min() else k * float(np.sum((row_mean - grand) ** 2))
+    else:
+        ss_r = k * float(np.sum((row_mean - grand) ** 2))
+        ss_c = n * float(np.sum((col_mean - grand) ** 2))
+        within = x - row_mean[:, None]
+        ss_w = float(np.einsum("ij,ij->", within, within))
+        # residual computed directly (not as a difference of sums) to keep its precision
+        within -= col_mean - grand
+        ss_e = float(np.einsum("ij,ij->", within, within))
+    return _MeanSquares(n, k, ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1),
+                        ss_e / ((n - 1) * (k - 1)))
+
+
+@dataclass(frozen=True)
+class ICCResult(FrameMixin):
+    """Result of :func:`icc`.
+
+    Attributes
+    ----------
+    value : float
+        The intraclass correlation coefficient.
+    statistic : float
+        F statistic of the test of ``H0: ICC = r0``.
+    df1, df2 : float
+        Numerator and denominator degrees of freedom of the F test (``df2`` is
+        fractional for the two-way agreement forms).
+    pvalue : float
+        One-sided p-value ``P(F > statistic)``.
+    confidence_interval : ConfidenceInterval
+        ``(low, high)`` at ``conf_level``.
+    n_objects, n_raters : int
+        Size of the matrix used (after dropping objects with a missing value).
+    name : str
+        irr's name of the form, e.g. ``"ICC(A,1)"``.
+    model, type, unit : str
+        The options that selected the form.
+    r0, conf_level : float
+        Null value and confidence level used.
+    """
+
+    value: float
+    statistic: float
+    df1: float
+    df2: float
+    pvalue: float
+    confidence_interval: ConfidenceInterval
+    n_objects: int
+    n_raters: int
+    name: str
+    model: str
+    type: str
+    unit: str
+    r0: float
+    conf_level: float
+
+    _frame_fields = ("name", "value", "statistic", "df1", "df2", "pvalue", "n_objects", "n_raters")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame with the value, the F test and the confidence bounds."""
+        frame = super().to_frame()
+        frame["lower"] = self.confidence_interval.low
+        frame["upper"] = self.confidence_interval.high
+        return frame
+
+
+def _check_choice(value, name, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    return value
+
+
+def _check_conf_level(conf_level):
+    if isinstance(conf_level, bool) or not np.isscalar(conf_level) or not 0 < float(conf_level) < 1:
+        raise ValueError(f"`conf_level` must be a number strictly between 0 and 1; got {conf_level!r}.")
+    return float(conf_level)
+
+
+def _complete_numeric(ratings, function):
+    arr = as_rating_matrix(ratings)
+    x = as_numeric_matrix(arr)
+    x = drop_incomplete_objects(x, np.isnan(x), function=function, stacklevel=5)
+    if x.shape[0] < 2:
+        raise ValueError(
+            f"`ratings` must have at least 2 complete objects (rows); got {x.shape[0]} after "
+            "dropping objects with a missing value."
+        )
+    return x
+
+
+def _icc_iv(ratings, model, type, unit, r0, conf_level):
+    model = _check_choice(model, "model", _MODELS)
+    type = _check_choice(type, "type", _TYPES)
+    unit = _check_choice(unit, "unit", _UNITS)
+    if isinstance(r0, bool) or not np.isscalar(r0) or not 0 <= float(r0) < 1:
+        raise ValueError(f"`r0` must be a number in [0, 1); got {r0!r}.")
+    conf_level = _check_conf_level(conf_level)
+    x = _complete_numeric(ratings, "irr::icc")
+    return x, model, type, unit, float(r0), conf_level
+
+
+def _ratio_bound(f_bound, k):
+    """``(F - 1) / (F + k - 1)`` with its limit 1 for an infinite F (no within variance)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 if np.isinf(f_bound) else (f_bound - 1) / (f_bound + (k - 1))
+
+
+def _average_bound(f_bound):
+    with np.errstate(divide="ignore"):
+        return 1.0 - 1.0 / f_bound
+
+
+def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
+    """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996)."""
+    n, k, msr, msw, msc, mse = ms
+    alpha = 1 - conf_level
+    single = unit == "single"
+    if model == "oneway":
+        name = "ICC(1)" if single else f"ICC({k})"
+        # ICC = 1 - d_o / d_e
+        d_o, d_e = (k * msw, msr + (k - 1) * msw) if single else (msw, msr)
+        value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f_ratio = msr / msw
+        statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+        df1, df2 = n - 1, n * (k - 1)
+    elif model == "twoway":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f_ratio = msr / mse
+        df1 = n - 1
+        if type == "consistency":
+            name = f"ICC(C,{1 if single else k})"
+            d_o, d_e = (k * mse, msr + (k - 1) * mse) if single else (mse, msr)
+            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+            statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+            df2 = (n - 1) * (k - 1)
+        elif type == "agreement":
+            name = f"ICC(A,{1 if single else k})"
+            # irr: single a = k r0 / (n (1 - r0)); average a = r0 / (n (1 - r0))
+            scale = k if single else 1
+            between_raters = (msc - mse) / n * scale
+            if single:
+                d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
+            else:
+                d_o, d_e = mse + between_raters, msr + between_raters
+            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+            a = scale * r0 / (n * (1 - r0))
+            b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                statistic = msr / (a * msc + b * mse)
+                # Satterthwaite df of McGraw & Wong (1996); irr plugs in the coefficient
+                # itself with k, for the single and the average form alike
+                a = k * value / (n * (1 - value))
+                b = 1 + k * value * (n - 1) / (n * (1 - value))
+                df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1)
+                                                  + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+                f_low = stats.f.ppf(1 - alpha / 2, n - 1, df2)
+                f_up = stats.f.ppf(1 - alpha / 2, df2, n - 1)
+                if single:
+                    spread = k * msc + (k * n - k - n) * mse
+                    low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
+                    high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
+                else:
+                    low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
+                    high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+            pvalue = float(stats.f.sf(statistic, df1, df2))
+            return (name, value, float(statistic), float(df1), float(df2), pvalue,
+                    ConfidenceInterval(float(low), float(high)))
+        else:
+            raise ValueError(f"`type` must be 'consistency' or 'agreement'; got {type!r}.")
+    else:
+        raise ValueError(f"`model` must be 'oneway' or 'twoway'; got {model!r}.")
+    pvalue = float(stats.f.sf(statistic, df1, df2))
+    f_low = f_ratio / stats.f.ppf(1 - alpha / 2, df1, df2)
+    f_up = f_ratio * stats.f.ppf(1 - alpha / 2, df2, df1)
+    if single:
+        low, high = _ratio_bound(f_low, k), _ratio_bound(f_up, k)
+    else:
+        low, high = _average_bound(f_low), _average_bound(f_up)
+    return (name, value, float(statistic), float(df1), float(df2), pvalue,
+            ConfidenceInterval(float(low), float(high)))
+
+
+def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0, conf_level=0.95):
+    r"""Intraclass correlation coefficient of an (objects x raters) matrix.
+
+    Matches `irr::icc`; see validation/.
+
+    With the two-way ANOVA mean squares of the :math:`n \times k` matrix (between
+    objects :math:`MS_R`, within objects :math:`MS_W`, between raters :math:`MS_C`,
+    residual :math:`MS_E`):
+
+    .. math::
+
+        \text{oneway: } ICC(1) = \frac{MS_R - MS_W}{MS_R + (k-1) MS_W},\qquad
+        ICC(k) = \frac{MS_R - MS_W}{MS_R}
+
+        \text{consistency: } ICC(C,1) = \frac{MS_R - MS_E}{MS_R + (k-1) MS_E}
+
+        \text{agreement: } ICC(A,1) = \frac{MS_R - MS_E}{MS_R + (k-1) MS_E + \frac{k}{n}(MS_C - MS_E)}
+
+    and the average-measure forms (McGraw & Wong, 1996). The F test, its degrees of
+    freedom (Satterthwaite's for agreement) and the confidence interval are irr's.
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_objects, n_raters)
+        Numeric ratings, objects in rows and raters (replicates) in columns. Objects
+        with a missing value (None, NaN, pd.NA) are dropped, as irr does.
+    model : {"oneway", "twoway"}, default "oneway"
+        One-way model (raters differ per object) or two-way model.
+    type : {"consistency", "agreement"}, default "consistency"
+        Two-way only (ignored for ``model="oneway"``, as in irr).
+    unit : {"single", "average"}, default "single"
+        Reliability of one rater or of the mean of the ``n_raters`` raters.
+    r0 : float, default 0
+        Value of the ICC under the null hypothesis, in [0, 1).
+    conf_level : float, default 0.95
+        Confidence level of the interval.
+
+    Returns
+    -------
+    ICCResult
+        ``.value``, ``.statistic`` (F), ``.df1``, ``.df2``, ``.pvalue``,
+        ``.confidence_interval`` (``.low``, ``.high``), ``.n_objects``, ``.n_raters``.
+
+    Warns
+    -----
+    PredstabDataWarning
+        When objects with a missing value are dropped (says how many).
+    PredstabDegenerateWarning
+        When the matrix is constant: the ICC is set to 1.
+    PredstabUndefinedWarning
+        When the denominator is zero but the numerator is not: NaN.
+
+    References
+    ----------
+    .. [1] Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in
+       assessing rater reliability. Psychological Bulletin 86(2), 420-428.
+       https://doi.org/10.1037/0033-2909.86.2.420
+    .. [2] McGraw, K. O. & Wong, S. P. (1996). Forming inferences about some
+       intraclass correlation coefficients. Psychological Methods 1(1), 30-46.
+       https://doi.org/10.1037/1082-989X.1.1.30
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predstab import icc
+    >>> ratings = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+    ...                     [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    >>> res = icc(ratings, model="twoway", type="agreement")
+    >>> round(res.value, 4), res.name
+    (0.2898, 'ICC(A,1)')
+    >>> res.confidence_interval.low < res.value < res.confidence_interval.high
+    True
+    """
+    x, model, type, unit, r0, conf_level = _icc_iv(ratings, model, type, unit, r0, conf_level)
+    ms = _mean_squares(x)
+    name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, conf_level)
+    return ICCResult(value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,
+                     confidence_interval=ci, n_objects=ms.n, n_raters=ms.k, name=name, model=model,
+                     type=type if model == "twoway" else "consistency", unit=unit, r0=r0,
+                     conf_level=conf_level)
+
+
+def _icc_table_iv(ratings, conf_level):
+    conf_level = _check_conf_level(conf_level)
+    x = _complete_numeric(ratings, "psych::ICC on na.omit(x)")
+    return x, conf_level
+
+
+def icc_table(ratings, /, *, conf_level=0.95):
+    r"""The six Shrout-Fleiss intraclass correlations, as ``psych::ICC`` reports them.
+
+    Matches `psych::ICC` (``lmer = FALSE``, on complete objects); see validation/.
+
+    Rows ICC1, ICC2, ICC3 are single-rater reliabilities of the one-way model, the
+    two-way random model (absolute agreement) and the two-way mixed model
+    (consistency); ICC1k, ICC2k, ICC3k are the same for the mean of the
+    :math:`k` raters:
+
+    .. math::
+
+        ICC1 = \frac{MS_R - MS_W}{MS_R + (k-1) MS_W},\quad
+        ICC2 = \frac{MS_R - MS_E}{MS_R + (k-1) MS_E + \frac{k}{n}(MS_C - MS_E)},\quad
+        ICC3 = \frac{MS_R - MS_E}{MS_R + (k-1) MS_E}
+
+    The values equal :func:`icc`'s, but psych's F test for ICC2/ICC2k uses
+    :math:`MS_R/MS_E` with :math:`(n-1)(k-1)` df and its ICC2k interval is the
+    Spearman-Brown step-up of the ICC2 interval, where irr uses Satterthwaite's df.
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_objects, n_raters)
+        Numeric ratings; objects with a missing value are dropped (with a warning).
+    conf_level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed ``ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k`` with columns
+        ``ICC, F, df1, df2, p, lower, upper``.
+
+    Warns
+    -----
+    PredstabDataWarning
+        When objects with a missing value are dropped.
+    PredstabDegenerateWarning, PredstabUndefinedWarning
+        For degenerate matrices, as in :func:`icc`.
+
+    References
+    ----------
+    .. [1] Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in
+       assessing rater reliability. Psychological Bulletin 86(2), 420-428.
+       https://doi.org/10.1037/0033-2909.86.2.420
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predstab import icc_table
+    >>> ratings = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+    ...                     [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    >>> icc_table(ratings)["ICC"].round(2).tolist()
+    [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
+    """
+    x, conf_level = _icc_table_iv(ratings, conf_level)
+    ms = _mean_squares(x)
+    n, k, msr, msw, msc, mse = ms
+    alpha = 1 - conf_level
+    rows = {}
+    for label, (model, type, unit) in {
+        "ICC1": ("oneway", "consistency", "single"),
+        "ICC2": ("twoway", "agreement", "single"),
+        "ICC3": ("twoway", "consistency", "single"),
+        "ICC1k": ("oneway", "consistency", "average"),
+        "ICC2k": ("twoway", "agreement", "average"),
+        "ICC3k": ("twoway", "consistency", "average"),
+    }.items():
+        with warnings.catch_warnings():
+            # warn once below (from ICC1), not six times
+            if label != "ICC1":
+                warnings.simplefilter("ignore")
+            _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, conf_level)
+        rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
+    # psych tests ICC2 and ICC2k with the consistency F (MS_R / MS_E) ...
+    for label in ("ICC2", "ICC2k"):
+        rows[label][1:5] = rows["ICC3"][1:5]
+    # ... and bounds ICC2 with McGraw & Wong's Satterthwaite df written in F_j = MS_C / MS_E
+    icc2 = rows["ICC2"][0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_j = msc / mse
+        v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        v = v_num / v_den
+        f_up = stats.f.ppf(1 - alpha / 2, n - 1, v)
+        f_low = stats.f.ppf(1 - alpha / 2, v, n - 1)
+        spread = k * msc + (k * n - k - n) * mse
+        low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
+        high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
+    rows["ICC2"][5:] = [float(low), float(high)]
+    # Spearman-Brown step-up of the single-rater bounds
+    rows["ICC2k"][5:] = [float(b * k / (1 + b * (k - 1))) for b in (low, high)]
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=["ICC", "F", "df1", "df2", "p", "lower", "upper"])
