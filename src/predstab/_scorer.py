@@ -45,9 +45,10 @@ class _StabilityScorer:
     # the matrix of replicate predictions (objects x replicates) -----------------------
     def replicate_predictions(self, estimator, X):
         """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
-        from sklearn.base import clone, is_classifier
+        from sklearn.base import is_classifier
 
         from ._forest import aggregate, is_bagging_ensemble, tree_predictions
+        from ._repeated import _with_seed
 
         pre, final = _final_step(estimator)
         if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
@@ -71,10 +72,7 @@ class _StabilityScorer:
         X_fit, y_fit = self.fit_data
         columns = []
         for seed in seeds_from(self.random_state, self.n_repeats):
-            model = clone(estimator)
-            params = {k: int(seed) for k in model.get_params() if k == "random_state" or
-                      k.endswith("__random_state")}
-            model.set_params(**params)
+            model = _with_seed(estimator, seed)
             columns.append(np.asarray(model.fit(X_fit, y_fit).predict(X)))
         return np.column_stack(columns), "refits"
 
