@@ -146,27 +146,41 @@ def _check_job(job):
         raise InputError(f"need at least 10 training rows; got {job.X.shape[0]}")
 
 
-def _agreement(matrix, job):
-    from . import fleiss_kappa, icc
-
-    if job.task == "regression":
-        return icc(np.asarray(matrix, dtype=float)).value
-    return fleiss_kappa(matrix).value
+def _with_interval(row, name, value, interval):
+    row[name] = value
+    row[f"{name}_low"], row[f"{name}_high"] = (np.nan, np.nan) if interval is None else interval
 
 
-def compute_curve(job, *, progress=None) -> Curve:
-    """Refit the forest for every grid value and measure φ, ψ and optRF's stability."""
-    import pandas as pd
+def _measure_all(job, matrices, y_train, space):
+    """Rows of the table (each measure with a 95% interval) and the largest forest's phi/psi."""
+    from . import fleiss_kappa, icc, phi, psi
 
-    from . import fit_2pl, phi, psi, repeated_predictions
+    scale, levels, optrf = _scale(job), job.levels, _optrf_measure(job)
+    rows, final_phi, final_psi = [], None, None
+    with warnings.catch_warnings():
+        # the few-repeats and dropped-object warnings would repeat once per grid value
+        warnings.simplefilter("ignore")
+        for n_trees, (matrix, seconds) in matrices.items():
+            final_phi = phi(matrix, y_train, scale=scale, levels=levels)
+            final_psi = psi(matrix, space, scale=scale, levels=levels)
+            row = {"n_trees": n_trees}
+            for name, result in (("phi", final_phi), ("psi", final_psi)):
+                # bootstrap over test objects, D_e fixed (StabilityResult.confidence_interval)
+                _with_interval(row, name, result.value,
+                               tuple(result.confidence_interval(0.95, n_resamples=400, random_state=job.seed)))
+            if job.task == "regression":
+                res = icc(np.asarray(matrix, dtype=float))
+                _with_interval(row, optrf, res.value, tuple(res.confidence_interval))
+            else:
+                _with_interval(row, optrf, fleiss_kappa(matrix).value, None)
+            row["seconds_per_forest"] = seconds
+            rows.append(row)
+    return rows, final_phi, final_psi
 
-    _check_job(job)
-    if job.method != "refit":
-        # the tree-pool and closed-form engines live in predstab.tune_num_learners; until it is
-        # available the CLI measures by refitting, which gives the same curve more slowly
-        job.method = "refit"
-    scale, levels = _scale(job), job.levels
-    grid = sorted(job.grid)
+
+def _curve_refit(job, grid, progress):
+    from . import repeated_predictions
+
     total = len(grid) * job.n_repeats
     runs = {}
     for k, n_trees in enumerate(grid):
@@ -175,24 +189,80 @@ def compute_curve(job, *, progress=None) -> Curve:
                 progress(offset + done, total)
 
         start = time.perf_counter()
-        runs[n_trees] = repeated_predictions(_forest(job.task, n_trees), job.X, job.y, job.X_test,
-                                             n_repeats=job.n_repeats, baseline="oob",
-                                             random_state=job.seed + k, n_jobs=job.n_jobs, progress=step)
-        runs[n_trees] = (runs[n_trees], (time.perf_counter() - start) / job.n_repeats)
-    space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forest
-    rows, final_phi, final_psi = [], None, None
+        rep = repeated_predictions(_forest(job.task, n_trees), job.X, job.y, job.X_test,
+                                   n_repeats=job.n_repeats, baseline="oob", random_state=job.seed + k,
+                                   n_jobs=job.n_jobs, progress=step)
+        runs[n_trees] = (rep, (time.perf_counter() - start) / job.n_repeats)
+    space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forests
+    return _measure_all(job, {n: (rep.test, sec) for n, (rep, sec) in runs.items()}, job.y, space)
+
+
+def _fit_pool(job, grid, progress):
+    from . import TreePool
+
+    if progress is not None:
+        progress(0, len(grid) + 1)
+    pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, random_state=job.seed,
+                    n_jobs=job.n_jobs)
+    pool.fit(job.X, job.y, job.X_test)
+    if progress is not None:
+        progress(1, len(grid) + 1)
+    return pool
+
+
+def _curve_pool(job, grid, progress):
+    pool = _fit_pool(job, grid, progress)
+    per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
+    matrices = {}
+    for k, n_trees in enumerate(grid):
+        matrices[n_trees] = (pool.forests(n_trees, n_forests=job.n_repeats), per_tree * n_trees)
+        if progress is not None:
+            progress(k + 2, len(grid) + 1)
+    return _measure_all(job, matrices, job.y, pool.oob_baseline())
+
+
+def _curve_closed_form(job, grid, progress):
+    import pandas as pd
+
+    if job.task == "ordinal":
+        raise InputError("--method closed-form supports regression and classification; "
+                         "use --method pool for an ordinal target")
+    pool = _fit_pool(job, grid, progress)
+    per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
     optrf = _optrf_measure(job)
+    table = pd.DataFrame({"n_trees": grid})
     with warnings.catch_warnings():
-        # the 5-repeat and dropped-object warnings would repeat once per grid value
         warnings.simplefilter("ignore")
-        for n_trees in grid:
-            rep, seconds = runs[n_trees]
-            res_phi = phi(rep.test, rep.y_train, scale=scale, levels=levels)
-            res_psi = psi(rep.test, space, scale=scale, levels=levels)
-            rows.append({"n_trees": n_trees, "phi": res_phi.value, "psi": res_psi.value,
-                         optrf: _agreement(rep.test, job), "seconds_per_forest": seconds})
-            final_phi, final_psi = res_phi, res_psi
+        for name, measure in (("phi", "phi"), ("psi", "psi"),
+                              (optrf, "icc" if job.task == "regression" else "fleiss")):
+            # bootstrap-over-trees band of the closed form (TreePool.closed_form)
+            table[name], table[f"{name}_low"], table[f"{name}_high"] = pool.closed_form(
+                grid, measure=measure, n_bootstrap=200)
+    table["seconds_per_forest"] = [per_tree * n for n in grid]
+    # the per-object view of the largest forest still comes from actual forests of the pool
+    _, final_phi, final_psi = _measure_all(
+        job, {grid[-1]: (pool.forests(grid[-1], n_forests=job.n_repeats), 0.0)}, job.y, pool.oob_baseline())
+    if progress is not None:
+        progress(len(grid) + 1, len(grid) + 1)
+    return table.to_dict(orient="records"), final_phi, final_psi
+
+
+_ENGINES = {"refit": _curve_refit, "pool": _curve_pool, "closed-form": _curve_closed_form}
+
+
+def compute_curve(job, *, progress=None) -> Curve:
+    """Measure φ, ψ and optRF's stability for every grid value, fit the 2PL curves."""
+    import pandas as pd
+
+    from . import fit_2pl
+
+    _check_job(job)
+    if job.method not in _ENGINES:
+        raise InputError(f"--method must be one of {sorted(_ENGINES)}; got {job.method!r}")
+    grid = sorted(job.grid)
+    rows, final_phi, final_psi = _ENGINES[job.method](job, grid, progress)
     table = pd.DataFrame(rows)
+    optrf = _optrf_measure(job)
     fits, recommendations = {}, {}
     for measure in ("phi", "psi", optrf):
         fit = fit_2pl(table["n_trees"].to_numpy(float), table[measure].to_numpy(float))
@@ -227,7 +297,8 @@ def _report(curve, job, elapsed):
         lines.append(f"  least stable test objects: {worst}")
         lines.append("")
     lines.append("Stability versus number of trees:")
-    shown = curve.table.rename(columns={"n_trees": "trees", "seconds_per_forest": "s/forest"})
+    shown = curve.table[[c for c in curve.table.columns if not c.endswith(("_low", "_high"))]]
+    shown = shown.rename(columns={"n_trees": "trees", "seconds_per_forest": "s/forest"})
     lines.extend("  " + line for line in shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
                  .splitlines())
     lines.append("")
@@ -260,7 +331,7 @@ def _headline(curve):
             via = "optRF::opt_prediction's measure" if measure == curve.optrf_measure else "APS"
             extra = f"; {target} trees reach {measure} = {TARGET_STABILITY}" if target else ""
             return (f"Recommendation: {rec} trees (optRF 1.2.1's rule on {measure}, {via}; "
-                    f"expected {measure} {fit.stability(rec):.3f}{extra}).")
+                    f"expected {measure} {fit.stability(rec):.4f}{extra}).")
     return ("Recommendation: none; no measure's 2PL curve could be trusted on this grid. "
             f"Try a grid up to {max(f.suggested_max for f in curve.fits.values())} trees.")
 
@@ -291,8 +362,10 @@ def _figures(curve, job):
     measures = ["phi", "psi", curve.optrf_measure]
     recommended = {m: curve.recommendations[m][0] for m in measures
                    if curve.recommendations[m][0] is not None and not curve.fits[m].poor_fit}
+    errors = {m: table[[f"{m}_low", f"{m}_high"]].to_numpy(float).T for m in measures
+              if np.isfinite(table[f"{m}_low"]).all()}
     curve_fig = plot_stability_curve(
-        table["n_trees"].to_numpy(float), {m: table[m].to_numpy(float) for m in measures},
+        table["n_trees"].to_numpy(float), {m: table[m].to_numpy(float) for m in measures}, errors=errors,
         fits={m: f for m, f in curve.fits.items() if f.converged}, recommended=recommended,
         title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
     per_fig = plot_per_object(curve.final_psi, n_labelled=5,
@@ -344,9 +417,9 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
     """``predstab demo``: the tree-count job on one of scikit-learn's bundled data sets."""
     X, y, task, levels, title = load_dataset(dataset)
     X_train, X_test, y_train, y_test = holdout(X, y, seed=seed)
-    grid = [10, 25, 50, 100] if quick else [10, 25, 50, 100, 200]
+    grid = [2, 5, 10, 25, 50] if quick else [2, 5, 10, 25, 50, 100, 250]
     job = TuneJob(task=task, X=X_train, y=y_train, X_test=X_test, y_test=y_test, grid=grid,
-                  n_repeats=5 if quick else 10, method="refit", seed=seed,
+                  n_repeats=5 if quick else 10, method="pool", seed=seed,
                   n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title)
     return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout, fresh=True,
                    renamed_from=out)

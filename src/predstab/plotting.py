@@ -32,10 +32,17 @@ def _new_axes(ax, figsize):
 
 
 def _curve_of(fit):
-    """A callable n -> stability from a TwoPL-like object or a ``(p1, p2)`` pair."""
-    if hasattr(fit, "stability"):
+    """A callable n -> stability from a TwoPL-like object or a ``(p1, p2)`` pair.
+
+    The curve is drawn from p1 and p2 directly (smooth in n), not through
+    ``TwoPL.stability``, which rounds n up to whole learners as optRF does.
+    """
+    if hasattr(fit, "p1") and hasattr(fit, "p2"):
+        p1, p2 = float(fit.p1), float(fit.p2)
+    elif hasattr(fit, "stability"):
         return fit.stability
-    p1, p2 = (float(v) for v in fit)
+    else:
+        p1, p2 = (float(v) for v in fit)
     return lambda n: 1.0 / (1.0 + (p1 / np.asarray(n, dtype=float)) ** p2)
 
 
@@ -126,16 +133,21 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
         ax.errorbar(n, centre, yerr=err, fmt="o", color=colour, capsize=3, label=name)
         if name in fits:
             ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8, lw=1.5)
-        rec = recommended.get(name)
+    # one dashed line per recommended value; measures that agree share it (and its label)
+    by_value = {}
+    for name, rec in recommended.items():
         if rec is not None:
-            ax.axvline(rec, color=colour, ls="--", lw=1)
-            ax.annotate(f"{name}: {int(rec)}", (rec, 0.98), xycoords=("data", "axes fraction"),
-                        rotation=90, va="top", ha="right", color=colour, fontsize=8)
-    if recommended.get(None) is not None:
-        rec = recommended[None]
-        ax.axvline(rec, color="black", ls="--", lw=1)
-        ax.annotate(f"recommended: {int(rec)}", (rec, 0.98), xycoords=("data", "axes fraction"),
-                    rotation=90, va="top", ha="right", fontsize=8)
+            by_value.setdefault(float(rec), []).append(name)
+    for k, (rec, names) in enumerate(sorted(by_value.items())):
+        named = [m for m in names if m is not None]
+        colour = (colours[list(curves).index(named[0]) % 10] if len(names) == 1 and named
+                  and named[0] in curves else "black")
+        label = f"{', '.join(named)}: {int(rec)}" if named else f"recommended: {int(rec)}"
+        ax.axvline(rec, color=colour, ls="--", lw=1)
+        # neighbouring lines alternate their labels between the top and the middle
+        ax.annotate(label, (rec, 0.98 - 0.4 * (k % 2)), xycoords=("data", "axes fraction"),
+                    textcoords="offset points",
+                    xytext=(-3, 0), rotation=90, va="top", ha="right", color=colour, fontsize=8)
     if logx is None:
         logx = n_max / n.min() > 20
     if logx:
@@ -217,6 +229,11 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         for rank, i in enumerate(lowest):
             ax.annotate(labels[i], (x[rank], values[i]), textcoords="offset points", xytext=(0, 3),
                         ha="center", va="bottom", fontsize=8, color="C3", rotation=90)
+        if order.size:
+            # zoom in on the spread: a forest whose objects are all at 0.99 should not look flat
+            low, high = float(values[order[0]]), float(values[order[-1]])
+            pad = max(0.15 * (high - low), 0.005)
+            ax.set_ylim(min(low - pad, 0.0) if low < 0 else max(low - pad, 0.0), max(high, 1.0) + pad / 3)
         ax.set_xlabel("objects, least stable first")
         ax.set_ylabel(what)
         ax.set_xticks([])
