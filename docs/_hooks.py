@@ -119,7 +119,8 @@ def _api_reference():
             importlib.import_module(f"predstab.{sub}")
         except ImportError:
             continue
-        parts.append(f"## `predstab.{sub}`\n\n::: predstab.{sub}\n    options:\n      show_root_heading: false\n")
+        parts.append(f"## `predstab.{sub}`\n\n::: predstab.{sub}\n    options:\n"
+                     "      show_root_heading: false\n")
     parts.append("## Warnings and small types\n\n::: predstab._exceptions\n    options:\n"
                  "      show_root_heading: false\n\n::: predstab._utils.ConfidenceInterval\n")
     return "\n".join(parts)

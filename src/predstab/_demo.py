@@ -166,8 +166,8 @@ def _measure_all(job, matrices, y_train, space):
             row = {"n_trees": n_trees}
             for name, result in (("phi", final_phi), ("psi", final_psi)):
                 # bootstrap over test objects, D_e fixed (StabilityResult.confidence_interval)
-                _with_interval(row, name, result.value,
-                               tuple(result.confidence_interval(0.95, n_resamples=400, random_state=job.seed)))
+                interval = result.confidence_interval(0.95, n_resamples=400, random_state=job.seed)
+                _with_interval(row, name, result.value, tuple(interval))
             if job.task == "regression":
                 res = icc(np.asarray(matrix, dtype=float))
                 _with_interval(row, optrf, res.value, tuple(res.confidence_interval))
@@ -282,7 +282,8 @@ def _report(curve, job, elapsed):
     """The text printed by demo and tune."""
     import pandas as pd
 
-    lines = [f"Data: {job.title}", f"  {job.X.shape[0]} training objects, {job.X_test.shape[0]} test objects, "
+    lines = [f"Data: {job.title}",
+             f"  {job.X.shape[0]} training objects, {job.X_test.shape[0]} test objects, "
              f"{job.X.shape[1]} features; random forest refit {job.n_repeats} times per tree count "
              f"(seed {job.seed}, method {curve.method})", ""]
     n_max = int(curve.table["n_trees"].max())

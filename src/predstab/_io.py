@@ -139,7 +139,8 @@ def parse_list(text, *, option, convert=str) -> list:
     try:
         return [convert(item) for item in items]
     except ValueError:
-        raise InputError(f"{option} must be a comma-separated list of {convert.__name__}s; got {text!r}") from None
+        raise InputError(f"{option} must be a comma-separated list of {convert.__name__}s; "
+                         f"got {text!r}") from None
 
 
 def atomic_write(path, write: Callable[[Path], None], *, force=False) -> Path:

@@ -203,7 +203,8 @@ def _cmd_stability(args, out):
                             scale=args.scale, col=args.column)
         func = predstab.phi
     else:
-        base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale, col=args.column)
+        base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
+                            col=args.column)
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -213,7 +214,8 @@ def _cmd_stability(args, out):
     if levels is not None and args.scale != "ordinal":
         raise InputError(f"--levels is only used with --scale ordinal; got --scale {args.scale}")
     if args.scale == "ordinal" and levels is None:
-        raise InputError("--scale ordinal needs --levels (the categories in order, e.g. --levels low,mid,high)")
+        raise InputError("--scale ordinal needs --levels (the categories in order, "
+                         "e.g. --levels low,mid,high)")
     if levels is not None:
         levels = _as_data_type(levels, pred)
     result = func(pred, base, scale=args.scale, levels=levels)
@@ -425,7 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("stability", "APS's phi or psi of a prediction matrix (objects x refits).",
                 _STABILITY_EXAMPLE)
-    p.add_argument("predictions", metavar="PREDICTIONS", help="CSV/Parquet: objects in rows, refits in columns")
+    p.add_argument("predictions", metavar="PREDICTIONS",
+                   help="CSV/Parquet: objects in rows, refits in columns")
     base = p.add_mutually_exclusive_group(required=True)
     base.add_argument("--training-observations", metavar="FILE", help="training responses -> phi")
     base.add_argument("--prediction-space", metavar="FILE", help="out-of-sample predictions -> psi")
