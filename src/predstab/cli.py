@@ -321,11 +321,11 @@ example:
 
 
 def _cmd_compare(args, out):
-    from . import compare
-
     frame = read_table(args.scores, what="SCORES")
     if args.test == "friedman":
         scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        from . import compare
+
         result = compare.friedman_nemenyi(scores, alpha=args.alpha)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
         print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
@@ -342,12 +342,16 @@ def _cmd_compare(args, out):
         new = numeric_matrix(column(frame, args.new, what="SCORES").to_frame(), what="SCORES",
                              allow_missing=False)[:, 0]
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
+        from . import compare
+
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
     elif args.test == "permutation":
         a = numeric_matrix(column(frame, args.a, what="SCORES").to_frame(), what="SCORES",
                            allow_missing=False)[:, 0]
         b = numeric_matrix(column(frame, args.b, what="SCORES").to_frame(), what="SCORES",
                            allow_missing=False)[:, 0]
+        from . import compare
+
         result = compare.permutation_test(a, b, paired=args.paired, random_state=args.seed)
     else:
         raise InputError(f"--test must be friedman, mcnemar or permutation; got {args.test!r}")
