@@ -1,0 +1,236 @@
+"""Stability as a scikit-learn scorer, for ``GridSearchCV`` and ``cross_validate``."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._utils import check_rng, seeds_from
+
+__all__ = ["make_stability_scorer"]
+
+_MEASURES = ("psi", "phi", "icc", "fleiss", "alpha")
+_SCALES = ("metric", "ordinal", "categorical")
+
+
+def _final_step(estimator):
+    """``(preprocessing or None, final estimator)`` of a Pipeline; ``(None, estimator)`` otherwise."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline):
+        return estimator[:-1], estimator[-1]
+    return None, estimator
+
+
+class _StabilityScorer:
+    """Callable ``scorer(estimator, X, y) -> float``; built by :func:`make_stability_scorer`."""
+
+    def __init__(self, measure, *, n_repeats, scale, levels, training_observations, prediction_space,
+                 fit_data, voting, random_state, options):
+        self.measure = measure
+        self.n_repeats = n_repeats
+        self.scale = scale
+        self.levels = levels
+        self.training_observations = training_observations
+        self.prediction_space = prediction_space
+        self.fit_data = fit_data
+        self.voting = voting
+        self.random_state = random_state
+        self.options = options
+
+    def __repr__(self):
+        return f"make_stability_scorer({self.measure!r}, n_repeats={self.n_repeats})"
+
+    # the matrix of replicate predictions (objects x replicates) -----------------------
+    def replicate_predictions(self, estimator, X):
+        """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
+        from sklearn.base import is_classifier
+
+        from ._forest import aggregate, is_bagging_ensemble, tree_predictions
+        from ._repeated import _with_seed
+
+        pre, final = _final_step(estimator)
+        if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
+            Xt = X if pre is None else pre.transform(X)
+            per_tree = tree_predictions(final, Xt)
+            n_trees = per_tree.shape[0]
+            rng = check_rng(self.random_state)
+            classes = final.classes_ if is_classifier(final) else None
+            columns = []
+            for _ in range(self.n_repeats):
+                # a new forest of the same size: its trees drawn with replacement from the fitted ones
+                pick = rng.integers(0, n_trees, size=n_trees)
+                columns.append(aggregate(per_tree[pick], voting=self.voting, classes=classes))
+            return np.column_stack(columns), "trees"
+        if self.fit_data is None:
+            raise TypeError(
+                f"make_stability_scorer: {type(final).__name__} is not a fitted bagging ensemble "
+                "(RandomForest*, ExtraTrees* with bootstrap=True, Bagging*), so stability needs refits, "
+                "and a scorer is not given the training data: pass `fit_data=(X_train, y_train)`."
+            )
+        X_fit, y_fit = self.fit_data
+        columns = []
+        for seed in seeds_from(self.random_state, self.n_repeats):
+            model = _with_seed(estimator, seed)
+            columns.append(np.asarray(model.fit(X_fit, y_fit).predict(X)))
+        return np.column_stack(columns), "refits"
+
+    def _scale_of(self, estimator):
+        from sklearn.base import is_classifier
+
+        if self.scale is not None:
+            return self.scale
+        if self.levels is not None:
+            return "ordinal"
+        return "categorical" if is_classifier(estimator) else "metric"
+
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        import predstab
+
+        matrix, _ = self.replicate_predictions(estimator, X)
+        scale = self._scale_of(estimator)
+        options = dict(self.options)
+        if self.measure in ("phi", "psi"):
+            if self.measure == "phi":
+                base = y if self.training_observations is None else self.training_observations
+                if base is None:
+                    raise TypeError("make_stability_scorer('phi'): the scorer was called without `y`; "
+                                    "pass `training_observations=`.")
+                func = predstab.phi
+            else:
+                base = (estimator.predict(X) if self.prediction_space is None else self.prediction_space)
+                func = predstab.psi
+            base = np.asarray(base)
+            if scale == "metric":
+                matrix, base = matrix.astype(float), base.astype(float)
+            elif matrix.dtype.kind != base.dtype.kind:
+                matrix, base = matrix.astype(object), base.astype(object)
+            return float(func(matrix, base, scale=scale, levels=self.levels, **options).value)
+        if self.measure == "icc":
+            return float(predstab.icc(matrix.astype(float), **options).value)
+        if self.measure == "fleiss":
+            return float(predstab.fleiss_kappa(matrix, **options).value)
+        if self.measure == "alpha":
+            level = {"metric": "interval", "ordinal": "ordinal", "categorical": "nominal"}[scale]
+            options.setdefault("level", level)
+            if options["level"] == "ordinal" and self.levels is not None:
+                options.setdefault("levels", self.levels)
+            return float(predstab.krippendorff_alpha(matrix, **options).value)
+        raise ValueError(f"`measure` must be one of {_MEASURES}; got {self.measure!r}")
+
+
+def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, voting, options):
+    if measure not in _MEASURES:
+        raise ValueError(f"`measure` must be one of {_MEASURES}; got {measure!r}.")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 2:
+        raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
+    if scale is not None and scale not in _SCALES:
+        raise ValueError(f"`scale` must be None or one of {_SCALES}; got {scale!r}.")
+    if levels is not None:
+        levels = list(levels)
+        if len(levels) < 2:
+            raise ValueError(f"`levels` must list at least 2 ordered categories; got {levels!r}.")
+    if fit_data is not None and (not isinstance(fit_data, (tuple, list)) or len(fit_data) != 2):
+        raise TypeError("`fit_data` must be a pair (X_train, y_train); "
+                        f"got {type(fit_data).__name__}.")
+    if voting not in ("soft", "hard"):
+        raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
+    if options is None:
+        options = {}
+    elif not isinstance(options, dict):
+        raise TypeError(f"`options` must be a dict of keyword arguments; got {type(options).__name__}.")
+    return int(n_repeats), levels, dict(options)
+
+
+def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=None,
+                          training_observations=None, prediction_space=None, fit_data=None,
+                          voting="soft", random_state=0, options=None):
+    r"""A scikit-learn scorer that returns the prediction stability of a fitted model.
+
+    Use it wherever scikit-learn takes ``scoring``, next to accuracy or R²:
+    ``GridSearchCV(rf, grid, scoring={"r2": "r2", "psi": make_stability_scorer("psi")},
+    refit="r2")``. Higher is more stable (at most 1), so larger is better, as scikit-learn
+    expects.
+
+    **Where the replicate predictions come from.** For a fitted bagging ensemble
+    (``RandomForest*``, ``ExtraTrees*`` with ``bootstrap=True``, ``Bagging*``; also as the last
+    step of a ``Pipeline``) nothing is refit: each of ``n_repeats`` replicate forests is built from
+    the fitted trees, drawn with replacement (as many as the forest has), and predicts by the
+    forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
+    trees of a forest are independent draws given the training data, so this estimates how much a
+    refit of the same forest would change its predictions, at the cost of one
+    :func:`~predstab._forest.tree_predictions` call. Any other estimator is refit ``n_repeats``
+    times with new integer seeds (every ``random_state`` parameter, also inside pipelines) on
+    ``fit_data=(X_train, y_train)``, which is required because scorers are not given the
+    training data.
+
+    **What the expected disagreement D_e uses** (APS's :math:`S = 1 - D_o / D_e`):
+
+    - ``"phi"`` (data-based): scikit-learn passes a scorer only the scored fold's ``X`` and
+      ``y``, never the training responses. By default D_e is computed from that ``y`` — the
+      held-out responses, drawn from the same population as the training responses, so on
+      average the same D_e. Pass ``training_observations=y_train`` to use the training responses
+      exactly as :func:`predstab.phi` does.
+    - ``"psi"`` (model-based): by default D_e is computed from the fitted model's own predictions
+      of the scored objects (which it did not see in training: out-of-sample predictions, as ψ
+      requires). Pass ``prediction_space=`` (e.g. out-of-bag predictions of the training objects)
+      to fix it.
+    - ``"icc"``, ``"fleiss"``, ``"alpha"``: no baseline; the coefficient of the
+      (objects × replicates) matrix, as optRF uses ICC(1) and Fleiss' κ.
+
+    Parameters
+    ----------
+    measure : {"psi", "phi", "icc", "fleiss", "alpha"}, default "psi"
+    n_repeats : int, default 10
+        Number of replicate models (columns of the prediction matrix).
+    scale : {"metric", "ordinal", "categorical"}, optional
+        Default: "metric" for regressors, "categorical" for classifiers ("ordinal" when
+        ``levels`` is given). Krippendorff's α uses interval / ordinal / nominal accordingly.
+    levels : sequence, optional
+        Ordered categories for the ordinal scale.
+    training_observations : array-like of shape (n_train,), optional
+        Baseline of ``"phi"`` (see above).
+    prediction_space : array-like of shape (n_train,) or (n_train, n_repeats), optional
+        Baseline of ``"psi"`` (see above).
+    fit_data : tuple (X_train, y_train), optional
+        Training data for the refits of estimators that are not bagging ensembles.
+    voting : {"soft", "hard"}, default "soft"
+        How replicate forests of a classifier vote (scikit-learn's rule or ranger's).
+    random_state : None, int or numpy.random.Generator, default 0
+        Draws the trees (or the refit seeds); fixed by default so that every candidate of a
+        search is scored with the same randomness.
+    options : dict, optional
+        Keyword arguments passed to the measure (e.g. ``{"model": "twoway"}`` for
+        :func:`predstab.icc`).
+
+    Returns
+    -------
+    callable
+        ``scorer(estimator, X, y)`` returning a float (NaN when the measure is undefined, with
+        :class:`~predstab.PredstabUndefinedWarning`).
+
+    References
+    ----------
+    Lange, Schmitt & Heinrich (2025), "Prediction stability of non-deterministic models",
+    BMC Bioinformatics, doi:10.1186/s12859-025-06097-1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from sklearn.model_selection import cross_validate
+    >>> from predstab import make_stability_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 4)); y = X[:, 0] + rng.normal(size=120)
+    >>> rf = RandomForestRegressor(n_estimators=30, random_state=0)
+    >>> cv = cross_validate(rf, X, y, cv=3,
+    ...                     scoring={"r2": "r2", "phi": make_stability_scorer("phi")})
+    >>> bool(np.all((cv["test_phi"] > 0.5) & (cv["test_phi"] <= 1)))
+    True
+    """
+    n_repeats, levels, options = _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data,
+                                                           voting, options)
+    return _StabilityScorer(measure, n_repeats=n_repeats, scale=scale, levels=levels,
+                            training_observations=training_observations, prediction_space=prediction_space,
+                            fit_data=fit_data, voting=voting, random_state=random_state, options=options)
