@@ -390,6 +390,7 @@ def icc_table(ratings, /, *, conf_level=0.95):
     n, k, msr, msw, msc, mse = ms
     alpha = 1 - conf_level
     rows = {}
+    caught = []
     for label, (model, type, unit) in {
         "ICC1": ("oneway", "consistency", "single"),
         "ICC2": ("twoway", "agreement", "single"),
@@ -398,12 +399,15 @@ def icc_table(ratings, /, *, conf_level=0.95):
         "ICC2k": ("twoway", "agreement", "average"),
         "ICC3k": ("twoway", "consistency", "average"),
     }.items():
-        with warnings.catch_warnings():
-            # warn once below (from ICC1), not six times
-            if label != "ICC1":
-                warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
             _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, conf_level)
+        caught += [(w.category, str(w.message)) for w in record]
         rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
+    # each distinct warning once (the forms share their mean squares), from any form that is
+    # degenerate or undefined -- not only from ICC1, which may be fine when ICC1k is NaN
+    for category, message in dict.fromkeys(caught):
+        warnings.warn(message, category, stacklevel=2)
     # psych tests ICC2 and ICC2k with the consistency F (MS_R / MS_E) ...
     for label in ("ICC2", "ICC2k"):
         rows[label][1:5] = rows["ICC3"][1:5]
