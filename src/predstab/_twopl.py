@@ -261,9 +261,19 @@ def _suggested_max(n_max, p1, p2, converged):
     return int(math.ceil(target / magnitude) * magnitude)
 
 
+def _numbers(values, name):
+    """``values`` as floats; anything that is not real numbers is a TypeError naming ``name``."""
+    try:
+        if np.iscomplexobj(values):
+            raise TypeError
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a 1-D sequence of real numbers; got {values!r:.80}.") from None
+
+
 def _fit_2pl_iv(n, stability):
-    n = np.asarray(n, dtype=float)
-    stability = np.asarray(stability, dtype=float)
+    n = _numbers(n, "n")
+    stability = _numbers(stability, "stability")
     if n.ndim != 1 or stability.ndim != 1:
         raise ValueError(
             f"`n` and `stability` must be 1-D; got shapes {n.shape} and {stability.shape}."
