@@ -30,6 +30,8 @@ __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5
 
 def _scores(values, name, *, min_size=2, ndim=1):
     try:
+        if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
+            raise TypeError
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"`{name}` must be numeric scores; got {type(values).__name__}.") from None

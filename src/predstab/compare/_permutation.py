@@ -18,6 +18,8 @@ def _permutation_test_iv(a, b, paired, n_permutations, alternative, batch):
     arrs = []
     for name, v in (("a", a), ("b", b)):
         try:
+            if np.iscomplexobj(v):  # np.asarray would drop the imaginary part with only a warning
+                raise TypeError
             arr = np.asarray(v, dtype=float)
         except (TypeError, ValueError):
             raise TypeError(f"`{name}` must be numeric; got {type(v).__name__}.") from None

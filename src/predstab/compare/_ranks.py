@@ -86,6 +86,8 @@ def _friedman_nemenyi_iv(scores, alpha, higher_is_better):
         names = tuple(str(c) for c in scores.columns)
         scores = scores.to_numpy(dtype=float)
     try:
+        if np.iscomplexobj(scores):  # np.asarray would drop the imaginary part with only a warning
+            raise TypeError
         arr = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"`scores` must be a numeric (data sets x methods) array; got "

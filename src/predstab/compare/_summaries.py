@@ -18,6 +18,8 @@ __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBoo
 
 def _values(x, name="x", *, ndim=None, min_size=1):
     try:
+        if np.iscomplexobj(x):  # np.asarray would drop the imaginary part with only a warning
+            raise TypeError
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"`{name}` must be numeric; got {type(x).__name__}.") from None

@@ -50,6 +50,8 @@ class VarianceComponents(FrameMixin):
 
 def _table(values, name):
     try:
+        if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
+            raise TypeError
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"`{name}` must be a numeric (splits x seeds) table; got {type(values).__name__}.") \
