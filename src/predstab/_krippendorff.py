@@ -88,6 +88,8 @@ def _factorize(arr):
         return small
     codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
     uniques = np.asarray(uniques)
+    if uniques.size == 0:  # every value missing: nothing to rank
+        return codes.reshape(arr.shape), uniques
     try:
         order = np.argsort(uniques, kind="stable")
     except TypeError:
@@ -104,6 +106,9 @@ def _krippendorff_alpha_iv(ratings, level, levels):
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
     arr = as_rating_matrix(ratings)
+    if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every level
+        n_inf = int(np.isinf(arr).sum())
+        raise ValueError(f"`ratings` must hold finite values; got {n_inf} infinite value(s).")
     if levels is not None:
         if level not in ("nominal", "ordinal"):
             raise ValueError(
