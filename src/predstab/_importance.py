@@ -17,7 +17,8 @@ import pandas as pd
 
 from ._fleiss import fleiss_kappa
 from ._icc import icc
-from ._utils import FrameMixin
+from ._scales import _is_number_dtype
+from ._utils import FrameMixin, missing_mask
 
 __all__ = ["selection_stability", "importance_stability", "SelectionStabilityResult",
            "ImportanceStabilityResult"]
@@ -76,8 +77,25 @@ class SelectionStabilityResult(FrameMixin):
     selection_size: int | None = None
 
 
+def _as_matrix(values, name):
+    """``values`` as an array: pandas numeric columns (nullable ones too) as floats, else as given."""
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] and all(_is_number_dtype(dtype) for dtype in values.dtypes):
+            # Int64/Float64 columns would otherwise become an object array, read as class labels
+            return values.to_numpy(dtype=float, na_value=np.nan)
+        values = values.to_numpy()
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # numpy refuses ragged nested sequences
+        raise ValueError(f"`{name}` must be a rectangular (n_items, n_replicates) array; got rows of "
+                         "different lengths.") from None
+    if arr.dtype.kind == "c":
+        raise TypeError(f"`{name}` must hold real numbers or class labels; got complex dtype {arr.dtype}.")
+    return arr
+
+
 def _selection_stability_iv(predictions, fraction, select_for):
-    arr = np.asarray(predictions.to_numpy() if isinstance(predictions, pd.DataFrame) else predictions)
+    arr = _as_matrix(predictions, "predictions")
     if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
         raise ValueError(
             "`predictions` must be a 2-D array with objects in rows and at least 2 replicates in columns; "
@@ -98,6 +116,9 @@ def _selection_stability_iv(predictions, fraction, select_for):
     wanted = [select_for] if np.ndim(select_for) == 0 else list(select_for)
     if not wanted:
         raise ValueError(f"`select_for` must name at least one class; got {select_for!r}.")
+    n_missing = int(missing_mask(arr).sum())
+    if n_missing:
+        raise ValueError(f"`predictions` must not contain missing values; got {n_missing}.")
     return arr, None, wanted
 
 
@@ -152,7 +173,9 @@ def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
     """
     values, size, select_for = _selection_stability_iv(predictions, fraction, select_for)
     if size is None:
-        selected = np.isin(values, np.asarray(select_for, dtype=values.dtype))
+        # compare by value (hashing), not after casting `select_for` to the labels' dtype, which
+        # truncates "high" to "h" for one-character labels
+        selected = pd.Series(values.ravel()).isin(select_for).to_numpy().reshape(values.shape)
     else:
         selected = _select_matrix(values, size, select_for)
     labels = np.where(selected, "selected", "rejected").astype(object)
@@ -182,7 +205,7 @@ class ImportanceStabilityResult(FrameMixin):
 
 
 def _importance_stability_iv(importances, fraction):
-    arr = np.asarray(importances.to_numpy() if isinstance(importances, pd.DataFrame) else importances)
+    arr = _as_matrix(importances, "importances")
     if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
         raise ValueError(
             "`importances` must be a 2-D array with variables in rows and at least 2 replicates in "
