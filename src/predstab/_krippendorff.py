@@ -125,8 +125,9 @@ def _krippendorff_alpha_iv(ratings, level, levels):
             raise ValueError(
                 f"`ratings` holds value(s) {unknown[:5]!r} that are not in `levels` {levels!r}."
             )
-        position = np.array([lookup[u] for u in uniques.tolist()], dtype=np.int64)
-        codes = np.where(codes >= 0, position[np.maximum(codes, 0)], -1)
+        # -1 appended: a slot for missing codes, so that an all-missing matrix indexes something
+        position = np.array([lookup[u] for u in uniques.tolist()] + [-1], dtype=np.int64)
+        codes = position[codes]
         return codes, None, len(levels), level
     if level in ("interval", "ratio"):
         x = as_numeric_matrix(arr)
