@@ -459,16 +459,29 @@ def _observed_metric(pred, name):
         cats = np.append(np.asarray(pred.categories, dtype=float), np.nan)
         x = cats[x]
     x = np.asarray(x, dtype=float)
-    d_o, count = _row_variances(x)
+    with np.errstate(invalid="ignore"):  # inf - inf in a row with an infinite value: rejected below
+        d_o, count = _row_variances(x)
+    _reject_infinite(x, d_o, name)
     _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
     return d_o, count, x
 
 
-def _expected_metric(base):
+def _reject_infinite(x, variances, name):
+    """An infinite value makes its row's variance NaN; without this check the row would be
+    dropped as if it had fewer than two values (or D_e would be NaN without a warning)."""
+    if np.isnan(variances).any() and np.isinf(x).any():
+        raise ValueError(f"`{name}` must hold finite values on the metric scale; got "
+                         f"{int(np.isinf(x).sum())} infinite value(s).")
+
+
+def _expected_metric(base, name):
     x = base.array
     if base.categories is not None:
         x = np.asarray(base.categories, dtype=float)[x]
-    var, _ = _row_variances(np.asarray(x, dtype=float)[None, :])
+    x = np.asarray(x, dtype=float)[None, :]
+    with np.errstate(invalid="ignore"):
+        var, _ = _row_variances(x)
+    _reject_infinite(x, var, name)
     return float(var[0])
 
 
@@ -601,7 +614,7 @@ def _stability(kind, predictions, baseline, scale, levels, names):
     delta2 = None
     row = None
     if scale == "metric":
-        d_e = _expected_metric(base)
+        d_e = _expected_metric(base, names.baseline)
         d_o_i, count, x = _observed_metric(pred, names.predictions)
         if pred.array.shape[0] == 1:
             row = x[0][~np.isnan(x[0])]
