@@ -82,7 +82,9 @@ def _family_of_array(arr, name):
 def _from_object(arr, family, integer):
     """Normalise an object array of one family to a compact dtype where possible."""
     if family == "numeric":
-        return pd.Series(arr.ravel(), dtype=object).astype(float).to_numpy().reshape(arr.shape)
+        flat = arr.ravel().copy()
+        flat[pd.isna(flat)] = np.nan  # pd.NA (from nullable pandas columns) cannot be cast to float
+        return flat.astype(float).reshape(arr.shape)
     if family == "character" and arr.dtype.kind in "US":
         return arr.astype(object)
     return arr
