@@ -119,6 +119,12 @@ def _selection_stability_iv(predictions, fraction, select_for):
     n_missing = int(missing_mask(arr).sum())
     if n_missing:
         raise ValueError(f"`predictions` must not contain missing values; got {n_missing}.")
+    if isinstance(select_for, str) and select_for in _SELECT_FOR and not (arr == select_for).any():
+        # the default select_for="high" with class labels: nothing would be selected and kappa be 1
+        raise ValueError(
+            f"`select_for`={select_for!r} ranks numeric predictions, but `predictions` holds class labels "
+            f"(dtype {arr.dtype}) and none is {select_for!r}; pass the wanted class(es) as `select_for`."
+        )
     return arr, None, wanted
 
 
@@ -217,6 +223,9 @@ def _importance_stability_iv(importances, fraction):
     arr = arr.astype(float)
     if np.isnan(arr).any():
         raise ValueError("`importances` must not contain missing values.")
+    if np.isinf(arr).any():
+        n_inf = int(np.isinf(arr).sum())
+        raise ValueError(f"`importances` must hold finite values; got {n_inf} infinite value(s).")
     return arr, _selection_size(arr.shape[0], fraction, "fraction")
 
 
