@@ -1,0 +1,447 @@
+"""One test per row of the bad-input table in docs/reliability.md.
+
+Every public function that takes a matrix is fed the same bad input; each must give the
+documented result or raise a ValueError/TypeError whose message names the parameter (in
+backticks), says what was expected and what was seen.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab import (
+    PredstabDataWarning,
+    PredstabDegenerateWarning,
+    PredstabUndefinedWarning,
+    fleiss_kappa,
+    icc,
+    icc_table,
+    importance_stability,
+    krippendorff_alpha,
+    phi,
+    psi,
+    selection_stability,
+)
+from predstab import compare as cmp
+
+# every function that takes an (objects x replicates) matrix, with the name of that argument
+MATRIX_FUNCTIONS = {
+    "icc": (lambda x: icc(x), "ratings"),
+    "icc_table": (lambda x: icc_table(x), "ratings"),
+    "fleiss_kappa": (lambda x: fleiss_kappa(x), "ratings"),
+    "krippendorff_alpha": (lambda x: krippendorff_alpha(x, level="interval"), "ratings"),
+    "phi": (lambda x: phi(x, [0.0, 1.0, 2.0], scale="metric"), "predictions"),
+    "psi": (lambda x: psi(x, [0.0, 1.0, 2.0], scale="metric"), "predictions"),
+    "calculate_phi": (lambda x: predstab.calculate_phi(x, [0.0, 1.0, 2.0]), "prediction_matrix"),
+    "calculate_psi": (lambda x: predstab.calculate_psi(x, [0.0, 1.0, 2.0]), "prediction_matrix"),
+    "selection_stability": (lambda x: selection_stability(x, fraction=0.5), "predictions"),
+    "importance_stability": (lambda x: importance_stability(x, fraction=0.5), "importances"),
+}
+NAMES = list(MATRIX_FUNCTIONS)
+# small matrices have fewer than 5 replicates; that warning is the stability tests' subject
+pytestmark = pytest.mark.filterwarnings("ignore:.*fewer than 5 repeated:predstab.PredstabDataWarning")
+
+
+def _raises(call, exc, param, what=None):
+    """``call()`` raises ``exc`` naming ``param`` in backticks (and ``what``, a regex, if given)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        with pytest.raises(exc) as info:
+            call()
+    message = str(info.value)
+    assert f"`{param}`" in message, message
+    if what is not None:
+        assert re.search(what, message), message
+    return message
+
+
+def _quiet(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        return call()
+
+
+# ---------------------------------------------------------------------------------- shapes
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("empty", [[], [[]], np.empty((0, 3)), np.empty((4, 0))],
+                         ids=["[]", "[[]]", "0x3", "4x0"])
+def test_empty_arrays(name, empty):
+    func, param = MATRIX_FUNCTIONS[name]
+    # the message says what was seen: the shape
+    _raises(lambda: func(empty), ValueError, param, what=r"\(\d*,? ?\d*\)")
+
+
+ONE_OBJECT = [[1.0, 2.0, 1.5, 1.0, 2.0]]
+
+
+@pytest.mark.parametrize("name", ["icc", "icc_table", "selection_stability", "importance_stability"])
+def test_one_object_is_an_error_where_variance_between_objects_is_needed(name):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(ONE_OBJECT), ValueError, param, what="1")
+
+
+def test_one_object_is_valid_for_kappa_alpha_phi_and_psi():
+    # Fleiss, N = 1, m = 5, counts 2, 2, 1: P = (4 + 4 + 1 - 5) / 20 = 0.2, P_e = 0.4^2 + 0.4^2 + 0.2^2
+    assert fleiss_kappa(ONE_OBJECT).value == pytest.approx((0.2 - 0.36) / (1 - 0.36), rel=1e-12)
+    # one unit: alpha's D_o and D_e are computed from the same 5 values; interval D_e = 2 SS/(n-1)
+    # and D_o = 2 SS/(n-1) (m_u = n) -> alpha = 0
+    assert krippendorff_alpha(ONE_OBJECT, level="interval").value == pytest.approx(0.0, abs=1e-12)
+    # phi of one object (APS allows it): 1 - var(row) / var(baseline)
+    row = np.array(ONE_OBJECT[0])
+    base = [0.0, 1.0, 2.0, 3.0]
+    assert phi(ONE_OBJECT, base).value == pytest.approx(1 - row.var(ddof=1) / np.var(base, ddof=1), rel=1e-12)
+    assert psi(ONE_OBJECT, base).value == pytest.approx(1 - row.var(ddof=1) / np.var(base, ddof=1), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_replicate(name):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func([[1.0], [2.0], [3.0]]), ValueError, param, what=r"\(3, 1\)")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("ragged", [[[1.0, 2.0], [1.0]], [[1, 2, 3], [1, 2], [1, 2, 3]]])
+def test_ragged_lists(name, ragged):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(ragged), ValueError, param, what="rectangular|length")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("bad", [np.zeros((2, 2, 2)), 3.0, "abc"], ids=["3-D", "scalar", "string"])
+def test_not_a_matrix(name, bad):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(bad), (ValueError, TypeError), param)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", ["complex128", "datetime64[D]"])
+def test_complex_and_dates(name, dtype):
+    if name == "fleiss_kappa" and dtype.startswith("datetime"):
+        # dates are valid category labels for kappa
+        assert fleiss_kappa((np.arange(12).reshape(4, 3) // 2).astype(dtype)).n_objects == 4
+        return
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(np.ones((4, 3)).astype(dtype)), (ValueError, TypeError), param)
+
+
+# ---------------------------------------------------------------------------- missing values
+
+WITH_NAN = np.array([[1.0, np.nan, 2.0], [2.0, 2.0, 3.0], [1.0, 3.0, 1.0], [0.0, 1.0, 0.5], [4.0, 3.0, 3.5]])
+
+
+@pytest.mark.parametrize("name", ["icc", "icc_table"])
+def test_nan_in_ratings_drops_the_object_as_irr(name):
+    func, _ = MATRIX_FUNCTIONS[name]
+    with pytest.warns(PredstabDataWarning, match="1 of 5 objects"):
+        got = func(WITH_NAN)
+    expected = func(WITH_NAN[1:])
+    if isinstance(got, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, expected)
+    else:
+        assert got.value == expected.value and got.n_objects == 4
+
+
+def test_nan_in_ratings_fleiss_drops_the_object():
+    x = np.where(np.isnan(WITH_NAN), np.nan, np.round(WITH_NAN))
+    with pytest.warns(PredstabDataWarning, match="1 of 5 objects"):
+        assert fleiss_kappa(x).value == fleiss_kappa(x[1:]).value
+
+
+def test_nan_in_ratings_alpha_uses_every_pairable_value():
+    # Krippendorff: a missing value only removes that value; object 0 still pairs 1.0 with 2.0
+    got = krippendorff_alpha(WITH_NAN, level="interval")
+    assert got.n_values == WITH_NAN.size - 1 and got.n_units == 5
+
+
+@pytest.mark.parametrize("func", [phi, psi])
+def test_nan_in_predictions_is_dropped_with_the_count(func):
+    with pytest.warns(PredstabDataWarning, match="1 out of 15 values are missing"):
+        got = func(WITH_NAN, [0.0, 1.0, 2.0, 5.0])
+    # the object keeps its 2 other predictions: D_o,0 = var([1, 2])
+    assert got.per_object_observed[0] == pytest.approx(0.5, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["selection_stability", "importance_stability"])
+def test_nan_is_an_error_when_ranking(name):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(WITH_NAN), ValueError, param, what="missing")
+
+
+def test_all_values_missing():
+    allnan = np.full((4, 3), np.nan)
+    for name in ("icc", "icc_table", "fleiss_kappa"):
+        _raises(lambda name=name: MATRIX_FUNCTIONS[name][0](allnan), ValueError, "ratings", what="every")
+    with pytest.warns(PredstabUndefinedWarning, match="No unit"):
+        assert np.isnan(krippendorff_alpha(allnan).value)
+    _raises(lambda: phi(allnan, [1.0, 2.0]), ValueError, "predictions", what="no object")
+
+
+@pytest.mark.parametrize("func, param", [(phi, "training_observations"), (psi, "prediction_space")])
+def test_nan_in_baselines(func, param):
+    pred = [[1.0, 2.0, 1.5], [2.0, 2.5, 2.0]]
+    with pytest.warns(PredstabDataWarning, match="1 out of 4 values are missing"):
+        got = func(pred, [0.0, np.nan, 2.0, 4.0])
+    assert got.expected == pytest.approx(np.var([0.0, 2.0, 4.0], ddof=1), rel=1e-12)
+    _raises(lambda: func(pred, [np.nan, np.nan, 1.0]), ValueError, param, what="at least two")
+
+
+# ---------------------------------------------------------------------------------- infinity
+
+WITH_INF = np.array([[1.0, np.inf, 2.0], [2.0, 2.0, 3.0], [1.0, 3.0, 1.0], [0.0, 1.0, 0.5]])
+
+
+@pytest.mark.parametrize("name", NAMES[:-2] + ["importance_stability"])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_inf_in_numeric_ratings_and_predictions(name, sign):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func(WITH_INF * sign), ValueError, param, what="infinite|finite")
+
+
+def test_inf_ranks_as_the_largest_prediction_in_a_selection():
+    res = selection_stability(WITH_INF, fraction=0.25)
+    assert res.selected[:, 1].tolist() == [True, False, False, False]
+
+
+@pytest.mark.parametrize("func, param", [(phi, "training_observations"), (psi, "prediction_space")])
+def test_inf_in_metric_baselines(func, param):
+    _raises(lambda: func([[1.0, 2.0], [2.0, 2.0]], [0.0, np.inf, 2.0], scale="metric"), ValueError, param,
+            what="infinite")
+
+
+def test_inf_is_a_category_label_on_the_categorical_scale():
+    # APS compares as.character() labels; "Inf" is a class like any other
+    pred = np.array([[np.inf, np.inf, 1.0], [1.0, 1.0, 1.0]])
+    got = phi(pred, [1.0, np.inf, 1.0, 1.0], scale="categorical")
+    same = phi(np.where(np.isinf(pred), 2.0, pred), [1.0, 2.0, 1.0, 1.0], scale="categorical")
+    assert got.value == same.value
+
+
+# ------------------------------------------------------------------------- types and dtypes
+
+
+@pytest.mark.parametrize("name", ["icc", "icc_table", "importance_stability"])
+def test_strings_where_numbers_are_needed(name):
+    func, param = MATRIX_FUNCTIONS[name]
+    _raises(lambda: func([["a", "b"], ["b", "b"], ["a", "c"]]), TypeError, param, what="numer|number")
+
+
+def test_strings_on_metric_scales():
+    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "b"]], level="interval"), TypeError, "ratings")
+    _raises(lambda: phi([["a", "b"], ["b", "b"]], ["a", "b"], scale="metric"), ValueError, "scale",
+            what="character")
+    _raises(lambda: phi([["a", "b"], ["b", "b"]], [1.0, 2.0]), ValueError, "predictions", what="mismatch")
+
+
+MIXED = np.array([[1, "a"], [2, 2], [1, 1], [0, 1]], dtype=object)
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: icc(MIXED), "ratings"), (lambda: fleiss_kappa(MIXED), "ratings"),
+    (lambda: krippendorff_alpha(MIXED), "ratings"),
+    (lambda: phi(MIXED, [1, 2], scale="categorical"), "predictions"),
+    (lambda: importance_stability(MIXED), "importances"),
+    (lambda: selection_stability(MIXED), "select_for"),
+])
+def test_mixed_types(call, param):
+    _raises(call, TypeError if param != "select_for" else ValueError, param)
+
+
+BOOLS = np.array([[True, False, True], [True, True, True], [False, False, True], [True, False, False]])
+
+
+def test_booleans():
+    # numbers 0/1 for the ICC and interval alpha, categories for kappa, nominal alpha and phi
+    assert icc(BOOLS).value == icc(BOOLS.astype(float)).value
+    assert krippendorff_alpha(BOOLS, level="interval").value == krippendorff_alpha(BOOLS.astype(float),
+                                                                                  level="interval").value
+    assert fleiss_kappa(BOOLS).value == fleiss_kappa(BOOLS.astype(int)).value
+    assert krippendorff_alpha(BOOLS).value == krippendorff_alpha(BOOLS.astype(int)).value
+    got = _quiet(lambda: phi(BOOLS, [True, False, False]))  # logical -> categorical, as APS
+    assert got.scale == "categorical"
+    assert got.value == _quiet(lambda: phi(BOOLS.astype(int), [1, 0, 0], scale="categorical")).value
+    _raises(lambda: phi(BOOLS, [True, False], scale="metric"), ValueError, "scale")
+    assert selection_stability(BOOLS, select_for=True).value == selection_stability(
+        BOOLS.astype(int), select_for=1).value
+    _raises(lambda: importance_stability(BOOLS), TypeError, "importances")
+
+
+def _categorical_frame(ordered=False):
+    cats = pd.CategoricalDtype(["low", "mid", "high"], ordered=ordered)
+    return pd.DataFrame({"r1": ["low", "mid", "high", "low"], "r2": ["low", "high", "high", "mid"],
+                         "r3": ["mid", "mid", "high", "low"]}).astype(cats)
+
+
+def test_pandas_categoricals():
+    frame = _categorical_frame()
+    plain = frame.astype(str).to_numpy()
+    assert fleiss_kappa(frame).value == fleiss_kappa(plain).value
+    assert krippendorff_alpha(frame).value == krippendorff_alpha(plain).value
+    got = _quiet(lambda: phi(frame, frame["r1"]))
+    assert got.scale == "categorical"
+    assert got.value == _quiet(lambda: phi(plain, plain[:, 0], scale="categorical")).value
+    # an ordered Categorical is ordinal with its categories, in their order, as levels
+    ordered = _categorical_frame(ordered=True)
+    got = _quiet(lambda: phi(ordered, ordered["r1"]))
+    assert got.scale == "ordinal" and got.levels == ("low", "mid", "high")
+    assert got.value == _quiet(lambda: phi(plain, plain[:, 0], scale="ordinal",
+                                           levels=["low", "mid", "high"])).value
+    _raises(lambda: icc(frame), TypeError, "ratings")
+
+
+def test_pandas_nullable_dtypes():
+    values = np.array([[1.0, 2.0, 2.0], [3.0, 3.0, 4.0], [2.0, 2.0, 2.0], [5.0, 4.0, 4.0], [1.0, 1.0, 2.0]])
+    ints = pd.DataFrame(values.astype(int)).astype("Int64")
+    floats = pd.DataFrame(values / 2).astype("Float64")
+    assert icc(ints).value == icc(values).value
+    assert icc(floats).value == icc(values / 2).value
+    assert krippendorff_alpha(floats, level="interval").value == krippendorff_alpha(values / 2,
+                                                                                    level="interval").value
+    assert _quiet(lambda: phi(floats, floats.iloc[:, 0])).value == _quiet(
+        lambda: phi(values / 2, values[:, 0] / 2)).value
+    assert selection_stability(floats, fraction=0.4).value == selection_stability(values, fraction=0.4).value
+    assert importance_stability(floats, fraction=0.4).value == importance_stability(values / 2,
+                                                                                   fraction=0.4).value
+    # pd.NA is a missing value, like NaN
+    with_na = ints.copy()
+    with_na.iloc[0, 1] = pd.NA
+    nan = values.copy()
+    nan[0, 1] = np.nan
+    with pytest.warns(PredstabDataWarning):
+        assert icc(with_na).value == icc(values[1:]).value
+    assert _quiet(lambda: phi(with_na, values[:, 0], scale="metric")).value == _quiet(
+        lambda: phi(nan, values[:, 0], scale="metric")).value
+    # object arrays holding pd.NA (what DataFrame.to_numpy() gives for Int64) read the same way
+    assert _quiet(lambda: phi(with_na.to_numpy(), values.ravel(), scale="categorical")).value == _quiet(
+        lambda: phi(nan, values.ravel(), scale="categorical")).value
+    booleans = pd.DataFrame(BOOLS).astype("boolean")
+    assert fleiss_kappa(booleans).value == fleiss_kappa(BOOLS).value
+
+
+# ----------------------------------------------------------------------- categories and levels
+
+
+def test_ordinal_value_not_in_levels():
+    pred = [[1, 2, 2], [3, 3, 2]]
+    _raises(lambda: phi(pred, [1, 2, 3, 4], scale="ordinal", levels=[1, 2, 3]), ValueError, "levels",
+            what=r"\[4\]")
+    _raises(lambda: psi(pred, [1, 2, 3], scale="ordinal", levels=[1, 3]), ValueError, "levels", what=r"\[2\]")
+    _raises(lambda: predstab.calculate_phi(pred, [1, 2, 5], "ordinal", [1, 2, 3]), ValueError,
+            "ordinal_levels", what=r"\[5\]")
+    _raises(lambda: krippendorff_alpha(pred, level="ordinal", levels=[1, 2]), ValueError, "levels",
+            what=r"\[3\]")
+    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "c"]], level="ordinal"), ValueError, "levels")
+
+
+def test_prediction_categories_absent_from_the_training_responses():
+    pred = [["a", "b", "c"], ["a", "a", "a"]]
+    _raises(lambda: phi(pred, ["a", "b", "a"]), ValueError, "training_observations", what=r"\['c'\]")
+    _raises(lambda: psi(pred, ["a", "b"]), ValueError, "prediction_space", what=r"\['c'\]")
+
+
+def test_training_categories_absent_from_the_predictions_count_in_the_expected_disagreement():
+    pred = [["a", "b", "a", "a", "a"], ["b", "b", "b", "b", "b"]]
+    got = phi(pred, ["a", "b", "c", "c"])
+    # D_e = 1 - sum p_c^2 over the training categories, the unused "c" included
+    assert got.expected == pytest.approx(1 - (0.25**2 + 0.25**2 + 0.5**2), rel=1e-12)
+    assert got.levels == ("a", "b", "c")
+
+
+def test_baselines_of_any_length_shape_rules():
+    pred = [[1.0, 2.0, 1.5], [2.0, 2.5, 2.0]]
+    # a baseline is a separate (training) sample: any length >= 2 is valid, a matrix is pooled
+    assert phi(pred, np.arange(7.0)).expected == pytest.approx(np.var(np.arange(7.0), ddof=1), rel=1e-12)
+    assert psi(pred, np.arange(6.0).reshape(3, 2)).expected == pytest.approx(np.var(np.arange(6.0), ddof=1),
+                                                                            rel=1e-12)
+    _raises(lambda: phi(pred, [1.0]), ValueError, "training_observations", what="at least two")
+    _raises(lambda: phi(pred, 3.0), ValueError, "training_observations", what="at least two")
+    _raises(lambda: psi(pred, np.ones((2, 2, 2))), ValueError, "prediction_space", what="3-D")
+
+
+@pytest.mark.parametrize("call, params", [
+    (lambda: cmp.ttest([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "scores_a"),
+    (lambda: cmp.wilcoxon([1.0, 2.0, 3.0, 4.0], [1.0, 2.0]), "scores_a"),
+    (lambda: cmp.mcnemar(old=[1, 0, 1], new=[1, 0]), "old"),
+    (lambda: cmp.paired_bootstrap([1, 0, 1, 1], [1, 0, 1], [1, 1, 1, 1],
+                                  metric=lambda t, p: float(np.mean(t == p))), "pred_a"),
+    (lambda: cmp.permutation_test([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
+    (lambda: predstab.fit_2pl([10, 20, 30], [0.1, 0.2]), "n"),
+])
+def test_paired_vectors_of_the_wrong_length(call, params):
+    _raises(call, ValueError, params)
+
+
+def test_negative_and_zero_values_with_the_ratio_metric():
+    _raises(lambda: krippendorff_alpha([[1.0, -2.0], [2.0, 2.0], [3.0, 1.0]], level="ratio"), ValueError,
+            "ratings", what="non-negative")
+    # zeros are valid: delta(0, 0) = 0 and delta(0, c) = 1 for c > 0
+    x = np.array([[0.0, 0.0], [2.0, 2.0], [3.0, 1.0], [0.0, 4.0]])
+    got = krippendorff_alpha(x, level="ratio")
+    # by the definition: o_ck from 4 units of 2 values; D_o = (2 * delta(3,1) + 2 * delta(0,4)) / 8
+    d_o = (2 * (2 / 4) ** 2 + 2 * 1.0) / 8
+    values = x.ravel()
+    pairs = [((a - b) / (a + b)) ** 2 if a + b > 0 else 0.0 for i, a in enumerate(values)
+             for j, b in enumerate(values) if i != j]
+    d_e = sum(pairs) / (8 * 7)
+    assert got.value == pytest.approx(1 - d_o / d_e, rel=1e-12)
+    with pytest.warns(PredstabDegenerateWarning):
+        assert krippendorff_alpha(np.zeros((3, 2)), level="ratio").value == 1.0
+
+
+# ----------------------------------------------------------------------------- large numbers
+
+# 1e6 objects (not 1e7: a 1e7 x 2 int8 matrix takes 3-6 s per measure, see docs/reliability.md)
+N_LARGE = 1_000_000
+PATTERN = np.array([[0, 0], [0, 1], [1, 1], [2, 2], [1, 2]], dtype=np.int8)
+
+
+@pytest.fixture(scope="module")
+def large():
+    return np.tile(PATTERN, (N_LARGE // len(PATTERN), 1))
+
+
+def test_large_counts_kappa_and_phi_equal_the_pattern(large):
+    # Fleiss' kappa and phi depend only on proportions: repeating the pattern changes nothing,
+    # so any integer overflow in the counts (sum of squares ~ 4e12) would show
+    assert fleiss_kappa(large).value == pytest.approx(fleiss_kappa(PATTERN).value, rel=1e-12)
+    kw = dict(scale="categorical")
+    assert _quiet(lambda: phi(large, large[:, 0], **kw)).value == pytest.approx(
+        _quiet(lambda: phi(PATTERN, PATTERN[:, 0], **kw)).value, rel=1e-12)
+    assert selection_stability(large, select_for=1).value == pytest.approx(
+        selection_stability(PATTERN, select_for=1).value, rel=1e-12)
+
+
+def test_large_counts_alpha_matches_the_closed_form(large):
+    n = float(large.size)
+    n_c = np.bincount(large.ravel()).astype(float)
+    # each unit has 2 values: a disagreeing unit contributes 2 / (2 - 1) off-diagonal coincidences
+    d_o = 2.0 * np.count_nonzero(large[:, 0] != large[:, 1]) / n
+    d_e = (n * n - n_c @ n_c) / (n * (n - 1))
+    assert krippendorff_alpha(large).value == pytest.approx(1 - d_o / d_e, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------ huge offsets
+
+
+@pytest.mark.parametrize("form", [dict(), dict(unit="average"), dict(model="twoway"),
+                                  dict(model="twoway", type="agreement"),
+                                  dict(model="twoway", type="agreement", unit="average")])
+def test_huge_offset_icc(form):
+    noise = np.random.default_rng(0).normal(size=(200, 4)) + np.arange(200)[:, None] * 0.01
+    # centred sums: 1e9 + noise has ~7 significant digits of noise left in float64
+    assert icc(1e9 + noise, **form).value == pytest.approx(icc(noise, **form).value, rel=1e-6)
+
+
+def test_huge_offset_alpha_interval_and_phi():
+    rng = np.random.default_rng(1)
+    noise = rng.normal(size=(300, 5)) + rng.normal(size=(300, 1))
+    base = rng.normal(size=400) * 2
+    assert krippendorff_alpha(1e9 + noise, level="interval").value == pytest.approx(
+        krippendorff_alpha(noise, level="interval").value, rel=1e-6)
+    assert phi(1e9 + noise, 1e9 + base).value == pytest.approx(phi(noise, base).value, rel=1e-6)
+    assert psi(1e9 + noise, 1e9 + base).value == pytest.approx(psi(noise, base).value, rel=1e-6)

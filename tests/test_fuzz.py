@@ -1,0 +1,236 @@
+"""Fuzzing: random shapes, dtypes and missing-value patterns into every public function.
+
+Each call must either return a result or raise the documented ``ValueError`` /
+``TypeError`` with a message that names the parameter in backticks; the only warnings
+allowed are predstab's own (``PredstabWarning`` subclasses: no stray numpy
+``RuntimeWarning`` from a division by zero), and a NaN value must come with a
+``PredstabUndefinedWarning`` (never a silently undefined number). Seeded and bounded:
+a fixed number of inputs per function.
+"""
+
+import re
+import warnings
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab import PredstabUndefinedWarning, PredstabWarning
+from predstab import compare as cmp
+
+N_INPUTS = 60
+_LETTERS = np.array(list("abcde"), dtype=object)
+
+
+def random_shape(rng):
+    n, k = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+    shapes = [(n, k), (n, k), (n, k), (n,), (0,), (0, k), (n, 0), (1, k), (n, 1), (2, 2, 2), ()]
+    return shapes[int(rng.integers(len(shapes)))]
+
+
+def _with_missing(rng, arr, missing):
+    if arr.size and arr.ndim:
+        p = rng.choice([0.0, 0.2, 0.6, 1.0])
+        mask = rng.random(arr.shape) < p
+        arr = arr.astype(object) if arr.dtype.kind not in "fO" else arr.copy()
+        arr[mask] = missing
+    return arr
+
+
+def random_array(rng, shape=None):
+    """One of many kinds of array-like a user might pass."""
+    shape = random_shape(rng) if shape is None else shape
+    numbers = np.round(rng.normal(size=shape) * 3, int(rng.integers(0, 3)))
+    kind = int(rng.integers(16))
+    if kind == 0:
+        return numbers
+    if kind == 1:
+        return _with_missing(rng, numbers, np.nan)
+    if kind == 2:
+        return _with_missing(rng, numbers, rng.choice([np.inf, -np.inf]))
+    if kind == 3:
+        return rng.integers(0, 4, size=shape)
+    if kind == 4:
+        return rng.integers(0, 3, size=shape).astype(rng.choice([np.int8, np.uint8, np.int32]))
+    if kind == 5:
+        return rng.random(shape) < 0.5
+    if kind == 6:
+        return _LETTERS[rng.integers(0, 3, size=shape)] if shape else "a"
+    if kind == 7:  # mixed numbers, text and missing values
+        arr = np.array(rng.integers(0, 3, size=shape), dtype=object)
+        return _with_missing(rng, _with_missing(rng, arr, "x"), None)
+    if kind == 8:
+        return numbers + 1j
+    if kind == 9:
+        return np.zeros(shape, dtype="datetime64[D]")
+    if kind == 10:  # ragged list of lists
+        return [[1.0, 2.0, 3.0], [1.0, 2.0]] if rng.random() < 0.5 else [[1, 2], [3]]
+    if kind == 11:
+        return rng.choice(np.array([None, 3.5, "text", {"a": 1}], dtype=object))
+    # pandas: nullable and categorical dtypes
+    two = np.atleast_2d(rng.integers(0, 3, size=shape if len(shape) == 2 else (4, 3)))
+    frame = pd.DataFrame(two, columns=[f"r{j}" for j in range(two.shape[1])])
+    if kind == 12:
+        frame = frame.astype("Int64")
+        if frame.size:
+            frame.iloc[0, 0] = pd.NA
+        return frame
+    if kind == 13:
+        return frame.astype("Float64") / 2
+    if kind == 14:
+        return frame.astype(str).astype("category")
+    return (frame > 0).astype("boolean")
+
+
+def _names_a_parameter(message):
+    return re.search(r"`[^`]+`", message) is not None
+
+
+def check(call):
+    """Run ``call()``; the outcome must be a result or a documented, parameter-naming error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except (ValueError, TypeError) as exc:
+            assert _names_a_parameter(str(exc)), f"{type(exc).__name__} names no parameter: {exc}"
+            result = None
+    stray = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
+             if not issubclass(w.category, PredstabWarning)]
+    assert not stray, stray
+    value = getattr(result, "value", None)
+    if isinstance(value, float) and np.isnan(value):
+        assert any(issubclass(w.category, PredstabUndefinedWarning) for w in caught), \
+            "NaN returned without a PredstabUndefinedWarning"
+    return result
+
+
+def _scale(rng):
+    return rng.choice(np.array([None, "metric", "categorical", "ordinal"], dtype=object))
+
+
+def _pair(rng):
+    """Predictions and a baseline: half the time unrelated, half the time the predictions' own values."""
+    pred = random_array(rng)
+    if rng.random() < 0.5 or not isinstance(pred, np.ndarray):
+        return pred, random_array(rng)
+    return pred, pred.ravel()
+
+
+def _levels(rng):
+    return [None, [0, 1, 2, 3], ["a", "b", "c"], [0, 1], [], "abc"][int(rng.integers(6))]
+
+
+TARGETS = {
+    "icc": lambda rng: predstab.icc(random_array(rng)),
+    "icc(A,k)": lambda rng: predstab.icc(random_array(rng), model="twoway", type="agreement",
+                                         unit="average"),
+    "icc_table": lambda rng: predstab.icc_table(random_array(rng)),
+    "fleiss_kappa": lambda rng: predstab.fleiss_kappa(random_array(rng)),
+    "fleiss_kappa(exact, detail)": lambda rng: predstab.fleiss_kappa(random_array(rng), exact=True,
+                                                                     detail=True),
+    **{f"krippendorff_alpha({level})": partial(lambda rng, level: predstab.krippendorff_alpha(
+        random_array(rng), level=level), level=level)
+       for level in ("nominal", "ordinal", "interval", "ratio")},
+    "krippendorff_alpha(levels)": lambda rng: predstab.krippendorff_alpha(
+        random_array(rng), level=rng.choice(["nominal", "ordinal"]), levels=_levels(rng)),
+    "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
+    "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
+    "calculate_phi": lambda rng: predstab.calculate_phi(*_pair(rng),
+                                                        rng.choice(["metric", "categorical", "ordinal"]),
+                                                        _levels(rng)),
+    "calculate_psi": lambda rng: predstab.calculate_psi(*_pair(rng),
+                                                        rng.choice(["metric", "categorical", "ordinal"]),
+                                                        _levels(rng)),
+    "selection_stability": lambda rng: predstab.selection_stability(
+        random_array(rng), fraction=float(rng.choice([0.3, 0.5, 2.0])),
+        select_for=rng.choice(np.array(["high", "low", "zero", 0, "a", True], dtype=object))),
+    "importance_stability": lambda rng: predstab.importance_stability(random_array(rng), fraction=0.4),
+    "fit_2pl": lambda rng: predstab.fit_2pl(random_array(rng), random_array(rng)),
+    "compare.ttest": lambda rng: cmp.ttest(random_array(rng), random_array(rng),
+                                           paired=bool(rng.random() < 0.5)),
+    "compare.wilcoxon": lambda rng: cmp.wilcoxon(random_array(rng), random_array(rng)),
+    "compare.mean_ci": lambda rng: cmp.mean_ci(random_array(rng)),
+    "compare.iqm": lambda rng: cmp.iqm(random_array(rng)),
+    "compare.permutation_test": lambda rng: cmp.permutation_test(random_array(rng), random_array(rng),
+                                                                 n_permutations=99, random_state=0),
+    "compare.friedman_nemenyi": lambda rng: cmp.friedman_nemenyi(random_array(rng)),
+    "compare.variance_components": lambda rng: cmp.variance_components(random_array(rng)),
+    "compare.mcnemar": lambda rng: cmp.mcnemar(old=random_array(rng), new=random_array(rng)),
+}
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_random_input_gives_a_result_or_a_documented_error(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for i in range(N_INPUTS):
+        state = rng.bit_generator.state
+        try:
+            check(lambda: TARGETS[name](rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, input {i} (bit generator state {state}): {exc}") from None
+
+
+@pytest.mark.parametrize("name", ["icc", "fleiss_kappa", "krippendorff_alpha(interval)", "phi",
+                                  "selection_stability"])
+def test_the_fuzzer_reaches_both_results_and_errors(name):
+    """Guard against a fuzzer that only ever produces errors (which would test nothing)."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    outcomes = {check(lambda: TARGETS[name](rng)) is None for _ in range(N_INPUTS)}
+    assert outcomes == {True, False}
+
+
+# ---------------------------------------------------------------- functions that fit estimators
+# X and y go to scikit-learn, whose validation messages ("Input y contains NaN.", "Found input
+# variables with inconsistent numbers of samples") are passed on unchanged, or with the seed
+# prefixed when a refit fails. Accepted: a ValueError/TypeError of any message; not accepted:
+# any other exception, or a stray warning.
+
+def _tree():
+    from sklearn.tree import DecisionTreeRegressor
+
+    return DecisionTreeRegressor(max_depth=2)
+
+
+def _forest():
+    from sklearn.ensemble import RandomForestRegressor
+
+    return RandomForestRegressor(n_estimators=3, max_depth=2)
+
+
+_X = np.arange(12.0).reshape(6, 2)
+ESTIMATOR_TARGETS = {
+    "repeated_predictions(y)": lambda rng: predstab.repeated_predictions(
+        _tree(), _X, random_array(rng), _X[:2], n_repeats=2, baseline=None),
+    "repeated_predictions(X, X_test)": lambda rng: predstab.repeated_predictions(
+        _tree(), random_array(rng), np.arange(6.0), random_array(rng), n_repeats=2, baseline=None),
+    "TreePool.fit(y)": lambda rng: predstab.TreePool(_forest(), n_learners=4, random_state=0).fit(
+        _X, random_array(rng), _X[:2]),
+    "TreePool.fit(X, X_test)": lambda rng: predstab.TreePool(_forest(), n_learners=4, random_state=0).fit(
+        random_array(rng), np.arange(6.0), random_array(rng)),
+}
+
+
+def check_estimator_call(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+        except (ValueError, TypeError):
+            pass
+    # scikit-learn's own warnings (feature names) are the estimator's business
+    stray = [f"{w.category.__name__}: {w.message}" for w in caught
+             if not issubclass(w.category, PredstabWarning) and "sklearn" not in w.filename]
+    assert not stray, stray
+
+
+@pytest.mark.parametrize("name", list(ESTIMATOR_TARGETS))
+def test_random_training_data_gives_a_result_or_a_value_or_type_error(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for i in range(20):
+        try:
+            check_estimator_call(lambda: ESTIMATOR_TARGETS[name](rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, input {i}: {exc}") from None
