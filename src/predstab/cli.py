@@ -333,8 +333,9 @@ def _cmd_compare(args, out):
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
         if args.plot:
-            fig = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
-            print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
+            ax = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
+            # plot_cd_diagram returns the Axes (it can draw into a given one); save its figure
+            print(f"wrote {write_figure(args.plot, ax.figure, force=args.force)}", file=out)
         return 0
     if args.test == "mcnemar":
         old = numeric_matrix(column(frame, args.old, what="SCORES").to_frame(), what="SCORES",
