@@ -1,0 +1,304 @@
+"""Long runs: failures name their seed, interrupts and overwrites lose nothing, results reproduce.
+
+- a refit that fails for one seed raises an error naming the seed and repeating the
+  estimator's message; no partial matrix is ever returned;
+- ``KeyboardInterrupt`` during a CLI run leaves no half-written (or temporary) file, and an
+  existing output survives an interrupted ``--force`` rewrite;
+- the CLI refuses to overwrite without ``--force`` and writes through a temporary file;
+- malformed input files are reported with their line and column;
+- the same ``random_state`` gives bit-identical matrices whatever ``n_jobs`` and joblib backend.
+"""
+
+import os
+import pathlib
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+import predstab
+from predstab import PredstabDataWarning
+from predstab._utils import seeds_from
+from predstab.cli import main
+
+RANDOM_STATE = 11
+N_REPEATS = 5
+FAILING = 3  # the repetition whose seed makes the estimator fail
+
+
+class FailsForOneSeed(RegressorMixin, BaseEstimator):
+    """Predicts the mean of y plus a seed-dependent shift; fails for one seed."""
+
+    def __init__(self, random_state=None, fail_seed=None, error=ValueError):
+        self.random_state = random_state
+        self.fail_seed = fail_seed
+        self.error = error
+
+    def fit(self, X, y):
+        if self.random_state == self.fail_seed:
+            raise self.error(f"solver diverged at seed {self.random_state}")
+        self.mean_ = float(np.mean(y)) + (self.random_state % 97) / 1000.0
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    return X[:30], X[:30, 0] + rng.normal(size=30), X[30:]
+
+
+def _failing_seed():
+    return int(seeds_from(RANDOM_STATE, N_REPEATS)[FAILING])
+
+
+@pytest.mark.parametrize("n_jobs, backend", [(1, None), (2, "threading"), (2, "loky")])
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")  # joblib's
+def test_a_failing_refit_names_its_seed_and_the_estimators_message(data, n_jobs, backend):
+    X, y, X_test = data
+    seed = _failing_seed()
+    estimator = FailsForOneSeed(fail_seed=seed)
+    done = []
+    with joblib.parallel_config(backend=backend) if backend else _nothing():
+        with pytest.raises(ValueError) as info:
+            predstab.repeated_predictions(estimator, X, y, X_test, n_repeats=N_REPEATS, baseline=None,
+                                          random_state=RANDOM_STATE, n_jobs=n_jobs,
+                                          progress=lambda d, t: done.append((d, t)))
+    message = str(info.value)
+    assert f"seed {seed}" in message and f"repetition {FAILING}" in message
+    assert "solver diverged" in message and "FailsForOneSeed" in message
+    # never reported as complete: progress stops short of the total
+    assert all(d < t for d, t in done)
+
+
+def test_a_failing_fold_refit_names_seed_and_fold(data):
+    X, y, X_test = data
+    # fold refits take seeds derived from their repetition's seed
+    rep_seed = int(seeds_from(RANDOM_STATE, N_REPEATS)[1])
+    fold_seed = int(seeds_from(rep_seed, 3)[2])
+    with pytest.raises(ValueError, match=rf"seed {fold_seed} \(repetition 1, fold 2\).*solver diverged"):
+        predstab.repeated_predictions(FailsForOneSeed(fail_seed=fold_seed), X, y, X_test, n_repeats=N_REPEATS,
+                                      baseline="kfold", cv=3, random_state=RANDOM_STATE)
+
+
+def test_other_exceptions_become_runtime_errors_with_the_seed(data):
+    X, y, X_test = data
+    seed = _failing_seed()
+    with pytest.raises(RuntimeError, match=rf"seed {seed}.*ZeroDivisionError: solver diverged"):
+        predstab.repeated_predictions(FailsForOneSeed(fail_seed=seed, error=ZeroDivisionError), X, y, X_test,
+                                      n_repeats=N_REPEATS, baseline=None, random_state=RANDOM_STATE)
+
+
+def test_a_failing_fit_predict_callable_names_its_seed():
+    seed = _failing_seed()
+
+    def fit_predict(s):
+        if s == seed:
+            raise ValueError("no convergence")
+        return np.full(4, float(s % 7)), None
+
+    with pytest.raises(ValueError, match=rf"fit_predict failed for seed {seed} .*no convergence"):
+        predstab.repeated_predictions(fit_predict, n_repeats=N_REPEATS, random_state=RANDOM_STATE)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# ---------------------------------------------------------------------------------------- CLI
+
+
+def _run(capsys, *args):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def stability_files(tmp_path):
+    rng = np.random.default_rng(3)
+    pred = pd.DataFrame(rng.normal(size=(8, 5)), columns=[f"fit{j}" for j in range(5)])
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    pd.DataFrame({"y": rng.normal(size=20)}).to_csv(tmp_path / "train.csv", index=False)
+    return tmp_path
+
+
+def _stability_args(folder, out, *extra):
+    return ("stability", folder / "pred.csv", "--training-observations", folder / "train.csv",
+            "--scale", "metric", "--out", out, *extra)
+
+
+def _listing(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def _interrupt_midway(monkeypatch):
+    """Make every text write put half its content on disk, then raise KeyboardInterrupt."""
+    def half_then_interrupt(self, text, *args, **kwargs):
+        with open(self, "w", encoding="utf-8") as handle:
+            handle.write(text[: len(text) // 2])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pathlib.Path, "write_text", half_then_interrupt)
+
+
+def test_keyboard_interrupt_leaves_no_half_written_file(stability_files, monkeypatch, capsys):
+    before = _listing(stability_files)
+    _interrupt_midway(monkeypatch)
+    code, _, err = _run(capsys, *_stability_args(stability_files, stability_files / "per_object.csv"))
+    assert code == 130 and "interrupted" in err
+    # neither the output nor its temporary file is left behind
+    assert _listing(stability_files) == before
+
+
+def test_interrupted_forced_rewrite_keeps_the_old_file(stability_files, monkeypatch, capsys):
+    out = stability_files / "per_object.csv"
+    out.write_text("old results\n", encoding="utf-8")
+    before = _listing(stability_files)
+    _interrupt_midway(monkeypatch)
+    code, _, _ = _run(capsys, *_stability_args(stability_files, out, "--force"))
+    assert code == 130
+    assert _listing(stability_files) == before
+    assert open(out, encoding="utf-8").read() == "old results\n"
+
+
+def test_interrupt_while_fitting_writes_nothing(tmp_path, monkeypatch, capsys):
+    from predstab import _demo
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_demo, "compute_curve", interrupted)
+    code, _, err = _run(capsys, "demo", "--quick", "--quiet", "--out", tmp_path / "run")
+    assert code == 130 and "interrupted" in err
+    assert not (tmp_path / "run").exists() or _listing(tmp_path / "run") == []
+
+
+def test_refuses_to_overwrite_without_force(stability_files, capsys):
+    out = stability_files / "per_object.csv"
+    out.write_text("keep me\n", encoding="utf-8")
+    code, _, err = _run(capsys, *_stability_args(stability_files, out))
+    assert code == 2 and "already exists" in err and "--force" in err
+    assert open(out, encoding="utf-8").read() == "keep me\n"
+    code, _, _ = _run(capsys, *_stability_args(stability_files, out, "--force"))
+    assert code == 0
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["object", "stability", "observed_instability"] and len(table) == 8
+
+
+def test_writes_through_a_temporary_file_and_replace(stability_files, monkeypatch, capsys):
+    calls = []
+    real_replace = os.replace
+
+    def recording_replace(src, dst):
+        calls.append((pathlib.Path(src), pathlib.Path(dst), pathlib.Path(src).read_text(encoding="utf-8")))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", recording_replace)
+    out = stability_files / "per_object.csv"
+    assert _run(capsys, *_stability_args(stability_files, out))[0] == 0
+    (src, dst, content), = calls
+    # the complete content was in a temporary file of the same directory before the rename
+    assert dst == out and src.parent == out.parent and src != out
+    assert content == out.read_text(encoding="utf-8")
+
+
+def test_compare_plot_refuses_to_overwrite_without_force(tmp_path, capsys):
+    scores = pd.DataFrame(np.random.default_rng(0).normal(size=(10, 3)), columns=["A", "B", "C"])
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    plot = tmp_path / "cd.png"
+    plot.write_bytes(b"not a png")
+    code, _, err = _run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman", "--plot", plot)
+    assert code == 2 and "already exists" in err
+    assert plot.read_bytes() == b"not a png"
+
+
+@pytest.mark.parametrize("content, fragments", [
+    ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,abc,2.5\n", ["line 3", "column 'fit1'", "'abc'"]),
+    ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,2.5,2.0\n3.0,3.1,3.2,9.9\n", ["line 4", "Expected 3 fields", "saw 4"]),
+    ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,2.5,inf\n", ["line 3", "column 'fit2'", "infinite"]),
+    ("", ["empty"]),
+])
+def test_malformed_input_files_are_reported_with_line_and_column(tmp_path, capsys, content, fragments):
+    (tmp_path / "pred.csv").write_text(content, encoding="utf-8")
+    pd.DataFrame({"y": [1.0, 2.0, 3.0]}).to_csv(tmp_path / "train.csv", index=False)
+    code, _, err = _run(capsys, "stability", tmp_path / "pred.csv", "--training-observations",
+                        tmp_path / "train.csv", "--scale", "metric")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "pred.csv" in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def test_non_utf8_input_names_the_byte(tmp_path, capsys):
+    (tmp_path / "ratings.csv").write_bytes(b"r1,r2\n1,2\n\xff\xfe,3\n")
+    code, _, err = _run(capsys, "agree", tmp_path / "ratings.csv", "--measure", "icc")
+    assert code == 2 and "UTF-8" in err and "byte" in err
+
+
+# ------------------------------------------------------------------------- reproducibility
+
+
+def _matrices(n_jobs, backend, estimator, baseline, **kw):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int) if "Classifier" in type(estimator).__name__ \
+        else X[:, 0] + rng.normal(size=60)
+    with joblib.parallel_config(backend=backend) if backend else _nothing():
+        return predstab.repeated_predictions(estimator, X[:45], y[:45], X[45:], n_repeats=4,
+                                             baseline=baseline, random_state=123, n_jobs=n_jobs, **kw)
+
+
+@pytest.mark.parametrize("estimator, baseline", [
+    (RandomForestRegressor(n_estimators=8, max_depth=3), "oob"),
+    (RandomForestClassifier(n_estimators=8, max_depth=3), "kfold"),
+])
+def test_bit_identical_across_n_jobs_and_backends(estimator, baseline):
+    kw = {"cv": 3} if baseline == "kfold" else {}
+    reference = _matrices(1, None, estimator, baseline, **kw)
+    for n_jobs, backend in [(2, "threading"), (2, "loky"), (-1, "loky")]:
+        got = _matrices(n_jobs, backend, estimator, baseline, **kw)
+        for name in ("test", "space", "seeds"):
+            a, b = getattr(reference, name), getattr(got, name)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (name, n_jobs, backend)
+
+
+def test_same_seed_same_confidence_interval_and_pool():
+    rng = np.random.default_rng(9)
+    pred = rng.normal(size=(40, 6)) + rng.normal(size=(40, 1))
+    res = predstab.phi(pred, rng.normal(size=100) * 2)
+    a = res.confidence_interval(n_resamples=200, random_state=4)
+    b = res.confidence_interval(n_resamples=200, random_state=4)
+    assert a == b
+    X = rng.normal(size=(50, 3))
+    y = X[:, 0] + rng.normal(size=50)
+    forests = []
+    for n_jobs in (1, 2):
+        pool = predstab.TreePool(RandomForestRegressor(max_depth=3), n_learners=20, random_state=2,
+                                 n_jobs=n_jobs).fit(X[:40], y[:40], X[40:])
+        forests.append(pool.forests(5))
+    assert forests[0].tobytes() == forests[1].tobytes()
+
+
+def test_warning_when_the_estimator_cannot_be_seeded(data):
+    class Unseeded(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.mean_ = float(np.mean(y))
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.mean_)
+
+    X, y, X_test = data
+    with pytest.warns(PredstabDataWarning, match="no `random_state`"):
+        predstab.repeated_predictions(Unseeded(), X, y, X_test, n_repeats=2, baseline=None)
