@@ -9,7 +9,7 @@ import pandas as pd
 from scipy import special
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
-from ._ratings import as_rating_matrix, drop_incomplete_objects
+from ._ratings import as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from ._utils import FrameMixin, missing_mask
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
@@ -66,15 +66,8 @@ def _fleiss_kappa_iv(ratings, exact, detail):
     if arr.dtype.kind == "f" and np.isinf(arr).any():
         raise ValueError("`ratings` must not hold infinite values.")
     arr = drop_incomplete_objects(arr, missing_mask(arr), function="irr::kappam.fleiss", stacklevel=4)
-    try:
-        categories, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        kinds = sorted({type(v).__name__ for v in arr.ravel()})
-        raise TypeError(
-            f"`ratings` must hold categories of one comparable kind (all numbers, all strings or all "
-            f"booleans); got a mix of {', '.join(kinds)}."
-        ) from None
-    return codes.reshape(arr.shape), tuple(categories.tolist()), bool(exact), bool(detail)
+    codes, categories = factorize_ratings(arr)
+    return codes, tuple(categories.tolist()), bool(exact), bool(detail)
 
 
 def _two_sided_p(z):

@@ -11,7 +11,7 @@ from scipy import sparse
 
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix
+from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
 from ._utils import FrameMixin, missing_mask
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
@@ -52,54 +52,6 @@ class KrippendorffAlphaResult(FrameMixin):
     n_values: int
 
 
-def _small_integer_codes(arr):
-    """Fast path of :func:`_factorize` for integer-valued numbers in a small range (class labels).
-
-    Returns None when it does not apply.
-    """
-    if arr.dtype.kind not in "iuf":
-        return None
-    missing = np.isnan(arr) if arr.dtype.kind == "f" else None
-    if missing is not None and missing.all():
-        return None
-    lo = np.fmin.reduce(arr, axis=None) if missing is not None else arr.min()
-    hi = np.fmax.reduce(arr, axis=None) if missing is not None else arr.max()
-    if not hi - lo < 2**16:
-        return None
-    shifted = arr - lo
-    if missing is not None:
-        shifted[missing] = hi - lo + 1  # a slot of its own, ignored below
-    as_int = shifted.astype(np.int64)
-    if arr.dtype.kind == "f" and not (as_int == shifted).all():
-        return None  # not integer-valued
-    used = np.bincount(as_int.ravel(), minlength=int(hi - lo) + 2)[: int(hi - lo) + 1] > 0
-    lookup = np.append(np.cumsum(used) - 1, -1)
-    return lookup[as_int], (lo + np.flatnonzero(used)).astype(arr.dtype)
-
-
-def _factorize(arr):
-    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
-
-    Hash-based (pandas.factorize), so linear in the data; only the few distinct
-    values are sorted.
-    """
-    small = _small_integer_codes(arr)
-    if small is not None:
-        return small
-    codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
-    uniques = np.asarray(uniques)
-    try:
-        order = np.argsort(uniques, kind="stable")
-    except TypeError:
-        kinds = sorted({type(v).__name__ for v in uniques.tolist()})
-        raise TypeError("`ratings` must hold values of one comparable kind (all numbers or all strings); "
-                        f"got a mix of {', '.join(kinds)}.") from None
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[order] = np.arange(len(uniques))
-    codes = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).reshape(arr.shape)
-    return codes, uniques[order]
-
-
 def _krippendorff_alpha_iv(ratings, level, levels):
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
@@ -114,7 +66,7 @@ def _krippendorff_alpha_iv(ratings, level, levels):
         if len(levels) == 0 or len(set(levels)) != len(levels):
             raise ValueError(f"`levels` must list distinct categories; got {levels!r}.")
         lookup = {v: i for i, v in enumerate(levels)}
-        codes, uniques = _factorize(arr)
+        codes, uniques = factorize_ratings(arr)
         unknown = [u for u in uniques.tolist() if u not in lookup]
         if unknown:
             raise ValueError(
@@ -135,7 +87,7 @@ def _krippendorff_alpha_iv(ratings, level, levels):
                 f"level='ordinal' with non-numeric ratings (kind {kind!r}) needs `levels` to give "
                 "the order of the categories, e.g. levels=['low', 'mid', 'high']."
             )
-    codes, uniques = _factorize(arr)
+    codes, uniques = factorize_ratings(arr)
     return codes, None, len(uniques), level
 
 
@@ -398,7 +350,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     elif level == "interval":
         d_o, d_e, n_units, n = _interval(x)
     elif level == "ratio":
-        codes, values = _factorize(x)
+        codes, values = factorize_ratings(x)
         values = values.astype(float)
         d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
     else:
