@@ -96,6 +96,22 @@ def main():
                - krippendorff.alpha(reliability_data=cats.T, level_of_measurement="nominal"))
     row("nominal alpha 1e5 x 10, 5 categories", t_ours, t_ka, "krippendorff", 3, diff)
 
+    # ordinal alpha on the same categories (values x values coincidences, 5 x 5)
+    t_ka = best_time(lambda: krippendorff.alpha(reliability_data=cats.T, level_of_measurement="ordinal"), 5)
+    t_ours = best_time(lambda: predstab.krippendorff_alpha(cats, level="ordinal"), 10)
+    diff = abs(predstab.krippendorff_alpha(cats, level="ordinal").value
+               - krippendorff.alpha(reliability_data=cats.T, level_of_measurement="ordinal"))
+    row("ordinal alpha 1e5 x 10, 5 categories", t_ours, t_ka, "krippendorff", None, diff)
+
+    # Fleiss' kappa on the same categories vs statsmodels (aggregate_raters + fleiss_kappa)
+    from statsmodels.stats import inter_rater
+
+    t_sm = best_time(lambda: inter_rater.fleiss_kappa(inter_rater.aggregate_raters(cats)[0]), 3)
+    t_ours = best_time(lambda: predstab.fleiss_kappa(cats), 10)
+    diff = abs(predstab.fleiss_kappa(cats).value
+               - inter_rater.fleiss_kappa(inter_rater.aggregate_raters(cats)[0]))
+    row("Fleiss' kappa 1e5 x 10, 5 categories", t_ours, t_sm, "statsmodels", None, diff)
+
     # interval alpha on continuous data (the random-forest regression case)
     for n in (100, 200):
         x = rng.normal(size=(n, 1)) + rng.normal(scale=0.5, size=(n, 5))
