@@ -138,8 +138,9 @@ def _coincidences(counts, m_u):
         o = (counts.T @ weighted).toarray()
         n_c = np.asarray(weighted.sum(axis=0)).ravel()
     else:
-        o = counts.T @ (counts * w[:, None])
-        n_c = w @ counts
+        weighted = counts * w[:, None]
+        o = counts.T @ weighted
+        n_c = weighted.sum(axis=0)  # (vector @ matrix is a slow path in numpy for tall matrices)
     o[np.diag_indices_from(o)] -= n_c
     return o
 

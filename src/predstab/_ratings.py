@@ -135,8 +135,11 @@ def _small_integer_codes(arr):
     if arr.dtype.kind == "f" and not (as_int == shifted).all():
         return None  # not integer-valued
     used = np.bincount(as_int.ravel(), minlength=int(hi - lo) + 2)[: int(hi - lo) + 1] > 0
+    uniques = (lo + np.flatnonzero(used)).astype(arr.dtype)
+    if used.all() and (missing is None or not missing.any()):
+        return as_int, uniques  # labels lo, lo + 1, ..., hi all used: the shift is the code
     lookup = np.append(np.cumsum(used) - 1, -1)
-    return lookup[as_int], (lo + np.flatnonzero(used)).astype(arr.dtype)
+    return lookup[as_int], uniques
 
 
 def factorize_ratings(arr):
