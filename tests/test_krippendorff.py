@@ -215,3 +215,13 @@ def test_equals_brute_force_definition(seed, level, n_rep, p_missing):
         return  # degenerate: covered by test_degenerate_and_undefined
     expected = brute_force_alpha(m, level)
     assert krippendorff_alpha(m, level=level).value == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+def test_ordered_categorical_frame_gives_the_order():
+    order = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    m = np.array([[0, 0, 1], [1, 1, 1], [2, 1, 2], [0, 1, 0], [2, 2, 2]])
+    frame = pd.DataFrame(np.array(["low", "mid", "high"], dtype=object)[m]).astype(order)
+    expected = krippendorff_alpha(m, level="ordinal").value
+    assert krippendorff_alpha(frame, level="ordinal").value == pytest.approx(expected, rel=1e-14)
+    assert krippendorff_alpha(frame.astype(object), level="ordinal",
+                              levels=order).value == pytest.approx(expected, rel=1e-14)

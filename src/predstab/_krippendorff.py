@@ -55,6 +55,11 @@ class KrippendorffAlphaResult(FrameMixin):
 def _krippendorff_alpha_iv(ratings, level, levels):
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
+    if levels is None and level == "ordinal" and isinstance(ratings, pd.DataFrame):
+        dtypes = set(ratings.dtypes)
+        only = dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(only, pd.CategoricalDtype) and only.ordered:
+            levels = only  # an ordered categorical carries the order of its categories
     arr = as_rating_matrix(ratings)
     if levels is not None:
         if level not in ("nominal", "ordinal"):
@@ -285,11 +290,12 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         booleans for nominal and ordinal data.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
-    levels : sequence, optional
+    levels : sequence or pandas.CategoricalDtype, optional
         The ordered categories for ``level="ordinal"`` (required when the categories
-        are not numbers); with ``"nominal"`` the set of allowed categories. Every
-        value must be one of them. Categories in ``levels`` that are never used do
-        not change alpha.
+        are not numbers, unless ``ratings`` is a DataFrame whose columns share one
+        ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
+        Every value must be one of them. Categories in ``levels`` that are never used
+        do not change alpha.
 
     Returns
     -------
