@@ -269,12 +269,18 @@ def test_block_boundaries_do_not_matter(monkeypatch):
                                   ref_c.per_object)
 
 
-def test_many_categories_sparse_path_equals_definition():
+@pytest.mark.parametrize("scale", ["categorical", "ordinal"])
+def test_many_categories_sparse_path_equals_definition(scale):
+    # 2000 objects x ~800 distinct values exceed the dense (objects x values) table: sparse counts
     rng = np.random.default_rng(7)
-    pred = np.round(rng.normal(size=(300, 5)), 1)  # ~80 distinct values, more than 4 * R per row
-    res = _quiet(phi, pred, pred.ravel(), scale="categorical")
-    s, d_o, d_e = naive_stability(pred.tolist(), pred.ravel().tolist(), "categorical")
-    assert res.value == pytest.approx(s, rel=1e-12) and res.expected == pytest.approx(d_e, rel=1e-12)
+    pred = rng.integers(0, 800, size=(2000, 5)) * 2 + 1000  # spread out: no direct integer codes
+    base = np.concatenate([np.unique(pred), rng.choice(np.unique(pred), 50)])
+    levels = np.unique(base).tolist() if scale == "ordinal" else None
+    res = phi(pred.astype(float), base.astype(float), scale=scale, levels=levels)
+    s, d_o, d_e = naive_stability(pred.tolist(), base.tolist(), scale, levels)
+    assert res.value == pytest.approx(s, abs=1e-13)  # S is near 0 here: absolute tolerance
+    assert res.observed == pytest.approx(d_o, rel=1e-12)
+    assert res.expected == pytest.approx(d_e, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- inputs and scales
