@@ -270,10 +270,13 @@ def test_block_boundaries_do_not_matter(monkeypatch):
 
 
 @pytest.mark.parametrize("scale", ["categorical", "ordinal"])
-def test_many_categories_sparse_path_equals_definition(scale):
-    # 2000 objects x ~800 distinct values exceed the dense (objects x values) table: sparse counts
+def test_many_categories_sparse_path_equals_definition(scale, monkeypatch):
+    # many distinct values and a small dense-table limit: counts go through the sparse table
+    import predstab._stability as mod
+
+    monkeypatch.setattr(mod, "_DENSE_CELLS", 0)
     rng = np.random.default_rng(7)
-    pred = rng.integers(0, 800, size=(2000, 5)) * 2 + 1000  # spread out: no direct integer codes
+    pred = rng.integers(0, 150, size=(300, 5)) * 2 + 1000  # spread out: no direct integer codes
     base = np.concatenate([np.unique(pred), rng.choice(np.unique(pred), 50)])
     levels = np.unique(base).tolist() if scale == "ordinal" else None
     res = phi(pred.astype(float), base.astype(float), scale=scale, levels=levels)

@@ -33,6 +33,8 @@ _R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character",
 # values processed per block of rows: bounds the temporary memory of the counting pass
 _BLOCK = 1 << 18
 _FEW_REPETITIONS = 5
+# a dense (values x objects) count table is used up to this many cells (or 4x the input)
+_DENSE_CELLS = 1 << 20
 
 
 # --------------------------------------------------------------------------- result
@@ -543,7 +545,7 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
     """Per-object ``D_o,i``, non-missing counts, and the category counts of the first object."""
     source, offset, uniques = encode(pred)
     n_rows, n_cols = source.shape
-    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, 1 << 20)
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
     if dense:
         raw, n_missing = _row_counts(source, offset, len(uniques))
         present = np.flatnonzero(raw.any(axis=1))
