@@ -294,7 +294,7 @@ def test_scale_inference():
     assert phi([["a", "b", "a", "a", "a"]], ["a", "b"]).scale == "categorical"
     assert phi(np.array([[True, False, True, True, True]]), [True, False]).scale == "categorical"
     dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
-    ordered = pd.DataFrame({f"r{j}": pd.Series(["lo", "hi"], dtype=dtype) for j in range(5)})
+    ordered = pd.DataFrame({f"r{j}": pd.Series(["lo", "hi" if j else "mid"], dtype=dtype) for j in range(5)})
     res = phi(ordered, pd.Series(["lo", "mid", "hi"], dtype=dtype))
     assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
     assert phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], levels=["a", "b", "c"]).scale == "ordinal"
@@ -371,6 +371,7 @@ def test_numeric_categories_match_text_like_r():
     (dict(baseline=["a", "b"]), "Type mismatch .* is numeric, `training_observations` is character"),
     (dict(scale="interval"), "`scale` must be one of"),
     (dict(scale="Metric"), "`scale` must be one of"),
+    (dict(scale=["metric"]), "`scale` must be one of"),
     (dict(baseline=np.ones((2, 2, 2))), "`training_observations` must be a vector or"),
 ])
 def test_phi_input_errors(kwargs, match):
@@ -389,6 +390,8 @@ def test_categorical_and_ordinal_errors():
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="ordinal")
     with pytest.raises(ValueError, match="doesn't match the data type which is 'character'"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="metric")
+    with pytest.raises(ValueError, match="`levels` orders the categories of the ordinal scale"):
+        phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="categorical", levels=["a", "b"])
     with pytest.raises(ValueError, match="`levels` must not repeat"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], levels=["a", "b", "a"])
     with pytest.raises(ValueError, match="`prediction_space`"):

@@ -344,7 +344,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     if base.array.ndim == 0:
         base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
 
-    if scale is not None and scale not in _SCALES:
+    if scale is not None and (not isinstance(scale, str) or scale not in _SCALES):
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical' or None; got {scale!r}.")
     if "empty" not in (pred.family, base.family) and pred.family != base.family:
         raise ValueError(
@@ -361,7 +361,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
                 f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
                 "scale='categorical' or scale='ordinal' for class labels."
             )
-        levels = None
+        levels = _no_levels(levels, scale, names)
     elif scale == "ordinal":
         if levels is None:
             levels = _ordered_categories(pred, base)
@@ -372,7 +372,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
             )
         levels = _levels_iv(levels, names.levels)
     elif scale == "categorical":
-        levels = None
+        levels = _no_levels(levels, scale, names)
     else:
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical'; got {scale!r}.")
     if n_replicates < _FEW_REPETITIONS:
@@ -383,11 +383,20 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     return pred, base, scale, levels
 
 
-def _infer_scale(pred, base, levels, names):
-    if pred.categories is not None:
-        return "ordinal" if pred.ordered or levels is not None else "categorical"
+def _no_levels(levels, scale, names):
     if levels is not None:
+        raise ValueError(
+            f"`{names.levels}` orders the categories of the ordinal scale; it cannot be used with "
+            f"scale={scale!r}. Pass scale='ordinal' or leave `{names.levels}` as None."
+        )
+    return None
+
+
+def _infer_scale(pred, base, levels, names):
+    if levels is not None or _ordered_categories(pred, base) is not None:
         return "ordinal"
+    if pred.categories is not None:
+        return "categorical"
     family = pred.family if pred.family != "empty" else base.family
     if family in ("logical", "character"):
         return "categorical"
