@@ -347,6 +347,16 @@ def test_nullable_and_pd_na_missing_values():
     assert _quiet(phi, boolean, [True, False]).per_object_count.tolist() == [4]
 
 
+def test_pandas_arrays_as_baseline():
+    dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
+    pred = [["lo", "mid", "mid", "hi", "mid"]]
+    res = psi(pred, pd.Categorical(["lo", "mid", "hi", "hi"], dtype=dtype))
+    assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
+    ref = psi(pred, ["lo", "mid", "hi", "hi"], levels=["lo", "mid", "hi"])
+    assert res.value == ref.value
+    assert psi(pred, pd.Index(["lo", "mid", "hi", "hi"])).value == psi(pred, ["lo", "mid", "hi", "hi"]).value
+
+
 def test_pooled_matrix_baseline_equals_vector():
     rng = np.random.default_rng(9)
     pred, space = rng.normal(size=(5, 6)), rng.normal(size=(20, 6))

@@ -141,8 +141,9 @@ def _is_number_dtype(dtype):
 def read_values(x, name) -> Values:
     """Parse ``x`` (array-like, list of lists or pandas object) into :class:`Values`."""
     labels = None
+    if isinstance(x, (pd.api.extensions.ExtensionArray, pd.Index)):  # pd.Categorical, pd.array(...)
+        x = pd.Series(x)
     if isinstance(x, pd.Series):
-        labels = None
         x = x.to_frame()
         squeeze = True
     else:

@@ -47,7 +47,7 @@ def _r_number(x) -> str:
     return f"{x:6.5g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous: compare fields explicitly
 class StabilityResult(FrameMixin):
     """Prediction stability (APS's phi or psi) and the parts it is made of.
 
@@ -755,8 +755,8 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None) -> St
     ----------
     .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
        of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1
-    .. [2] Krippendorff, K. (2019). Content Analysis (4th ed.), ordinal metric.
-       https://doi.org/10.4135/9781071878781
+    .. [2] Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability (ordinal metric).
+       https://repository.upenn.edu/asc_papers/43
 
     Examples
     --------
