@@ -151,6 +151,29 @@ def test_metric_constant_rows_are_exact_zeros():
     assert np.all(res.per_object_observed == 0.0)
 
 
+def test_many_constant_rows_are_fast_and_exact():
+    pred = np.tile(np.array([[0.1], [0.7], [1 / 3]]), (20000, 9))
+    pred[::2, 0] = np.nan
+    res = _quiet(phi, pred, [0.0, 1.0])
+    assert np.all(res.per_object_observed == 0.0) and res.value == 1.0
+
+
+def test_warnings_point_at_the_callers_line():
+    # every warning is attributed to this file (stacklevel), not to predstab's internals
+    cases = [
+        lambda: phi([[1.0, 2.0], [1.0, 3.0]], [0.0, 1.0]),  # fewer than 5 repetitions
+        lambda: phi([[1.0, np.nan, 2.0, 2.0, 2.0], [np.nan] * 4 + [1.0]], [0.0, np.nan, 1.0]),
+        lambda: phi([["a"] * 5], ["a", "a"]),  # identical, collapsed
+        lambda: phi([[1.0, 2.0, 3.0, 4.0, 5.0]], [2.0, 2.0]),  # undefined
+    ]
+    for case in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            case()
+        assert caught and all(w.filename == __file__ for w in caught), [(w.filename, str(w.message))
+                                                                         for w in caught]
+
+
 def test_zero_expected_instability_conventions():
     # D_e = 0 and D_o = 0 -> 1 (the model may have collapsed); D_e = 0 and D_o > 0 -> NaN
     with pytest.warns(PredstabDegenerateWarning, match="collapsed"):
@@ -478,6 +501,17 @@ def test_confidence_interval_errors_and_undefined():
     with pytest.warns(PredstabUndefinedWarning):
         ci = undefined.confidence_interval(random_state=0)
     assert math.isnan(ci.low) and math.isnan(ci.high)
+
+
+def test_validation_aps_module_runs(capsys, monkeypatch):
+    import runpy
+    import sys
+
+    monkeypatch.setattr(sys, "argv", ["validation.aps", "--failures-only"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_module("validation.aps", run_name="__main__", alter_sys=False)
+    assert exit_info.value.code == 0
+    assert " 0 failed" in capsys.readouterr().out
 
 
 def test_public_api_exports():

@@ -153,6 +153,30 @@ class StabilityResult(FrameMixin):
         -------
         ConfidenceInterval
             ``(low, high)``; NaN bounds when the stability is undefined (``D_e = 0``).
+
+        Warns
+        -----
+        PredstabUndefinedWarning
+            ``D_e`` is zero: no interval.
+
+        Notes
+        -----
+        Resampling repetitions with replacement repeats some of them, and a repeated
+        prediction always agrees with itself, so for a single object the bootstrap
+        distribution is shifted towards stability (most for categorical predictions with many
+        distinct values). Read that interval as a rough guide; with several objects, resample
+        objects.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import predstab
+        >>> rng = np.random.default_rng(0)
+        >>> refits = rng.normal(size=(50, 1)) * 3 + rng.normal(size=(50, 10))
+        >>> res = predstab.phi(refits, rng.normal(size=200) * 3)
+        >>> low, high = res.confidence_interval(n_resamples=999, random_state=1)
+        >>> bool(low < res.value < high)
+        True
         """
         from scipy import stats
 
@@ -284,10 +308,11 @@ def _row_variances(x):
         # only rows within rounding of zero can be constant: check those exactly
         with np.errstate(invalid="ignore"):
             near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
-        for i in near_zero:
-            row = block[i][~np.isnan(block[i])]
-            if row.max() == row.min():
-                v[i] = 0.0
+        if near_zero.size:
+            sub = block[near_zero]
+            low = np.where(np.isnan(sub), np.inf, sub).min(axis=1)
+            high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
+            v[near_zero[low == high]] = 0.0
         var[start:start + block.shape[0]] = v
     return var, count
 
