@@ -386,6 +386,19 @@ def test_pooled_matrix_baseline_equals_vector():
     assert psi(pred, space).expected == psi(pred, space.ravel(order="F")).expected
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.uint64, float])
+def test_integer_codes_of_any_dtype(dtype):
+    rng = np.random.default_rng(13)
+    labels = np.array([3, 7, 250]) if dtype in (np.uint8, np.uint64) else np.array([-5, 0, 7])
+    codes = rng.integers(0, 3, size=(30, 6))
+    ref = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], scale="categorical")
+    res = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), scale="categorical")
+    assert res.value == pytest.approx(ref.value, rel=1e-15)
+    ref_o = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], levels=["a", "b", "c"])
+    res_o = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), levels=labels.tolist())
+    assert res_o.value == pytest.approx(ref_o.value, rel=1e-15)
+
+
 def test_numeric_categories_match_text_like_r():
     # APS turns numbers into text on the categorical scale: 1 and 1.0 are the same class
     res = phi(np.array([[1, 1, 2, 2, 1]]), [1.0, 2.0, 3.0], scale="categorical")

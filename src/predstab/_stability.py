@@ -644,6 +644,7 @@ def _sorted_order(uniques):
 
 
 def _stability(kind, predictions, baseline, scale, levels, names):
+    """The computation behind every entry point: ``S = 1 - D_o / D_e`` and its parts."""
     pred, base, scale, levels = _stability_iv(kind, predictions, baseline, scale, levels, names)
     base = _baseline_vector(base, names.baseline)
     delta2 = None
@@ -663,9 +664,7 @@ def _stability(kind, predictions, baseline, scale, levels, names):
             d_e = float(p @ delta2 @ p)
         else:
             p = base_counts / n
-            d_e = float(1.0 - np.sum(p * p))
-            if len(categories) == 1:
-                d_e = 0.0
+            d_e = float(1.0 - np.sum(p * p))  # exactly 0 for one class: 1 - 1.0
         levels = categories
         d_o_i, count, first_row = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
                                                         delta2, names)
