@@ -45,7 +45,8 @@ class Values:
     """A parsed input.
 
     ``array`` holds the values (numeric, bool or object dtype) or, when ``categories``
-    is not None, integer codes into ``categories`` with -1 for missing values.
+    is not None, integer codes into ``categories`` with -1 for missing values (a
+    :class:`ColumnCodes` for a DataFrame of Categorical columns).
     """
 
     array: np.ndarray
@@ -79,7 +80,7 @@ def _family_of_array(arr, name):
     )
 
 
-def _from_object(arr, family, integer):
+def _from_object(arr, family):
     """Normalise an object array of one family to a compact dtype where possible."""
     if family == "numeric":
         return pd.Series(arr.ravel(), dtype=object).astype(float).to_numpy().reshape(arr.shape)
@@ -177,7 +178,7 @@ def read_values(x, name) -> Values:
             raise ValueError(f"`{name}` must be a rectangular array; {exc}") from None
     family, integer = _family_of_array(arr, name)
     if arr.dtype.kind == "O" or arr.dtype.kind in "US":
-        arr = _from_object(arr, family, integer)
+        arr = _from_object(arr, family)
     return Values(arr, family, integer, labels=labels)
 
 
