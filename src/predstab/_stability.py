@@ -1,0 +1,947 @@
+"""APS prediction stability: data-based phi and model-based psi.
+
+A prediction matrix holds N objects (rows) by R repetitions (columns: refits of a
+non-deterministic model with new seeds). Its stability is ``S = 1 - D_o / D_e``:
+the observed instability ``D_o`` (disagreement between the repetitions of each
+object, averaged over objects) relative to the instability ``D_e`` expected from a
+baseline: the training responses (phi) or out-of-sample predictions for the
+training objects (psi). The definitions are those of APS 1.0.1 (Lange, Schmitt &
+Heinrich 2025); ``validation/aps`` checks every reference case to 1e-12.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._convention import one_minus_ratio, one_minus_ratio_array
+from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from ._scales import ColumnCodes, Values, encode, match_keys, read_values
+from ._utils import ConfidenceInterval, FrameMixin, check_rng
+
+__all__ = ["phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"]
+
+_SCALES = ("metric", "ordinal", "categorical")
+_DESCRIPTION = {
+    "phi": "Data-based prediction stability (phi)",
+    "psi": "Model-based prediction stability (psi)",
+}
+_R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character", "empty": "logical"}
+# values processed per block of rows: bounds the temporary memory of the counting pass
+_BLOCK = 1 << 18
+_FEW_REPETITIONS = 5
+# a dense (values x objects) count table is used up to this many cells (or 4x the input)
+_DENSE_CELLS = 1 << 20
+
+
+# --------------------------------------------------------------------------- result
+
+
+def _r_number(x) -> str:
+    """One number as APS prints it: ``formatC(x, digits = 5, format = "g")``, NA if undefined."""
+    if x is None or np.isnan(x):
+        return "    NA"
+    return f"{x:6.5g}"
+
+
+@dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous: compare fields explicitly
+class StabilityResult(FrameMixin):
+    """Prediction stability (APS's phi or psi) and the parts it is made of.
+
+    Attributes
+    ----------
+    value : float
+        Prediction stability ``S = 1 - observed / expected`` (NaN when undefined).
+    observed : float
+        Observed instability ``D_o``: mean of ``per_object_observed`` over the objects kept.
+    expected : float
+        Expected instability ``D_e`` from the baseline.
+    per_object : ndarray of shape (n_objects,)
+        ``S_i = 1 - D_o,i / D_e`` per object; NaN for objects with fewer than two predictions.
+    per_object_observed : ndarray of shape (n_objects,)
+        ``D_o,i`` per object; NaN for objects that were dropped.
+    kind : {"phi", "psi"}
+        Data-based (phi) or model-based (psi) stability.
+    scale : {"metric", "ordinal", "categorical"}
+        Scale the predictions were analysed on.
+    levels : tuple or None
+        Ordinal levels in order, the categories (categorical scale) or None (metric).
+    n_objects : int
+        Rows of the prediction matrix (including dropped ones).
+    n_replicates : int
+        Columns (repetitions) of the prediction matrix.
+    """
+
+    value: float
+    observed: float
+    expected: float
+    per_object: np.ndarray = field(repr=False)
+    per_object_observed: np.ndarray = field(repr=False)
+    kind: str
+    scale: str
+    levels: tuple | None
+    n_objects: int
+    n_replicates: int
+    per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
+    object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
+    # a single object's predictions (codes or numbers) and the squared distances, for the
+    # bootstrap over repetitions
+    _row: np.ndarray | None = field(repr=False, compare=False, default=None)
+    _delta2: np.ndarray | None = field(repr=False, compare=False, default=None)
+
+    _frame_fields = ("kind", "scale", "value", "observed", "expected", "n_objects", "n_replicates")
+
+    @property
+    def description(self) -> str:
+        """APS's description line, e.g. ``"Data-based prediction stability (phi)"``."""
+        return _DESCRIPTION[self.kind]
+
+    def __str__(self) -> str:
+        # APS's print method: description, dashes, the three numbers to 5 significant digits.
+        # Its print fails on an undefined stability; predstab prints NA there.
+        return "\n".join([
+            "",
+            self.description + " ",
+            "-" * len(self.description),
+            f"Prediction stability: {_r_number(self.value)} ",
+            f"Observed instability: {_r_number(self.observed)} ",
+            f"Expected instability: {_r_number(self.expected)} ",
+            "",
+        ])
+
+    def per_object_frame(self, *, sort=True) -> pd.DataFrame:
+        """Per-object stability as a DataFrame, least stable first when ``sort`` is True.
+
+        Columns: ``stability`` (``S_i``), ``observed_instability`` (``D_o,i``) and
+        ``n_predictions`` (non-missing predictions of the object). The index holds the
+        row labels of the input DataFrame, or row positions. Dropped objects (NaN) come last.
+        """
+        if not isinstance(sort, (bool, np.bool_)):
+            raise TypeError(f"`sort` must be True or False; got {sort!r}.")
+        index = self.object_labels if self.object_labels is not None else pd.RangeIndex(self.n_objects)
+        frame = pd.DataFrame({"stability": self.per_object,
+                              "observed_instability": self.per_object_observed,
+                              "n_predictions": self.per_object_count}, index=index)
+        frame.index.name = "object"
+        if sort:
+            frame = frame.sort_values("stability", kind="stable", na_position="last")
+        return frame
+
+    def confidence_interval(self, level=0.95, *, n_resamples=2000, method="percentile", by="auto",
+                            random_state=None) -> ConfidenceInterval:
+        """Bootstrap confidence interval for the stability (:func:`scipy.stats.bootstrap`).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Confidence level, in (0, 1).
+        n_resamples : int, default 2000
+            Bootstrap resamples.
+        method : {"percentile", "basic", "BCa"}, default "percentile"
+            Interval type (BCa needs a jackknife: quadratic in the number of objects).
+        by : {"auto", "objects", "replicates"}, default "auto"
+            What is resampled: the objects (``D_e`` held fixed: the interval is conditional
+            on the baseline) or, for a single object, its repetitions. ``"auto"`` resamples
+            objects when at least two were kept, repetitions otherwise.
+        random_state : None, int or numpy.random.Generator
+            Seed of the resampling.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``; NaN bounds when the stability is undefined (``D_e = 0``).
+
+        Warns
+        -----
+        PredstabUndefinedWarning
+            ``D_e`` is zero: no interval.
+
+        Notes
+        -----
+        Resampling repetitions with replacement repeats some of them, and a repeated
+        prediction always agrees with itself, so for a single object the bootstrap
+        distribution is shifted towards stability (most for categorical predictions with many
+        distinct values). Read that interval as a rough guide; with several objects, resample
+        objects.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import predstab
+        >>> rng = np.random.default_rng(0)
+        >>> refits = rng.normal(size=(50, 1)) * 3 + rng.normal(size=(50, 10))
+        >>> res = predstab.phi(refits, rng.normal(size=200) * 3)
+        >>> low, high = res.confidence_interval(n_resamples=999, random_state=1)
+        >>> bool(low < res.value < high)
+        True
+        """
+        from scipy import stats
+
+        level, n_resamples, method, by, rng = _confidence_interval_iv(
+            self, level, n_resamples, method, by, random_state)
+        d_e = self.expected
+        if not d_e > 0:
+            warnings.warn("Expected instability is zero or undefined; no confidence interval.",
+                          PredstabUndefinedWarning, stacklevel=2)
+            return ConfidenceInterval(np.nan, np.nan)
+        if by == "objects":
+            data = self.per_object_observed[~np.isnan(self.per_object_observed)]
+
+            def statistic(d_o, axis=-1):
+                return 1.0 - np.mean(d_o, axis=axis) / d_e
+            batch = None
+        elif by == "replicates":
+            data = self._row
+            delta2 = self._delta2
+            n_codes = 1 if self.scale == "metric" else len(self.levels)
+
+            def statistic(row, axis=-1):
+                row = np.moveaxis(row, axis, -1)
+                r = row.shape[-1]
+                if self.scale == "metric":
+                    d_o = np.var(row, axis=-1, ddof=1)
+                else:
+                    counts = (row[..., None] == np.arange(n_codes)).sum(axis=-2).astype(float)
+                    if delta2 is None:  # categorical: share of disagreeing ordered pairs
+                        pairs = r * r - np.einsum("...k,...k->...", counts, counts)
+                    else:
+                        pairs = np.einsum("...k,...k->...", counts @ delta2, counts)
+                    d_o = pairs / (r * (r - 1))
+                return 1.0 - d_o / d_e
+            width = data.size * n_codes
+            batch = max(1, _BLOCK // max(width, 1))
+        else:
+            raise ValueError(f"`by` must be 'auto', 'objects' or 'replicates'; got {by!r}.")
+        res = stats.bootstrap((data,), statistic, vectorized=True, n_resamples=n_resamples,
+                              confidence_level=level, method=method, batch=batch, rng=rng)
+        return ConfidenceInterval(float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
+def _confidence_interval_iv(result, level, n_resamples, method, by, random_state):
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
+            or not 0 < level < 1:
+        raise ValueError(f"`level` must be a number in (0, 1); got {level!r}.")
+    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    if method not in ("percentile", "basic", "BCa"):
+        raise ValueError(f"`method` must be 'percentile', 'basic' or 'BCa'; got {method!r}.")
+    n_kept = int(np.sum(~np.isnan(result.per_object_observed)))
+    if by == "auto":
+        by = "objects" if n_kept >= 2 else "replicates"
+    elif by not in ("objects", "replicates"):
+        raise ValueError(f"`by` must be 'auto', 'objects' or 'replicates'; got {by!r}.")
+    if by == "objects" and n_kept < 2:
+        raise ValueError(f"`by`='objects' needs at least two objects with predictions; got {n_kept}.")
+    if by == "replicates" and result._row is None:
+        raise ValueError("`by`='replicates' resamples the repetitions of a single object; the result "
+                         f"has {n_kept} objects. Use by='objects'.")
+    return float(level), int(n_resamples), method, by, check_rng(random_state)
+
+
+# --------------------------------------------------------------------------- counting
+
+
+def _row_counts(source, offset, n_codes):
+    """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
+
+    ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
+
+    ``source - offset`` are codes in ``0..n_codes-1`` or -1 (missing). Codes are shifted
+    by one so that missing values land in a column of their own; each block of rows
+    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
+    order of the values does not matter to bincount, so column-wise blocks need no transpose).
+    Counts are stored as int32 (at most the number of repetitions).
+    """
+    n_rows, n_cols = source.shape
+    width = n_codes + 1
+    table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
+    step = max(1, _BLOCK // max(n_cols, 1))
+    by_column = isinstance(source, ColumnCodes)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        m = stop - start
+        base = np.arange(m, dtype=np.intp) * width + (1 - offset)
+        if by_column:  # (columns x rows) block of a DataFrame of Categoricals
+            flat = source.row_block(start, stop) + base[None, :]
+        else:
+            flat = source[start:stop] + base[:, None]
+        table[:, start:stop] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width).T
+    return table[1:], table[0]
+
+
+def _row_variances(x):
+    """Sample variances (denominator ``n_i - 1``) and non-missing counts of each row.
+
+    Two-pass (mean, then squared deviations) as R's ``var``, block by block so that each
+    block stays in cache. Rows whose values are all equal get an exact 0 (the shared
+    convention needs exact zeros; rounding in the mean would otherwise leave ~1e-33).
+    """
+    n_rows, n_cols = x.shape
+    var = np.empty(n_rows)
+    count = np.full(n_rows, n_cols, dtype=np.int64)
+    step = max(1, _BLOCK // max(n_cols, 1))
+    eps = np.finfo(float).eps
+    for start in range(0, n_rows, step):
+        block = x[start:start + step]
+        total = block.sum(axis=1)
+        mean = total / n_cols
+        dev = block - mean[:, None]
+        v = np.einsum("ij,ij->i", dev, dev) / (n_cols - 1) if n_cols > 1 else np.full(len(block), np.nan)
+        cnt = count[start:start + block.shape[0]]
+        # rows with a missing value are the rows whose sum is not finite: redo only those
+        redo = np.flatnonzero(~np.isfinite(total))
+        if redo.size:
+            sub = block[redo]
+            missing = np.isnan(sub)
+            c = n_cols - missing.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(missing, 0.0, sub).sum(axis=1) / c
+                d = np.where(missing, 0.0, sub - m[:, None])
+                v[redo] = np.einsum("ij,ij->i", d, d) / (c - 1)
+            v[redo[c < 2]] = np.nan
+            mean[redo] = m
+            cnt[redo] = c
+        # only rows within rounding of zero can be constant: check those exactly
+        with np.errstate(invalid="ignore"):
+            near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
+        if near_zero.size:
+            sub = block[near_zero]
+            low = np.where(np.isnan(sub), np.inf, sub).min(axis=1)
+            high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
+            v[near_zero[low == high]] = 0.0
+        var[start:start + block.shape[0]] = v
+    return var, count
+
+
+def _ordinal_delta2(level_counts):
+    """Krippendorff's squared ordinal distances from the baseline's level COUNTS ``m_g``.
+
+    ``delta(c, k) = m_c/2 + sum_{c<g<k} m_g + m_k/2``: the distance between the
+    positions ``t_c = sum_{g<=c} m_g - m_c/2`` (half-integers, so exact in floating point).
+    """
+    m = np.asarray(level_counts, dtype=float)
+    position = np.cumsum(m) - m / 2.0
+    return (position[:, None] - position[None, :]) ** 2
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _format_missing(n_missing, n_total):
+    return f"{n_missing} out of {n_total} values are missing ({round(100.0 * n_missing / n_total, 2):g}%)"
+
+
+@dataclass(frozen=True)
+class _Names:
+    predictions: str
+    baseline: str
+    levels: str
+
+
+def _stability_iv(kind, predictions, baseline, scale, levels, names):
+    """Check and normalise the inputs of every phi/psi entry point (APS's checks and phrases)."""
+    pred = read_values(predictions, names.predictions)
+    if pred.array.ndim != 2:
+        raise ValueError(
+            f"`{names.predictions}` must be a 2-D matrix of shape (n_objects, n_repetitions); got "
+            f"{pred.array.ndim}-D input of shape {pred.array.shape}. For one object pass shape (1, R)."
+        )
+    n_objects, n_replicates = pred.array.shape
+    if n_replicates < 2:
+        raise ValueError(
+            f"`{names.predictions}` must contain predictions from at least two repetitions (columns); "
+            f"got shape {pred.array.shape}."
+        )
+    if n_objects < 1:
+        raise ValueError(
+            f"`{names.predictions}` must contain at least one object (row); got shape {pred.array.shape}."
+        )
+    base = read_values(baseline, names.baseline)
+    if base.array.ndim > 2:
+        raise ValueError(
+            f"`{names.baseline}` must be a vector or a (training objects x repetitions) matrix; got "
+            f"{base.array.ndim}-D input of shape {base.array.shape}."
+        )
+    if base.array.ndim == 0:
+        base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
+
+    if scale is not None and (not isinstance(scale, str) or scale not in _SCALES):
+        raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical' or None; got {scale!r}.")
+    if "empty" not in (pred.family, base.family) and pred.family != base.family:
+        raise ValueError(
+            "Type mismatch between the prediction matrix and the training data: "
+            f"`{names.predictions}` is {_R_TYPE[pred.family]}, `{names.baseline}` is {_R_TYPE[base.family]}."
+        )
+    if scale is None:
+        scale = _infer_scale(pred, base, levels, names)
+    if scale == "metric":
+        family = pred.family if pred.family != "empty" else base.family
+        if family not in ("numeric", "empty"):
+            raise ValueError(
+                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}': `scale` is "
+                f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
+                "scale='categorical' or scale='ordinal' for class labels."
+            )
+        levels = _no_levels(levels, scale, names)
+    elif scale == "ordinal":
+        if levels is None:
+            levels = _ordered_categories(pred, base)
+        if levels is None:
+            raise ValueError(
+                f"'scale' = 'ordinal' requires setting `{names.levels}` to a vector containing the "
+                "levels in the correct order, e.g. levels=['low', 'mid', 'high']."
+            )
+        levels = _levels_iv(levels, names.levels)
+    elif scale == "categorical":
+        levels = _no_levels(levels, scale, names)
+    else:
+        raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical'; got {scale!r}.")
+    if n_replicates < _FEW_REPETITIONS:
+        warnings.warn(
+            f"`{names.predictions}` contains fewer than {_FEW_REPETITIONS} repeated predictions "
+            f"({n_replicates} columns); stability estimates may be unreliable.",
+            PredstabDataWarning, stacklevel=4)
+    return pred, base, scale, levels
+
+
+def _no_levels(levels, scale, names):
+    if levels is not None:
+        raise ValueError(
+            f"`{names.levels}` orders the categories of the ordinal scale; it cannot be used with "
+            f"scale={scale!r}. Pass scale='ordinal' or leave `{names.levels}` as None."
+        )
+    return None
+
+
+def _infer_scale(pred, base, levels, names):
+    if levels is not None or _ordered_categories(pred, base) is not None:
+        return "ordinal"
+    if pred.categories is not None:
+        return "categorical"
+    family = pred.family if pred.family != "empty" else base.family
+    if family in ("logical", "character"):
+        return "categorical"
+    if family == "numeric" and not pred.integer:
+        return "metric"
+    if family in ("numeric", "empty"):
+        raise ValueError(
+            f"`scale` is needed: `{names.predictions}` holds integers, which may be metric values, "
+            "class labels or ordinal scores. Pass scale='metric', scale='categorical' or "
+            f"scale='ordinal' (with `{names.levels}`)."
+        )
+    raise ValueError(f"cannot infer `scale` for values of family {family!r}; pass `scale`.")
+
+
+def _ordered_categories(pred, base):
+    for v in (pred, base):
+        if v.categories is not None and v.ordered:
+            return list(v.categories)
+    return None
+
+
+def _levels_iv(levels, name):
+    if isinstance(levels, (str, bytes)) or np.ndim(levels) != 1:
+        raise ValueError(f"`{name}` must be a sequence of levels in their order; got {levels!r}.")
+    levels = list(pd.Index(levels)) if isinstance(levels, pd.Index) else list(levels)
+    if len(levels) < 1:
+        raise ValueError(f"`{name}` must list at least one level; got an empty sequence.")
+    if any(v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA for v in levels):
+        raise ValueError(f"`{name}` must not contain missing values; got {levels!r}.")
+    if len(set(map(_hashable, levels))) != len(levels):
+        raise ValueError(f"`{name}` must not repeat a level; got {levels!r}.")
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in levels)
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+# --------------------------------------------------------------------------- computation
+
+
+def _baseline_vector(base, name):
+    """The pooled baseline (a matrix becomes one vector), with missing values dropped."""
+    arr = base.array.ravel()
+    if base.categories is not None:
+        keep = arr >= 0
+        n_missing = int(arr.size - keep.sum())
+        flat = arr[keep]
+        values = Values(flat, base.family, base.integer, base.categories, base.ordered)
+    else:
+        from ._utils import missing_mask
+
+        miss = missing_mask(arr)
+        n_missing = int(miss.sum())
+        values = Values(arr[~miss], base.family, base.integer)
+    if n_missing:
+        warnings.warn(
+            f"The training data (`{name}`) contains missing values (NAs): "
+            f"{_format_missing(n_missing, arr.size)}; they are dropped.",
+            PredstabDataWarning, stacklevel=4)
+    n_left = values.array.size
+    if n_left < 2:
+        raise ValueError(
+            f"The training data (`{name}`) must contain at least two elements (non-missing); got {n_left}."
+        )
+    return values
+
+
+def _warn_missing_predictions(n_missing, n_total, name):
+    if n_missing:
+        warnings.warn(
+            f"`{name}` contains missing values (NAs): {_format_missing(n_missing, n_total)}; "
+            "they are dropped.", PredstabDataWarning, stacklevel=5)
+
+
+def _observed_metric(pred, name):
+    x = pred.array
+    if pred.categories is not None:  # a Categorical of numbers read on the metric scale
+        cats = np.append(np.asarray(pred.categories, dtype=float), np.nan)
+        x = cats[np.asarray(x)]
+    x = np.asarray(x, dtype=float)
+    d_o, count = _row_variances(x)
+    _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
+    return d_o, count, x
+
+
+def _expected_metric(base):
+    x = base.array
+    if base.categories is not None:
+        x = np.asarray(base.categories, dtype=float)[np.asarray(x)]
+    var, _ = _row_variances(np.asarray(x, dtype=float)[None, :])
+    return float(var[0])
+
+
+def _category_space(pred, base, scale, levels, names):
+    """Categories, their baseline counts and the map from prediction codes to them."""
+    b_source, b_offset, b_uniques = encode(base)
+    b_codes = np.asarray(b_source, dtype=np.intp).ravel() - b_offset
+    b_present = np.bincount(b_codes, minlength=len(b_uniques)) > 0
+    b_uniques, b_counts = b_uniques[b_present], np.bincount(b_codes, minlength=len(b_uniques))[b_present]
+    if scale == "ordinal":
+        as_text = not _same_family(levels, b_uniques)
+        to_level = match_keys(b_uniques, levels, as_text)
+        if (to_level < 0).any():
+            absent = [v for v, j in zip(b_uniques, to_level, strict=True) if j < 0]
+            raise ValueError(
+                f"Some values do not occur in '{names.levels}' (`{names.levels}`): the training data "
+                f"contain {absent[:5]!r}{' ...' if len(absent) > 5 else ''} but the levels are "
+                f"{list(levels)!r}."
+            )
+        categories = tuple(levels)
+        counts = np.zeros(len(levels), dtype=np.int64)
+        counts[to_level] = b_counts
+        base_to_category = to_level
+    else:
+        order = _sorted_order(b_uniques)
+        b_uniques, b_counts = b_uniques[order], b_counts[order]
+        categories = tuple(v.item() if isinstance(v, np.generic) else v for v in b_uniques)
+        counts = b_counts
+        base_to_category = np.arange(len(b_uniques))
+    return categories, counts, b_uniques, base_to_category
+
+
+def _row_counts_sparse(source, offset, n_codes):
+    """As :func:`_row_counts` for many distinct values: a sparse (objects x codes) table."""
+    from scipy import sparse
+
+    n_rows, n_cols = source.shape
+    codes = np.asarray(source, dtype=np.intp).ravel() - offset
+    valid = codes >= 0
+    rows = np.repeat(np.arange(n_rows, dtype=np.intp), n_cols)[valid]
+    table = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, codes[valid])),
+                              shape=(n_rows, n_codes))
+    table.sum_duplicates()
+    n_missing = n_cols - np.bincount(rows, minlength=n_rows)
+    return table, n_missing
+
+
+def _pair_sums(columns, category, delta2):
+    """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
+    if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
+        counts = np.stack(columns, axis=1).astype(float)
+        return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    total = np.zeros(len(columns[0]) if columns else 0)
+    for a in range(len(columns)):
+        for b in range(a + 1, len(columns)):
+            weight = 2.0 * delta2[category[a], category[b]]
+            if weight != 0:
+                total += weight * (columns[a].astype(float) * columns[b])
+    return total
+
+
+def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names):
+    """Per-object ``D_o,i``, non-missing counts, and the category counts of the first object."""
+    source, offset, uniques = encode(pred)
+    n_rows, n_cols = source.shape
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
+    if dense:
+        raw, n_missing = _row_counts(source, offset, len(uniques))
+        present = np.flatnonzero(raw.any(axis=1))
+    else:
+        raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
+        present = np.unique(raw.indices)
+    _warn_missing_predictions(int(n_missing.sum()), source.size, names.predictions)
+    to_base = match_keys(uniques[present], b_uniques, as_text=False)
+    if (to_base < 0).any():
+        absent = [uniques[j] for j, b in zip(present, to_base, strict=True) if b < 0]
+        raise ValueError(
+            "Some prediction values do not occur in the training data: "
+            f"`{names.predictions}` contains {absent[:5]!r}{' ...' if len(absent) > 5 else ''}, "
+            f"absent from `{names.baseline}`."
+        )
+    category = base_to_category[to_base]
+    r = n_cols - np.asarray(n_missing, dtype=np.int64)
+    first_row = np.zeros(n_categories, dtype=np.int64)
+    if dense:
+        # distinct values map to distinct categories, so the raw count rows are the counts
+        columns = [raw[j] for j in present]
+        first_row[category] = raw[present, 0]
+        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
+            same = np.zeros(n_rows, dtype=np.int64)
+            for col in columns:
+                same += col.astype(np.int64) ** 2
+            disagree = (r * r - same).astype(float)
+        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
+            disagree = _pair_sums(columns, category, delta2)
+    else:
+        from scipy import sparse
+
+        lut = np.full(len(uniques), -1, dtype=np.intp)
+        lut[present] = category
+        counts = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+        first_row = counts[0].toarray().ravel()
+        if delta2 is None:
+            disagree = (r * r - np.asarray(counts.multiply(counts).sum(axis=1)).ravel()).astype(float)
+        else:
+            disagree = np.asarray(counts.multiply(counts @ delta2).sum(axis=1)).ravel().astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = disagree / (r * (r - 1)).astype(float)
+    d_o[r < 2] = np.nan
+    return d_o, r, first_row if n_rows == 1 else None
+
+
+def _same_family(levels, uniques):
+    def fam(v):
+        if isinstance(v, (bool, np.bool_)):
+            return "logical"
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return "numeric"
+        return "character"
+    return {fam(v) for v in levels} | {fam(v) for v in uniques} <= {fam(levels[0])}
+
+
+def _sorted_order(uniques):
+    try:
+        return np.argsort(np.asarray(uniques), kind="stable")
+    except TypeError:
+        return np.arange(len(uniques))
+
+
+def _stability(kind, predictions, baseline, scale, levels, names):
+    """The computation behind every entry point: ``S = 1 - D_o / D_e`` and its parts."""
+    pred, base, scale, levels = _stability_iv(kind, predictions, baseline, scale, levels, names)
+    base = _baseline_vector(base, names.baseline)
+    delta2 = None
+    row = None
+    if scale == "metric":
+        d_e = _expected_metric(base)
+        d_o_i, count, x = _observed_metric(pred, names.predictions)
+        if pred.array.shape[0] == 1:
+            row = x[0][~np.isnan(x[0])]
+    else:
+        categories, base_counts, b_uniques, base_to_category = _category_space(pred, base, scale, levels,
+                                                                               names)
+        n = base_counts.sum()
+        if scale == "ordinal":
+            delta2 = _ordinal_delta2(base_counts)
+            p = base_counts / n
+            d_e = float(p @ delta2 @ p)
+        else:
+            p = base_counts / n
+            d_e = float(1.0 - np.sum(p * p))  # exactly 0 for one class: 1 - 1.0
+        levels = categories
+        d_o_i, count, first_row = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
+                                                        delta2, names)
+        if first_row is not None:
+            row = np.repeat(np.arange(len(categories)), first_row)
+    kept = ~np.isnan(d_o_i)
+    if not kept.any():
+        raise ValueError(
+            f"`{names.predictions}` has no object with at least two non-missing predictions; "
+            "stability cannot be computed."
+        )
+    if not kept.all():
+        dropped = np.flatnonzero(~kept)
+        shown = ", ".join(map(str, dropped[:10])) + (" ..." if dropped.size > 10 else "")
+        warnings.warn(
+            f"{dropped.size} row(s) of `{names.predictions}` are excluded from the stability calculation "
+            f"as they have fewer than two non-missing values (0-based rows {shown}).",
+            PredstabDataWarning, stacklevel=3)
+    if np.all(d_o_i[kept] == 0):
+        warnings.warn("Predictions are identical across repetitions for all objects.",
+                      PredstabDataWarning, stacklevel=3)
+    d_o = float(np.mean(d_o_i[kept]))
+    value = one_minus_ratio(d_o, d_e, name="prediction stability", what="instability", stacklevel=4)
+    per_object = one_minus_ratio_array(d_o_i, d_e)
+    return StabilityResult(
+        value=value, observed=d_o, expected=d_e, per_object=per_object, per_object_observed=d_o_i,
+        kind=kind, scale=scale, levels=None if scale == "metric" else tuple(levels),
+        n_objects=int(pred.array.shape[0]), n_replicates=int(pred.array.shape[1]),
+        per_object_count=count, object_labels=pred.labels, _row=row,
+        _delta2=delta2,
+    )
+
+
+# --------------------------------------------------------------------------- public API
+
+_DOC_DEFINITION = r"""
+    .. math::
+
+        S = 1 - \frac{D_o}{D_e}, \qquad
+        D_o = \frac{1}{N'} \sum_{i} D_{o,i}
+
+    Per object, over its :math:`R_i` non-missing predictions, :math:`D_{o,i}` is the share of
+    ordered pairs that disagree, :math:`(R_i^2 - \sum_c n_{ic}^2) / (R_i(R_i-1))`
+    (categorical), the mean squared ordinal distance
+    :math:`\sum_c\sum_k n_{ic} n_{ik}\,\delta^2_{ck} / (R_i(R_i-1))` (ordinal), or the sample
+    variance (metric, denominator :math:`R_i - 1`). Objects with fewer than two predictions are
+    dropped (:math:`N'` objects remain). From the baseline :math:`x` (missing values dropped),
+    :math:`D_e = 1 - \sum_c p_c^2` (categorical, plug-in proportions),
+    :math:`\sum_c\sum_k p_c p_k \delta^2_{ck}` (ordinal, plug-in), or the sample variance of
+    :math:`x` with denominator :math:`n - 1` (metric). The asymmetry (plug-in proportions, but
+    an unbiased variance) is APS's definition and is kept. The ordinal distance is
+    Krippendorff's, from the baseline's level *counts* :math:`m_g`:
+    :math:`\delta_{ck} = m_c/2 + \sum_{c<g<k} m_g + m_k/2`; the same :math:`\delta^2` enters
+    :math:`D_o` and :math:`D_e`.
+
+    Conventions: perfectly stable predictions (all repetitions equal for every object) give
+    :math:`D_o = 0` and :math:`S = 1`. With no expected instability (:math:`D_e = 0`, a
+    constant baseline) :math:`S = 1` when :math:`D_o = 0` as well
+    (``PredstabDegenerateWarning``: the model may have collapsed to one value) and NaN
+    otherwise (``PredstabUndefinedWarning``)."""
+
+
+def phi(predictions, training_observations, /, *, scale=None, levels=None) -> StabilityResult:
+    r"""Data-based prediction stability phi: refit-to-refit instability against the training data.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_objects, n_repetitions)
+        Predictions for the test objects (rows) from repeated fits with new seeds (columns).
+        A single object (shape ``(1, R)``) is valid. Missing values (None, NaN, pd.NA) are dropped.
+    training_observations : array-like of shape (n_train,) or (n_train, k)
+        The observed responses of the training data; a matrix is pooled into one vector.
+    scale : {"metric", "ordinal", "categorical"} or None, default None
+        None infers it: float -> metric; text, booleans or an unordered pandas Categorical ->
+        categorical; an ordered Categorical -> ordinal with its categories as levels; `levels`
+        given -> ordinal. Integers are ambiguous and need an explicit `scale`.
+    levels : sequence or None, default None
+        Ordinal levels from lowest to highest (numbers or text); required for
+        ``scale="ordinal"`` unless the data are an ordered Categorical.
+
+    Returns
+    -------
+    StabilityResult
+        ``.value`` (phi), ``.observed`` (D_o), ``.expected`` (D_e), ``.per_object``,
+        ``.per_object_observed``, ``.kind == "phi"``, ``.scale``, ``.levels``; ``str()`` prints
+        APS's layout.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two repetitions, no objects, a prediction value absent from the training
+        data, a training value absent from `levels`, fewer than two training values, text on
+        the metric scale, or numbers against text.
+
+    Warns
+    -----
+    PredstabDataWarning
+        Fewer than 5 repetitions; missing values (count and %); objects dropped; all
+        repetitions identical.
+    PredstabDegenerateWarning
+        ``D_e = 0`` and ``D_o = 0``: phi is set to 1.
+    PredstabUndefinedWarning
+        ``D_e = 0`` and ``D_o > 0``: phi is NaN.
+
+    Notes
+    -----
+    {definition}
+
+    Matches ``APS::calculate_phi``; see validation/aps.
+
+    References
+    ----------
+    .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
+       of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1
+    .. [2] Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability (ordinal metric).
+       https://repository.upenn.edu/asc_papers/43
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import predstab
+    >>> refits = np.array([[10.1, 10.3, 9.9, 10.0, 10.2],
+    ...                    [20.2, 19.8, 20.1, 20.0, 19.9]])
+    >>> res = predstab.phi(refits, [9.0, 12.0, 15.0, 21.0, 18.0, 11.0])
+    >>> round(res.value, 4), round(res.observed, 4), round(res.expected, 4)
+    (0.9987, 0.025, 20.7)
+    """
+    return _stability("phi", *_phi_iv(predictions, training_observations, scale, levels))
+
+
+phi.__doc__ = phi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
+
+
+def _phi_iv(predictions, training_observations, scale, levels):
+    return predictions, training_observations, scale, levels, _Names("predictions", "training_observations",
+                                                                     "levels")
+
+
+def psi(predictions, prediction_space, /, *, scale=None, levels=None) -> StabilityResult:
+    r"""Model-based prediction stability psi: refit-to-refit instability against the model's own spread.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_objects, n_repetitions)
+        Predictions for the test objects (rows) from repeated fits with new seeds (columns).
+    prediction_space : array-like of shape (n_train,) or (n_train, n_repetitions)
+        Out-of-sample predictions for the training objects (out-of-bag or K-fold), as a
+        vector or a matrix that is pooled into one vector; missing values are dropped.
+    scale : {"metric", "ordinal", "categorical"} or None, default None
+        As in :func:`phi`.
+    levels : sequence or None, default None
+        As in :func:`phi`.
+
+    Returns
+    -------
+    StabilityResult
+        As :func:`phi`, with ``.kind == "psi"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`phi`.
+
+    Warns
+    -----
+    PredstabDataWarning, PredstabDegenerateWarning, PredstabUndefinedWarning
+        As :func:`phi`.
+
+    Notes
+    -----
+    {definition}
+
+    Matches ``APS::calculate_psi``; see validation/aps.
+
+    References
+    ----------
+    .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
+       of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1
+
+    Examples
+    --------
+    >>> import predstab
+    >>> refits = [["a", "a", "a", "b", "a"], ["b", "b", "b", "b", "b"]]
+    >>> oob = [["a", "b"], ["b", "b"], ["a", "a"], ["b", "a"]]
+    >>> res = predstab.psi(refits, oob)
+    >>> round(res.value, 4), res.scale, res.levels
+    (0.6, 'categorical', ('a', 'b'))
+    """
+    return _stability("psi", *_psi_iv(predictions, prediction_space, scale, levels))
+
+
+psi.__doc__ = psi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
+
+
+def _psi_iv(predictions, prediction_space, scale, levels):
+    return predictions, prediction_space, scale, levels, _Names("predictions", "prediction_space", "levels")
+
+
+def calculate_phi(prediction_matrix, training_observations, scale="metric", ordinal_levels=None):
+    """APS's ``calculate_phi`` with its argument names and default ``scale="metric"``.
+
+    For people porting R code; the same computation and result as :func:`phi`. As in
+    APS, `ordinal_levels` is only used with ``scale="ordinal"``.
+
+    Parameters
+    ----------
+    prediction_matrix : array-like of shape (n_objects, n_repetitions)
+        Predictions from repeated fits.
+    training_observations : array-like of shape (n_train,) or (n_train, k)
+        Observed training responses.
+    scale : {"metric", "ordinal", "categorical"}, default "metric"
+        Scale of the predictions.
+    ordinal_levels : sequence or None, default None
+        Ordinal levels from lowest to highest.
+
+    Returns
+    -------
+    StabilityResult
+
+    Matches ``APS::calculate_phi``; see validation/aps.
+
+    Examples
+    --------
+    >>> import predstab
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # fewer than 5 repetitions
+    ...     res = predstab.calculate_phi([[1.0, 1.2, 0.9], [2.0, 2.1, 2.2]], [0.5, 1.5, 2.5, 3.5])
+    >>> round(res.value, 4)
+    0.99
+    """
+    return _stability("phi", *_calculate_phi_iv(prediction_matrix, training_observations, scale,
+                                                ordinal_levels))
+
+
+def _calculate_phi_iv(prediction_matrix, training_observations, scale, ordinal_levels):
+    if scale != "ordinal":
+        ordinal_levels = None  # APS ignores them on the other scales
+    return (prediction_matrix, training_observations, scale, ordinal_levels,
+            _Names("prediction_matrix", "training_observations", "ordinal_levels"))
+
+
+def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_levels=None):
+    """APS's ``calculate_psi`` with its argument names and default ``scale="metric"``.
+
+    For people porting R code; the same computation and result as :func:`psi`.
+
+    Parameters
+    ----------
+    prediction_matrix : array-like of shape (n_objects, n_repetitions)
+        Predictions from repeated fits.
+    prediction_space : array-like of shape (n_train,) or (n_train, n_repetitions)
+        Out-of-sample predictions for the training objects, pooled into one vector.
+    scale : {"metric", "ordinal", "categorical"}, default "metric"
+        Scale of the predictions.
+    ordinal_levels : sequence or None, default None
+        Ordinal levels from lowest to highest.
+
+    Returns
+    -------
+    StabilityResult
+
+    Matches ``APS::calculate_psi``; see validation/aps.
+
+    Examples
+    --------
+    >>> import predstab
+    >>> res = predstab.calculate_psi([["L1", "L2", "L2", "L2", "L2"]], ["L1", "L2", "L3", "L3"],
+    ...                              scale="ordinal", ordinal_levels=["L1", "L2", "L3"])
+    >>> round(res.value, 4)
+    0.8222
+    """
+    return _stability("psi", *_calculate_psi_iv(prediction_matrix, prediction_space, scale, ordinal_levels))
+
+
+def _calculate_psi_iv(prediction_matrix, prediction_space, scale, ordinal_levels):
+    if scale != "ordinal":
+        ordinal_levels = None
+    return (prediction_matrix, prediction_space, scale, ordinal_levels,
+            _Names("prediction_matrix", "prediction_space", "ordinal_levels"))
