@@ -73,8 +73,11 @@ class PairedBootstrapResult:
 
     def __str__(self) -> str:
         pct = round(100 * self.level)
-        return (f"A = {self.score_a:.3g} ({pct}% CI {self.ci_a.low:.3g}-{self.ci_a.high:.3g}); "
-                f"B = {self.score_b:.3g} ({pct}% CI {self.ci_b.low:.3g}-{self.ci_b.high:.3g}); "
+        def ci(c):
+            return f"{c.low:.3g}\u2013{c.high:.3g}" if c.low >= 0 else f"{c.low:.3g} to {c.high:.3g}"
+
+        return (f"A = {self.score_a:.3g} ({pct}% CI {ci(self.ci_a)}); "
+                f"B = {self.score_b:.3g} ({pct}% CI {ci(self.ci_b)}); "
                 f"B - A = {self.difference:+.3g} ({pct}% CI {self.ci_difference.low:+.3g} to "
                 f"{self.ci_difference.high:+.3g})")
 

@@ -61,10 +61,27 @@ class McNemarResult(FrameMixin):
 def _judgments(values, name):
     if values is None:
         raise TypeError(f"`{name}` is required when `table` is not given.")
-    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        arr = np.asarray(values, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
     return arr
+
+
+def _zero_one(arr, name):
+    """Validated 0/1 integer array (numeric arrays checked vectorised, object arrays per item)."""
+    if arr.dtype.kind in "biuf":
+        bad = ~((arr == 0) | (arr == 1))
+        if bad.any():
+            raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
+                             f"{arr[bad][:5].tolist()}.")
+        return arr.astype(np.int8)
+    ok = np.array([isinstance(v, (numbers.Real, np.bool_)) and v in (0, 1) for v in arr], dtype=bool)
+    if not ok.all():
+        raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
+                         f"{arr[~ok][:5].tolist()}.")
+    return arr.astype(np.int8)
 
 
 def _mcnemar_iv(table, old, new, ids, mid_p):
@@ -88,31 +105,20 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
         raise ValueError(f"`old` and `new` must have the same length; got {len(old_arr)} and "
                          f"{len(new_arr)}.")
     if ids is not None:
-        ids_arr = np.asarray(ids, dtype=object)
+        ids_arr = np.asarray(ids)
         if ids_arr.shape != old_arr.shape:
             raise ValueError(f"`ids` must have one entry per case ({len(old_arr)}); got shape "
                              f"{ids_arr.shape}.")
         dup = pd.Index(ids_arr).duplicated()
         if dup.any():
             raise ValueError(f"`ids` must be unique; duplicated: {list(ids_arr[dup][:5])}.")
-    keep = ~(missing_mask(np.asarray(old_arr, dtype=object))
-             | missing_mask(np.asarray(new_arr, dtype=object)))
+    keep = ~(missing_mask(old_arr) | missing_mask(new_arr))
     if not keep.all():
         warnings.warn(f"{int((~keep).sum())} case(s) with a missing judgment were dropped "
                       "(never counted as failures).", PredstabDataWarning, stacklevel=3)
-    judged = []
-    for name, arr in (("old", old_arr), ("new", new_arr)):
-        vals = np.asarray(arr, dtype=object)[keep]
-        ok = np.array([isinstance(v, (numbers.Real, np.bool_)) and v in (0, 1) for v in vals], dtype=bool)
-        if not ok.all():
-            raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
-                             f"{vals[~ok][:5].tolist()}.")
-        judged.append(vals.astype(int))
+    judged = [_zero_one(old_arr[keep], "old"), _zero_one(new_arr[keep], "new")]
     o, n = judged
-    a = int(np.sum((o == 1) & (n == 1)))
-    b = int(np.sum((o == 1) & (n == 0)))
-    c = int(np.sum((o == 0) & (n == 1)))
-    d = int(np.sum((o == 0) & (n == 0)))
+    a, b, c, d = (int(v) for v in np.bincount(2 * (1 - o) + (1 - n), minlength=4))
     return (a, b, c, d), bool(mid_p)
 
 

@@ -92,7 +92,8 @@ class MeanCI(FrameMixin):
 
     def __str__(self) -> str:
         lo, hi = self.confidence_interval
-        return f"{self.value:.3g} ({round(100 * self.level)}% CI {lo:.3g}-{hi:.3g})"
+        sep = "\u2013" if lo >= 0 else " to "
+        return f"{self.value:.3g} ({round(100 * self.level)}% CI {lo:.3g}{sep}{hi:.3g})"
 
 
 def _mean_ci_iv(x, level):
