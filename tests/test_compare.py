@@ -337,6 +337,13 @@ def test_power_never_nan_in_far_tail(d, n):
     assert p >= compare.power_ttest(d, n, strict=False)
 
 
+def test_tiny_effects_extend_the_search_like_uniroot_extendint():
+    # the root lies beyond R's initial bracket [2, 1e7]; normal approximation 15.6978 / d^2
+    n = compare.power_ttest_n(0.001)
+    assert n == pytest.approx(15.6978 / 0.001 ** 2, rel=1e-3)
+    assert compare.seeds_needed(0.001) == pytest.approx(n, abs=1.5)
+
+
 def test_power_monotone_and_seeds_decreasing():
     ns = np.arange(2, 60)
     p = [compare.power_ttest(0.7, n) for n in ns]

@@ -130,17 +130,15 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, metric, n_resamples, level, met
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     if groups is None:
-        units = [np.array([i]) for i in range(len(y))]
         codes = np.arange(len(y))
     else:
         g = np.asarray(groups)
         if g.shape != (len(y),):
             raise ValueError(f"`groups` must have one label per case ({len(y)}); got shape {g.shape}.")
         _, codes = np.unique(g, return_inverse=True)
-        units = None
         if codes.max() < 1:
             raise ValueError("`groups` must contain at least 2 distinct clusters; got 1.")
-    return y, pa, pb, int(n_resamples), float(level), method, codes, units
+    return y, pa, pb, int(n_resamples), float(level), method, codes
 
 
 def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=0.95,
@@ -198,7 +196,7 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     >>> r.ci_difference.low > 0
     True
     """
-    y, pa, pb, n_res, level, method, codes, _ = _paired_bootstrap_iv(
+    y, pa, pb, n_res, level, method, codes = _paired_bootstrap_iv(
         y_true, pred_a, pred_b, metric, n_resamples, level, method, groups)
     rng = check_rng(random_state)
     n_units = int(codes.max()) + 1

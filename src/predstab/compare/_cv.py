@@ -240,7 +240,7 @@ def wilcoxon(scores_a, scores_b, *, correct=True):
     return TestResult(statistic=v, pvalue=float(min(1.0, p)), method=method)
 
 
-def _corrected_iv(a, b, n_train, n_test, level):
+def _corrected_resampled_ttest_iv(a, b, n_train, n_test, level):
     a, b = _paired(a, b, ndim=(1, 2))
     a, b = a.ravel(), b.ravel()
     for name, v in (("n_train", n_train), ("n_test", n_test)):
@@ -277,6 +277,11 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
         ``.statistic``, ``.pvalue``, ``.df``, ``.estimate`` (mean B - A) and the corrected
         ``.confidence_interval``.
 
+    Warns
+    -----
+    PredstabUndefinedWarning
+        All differences are equal (variance 0): statistic and p-value are NaN.
+
     References
     ----------
     Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. *Machine
@@ -293,7 +298,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
     >>> round(r.statistic, 3), round(r.pvalue, 4)
     (3.841, 0.004)
     """
-    a, b, n_train, n_test, level = _corrected_iv(scores_a, scores_b, n_train, n_test, level)
+    a, b, n_train, n_test, level = _corrected_resampled_ttest_iv(scores_a, scores_b, n_train, n_test, level)
     d = b - a
     j = d.size
     se = math.sqrt((1.0 / j + n_test / n_train) * float(d.var(ddof=1)))
@@ -330,6 +335,11 @@ def cv5x2_ttest(scores_a, scores_b):
     -------
     TestResult
         ``.statistic``, ``.pvalue`` (two-sided), ``.df`` (5).
+
+    Warns
+    -----
+    PredstabUndefinedWarning
+        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
 
     References
     ----------
@@ -375,6 +385,11 @@ def cv5x2_ftest(scores_a, scores_b):
     -------
     TestResult
         ``.statistic`` (F), ``.pvalue``, ``.df`` ``(10, 5)``.
+
+    Warns
+    -----
+    PredstabUndefinedWarning
+        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
 
     References
     ----------

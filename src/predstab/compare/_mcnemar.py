@@ -23,7 +23,7 @@ class McNemarResult(FrameMixin):
 
     Attributes
     ----------
-    statistic : int
+    statistic : float
         ``min(b, c)``, the smaller discordant count (statsmodels' convention).
     pvalue : float
         Exact (or mid-p) two-sided p-value; NaN when there are no cases.

@@ -37,6 +37,8 @@ def _permutation_test_iv(a, b, paired, n_permutations, alternative, batch):
         raise ValueError(f"`n_permutations` must be a positive integer; got {n_permutations!r}.")
     if alternative not in _ALTERNATIVES:
         raise ValueError(f"`alternative` must be one of {_ALTERNATIVES}; got {alternative!r}.")
+    if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
+        raise ValueError(f"`batch` must be a positive integer; got {batch!r}.")
     return arrs[0], arrs[1], bool(paired), int(n_permutations), alternative, int(batch)
 
 

@@ -18,7 +18,7 @@ __all__ = [
 ]
 
 
-def _check_prob(value, name, *, open_=True):
+def _check_prob(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise TypeError(f"`{name}` must be a real number; got {value!r}.")
     if not 0.0 < value < 1.0:
@@ -159,7 +159,15 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True):
     63.766
     """
     d, alpha, power, strict = _power_ttest_n_iv(d, alpha, power, strict)
-    return brent_zero(lambda n: _power_two_sample(d, n, alpha, strict) - power, 2.0, 1e7)
+
+    def gap(n):
+        return _power_two_sample(d, n, alpha, strict) - power
+
+    # R's bracket; like uniroot(extendInt = "upX") it is widened only for tiny effects
+    upper = 1e7
+    while gap(upper) < 0:
+        upper *= 10.0
+    return brent_zero(gap, 2.0, upper)
 
 
 def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
@@ -202,7 +210,10 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
 
     if gap(2.0) >= 0:
         return 2
-    root = brent_zero(gap, 2.0, 1e7, tol=1e-9)
+    upper = 1e7
+    while gap(upper) < 0:
+        upper *= 10.0
+    root = brent_zero(gap, 2.0, upper, tol=1e-9)
     n = max(2, math.ceil(root))
     while n > 2 and gap(n - 1) >= 0:
         n -= 1

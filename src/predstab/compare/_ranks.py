@@ -197,7 +197,7 @@ def friedman_nemenyi(scores, *, alpha=0.05, higher_is_better=True):
     )
 
 
-def _plot_cd_iv(result, labels, colors, order, show_cliques):
+def _plot_cd_diagram_iv(result, labels, colors, order, show_cliques):
     if not isinstance(result, FriedmanNemenyiResult):
         raise TypeError(f"`result` must be a FriedmanNemenyiResult from friedman_nemenyi(); got "
                         f"{type(result).__name__}.")
@@ -279,7 +279,7 @@ def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_le
     """
     import matplotlib.pyplot as plt
 
-    labels, colors, reverse, show_cliques = _plot_cd_iv(result, labels, colors, order, show_cliques)
+    labels, colors, reverse, show_cliques = _plot_cd_diagram_iv(result, labels, colors, order, show_cliques)
     k = len(labels)
     avg = np.asarray(result.average_ranks, dtype=float)
     cd = result.critical_difference

@@ -160,7 +160,7 @@ class StratifiedBootstrapResult(FrameMixin):
     level: float
 
 
-def _stratified_iv(scores, statistic, n_resamples, level):
+def _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level):
     arr = _values(scores, "scores", ndim=2)
     if arr.shape[0] < 2:
         raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
@@ -209,7 +209,7 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     >>> r.confidence_interval.low < r.value < r.confidence_interval.high
     True
     """
-    arr, statistic, n_res, level = _stratified_iv(scores, statistic, n_resamples, level)
+    arr, statistic, n_res, level = _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level)
     rng = check_rng(random_state)
     n_runs, n_tasks = arr.shape
     cols = np.arange(n_tasks)
