@@ -69,6 +69,11 @@ def test_mcnemar_from_arrays_and_records_agree_with_table():
     records = [(f"case{i}", bool(o), bool(n)) for i, (o, n) in enumerate(zip(old, new, strict=True))]
     ids, o, n = zip(*records, strict=True)
     assert compare.mcnemar(old=o, new=n, ids=ids).table == r.table
+    assert compare.mcnemar(records).table == r.table
+    frame = pd.DataFrame(records, columns=["id", "old", "new"])
+    assert compare.mcnemar(frame).table == r.table
+    with pytest.raises(ValueError, match="`ids` must be unique"):
+        compare.mcnemar(records + records[:1])
     # shuffling the cases changes nothing
     perm = rng.permutation(300)
     assert compare.mcnemar(old=old[perm], new=new[perm]).table == r.table
@@ -78,6 +83,10 @@ def test_mcnemar_missing_judgment_dropped_not_failure():
     with pytest.warns(PredstabDataWarning, match="missing"):
         r = compare.mcnemar(old=[1, 1, 0, None, 1], new=[1, 0, 1, 1, np.nan])
     assert r.table == (1, 1, 1, 0) and r.n == 3
+    old = pd.array([1, 1, 0, pd.NA], dtype="Int64")
+    new = pd.array([True, False, True, True], dtype="boolean")
+    with pytest.warns(PredstabDataWarning, match="1 case"):
+        assert compare.mcnemar(old=old, new=new).table == (1, 1, 1, 0)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -90,7 +90,14 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
     if table is not None:
         if old is not None or new is not None or ids is not None:
             raise TypeError("Give either `table` or `old`/`new` (with optional `ids`), not both.")
+        if isinstance(table, pd.DataFrame):
+            if table.shape[1] != 3:
+                raise ValueError(f"`table` as a DataFrame must have 3 columns (id, old, new); got "
+                                 f"{table.shape[1]}.")
+            table = list(table.itertuples(index=False, name=None))
         tab = np.asarray(table, dtype=object)
+        if tab.ndim == 2 and tab.shape[1] == 3:  # records (id, old, new)
+            return _mcnemar_iv(None, tab[:, 1], tab[:, 2], tab[:, 0], mid_p)
         if tab.shape != (2, 2):
             raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]]; got shape {tab.shape}.")
         counts = []
@@ -138,12 +145,13 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
 
     Parameters
     ----------
-    table : array-like of shape (2, 2), optional
-        ``[[a, b], [c, d]]``. Give this or ``old`` and ``new``.
+    table : array-like of shape (2, 2) or (n_cases, 3), or DataFrame, optional
+        The counts ``[[a, b], [c, d]]``, or case records ``(id, old, new)`` (a sequence of
+        triples or a 3-column DataFrame). Give this or ``old`` and ``new``.
     old, new : array-like of shape (n_cases,), optional
         Per-case judgments, 1 = success, 0 = failure (booleans accepted). A missing
-        judgment (None/NaN) drops the case with a warning; it is never imputed as a failure.
-        Records ``(id, old, new)`` can be passed as ``ids, old, new = zip(*records)``.
+        judgment (None/NaN/pd.NA) drops the case with a warning; it is never imputed as a
+        failure.
     ids : array-like of shape (n_cases,), optional
         Case identifiers; duplicates are rejected.
     mid_p : bool, default False
@@ -181,6 +189,8 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
     (0.030884, 5.0, 18)
     >>> mcnemar(old=[1, 1, 0, 0, 1], new=[1, 0, 1, 1, 1]).table
     (2, 1, 2, 0)
+    >>> mcnemar([("q1", 1, 1), ("q2", 0, 1), ("q3", 1, 0), ("q4", 0, 1)]).table
+    (1, 1, 2, 0)
     """
     (a, b, c, d), mid_p = _mcnemar_iv(table, old, new, ids, mid_p)
     n = a + b + c + d
