@@ -185,6 +185,9 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     Koehn, P. (2004). Statistical significance tests for machine translation evaluation.
     *EMNLP*. https://aclanthology.org/W04-3250
 
+    No base-R equivalent (``boot::boot`` with a paired statistic is the nearest); BCa is
+    checked against ``scipy.stats.bootstrap`` in the tests.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)

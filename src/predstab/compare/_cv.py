@@ -290,6 +290,8 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
     Bouckaert, R. R. & Frank, E. (2004). Evaluating the replicability of significance tests
     for comparing learning algorithms. *PAKDD*. https://doi.org/10.1007/978-3-540-24775-3_3
 
+    No base-R equivalent; with ``n_test / n_train -> 0`` it is `stats::t.test(b, a, paired = TRUE)`.
+
     Examples
     --------
     >>> a = [0.80, 0.82, 0.79, 0.81, 0.80, 0.83, 0.78, 0.80, 0.82, 0.81]
@@ -347,6 +349,8 @@ def cv5x2_ttest(scores_a, scores_b):
     classification learning algorithms. *Neural Computation* 10, 1895-1923.
     https://doi.org/10.1162/089976698300017197
 
+    No base-R equivalent (mlxtend's ``paired_ttest_5x2cv`` computes the same statistic).
+
     Examples
     --------
     >>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
@@ -396,6 +400,8 @@ def cv5x2_ftest(scores_a, scores_b):
     Alpaydin, E. (1999). Combined 5 × 2 cv F test for comparing supervised classification
     learning algorithms. *Neural Computation* 11, 1885-1892.
     https://doi.org/10.1162/089976699300016007
+
+    No base-R equivalent (mlxtend's ``combined_ftest_5x2cv`` computes the same statistic).
 
     Examples
     --------

@@ -80,6 +80,8 @@ def permutation_test(a, b, *, paired=False, n_permutations=9999, alternative="tw
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
     *Stat. Appl. Genet. Mol. Biol.* 9(1), 39. https://doi.org/10.2202/1544-6115.1585
 
+    No base-R equivalent; the paired test is checked against full enumeration of sign flips.
+
     Examples
     --------
     >>> A = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]

@@ -150,6 +150,10 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True):
     -------
     float
 
+    References
+    ----------
+    Brent, R. P. (1973). *Algorithms for Minimization without Derivatives*. Prentice-Hall.
+
     Matches `stats::power.t.test(delta = d, sd = 1, power = power, strict = strict)$n`; see
     validation/.
 
@@ -250,6 +254,11 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True):
     Returns
     -------
     float
+
+    References
+    ----------
+    Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences* (2nd ed.).
+    https://doi.org/10.4324/9780203771587
 
     Matches `stats::power.t.test(n = n, power = power)$delta` (to R's uniroot tolerance).
 
@@ -435,6 +444,14 @@ def games_needed(p, *, alpha=0.05, power=0.8):
     -------
     GamesNeeded
         ``.n``, ``.power`` (exact, at ``n``), ``.n_normal``.
+
+    References
+    ----------
+    Chernick, M. R. & Liu, C. Y. (2002). The saw-toothed behavior of power versus sample
+    size and software solutions. *The American Statistician* 56, 149-155.
+    https://doi.org/10.1198/000313002317572835
+
+    No base-R function; the exact power uses the rejection region of `stats::binom.test`.
 
     Examples
     --------

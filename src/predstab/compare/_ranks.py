@@ -268,6 +268,8 @@ def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_le
     Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
     *JMLR* 7, 1-30. https://jmlr.org/papers/v7/demsar06a.html
 
+    Draws what ``scmamp::plotCD`` draws in R (not part of the validated numbers).
+
     Examples
     --------
     >>> import matplotlib

@@ -57,6 +57,8 @@ def iqm(x):
     reinforcement learning at the edge of the statistical precipice. *NeurIPS*.
     https://doi.org/10.48550/arXiv.2108.13264
 
+    Equals R's `mean(x, trim = 0.25)` and ``scipy.stats.trim_mean(x, 0.25)``.
+
     Examples
     --------
     >>> iqm([40, 42, 44, 45, 46, 47, 48, 49, 50, 51])
@@ -120,6 +122,11 @@ def mean_ci(x, *, level=0.95):
     MeanCI
         ``.value``, ``.se``, ``.df``, ``.confidence_interval``; ``str()`` gives
         "0.82 (95% CI 0.79-0.85)".
+
+    References
+    ----------
+    Student (1908). The probable error of a mean. *Biometrika* 6, 1-25.
+    https://doi.org/10.1093/biomet/6.1.1
 
     Matches `stats::t.test(x)$conf.int`.
 
@@ -201,6 +208,8 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
     precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
 
+    No base-R equivalent (rliable's ``get_interval_estimates`` in Python).
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -258,6 +267,8 @@ def expected_max_normal(k):
     ----------
     Tippett, L. H. C. (1925). On the extreme individuals and the range of samples taken from
     a normal population. *Biometrika* 17, 364-387. https://doi.org/10.1093/biomet/17.3-4.364
+
+    No base-R function; checked against the closed forms for k = 2, 3.
 
     Examples
     --------

@@ -121,6 +121,9 @@ def variance_components(scores, *, baseline=None):
     Searle, S. R., Casella, G. & McCulloch, C. E. (1992). *Variance Components*. Wiley.
     https://doi.org/10.1002/9780470316856
 
+    The ANOVA estimators of a balanced one-way random-effects model, as `stats::aov` gives
+    them; tested on synthetic data with known components.
+
     Examples
     --------
     >>> table = [[0.80, 0.82], [0.70, 0.72], [0.75, 0.77]]
