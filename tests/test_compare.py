@@ -300,6 +300,14 @@ def test_cd_diagram_renders(tmp_path):
     texts = [t.get_text() for t in ax.texts]
     assert "Boosting (1.58)" in texts and "CD = 0.96" in texts
     plt.close(ax.figure)
+    # a stricter alpha widens the CD: the one significant gap (1.00) is no longer significant
+    ax = compare.plot_cd_diagram(r, alpha=0.01)
+    texts = [t.get_text() for t in ax.texts]
+    cd01 = compare.friedman_nemenyi(4 - RANKS, alpha=0.01).critical_difference
+    assert f"CD = {cd01:.2f}" in texts and cd01 > 1.0
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="`alpha`"):
+        compare.plot_cd_diagram(r, alpha=2.0)
     with pytest.raises(ValueError, match="`order`"):
         compare.plot_cd_diagram(r, order="left")
     with pytest.raises(ValueError, match="`labels`"):
