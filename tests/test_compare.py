@@ -390,6 +390,15 @@ def test_games_needed_sawtooth():
     # saw-tooth: power drops again right after the answer
     assert _exact_binomial_power(787, 0.55, 0.05) < 0.8
     assert compare.games_needed(0.45).n == 786     # symmetric
+    # the vectorised rejection region equals the one built from binom.test's p-values
+    for n in (1, 5, 17, 100, 786):
+        k = np.arange(n + 1)
+        pv = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(k, n - k), n, 0.5))
+        pv[2 * np.minimum(k, n - k) == n] = 1.0
+        direct = stats.binom.pmf(k[pv <= 0.05], n, 0.55).sum()
+        assert _exact_binomial_power(n, 0.55, 0.05) == pytest.approx(direct, rel=1e-12, abs=1e-300)
+    g = compare.games_needed(0.51)            # far from 1/2 fast path: ~19,600 games
+    assert g.n == pytest.approx(g.n_normal, rel=0.01) and g.power >= 0.8
 
 
 @pytest.mark.parametrize("call, exc, match", [
