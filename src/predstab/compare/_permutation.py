@@ -116,15 +116,14 @@ def permutation_test(a, b, *, paired=False, n_permutations=9999, alternative="tw
     tol = 1e-12 * max(1.0, abs(observed))
     hits = 0
     done = 0
+    width = d.size if paired else pooled.size
+    batch = max(1, min(batch, 4_000_000 // width))  # at most ~32 MB of draws at a time
     while done < n_perm:
         m = min(batch, n_perm - done)
         if paired:
             draws = rng.choice(np.array([-1.0, 1.0]), size=(m, n))
-        else:
-            keys = rng.random((m, pooled.size))
-            order = np.argsort(keys, axis=1)
-            draws = np.zeros((m, pooled.size))
-            np.put_along_axis(draws, order[:, :nb], 1.0, axis=1)
+        else:  # each row an independent random relabelling
+            draws = rng.permuted(np.broadcast_to(mask, (m, pooled.size)), axis=1)
         perm = stat(draws)
         if alternative == "two-sided":
             hits += int(np.sum(np.abs(perm) >= abs(observed) - tol))
