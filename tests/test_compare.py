@@ -603,6 +603,17 @@ def test_public_api_docstrings_and_homes():
         assert obj.__module__.startswith("predstab.compare._"), name
 
 
+def test_to_frame_reports_intervals():
+    f = compare.mean_ci(A).to_frame()
+    assert f.shape[0] == 1 and f["ci_low"].iloc[0] == pytest.approx(43.681, abs=5e-4)
+    f = compare.ttest(A, B).to_frame()
+    assert {"statistic", "pvalue", "estimate", "ci_low", "ci_high"} <= set(f.columns)
+    f = compare.win_rate_test(55, 100).to_frame()
+    assert f["ci_high"].iloc[0] == pytest.approx(0.649679770760328, rel=1e-10)  # binom.test conf.int
+    v = compare.variance_components(np.arange(12.0).reshape(3, 4), baseline=np.zeros((3, 4))).to_frame()
+    assert "paired" not in v.columns and v.shape == (1, 10)
+
+
 def test_results_are_frozen():
     import dataclasses
 

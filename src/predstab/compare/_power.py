@@ -10,6 +10,7 @@ import numpy as np
 from scipy import stats
 
 from .._utils import ConfidenceInterval, FrameMixin
+from ._results import IntervalFrameMixin
 from ._rmath import brent_zero
 
 __all__ = [
@@ -280,7 +281,7 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True):
 
 
 @dataclass(frozen=True)
-class WinRateResult(FrameMixin):
+class WinRateResult(IntervalFrameMixin):
     """Exact binomial test of a win rate against 1/2.
 
     Attributes

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from .._utils import ConfidenceInterval, FrameMixin, check_rng
+from .._utils import ConfidenceInterval, check_rng
 from ._bootstrap import bootstrap_interval
+from ._results import IntervalFrameMixin
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
@@ -72,7 +73,7 @@ def iqm(x):
 
 
 @dataclass(frozen=True)
-class MeanCI(FrameMixin):
+class MeanCI(IntervalFrameMixin):
     """Mean with its t confidence interval.
 
     Attributes
@@ -146,7 +147,7 @@ def mean_ci(x, *, level=0.95):
 
 
 @dataclass(frozen=True)
-class StratifiedBootstrapResult(FrameMixin):
+class StratifiedBootstrapResult(IntervalFrameMixin):
     """Result of :func:`stratified_bootstrap_ci`.
 
     Attributes

@@ -47,6 +47,9 @@ class VarianceComponents(FrameMixin):
     n_seeds: int
     paired: VarianceComponents | None = None
 
+    _frame_fields = ("seed_var", "split_var", "total_var", "seed_share", "split_share", "seed_sd",
+                     "split_sd", "mean", "n_splits", "n_seeds")
+
 
 def _table(values, name):
     try:
