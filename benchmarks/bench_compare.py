@@ -44,6 +44,13 @@ def main():
     def mean_metric(t, p):
         return float(np.mean(p))
 
+    def accuracy(t, p):
+        return float(np.mean(t == p))
+
+    y = rng.integers(0, 2, 500)
+    pa = np.where(rng.random(500) < 0.8, y, 1 - y)
+    pb = np.where(rng.random(500) < 0.85, y, 1 - y)
+
     tasks = [
         ("mcnemar, 2x2 table", lambda: compare.mcnemar(table),
          "statsmodels mcnemar(exact=True)", lambda: sm_mcnemar(np.array(table), exact=True)),
@@ -62,6 +69,11 @@ def main():
             zeros, zeros, x, metric=mean_metric, n_resamples=2000, random_state=0),
          "scipy bootstrap percentile (vectorized)", lambda: stats.bootstrap(
              (x,), np.mean, n_resamples=2000, method="percentile", random_state=0)),
+        ("paired bootstrap (accuracy diff), n=500, 1000", lambda: compare.paired_bootstrap(
+            y, pa, pb, metric=accuracy, n_resamples=1000, random_state=0),
+         "scipy bootstrap paired, vectorized=False", lambda: stats.bootstrap(
+             (y, pa, pb), lambda t, u, v: accuracy(t, v) - accuracy(t, u), paired=True,
+             vectorized=False, n_resamples=1000, method="percentile", random_state=0)),
         ("friedman_nemenyi 30x8", lambda: compare.friedman_nemenyi(scores),
          "scipy friedmanchisquare + studentized_range.ppf", lambda: (
              stats.friedmanchisquare(*scores.T), stats.studentized_range.ppf(0.95, 8, np.inf))),
@@ -71,11 +83,11 @@ def main():
          "statsmodels TTestIndPower.solve_power",
          lambda: TTestIndPower().solve_power(0.5, nobs1=None, alpha=0.05, power=0.8)),
     ]
-    print(f"{'task':42s} {'predstab ms':>12s} {'peer ms':>10s} {'ratio':>7s}  peer")
+    print(f"{'task':46s} {'predstab ms':>12s} {'peer ms':>10s} {'ratio':>7s}  peer")
     for name, ours, peer_name, peer in tasks:
         ours(), peer()  # warm up
         t_ours, t_peer = timeit(ours), timeit(peer)
-        print(f"{name:42s} {1e3 * t_ours:12.2f} {1e3 * t_peer:10.2f} {t_ours / t_peer:7.2f}  {peer_name}")
+        print(f"{name:46s} {1e3 * t_ours:12.2f} {1e3 * t_peer:10.2f} {t_ours / t_peer:7.2f}  {peer_name}")
     print("note: the scipy bootstrap row is vectorised over resamples for a mean; paired_bootstrap calls an "
           "arbitrary metric once per resample and model (what F1/AUC need).")
 
