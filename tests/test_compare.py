@@ -568,6 +568,15 @@ def test_paired_bootstrap_bca_agrees_with_scipy_for_the_mean():
     assert r.ci_b.high == pytest.approx(ref.high, abs=0.05 * width)
 
 
+def test_bca_undefined_when_estimate_outside_distribution():
+    from predstab.compare._bootstrap import bootstrap_interval
+
+    with pytest.warns(PredstabUndefinedWarning, match="BCa"):
+        ci = bootstrap_interval([1.0, 2.0, 3.0], 5.0, 0.95, "bca", jackknife=[1.0, 2.0])
+    assert np.isnan(ci.low) and np.isnan(ci.high)
+    assert bootstrap_interval([2.0, 2.0], 2.0, 0.95, "bca", jackknife=[2.0, 2.0]) == (2.0, 2.0)
+
+
 def test_paired_bootstrap_clusters():
     y, a, b = _data(120, seed=5)
     groups = np.repeat(np.arange(30), 4)

@@ -95,7 +95,12 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
     if method == "percentile":
         probs = np.array([alpha, 1.0 - alpha])
     elif method == "bca":
+        # ties count half: discrete metrics (accuracy, F1) often hit the estimate exactly
         share_below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
+        if not 0.0 < share_below < 1.0:
+            warnings.warn("BCa interval is undefined (the bootstrap distribution lies entirely on one "
+                          "side of the estimate); returning NaN.", PredstabUndefinedWarning, stacklevel=3)
+            return ConfidenceInterval(float("nan"), float("nan"))
         z0 = stats.norm.ppf(share_below)
         jk = np.asarray(jackknife, dtype=float)
         dev = jk.mean() - jk
@@ -104,8 +109,8 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
         z = stats.norm.ppf([alpha, 1.0 - alpha])
         probs = stats.norm.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         if not np.all(np.isfinite(probs)):
-            warnings.warn("BCa interval is undefined (the bootstrap distribution lies entirely on one "
-                          "side of the estimate); returning NaN.", PredstabUndefinedWarning, stacklevel=3)
+            warnings.warn("BCa interval is undefined (the jackknife acceleration is not finite); "
+                          "returning NaN.", PredstabUndefinedWarning, stacklevel=3)
             return ConfidenceInterval(float("nan"), float("nan"))
     else:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
