@@ -637,3 +637,36 @@ def test_no_warnings_on_regular_use():
         compare.mcnemar([[146, 4], [14, 36]])
         compare.friedman_nemenyi(4 - RANKS)
         compare.ttest(A, B)
+
+
+def _repeated_cv_rejections(rng, n_datasets, n_repeats, n=100, k=5):
+    """Share of data sets where the naive and the corrected test reject at 0.05, for two
+    equally good threshold classifiers (one on each of two equally informative features)."""
+    naive = corrected = 0
+    for _ in range(n_datasets):
+        y = rng.integers(0, 2, n)
+        X = y[:, None] + rng.normal(0, 1, (n, 2))
+        scores = [[], []]
+        for _ in range(n_repeats):
+            for fold in np.array_split(rng.permutation(n), k):
+                train = np.ones(n, bool)
+                train[fold] = False
+                for j in (0, 1):
+                    cut = (X[train & (y == 1), j].mean() + X[train & (y == 0), j].mean()) / 2
+                    scores[j].append(np.mean((X[fold, j] > cut) == y[fold]))
+        a, b = np.array(scores[0]), np.array(scores[1])
+        naive += compare.ttest(a, b, paired=True).pvalue < 0.05
+        nb = compare.corrected_resampled_ttest(a, b, n_train=n * (k - 1) / k, n_test=n / k)
+        corrected += nb.pvalue < 0.05
+    return naive / n_datasets, corrected / n_datasets
+
+
+def test_repeated_cv_naive_test_inflates_with_repetitions_corrected_does_not():
+    # the claim the docs make: fold scores of repeated CV are correlated, so the naive paired
+    # t-test rejects ever more often as repetitions are added although A and B are equally
+    # good; the Nadeau-Bengio correction keeps the rejection rate near the nominal 5 %
+    rng = np.random.default_rng(0)
+    naive_2, corrected_2 = _repeated_cv_rejections(rng, 150, n_repeats=2)
+    naive_10, corrected_10 = _repeated_cv_rejections(rng, 150, n_repeats=10)
+    assert naive_10 > 0.3 and naive_10 > naive_2 + 0.2
+    assert corrected_10 < 0.1 and corrected_2 < 0.1
