@@ -534,7 +534,8 @@ def test_paired_bootstrap_same_indices_and_reproducible():
     r2 = compare.paired_bootstrap(y, a, b, metric=_acc, n_resamples=400, random_state=3)
     np.testing.assert_array_equal(r1.distribution, r2.distribution)
     np.testing.assert_allclose(r1.distribution[:, 2], r1.distribution[:, 1] - r1.distribution[:, 0])
-    assert r1.difference == pytest.approx(_acc(y, b) - _acc(y, a))
+    assert r1.difference == pytest.approx(_acc(y, b) - _acc(y, a)) == r1.statistic
+    assert r1.confidence_interval == r1.ci_difference
     # pairing: the SE of the difference is smaller than the unpaired sqrt(se_a^2 + se_b^2)
     assert r1.se_difference < np.hypot(r1.se_a, r1.se_b)
     assert r1.ci_difference.low > 0 and r1.pvalue < 0.01

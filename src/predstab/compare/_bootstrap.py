@@ -57,6 +57,11 @@ class PairedBootstrapResult:
     n_units: int
 
     @property
+    def statistic(self) -> float:
+        """The observed difference ``score_b - score_a``."""
+        return self.difference
+
+    @property
     def confidence_interval(self) -> ConfidenceInterval:
         """Interval of the difference (``ci_difference``)."""
         return self.ci_difference
