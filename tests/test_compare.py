@@ -87,6 +87,10 @@ def test_mcnemar_missing_judgment_dropped_not_failure():
     new = pd.array([True, False, True, True], dtype="boolean")
     with pytest.warns(PredstabDataWarning, match="1 case"):
         assert compare.mcnemar(old=old, new=new).table == (1, 1, 1, 0)
+    # the warning points at the caller, also for records
+    with pytest.warns(PredstabDataWarning) as caught:
+        compare.mcnemar([("a", 1, 1), ("b", None, 0), ("c", 0, 1)])
+    assert caught[0].filename == __file__
 
 
 @pytest.mark.parametrize("kwargs, match", [

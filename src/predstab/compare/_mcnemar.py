@@ -97,7 +97,8 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
             table = list(table.itertuples(index=False, name=None))
         tab = np.asarray(table, dtype=object)
         if tab.ndim == 2 and tab.shape[1] == 3:  # records (id, old, new)
-            return _mcnemar_iv(None, tab[:, 1], tab[:, 2], tab[:, 0], mid_p)
+            ids, old, new, table = tab[:, 0], tab[:, 1], tab[:, 2], None
+    if table is not None:
         if tab.shape != (2, 2):
             raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]]; got shape {tab.shape}.")
         counts = []
