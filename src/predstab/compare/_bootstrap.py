@@ -242,8 +242,10 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     jack = None
     if method == "bca":
         jack = np.array([both(cases(np.delete(np.arange(n_units), u))) for u in range(n_units)])
-    cis = [bootstrap_interval(reps[:, j], full[j], level, method, None if jack is None else jack[:, j])
-           for j in range(3)]
+    cis = []
+    for j in range(3):  # a plain loop, so warnings' stacklevel reaches the caller
+        cis.append(bootstrap_interval(reps[:, j], full[j], level, method,
+                                      None if jack is None else jack[:, j]))
     diff = reps[:, 2]
     share_pos = (np.sum(diff > 0) + 1) / (len(diff) + 1)
     share_neg = (np.sum(diff < 0) + 1) / (len(diff) + 1)
