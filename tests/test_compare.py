@@ -351,9 +351,11 @@ def test_power_strict_default_vs_r_default():
     assert compare.power_ttest(0.5, 3, strict=False) == pytest.approx(0.0698, abs=5e-5)
 
 
-@pytest.mark.parametrize("d, n", [(0.2, 61647), (40.0, 3), (20.0, 3.5), (3.0, 100), (0.01, 1e6)])
+@pytest.mark.parametrize("d, n", [(0.2, 61647), (25.0, 3), (30.0, 3), (40.0, 3), (20.0, 3.5), (3.0, 100),
+                                  (0.01, 1e6)])
 def test_power_never_nan_in_far_tail(d, n):
-    # scipy.stats.nct.cdf returns NaN far in the lower tail (seen with df = 4)
+    # scipy.stats.nct.cdf returns NaN far in the lower tail: with df = 4 (n = 3) at d = 25 and
+    # 30, and at (0.2, 61647), (3.0, 100) -- checked when this test was written
     p = compare.power_ttest(d, n)
     assert np.isfinite(p) and 0 <= p <= 1
     assert p >= compare.power_ttest(d, n, strict=False)
