@@ -141,3 +141,22 @@ def test_bad_options():
 def test_to_frame():
     frame = fleiss_kappa(case("c_30x6_4cat")).to_frame()
     assert frame.shape == (1, 8) and frame.loc[0, "value"] == pytest.approx(IRR["c_30x6_4cat"]["value"])
+
+
+def test_sparse_count_table_gives_the_same_numbers(monkeypatch):
+    import predstab._fleiss as fmod
+
+    m = case("c_30x6_4cat")
+    dense = fleiss_kappa(m, detail=True)
+    monkeypatch.setattr(fmod, "_DENSE_TABLE_MAX", 1)
+    sparse = fleiss_kappa(m, detail=True)
+    assert sparse.value == dense.value and sparse.statistic == dense.statistic
+    pd.testing.assert_frame_equal(sparse.per_category, dense.per_category)
+
+
+def test_many_categories_stay_linear_in_memory():
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(20_000, 4))  # continuous: 80 000 categories, a dense table would be 12 GiB
+    res = fleiss_kappa(m)
+    # nobody agrees: P = 0 and P_e = 1 / 80 000, so kappa = -P_e / (1 - P_e)
+    assert res.value == pytest.approx(-1 / 79_999, rel=1e-9)

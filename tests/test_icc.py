@@ -161,7 +161,8 @@ def test_bad_ratings(ratings, exc, match):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(model="one-way"), "`model`"), (dict(type="absolute"), "`type`"), (dict(unit="avg"), "`unit`"),
     (dict(r0=1.0), "`r0`"), (dict(r0=-0.1), "`r0`"), (dict(conf_level=1.5), "`conf_level`"),
-    (dict(model="ONEWAY"), "`model`"),
+    (dict(model="ONEWAY"), "`model`"), (dict(r0=np.nan), "`r0`"), (dict(conf_level=np.nan), "`conf_level`"),
+    (dict(conf_level="95%"), "`conf_level`"),
 ])
 def test_bad_options(kwargs, match):
     with pytest.raises(ValueError, match=match):

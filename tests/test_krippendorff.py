@@ -170,3 +170,58 @@ def test_sparse_counts_give_the_same_value(monkeypatch, level):
 def test_bad_input(ratings, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         krippendorff_alpha(ratings, **kwargs)
+
+
+def brute_force_alpha(m, level):
+    """Krippendorff (2011) step by step: pairs within units -> coincidences -> alpha."""
+    values = np.unique(m[~np.isnan(m)])
+    index = {v: i for i, v in enumerate(values)}
+    o = np.zeros((len(values), len(values)))
+    for unit in m:
+        present = unit[~np.isnan(unit)]
+        if len(present) < 2:
+            continue
+        for i, a in enumerate(present):
+            for j, b in enumerate(present):
+                if i != j:
+                    o[index[a], index[b]] += 1 / (len(present) - 1)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    delta = np.zeros_like(o)
+    for c in range(len(values)):
+        for k in range(len(values)):
+            if level == "nominal":
+                delta[c, k] = float(c != k)
+            elif level == "ordinal":
+                lo, hi = min(c, k), max(c, k)
+                delta[c, k] = (n_c[lo:hi + 1].sum() - (n_c[c] + n_c[k]) / 2) ** 2 if c != k else 0.0
+            elif level == "interval":
+                delta[c, k] = (values[c] - values[k]) ** 2
+            else:
+                delta[c, k] = ((values[c] - values[k]) / (values[c] + values[k])) ** 2
+    d_o = (o * delta).sum() / n
+    d_e = (np.outer(n_c, n_c) * delta).sum() / (n * (n - 1))
+    return 1 - d_o / d_e
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(LEVELS), st.integers(2, 6), st.floats(0, 0.4))
+def test_equals_brute_force_definition(seed, level, n_rep, p_missing):
+    rng = np.random.default_rng(seed)
+    m = rng.integers(1, 7, size=(10, n_rep)).astype(float)
+    m[rng.random(m.shape) < p_missing] = np.nan
+    paired = (np.count_nonzero(~np.isnan(m), axis=1) >= 2)
+    if len(np.unique(m[paired][~np.isnan(m[paired])])) < 2:
+        return  # degenerate: covered by test_degenerate_and_undefined
+    expected = brute_force_alpha(m, level)
+    assert krippendorff_alpha(m, level=level).value == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+def test_ordered_categorical_frame_gives_the_order():
+    order = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    m = np.array([[0, 0, 1], [1, 1, 1], [2, 1, 2], [0, 1, 0], [2, 2, 2]])
+    frame = pd.DataFrame(np.array(["low", "mid", "high"], dtype=object)[m]).astype(order)
+    expected = krippendorff_alpha(m, level="ordinal").value
+    assert krippendorff_alpha(frame, level="ordinal").value == pytest.approx(expected, rel=1e-14)
+    assert krippendorff_alpha(frame.astype(object), level="ordinal",
+                              levels=order).value == pytest.approx(expected, rel=1e-14)

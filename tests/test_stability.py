@@ -151,6 +151,29 @@ def test_metric_constant_rows_are_exact_zeros():
     assert np.all(res.per_object_observed == 0.0)
 
 
+def test_many_constant_rows_are_fast_and_exact():
+    pred = np.tile(np.array([[0.1], [0.7], [1 / 3]]), (20000, 9))
+    pred[::2, 0] = np.nan
+    res = _quiet(phi, pred, [0.0, 1.0])
+    assert np.all(res.per_object_observed == 0.0) and res.value == 1.0
+
+
+def test_warnings_point_at_the_callers_line():
+    # every warning is attributed to this file (stacklevel), not to predstab's internals
+    cases = [
+        lambda: phi([[1.0, 2.0], [1.0, 3.0]], [0.0, 1.0]),  # fewer than 5 repetitions
+        lambda: phi([[1.0, np.nan, 2.0, 2.0, 2.0], [np.nan] * 4 + [1.0]], [0.0, np.nan, 1.0]),
+        lambda: phi([["a"] * 5], ["a", "a"]),  # identical, collapsed
+        lambda: phi([[1.0, 2.0, 3.0, 4.0, 5.0]], [2.0, 2.0]),  # undefined
+    ]
+    for case in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            case()
+        assert caught and all(w.filename == __file__ for w in caught), [(w.filename, str(w.message))
+                                                                         for w in caught]
+
+
 def test_zero_expected_instability_conventions():
     # D_e = 0 and D_o = 0 -> 1 (the model may have collapsed); D_e = 0 and D_o > 0 -> NaN
     with pytest.warns(PredstabDegenerateWarning, match="collapsed"):
@@ -269,12 +292,21 @@ def test_block_boundaries_do_not_matter(monkeypatch):
                                   ref_c.per_object)
 
 
-def test_many_categories_sparse_path_equals_definition():
+@pytest.mark.parametrize("scale", ["categorical", "ordinal"])
+def test_many_categories_sparse_path_equals_definition(scale, monkeypatch):
+    # many distinct values and a small dense-table limit: counts go through the sparse table
+    import predstab._stability as mod
+
+    monkeypatch.setattr(mod, "_DENSE_CELLS", 0)
     rng = np.random.default_rng(7)
-    pred = np.round(rng.normal(size=(300, 5)), 1)  # ~80 distinct values, more than 4 * R per row
-    res = _quiet(phi, pred, pred.ravel(), scale="categorical")
-    s, d_o, d_e = naive_stability(pred.tolist(), pred.ravel().tolist(), "categorical")
-    assert res.value == pytest.approx(s, rel=1e-12) and res.expected == pytest.approx(d_e, rel=1e-12)
+    pred = rng.integers(0, 150, size=(300, 5)) * 2 + 1000  # spread out: no direct integer codes
+    base = np.concatenate([np.unique(pred), rng.choice(np.unique(pred), 50)])
+    levels = np.unique(base).tolist() if scale == "ordinal" else None
+    res = phi(pred.astype(float), base.astype(float), scale=scale, levels=levels)
+    s, d_o, d_e = naive_stability(pred.tolist(), base.tolist(), scale, levels)
+    assert res.value == pytest.approx(s, abs=1e-13)  # S is near 0 here: absolute tolerance
+    assert res.observed == pytest.approx(d_o, rel=1e-12)
+    assert res.expected == pytest.approx(d_e, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- inputs and scales
@@ -285,7 +317,7 @@ def test_scale_inference():
     assert phi([["a", "b", "a", "a", "a"]], ["a", "b"]).scale == "categorical"
     assert phi(np.array([[True, False, True, True, True]]), [True, False]).scale == "categorical"
     dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
-    ordered = pd.DataFrame({f"r{j}": pd.Series(["lo", "hi"], dtype=dtype) for j in range(5)})
+    ordered = pd.DataFrame({f"r{j}": pd.Series(["lo", "hi" if j else "mid"], dtype=dtype) for j in range(5)})
     res = phi(ordered, pd.Series(["lo", "mid", "hi"], dtype=dtype))
     assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
     assert phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], levels=["a", "b", "c"]).scale == "ordinal"
@@ -338,10 +370,33 @@ def test_nullable_and_pd_na_missing_values():
     assert _quiet(phi, boolean, [True, False]).per_object_count.tolist() == [4]
 
 
+def test_pandas_arrays_as_baseline():
+    dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
+    pred = [["lo", "mid", "mid", "hi", "mid"]]
+    res = psi(pred, pd.Categorical(["lo", "mid", "hi", "hi"], dtype=dtype))
+    assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
+    ref = psi(pred, ["lo", "mid", "hi", "hi"], levels=["lo", "mid", "hi"])
+    assert res.value == ref.value
+    assert psi(pred, pd.Index(["lo", "mid", "hi", "hi"])).value == psi(pred, ["lo", "mid", "hi", "hi"]).value
+
+
 def test_pooled_matrix_baseline_equals_vector():
     rng = np.random.default_rng(9)
     pred, space = rng.normal(size=(5, 6)), rng.normal(size=(20, 6))
     assert psi(pred, space).expected == psi(pred, space.ravel(order="F")).expected
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.uint64, float])
+def test_integer_codes_of_any_dtype(dtype):
+    rng = np.random.default_rng(13)
+    labels = np.array([3, 7, 250]) if dtype in (np.uint8, np.uint64) else np.array([-5, 0, 7])
+    codes = rng.integers(0, 3, size=(30, 6))
+    ref = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], scale="categorical")
+    res = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), scale="categorical")
+    assert res.value == pytest.approx(ref.value, rel=1e-15)
+    ref_o = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], levels=["a", "b", "c"])
+    res_o = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), levels=labels.tolist())
+    assert res_o.value == pytest.approx(ref_o.value, rel=1e-15)
 
 
 def test_numeric_categories_match_text_like_r():
@@ -362,6 +417,7 @@ def test_numeric_categories_match_text_like_r():
     (dict(baseline=["a", "b"]), "Type mismatch .* is numeric, `training_observations` is character"),
     (dict(scale="interval"), "`scale` must be one of"),
     (dict(scale="Metric"), "`scale` must be one of"),
+    (dict(scale=["metric"]), "`scale` must be one of"),
     (dict(baseline=np.ones((2, 2, 2))), "`training_observations` must be a vector or"),
 ])
 def test_phi_input_errors(kwargs, match):
@@ -380,6 +436,8 @@ def test_categorical_and_ordinal_errors():
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="ordinal")
     with pytest.raises(ValueError, match="doesn't match the data type which is 'character'"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="metric")
+    with pytest.raises(ValueError, match="`levels` orders the categories of the ordinal scale"):
+        phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="categorical", levels=["a", "b"])
     with pytest.raises(ValueError, match="`levels` must not repeat"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], levels=["a", "b", "a"])
     with pytest.raises(ValueError, match="`prediction_space`"):
@@ -456,6 +514,17 @@ def test_confidence_interval_errors_and_undefined():
     with pytest.warns(PredstabUndefinedWarning):
         ci = undefined.confidence_interval(random_state=0)
     assert math.isnan(ci.low) and math.isnan(ci.high)
+
+
+def test_validation_aps_module_runs(capsys, monkeypatch):
+    import runpy
+    import sys
+
+    monkeypatch.setattr(sys, "argv", ["validation.aps", "--failures-only"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_module("validation.aps", run_name="__main__", alter_sys=False)
+    assert exit_info.value.code == 0
+    assert " 0 failed" in capsys.readouterr().out
 
 
 def test_public_api_exports():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -118,7 +119,7 @@ def _check_choice(value, name, choices):
 
 
 def _check_conf_level(conf_level):
-    if isinstance(conf_level, bool) or not np.isscalar(conf_level) or not 0 < float(conf_level) < 1:
+    if isinstance(conf_level, bool) or not isinstance(conf_level, numbers.Real) or not 0 < conf_level < 1:
         raise ValueError(f"`conf_level` must be a number strictly between 0 and 1; got {conf_level!r}.")
     return float(conf_level)
 
@@ -139,7 +140,7 @@ def _icc_iv(ratings, model, type, unit, r0, conf_level):
     model = _check_choice(model, "model", _MODELS)
     type = _check_choice(type, "type", _TYPES)
     unit = _check_choice(unit, "unit", _UNITS)
-    if isinstance(r0, bool) or not np.isscalar(r0) or not 0 <= float(r0) < 1:
+    if isinstance(r0, bool) or not isinstance(r0, numbers.Real) or not 0 <= r0 < 1:
         raise ValueError(f"`r0` must be a number in [0, 1); got {r0!r}.")
     conf_level = _check_conf_level(conf_level)
     x = _complete_numeric(ratings, "irr::icc")

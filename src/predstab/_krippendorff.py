@@ -11,7 +11,7 @@ from scipy import sparse
 
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix
+from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
 from ._utils import FrameMixin, missing_mask
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
@@ -52,59 +52,14 @@ class KrippendorffAlphaResult(FrameMixin):
     n_values: int
 
 
-def _small_integer_codes(arr):
-    """Fast path of :func:`_factorize` for integer-valued numbers in a small range (class labels).
-
-    Returns None when it does not apply.
-    """
-    if arr.dtype.kind not in "iuf":
-        return None
-    missing = np.isnan(arr) if arr.dtype.kind == "f" else None
-    if missing is not None and missing.all():
-        return None
-    lo = np.fmin.reduce(arr, axis=None) if missing is not None else arr.min()
-    hi = np.fmax.reduce(arr, axis=None) if missing is not None else arr.max()
-    if not hi - lo < 2**16:
-        return None
-    shifted = arr - lo
-    if missing is not None:
-        shifted[missing] = hi - lo + 1  # a slot of its own, ignored below
-    as_int = shifted.astype(np.int64)
-    if arr.dtype.kind == "f" and not (as_int == shifted).all():
-        return None  # not integer-valued
-    used = np.bincount(as_int.ravel(), minlength=int(hi - lo) + 2)[: int(hi - lo) + 1] > 0
-    lookup = np.append(np.cumsum(used) - 1, -1)
-    return lookup[as_int], (lo + np.flatnonzero(used)).astype(arr.dtype)
-
-
-def _factorize(arr):
-    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
-
-    Hash-based (pandas.factorize), so linear in the data; only the few distinct
-    values are sorted.
-    """
-    small = _small_integer_codes(arr)
-    if small is not None:
-        return small
-    codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
-    uniques = np.asarray(uniques)
-    if uniques.size == 0:  # every value missing: nothing to rank
-        return codes.reshape(arr.shape), uniques
-    try:
-        order = np.argsort(uniques, kind="stable")
-    except TypeError:
-        kinds = sorted({type(v).__name__ for v in uniques.tolist()})
-        raise TypeError("`ratings` must hold values of one comparable kind (all numbers or all strings); "
-                        f"got a mix of {', '.join(kinds)}.") from None
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[order] = np.arange(len(uniques))
-    codes = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).reshape(arr.shape)
-    return codes, uniques[order]
-
-
 def _krippendorff_alpha_iv(ratings, level, levels):
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
+    if levels is None and level == "ordinal" and isinstance(ratings, pd.DataFrame):
+        dtypes = set(ratings.dtypes)
+        only = dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(only, pd.CategoricalDtype) and only.ordered:
+            levels = only  # an ordered categorical carries the order of its categories
     arr = as_rating_matrix(ratings)
     if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every level
         n_inf = int(np.isinf(arr).sum())
@@ -119,7 +74,7 @@ def _krippendorff_alpha_iv(ratings, level, levels):
         if len(levels) == 0 or len(set(levels)) != len(levels):
             raise ValueError(f"`levels` must list distinct categories; got {levels!r}.")
         lookup = {v: i for i, v in enumerate(levels)}
-        codes, uniques = _factorize(arr)
+        codes, uniques = factorize_ratings(arr)
         unknown = [u for u in uniques.tolist() if u not in lookup]
         if unknown:
             raise ValueError(
@@ -141,7 +96,7 @@ def _krippendorff_alpha_iv(ratings, level, levels):
                 f"level='ordinal' with non-numeric ratings (kind {kind!r}) needs `levels` to give "
                 "the order of the categories, e.g. levels=['low', 'mid', 'high']."
             )
-    codes, uniques = _factorize(arr)
+    codes, uniques = factorize_ratings(arr)
     return codes, None, len(uniques), level
 
 
@@ -192,8 +147,9 @@ def _coincidences(counts, m_u):
         o = (counts.T @ weighted).toarray()
         n_c = np.asarray(weighted.sum(axis=0)).ravel()
     else:
-        o = counts.T @ (counts * w[:, None])
-        n_c = w @ counts
+        weighted = counts * w[:, None]
+        o = counts.T @ weighted
+        n_c = weighted.sum(axis=0)  # (vector @ matrix is a slow path in numpy for tall matrices)
     o[np.diag_indices_from(o)] -= n_c
     return o
 
@@ -338,11 +294,12 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         booleans for nominal and ordinal data.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
-    levels : sequence, optional
+    levels : sequence or pandas.CategoricalDtype, optional
         The ordered categories for ``level="ordinal"`` (required when the categories
-        are not numbers); with ``"nominal"`` the set of allowed categories. Every
-        value must be one of them. Categories in ``levels`` that are never used do
-        not change alpha.
+        are not numbers, unless ``ratings`` is a DataFrame whose columns share one
+        ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
+        Every value must be one of them. Categories in ``levels`` that are never used
+        do not change alpha.
 
     Returns
     -------
@@ -404,7 +361,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     elif level == "interval":
         d_o, d_e, n_units, n = _interval(x)
     elif level == "ratio":
-        codes, values = _factorize(x)
+        codes, values = factorize_ratings(x)
         values = values.astype(float)
         d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
     else:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._scales import Values, encode, match_keys, read_values
+from ._scales import ColumnCodes, Values, encode, match_keys, read_values
 from ._utils import ConfidenceInterval, FrameMixin, check_rng
 
 __all__ = ["phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"]
@@ -33,6 +33,8 @@ _R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character",
 # values processed per block of rows: bounds the temporary memory of the counting pass
 _BLOCK = 1 << 18
 _FEW_REPETITIONS = 5
+# a dense (values x objects) count table is used up to this many cells (or 4x the input)
+_DENSE_CELLS = 1 << 20
 
 
 # --------------------------------------------------------------------------- result
@@ -45,7 +47,7 @@ def _r_number(x) -> str:
     return f"{x:6.5g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous: compare fields explicitly
 class StabilityResult(FrameMixin):
     """Prediction stability (APS's phi or psi) and the parts it is made of.
 
@@ -151,6 +153,30 @@ class StabilityResult(FrameMixin):
         -------
         ConfidenceInterval
             ``(low, high)``; NaN bounds when the stability is undefined (``D_e = 0``).
+
+        Warns
+        -----
+        PredstabUndefinedWarning
+            ``D_e`` is zero: no interval.
+
+        Notes
+        -----
+        Resampling repetitions with replacement repeats some of them, and a repeated
+        prediction always agrees with itself, so for a single object the bootstrap
+        distribution is shifted towards stability (most for categorical predictions with many
+        distinct values). Read that interval as a rough guide; with several objects, resample
+        objects.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import predstab
+        >>> rng = np.random.default_rng(0)
+        >>> refits = rng.normal(size=(50, 1)) * 3 + rng.normal(size=(50, 10))
+        >>> res = predstab.phi(refits, rng.normal(size=200) * 3)
+        >>> low, high = res.confidence_interval(n_resamples=999, random_state=1)
+        >>> bool(low < res.value < high)
+        True
         """
         from scipy import stats
 
@@ -222,21 +248,29 @@ def _confidence_interval_iv(result, level, n_resamples, method, by, random_state
 def _row_counts(source, offset, n_codes):
     """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
 
+    ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
+
     ``source - offset`` are codes in ``0..n_codes-1`` or -1 (missing). Codes are shifted
     by one so that missing values land in a column of their own; each block of rows
-    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1``.
+    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
+    order of the values does not matter to bincount, so column-wise blocks need no transpose).
+    Counts are stored as int32 (at most the number of repetitions).
     """
     n_rows, n_cols = source.shape
     width = n_codes + 1
-    table = np.empty((n_rows, width), dtype=np.int64)
+    table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
     step = max(1, _BLOCK // max(n_cols, 1))
+    by_column = isinstance(source, ColumnCodes)
     for start in range(0, n_rows, step):
-        block = source[start:start + step]
-        m = block.shape[0]
+        stop = min(start + step, n_rows)
+        m = stop - start
         base = np.arange(m, dtype=np.intp) * width + (1 - offset)
-        flat = block + base[:, None]
-        table[start:start + m] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width)
-    return table[:, 1:], table[:, 0]
+        if by_column:  # (columns x rows) block of a DataFrame of Categoricals
+            flat = source.row_block(start, stop) + base[None, :]
+        else:
+            flat = source[start:stop] + base[:, None]
+        table[:, start:stop] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width).T
+    return table[1:], table[0]
 
 
 def _row_variances(x):
@@ -274,10 +308,11 @@ def _row_variances(x):
         # only rows within rounding of zero can be constant: check those exactly
         with np.errstate(invalid="ignore"):
             near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
-        for i in near_zero:
-            row = block[i][~np.isnan(block[i])]
-            if row.max() == row.min():
-                v[i] = 0.0
+        if near_zero.size:
+            sub = block[near_zero]
+            low = np.where(np.isnan(sub), np.inf, sub).min(axis=1)
+            high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
+            v[near_zero[low == high]] = 0.0
         var[start:start + block.shape[0]] = v
     return var, count
 
@@ -334,7 +369,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     if base.array.ndim == 0:
         base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
 
-    if scale is not None and scale not in _SCALES:
+    if scale is not None and (not isinstance(scale, str) or scale not in _SCALES):
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical' or None; got {scale!r}.")
     if "empty" not in (pred.family, base.family) and pred.family != base.family:
         raise ValueError(
@@ -351,7 +386,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
                 f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
                 "scale='categorical' or scale='ordinal' for class labels."
             )
-        levels = None
+        levels = _no_levels(levels, scale, names)
     elif scale == "ordinal":
         if levels is None:
             levels = _ordered_categories(pred, base)
@@ -362,7 +397,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
             )
         levels = _levels_iv(levels, names.levels)
     elif scale == "categorical":
-        levels = None
+        levels = _no_levels(levels, scale, names)
     else:
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical'; got {scale!r}.")
     if n_replicates < _FEW_REPETITIONS:
@@ -373,11 +408,20 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     return pred, base, scale, levels
 
 
-def _infer_scale(pred, base, levels, names):
-    if pred.categories is not None:
-        return "ordinal" if pred.ordered or levels is not None else "categorical"
+def _no_levels(levels, scale, names):
     if levels is not None:
+        raise ValueError(
+            f"`{names.levels}` orders the categories of the ordinal scale; it cannot be used with "
+            f"scale={scale!r}. Pass scale='ordinal' or leave `{names.levels}` as None."
+        )
+    return None
+
+
+def _infer_scale(pred, base, levels, names):
+    if levels is not None or _ordered_categories(pred, base) is not None:
         return "ordinal"
+    if pred.categories is not None:
+        return "categorical"
     family = pred.family if pred.family != "empty" else base.family
     if family in ("logical", "character"):
         return "categorical"
@@ -457,7 +501,7 @@ def _observed_metric(pred, name):
     x = pred.array
     if pred.categories is not None:  # a Categorical of numbers read on the metric scale
         cats = np.append(np.asarray(pred.categories, dtype=float), np.nan)
-        x = cats[x]
+        x = cats[np.asarray(x)]
     x = np.asarray(x, dtype=float)
     with np.errstate(invalid="ignore"):  # inf - inf in a row with an infinite value: rejected below
         d_o, count = _row_variances(x)
@@ -477,7 +521,7 @@ def _reject_infinite(x, variances, name):
 def _expected_metric(base, name):
     x = base.array
     if base.categories is not None:
-        x = np.asarray(base.categories, dtype=float)[x]
+        x = np.asarray(base.categories, dtype=float)[np.asarray(x)]
     x = np.asarray(x, dtype=float)[None, :]
     with np.errstate(invalid="ignore"):
         var, _ = _row_variances(x)
@@ -529,28 +573,29 @@ def _row_counts_sparse(source, offset, n_codes):
     return table, n_missing
 
 
-def _pair_sums(counts_t, delta2):
-    """``sum_c sum_k n_ic n_ik delta2[c, k]`` for every object, from (categories x objects) counts."""
-    n_categories = counts_t.shape[0]
-    if n_categories > 16:  # many categories: one matrix product
-        return np.einsum("kn,kn->n", delta2 @ counts_t, counts_t)
-    # few categories: a (N x K) @ (K x K) product is slow in BLAS for tiny K; sum the pairs
-    total = np.zeros(counts_t.shape[1])
-    for c in range(n_categories):
-        for k in range(c + 1, n_categories):
-            if delta2[c, k] != 0:
-                total += (2.0 * delta2[c, k]) * (counts_t[c] * counts_t[k])
+def _pair_sums(columns, category, delta2):
+    """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
+    if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
+        counts = np.stack(columns, axis=1).astype(float)
+        return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    total = np.zeros(len(columns[0]) if columns else 0)
+    for a in range(len(columns)):
+        for b in range(a + 1, len(columns)):
+            weight = 2.0 * delta2[category[a], category[b]]
+            if weight != 0:
+                total += weight * (columns[a].astype(float) * columns[b])
     return total
 
 
 def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names):
-    """Per-object ``D_o,i``, non-missing counts and the (categories x objects) count table."""
+    """Per-object ``D_o,i``, non-missing counts, and the category counts of the first object."""
     source, offset, uniques = encode(pred)
-    n_rows = source.shape[0]
-    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, 1 << 20)
+    n_rows, n_cols = source.shape
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
     if dense:
         raw, n_missing = _row_counts(source, offset, len(uniques))
-        present = np.flatnonzero(raw.any(axis=0))
+        present = np.flatnonzero(raw.any(axis=1))
     else:
         raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
         present = np.unique(raw.indices)
@@ -564,31 +609,34 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
             f"absent from `{names.baseline}`."
         )
     category = base_to_category[to_base]
+    r = n_cols - np.asarray(n_missing, dtype=np.int64)
+    first_row = np.zeros(n_categories, dtype=np.int64)
     if dense:
-        counts_t = np.zeros((n_categories, n_rows), dtype=np.int64)
-        for j, c in zip(present, category, strict=True):
-            counts_t[c] = raw[:, j]
-        r = counts_t.sum(axis=0)
-        same = np.einsum("kn,kn->n", counts_t, counts_t)
+        # distinct values map to distinct categories, so the raw count rows are the counts
+        columns = [raw[j] for j in present]
+        first_row[category] = raw[present, 0]
+        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
+            same = np.zeros(n_rows, dtype=np.int64)
+            for col in columns:
+                same += col.astype(np.int64) ** 2
+            disagree = (r * r - same).astype(float)
+        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
+            disagree = _pair_sums(columns, category, delta2)
     else:
         from scipy import sparse
 
         lut = np.full(len(uniques), -1, dtype=np.intp)
         lut[present] = category
-        counts_sp = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
-        r = np.asarray(counts_sp.sum(axis=1)).ravel()
-        same = np.asarray(counts_sp.multiply(counts_sp).sum(axis=1)).ravel()
-        counts_t = counts_sp.T.toarray() if delta2 is not None or n_rows == 1 else None
+        counts = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+        first_row = counts[0].toarray().ravel()
+        if delta2 is None:
+            disagree = (r * r - np.asarray(counts.multiply(counts).sum(axis=1)).ravel()).astype(float)
+        else:
+            disagree = np.asarray(counts.multiply(counts @ delta2).sum(axis=1)).ravel().astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        pairs = (r * (r - 1)).astype(float)
-        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            disagree = (r * r - same).astype(float)
-        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
-            disagree = _pair_sums(counts_t.astype(float), delta2)
-        d_o = disagree / pairs
+        d_o = disagree / (r * (r - 1)).astype(float)
     d_o[r < 2] = np.nan
-    first_row = None if n_rows != 1 else counts_t[:, 0]
-    return d_o, r, first_row
+    return d_o, r, first_row if n_rows == 1 else None
 
 
 def _same_family(levels, uniques):
@@ -609,6 +657,7 @@ def _sorted_order(uniques):
 
 
 def _stability(kind, predictions, baseline, scale, levels, names):
+    """The computation behind every entry point: ``S = 1 - D_o / D_e`` and its parts."""
     pred, base, scale, levels = _stability_iv(kind, predictions, baseline, scale, levels, names)
     base = _baseline_vector(base, names.baseline)
     delta2 = None
@@ -628,9 +677,7 @@ def _stability(kind, predictions, baseline, scale, levels, names):
             d_e = float(p @ delta2 @ p)
         else:
             p = base_counts / n
-            d_e = float(1.0 - np.sum(p * p))
-            if len(categories) == 1:
-                d_e = 0.0
+            d_e = float(1.0 - np.sum(p * p))  # exactly 0 for one class: 1 - 1.0
         levels = categories
         d_o_i, count, first_row = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
                                                         delta2, names)
@@ -745,8 +792,8 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None) -> St
     ----------
     .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
        of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1
-    .. [2] Krippendorff, K. (2019). Content Analysis (4th ed.), ordinal metric.
-       https://doi.org/10.4135/9781071878781
+    .. [2] Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability (ordinal metric).
+       https://repository.upenn.edu/asc_papers/43
 
     Examples
     --------
