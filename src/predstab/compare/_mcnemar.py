@@ -61,7 +61,10 @@ class McNemarResult(FrameMixin):
 def _judgments(values, name):
     if values is None:
         raise TypeError(f"`{name}` is required when `table` is not given.")
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # numpy refuses ragged nested sequences
+        raise ValueError(f"`{name}` must be one-dimensional; got a ragged nested sequence.") from None
     if arr.dtype.kind not in "biuf":
         arr = np.asarray(values, dtype=object)
     if arr.ndim != 1:
