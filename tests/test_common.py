@@ -183,3 +183,45 @@ def test_the_value_comes_from_the_shared_convention(measure, spy):
             value = measure.func(x)
         assert spy, "the measure did not call predstab._convention.one_minus_ratio"
         assert any(v == value or (np.isnan(v) and np.isnan(value)) for _, _, v in spy), (value, spy)
+
+
+# ------------------------------------------------- where the peers differ on degenerate data
+
+
+def _long(x):
+    import pandas as pd
+
+    return pd.DataFrame([(i, j, x[i, j]) for i in range(x.shape[0]) for j in range(x.shape[1])],
+                        columns=["target", "rater", "score"])
+
+
+def test_peers_return_nan_or_raise_where_the_convention_gives_one():
+    """A constant matrix: predstab says 1 (with a warning); pingouin NaN, krippendorff raises,
+    statsmodels NaN. Identical replicates of differing objects: everyone says 1."""
+    constant = np.full((5, 3), 4.0)
+    with pytest.warns(PredstabDegenerateWarning):
+        assert predstab.icc(constant).value == 1.0
+    with pytest.warns(PredstabDegenerateWarning):
+        assert predstab.krippendorff_alpha(constant, level="interval").value == 1.0
+    with pytest.warns(PredstabDegenerateWarning):
+        assert predstab.fleiss_kappa(constant).value == 1.0
+
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(inter_rater.fleiss_kappa(inter_rater.aggregate_raters(constant)[0]))
+    pingouin = pytest.importorskip("pingouin")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert pingouin.intraclass_corr(_long(constant), "target", "rater", "score")["ICC"].isna().all()
+    krippendorff = pytest.importorskip("krippendorff")
+    with pytest.raises(ValueError, match="more than one value"):
+        krippendorff.alpha(reliability_data=constant.T, level_of_measurement="interval")
+
+    identical = np.repeat(np.arange(5.0)[:, None], 3, axis=1)
+    assert predstab.icc(identical).value == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        peer = pingouin.intraclass_corr(_long(identical), "target", "rater", "score")["ICC"]
+    np.testing.assert_allclose(peer, 1.0, rtol=1e-12)
+    assert krippendorff.alpha(reliability_data=identical.T, level_of_measurement="interval") == 1.0
