@@ -291,6 +291,8 @@ def test_pandas_categoricals():
     assert got.scale == "ordinal" and got.levels == ("low", "mid", "high")
     assert got.value == _quiet(lambda: phi(plain, plain[:, 0], scale="ordinal",
                                            levels=["low", "mid", "high"])).value
+    assert krippendorff_alpha(ordered, level="ordinal").value == krippendorff_alpha(
+        plain, level="ordinal", levels=["low", "mid", "high"]).value
     _raises(lambda: icc(frame), TypeError, "ratings")
 
 
@@ -336,6 +338,7 @@ def test_ordinal_value_not_in_levels():
     _raises(lambda: krippendorff_alpha(pred, level="ordinal", levels=[1, 2]), ValueError, "levels",
             what=r"\[3\]")
     _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "c"]], level="ordinal"), ValueError, "levels")
+    _raises(lambda: phi([["a", "b"], ["b", "c"]], ["a", "b", "c"], scale="ordinal"), ValueError, "levels")
 
 
 def test_prediction_categories_absent_from_the_training_responses():
