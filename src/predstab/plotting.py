@@ -46,15 +46,26 @@ def _curve_of(fit):
     return lambda n: 1.0 / (1.0 + (p1 / np.asarray(n, dtype=float)) ** p2)
 
 
+def _floats(values, name):
+    """``values`` as a float array; text, ragged, complex or pd.NA input is a TypeError naming ``name``."""
+    try:
+        if np.iscomplexobj(values):
+            raise TypeError
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be real numbers in a rectangular array; "
+                        f"got {values!r:.80}.") from None
+
+
 def _plot_stability_curve_iv(n, stability, errors, fits, recommended):
-    n = np.asarray(n, dtype=float)
+    n = _floats(n, "n")
     if n.ndim != 1 or n.size < 1 or not np.all(np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"`n` must be a 1-D array of positive numbers of learners; got {n!r}.")
     if not isinstance(stability, dict):
         stability = {"stability": stability}
     curves = {}
     for name, values in stability.items():
-        values = np.asarray(values, dtype=float)
+        values = _floats(values, f"stability[{name!r}]")
         if values.ndim == 2 and values.shape[0] == n.size:  # (n_grid, n_repeats): summarise
             values = values
         elif values.shape != n.shape:
@@ -123,7 +134,9 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
     for i, (name, values) in enumerate(curves.items()):
         colour = colours[i % 10]
         if values.ndim == 2:
-            centre, err = np.nanmean(values, axis=1), np.nanstd(values, axis=1, ddof=1)
+            centre = np.nanmean(values, axis=1)
+            # no spread from a single repeat (nanstd would warn about 0 degrees of freedom)
+            err = np.nanstd(values, axis=1, ddof=1) if values.shape[1] > 1 else None
         else:
             centre, err = values, None
         if name in errors:
@@ -164,10 +177,10 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
 def _plot_per_object_iv(stability, kind, labels, n_labelled):
     if hasattr(stability, "per_object"):
         what = f"{getattr(stability, 'kind', 'stability')} per object"
-        values = np.asarray(stability.per_object, dtype=float)
+        values = _floats(stability.per_object, "stability")
     else:
         what = "stability per object"
-        values = np.asarray(stability, dtype=float)
+        values = _floats(stability, "stability")
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"`stability` must be a StabilityResult or a non-empty 1-D array; "
                          f"got shape {values.shape}.")
