@@ -234,3 +234,31 @@ def test_random_training_data_gives_a_result_or_a_value_or_type_error(name):
             check_estimator_call(lambda: ESTIMATOR_TARGETS[name](rng))
         except AssertionError as exc:
             raise AssertionError(f"{name}, input {i}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------ plots
+
+PLOT_TARGETS = {
+    "plot_stability_curve": lambda rng: predstab.plotting.plot_stability_curve(random_array(rng),
+                                                                               random_array(rng)),
+    "plot_per_object": lambda rng: predstab.plotting.plot_per_object(random_array(rng)),
+}
+
+
+@pytest.mark.parametrize("name", list(PLOT_TARGETS))
+def test_random_input_to_plots(name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(sum(map(ord, name)))
+    try:
+        for i in range(25):
+            try:
+                check(lambda: PLOT_TARGETS[name](rng))
+            except AssertionError as exc:
+                raise AssertionError(f"{name}, input {i}: {exc}") from None
+            plt.close("all")
+    finally:
+        plt.close("all")
