@@ -427,7 +427,8 @@ def icc_table(ratings, /, *, conf_level=0.95):
     if msr > 0 and mse == 0 and msc == 0:  # perfect agreement, as in _form
         low = high = 1.0
     rows["ICC2"][5:] = [float(low), float(high)]
-    # Spearman-Brown step-up of the single-rater bounds
-    rows["ICC2k"][5:] = [float(b * k / (1 + b * (k - 1))) for b in (low, high)]
+    # Spearman-Brown step-up of the single-rater bounds (-inf at a bound of -1/(k-1), as in psych)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["ICC", "F", "df1", "df2", "p", "lower", "upper"])
