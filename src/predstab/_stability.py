@@ -600,6 +600,11 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
         raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
         present = np.unique(raw.indices)
     _warn_missing_predictions(int(n_missing.sum()), source.size, names.predictions)
+    if present.size == 0:  # every prediction missing (the count arithmetic below needs a category)
+        raise ValueError(
+            f"`{names.predictions}` has no object with at least two non-missing predictions; "
+            "stability cannot be computed."
+        )
     to_base = match_keys(uniques[present], b_uniques, as_text=False)
     if (to_base < 0).any():
         absent = [uniques[j] for j, b in zip(present, to_base, strict=True) if b < 0]
