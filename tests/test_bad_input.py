@@ -182,8 +182,9 @@ def test_all_values_missing():
     _raises(lambda: phi(allnan, [1.0, 2.0]), ValueError, "predictions", what="no object")
     nothing = np.full((4, 3), None, dtype=object)
     for scale in ("categorical", "ordinal"):
-        _raises(lambda scale=scale: psi(nothing, ["a", "b"], scale=scale, levels=["a", "b"]), ValueError,
-                "predictions", what="no object")
+        levels = ["a", "b"] if scale == "ordinal" else None
+        _raises(lambda scale=scale, levels=levels: psi(nothing, ["a", "b"], scale=scale, levels=levels),
+                ValueError, "predictions", what="no object")
 
 
 @pytest.mark.parametrize("func, param", [(phi, "training_observations"), (psi, "prediction_space")])
