@@ -248,8 +248,6 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
         raise TypeError(f"`progress` must be callable(done, total) or None; got {type(progress).__name__}.")
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
-    if is_clf and "selection" in measures and select_for in ("high", "low", "zero"):
-        raise ValueError("`select_for` must be the class label(s) to select for a classifier (optRF's rule).")
     if pool_size is None:
         pool_size = (max(grid_list) * 2 if method == "pool" else 1000)
     if isinstance(pool_size, bool) or not isinstance(pool_size, (int, np.integer)) or pool_size < 2:
@@ -261,6 +259,15 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
         )
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
+    if is_clf and "selection" in measures:
+        wanted = set(np.atleast_1d(np.asarray(select_for, dtype=object)).tolist())
+        classes = set(np.unique(y).tolist())
+        if not wanted or not wanted <= classes or wanted == classes:
+            # optRF: "select_for must be a subset of its classes" and "cannot include all classes"
+            raise ValueError(
+                f"`select_for` must name some but not all classes of `y` {sorted(map(str, classes))} "
+                f"for a classifier; got {select_for!r}."
+            )
     if len(y) != len(X):
         raise ValueError(f"`X` and `y` must have the same number of rows; got {len(X)} and {len(y)}.")
     return grid_list, measures, is_clf, int(pool_size), voting, y
