@@ -72,7 +72,8 @@ class TuningResult:
         The measure the recommendation is for ("icc" for regression, "fleiss" for
         classification: prediction stability as optRF computes it, unless changed).
     recommendation : int or None
-        optRF 1.2.1's recommendation from the primary measure's curve (None if it failed).
+        optRF 1.2.1's recommendation from the primary measure's curve; None when the fit
+        failed or is poor (R^2 < 0.9) -- optRF's number is still in ``summary``.
     reliable : bool
         False when the primary fit failed, is poor (R^2 < 0.9) or has not flattened within
         the grid; ``message`` then says why and what grid would help.
@@ -248,8 +249,6 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
         raise TypeError(f"`progress` must be callable(done, total) or None; got {type(progress).__name__}.")
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
-    if is_clf and "selection" in measures and select_for in ("high", "low", "zero"):
-        raise ValueError("`select_for` must be the class label(s) to select for a classifier (optRF's rule).")
     if pool_size is None:
         pool_size = (max(grid_list) * 2 if method == "pool" else 1000)
     if isinstance(pool_size, bool) or not isinstance(pool_size, (int, np.integer)) or pool_size < 2:
@@ -261,6 +260,15 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
         )
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
+    if is_clf and "selection" in measures:
+        wanted = set(np.atleast_1d(np.asarray(select_for, dtype=object)).tolist())
+        classes = set(np.unique(y).tolist())
+        if not wanted or not wanted <= classes or wanted == classes:
+            # optRF: "select_for must be a subset of its classes" and "cannot include all classes"
+            raise ValueError(
+                f"`select_for` must name some but not all classes of `y` {sorted(map(str, classes))} "
+                f"for a classifier; got {select_for!r}."
+            )
     if len(y) != len(X):
         raise ValueError(f"`X` and `y` must have the same number of rows; got {len(X)} and {len(y)}.")
     return grid_list, measures, is_clf, int(pool_size), voting, y
@@ -500,6 +508,10 @@ def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thres
                 f"{fit.stability(max(grid)):.2f} "
                 f"at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
             )
+    if fit.poor_fit:
+        # a recommendation from a curve the data do not follow would only look precise;
+        # optRF's number stays visible in summary["recommended"]
+        recommendation = None
     message = ""
     if problems:
         message = (f"{primary}: " + "; ".join(problems) + ". A grid up to about "
