@@ -276,8 +276,12 @@ def test_agree_table_fleiss_alpha(capsys):
     ratings = pd.read_csv(cases / "c_30x6_4cat.csv").to_numpy(dtype=object)
     value = float(dict(line.split(None, 1) for line in out.split("\n\n")[0].splitlines())["value"])
     assert value == pytest.approx(predstab.fleiss_kappa(ratings).value, rel=1e-5)
-    code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha", "--level", "interval")
+    code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
+                         "--level", "interval")
     assert code == 0, err
+    value = float(dict(line.split(None, 1) for line in out.strip().splitlines())["value"])
+    matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
+    assert value == pytest.approx(predstab.krippendorff_alpha(matrix, level="interval").value, rel=1e-5)
     code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
     assert_one_line_error(code, err, "expected a number")
 
