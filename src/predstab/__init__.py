@@ -51,6 +51,8 @@ _EXPORTS = {
     "TuningResult": "._tune",
     "selection_stability": "._importance",
     "importance_stability": "._importance",
+    "SelectionStabilityResult": "._importance",
+    "ImportanceStabilityResult": "._importance",
     # scikit-learn integration
     "make_stability_scorer": "._scorer",
 }
