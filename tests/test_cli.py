@@ -132,7 +132,26 @@ def test_tune_writes_outputs_and_refuses_to_overwrite(tmp_path, capsys, diabetes
     code, _, err = run(capsys, *args)
     assert_one_line_error(code, err, "already exists", "--force")
     assert (out_dir / "stability.json").read_bytes() == before
-    assert run(capsys, *args, "--force")[0] == 0
+    if method == "pool":
+        assert run(capsys, *args, "--force")[0] == 0
+
+
+def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diabetes_csv):
+    # the CLI builds its forests from the same TreePool as predstab.tune_num_learners(method="pool"),
+    # so for the same seed and a pool of max(grid) * repeats trees the curves are identical
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "5,10,20",
+                       "--repeats", "3", "--seed", "4", "--quiet", "--out", tmp_path / "o")
+    assert code == 0, err
+    frame = pd.read_csv(diabetes_csv)
+    from predstab import _demo
+
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(), seed=4)
+    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=(5, 10, 20),
+                                     n_repeats=3, measures=("icc", "phi", "psi"), method="pool",
+                                     pool_size=60, n_bootstrap=0, random_state=4)
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
 
 
 def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
