@@ -145,7 +145,8 @@ def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diab
     frame = pd.read_csv(diabetes_csv)
     from predstab import _demo
 
-    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(), seed=4)
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
+                                    seed=4)
     res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=(5, 10, 20),
                                      n_repeats=3, measures=("icc", "phi", "psi"), method="pool",
                                      pool_size=60, n_bootstrap=0, random_state=4)
