@@ -321,6 +321,27 @@ def test_compare_friedman(tmp_path, capsys):
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
 
+def test_compare_mcnemar_and_permutation(tmp_path, capsys):
+    compare = pytest.importorskip("predstab.compare")
+    # the seeds' figure: (a, b, c, d) = (146, 4, 14, 36) -> exact p 0.030884, +5.0 points
+    old = [1] * 150 + [0] * 50
+    new = [1] * 146 + [0] * 4 + [1] * 14 + [0] * 36
+    pd.DataFrame({"id": range(200), "old": old, "new": new}).to_csv(tmp_path / "c.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
+    assert float(printed["delta_pp"]) == pytest.approx(5.0)
+    a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
+    b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
+    pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation", "--a", "A", "--b", "B")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    direct = compare.permutation_test(np.array(a, float), np.array(b, float), random_state=0)
+    assert float(printed["pvalue"]) == pytest.approx(direct.pvalue, rel=1e-5)
+
+
 def test_compare_bad_column_is_one_line(tmp_path, capsys):
     pd.DataFrame({"old": [1, 0], "new": [1, 1]}).to_csv(tmp_path / "c.csv", index=False)
     code, _, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--old", "before")

@@ -333,7 +333,8 @@ def _cmd_compare(args, out):
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
         if args.plot:
-            fig = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
+            drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
+            fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
             print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
         return 0
     if args.test == "mcnemar":
