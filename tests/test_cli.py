@@ -335,7 +335,8 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
     b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
     pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
-    code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation", "--a", "A", "--b", "B")
+    code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation",
+                         "--a", "A", "--b", "B")
     assert code == 0, err
     printed = dict(line.split(None, 1) for line in out.strip().splitlines())
     direct = compare.permutation_test(np.array(a, float), np.array(b, float), random_state=0)
