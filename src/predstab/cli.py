@@ -125,8 +125,9 @@ example:
 
 Fits a random forest (regression, or classification / ordinal with --task) n_repeats times per
 grid value, prints phi, psi and ICC(1) / Fleiss' kappa per number of trees, fits optRF's 2PL
-curve and prints the recommendation; writes stability.csv, stability.json and stability.png to
---out (refusing to overwrite without --force). Without --test, a random 20% of DATA is held out.
+curve and prints the recommendation; writes stability.csv, stability.json, stability.png and
+per_object.png to --out (refusing to overwrite without --force). Without --test, a random 20% of
+DATA is held out. Feature columns must be numeric (encode categories first).
 """
 
 
@@ -425,8 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="numbers of trees (default 50,100,200,400)")
     p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
     p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
-                   help="pool: one pool of trees split into forests; refit: fit every forest; "
-                        "closed-form: metric only, from per-tree variances (default pool)")
+                   help="pool: one pool of trees split into disjoint forests; refit: fit every "
+                        "forest; closed-form: expected curves from the pool's per-tree predictions "
+                        "with bootstrap bands, not for ordinal targets (default pool)")
     fitting_options(p, "predstab-tune")
     p.set_defaults(func=_cmd_tune)
 
