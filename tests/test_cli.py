@@ -161,12 +161,30 @@ def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
     frame = load_wine(as_frame=True).frame
     frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
     frame.iloc[:140].to_csv(tmp_path / "train.csv", index=False)
-    frame.iloc[140:].to_parquet(tmp_path / "test.parquet")
+    frame.iloc[140:].to_csv(tmp_path / "test.csv", index=False)
     code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--target", "target", "--test",
-                         tmp_path / "test.parquet", "--task", "classification", "--grid", "5,10,20",
+                         tmp_path / "test.csv", "--task", "classification", "--grid", "5,10,20",
                          "--repeats", "3", "--quiet", "--out", tmp_path / "o")
     assert code == 0, err
     assert "38 test objects" in out and "Fleiss kappa" in out
+
+
+def test_parquet_input(tmp_path):
+    pytest.importorskip("pyarrow")  # Parquet needs pyarrow, which is not a runtime dependency
+    frame = pd.DataFrame({"V1": [1.0, None], "V2": [2.0, 3.0]})
+    frame.to_parquet(tmp_path / "m.parquet")
+    matrix = _io.numeric_matrix(_io.read_table(tmp_path / "m.parquet"))
+    assert np.isnan(matrix[1, 0]) and matrix[1, 1] == 3.0
+
+
+def test_parquet_without_pyarrow_is_one_line(tmp_path, capsys, monkeypatch):
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    (tmp_path / "p.parquet").write_bytes(b"PAR1")
+    code, _, err = run(capsys, "agree", tmp_path / "p.parquet", "--measure", "icc")
+    assert_one_line_error(code, err, "pyarrow")
 
 
 def test_tune_errors(tmp_path, capsys, diabetes_csv):
