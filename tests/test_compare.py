@@ -69,6 +69,11 @@ def test_mcnemar_from_arrays_and_records_agree_with_table():
     records = [(f"case{i}", bool(o), bool(n)) for i, (o, n) in enumerate(zip(old, new, strict=True))]
     ids, o, n = zip(*records, strict=True)
     assert compare.mcnemar(old=o, new=n, ids=ids).table == r.table
+    assert compare.mcnemar(records).table == r.table
+    frame = pd.DataFrame(records, columns=["id", "old", "new"])
+    assert compare.mcnemar(frame).table == r.table
+    with pytest.raises(ValueError, match="`ids` must be unique"):
+        compare.mcnemar(records + records[:1])
     # shuffling the cases changes nothing
     perm = rng.permutation(300)
     assert compare.mcnemar(old=old[perm], new=new[perm]).table == r.table
@@ -78,6 +83,14 @@ def test_mcnemar_missing_judgment_dropped_not_failure():
     with pytest.warns(PredstabDataWarning, match="missing"):
         r = compare.mcnemar(old=[1, 1, 0, None, 1], new=[1, 0, 1, 1, np.nan])
     assert r.table == (1, 1, 1, 0) and r.n == 3
+    old = pd.array([1, 1, 0, pd.NA], dtype="Int64")
+    new = pd.array([True, False, True, True], dtype="boolean")
+    with pytest.warns(PredstabDataWarning, match="1 case"):
+        assert compare.mcnemar(old=old, new=new).table == (1, 1, 1, 0)
+    # the warning points at the caller, also for records
+    with pytest.warns(PredstabDataWarning) as caught:
+        compare.mcnemar([("a", 1, 1), ("b", None, 0), ("c", 0, 1)])
+    assert caught[0].filename == __file__
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -148,7 +161,8 @@ def test_two_sample_permutation_detects_shift_and_alternatives():
     a = np.arange(10.0)
     b = a + 20
     r = compare.permutation_test(a, b, n_permutations=999, random_state=0)
-    assert r.pvalue == pytest.approx(1 / 1000)
+    # exact p = 2 / C(20, 10) ~ 1e-5: at most a couple of the 999 relabellings are as extreme
+    assert 1 / 1000 <= r.pvalue <= 3 / 1000
     assert compare.permutation_test(a, b, alternative="less", n_permutations=199,
                                     random_state=0).pvalue == 1.0
     with pytest.raises(ValueError, match="`alternative`"):
@@ -291,6 +305,14 @@ def test_cd_diagram_renders(tmp_path):
     texts = [t.get_text() for t in ax.texts]
     assert "Boosting (1.58)" in texts and "CD = 0.96" in texts
     plt.close(ax.figure)
+    # a stricter alpha widens the CD: the one significant gap (1.00) is no longer significant
+    ax = compare.plot_cd_diagram(r, alpha=0.01)
+    texts = [t.get_text() for t in ax.texts]
+    cd01 = compare.friedman_nemenyi(4 - RANKS, alpha=0.01).critical_difference
+    assert f"CD = {cd01:.2f}" in texts and cd01 > 1.0
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="`alpha`"):
+        compare.plot_cd_diagram(r, alpha=2.0)
     with pytest.raises(ValueError, match="`order`"):
         compare.plot_cd_diagram(r, order="left")
     with pytest.raises(ValueError, match="`labels`"):
@@ -329,12 +351,21 @@ def test_power_strict_default_vs_r_default():
     assert compare.power_ttest(0.5, 3, strict=False) == pytest.approx(0.0698, abs=5e-5)
 
 
-@pytest.mark.parametrize("d, n", [(0.2, 61647), (40.0, 3), (20.0, 3.5), (3.0, 100), (0.01, 1e6)])
+@pytest.mark.parametrize("d, n", [(0.2, 61647), (25.0, 3), (30.0, 3), (40.0, 3), (20.0, 3.5), (3.0, 100),
+                                  (0.01, 1e6)])
 def test_power_never_nan_in_far_tail(d, n):
-    # scipy.stats.nct.cdf returns NaN far in the lower tail (seen with df = 4)
+    # scipy.stats.nct.cdf returns NaN far in the lower tail: with df = 4 (n = 3) at d = 25 and
+    # 30, and at (0.2, 61647), (3.0, 100) -- checked when this test was written
     p = compare.power_ttest(d, n)
     assert np.isfinite(p) and 0 <= p <= 1
     assert p >= compare.power_ttest(d, n, strict=False)
+
+
+def test_tiny_effects_extend_the_search_like_uniroot_extendint():
+    # the root lies beyond R's initial bracket [2, 1e7]; normal approximation 15.6978 / d^2
+    n = compare.power_ttest_n(0.001)
+    assert n == pytest.approx(15.6978 / 0.001 ** 2, rel=1e-3)
+    assert compare.seeds_needed(0.001) == pytest.approx(n, abs=1.5)
 
 
 def test_power_monotone_and_seeds_decreasing():
@@ -366,6 +397,15 @@ def test_games_needed_sawtooth():
     # saw-tooth: power drops again right after the answer
     assert _exact_binomial_power(787, 0.55, 0.05) < 0.8
     assert compare.games_needed(0.45).n == 786     # symmetric
+    # the vectorised rejection region equals the one built from binom.test's p-values
+    for n in (1, 5, 17, 100, 786):
+        k = np.arange(n + 1)
+        pv = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(k, n - k), n, 0.5))
+        pv[2 * np.minimum(k, n - k) == n] = 1.0
+        direct = stats.binom.pmf(k[pv <= 0.05], n, 0.55).sum()
+        assert _exact_binomial_power(n, 0.55, 0.05) == pytest.approx(direct, rel=1e-12, abs=1e-300)
+    g = compare.games_needed(0.51)            # far from 1/2 fast path: ~19,600 games
+    assert g.n == pytest.approx(g.n_normal, rel=0.01) and g.power >= 0.8
 
 
 @pytest.mark.parametrize("call, exc, match", [
@@ -500,7 +540,8 @@ def test_paired_bootstrap_same_indices_and_reproducible():
     r2 = compare.paired_bootstrap(y, a, b, metric=_acc, n_resamples=400, random_state=3)
     np.testing.assert_array_equal(r1.distribution, r2.distribution)
     np.testing.assert_allclose(r1.distribution[:, 2], r1.distribution[:, 1] - r1.distribution[:, 0])
-    assert r1.difference == pytest.approx(_acc(y, b) - _acc(y, a))
+    assert r1.difference == pytest.approx(_acc(y, b) - _acc(y, a)) == r1.statistic
+    assert r1.confidence_interval == r1.ci_difference
     # pairing: the SE of the difference is smaller than the unpaired sqrt(se_a^2 + se_b^2)
     assert r1.se_difference < np.hypot(r1.se_a, r1.se_b)
     assert r1.ci_difference.low > 0 and r1.pvalue < 0.01
@@ -532,6 +573,15 @@ def test_paired_bootstrap_bca_agrees_with_scipy_for_the_mean():
     width = ref.high - ref.low
     assert r.ci_b.low == pytest.approx(ref.low, abs=0.05 * width)   # Monte Carlo agreement
     assert r.ci_b.high == pytest.approx(ref.high, abs=0.05 * width)
+
+
+def test_bca_undefined_when_estimate_outside_distribution():
+    from predstab.compare._bootstrap import bootstrap_interval
+
+    with pytest.warns(PredstabUndefinedWarning, match="BCa"):
+        ci = bootstrap_interval([1.0, 2.0, 3.0], 5.0, 0.95, "bca", jackknife=[1.0, 2.0])
+    assert np.isnan(ci.low) and np.isnan(ci.high)
+    assert bootstrap_interval([2.0, 2.0], 2.0, 0.95, "bca", jackknife=[2.0, 2.0]) == (2.0, 2.0)
 
 
 def test_paired_bootstrap_clusters():
@@ -569,6 +619,17 @@ def test_public_api_docstrings_and_homes():
         assert obj.__module__.startswith("predstab.compare._"), name
 
 
+def test_to_frame_reports_intervals():
+    f = compare.mean_ci(A).to_frame()
+    assert f.shape[0] == 1 and f["ci_low"].iloc[0] == pytest.approx(43.681, abs=5e-4)
+    f = compare.ttest(A, B).to_frame()
+    assert {"statistic", "pvalue", "estimate", "ci_low", "ci_high"} <= set(f.columns)
+    f = compare.win_rate_test(55, 100).to_frame()
+    assert f["ci_high"].iloc[0] == pytest.approx(0.649679770760328, rel=1e-10)  # binom.test conf.int
+    v = compare.variance_components(np.arange(12.0).reshape(3, 4), baseline=np.zeros((3, 4))).to_frame()
+    assert "paired" not in v.columns and v.shape == (1, 10)
+
+
 def test_results_are_frozen():
     import dataclasses
 
@@ -583,3 +644,36 @@ def test_no_warnings_on_regular_use():
         compare.mcnemar([[146, 4], [14, 36]])
         compare.friedman_nemenyi(4 - RANKS)
         compare.ttest(A, B)
+
+
+def _repeated_cv_rejections(rng, n_datasets, n_repeats, n=100, k=5):
+    """Share of data sets where the naive and the corrected test reject at 0.05, for two
+    equally good threshold classifiers (one on each of two equally informative features)."""
+    naive = corrected = 0
+    for _ in range(n_datasets):
+        y = rng.integers(0, 2, n)
+        X = y[:, None] + rng.normal(0, 1, (n, 2))
+        scores = [[], []]
+        for _ in range(n_repeats):
+            for fold in np.array_split(rng.permutation(n), k):
+                train = np.ones(n, bool)
+                train[fold] = False
+                for j in (0, 1):
+                    cut = (X[train & (y == 1), j].mean() + X[train & (y == 0), j].mean()) / 2
+                    scores[j].append(np.mean((X[fold, j] > cut) == y[fold]))
+        a, b = np.array(scores[0]), np.array(scores[1])
+        naive += compare.ttest(a, b, paired=True).pvalue < 0.05
+        nb = compare.corrected_resampled_ttest(a, b, n_train=n * (k - 1) / k, n_test=n / k)
+        corrected += nb.pvalue < 0.05
+    return naive / n_datasets, corrected / n_datasets
+
+
+def test_repeated_cv_naive_test_inflates_with_repetitions_corrected_does_not():
+    # the claim the docs make: fold scores of repeated CV are correlated, so the naive paired
+    # t-test rejects ever more often as repetitions are added although A and B are equally
+    # good; the Nadeau-Bengio correction keeps the rejection rate near the nominal 5 %
+    rng = np.random.default_rng(0)
+    naive_2, corrected_2 = _repeated_cv_rejections(rng, 150, n_repeats=2)
+    naive_10, corrected_10 = _repeated_cv_rejections(rng, 150, n_repeats=10)
+    assert naive_10 > 0.3 and naive_10 > naive_2 + 0.2
+    assert corrected_10 < 0.1 and corrected_2 < 0.1

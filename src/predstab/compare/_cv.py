@@ -240,7 +240,7 @@ def wilcoxon(scores_a, scores_b, *, correct=True):
     return TestResult(statistic=v, pvalue=float(min(1.0, p)), method=method)
 
 
-def _corrected_iv(a, b, n_train, n_test, level):
+def _corrected_resampled_ttest_iv(a, b, n_train, n_test, level):
     a, b = _paired(a, b, ndim=(1, 2))
     a, b = a.ravel(), b.ravel()
     for name, v in (("n_train", n_train), ("n_test", n_test)):
@@ -277,6 +277,11 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
         ``.statistic``, ``.pvalue``, ``.df``, ``.estimate`` (mean B - A) and the corrected
         ``.confidence_interval``.
 
+    Warns
+    -----
+    PredstabUndefinedWarning
+        All differences are equal (variance 0): statistic and p-value are NaN.
+
     References
     ----------
     Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. *Machine
@@ -284,6 +289,8 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
 
     Bouckaert, R. R. & Frank, E. (2004). Evaluating the replicability of significance tests
     for comparing learning algorithms. *PAKDD*. https://doi.org/10.1007/978-3-540-24775-3_3
+
+    No base-R equivalent; with ``n_test / n_train -> 0`` it is `stats::t.test(b, a, paired = TRUE)`.
 
     Examples
     --------
@@ -293,7 +300,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
     >>> round(r.statistic, 3), round(r.pvalue, 4)
     (3.841, 0.004)
     """
-    a, b, n_train, n_test, level = _corrected_iv(scores_a, scores_b, n_train, n_test, level)
+    a, b, n_train, n_test, level = _corrected_resampled_ttest_iv(scores_a, scores_b, n_train, n_test, level)
     d = b - a
     j = d.size
     se = math.sqrt((1.0 / j + n_test / n_train) * float(d.var(ddof=1)))
@@ -331,11 +338,18 @@ def cv5x2_ttest(scores_a, scores_b):
     TestResult
         ``.statistic``, ``.pvalue`` (two-sided), ``.df`` (5).
 
+    Warns
+    -----
+    PredstabUndefinedWarning
+        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+
     References
     ----------
     Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
     classification learning algorithms. *Neural Computation* 10, 1895-1923.
     https://doi.org/10.1162/089976698300017197
+
+    No base-R equivalent (mlxtend's ``paired_ttest_5x2cv`` computes the same statistic).
 
     Examples
     --------
@@ -376,11 +390,18 @@ def cv5x2_ftest(scores_a, scores_b):
     TestResult
         ``.statistic`` (F), ``.pvalue``, ``.df`` ``(10, 5)``.
 
+    Warns
+    -----
+    PredstabUndefinedWarning
+        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+
     References
     ----------
     Alpaydin, E. (1999). Combined 5 × 2 cv F test for comparing supervised classification
     learning algorithms. *Neural Computation* 11, 1885-1892.
     https://doi.org/10.1162/089976699300016007
+
+    No base-R equivalent (mlxtend's ``combined_ftest_5x2cv`` computes the same statistic).
 
     Examples
     --------

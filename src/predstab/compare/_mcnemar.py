@@ -23,7 +23,7 @@ class McNemarResult(FrameMixin):
 
     Attributes
     ----------
-    statistic : int
+    statistic : float
         ``min(b, c)``, the smaller discordant count (statsmodels' convention).
     pvalue : float
         Exact (or mid-p) two-sided p-value; NaN when there are no cases.
@@ -61,10 +61,27 @@ class McNemarResult(FrameMixin):
 def _judgments(values, name):
     if values is None:
         raise TypeError(f"`{name}` is required when `table` is not given.")
-    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        arr = np.asarray(values, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
     return arr
+
+
+def _zero_one(arr, name):
+    """Validated 0/1 integer array (numeric arrays checked vectorised, object arrays per item)."""
+    if arr.dtype.kind in "biuf":
+        bad = ~((arr == 0) | (arr == 1))
+        if bad.any():
+            raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
+                             f"{arr[bad][:5].tolist()}.")
+        return arr.astype(np.int8)
+    ok = np.array([isinstance(v, (numbers.Real, np.bool_)) and v in (0, 1) for v in arr], dtype=bool)
+    if not ok.all():
+        raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
+                         f"{arr[~ok][:5].tolist()}.")
+    return arr.astype(np.int8)
 
 
 def _mcnemar_iv(table, old, new, ids, mid_p):
@@ -73,7 +90,15 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
     if table is not None:
         if old is not None or new is not None or ids is not None:
             raise TypeError("Give either `table` or `old`/`new` (with optional `ids`), not both.")
+        if isinstance(table, pd.DataFrame):
+            if table.shape[1] != 3:
+                raise ValueError(f"`table` as a DataFrame must have 3 columns (id, old, new); got "
+                                 f"{table.shape[1]}.")
+            table = list(table.itertuples(index=False, name=None))
         tab = np.asarray(table, dtype=object)
+        if tab.ndim == 2 and tab.shape[1] == 3:  # records (id, old, new)
+            ids, old, new, table = tab[:, 0], tab[:, 1], tab[:, 2], None
+    if table is not None:
         if tab.shape != (2, 2):
             raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]]; got shape {tab.shape}.")
         counts = []
@@ -88,31 +113,20 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
         raise ValueError(f"`old` and `new` must have the same length; got {len(old_arr)} and "
                          f"{len(new_arr)}.")
     if ids is not None:
-        ids_arr = np.asarray(ids, dtype=object)
+        ids_arr = np.asarray(ids)
         if ids_arr.shape != old_arr.shape:
             raise ValueError(f"`ids` must have one entry per case ({len(old_arr)}); got shape "
                              f"{ids_arr.shape}.")
         dup = pd.Index(ids_arr).duplicated()
         if dup.any():
             raise ValueError(f"`ids` must be unique; duplicated: {list(ids_arr[dup][:5])}.")
-    keep = ~(missing_mask(np.asarray(old_arr, dtype=object))
-             | missing_mask(np.asarray(new_arr, dtype=object)))
+    keep = ~(missing_mask(old_arr) | missing_mask(new_arr))
     if not keep.all():
         warnings.warn(f"{int((~keep).sum())} case(s) with a missing judgment were dropped "
                       "(never counted as failures).", PredstabDataWarning, stacklevel=3)
-    judged = []
-    for name, arr in (("old", old_arr), ("new", new_arr)):
-        vals = np.asarray(arr, dtype=object)[keep]
-        ok = np.array([isinstance(v, (numbers.Real, np.bool_)) and v in (0, 1) for v in vals], dtype=bool)
-        if not ok.all():
-            raise ValueError(f"`{name}` must contain only 0/1 (or True/False) judgments; got "
-                             f"{vals[~ok][:5].tolist()}.")
-        judged.append(vals.astype(int))
+    judged = [_zero_one(old_arr[keep], "old"), _zero_one(new_arr[keep], "new")]
     o, n = judged
-    a = int(np.sum((o == 1) & (n == 1)))
-    b = int(np.sum((o == 1) & (n == 0)))
-    c = int(np.sum((o == 0) & (n == 1)))
-    d = int(np.sum((o == 0) & (n == 0)))
+    a, b, c, d = (int(v) for v in np.bincount(2 * (1 - o) + (1 - n), minlength=4))
     return (a, b, c, d), bool(mid_p)
 
 
@@ -132,12 +146,13 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
 
     Parameters
     ----------
-    table : array-like of shape (2, 2), optional
-        ``[[a, b], [c, d]]``. Give this or ``old`` and ``new``.
+    table : array-like of shape (2, 2) or (n_cases, 3), or DataFrame, optional
+        The counts ``[[a, b], [c, d]]``, or case records ``(id, old, new)`` (a sequence of
+        triples or a 3-column DataFrame). Give this or ``old`` and ``new``.
     old, new : array-like of shape (n_cases,), optional
         Per-case judgments, 1 = success, 0 = failure (booleans accepted). A missing
-        judgment (None/NaN) drops the case with a warning; it is never imputed as a failure.
-        Records ``(id, old, new)`` can be passed as ``ids, old, new = zip(*records)``.
+        judgment (None/NaN/pd.NA) drops the case with a warning; it is never imputed as a
+        failure.
     ids : array-like of shape (n_cases,), optional
         Case identifiers; duplicates are rejected.
     mid_p : bool, default False
@@ -175,6 +190,8 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
     (0.030884, 5.0, 18)
     >>> mcnemar(old=[1, 1, 0, 0, 1], new=[1, 0, 1, 1, 1]).table
     (2, 1, 2, 0)
+    >>> mcnemar([("q1", 1, 1), ("q2", 0, 1), ("q3", 1, 0), ("q4", 0, 1)]).table
+    (1, 1, 2, 0)
     """
     (a, b, c, d), mid_p = _mcnemar_iv(table, old, new, ids, mid_p)
     n = a + b + c + d

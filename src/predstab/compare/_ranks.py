@@ -197,10 +197,14 @@ def friedman_nemenyi(scores, *, alpha=0.05, higher_is_better=True):
     )
 
 
-def _plot_cd_iv(result, labels, colors, order, show_cliques):
+def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
     if not isinstance(result, FriedmanNemenyiResult):
         raise TypeError(f"`result` must be a FriedmanNemenyiResult from friedman_nemenyi(); got "
                         f"{type(result).__name__}.")
+    if alpha is not None and alpha != result.alpha:
+        # ranks of the ranks are the ranks: recompute CD and cliques at the new level
+        result = friedman_nemenyi(pd.DataFrame(result.ranks, columns=list(result.names)), alpha=alpha,
+                                  higher_is_better=False)
     k = len(result.names)
     if labels is None:
         labels = list(result.names)
@@ -228,10 +232,10 @@ def _plot_cd_iv(result, labels, colors, order, show_cliques):
         raise ValueError(f"`order` must be 'best_left' or 'best_right'; got {order!r}.")
     if not isinstance(show_cliques, (bool, np.bool_)):
         raise TypeError(f"`show_cliques` must be True or False; got {show_cliques!r}.")
-    return labels, colors, reverse, bool(show_cliques)
+    return result, labels, colors, reverse, bool(show_cliques)
 
 
-def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_left",
+def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, order="best_left",
                     show_cliques=True, clique_color="black", title=None, decimals=2):
     """Critical-difference diagram (Demšar 2006) of a :func:`friedman_nemenyi` result.
 
@@ -243,6 +247,8 @@ def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_le
     Parameters
     ----------
     result : FriedmanNemenyiResult
+    alpha : float, optional
+        Significance level of the CD and cliques (default: ``result.alpha``).
     ax : matplotlib Axes, optional
         Axes to draw on; a new figure is made if omitted.
     labels : sequence of str or dict, optional
@@ -268,6 +274,8 @@ def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_le
     Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
     *JMLR* 7, 1-30. https://jmlr.org/papers/v7/demsar06a.html
 
+    Draws what ``scmamp::plotCD`` draws in R (not part of the validated numbers).
+
     Examples
     --------
     >>> import matplotlib
@@ -279,7 +287,8 @@ def plot_cd_diagram(result, *, ax=None, labels=None, colors=None, order="best_le
     """
     import matplotlib.pyplot as plt
 
-    labels, colors, reverse, show_cliques = _plot_cd_iv(result, labels, colors, order, show_cliques)
+    result, labels, colors, reverse, show_cliques = _plot_cd_diagram_iv(
+        result, alpha, labels, colors, order, show_cliques)
     k = len(labels)
     avg = np.asarray(result.average_ranks, dtype=float)
     cd = result.critical_difference

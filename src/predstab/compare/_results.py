@@ -6,11 +6,23 @@ from dataclasses import dataclass
 
 from .._utils import ConfidenceInterval, FrameMixin
 
-__all__ = ["TestResult"]
+__all__ = ["TestResult", "IntervalFrameMixin"]
+
+
+class IntervalFrameMixin(FrameMixin):
+    """``to_frame()`` that also reports ``confidence_interval`` as ``ci_low`` / ``ci_high``."""
+
+    def to_frame(self):
+        """Return the scalar fields and the interval bounds as a one-row DataFrame."""
+        frame = super().to_frame()
+        ci = getattr(self, "confidence_interval", None)
+        if ci is not None:
+            frame["ci_low"], frame["ci_high"] = ci.low, ci.high
+        return frame
 
 
 @dataclass(frozen=True)
-class TestResult(FrameMixin):
+class TestResult(IntervalFrameMixin):
     """Result of a paired or two-sample test of "B minus A".
 
     Attributes

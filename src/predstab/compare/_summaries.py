@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from .._utils import ConfidenceInterval, FrameMixin, check_rng
+from .._utils import ConfidenceInterval, check_rng
 from ._bootstrap import bootstrap_interval
+from ._results import IntervalFrameMixin
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
@@ -57,6 +58,8 @@ def iqm(x):
     reinforcement learning at the edge of the statistical precipice. *NeurIPS*.
     https://doi.org/10.48550/arXiv.2108.13264
 
+    Equals R's `mean(x, trim = 0.25)` and ``scipy.stats.trim_mean(x, 0.25)``.
+
     Examples
     --------
     >>> iqm([40, 42, 44, 45, 46, 47, 48, 49, 50, 51])
@@ -70,7 +73,7 @@ def iqm(x):
 
 
 @dataclass(frozen=True)
-class MeanCI(FrameMixin):
+class MeanCI(IntervalFrameMixin):
     """Mean with its t confidence interval.
 
     Attributes
@@ -92,7 +95,8 @@ class MeanCI(FrameMixin):
 
     def __str__(self) -> str:
         lo, hi = self.confidence_interval
-        return f"{self.value:.3g} ({round(100 * self.level)}% CI {lo:.3g}-{hi:.3g})"
+        sep = "\u2013" if lo >= 0 else " to "
+        return f"{self.value:.3g} ({round(100 * self.level)}% CI {lo:.3g}{sep}{hi:.3g})"
 
 
 def _mean_ci_iv(x, level):
@@ -120,6 +124,11 @@ def mean_ci(x, *, level=0.95):
         ``.value``, ``.se``, ``.df``, ``.confidence_interval``; ``str()`` gives
         "0.82 (95% CI 0.79-0.85)".
 
+    References
+    ----------
+    Student (1908). The probable error of a mean. *Biometrika* 6, 1-25.
+    https://doi.org/10.1093/biomet/6.1.1
+
     Matches `stats::t.test(x)$conf.int`.
 
     Examples
@@ -138,7 +147,7 @@ def mean_ci(x, *, level=0.95):
 
 
 @dataclass(frozen=True)
-class StratifiedBootstrapResult(FrameMixin):
+class StratifiedBootstrapResult(IntervalFrameMixin):
     """Result of :func:`stratified_bootstrap_ci`.
 
     Attributes
@@ -159,7 +168,7 @@ class StratifiedBootstrapResult(FrameMixin):
     level: float
 
 
-def _stratified_iv(scores, statistic, n_resamples, level):
+def _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level):
     arr = _values(scores, "scores", ndim=2)
     if arr.shape[0] < 2:
         raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
@@ -200,6 +209,8 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
     precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
 
+    No base-R equivalent (rliable's ``get_interval_estimates`` in Python).
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -208,7 +219,7 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     >>> r.confidence_interval.low < r.value < r.confidence_interval.high
     True
     """
-    arr, statistic, n_res, level = _stratified_iv(scores, statistic, n_resamples, level)
+    arr, statistic, n_res, level = _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level)
     rng = check_rng(random_state)
     n_runs, n_tasks = arr.shape
     cols = np.arange(n_tasks)
@@ -257,6 +268,8 @@ def expected_max_normal(k):
     ----------
     Tippett, L. H. C. (1925). On the extreme individuals and the range of samples taken from
     a normal population. *Biometrika* 17, 364-387. https://doi.org/10.1093/biomet/17.3-4.364
+
+    No base-R function; checked against the closed forms for k = 2, 3.
 
     Examples
     --------
