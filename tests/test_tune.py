@@ -129,3 +129,20 @@ def test_bad_arguments(kwargs, exc, match):
 def test_not_an_ensemble():
     with pytest.raises(TypeError, match="`estimator`"):
         tune_num_learners(LinearRegression(), XTR, YTR, XTE)
+
+
+def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
+    import pandas as pd
+
+    from predstab._tune import _summarise
+    from validation._table import load_json
+
+    curve = load_json("aps", "expected", "aps_maize.json")["curve"]  # ranger, psi with moving OOB baseline
+    table = pd.DataFrame({"n_learners": [p["num_trees"] for p in curve], "psi": [p["psi"] for p in curve],
+                          "seconds": [0.01 * p["num_trees"] for p in curve]})
+    with pytest.warns(PredstabWarning, match="fits poorly"):
+        res = _summarise(table, ("psi",), "refit", table["n_learners"].tolist(), None, None, None, 0.95,
+                         1e-6, "thousand", 0, None, {})
+    assert res.recommendation is None and not res.reliable
+    assert res.summary.loc["psi", "recommended"] == fit_2pl(table["n_learners"], table["psi"]).recommend()
+    assert res.runtime[1] == pytest.approx(0.01)

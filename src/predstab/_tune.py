@@ -72,7 +72,8 @@ class TuningResult:
         The measure the recommendation is for ("icc" for regression, "fleiss" for
         classification: prediction stability as optRF computes it, unless changed).
     recommendation : int or None
-        optRF 1.2.1's recommendation from the primary measure's curve (None if it failed).
+        optRF 1.2.1's recommendation from the primary measure's curve; None when the fit
+        failed or is poor (R^2 < 0.9) -- optRF's number is still in ``summary``.
     reliable : bool
         False when the primary fit failed, is poor (R^2 < 0.9) or has not flattened within
         the grid; ``message`` then says why and what grid would help.
@@ -507,6 +508,10 @@ def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thres
                 f"{fit.stability(max(grid)):.2f} "
                 f"at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
             )
+    if fit.poor_fit:
+        # a recommendation from a curve the data do not follow would only look precise;
+        # optRF's number stays visible in summary["recommended"]
+        recommendation = None
     message = ""
     if problems:
         message = (f"{primary}: " + "; ".join(problems) + ". A grid up to about "
