@@ -338,6 +338,17 @@ def test_compare_friedman(tmp_path, capsys):
     assert "Friedman chi2" in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
+    def ranks(text):
+        rows = [line.split() for line in text.splitlines() if "average rank" in line]
+        return {row[0]: float(row[-1]) for row in rows}
+
+    higher = ranks(out)
+    code, out, _ = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman", "--lower-is-better")
+    lower = ranks(out)
+    assert set(higher) == {"A", "B", "C"}
+    for name in higher:  # reversing the direction mirrors the average ranks: r -> k + 1 - r
+        assert lower[name] == pytest.approx(4 - higher[name], abs=1e-4)
+
 
 def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     compare = pytest.importorskip("predstab.compare")

@@ -327,7 +327,7 @@ def _cmd_compare(args, out):
         scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
         from . import compare
 
-        result = compare.friedman_nemenyi(scores, alpha=args.alpha)
+        result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
         print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
               f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
@@ -469,6 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", required=True, choices=("friedman", "mcnemar", "permutation"))
     p.add_argument("--alpha", type=_probability, default=0.05, help="friedman: significance level")
     p.add_argument("--plot", metavar="FILE", help="friedman: write the critical-difference diagram")
+    p.add_argument("--lower-is-better", action="store_true",
+                   help="friedman: scores are errors or losses (rank 1 = lowest)")
     p.add_argument("--old", default="old", metavar="COL", help="mcnemar: old model's 0/1 column")
     p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
     p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
