@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -152,6 +153,30 @@ def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diab
                                      pool_size=60, n_bootstrap=0, random_state=4)
     table = pd.read_csv(tmp_path / "o" / "stability.csv")
     for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+
+
+def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, capsys):
+    from sklearn.datasets import load_wine
+
+    from predstab import _demo
+
+    frame = load_wine(as_frame=True).frame
+    frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    code, _, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
+                       "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
+                       "--out", tmp_path / "o")
+    assert code == 0, err
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(),
+                                    frame["target"].to_numpy(dtype=object), seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
+        res = predstab.tune_num_learners(_demo._forest("classification", 1), X, y, X_test, grid=(2, 4, 8),
+                                         n_repeats=3, measures=("fleiss", "phi", "psi"), method="pool",
+                                         pool_size=24, n_bootstrap=0, random_state=2)  # hard voting
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("Fleiss kappa", "fleiss"), ("phi", "phi"), ("psi", "psi")):
         np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
 
 

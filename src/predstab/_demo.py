@@ -52,6 +52,7 @@ class TuneJob:
     n_jobs: int | None = None
     levels: list | None = None
     title: str = ""
+    voting: str = "hard"  # classes: ranger's majority vote, as optRF and tune_num_learners
 
 
 @dataclasses.dataclass
@@ -191,7 +192,7 @@ def _curve_refit(job, grid, progress):
         start = time.perf_counter()
         rep = repeated_predictions(_forest(job.task, n_trees), job.X, job.y, job.X_test,
                                    n_repeats=job.n_repeats, baseline="oob", random_state=job.seed + k,
-                                   n_jobs=job.n_jobs, progress=step)
+                                   voting=job.voting, n_jobs=job.n_jobs, progress=step)
         runs[n_trees] = (rep, (time.perf_counter() - start) / job.n_repeats)
     space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forests
     return _measure_all(job, {n: (rep.test, sec) for n, (rep, sec) in runs.items()}, job.y, space)
@@ -202,8 +203,8 @@ def _fit_pool(job, grid, progress):
 
     if progress is not None:
         progress(0, len(grid) + 1)
-    pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, random_state=job.seed,
-                    n_jobs=job.n_jobs)
+    pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, voting=job.voting,
+                    random_state=job.seed, n_jobs=job.n_jobs)
     pool.fit(job.X, job.y, job.X_test)
     if progress is not None:
         progress(1, len(grid) + 1)
@@ -289,7 +290,8 @@ def _report(curve, job, elapsed):
     lines = [f"Data: {job.title}",
              f"  {job.X.shape[0]} training objects, {job.X_test.shape[0]} test objects, "
              f"{job.X.shape[1]} features; random forest refit {job.n_repeats} times per tree count "
-             f"(seed {job.seed}, method {curve.method})", ""]
+             f"(seed {job.seed}, method {curve.method}"
+             + (f", {job.voting} voting)" if job.task != "regression" else ")"), ""]
     n_max = int(curve.table["n_trees"].max())
     lines.append(f"Prediction stability of the {n_max}-tree forest (APS):")
     for result in (curve.final_phi, curve.final_psi):

@@ -163,7 +163,8 @@ def _cmd_tune(args, out):
     levels = parse_list(args.levels, option="--levels") if args.levels else None
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
-                        n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}")
+                        n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
+                        voting=args.voting)
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          fresh=False)
 
@@ -425,6 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
                    help="numbers of trees (default 50,100,200,400)")
     p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
+    p.add_argument("--voting", choices=("hard", "soft"), default="hard",
+                   help="classes: hard = majority vote of the trees (ranger, optRF; default), "
+                        "soft = mean probability (scikit-learn's predict)")
     p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
                    help="pool: one pool of trees split into disjoint forests; refit: fit every "
                         "forest; closed-form: expected curves from the pool's per-tree predictions "
