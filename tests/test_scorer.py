@@ -59,6 +59,20 @@ def test_cross_validate_classifier(wine):
         assert ((cv[f"test_{name}"] > 0) & (cv[f"test_{name}"] <= 1)).all()
 
 
+def test_randomized_search_with_stability_refit(wine):
+    from sklearn.model_selection import RandomizedSearchCV
+
+    X, y = wine
+    search = RandomizedSearchCV(RandomForestClassifier(random_state=0),
+                                {"n_estimators": [2, 40], "max_features": ["sqrt", None]}, n_iter=4, cv=3,
+                                scoring={"acc": "accuracy", "psi": make_stability_scorer("psi")},
+                                refit="psi", random_state=0, error_score="raise")
+    search.fit(X, y)
+    psi = search.cv_results_["mean_test_psi"]
+    assert np.isfinite(psi).all()
+    assert search.best_params_["n_estimators"] == 40  # more trees, more stable votes
+
+
 def test_phi_uses_the_scored_y_or_the_given_training_observations(diabetes):
     X, y = diabetes
     rf = RandomForestRegressor(n_estimators=20, random_state=0).fit(X[:160], y[:160])
