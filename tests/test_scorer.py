@@ -173,3 +173,43 @@ def test_undefined_measure_is_nan_with_warning(diabetes):
         value = scorer(rf, X[:20], y[:20])
     assert np.isnan(value)
     assert any(issubclass(w.category, predstab.PredstabUndefinedWarning) for w in caught)
+
+
+# --------------------------------------------------------------------------- RefitEnsemble
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from predstab import RefitEnsemble  # noqa: E402
+
+
+@parametrize_with_checks([RefitEnsemble(n_repeats=2), RefitEnsemble(DecisionTreeClassifier(), n_repeats=2)])
+def test_refit_ensemble_is_a_scikit_learn_estimator(estimator, check):
+    check(estimator)
+
+
+def test_refit_ensemble_in_a_grid_search_needs_no_fit_data(diabetes):
+    X, y = diabetes
+    model = RefitEnsemble(GradientBoostingRegressor(n_estimators=20), n_repeats=4, random_state=0)
+    search = GridSearchCV(model, {"estimator__subsample": [0.3, 1.0]}, cv=3,
+                          scoring={"r2": "r2", "icc": make_stability_scorer("icc")}, refit="r2",
+                          error_score="raise")
+    search.fit(X, y)
+    icc = dict(zip([p["estimator__subsample"] for p in search.cv_results_["params"]],
+                   search.cv_results_["mean_test_icc"], strict=True))
+    # without subsampling gradient boosting varies only through tied splits: refits nearly agree
+    assert icc[1.0] > 0.99
+    assert icc[0.3] < icc[1.0]
+
+
+def test_refit_ensemble_predicts_by_consensus(wine):
+    X, y = wine
+    model = RefitEnsemble(RandomForestClassifier(n_estimators=3), n_repeats=5, random_state=1).fit(X, y)
+    matrix = model.replicate_predictions(X)
+    assert matrix.shape == (len(X), 5) and len(set(model.seeds_)) == 5
+    order = list(model.classes_)
+    majority = [max(order, key=lambda c, row=list(row): (row.count(c), -order.index(c))) for row in matrix]
+    assert list(model.predict(X)) == majority
+    scorer = make_stability_scorer("fleiss")
+    got, how = scorer.replicate_predictions(model, X)
+    assert how == "ensemble" and (got == matrix).all()
+    assert scorer(model, X, y) == predstab.fleiss_kappa(matrix).value
