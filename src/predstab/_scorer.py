@@ -165,10 +165,11 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
     trees of a forest are independent draws given the training data, so this estimates how much a
     refit of the same forest would change its predictions, at the cost of one
-    :func:`~predstab._forest.tree_predictions` call. Any other estimator is refit ``n_repeats``
-    times with new integer seeds (every ``random_state`` parameter, also inside pipelines) on
-    ``fit_data=(X_train, y_train)``, which is required because scorers are not given the
-    training data.
+    :func:`~predstab._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
+    the predictions of its seeded refits (made on the training fold during the search's own
+    fit). Any other estimator is refit ``n_repeats`` times with new integer seeds (every
+    ``random_state`` parameter, also inside pipelines) on ``fit_data=(X_train, y_train)``,
+    which is required because scorers are not given the training data.
 
     **What the expected disagreement D_e uses** (APS's :math:`S = 1 - D_o / D_e`):
 
