@@ -21,9 +21,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for entry in (ROOT / "src", ROOT):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
+
+
+def _importable():
+    """Make ``predstab`` (src/) and ``validation`` importable; mkdocs restores sys.path after
+    loading a hook module, so this runs when a hook is called, not at import."""
+    for entry in (str(ROOT), str(ROOT / "src")):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
 
 _SECTIONS = {
     "._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
@@ -146,6 +151,8 @@ _FILLERS = {
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
+    _importable()
+
     def fill(match):
         with contextlib.redirect_stdout(io.StringIO()):
             return _FILLERS[match.group(1)]()

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -132,7 +133,51 @@ def test_tune_writes_outputs_and_refuses_to_overwrite(tmp_path, capsys, diabetes
     code, _, err = run(capsys, *args)
     assert_one_line_error(code, err, "already exists", "--force")
     assert (out_dir / "stability.json").read_bytes() == before
-    assert run(capsys, *args, "--force")[0] == 0
+    if method == "pool":
+        assert run(capsys, *args, "--force")[0] == 0
+
+
+def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diabetes_csv):
+    # the CLI builds its forests from the same TreePool as predstab.tune_num_learners(method="pool"),
+    # so for the same seed and a pool of max(grid) * repeats trees the curves are identical
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "5,10,20",
+                       "--repeats", "3", "--seed", "4", "--quiet", "--out", tmp_path / "o")
+    assert code == 0, err
+    frame = pd.read_csv(diabetes_csv)
+    from predstab import _demo
+
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
+                                    seed=4)
+    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=(5, 10, 20),
+                                     n_repeats=3, measures=("icc", "phi", "psi"), method="pool",
+                                     pool_size=60, n_bootstrap=0, random_state=4)
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+
+
+def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, capsys):
+    from sklearn.datasets import load_wine
+
+    from predstab import _demo
+
+    frame = load_wine(as_frame=True).frame
+    frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    code, _, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
+                       "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
+                       "--out", tmp_path / "o")
+    assert code == 0, err
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(),
+                                    frame["target"].to_numpy(dtype=object), seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
+        res = predstab.tune_num_learners(_demo._forest("classification", 1), X, y, X_test, grid=(2, 4, 8),
+                                         n_repeats=3, measures=("fleiss", "phi", "psi"), method="pool",
+                                         pool_size=24, n_bootstrap=0, random_state=2)  # hard voting
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("Fleiss kappa", "fleiss"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
 
 
 def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
@@ -141,12 +186,30 @@ def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
     frame = load_wine(as_frame=True).frame
     frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
     frame.iloc[:140].to_csv(tmp_path / "train.csv", index=False)
-    frame.iloc[140:].to_parquet(tmp_path / "test.parquet")
+    frame.iloc[140:].to_csv(tmp_path / "test.csv", index=False)
     code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--target", "target", "--test",
-                         tmp_path / "test.parquet", "--task", "classification", "--grid", "5,10,20",
+                         tmp_path / "test.csv", "--task", "classification", "--grid", "5,10,20",
                          "--repeats", "3", "--quiet", "--out", tmp_path / "o")
     assert code == 0, err
     assert "38 test objects" in out and "Fleiss kappa" in out
+
+
+def test_parquet_input(tmp_path):
+    pytest.importorskip("pyarrow")  # Parquet needs pyarrow, which is not a runtime dependency
+    frame = pd.DataFrame({"V1": [1.0, None], "V2": [2.0, 3.0]})
+    frame.to_parquet(tmp_path / "m.parquet")
+    matrix = _io.numeric_matrix(_io.read_table(tmp_path / "m.parquet"))
+    assert np.isnan(matrix[1, 0]) and matrix[1, 1] == 3.0
+
+
+def test_parquet_without_pyarrow_is_one_line(tmp_path, capsys, monkeypatch):
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    (tmp_path / "p.parquet").write_bytes(b"PAR1")
+    code, _, err = run(capsys, "agree", tmp_path / "p.parquet", "--measure", "icc")
+    assert_one_line_error(code, err, "pyarrow")
 
 
 def test_tune_errors(tmp_path, capsys, diabetes_csv):
@@ -276,8 +339,12 @@ def test_agree_table_fleiss_alpha(capsys):
     ratings = pd.read_csv(cases / "c_30x6_4cat.csv").to_numpy(dtype=object)
     value = float(dict(line.split(None, 1) for line in out.split("\n\n")[0].splitlines())["value"])
     assert value == pytest.approx(predstab.fleiss_kappa(ratings).value, rel=1e-5)
-    code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha", "--level", "interval")
+    code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
+                         "--level", "interval")
     assert code == 0, err
+    value = float(dict(line.split(None, 1) for line in out.strip().splitlines())["value"])
+    matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
+    assert value == pytest.approx(predstab.krippendorff_alpha(matrix, level="interval").value, rel=1e-5)
     code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
     assert_one_line_error(code, err, "expected a number")
 
@@ -295,6 +362,39 @@ def test_compare_friedman(tmp_path, capsys):
     assert code == 0, err
     assert "Friedman chi2" in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
+
+    def ranks(text):
+        rows = [line.split() for line in text.splitlines() if "average rank" in line]
+        return {row[0]: float(row[-1]) for row in rows}
+
+    higher = ranks(out)
+    code, out, _ = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman", "--lower-is-better")
+    lower = ranks(out)
+    assert set(higher) == {"A", "B", "C"}
+    for name in higher:  # reversing the direction mirrors the average ranks: r -> k + 1 - r
+        assert lower[name] == pytest.approx(4 - higher[name], abs=1e-4)
+
+
+def test_compare_mcnemar_and_permutation(tmp_path, capsys):
+    compare = pytest.importorskip("predstab.compare")
+    # the seeds' figure: (a, b, c, d) = (146, 4, 14, 36) -> exact p 0.030884, +5.0 points
+    old = [1] * 150 + [0] * 50
+    new = [1] * 146 + [0] * 4 + [1] * 14 + [0] * 36
+    pd.DataFrame({"id": range(200), "old": old, "new": new}).to_csv(tmp_path / "c.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
+    assert float(printed["delta_pp"]) == pytest.approx(5.0)
+    a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
+    b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
+    pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation",
+                         "--a", "A", "--b", "B")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    direct = compare.permutation_test(np.array(a, float), np.array(b, float), random_state=0)
+    assert float(printed["pvalue"]) == pytest.approx(direct.pvalue, rel=1e-5)
 
 
 def test_compare_bad_column_is_one_line(tmp_path, capsys):

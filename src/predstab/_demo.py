@@ -52,6 +52,7 @@ class TuneJob:
     n_jobs: int | None = None
     levels: list | None = None
     title: str = ""
+    voting: str = "hard"  # classes: ranger's majority vote, as optRF and tune_num_learners
 
 
 @dataclasses.dataclass
@@ -191,7 +192,7 @@ def _curve_refit(job, grid, progress):
         start = time.perf_counter()
         rep = repeated_predictions(_forest(job.task, n_trees), job.X, job.y, job.X_test,
                                    n_repeats=job.n_repeats, baseline="oob", random_state=job.seed + k,
-                                   n_jobs=job.n_jobs, progress=step)
+                                   voting=job.voting, n_jobs=job.n_jobs, progress=step)
         runs[n_trees] = (rep, (time.perf_counter() - start) / job.n_repeats)
     space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forests
     return _measure_all(job, {n: (rep.test, sec) for n, (rep, sec) in runs.items()}, job.y, space)
@@ -202,8 +203,8 @@ def _fit_pool(job, grid, progress):
 
     if progress is not None:
         progress(0, len(grid) + 1)
-    pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, random_state=job.seed,
-                    n_jobs=job.n_jobs)
+    pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, voting=job.voting,
+                    random_state=job.seed, n_jobs=job.n_jobs)
     pool.fit(job.X, job.y, job.X_test)
     if progress is not None:
         progress(1, len(grid) + 1)
@@ -237,7 +238,7 @@ def _curve_closed_form(job, grid, progress):
                               (optrf, "icc" if job.task == "regression" else "fleiss")):
             # bootstrap-over-trees band of the closed form (TreePool.closed_form)
             table[name], table[f"{name}_low"], table[f"{name}_high"] = pool.closed_form(
-                grid, measure=measure, n_bootstrap=200)
+                grid, measure=measure, n_bootstrap=50)
     table["seconds_per_forest"] = [per_tree * n for n in grid]
     # the per-object view of the largest forest still comes from actual forests of the pool
     _, final_phi, final_psi = _measure_all(
@@ -272,7 +273,11 @@ def compute_curve(job, *, progress=None) -> Curve:
             rec = fit.recommend()
         reason = str(caught[0].message) if rec is None and caught else ""
         if fit.converged and fit.poor_fit:
-            reason = (reason + " " if reason else "") + f"poor fit (R² {fit.r_squared:.2f})"
+            reason = (reason + " " if reason else "") + f"poor fit (R² {fit.r_squared:.2f})."
+        if fit.converged and not fit.flattened:
+            reason = (reason + " " if reason else "") + (
+                f"The curve has not flattened within the grid; a grid up to {fit.suggested_max} "
+                "trees would resolve it.")
         target = fit.num_learners_for(TARGET_STABILITY) if fit.converged else -1
         recommendations[measure] = (rec, reason, None if target < 0 else int(target))
     return Curve(table, fits, recommendations, final_phi, final_psi, optrf, job.method)
@@ -285,7 +290,8 @@ def _report(curve, job, elapsed):
     lines = [f"Data: {job.title}",
              f"  {job.X.shape[0]} training objects, {job.X_test.shape[0]} test objects, "
              f"{job.X.shape[1]} features; random forest refit {job.n_repeats} times per tree count "
-             f"(seed {job.seed}, method {curve.method})", ""]
+             f"(seed {job.seed}, method {curve.method}"
+             + (f", {job.voting} voting)" if job.task != "regression" else ")"), ""]
     n_max = int(curve.table["n_trees"].max())
     lines.append(f"Prediction stability of the {n_max}-tree forest (APS):")
     for result in (curve.final_phi, curve.final_psi):
@@ -328,7 +334,7 @@ def _headline(curve):
     for measure in order:
         rec, reason, target = curve.recommendations[measure]
         fit = curve.fits[measure]
-        if rec is not None and not fit.poor_fit:
+        if rec is not None and not fit.poor_fit and fit.flattened:
             via = "optRF::opt_prediction's measure" if measure == curve.optrf_measure else "APS"
             extra = f"; {target} trees reach {measure} = {TARGET_STABILITY}" if target else ""
             return (f"Recommendation: {rec} trees (optRF 1.2.1's rule on {measure}, {via}; "
@@ -362,7 +368,8 @@ def _figures(curve, job):
     table = curve.table
     measures = ["phi", "psi", curve.optrf_measure]
     recommended = {m: curve.recommendations[m][0] for m in measures
-                   if curve.recommendations[m][0] is not None and not curve.fits[m].poor_fit}
+                   if curve.recommendations[m][0] is not None and not curve.fits[m].poor_fit
+                   and curve.fits[m].flattened}
     errors = {m: table[[f"{m}_low", f"{m}_high"]].to_numpy(float).T for m in measures
               if np.isfinite(table[f"{m}_low"]).all()}
     curve_fig = plot_stability_curve(

@@ -65,6 +65,9 @@ def read_table(path, *, what="input") -> pd.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         try:
             frame = pd.read_parquet(path)
+        except ImportError:
+            raise InputError(f"reading {what} '{path}' (Parquet) needs pyarrow: pip install pyarrow, "
+                             "or give a CSV file") from None
         except Exception as exc:  # pyarrow raises many types; all mean "not a readable parquet file"
             raise InputError(f"{what} file '{path}' is not a readable Parquet file: {exc}") from None
     else:

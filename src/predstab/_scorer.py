@@ -5,10 +5,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.utils.metaestimators import available_if
 
 from ._utils import check_rng, seeds_from
 
-__all__ = ["make_stability_scorer"]
+__all__ = ["make_stability_scorer", "RefitEnsemble"]
 
 _MEASURES = ("psi", "phi", "icc", "fleiss", "alpha")
 _SCALES = ("metric", "ordinal", "categorical")
@@ -51,6 +53,9 @@ class _StabilityScorer:
         from ._repeated import _with_seed
 
         pre, final = _final_step(estimator)
+        if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
+            Xt = X if pre is None else pre.transform(X)
+            return final.replicate_predictions(Xt), "ensemble"
         if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
             Xt = X if pre is None else pre.transform(X)
             per_tree = tree_predictions(final, Xt)
@@ -160,10 +165,11 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
     trees of a forest are independent draws given the training data, so this estimates how much a
     refit of the same forest would change its predictions, at the cost of one
-    :func:`~predstab._forest.tree_predictions` call. Any other estimator is refit ``n_repeats``
-    times with new integer seeds (every ``random_state`` parameter, also inside pipelines) on
-    ``fit_data=(X_train, y_train)``, which is required because scorers are not given the
-    training data.
+    :func:`~predstab._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
+    the predictions of its seeded refits (made on the training fold during the search's own
+    fit). Any other estimator is refit ``n_repeats`` times with new integer seeds (every
+    ``random_state`` parameter, also inside pipelines) on ``fit_data=(X_train, y_train)``,
+    which is required because scorers are not given the training data.
 
     **What the expected disagreement D_e uses** (APS's :math:`S = 1 - D_o / D_e`):
 
@@ -234,3 +240,146 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     return _StabilityScorer(measure, n_repeats=n_repeats, scale=scale, levels=levels,
                             training_observations=training_observations, prediction_space=prediction_space,
                             fit_data=fit_data, voting=voting, random_state=random_state, options=options)
+
+
+# ----------------------------------------------------------------------------- meta-estimator
+
+
+def _inner_has(attribute):
+    def check(self):
+        inner = self.estimators_[0] if hasattr(self, "estimators_") else self._inner()
+        return hasattr(inner, attribute)
+
+    return check
+
+
+class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
+    """An estimator refit ``n_repeats`` times with new seeds, predicting by consensus.
+
+    Fitting trains ``n_repeats`` clones of ``estimator``, each with every ``random_state``
+    (also nested) set to its own integer seed derived from ``random_state``. ``predict``
+    returns the mean (regression) or the majority class (classification; ties go to the first
+    class in ``classes_``); :meth:`replicate_predictions` returns every clone's prediction as
+    an (objects × replicates) matrix. :func:`make_stability_scorer` uses that matrix, so
+    wrapping a model that is not a bagging ensemble (gradient boosting with subsampling, an
+    MLP) lets a grid search score its stability without ``fit_data``: the refits happen inside
+    the search's own fit, on each training fold.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator, default DecisionTreeRegressor()
+        The model to refit (unfitted).
+    n_repeats : int, default 5
+        Number of refits.
+    random_state : None, int or numpy.random.Generator
+        Source of the refits' seeds.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    seeds_ : ndarray of int64, shape (n_repeats,)
+    classes_ : ndarray (classifiers only)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import GradientBoostingRegressor
+    >>> from predstab import RefitEnsemble
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3)); y = X[:, 0] + rng.normal(size=80)
+    >>> model = RefitEnsemble(GradientBoostingRegressor(n_estimators=20, subsample=0.5), n_repeats=4,
+    ...                       random_state=0).fit(X, y)
+    >>> model.replicate_predictions(X[:5]).shape
+    (5, 4)
+    """
+
+    def __init__(self, estimator=None, *, n_repeats=5, random_state=None):
+        self.estimator = estimator
+        self.n_repeats = n_repeats
+        self.random_state = random_state
+
+    def _inner(self):
+        if self.estimator is None:
+            from sklearn.tree import DecisionTreeRegressor
+
+            return DecisionTreeRegressor()
+        return self.estimator
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self._inner())
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = False
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = False
+        return tags
+
+    def _is_classifier(self):
+        from sklearn.base import is_classifier
+
+        return is_classifier(self._inner())
+
+    def fit(self, X, y, **fit_params):
+        """Fit ``n_repeats`` seeded clones of ``estimator`` on ``(X, y)``.
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+        from sklearn.utils.validation import validate_data
+
+        from ._repeated import _with_seed
+
+        if isinstance(self.n_repeats, bool) or not isinstance(self.n_repeats, numbers.Integral) \
+                or self.n_repeats < 1:
+            raise ValueError(f"`n_repeats` must be a positive integer; got {self.n_repeats!r}.")
+        X, y = validate_data(self, X, y)
+        if self._is_classifier():
+            check_classification_targets(y)
+            self.classes_ = np.unique(y)
+        self.seeds_ = seeds_from(self.random_state, self.n_repeats)
+        self.estimators_ = [_with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
+        return self
+
+    def replicate_predictions(self, X):
+        """Every refit's prediction: an array of shape (n_objects, n_repeats)."""
+        from sklearn.utils.validation import check_is_fitted, validate_data
+
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.column_stack([est.predict(X) for est in self.estimators_])
+
+    def predict(self, X):
+        """Mean of the refits (regression) or their majority class (classification)."""
+        matrix = self.replicate_predictions(X)
+        if not self._is_classifier():
+            return matrix.mean(axis=1)
+        codes = np.searchsorted(self.classes_, matrix)
+        n_classes = len(self.classes_)
+        # votes per (object, class) in one bincount over row offsets
+        flat = (np.arange(len(codes))[:, None] * n_classes + codes).ravel()
+        votes = np.bincount(flat, minlength=len(codes) * n_classes).reshape(len(codes), n_classes)
+        return self.classes_[votes.argmax(axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (classifiers) or R² (regressors) of :meth:`predict`, as scikit-learn's mixins."""
+        from sklearn.metrics import accuracy_score, r2_score
+
+        metric = accuracy_score if self._is_classifier() else r2_score
+        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+
+    @available_if(_inner_has("predict_proba"))
+    def predict_proba(self, X):
+        """Mean class probabilities of the refits (classifiers with ``predict_proba``)."""
+        from sklearn.utils.validation import check_is_fitted, validate_data
+
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.mean([est.predict_proba(X) for est in self.estimators_], axis=0)

@@ -125,8 +125,9 @@ example:
 
 Fits a random forest (regression, or classification / ordinal with --task) n_repeats times per
 grid value, prints phi, psi and ICC(1) / Fleiss' kappa per number of trees, fits optRF's 2PL
-curve and prints the recommendation; writes stability.csv, stability.json and stability.png to
---out (refusing to overwrite without --force). Without --test, a random 20% of DATA is held out.
+curve and prints the recommendation; writes stability.csv, stability.json, stability.png and
+per_object.png to --out (refusing to overwrite without --force). Without --test, a random 20% of
+DATA is held out. Feature columns must be numeric (encode categories first).
 """
 
 
@@ -162,7 +163,8 @@ def _cmd_tune(args, out):
     levels = parse_list(args.levels, option="--levels") if args.levels else None
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
-                        n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}")
+                        n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
+                        voting=args.voting)
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          fresh=False)
 
@@ -326,16 +328,16 @@ def _cmd_compare(args, out):
         scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
         from . import compare
 
-        result = compare.friedman_nemenyi(scores, alpha=args.alpha)
+        result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
         print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
               f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
         if args.plot:
-            ax = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
-            # plot_cd_diagram returns the Axes (it can draw into a given one); save its figure
-            print(f"wrote {write_figure(args.plot, ax.figure, force=args.force)}", file=out)
+            drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
+            fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
+            print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
         return 0
     if args.test == "mcnemar":
         old = numeric_matrix(column(frame, args.old, what="SCORES").to_frame(), what="SCORES",
@@ -424,9 +426,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
                    help="numbers of trees (default 50,100,200,400)")
     p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
+    p.add_argument("--voting", choices=("hard", "soft"), default="hard",
+                   help="classes: hard = majority vote of the trees (ranger, optRF; default), "
+                        "soft = mean probability (scikit-learn's predict)")
     p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
-                   help="pool: one pool of trees split into forests; refit: fit every forest; "
-                        "closed-form: metric only, from per-tree variances (default pool)")
+                   help="pool: one pool of trees split into disjoint forests; refit: fit every "
+                        "forest; closed-form: expected curves from the pool's per-tree predictions "
+                        "with bootstrap bands, not for ordinal targets (default pool)")
     fitting_options(p, "predstab-tune")
     p.set_defaults(func=_cmd_tune)
 
@@ -467,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", required=True, choices=("friedman", "mcnemar", "permutation"))
     p.add_argument("--alpha", type=_probability, default=0.05, help="friedman: significance level")
     p.add_argument("--plot", metavar="FILE", help="friedman: write the critical-difference diagram")
+    p.add_argument("--lower-is-better", action="store_true",
+                   help="friedman: scores are errors or losses (rank 1 = lowest)")
     p.add_argument("--old", default="old", metavar="COL", help="mcnemar: old model's 0/1 column")
     p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
     p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
