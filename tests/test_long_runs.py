@@ -11,6 +11,7 @@
 
 import os
 import pathlib
+import warnings
 
 import joblib
 import numpy as np
@@ -302,3 +303,22 @@ def test_warning_when_the_estimator_cannot_be_seeded(data):
     X, y, X_test = data
     with pytest.warns(PredstabDataWarning, match="no `random_state`"):
         predstab.repeated_predictions(Unseeded(), X, y, X_test, n_repeats=2, baseline=None)
+
+
+@pytest.mark.parametrize("method", ["refit", "pool"])
+def test_tune_num_learners_is_bit_identical_across_n_jobs(method):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + rng.normal(size=60)
+    tables = []
+    for n_jobs in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # few repeats / few trees: data warnings are not the subject
+            result = predstab.tune_num_learners(RandomForestRegressor(max_depth=3), X[:45], y[:45], X[45:],
+                                                grid=(2, 4, 8), n_repeats=3, method=method, random_state=0,
+                                                n_jobs=n_jobs, n_bootstrap=0)
+        tables.append(result.table.drop(columns="seconds"))  # wall-clock time is the only difference
+    a, b = tables
+    assert list(a.columns) == list(b.columns) and a.shape == b.shape
+    for col in a.columns:
+        assert a[col].to_numpy().tobytes() == b[col].to_numpy().tobytes(), col
