@@ -28,7 +28,7 @@ _SELECT_FOR = ("high", "low", "zero")
 
 def _selection_size(n_items, fraction, name):
     """optRF: ``round(n * alpha)`` for ``alpha < 1`` (R rounds half to even), else ``round(alpha)``."""
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not fraction > 0:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < np.inf:
         raise ValueError(
             f"`{name}` must be a positive number (a fraction < 1 or a count >= 1); got {fraction!r}."
         )
