@@ -133,6 +133,8 @@ def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, votin
     if scale is not None and scale not in _SCALES:
         raise ValueError(f"`scale` must be None or one of {_SCALES}; got {scale!r}.")
     if levels is not None:
+        if isinstance(levels, (str, bytes)) or np.ndim(levels) != 1:
+            raise ValueError(f"`levels` must be a sequence of ordered categories; got {levels!r}.")
         levels = list(levels)
         if len(levels) < 2:
             raise ValueError(f"`levels` must list at least 2 ordered categories; got {levels!r}.")
