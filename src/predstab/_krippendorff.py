@@ -70,6 +70,9 @@ def _krippendorff_alpha_iv(ratings, level, levels):
                 f"`levels` fixes the order of ordinal (or the set of nominal) categories; it cannot be "
                 f"used with level={level!r}."
             )
+        if not isinstance(levels, pd.CategoricalDtype) and (isinstance(levels, (str, bytes))
+                                                             or np.ndim(levels) != 1):
+            raise ValueError(f"`levels` must be a sequence of categories; got {levels!r}.")
         levels = list(levels.categories if isinstance(levels, pd.CategoricalDtype) else levels)
         if len(levels) == 0 or len(set(levels)) != len(levels):
             raise ValueError(f"`levels` must list distinct categories; got {levels!r}.")
