@@ -28,6 +28,8 @@ def check_rng(random_state=None) -> np.random.Generator:
     >>> bool(check_rng(0).integers(10) == check_rng(0).integers(10))
     True
     """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state < 0:
+        raise ValueError(f"`random_state` must be a non-negative integer; got {random_state!r}.")
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
