@@ -262,3 +262,52 @@ def test_random_input_to_plots(name):
             plt.close("all")
     finally:
         plt.close("all")
+
+
+# ------------------------------------------------------------------------------ bad options
+
+_M = np.random.default_rng(0).normal(size=(8, 5))
+_C = np.random.default_rng(0).integers(0, 3, size=(8, 5))
+OPTION_CALLS = {
+    "icc": (predstab.icc, (_M,), {}),
+    "icc_table": (predstab.icc_table, (_M,), {}),
+    "fleiss_kappa": (predstab.fleiss_kappa, (_C,), {}),
+    "krippendorff_alpha": (predstab.krippendorff_alpha, (_C,), {}),
+    "phi": (predstab.phi, (_M, _M.ravel()), {}),
+    "psi": (predstab.psi, (_C, _C.ravel()), {}),
+    "selection_stability": (predstab.selection_stability, (_M,), {}),
+    "importance_stability": (predstab.importance_stability, (_M,), {}),
+    "make_stability_scorer": (predstab.make_stability_scorer, (), {}),
+    "compare.ttest": (cmp.ttest, (_M[:, 0], _M[:, 1]), {}),
+    "compare.wilcoxon": (cmp.wilcoxon, (_M[:, 0], _M[:, 1]), {}),
+    "compare.mean_ci": (cmp.mean_ci, (_M[:, 0],), {}),
+    "compare.permutation_test": (cmp.permutation_test, (_M[:, 0], _M[:, 1]), {"n_permutations": 50}),
+    "compare.friedman_nemenyi": (cmp.friedman_nemenyi, (_M,), {}),
+    "compare.variance_components": (cmp.variance_components, (_M,), {}),
+    "compare.corrected_resampled_ttest": (cmp.corrected_resampled_ttest, (_M[:, 0], _M[:, 1]),
+                                          {"n_train": 90, "n_test": 10}),
+    "compare.power_ttest": (cmp.power_ttest, (0.5, 10), {}),
+    "compare.seeds_needed": (cmp.seeds_needed, (0.5,), {}),
+    "compare.win_rate_test": (cmp.win_rate_test, (7, 10), {}),
+    "compare.stratified_bootstrap_ci": (cmp.stratified_bootstrap_ci, (_M,), {"n_resamples": 50}),
+}
+BAD_OPTIONS = [None, -1, 0, 1, 1.5, -0.5, "bogus", True, np.nan, np.inf, [1, 2], {}, "high", 1e9]
+
+
+@pytest.mark.parametrize("name", list(OPTION_CALLS))
+def test_bad_option_values_give_a_result_or_an_error_naming_the_option(name):
+    """scikit-learn's "bad parameters raise": every keyword option, every odd value."""
+    import inspect
+
+    func, args, base = OPTION_CALLS[name]
+    options = [p.name for p in inspect.signature(func).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    assert options
+    for option in options:
+        for bad in BAD_OPTIONS:
+            kwargs = {**base, option: bad}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+                    check(lambda kwargs=kwargs: func(*args, **kwargs))
+            except AssertionError as exc:
+                raise AssertionError(f"{name}({option}={bad!r}): {exc}") from None
