@@ -311,3 +311,59 @@ def test_bad_option_values_give_a_result_or_an_error_naming_the_option(name):
                     check(lambda kwargs=kwargs: func(*args, **kwargs))
             except AssertionError as exc:
                 raise AssertionError(f"{name}({option}={bad!r}): {exc}") from None
+
+
+# ------------------------------------------------------------------------------ command line
+
+_CELLS = ["1", "2", "0.5", "-3", "NA", "", "a", "b", "inf", "-inf", "nan", "TRUE", "FALSE", '"x,y"', "1e400",
+          " 3", "é", "1,5"]
+
+
+def _random_csv(rng):
+    """Mostly well-formed CSVs of small integers; sometimes text, NA, inf, ragged lines, bad headers."""
+    k = int(rng.integers(2, 5))
+    header = ",".join(["r1", "r2", "r3", "r4"][:k])
+    if rng.random() < 0.2:
+        header = ",".join(rng.choice(["r1", "r2", "", "y", "r1"], size=k))
+    pool = _CELLS if rng.random() < 0.4 else ["0", "1", "2", "3"]
+    lines = [header]
+    for _ in range(int(rng.integers(0, 9))):
+        width = k + int(rng.integers(-1, 2)) if rng.random() < 0.05 else k
+        lines.append(",".join(rng.choice(pool, size=width)))
+    return "\n".join(lines) + "\n"
+
+
+def _cli_args(rng, folder):
+    a, b = str(folder / "a.csv"), str(folder / "b.csv")
+    choices = [
+        ["agree", a, "--measure", str(rng.choice(["icc", "fleiss", "alpha"])),
+         "--level", str(rng.choice(["nominal", "ordinal", "interval", "ratio"]))],
+        ["agree", a, "--measure", "alpha", "--level", "ordinal", "--levels", "1,2,a"],
+        ["agree", a, "--measure", "icc", "--table"],
+        ["stability", a, "--training-observations", b, "--scale",
+         str(rng.choice(["metric", "categorical", "ordinal"])), "--levels", "1,2,0.5"],
+        ["stability", a, "--prediction-space", b, "--scale", str(rng.choice(["metric", "categorical"]))],
+        ["compare", a, "--test", "friedman"],
+        ["compare", a, "--test", "mcnemar", "--old", "r1", "--new", "r2"],
+        ["compare", a, "--test", "permutation", "--a", "r1", "--b", "r2"],
+    ]
+    return choices[int(rng.integers(len(choices)))]
+
+
+def test_cli_on_random_files_exits_0_or_2_with_one_error_line(tmp_path, capsys):
+    """Never an internal error (exit 1) or a traceback: bad files are the user's input errors."""
+    from predstab.cli import main
+
+    rng = np.random.default_rng(2026)
+    codes = set()
+    for i in range(120):
+        (tmp_path / "a.csv").write_text(_random_csv(rng), encoding="utf-8")
+        (tmp_path / "b.csv").write_text(_random_csv(rng), encoding="utf-8")
+        args = _cli_args(rng, tmp_path)
+        code = main(args)
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if ": error:" in line or "internal error" in line]
+        assert code in (0, 2) and "Traceback" not in err, (i, args, err)
+        assert len(errors) == (code == 2), (i, args, err)
+        codes.add(code)
+    assert codes == {0, 2}  # the generator reaches both outcomes
