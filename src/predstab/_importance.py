@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,16 @@ __all__ = ["selection_stability", "importance_stability", "SelectionStabilityRes
            "ImportanceStabilityResult"]
 
 _SELECT_FOR = ("high", "low", "zero")
+
+
+def _value_of(measure, matrix):
+    """``measure(matrix).value``, with its warnings pointing at the caller of the public function."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = float(measure(matrix).value)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=3)
+    return value
 
 
 def _selection_size(n_items, fraction, name):
@@ -186,7 +197,7 @@ def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
         selected = _select_matrix(values, size, select_for)
     # kappa of the boolean matrix: the same value as of "selected"/"rejected" labels (a relabelling),
     # without object arrays, whose sort made 1e7 objects take a minute
-    return SelectionStabilityResult(value=float(fleiss_kappa(selected).value), selected=selected,
+    return SelectionStabilityResult(value=_value_of(fleiss_kappa, selected), selected=selected,
                                     selection_size=size)
 
 
@@ -268,6 +279,6 @@ def importance_stability(importances, /, *, fraction=0.05):
     values, size = _importance_stability_iv(importances, fraction)
     selected = _select_matrix(values, size, "high")
     return ImportanceStabilityResult(
-        value=float(icc(values).value), selection=float(fleiss_kappa(selected).value),
+        value=_value_of(icc, values), selection=_value_of(fleiss_kappa, selected),
         selected=selected, selection_size=size,
     )
