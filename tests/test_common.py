@@ -225,3 +225,23 @@ def test_peers_return_nan_or_raise_where_the_convention_gives_one():
         peer = pingouin.intraclass_corr(_long(identical), "target", "rater", "score")["ICC"]
     np.testing.assert_allclose(peer, 1.0, rtol=1e-12)
     assert krippendorff.alpha(reliability_data=identical.T, level_of_measurement="interval") == 1.0
+
+
+_DEGENERATE = [m for m in MEASURES if m.collapsed is not None or m.undefined is not None]
+
+
+@pytest.mark.parametrize("measure", _DEGENERATE, ids=[m.name for m in _DEGENERATE])
+def test_convention_warnings_point_at_the_callers_line(measure):
+    """stacklevel: the warning names the user's file, not a predstab module."""
+    for case in (measure.collapsed, measure.undefined):
+        if case is None:
+            continue
+        x, baseline = case
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            measure.func(x, baseline=baseline)
+        convention = (PredstabDegenerateWarning, PredstabUndefinedWarning)
+        ours = [w for w in caught if issubclass(w.category, convention)]
+        assert ours
+        # the registry's lambdas (tests/_registry.py) are the callers here
+        assert all(w.filename.endswith("_registry.py") for w in ours), [(w.filename, w.lineno) for w in ours]
