@@ -116,3 +116,32 @@ def test_relabelling_with_any_distinct_numbers_changes_nothing(measure, data):
     x = data.draw(matrices(measure))
     codes = np.array(data.draw(st.lists(st.integers(-10**6, 10**6), min_size=4, max_size=4, unique=True)))
     _same(_value(measure, codes[x], target=int(codes[0])), _value(measure, x))
+
+
+_WITH_MISSING = [m for m in MEASURES
+                 if not m.name.startswith(("selection_stability", "importance_stability"))]
+
+
+@pytest.mark.parametrize("measure", _WITH_MISSING, ids=[m.name for m in _WITH_MISSING])
+@SETTINGS
+@given(data=st.data())
+def test_permutations_change_nothing_with_missing_values(measure, data):
+    """Missing values (dropped objects for ICC and kappa, dropped values for alpha, phi, psi)
+    travel with their object: permuting rows or columns changes nothing, an error stays an error."""
+    x = data.draw(matrices(measure)).astype(float)
+    mask = data.draw(arrays(np.bool_, x.shape, elements=st.sampled_from([False, False, False, True])))
+    x[mask] = np.nan
+    rows = list(data.draw(st.permutations(range(x.shape[0]))))
+    cols = list(data.draw(st.permutations(range(x.shape[1]))))
+
+    def outcome(m):
+        try:
+            return _value(measure, m)
+        except ValueError as exc:  # e.g. too few complete objects: the same error either way
+            return type(exc).__name__
+
+    expected, got = outcome(x), outcome(x[rows][:, cols])
+    if isinstance(expected, str) or isinstance(got, str):
+        assert expected == got
+    else:
+        _same(got, expected)
