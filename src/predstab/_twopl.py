@@ -207,8 +207,10 @@ class TwoPL(FrameMixin):
         return rec
 
     def _recommend_detail(self, *, rec_thresh, round_to, minimum, max_learners):
-        if not (isinstance(rec_thresh, (int, float)) and rec_thresh > 0):
-            raise ValueError(f"`rec_thresh` must be a positive number; got {rec_thresh!r}.")
+        # finite: an infinite threshold never shrinks below the gain and the loop below never ends
+        if isinstance(rec_thresh, bool) or not (isinstance(rec_thresh, (int, float))
+                                                and 0 < rec_thresh < float("inf")):
+            raise ValueError(f"`rec_thresh` must be a positive finite number; got {rec_thresh!r}.")
         if round_to not in _ROUND_DIGITS:
             raise ValueError(
                 f"`round_to` must be one of {sorted(_ROUND_DIGITS)}; got {round_to!r}."
