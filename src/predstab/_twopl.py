@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -211,10 +212,14 @@ class TwoPL(FrameMixin):
         if isinstance(rec_thresh, bool) or not (isinstance(rec_thresh, (int, float))
                                                 and 0 < rec_thresh < float("inf")):
             raise ValueError(f"`rec_thresh` must be a positive finite number; got {rec_thresh!r}.")
-        if round_to not in _ROUND_DIGITS:
+        if not isinstance(round_to, str) or round_to not in _ROUND_DIGITS:
             raise ValueError(
                 f"`round_to` must be one of {sorted(_ROUND_DIGITS)}; got {round_to!r}."
             )
+        for name, value in (("minimum", minimum), ("max_learners", max_learners)):
+            finite = isinstance(value, numbers.Real) and 0 <= value < float("inf")
+            if isinstance(value, bool) or not finite:
+                raise ValueError(f"`{name}` must be a non-negative finite number of learners; got {value!r}.")
         digits = _ROUND_DIGITS[round_to]
         if not self.converged:
             return None, f"No recommendation: the 2PL fit failed ({self.message})."
