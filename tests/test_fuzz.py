@@ -278,6 +278,8 @@ OPTION_CALLS = {
     "selection_stability": (predstab.selection_stability, (_M,), {}),
     "importance_stability": (predstab.importance_stability, (_M,), {}),
     "make_stability_scorer": (predstab.make_stability_scorer, (), {}),
+    "TwoPL.recommend": (predstab.fit_2pl([10, 50, 100, 250, 500], [0.5, 0.8, 0.9, 0.95, 0.97]).recommend,
+                        (), {}),
     "compare.ttest": (cmp.ttest, (_M[:, 0], _M[:, 1]), {}),
     "compare.wilcoxon": (cmp.wilcoxon, (_M[:, 0], _M[:, 1]), {}),
     "compare.mean_ci": (cmp.mean_ci, (_M[:, 0],), {}),
