@@ -225,6 +225,8 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
     is_clf = bool(is_classifier(estimator))
     default = ("fleiss" if is_clf else "icc", "phi", "psi")
     default += () if method == "closed_form" else ("selection",)
+    if measures is not None and not isinstance(measures, str) and np.ndim(measures) != 1:
+        raise ValueError(f"`measures` must be a measure name or a sequence of names; got {measures!r}.")
     measures = default if measures is None else (measures,) if isinstance(measures, str) else tuple(measures)
     if not measures:
         raise ValueError("`measures` must name at least one measure.")
