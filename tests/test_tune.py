@@ -146,3 +146,20 @@ def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
     assert res.recommendation is None and not res.reliable
     assert res.summary.loc["psi", "recommended"] == fit_2pl(table["n_learners"], table["psi"]).recommend()
     assert res.runtime[1] == pytest.approx(0.01)
+
+
+def test_kfold_psi_baseline_is_fixed_out_of_fold_predictions():
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    from predstab import psi
+
+    res = _quiet(method="pool", measures=("psi",), psi_baseline="kfold", pool_size=96)
+    rng = check_rng(0)
+    seed = int(seeds_from(rng, 1)[0])  # the first seed drawn goes to the K-fold forest
+    space = cross_val_predict(clone(EST).set_params(n_estimators=32, random_state=seed), XTR, YTR,
+                              cv=KFold(5, shuffle=True, random_state=seed))
+    pool = TreePool(EST, n_learners=96, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    assert res.table.loc[0, "psi"] == pytest.approx(psi(pool.forests(4, n_forests=3), space).value, rel=1e-12)
+    closed = _quiet(method="closed_form", measures=("psi",), psi_baseline="kfold", pool_size=64)
+    assert closed.table["psi"].is_monotonic_increasing
+    assert np.isnan(closed.recommendation_seconds) or closed.recommendation_seconds > 0

@@ -21,7 +21,7 @@ from ._utils import ConfidenceInterval, check_rng, seeds_from
 __all__ = ["tune_num_learners", "TuningResult", "runtime_model"]
 
 _METHODS = ("pool", "refit", "closed_form")
-_PSI_BASELINES = ("fixed", "per_forest")
+_PSI_BASELINES = ("fixed", "kfold", "per_forest")
 _CLOSED = ("icc", "fleiss", "phi", "psi")
 _ALL_MEASURES = ("icc", "fleiss", "phi", "psi", "selection", "importance", "importance_selection")
 
@@ -105,6 +105,11 @@ class TuningResult:
     method: str
     bands: dict = dataclasses.field(default_factory=dict, repr=False)
 
+    @property
+    def recommendation_seconds(self):
+        """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
+        return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
+
     def seconds_for(self, n):
         """Predicted seconds to fit one forest of ``n`` learners (linear run-time model)."""
         return self.runtime[0] + self.runtime[1] * np.asarray(n, dtype=float)
@@ -135,7 +140,7 @@ def _measure(name, data, ctx, rows=None):
         if name == "phi":
             return phi(test, ctx["y"], scale=ctx["scale"]).value
         if name == "psi":
-            space = ctx["fixed_space"] if ctx["psi_baseline"] == "fixed" else data["space"]
+            space = data["space"] if ctx["psi_baseline"] == "per_forest" else ctx["fixed_space"]
             return psi(test, space, scale=ctx["scale"]).value
         if name == "selection":
             return selection_stability(test, fraction=ctx["select_fraction"],
@@ -185,6 +190,15 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
                               classes=model.classes_ if is_clf else None)
     imp = np.asarray(model.feature_importances_, dtype=float)
     return test, space, imp, seconds
+
+
+def _kfold_space(estimator, X, y, n, rng, n_jobs, is_clf):
+    """Out-of-fold predictions of forests of n learners: psi's fixed K-fold baseline."""
+    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
+
+    seed = int(seeds_from(rng, 1)[0])
+    folds = (StratifiedKFold if is_clf else KFold)(5, shuffle=True, random_state=seed)
+    return cross_val_predict(_forest_with(estimator, n, seed, n_jobs), X, y, cv=folds)
 
 
 def _tree_importances(ensemble):
@@ -326,9 +340,11 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         optRF's ``select_for``; for a classifier, the class(es) selected.
     importance_fraction : float, default 0.05
         optRF ``opt_importance``'s ``alpha``.
-    psi_baseline : {"fixed", "per_forest"}, default "fixed"
+    psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of the largest forest
         (the pool, or the first refit at ``max(grid)``), the same for every grid value.
+        "kfold": 5-fold out-of-fold predictions of one forest of ``max(grid)`` learners
+        (also fixed; works without bootstrapping, costs 5 extra fits).
         "per_forest": each ensemble's own out-of-bag predictions, as APS computes psi for a
         single forest size -- but then the baseline moves with ``n``: the out-of-bag
         predictions of a small forest are noisy, its D_e shrinks as learners are added and
@@ -396,7 +412,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
            "select_fraction": select_fraction, "select_for": select_for,
            "importance_fraction": importance_fraction, "fixed_space": None}
-    need_space = "psi" in measures
+    need_space = "psi" in measures and psi_baseline != "kfold"
+    if "psi" in measures and psi_baseline == "kfold":
+        ctx["fixed_space"] = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
     data, seconds, n_forests = {}, {}, {}
     pool = None
     if method == "refit":
@@ -457,11 +475,13 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     bands = {}
     for m in measures:
         if method == "closed_form" and m in _CLOSED:
-            curve, low, high = (pool.closed_form(grid, measure=m, n_bootstrap=50)
-                                if n_bootstrap else (pool.closed_form(grid, measure=m), None, None))
-            columns[m] = curve
-            if low is not None:
+            base = ctx["fixed_space"] if m == "psi" and psi_baseline == "kfold" else None
+            if n_bootstrap:
+                curve, low, high = pool.closed_form(grid, measure=m, baseline=base, n_bootstrap=50)
                 bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
+            else:
+                curve = pool.closed_form(grid, measure=m, baseline=base)
+            columns[m] = curve
         else:
             missing = [n for n in grid if data[n] is None]
             if missing:
@@ -540,7 +560,8 @@ def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh
     if closed:
         preds = pool.test_predictions_
         mask = pool.oob_ if pool.on_train_ else None
-        d_e = pool._closed_form_expected(primary, None, pool.voting_)
+        base = ctx["fixed_space"] if primary == "psi" and ctx["psi_baseline"] == "kfold" else None
+        d_e = pool._closed_form_expected(primary, base, pool.voting_)
     key = "importances" if primary in ("importance", "importance_selection") else "test"
     n_objects = None if closed else len(data[grid[0]][key])
     n_grid = np.asarray(grid, dtype=float)
