@@ -148,6 +148,7 @@ def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
     assert res.runtime[1] == pytest.approx(0.01)
 
 
+@pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 def test_kfold_psi_baseline_is_fixed_out_of_fold_predictions():
     from sklearn.model_selection import KFold, cross_val_predict
 
