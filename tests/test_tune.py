@@ -164,3 +164,18 @@ def test_kfold_psi_baseline_is_fixed_out_of_fold_predictions():
     closed = _quiet(method="closed_form", measures=("psi",), psi_baseline="kfold", pool_size=64)
     assert closed.table["psi"].is_monotonic_increasing
     assert np.isnan(closed.recommendation_seconds) or closed.recommendation_seconds > 0
+
+
+def test_psi_without_out_of_bag_rows_needs_kfold():
+    from sklearn.ensemble import ExtraTreesRegressor
+
+    with pytest.raises(ValueError, match="psi_baseline='kfold'"):
+        tune_num_learners(ExtraTreesRegressor(), XTR, YTR, XTE, grid=GRID, measures=("psi",))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(ExtraTreesRegressor(max_features=2), XTR, YTR, XTE, grid=GRID, n_repeats=3,
+                                measures=("icc", "psi"), psi_baseline="kfold", pool_size=96, n_bootstrap=0,
+                                random_state=0)
+    assert res.table["psi"].notna().all()

@@ -100,6 +100,18 @@ class TreePool:
     theorem). With more classes :math:`\\pi` is estimated from 2,000 simulated forests per
     object (multinomial votes, or normal mean probabilities).
 
+    No single R function does this; the forests it builds have the distribution of the
+    refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
+    checks its curves against refits; see benchmarks/bench_tuning.py.
+
+    References
+    ----------
+    .. [1] Breiman, L. (2001). Random forests. Machine Learning 45, 5-32.
+       https://doi.org/10.1023/A:1010933404324
+    .. [2] Lange, T. M. et al. (2025). optRF: Optimising random forest stability by
+       determining the optimal number of trees. BMC Bioinformatics 26, 95.
+       https://doi.org/10.1186/s12859-025-06097-1
+
     Examples
     --------
     >>> from sklearn.datasets import make_regression

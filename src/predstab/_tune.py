@@ -272,6 +272,13 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "
             f"({max(grid_list)}); use pool_size >= {2 * max(grid_list)} or method='refit'."
         )
+    from ._forest import is_bagging_ensemble
+
+    if "psi" in measures and psi_baseline != "kfold" and not is_bagging_ensemble(estimator):
+        raise ValueError(
+            f"`psi_baseline`={psi_baseline!r} needs out-of-bag predictions, but {type(estimator).__name__} "
+            "does not bootstrap; use psi_baseline='kfold' or bootstrap=True."
+        )
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
     if is_clf and "selection" in measures:
