@@ -104,6 +104,10 @@ def test_importance_and_moving_psi_baseline():
     res = _quiet(method="pool", measures=("importance", "importance_selection", "psi"), pool_size=96,
                  psi_baseline="per_forest", importance_fraction=0.5)
     assert res.table[["importance", "importance_selection", "psi"]].notna().all().all()
+    imp = _quiet(method="refit", measures=("importance",), importance="impurity", importance_fraction=0.5)
+    assert imp.table["importance"].notna().all()
+    with pytest.raises(ValueError, match="`importance`"):
+        _quiet(measures=("importance",), importance="gini")
 
 
 def test_training_rows_out_of_bag():

@@ -165,7 +165,7 @@ def _forest_with(estimator, n, seed, n_jobs):
     return model.set_params(**params)
 
 
-def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_clf):
+def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_clf, importance):
     from ._forest import aggregate, inbag_mask, oob_predict, tree_predictions
 
     model = _forest_with(estimator, n, seed, n_jobs)
@@ -188,7 +188,14 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
             per_tree = tree_predictions(model, X)
             space = aggregate(per_tree, ~inbag_mask(model, len(y)), voting=voting,
                               classes=model.classes_ if is_clf else None)
-    imp = np.asarray(model.feature_importances_, dtype=float)
+    if importance == "permutation":
+        from ._pool import tree_permutation_importances
+
+        imp = tree_permutation_importances(model, X, y, np.random.default_rng(seed)).mean(axis=1)
+    elif importance == "impurity":
+        imp = np.asarray(model.feature_importances_, dtype=float)
+    else:
+        imp = None
     return test, space, imp, seconds
 
 
@@ -205,8 +212,13 @@ def _tree_importances(ensemble):
     return np.stack([t.feature_importances_ for t in ensemble.estimators_], axis=1)  # (features, trees)
 
 
-def _grouped_importances(tree_imp, n, n_forests):
+def _grouped_importances(tree_imp, n, n_forests, *, normalise):
+    """Forest importances of disjoint groups of trees: the mean over a group's trees
+    (ranger's permutation importance), renormalised to sum 1 for impurity importance as
+    scikit-learn's ``feature_importances_`` does."""
     groups = tree_imp[:, : n * n_forests].reshape(tree_imp.shape[0], n_forests, n).mean(axis=2)
+    if not normalise:
+        return groups
     totals = groups.sum(axis=0, keepdims=True)
     return np.divide(groups, totals, out=np.zeros_like(groups), where=totals > 0)
 
@@ -298,7 +310,8 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
 # ----------------------------------------------------------------------------------------
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
                       measures=None, method="pool", select_fraction=0.15, select_for="high",
-                      importance_fraction=0.05, psi_baseline="fixed", pool_size=None, voting=None,
+                      importance_fraction=0.05, importance="permutation", psi_baseline="fixed",
+                      pool_size=None, voting=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
                       random_state=None, n_jobs=None, progress=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
@@ -329,7 +342,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         Among "icc" (regression) / "fleiss" (classification) -- prediction stability as
         optRF computes it (``irr::icc`` one-way single, ``irr::kappam.fleiss``); "phi",
         "psi" (APS); "selection" (optRF's selection stability); "importance",
-        "importance_selection" (optRF ``opt_importance``: ICC of the impurity importances and
+        "importance_selection" (optRF ``opt_importance``: ICC of the variable importances and
         Fleiss' kappa of the top ``importance_fraction`` of variables). Default: the
         prediction measure, "phi", "psi" and (except for "closed_form") "selection". The
         first one is ``primary``.
@@ -347,6 +360,11 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         optRF's ``select_for``; for a classifier, the class(es) selected.
     importance_fraction : float, default 0.05
         optRF ``opt_importance``'s ``alpha``.
+    importance : {"permutation", "impurity"}, default "permutation"
+        Variable importance for the importance measures (optRF's ``importance``):
+        "permutation" is ranger's out-of-bag permutation importance, tree by tree
+        (RandomForest* / ExtraTrees* with bootstrap); "impurity" is scikit-learn's
+        ``feature_importances_``.
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of the largest forest
         (the pool, or the first refit at ``max(grid)``), the same for every grid value.
@@ -415,11 +433,14 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     grid, measures, is_clf, pool_size, voting, y = _tune_num_learners_iv(
         estimator, X, y, grid, n_repeats, measures, method, select_fraction, select_for,
         psi_baseline, pool_size, voting, target, n_bootstrap, progress)
+    if importance not in ("permutation", "impurity"):
+        raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
     rng = check_rng(random_state)
     ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
            "select_fraction": select_fraction, "select_for": select_for,
            "importance_fraction": importance_fraction, "fixed_space": None}
     need_space = "psi" in measures and psi_baseline != "kfold"
+    need_imp = importance if {"importance", "importance_selection"} & set(measures) else None
     if "psi" in measures and psi_baseline == "kfold":
         ctx["fixed_space"] = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
     data, seconds, n_forests = {}, {}, {}
@@ -434,7 +455,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             for r in range(n_repeats):
                 want_space = need_space and (psi_baseline == "per_forest" or ctx["fixed_space"] is None)
                 outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test, want_space,
-                                       voting, n_jobs, is_clf))
+                                       voting, n_jobs, is_clf, need_imp))
                 if need_space and ctx["fixed_space"] is None:
                     ctx["fixed_space"] = outs[0][1]
                 done += 1
@@ -443,7 +464,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             data[n] = {"test": np.column_stack([o[0] for o in outs]),
                        "space": (np.column_stack([o[1] for o in outs])
                                  if psi_baseline == "per_forest" and need_space else None),
-                       "importances": np.column_stack([o[2] for o in outs])}
+                       "importances": None if need_imp is None else np.column_stack([o[2] for o in outs])}
             seconds[n] = float(np.mean([o[3] for o in outs]))
             n_forests[n] = n_repeats
     else:
@@ -453,8 +474,14 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             progress(1, 1)
         if need_space:
             ctx["fixed_space"] = pool.oob_baseline()
-        tree_imp = (_tree_importances(pool.ensemble_)
-                    if {"importance", "importance_selection"} & set(measures) else None)
+        if need_imp == "permutation":
+            from ._pool import tree_permutation_importances
+
+            tree_imp = tree_permutation_importances(pool.ensemble_, X, y, rng)
+        elif need_imp == "impurity":
+            tree_imp = _tree_importances(pool.ensemble_)
+        else:
+            tree_imp = None
         short = []
         for n in grid:
             k = min(n_repeats, pool_size // n)
@@ -468,7 +495,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             data[n] = {"test": pool.forests(n, n_forests=k),
                        "space": pool.forests(n, n_forests=k, on="oob")
                        if need_space and psi_baseline == "per_forest" else None,
-                       "importances": None if tree_imp is None else _grouped_importances(tree_imp, n, k)}
+                       "importances": None if tree_imp is None
+                       else _grouped_importances(tree_imp, n, k, normalise=need_imp == "impurity")}
         if short:
             warnings.warn(
                 f"The pool of {pool_size} learners holds fewer than n_repeats={n_repeats} disjoint forests "
