@@ -226,9 +226,12 @@ def _grouped_importances(tree_imp, n, n_forests, *, normalise):
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
-def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, select_fraction,
-                          select_for, psi_baseline, pool_size, voting, target, n_bootstrap, progress):
+def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
+                          select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
+                          target, n_bootstrap, progress):
     from sklearn.base import is_classifier
+
+    from ._importance import _selection_size
 
     if not hasattr(estimator, "get_params") or "n_estimators" not in estimator.get_params():
         raise TypeError(
@@ -291,6 +294,13 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
             f"`psi_baseline`={psi_baseline!r} needs out-of-bag predictions, but {type(estimator).__name__} "
             "does not bootstrap; use psi_baseline='kfold' or bootstrap=True."
         )
+    if importance not in ("permutation", "impurity"):
+        raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
+    # fail before any fitting: the selection sizes optRF's alpha gives on these data
+    if "selection" in measures and not is_clf:
+        _selection_size(len(X if X_test is None else X_test), select_fraction, "select_fraction")
+    if {"importance", "importance_selection"} & set(measures):
+        _selection_size(np.shape(X)[1], importance_fraction, "importance_fraction")
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
     if is_clf and "selection" in measures:
@@ -431,10 +441,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     from ._pool import TreePool
 
     grid, measures, is_clf, pool_size, voting, y = _tune_num_learners_iv(
-        estimator, X, y, grid, n_repeats, measures, method, select_fraction, select_for,
-        psi_baseline, pool_size, voting, target, n_bootstrap, progress)
-    if importance not in ("permutation", "impurity"):
-        raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
+        estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
+        importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress)
     rng = check_rng(random_state)
     ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
            "select_fraction": select_fraction, "select_for": select_for,
