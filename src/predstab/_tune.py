@@ -625,5 +625,6 @@ def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh
             recs.append(rec)
     if len(recs) < n_bootstrap / 2:
         return ConfidenceInterval(float("nan"), float("nan"))
-    low, high = np.percentile(recs, [2.5, 97.5])
+    # recommendations are rounded counts: report resampled values, not interpolations
+    low, high = np.percentile(recs, [2.5, 97.5], method="inverted_cdf")
     return ConfidenceInterval(float(low), float(high))
