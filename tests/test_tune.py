@@ -80,6 +80,7 @@ def test_bootstrap_interval_and_runtime_model():
                                 pool_size=64, n_bootstrap=20, random_state=0)
     low, high = res.confidence_interval
     assert low <= high and "icc" in res.bands
+    assert low % 1000 == 0 and high % 1000 == 0  # resampled recommendations, not interpolations
     assert res.seconds_for(100) == pytest.approx(res.runtime[0] + 100 * res.runtime[1])
 
 
