@@ -52,7 +52,7 @@ def runtime_model(n, seconds, /):
     return float(intercept), float(slope)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
 class TuningResult:
     """Result of :func:`tune_num_learners`.
 
