@@ -279,12 +279,24 @@ def test_never_out_of_bag_warns(reg):
 
 
 @pytest.mark.skipif(not HAS_STABILITY, reason="phi/psi live on the stability branch")
-def test_phi_psi_methods(reg):
+def test_phi_psi_methods(reg, clf):
     import predstab
 
     X, y, Xt = reg
-    rp = repeated_predictions(RandomForestRegressor(n_estimators=10), X, y, Xt, n_repeats=3, random_state=0)
-    assert rp.phi().value == predstab.phi(rp.test, rp.y_train).value
+    rp = repeated_predictions(RandomForestRegressor(n_estimators=10), X, y, Xt, n_repeats=5, random_state=0)
+    phi = rp.phi()
+    assert phi.kind == "phi" and phi.value == predstab.phi(rp.test, y).value
+    assert 0 < phi.value < 1
     with pytest.warns(PredstabDataWarning):  # 10 trees: some training objects never out of bag
         psi = rp.psi(scale="metric")
-    assert 0 < psi.value <= 1
+    with pytest.warns(PredstabDataWarning):
+        assert psi.value == predstab.psi(rp.test, rp.space, scale="metric").value
+
+    Xc, yc, Xct = clf
+    levels = ["low", "mid", "high"]
+    rc = repeated_predictions(RandomForestClassifier(n_estimators=30), Xc, yc, Xct, n_repeats=5,
+                              baseline="kfold", cv=3, random_state=0)
+    ordinal = rc.psi(scale="ordinal", levels=levels)
+    assert ordinal.scale == "ordinal" and ordinal.value == predstab.psi(
+        rc.test, rc.space, scale="ordinal", levels=levels).value
+    assert rc.phi(scale="categorical").value == predstab.phi(rc.test, yc, scale="categorical").value

@@ -55,6 +55,7 @@ _EXPORTS = {
     "ImportanceStabilityResult": "._importance",
     # scikit-learn integration
     "make_stability_scorer": "._scorer",
+    "RefitEnsemble": "._scorer",
 }
 _SUBMODULES = ("compare", "plotting", "cli")
 
