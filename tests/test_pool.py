@@ -166,3 +166,14 @@ def test_tree_permutation_importances():
     assert mean[0] > 10 * np.abs(mean[1:]).max()  # the only informative variable dominates
     with pytest.raises(ValueError, match="impurity"):
         tree_permutation_importances(BaggingRegressor(n_estimators=3).fit(X, y), X, y, rng)
+
+
+def test_closed_form_out_of_bag_on_training_rows():
+    X, y = make_regression(60, 4, noise=5, random_state=4)
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=80, random_state=2).fit(X, y)
+    oob = pool.oob_
+    t = np.where(oob, pool.test_predictions_, np.nan)
+    w = np.nanmean(np.nanvar(t, axis=1, ddof=1))
+    # phi from out-of-bag trees only: each row's variance over the trees that did not see it
+    np.testing.assert_allclose(pool.closed_form([5], measure="phi"), 1 - w / 5 / y.var(ddof=1), rtol=1e-10)
+    assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc")) > 0)
