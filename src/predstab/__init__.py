@@ -51,8 +51,11 @@ _EXPORTS = {
     "TuningResult": "._tune",
     "selection_stability": "._importance",
     "importance_stability": "._importance",
+    "SelectionStabilityResult": "._importance",
+    "ImportanceStabilityResult": "._importance",
     # scikit-learn integration
     "make_stability_scorer": "._scorer",
+    "RefitEnsemble": "._scorer",
 }
 _SUBMODULES = ("compare", "plotting", "cli")
 

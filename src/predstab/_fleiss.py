@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import sparse, special
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
-from ._ratings import as_rating_matrix, drop_incomplete_objects
+from ._ratings import as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from ._utils import FrameMixin, missing_mask
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
@@ -64,17 +64,31 @@ def _fleiss_kappa_iv(ratings, exact, detail):
         raise TypeError(f"`detail` must be True or False; got {detail!r}.")
     arr = as_rating_matrix(ratings)
     if arr.dtype.kind == "f" and np.isinf(arr).any():
-        raise ValueError("`ratings` must not hold infinite values.")
+        raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
     arr = drop_incomplete_objects(arr, missing_mask(arr), function="irr::kappam.fleiss", stacklevel=4)
-    try:
-        categories, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        kinds = sorted({type(v).__name__ for v in arr.ravel()})
-        raise TypeError(
-            f"`ratings` must hold categories of one comparable kind (all numbers, all strings or all "
-            f"booleans); got a mix of {', '.join(kinds)}."
-        ) from None
-    return codes.reshape(arr.shape), tuple(categories.tolist()), bool(exact), bool(detail)
+    codes, categories = factorize_ratings(arr)
+    return codes, tuple(categories.tolist()), bool(exact), bool(detail)
+
+
+_DENSE_TABLE_MAX = 2**25  # objects x categories cells above which the count table is sparse
+
+
+def _category_counts(codes, q):
+    """Per category: total count sum_i n_ij and sum of squares sum_i n_ij^2 (int64).
+
+    n_ij (objects x categories) is built by bincount, or as a sparse matrix when there
+    are very many categories, so that memory stays linear in the data.
+    """
+    n, m = codes.shape
+    if n * q <= _DENSE_TABLE_MAX:
+        table = np.bincount((codes + (np.arange(n) * q)[:, None]).ravel(), minlength=n * q).reshape(n, q)
+        return table.sum(axis=0), np.einsum("ij,ij->j", table, table, dtype=np.int64)
+    table = sparse.csr_matrix((np.ones(codes.size, dtype=np.int64), (np.repeat(np.arange(n), m),
+                                                                     codes.ravel())), shape=(n, q))
+    table.sum_duplicates()
+    totals = np.asarray(table.sum(axis=0)).ravel()
+    col_sq = np.asarray(table.multiply(table).sum(axis=0)).ravel()
+    return totals, col_sq
 
 
 def _two_sided_p(z):
@@ -147,18 +161,16 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     >>> ratings = [["a", "a", "a"], ["a", "b", "a"], ["b", "b", "b"], ["c", "c", "b"]]
     >>> res = fleiss_kappa(ratings, detail=True)
     >>> round(res.value, 4), round(res.statistic, 3)
-    (0.4667, 2.673)
+    (0.4667, 2.169)
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
     codes, categories, exact, detail = _fleiss_kappa_iv(ratings, exact, detail)
     n, m = codes.shape
     q = len(categories)
-    # n_ij: objects x categories; r_kj: raters x categories (Conger) -- both by bincount
-    table = np.bincount((np.arange(n)[:, None] * q + codes).ravel(), minlength=n * q).reshape(n, q)
-    totals = table.sum(axis=0)
+    totals, col_sq = _category_counts(codes, q)
     nm = n * m
-    sum_sq = int(np.einsum("ij,ij->", table, table, dtype=np.int64))
+    sum_sq = int(col_sq.sum())
     observed = (sum_sq - nm) / (nm * (m - 1))
     p_j = totals / nm
     expected = float(np.sum(totals.astype(float) ** 2) / nm**2)
@@ -176,7 +188,7 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     else:
         # variance under H0 of Fleiss, Nee & Landis (1979)
         pq = p_j * (1 - p_j)
-        spq = float(np.sum(pq))
+        spq = np.sum(pq)  # numpy scalar: 0 / 0 is NaN (one category), not an exception
         with np.errstate(divide="ignore", invalid="ignore"):
             var0 = 2 / (spq**2 * nm * (m - 1)) * (spq**2 - float(np.sum(pq * (1 - 2 * p_j))))
             statistic = float(value / np.sqrt(var0))
@@ -185,7 +197,6 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     per_category = None
     if detail:
         with np.errstate(divide="ignore", invalid="ignore"):
-            col_sq = np.einsum("ij,ij->j", table, table).astype(float)
             p_jk = (col_sq - totals) / (nm * (m - 1) * p_j)
             kappa_j = one_minus_ratio_array(1 - p_jk, np.where(totals == nm, 0.0, 1 - p_j))
             z_j = kappa_j / np.sqrt(2 / (nm * (m - 1)))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ._convention import one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
@@ -38,14 +39,14 @@ def _mean_squares(x) -> _MeanSquares:
     instead of ratios of rounding noise.
     """
     n, k = x.shape
-    grand = x.mean()
-    row_mean = x.mean(axis=1)
-    col_mean = x.mean(axis=0)
-    rows_constant = bool((x.max(axis=1) == x.min(axis=1)).all())
-    if rows_constant:
+    # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows
+    row_mean = x @ np.full(k, 1.0 / k)
+    col_mean = np.full(n, 1.0 / n) @ x
+    grand = float(row_mean.mean())
+    if (x == x[:, :1]).all():
         # every rater gives each object the same value: no within-object variation at all
         ss_w = ss_c = ss_e = 0.0
-        ss_r = 0.0 if x.max() == x.min() else k * float(np.sum((row_mean - grand) ** 2))
+        ss_r = 0.0 if (x[:, 0] == x[0, 0]).all() else k * float(np.sum((row_mean - grand) ** 2))
     else:
         ss_r = k * float(np.sum((row_mean - grand) ** 2))
         ss_c = n * float(np.sum((col_mean - grand) ** 2))
@@ -54,8 +55,9 @@ def _mean_squares(x) -> _MeanSquares:
         # residual computed directly (not as a difference of sums) to keep its precision
         within -= col_mean - grand
         ss_e = float(np.einsum("ij,ij->", within, within))
-    return _MeanSquares(n, k, ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1),
-                        ss_e / ((n - 1) * (k - 1)))
+    # numpy scalars, so that x / 0 follows IEEE (inf/nan) under np.errstate
+    return _MeanSquares(n, k, np.float64(ss_r / (n - 1)), np.float64(ss_w / (n * (k - 1))),
+                        np.float64(ss_c / (k - 1)), np.float64(ss_e / ((n - 1) * (k - 1))))
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def _check_choice(value, name, choices):
 
 
 def _check_conf_level(conf_level):
-    if isinstance(conf_level, bool) or not np.isscalar(conf_level) or not 0 < float(conf_level) < 1:
+    if isinstance(conf_level, bool) or not isinstance(conf_level, numbers.Real) or not 0 < conf_level < 1:
         raise ValueError(f"`conf_level` must be a number strictly between 0 and 1; got {conf_level!r}.")
     return float(conf_level)
 
@@ -138,7 +140,7 @@ def _icc_iv(ratings, model, type, unit, r0, conf_level):
     model = _check_choice(model, "model", _MODELS)
     type = _check_choice(type, "type", _TYPES)
     unit = _check_choice(unit, "unit", _UNITS)
-    if isinstance(r0, bool) or not np.isscalar(r0) or not 0 <= float(r0) < 1:
+    if isinstance(r0, bool) or not isinstance(r0, numbers.Real) or not 0 <= r0 < 1:
         raise ValueError(f"`r0` must be a number in [0, 1); got {r0!r}.")
     conf_level = _check_conf_level(conf_level)
     x = _complete_numeric(ratings, "irr::icc")
@@ -157,7 +159,20 @@ def _average_bound(f_bound):
 
 
 def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
-    """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996)."""
+    """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996).
+
+    When the raters agree perfectly on objects that differ (no within-object
+    variance), the ICC is 1, F is infinite, p is 0 and the interval is (1, 1).
+    """
+    name, value, statistic, df1, df2, pvalue, ci = _form_raw(ms, model, type, unit, r0, conf_level)
+    perfect = ms.msr > 0 and (ms.msw == 0 if model == "oneway" else ms.mse == 0 and (
+        type == "consistency" or ms.msc == 0))
+    if perfect:
+        statistic, pvalue, ci = np.inf, 0.0, ConfidenceInterval(1.0, 1.0)
+    return name, value, statistic, df1, df2, pvalue, ci
+
+
+def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
     n, k, msr, msw, msc, mse = ms
     alpha = 1 - conf_level
     single = unit == "single"
@@ -196,12 +211,13 @@ def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 statistic = msr / (a * msc + b * mse)
                 # Satterthwaite df of McGraw & Wong (1996); irr plugs in the coefficient
                 # itself with k, for the single and the average form alike
-                a = k * value / (n * (1 - value))
-                b = 1 + k * value * (n - 1) / (n * (1 - value))
+                coef = np.float64(value)
+                a = k * coef / (n * (1 - coef))
+                b = 1 + k * coef * (n - 1) / (n * (1 - coef))
                 df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1)
                                                   + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-                f_low = stats.f.ppf(1 - alpha / 2, n - 1, df2)
-                f_up = stats.f.ppf(1 - alpha / 2, df2, n - 1)
+                f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
+                f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
                 if single:
                     spread = k * msc + (k * n - k - n) * mse
                     low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
@@ -209,16 +225,16 @@ def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 else:
                     low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
                     high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
-            pvalue = float(stats.f.sf(statistic, df1, df2))
+            pvalue = float(special.fdtrc(df1, df2, statistic))
             return (name, value, float(statistic), float(df1), float(df2), pvalue,
                     ConfidenceInterval(float(low), float(high)))
         else:
             raise ValueError(f"`type` must be 'consistency' or 'agreement'; got {type!r}.")
     else:
         raise ValueError(f"`model` must be 'oneway' or 'twoway'; got {model!r}.")
-    pvalue = float(stats.f.sf(statistic, df1, df2))
-    f_low = f_ratio / stats.f.ppf(1 - alpha / 2, df1, df2)
-    f_up = f_ratio * stats.f.ppf(1 - alpha / 2, df2, df1)
+    pvalue = float(special.fdtrc(df1, df2, statistic))
+    f_low = f_ratio / special.fdtri(df1, df2, 1 - alpha / 2)
+    f_up = f_ratio * special.fdtri(df2, df1, 1 - alpha / 2)
     if single:
         low, high = _ratio_bound(f_low, k), _ratio_bound(f_up, k)
     else:
@@ -399,11 +415,13 @@ def icc_table(ratings, /, *, conf_level=0.95):
         v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v = v_num / v_den
-        f_up = stats.f.ppf(1 - alpha / 2, n - 1, v)
-        f_low = stats.f.ppf(1 - alpha / 2, v, n - 1)
+        f_up = special.fdtri(n - 1, v, 1 - alpha / 2)
+        f_low = special.fdtri(v, n - 1, 1 - alpha / 2)
         spread = k * msc + (k * n - k - n) * mse
         low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
         high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
+    if msr > 0 and mse == 0 and msc == 0:  # perfect agreement, as in _form
+        low = high = 1.0
     rows["ICC2"][5:] = [float(low), float(high)]
     # Spearman-Brown step-up of the single-rater bounds
     rows["ICC2k"][5:] = [float(b * k / (1 + b * (k - 1))) for b in (low, high)]

@@ -11,7 +11,7 @@ from scipy import sparse
 
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix
+from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
 from ._utils import FrameMixin, missing_mask
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
@@ -55,8 +55,12 @@ class KrippendorffAlphaResult(FrameMixin):
 def _krippendorff_alpha_iv(ratings, level, levels):
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
+    if levels is None and level == "ordinal" and isinstance(ratings, pd.DataFrame):
+        dtypes = set(ratings.dtypes)
+        only = dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(only, pd.CategoricalDtype) and only.ordered:
+            levels = only  # an ordered categorical carries the order of its categories
     arr = as_rating_matrix(ratings)
-    mask = missing_mask(arr)
     if levels is not None:
         if level not in ("nominal", "ordinal"):
             raise ValueError(
@@ -67,38 +71,29 @@ def _krippendorff_alpha_iv(ratings, level, levels):
         if len(levels) == 0 or len(set(levels)) != len(levels):
             raise ValueError(f"`levels` must list distinct categories; got {levels!r}.")
         lookup = {v: i for i, v in enumerate(levels)}
-        present = arr[~mask]
-        uniq, inverse = np.unique(present.astype(object), return_inverse=True) if present.dtype == object \
-            else np.unique(present, return_inverse=True)
-        unknown = [u for u in uniq.tolist() if u not in lookup]
+        codes, uniques = factorize_ratings(arr)
+        unknown = [u for u in uniques.tolist() if u not in lookup]
         if unknown:
             raise ValueError(
                 f"`ratings` holds value(s) {unknown[:5]!r} that are not in `levels` {levels!r}."
             )
-        codes = np.full(arr.shape, -1, dtype=np.int64)
-        codes[~mask] = np.array([lookup[u] for u in uniq.tolist()], dtype=np.int64)[inverse]
+        position = np.array([lookup[u] for u in uniques.tolist()], dtype=np.int64)
+        codes = np.where(codes >= 0, position[np.maximum(codes, 0)], -1)
         return codes, None, len(levels), level
     if level in ("interval", "ratio"):
         x = as_numeric_matrix(arr)
-        if level == "ratio" and (x[~np.isnan(x)] < 0).any():
+        if level == "ratio" and (x < 0).any():
             raise ValueError("`ratings` must be non-negative for level='ratio'; got negative values.")
         return None, x, None, level
     if level == "ordinal" and arr.dtype.kind not in "biuf":
-        kind = pd.api.types.infer_dtype(arr[~mask], skipna=True)
+        kind = pd.api.types.infer_dtype(arr[~missing_mask(arr)], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "empty"):
             raise ValueError(
                 f"level='ordinal' with non-numeric ratings (kind {kind!r}) needs `levels` to give "
                 "the order of the categories, e.g. levels=['low', 'mid', 'high']."
             )
-    present = arr[~mask]
-    try:
-        _, inverse = np.unique(present, return_inverse=True)
-    except TypeError:
-        raise TypeError("`ratings` must hold values of one comparable kind (all numbers or all "
-                        "strings).") from None
-    codes = np.full(arr.shape, -1, dtype=np.int64)
-    codes[~mask] = inverse
-    return codes, None, int(inverse.max()) + 1 if inverse.size else 0, level
+    codes, uniques = factorize_ratings(arr)
+    return codes, None, len(uniques), level
 
 
 def _table_error(n_distinct, level, nbytes):
@@ -112,18 +107,29 @@ def _table_error(n_distinct, level, nbytes):
 
 def _unit_counts(codes, n_values):
     """Pairable units x values counts n_uv (dense when small, else sparse CSR) and m_u."""
-    present = codes >= 0
-    m_u = present.sum(axis=1)
-    pairable = m_u >= 2
-    codes, m_u = codes[pairable], m_u[pairable]
-    n_units = codes.shape[0]
-    rows = np.broadcast_to(np.arange(n_units)[:, None], codes.shape)
-    keep = codes >= 0
+    n_rep = codes.shape[1]
+    if codes.min() >= 0:  # complete data: every unit is pairable
+        m_u = np.full(codes.shape[0], n_rep)
+        if codes.shape[0] * n_values * 8 <= MAX_TABLE_BYTES:
+            flat = (codes + (np.arange(codes.shape[0]) * n_values)[:, None]).ravel()
+            counts = np.bincount(flat, minlength=codes.shape[0] * n_values)
+            return counts.reshape(codes.shape[0], n_values).astype(float), m_u
+        rows = np.repeat(np.arange(codes.shape[0]), n_rep)
+        flat_codes = codes.ravel()
+    else:
+        present = codes >= 0
+        m_u = np.count_nonzero(present, axis=1)
+        pairable = m_u >= 2
+        codes, m_u, present = codes[pairable], m_u[pairable], present[pairable]
+        keep = present.ravel()
+        rows = np.repeat(np.arange(codes.shape[0]), n_rep)[keep]
+        flat_codes = codes.ravel()[keep]
+    n_units = len(m_u)
     if n_units * n_values * 8 <= MAX_TABLE_BYTES:
-        counts = np.bincount((rows[keep] * n_values + codes[keep]), minlength=n_units * n_values)
+        counts = np.bincount(rows * n_values + flat_codes, minlength=n_units * n_values)
         counts = counts.reshape(n_units, n_values).astype(float)
     else:
-        counts = sparse.csr_matrix((np.ones(int(keep.sum())), (rows[keep], codes[keep])),
+        counts = sparse.csr_matrix((np.ones(len(flat_codes)), (rows, flat_codes)),
                                    shape=(n_units, n_values))
         counts.sum_duplicates()
     return counts, m_u
@@ -137,8 +143,9 @@ def _coincidences(counts, m_u):
         o = (counts.T @ weighted).toarray()
         n_c = np.asarray(weighted.sum(axis=0)).ravel()
     else:
-        o = counts.T @ (counts * w[:, None])
-        n_c = w @ counts
+        weighted = counts * w[:, None]
+        o = counts.T @ weighted
+        n_c = weighted.sum(axis=0)  # (vector @ matrix is a slow path in numpy for tall matrices)
     o[np.diag_indices_from(o)] -= n_c
     return o
 
@@ -188,30 +195,62 @@ def _ordinal_or_ratio(codes, n_values, level, values=None):
     return d_o, d_e, len(m_u), n
 
 
+_CHUNK_ROWS = 8192  # rows per block: keeps the temporaries of _interval in cache
+
+
 def _interval(x):
-    present = ~np.isnan(x)
-    m_u = present.sum(axis=1)
-    pairable = m_u >= 2
-    x, present, m_u = x[pairable], present[pairable], m_u[pairable]
-    n = float(m_u.sum())
-    if x.size == 0:
-        return float("nan"), float("nan"), 0, 0.0
-    filled = np.where(present, x, 0.0)
-    mean_u = filled.sum(axis=1) / m_u
-    dev = np.where(present, x - mean_u[:, None], 0.0)
-    ss_u = np.einsum("uj,uj->u", dev, dev)
-    # units whose values are all equal contribute an exact zero
-    unit_const = np.nanmax(x, axis=1) == np.nanmin(x, axis=1)
-    ss_u[unit_const] = 0.0
-    values = x[present]
-    if values.max() == values.min():
-        ss_total = 0.0
-    else:
-        ss_total = float(np.sum((values - values.mean()) ** 2))
-    # sum over ordered pairs within a unit of (c - k)^2 = 2 m_u SS_u; over all pairs: 2 n SS
-    d_o = float(np.sum(2.0 * m_u * ss_u / (m_u - 1))) / n
-    d_e = 2.0 * n * ss_total / (n * (n - 1))
-    return d_o, d_e, len(m_u), n
+    """D_o and D_e of interval alpha from variances, linear in the data, no table at all.
+
+    One pass over row blocks: per block the within-unit sum of squares and the
+    block's mean and sum of squares, merged with Chan et al.'s pairwise update.
+    """
+    n_rep = x.shape[1]
+    ones = np.ones(n_rep)
+    n_units = 0
+    n = 0.0
+    weighted_ss_u = 0.0  # sum_u m_u SS_u / (m_u - 1)
+    mean = ss_total = 0.0
+    for start in range(0, x.shape[0], _CHUNK_ROWS):
+        block = x[start:start + _CHUNK_ROWS]
+        present = ~np.isnan(block)
+        if present.all():
+            m_u = np.full(block.shape[0], float(n_rep))
+            filled = block
+        else:
+            m_u = np.count_nonzero(present, axis=1).astype(float)
+            pairable = m_u >= 2
+            present = present[pairable]
+            m_u = m_u[pairable]
+            filled = np.where(present, block[pairable], 0.0)
+        if m_u.size == 0:
+            continue
+        n_b = float(m_u.sum())
+        mean_u = (filled @ ones) / m_u
+        dev = filled - mean_u[:, None]
+        dev[~present] = 0.0
+        weighted_ss_u += float((m_u / (m_u - 1.0)) @ np.einsum("uj,uj->u", dev, dev))
+        mean_b = float(mean_u @ m_u) / n_b
+        np.subtract(filled, mean_b, out=dev)
+        dev[~present] = 0.0
+        ss_b = float(np.einsum("uj,uj->", dev, dev))
+        delta = mean_b - mean
+        ss_total += ss_b + delta * delta * n * n_b / (n + n_b)
+        mean += delta * n_b / (n + n_b)
+        n += n_b
+        n_units += m_u.size
+    if weighted_ss_u < 1e-20 * ss_total or ss_total == 0.0:
+        # possibly all units unanimous (or all values equal): decide exactly, not from rounding
+        present = ~np.isnan(x)
+        first = x[np.arange(x.shape[0]), np.argmax(present, axis=1)]
+        if ((x == first[:, None]) | ~present).all():
+            weighted_ss_u = 0.0
+            values = x[present]
+            if (values == values[0]).all():
+                ss_total = 0.0
+    # sum over ordered pairs within a unit of (c - k)^2 = 2 m_u SS_u; over all pairable values: 2 n SS
+    d_o = 2.0 * weighted_ss_u / n
+    d_e = 2.0 * ss_total / (n - 1)
+    return d_o, d_e, n_units, n
 
 
 def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
@@ -251,11 +290,12 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         booleans for nominal and ordinal data.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
-    levels : sequence, optional
+    levels : sequence or pandas.CategoricalDtype, optional
         The ordered categories for ``level="ordinal"`` (required when the categories
-        are not numbers); with ``"nominal"`` the set of allowed categories. Every
-        value must be one of them. Categories in ``levels`` that are never used do
-        not change alpha.
+        are not numbers, unless ``ratings`` is a DataFrame whose columns share one
+        ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
+        Every value must be one of them. Categories in ``levels`` that are never used
+        do not change alpha.
 
     Returns
     -------
@@ -304,27 +344,24 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     [0.743, 0.815, 0.849, 0.797]
     """
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
+    present = codes >= 0 if x is None else ~np.isnan(x)
+    if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
+        warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
+                      "and set to nan.", PredstabUndefinedWarning, stacklevel=2)
+        return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
+                                       level=level, n_units=0, n_values=0)
     if level == "nominal":
-        d_o, d_e, n_units, n = _nominal(codes, n_values) if n_values else (np.nan, np.nan, 0, 0.0)
+        d_o, d_e, n_units, n = _nominal(codes, n_values)
     elif level == "ordinal":
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, level) if n_values else (
-            np.nan, np.nan, 0, 0.0)
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, level)
     elif level == "interval":
         d_o, d_e, n_units, n = _interval(x)
     elif level == "ratio":
-        present = ~np.isnan(x)
-        values, inverse = np.unique(x[present], return_inverse=True)
-        codes = np.full(x.shape, -1, dtype=np.int64)
-        codes[present] = inverse
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values) if len(values) else (
-            np.nan, np.nan, 0, 0.0)
+        codes, values = factorize_ratings(x)
+        values = values.astype(float)
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
     else:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
-    if n_units == 0:
-        warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
-                      "and set to nan.", PredstabUndefinedWarning, stacklevel=2)
-        value = float("nan")
-    else:
-        value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=3)
+    value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=3)
     return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), level=level,
                                    n_units=int(n_units), n_values=int(n))

@@ -14,7 +14,7 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
 
-__all__ = ["as_rating_matrix", "as_numeric_matrix", "drop_incomplete_objects"]
+__all__ = ["as_rating_matrix", "as_numeric_matrix", "drop_incomplete_objects", "factorize_ratings"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
@@ -66,7 +66,7 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
     """
     kind = arr.dtype.kind
     if kind in "biuf":
-        out = arr.astype(float)
+        out = arr.astype(float, copy=False)
     elif kind == "O":
         mask = missing_mask(arr)
         present = arr[~mask]
@@ -82,7 +82,8 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
         raise TypeError(
             f"`{name}` must hold numbers (or None/NaN/pd.NA for missing values); got dtype {arr.dtype}."
         )
-    if np.isinf(out).any():
+    # one pass over the data in the common case: a finite sum means no inf and no NaN
+    if not np.isfinite(np.sum(out)) and np.isinf(out).any():
         n_inf = int(np.isinf(out).sum())
         raise ValueError(f"`{name}` must hold finite values; got {n_inf} infinite value(s).")
     return out
@@ -93,6 +94,8 @@ def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stackleve
 
     Returns the kept rows. Raises ValueError when no complete object is left.
     """
+    if not mask.any():
+        return arr
     incomplete = mask.any(axis=1)
     n_dropped = int(incomplete.sum())
     if n_dropped == 0:
@@ -109,3 +112,54 @@ def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stackleve
         stacklevel=stacklevel,
     )
     return arr[~incomplete]
+
+
+def _small_integer_codes(arr):
+    """Fast path of :func:`factorize_ratings`: integer-valued numbers in a small range (labels).
+
+    Returns None when it does not apply.
+    """
+    if arr.dtype.kind not in "iuf":
+        return None
+    missing = np.isnan(arr) if arr.dtype.kind == "f" else None
+    if missing is not None and missing.all():
+        return None
+    lo = np.fmin.reduce(arr, axis=None) if missing is not None else arr.min()
+    hi = np.fmax.reduce(arr, axis=None) if missing is not None else arr.max()
+    if not float(hi) - float(lo) < 2**16:  # floats: no integer overflow at the int64 extremes
+        return None
+    shifted = arr - lo
+    if missing is not None:
+        shifted[missing] = hi - lo + 1  # a slot of its own, ignored below
+    as_int = shifted.astype(np.int64)
+    if arr.dtype.kind == "f" and not (as_int == shifted).all():
+        return None  # not integer-valued
+    used = np.bincount(as_int.ravel(), minlength=int(hi - lo) + 2)[: int(hi - lo) + 1] > 0
+    uniques = (lo + np.flatnonzero(used)).astype(arr.dtype)
+    if used.all() and (missing is None or not missing.any()):
+        return as_int, uniques  # labels lo, lo + 1, ..., hi all used: the shift is the code
+    lookup = np.append(np.cumsum(used) - 1, -1)
+    return lookup[as_int], uniques
+
+
+def factorize_ratings(arr):
+    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
+
+    Hash-based (pandas.factorize), so linear in the data; only the few distinct
+    values are sorted.
+    """
+    small = _small_integer_codes(arr)
+    if small is not None:
+        return small
+    codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
+    uniques = np.asarray(uniques)
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in uniques.tolist()})
+        raise TypeError("`ratings` must hold values of one comparable kind (all numbers or all strings); "
+                        f"got a mix of {', '.join(kinds)}.") from None
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[order] = np.arange(len(uniques))
+    codes = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).reshape(arr.shape)
+    return codes, uniques[order]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["Values", "read_values", "encode", "match_keys", "r_text"]
+__all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
 
 # Integer inputs with a range up to this size are used as codes directly (value - min),
 # without a hash-based factorisation.
@@ -45,7 +45,8 @@ class Values:
     """A parsed input.
 
     ``array`` holds the values (numeric, bool or object dtype) or, when ``categories``
-    is not None, integer codes into ``categories`` with -1 for missing values.
+    is not None, integer codes into ``categories`` with -1 for missing values (a
+    :class:`ColumnCodes` for a DataFrame of Categorical columns).
     """
 
     array: np.ndarray
@@ -79,7 +80,7 @@ def _family_of_array(arr, name):
     )
 
 
-def _from_object(arr, family, integer):
+def _from_object(arr, family):
     """Normalise an object array of one family to a compact dtype where possible."""
     if family == "numeric":
         return pd.Series(arr.ravel(), dtype=object).astype(float).to_numpy().reshape(arr.shape)
@@ -88,16 +89,50 @@ def _from_object(arr, family, integer):
     return arr
 
 
+class ColumnCodes:
+    """The codes of a DataFrame of Categorical columns, used in place without stacking them.
+
+    Behaves as the (objects x columns) code matrix where predstab needs one: ``shape``,
+    ``ndim``, ``size``, ``np.asarray`` (which does stack) and :meth:`row_block`, which stacks
+    only a block of rows, transposed (columns x rows), for the counting pass.
+    """
+
+    ndim = 2
+
+    def __init__(self, columns):
+        self.columns = columns
+        self.shape = (len(columns[0]), len(columns))
+        self.size = self.shape[0] * self.shape[1]
+        self.dtype = columns[0].dtype
+
+    def row_block(self, start, stop):
+        return np.stack([c[start:stop] for c in self.columns])
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.stack(self.columns, axis=1)
+        return out if dtype is None else out.astype(dtype)
+
+    def ravel(self):
+        return np.asarray(self).ravel()
+
+
 def _read_categorical_frame(columns, name):
     dtypes = [c.dtype for c in columns]
     first = dtypes[0]
     if any(not first.categories.equals(d.categories) or first.ordered != d.ordered for d in dtypes[1:]):
         return None  # different categories per column: fall back to the values
-    codes = np.column_stack([c.cat.codes.to_numpy() for c in columns])
+    # a Categorical's codes are a view: reuse them (no copy of the data)
+    code_columns = [c.array.codes for c in columns]
+    codes = ColumnCodes(code_columns) if len(code_columns) > 1 else code_columns[0][:, None]
     cats = first.categories.to_numpy()
     family, integer = _family_of_array(np.asarray(cats, dtype=object) if cats.dtype.kind == "O" else cats,
                                        name)
     return codes, cats, family, integer, bool(first.ordered)
+
+
+def _has_na(columns):
+    # numpy integer and bool columns cannot hold a missing value: only nullable ones are scanned
+    return any(isinstance(c.dtype, pd.api.extensions.ExtensionDtype) and c.isna().any() for c in columns)
 
 
 def _is_number_dtype(dtype):
@@ -107,8 +142,9 @@ def _is_number_dtype(dtype):
 def read_values(x, name) -> Values:
     """Parse ``x`` (array-like, list of lists or pandas object) into :class:`Values`."""
     labels = None
+    if isinstance(x, (pd.api.extensions.ExtensionArray, pd.Index)):  # pd.Categorical, pd.array(...)
+        x = pd.Series(x)
     if isinstance(x, pd.Series):
-        labels = None
         x = x.to_frame()
         squeeze = True
     else:
@@ -120,13 +156,13 @@ def read_values(x, name) -> Values:
             parsed = _read_categorical_frame(columns, name)
             if parsed is not None:
                 codes, cats, family, integer, ordered = parsed
-                codes = codes[:, 0] if squeeze else codes
+                codes = np.asarray(codes)[:, 0] if squeeze else codes
                 return Values(codes, family, integer, cats, ordered, labels)
-        if columns and all(pd.api.types.is_bool_dtype(c.dtype) for c in columns) and not x.isna().any().any():
+        if columns and all(pd.api.types.is_bool_dtype(c.dtype) for c in columns) and not _has_na(columns):
             arr = x.to_numpy(dtype=bool)
         elif columns and all(_is_number_dtype(c.dtype) for c in columns):
             integer = all(pd.api.types.is_integer_dtype(c.dtype) for c in columns)
-            if integer and not x.isna().any().any():
+            if integer and not _has_na(columns):
                 arr = x.to_numpy(dtype=np.int64)
             else:
                 arr = x.to_numpy(dtype=float, na_value=np.nan)
@@ -142,7 +178,7 @@ def read_values(x, name) -> Values:
             raise ValueError(f"`{name}` must be a rectangular array; {exc}") from None
     family, integer = _family_of_array(arr, name)
     if arr.dtype.kind == "O" or arr.dtype.kind in "US":
-        arr = _from_object(arr, family, integer)
+        arr = _from_object(arr, family)
     return Values(arr, family, integer, labels=labels)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._scales import Values, encode, match_keys, read_values
+from ._scales import ColumnCodes, Values, encode, match_keys, read_values
 from ._utils import ConfidenceInterval, FrameMixin, check_rng
 
 __all__ = ["phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"]
@@ -31,8 +31,10 @@ _DESCRIPTION = {
 }
 _R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character", "empty": "logical"}
 # values processed per block of rows: bounds the temporary memory of the counting pass
-_BLOCK = 1 << 22
+_BLOCK = 1 << 18
 _FEW_REPETITIONS = 5
+# a dense (values x objects) count table is used up to this many cells (or 4x the input)
+_DENSE_CELLS = 1 << 20
 
 
 # --------------------------------------------------------------------------- result
@@ -45,7 +47,7 @@ def _r_number(x) -> str:
     return f"{x:6.5g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous: compare fields explicitly
 class StabilityResult(FrameMixin):
     """Prediction stability (APS's phi or psi) and the parts it is made of.
 
@@ -151,6 +153,30 @@ class StabilityResult(FrameMixin):
         -------
         ConfidenceInterval
             ``(low, high)``; NaN bounds when the stability is undefined (``D_e = 0``).
+
+        Warns
+        -----
+        PredstabUndefinedWarning
+            ``D_e`` is zero: no interval.
+
+        Notes
+        -----
+        Resampling repetitions with replacement repeats some of them, and a repeated
+        prediction always agrees with itself, so for a single object the bootstrap
+        distribution is shifted towards stability (most for categorical predictions with many
+        distinct values). Read that interval as a rough guide; with several objects, resample
+        objects.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import predstab
+        >>> rng = np.random.default_rng(0)
+        >>> refits = rng.normal(size=(50, 1)) * 3 + rng.normal(size=(50, 10))
+        >>> res = predstab.phi(refits, rng.normal(size=200) * 3)
+        >>> low, high = res.confidence_interval(n_resamples=999, random_state=1)
+        >>> bool(low < res.value < high)
+        True
         """
         from scipy import stats
 
@@ -170,18 +196,22 @@ class StabilityResult(FrameMixin):
         elif by == "replicates":
             data = self._row
             delta2 = self._delta2
-            n_codes = None if delta2 is None else delta2.shape[0]
+            n_codes = 1 if self.scale == "metric" else len(self.levels)
 
             def statistic(row, axis=-1):
                 row = np.moveaxis(row, axis, -1)
                 r = row.shape[-1]
-                if delta2 is None:
+                if self.scale == "metric":
                     d_o = np.var(row, axis=-1, ddof=1)
                 else:
                     counts = (row[..., None] == np.arange(n_codes)).sum(axis=-2).astype(float)
-                    d_o = np.einsum("...k,...k->...", counts @ delta2, counts) / (r * (r - 1))
+                    if delta2 is None:  # categorical: share of disagreeing ordered pairs
+                        pairs = r * r - np.einsum("...k,...k->...", counts, counts)
+                    else:
+                        pairs = np.einsum("...k,...k->...", counts @ delta2, counts)
+                    d_o = pairs / (r * (r - 1))
                 return 1.0 - d_o / d_e
-            width = data.size * (1 if delta2 is None else n_codes)
+            width = data.size * n_codes
             batch = max(1, _BLOCK // max(width, 1))
         else:
             raise ValueError(f"`by` must be 'auto', 'objects' or 'replicates'; got {by!r}.")
@@ -218,56 +248,72 @@ def _confidence_interval_iv(result, level, n_resamples, method, by, random_state
 def _row_counts(source, offset, n_codes):
     """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
 
+    ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
+
     ``source - offset`` are codes in ``0..n_codes-1`` or -1 (missing). Codes are shifted
     by one so that missing values land in a column of their own; each block of rows
-    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1``.
+    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
+    order of the values does not matter to bincount, so column-wise blocks need no transpose).
+    Counts are stored as int32 (at most the number of repetitions).
     """
     n_rows, n_cols = source.shape
     width = n_codes + 1
-    table = np.empty((n_rows, width), dtype=np.int64)
+    table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
     step = max(1, _BLOCK // max(n_cols, 1))
+    by_column = isinstance(source, ColumnCodes)
     for start in range(0, n_rows, step):
-        block = source[start:start + step]
-        m = block.shape[0]
+        stop = min(start + step, n_rows)
+        m = stop - start
         base = np.arange(m, dtype=np.intp) * width + (1 - offset)
-        flat = block + base[:, None]
-        table[start:start + m] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width)
-    return table[:, 1:], table[:, 0]
+        if by_column:  # (columns x rows) block of a DataFrame of Categoricals
+            flat = source.row_block(start, stop) + base[None, :]
+        else:
+            flat = source[start:stop] + base[:, None]
+        table[:, start:stop] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width).T
+    return table[1:], table[0]
 
 
 def _row_variances(x):
     """Sample variances (denominator ``n_i - 1``) and non-missing counts of each row.
 
-    Rows whose values are all equal get an exact 0 (the shared convention needs exact
-    zeros; rounding in the mean would otherwise leave ~1e-33).
+    Two-pass (mean, then squared deviations) as R's ``var``, block by block so that each
+    block stays in cache. Rows whose values are all equal get an exact 0 (the shared
+    convention needs exact zeros; rounding in the mean would otherwise leave ~1e-33).
     """
     n_rows, n_cols = x.shape
     var = np.empty(n_rows)
-    count = np.empty(n_rows, dtype=np.int64)
+    count = np.full(n_rows, n_cols, dtype=np.int64)
     step = max(1, _BLOCK // max(n_cols, 1))
     eps = np.finfo(float).eps
     for start in range(0, n_rows, step):
         block = x[start:start + step]
-        missing = np.isnan(block)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if missing.any():
-                cnt = n_cols - missing.sum(axis=1)
-                mean = np.where(missing, 0.0, block).sum(axis=1) / cnt
-                dev = np.where(missing, 0.0, block - mean[:, None])
-            else:
-                cnt = np.full(block.shape[0], n_cols, dtype=np.int64)
-                mean = block.mean(axis=1)
-                dev = block - mean[:, None]
-            v = np.einsum("ij,ij->i", dev, dev) / (cnt - 1)
-        v[cnt < 2] = np.nan
+        total = block.sum(axis=1)
+        mean = total / n_cols
+        dev = block - mean[:, None]
+        v = np.einsum("ij,ij->i", dev, dev) / (n_cols - 1) if n_cols > 1 else np.full(len(block), np.nan)
+        cnt = count[start:start + block.shape[0]]
+        # rows with a missing value are the rows whose sum is not finite: redo only those
+        redo = np.flatnonzero(~np.isfinite(total))
+        if redo.size:
+            sub = block[redo]
+            missing = np.isnan(sub)
+            c = n_cols - missing.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(missing, 0.0, sub).sum(axis=1) / c
+                d = np.where(missing, 0.0, sub - m[:, None])
+                v[redo] = np.einsum("ij,ij->i", d, d) / (c - 1)
+            v[redo[c < 2]] = np.nan
+            mean[redo] = m
+            cnt[redo] = c
         # only rows within rounding of zero can be constant: check those exactly
-        near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
-        for i in near_zero:
-            row = block[i][~missing[i]]
-            if row.max() == row.min():
-                v[i] = 0.0
+        with np.errstate(invalid="ignore"):
+            near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
+        if near_zero.size:
+            sub = block[near_zero]
+            low = np.where(np.isnan(sub), np.inf, sub).min(axis=1)
+            high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
+            v[near_zero[low == high]] = 0.0
         var[start:start + block.shape[0]] = v
-        count[start:start + block.shape[0]] = cnt
     return var, count
 
 
@@ -323,7 +369,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     if base.array.ndim == 0:
         base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
 
-    if scale is not None and scale not in _SCALES:
+    if scale is not None and (not isinstance(scale, str) or scale not in _SCALES):
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical' or None; got {scale!r}.")
     if "empty" not in (pred.family, base.family) and pred.family != base.family:
         raise ValueError(
@@ -336,10 +382,11 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
         family = pred.family if pred.family != "empty" else base.family
         if family not in ("numeric", "empty"):
             raise ValueError(
-                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}'; use "
+                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}': `scale` is "
+                f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
                 "scale='categorical' or scale='ordinal' for class labels."
             )
-        levels = None
+        levels = _no_levels(levels, scale, names)
     elif scale == "ordinal":
         if levels is None:
             levels = _ordered_categories(pred, base)
@@ -350,7 +397,7 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
             )
         levels = _levels_iv(levels, names.levels)
     elif scale == "categorical":
-        levels = None
+        levels = _no_levels(levels, scale, names)
     else:
         raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical'; got {scale!r}.")
     if n_replicates < _FEW_REPETITIONS:
@@ -361,11 +408,20 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     return pred, base, scale, levels
 
 
-def _infer_scale(pred, base, levels, names):
-    if pred.categories is not None:
-        return "ordinal" if pred.ordered or levels is not None else "categorical"
+def _no_levels(levels, scale, names):
     if levels is not None:
+        raise ValueError(
+            f"`{names.levels}` orders the categories of the ordinal scale; it cannot be used with "
+            f"scale={scale!r}. Pass scale='ordinal' or leave `{names.levels}` as None."
+        )
+    return None
+
+
+def _infer_scale(pred, base, levels, names):
+    if levels is not None or _ordered_categories(pred, base) is not None:
         return "ordinal"
+    if pred.categories is not None:
+        return "categorical"
     family = pred.family if pred.family != "empty" else base.family
     if family in ("logical", "character"):
         return "categorical"
@@ -445,7 +501,7 @@ def _observed_metric(pred, name):
     x = pred.array
     if pred.categories is not None:  # a Categorical of numbers read on the metric scale
         cats = np.append(np.asarray(pred.categories, dtype=float), np.nan)
-        x = cats[x]
+        x = cats[np.asarray(x)]
     x = np.asarray(x, dtype=float)
     d_o, count = _row_variances(x)
     _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
@@ -455,7 +511,7 @@ def _observed_metric(pred, name):
 def _expected_metric(base):
     x = base.array
     if base.categories is not None:
-        x = np.asarray(base.categories, dtype=float)[x]
+        x = np.asarray(base.categories, dtype=float)[np.asarray(x)]
     var, _ = _row_variances(np.asarray(x, dtype=float)[None, :])
     return float(var[0])
 
@@ -489,11 +545,48 @@ def _category_space(pred, base, scale, levels, names):
     return categories, counts, b_uniques, base_to_category
 
 
+def _row_counts_sparse(source, offset, n_codes):
+    """As :func:`_row_counts` for many distinct values: a sparse (objects x codes) table."""
+    from scipy import sparse
+
+    n_rows, n_cols = source.shape
+    codes = np.asarray(source, dtype=np.intp).ravel() - offset
+    valid = codes >= 0
+    rows = np.repeat(np.arange(n_rows, dtype=np.intp), n_cols)[valid]
+    table = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, codes[valid])),
+                              shape=(n_rows, n_codes))
+    table.sum_duplicates()
+    n_missing = n_cols - np.bincount(rows, minlength=n_rows)
+    return table, n_missing
+
+
+def _pair_sums(columns, category, delta2):
+    """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
+    if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
+        counts = np.stack(columns, axis=1).astype(float)
+        return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    total = np.zeros(len(columns[0]) if columns else 0)
+    for a in range(len(columns)):
+        for b in range(a + 1, len(columns)):
+            weight = 2.0 * delta2[category[a], category[b]]
+            if weight != 0:
+                total += weight * (columns[a].astype(float) * columns[b])
+    return total
+
+
 def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names):
+    """Per-object ``D_o,i``, non-missing counts, and the category counts of the first object."""
     source, offset, uniques = encode(pred)
-    raw, n_missing = _row_counts(source, offset, len(uniques))
+    n_rows, n_cols = source.shape
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
+    if dense:
+        raw, n_missing = _row_counts(source, offset, len(uniques))
+        present = np.flatnonzero(raw.any(axis=1))
+    else:
+        raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
+        present = np.unique(raw.indices)
     _warn_missing_predictions(int(n_missing.sum()), source.size, names.predictions)
-    present = np.flatnonzero(raw.any(axis=0))
     to_base = match_keys(uniques[present], b_uniques, as_text=False)
     if (to_base < 0).any():
         absent = [uniques[j] for j, b in zip(present, to_base, strict=True) if b < 0]
@@ -502,19 +595,35 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
             f"`{names.predictions}` contains {absent[:5]!r}{' ...' if len(absent) > 5 else ''}, "
             f"absent from `{names.baseline}`."
         )
-    counts = np.zeros((raw.shape[0], n_categories), dtype=np.int64)
-    counts[:, base_to_category[to_base]] = raw[:, present]
-    r = counts.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pairs = (r * (r - 1)).astype(float)
+    category = base_to_category[to_base]
+    r = n_cols - np.asarray(n_missing, dtype=np.int64)
+    first_row = np.zeros(n_categories, dtype=np.int64)
+    if dense:
+        # distinct values map to distinct categories, so the raw count rows are the counts
+        columns = [raw[j] for j in present]
+        first_row[category] = raw[present, 0]
         if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            disagree = (r * r - np.einsum("ij,ij->i", counts, counts)).astype(float)
+            same = np.zeros(n_rows, dtype=np.int64)
+            for col in columns:
+                same += col.astype(np.int64) ** 2
+            disagree = (r * r - same).astype(float)
         else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
-            cf = counts.astype(float)
-            disagree = np.einsum("ij,ij->i", cf @ delta2, cf)
-        d_o = disagree / pairs
+            disagree = _pair_sums(columns, category, delta2)
+    else:
+        from scipy import sparse
+
+        lut = np.full(len(uniques), -1, dtype=np.intp)
+        lut[present] = category
+        counts = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+        first_row = counts[0].toarray().ravel()
+        if delta2 is None:
+            disagree = (r * r - np.asarray(counts.multiply(counts).sum(axis=1)).ravel()).astype(float)
+        else:
+            disagree = np.asarray(counts.multiply(counts @ delta2).sum(axis=1)).ravel().astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = disagree / (r * (r - 1)).astype(float)
     d_o[r < 2] = np.nan
-    return d_o, r, counts
+    return d_o, r, first_row if n_rows == 1 else None
 
 
 def _same_family(levels, uniques):
@@ -535,6 +644,7 @@ def _sorted_order(uniques):
 
 
 def _stability(kind, predictions, baseline, scale, levels, names):
+    """The computation behind every entry point: ``S = 1 - D_o / D_e`` and its parts."""
     pred, base, scale, levels = _stability_iv(kind, predictions, baseline, scale, levels, names)
     base = _baseline_vector(base, names.baseline)
     delta2 = None
@@ -554,19 +664,12 @@ def _stability(kind, predictions, baseline, scale, levels, names):
             d_e = float(p @ delta2 @ p)
         else:
             p = base_counts / n
-            d_e = float(1.0 - np.sum(p * p))
-            if len(categories) == 1:
-                d_e = 0.0
+            d_e = float(1.0 - np.sum(p * p))  # exactly 0 for one class: 1 - 1.0
         levels = categories
-        d_o_i, count, counts = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
-                                                     delta2, names)
-        if pred.array.shape[0] == 1:
-            row = np.repeat(np.arange(len(categories)), counts[0])
-        if delta2 is None:  # categorical as ordinal-style distances: 1 between different classes
-            delta2_for_ci = 1.0 - np.eye(len(categories))
-        else:
-            delta2_for_ci = delta2
-        delta2 = delta2_for_ci
+        d_o_i, count, first_row = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
+                                                        delta2, names)
+        if first_row is not None:
+            row = np.repeat(np.arange(len(categories)), first_row)
     kept = ~np.isnan(d_o_i)
     if not kept.any():
         raise ValueError(
@@ -591,7 +694,7 @@ def _stability(kind, predictions, baseline, scale, levels, names):
         kind=kind, scale=scale, levels=None if scale == "metric" else tuple(levels),
         n_objects=int(pred.array.shape[0]), n_replicates=int(pred.array.shape[1]),
         per_object_count=count, object_labels=pred.labels, _row=row,
-        _delta2=None if scale == "metric" else delta2,
+        _delta2=delta2,
     )
 
 
@@ -676,8 +779,8 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None) -> St
     ----------
     .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
        of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1
-    .. [2] Krippendorff, K. (2019). Content Analysis (4th ed.), ordinal metric.
-       https://doi.org/10.4135/9781071878781
+    .. [2] Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability (ordinal metric).
+       https://repository.upenn.edu/asc_papers/43
 
     Examples
     --------

@@ -18,12 +18,14 @@ def _missing(v):
 
 def _variance(xs):
     n = len(xs)
-    mean = sum(xs) / n
-    return sum((x - mean) ** 2 for x in xs) / (n - 1)
+    mean = math.fsum(xs) / n
+    return math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
 
 
 def naive_stability(rows, baseline, scale, levels=None):
     """``(S, D_o, D_e)`` by explicit loops over pairs; missing values (None/NaN) are dropped.
+
+    Sums are exact (``math.fsum``) so that the reference itself adds no rounding error.
 
     ``rows`` is a list of lists (objects x repetitions); ``baseline`` a flat list.
     """
@@ -35,7 +37,7 @@ def naive_stability(rows, baseline, scale, levels=None):
             xs = [v for v in row if not _missing(v)]
             if len(xs) >= 2:
                 per_row.append(_variance(xs) if len(set(xs)) > 1 else 0.0)
-        d_o = sum(per_row) / len(per_row)
+        d_o = math.fsum(per_row) / len(per_row)
     else:
         if scale == "ordinal":
             counts = [sum(1 for v in base if v == lev) for lev in levels]
@@ -55,20 +57,16 @@ def naive_stability(rows, baseline, scale, levels=None):
         n = len(base)
         cats = sorted(set(base), key=str)
         p = {c: sum(1 for v in base if v == c) / n for c in cats}
-        d_e = sum(p[a] * p[b] * delta2(a, b) for a in cats for b in cats)
+        d_e = math.fsum(p[a] * p[b] * delta2(a, b) for a in cats for b in cats)
         per_row = []
         for row in rows:
             xs = [v for v in row if not _missing(v)]
             r = len(xs)
             if r < 2:
                 continue
-            total = 0.0
-            for i in range(r):
-                for j in range(r):
-                    if i != j:
-                        total += delta2(xs[i], xs[j])
+            total = math.fsum(delta2(xs[i], xs[j]) for i in range(r) for j in range(r) if i != j)
             per_row.append(total / (r * (r - 1)))
-        d_o = sum(per_row) / len(per_row)
+        d_o = math.fsum(per_row) / len(per_row)
     if d_e == 0:
         s = 1.0 if d_o == 0 else float("nan")
     else:

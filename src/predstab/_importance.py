@@ -1,0 +1,241 @@
+"""Selection stability and variable-importance stability (optRF's second and third measures).
+
+optRF asks two more questions of refitted forests besides "do the predictions agree?":
+whether the same objects end up *selected* (the top fraction of predicted values, or the
+objects predicted in a wanted class), and whether the *variable importances* agree. Both
+are agreement statistics over an (items x refits) matrix: Fleiss' kappa of the
+selected / rejected labels, and ICC(1) of the importances.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ._fleiss import fleiss_kappa
+from ._icc import icc
+from ._utils import FrameMixin
+
+__all__ = ["selection_stability", "importance_stability", "SelectionStabilityResult",
+           "ImportanceStabilityResult"]
+
+_SELECT_FOR = ("high", "low", "zero")
+
+
+def _selection_size(n_items, fraction, name):
+    """optRF: ``round(n * alpha)`` for ``alpha < 1`` (R rounds half to even), else ``round(alpha)``."""
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not fraction > 0:
+        raise ValueError(
+            f"`{name}` must be a positive number (a fraction < 1 or a count >= 1); got {fraction!r}."
+        )
+    size = round(n_items * fraction) if fraction < 1 else round(fraction)
+    if not 1 <= size < n_items:
+        raise ValueError(
+            f"`{name}` = {fraction!r} selects {size} of {n_items} items; at least 1 and fewer than all "
+            "must be selected."
+        )
+    return int(size)
+
+
+def _select_matrix(values, size, select_for):
+    """Boolean (items x replicates): selected in each replicate."""
+    if select_for == "high":
+        keys = -values
+    elif select_for == "low":
+        keys = values
+    elif select_for == "zero":
+        keys = np.abs(values)
+    else:
+        raise ValueError(f"`select_for` must be 'high', 'low', 'zero' or class labels; got {select_for!r}.")
+    # R's order() is stable: ties keep the objects' original order
+    order = np.argsort(keys, axis=0, kind="stable")[:size]
+    selected = np.zeros(values.shape, dtype=bool)
+    np.put_along_axis(selected, order, True, axis=0)
+    return selected
+
+
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
+class SelectionStabilityResult(FrameMixin):
+    """Result of :func:`selection_stability`.
+
+    Attributes
+    ----------
+    value : float
+        Fleiss' kappa of the selected / rejected labels across replicates.
+    selected : ndarray of bool, shape (n_items, n_replicates)
+        Which items each replicate selected.
+    selection_size : int or None
+        Items selected per replicate (None when selecting by class).
+    """
+
+    value: float
+    selected: np.ndarray = dataclasses.field(repr=False)
+    selection_size: int | None = None
+
+
+def _selection_stability_iv(predictions, fraction, select_for):
+    arr = np.asarray(predictions.to_numpy() if isinstance(predictions, pd.DataFrame) else predictions)
+    if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
+        raise ValueError(
+            "`predictions` must be a 2-D array with objects in rows and at least 2 replicates in columns; "
+            f"got shape {arr.shape}."
+        )
+    numeric = arr.dtype.kind in "iuf"
+    if numeric and isinstance(select_for, str):
+        if select_for not in _SELECT_FOR:
+            raise ValueError(
+                f"`select_for` must be 'high', 'low' or 'zero' for numeric predictions; got {select_for!r}."
+            )
+        values = arr.astype(float)
+        if np.isnan(values).any():
+            raise ValueError("`predictions` must not contain missing values when ranking.")
+        return values, _selection_size(arr.shape[0], fraction, "fraction"), select_for
+    # class predictions (optRF: a factor response): select_for names the wanted class(es),
+    # even when a class is called "high"
+    wanted = [select_for] if np.ndim(select_for) == 0 else list(select_for)
+    if not wanted:
+        raise ValueError(f"`select_for` must name at least one class; got {select_for!r}.")
+    return arr, None, wanted
+
+
+def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
+    """Stability of the selection made from refitted models' predictions (optRF).
+
+    In each replicate (column) the objects are ranked and the top ``fraction`` is
+    selected (``select_for="high"``: largest predictions; ``"low"``: smallest;
+    ``"zero"``: closest to zero), or, for class predictions (any non-numeric dtype, or
+    numeric labels with a non-string ``select_for``), the objects predicted in the
+    class(es) ``select_for`` are selected. The selected / rejected labels are compared
+    across replicates with Fleiss' kappa:
+
+    .. math:: \\kappa = 1 - \\frac{1 - \\bar P}{1 - \\sum_c \\bar p_c^2}
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_objects, n_replicates)
+        Predictions of refitted models, objects in rows.
+    fraction : float, default 0.15
+        Fraction of objects selected (optRF's ``alpha``; the count is
+        ``round(n_objects * fraction)`` with R's half-to-even rounding), or a count if >= 1.
+    select_for : {"high", "low", "zero"} or class label(s), default "high"
+
+    Returns
+    -------
+    SelectionStabilityResult
+        ``.value`` (Fleiss' kappa), ``.selected``, ``.selection_size``.
+
+    Warns
+    -----
+    PredstabDegenerateWarning, PredstabUndefinedWarning
+        From :func:`predstab.fleiss_kappa` when every object is selected (or rejected) in
+        every replicate.
+
+    References
+    ----------
+    .. [1] Lange, T. M. et al. (2025). optRF: Optimising random forest stability by
+       determining the optimal number of trees. BMC Bioinformatics 26, 95.
+       https://doi.org/10.1186/s12859-025-06097-1
+
+    Matches optRF 1.2.1's ``selection_stability`` of ``opt_prediction``; see validation/.
+
+    Examples
+    --------
+    >>> pred = np.array([[5.0, 5.1], [4.0, 3.9], [1.0, 1.2], [0.5, 4.5]])
+    >>> res = selection_stability(pred, fraction=0.5)
+    >>> res.selection_size, res.selected[:, 0].tolist()
+    (2, [True, True, False, False])
+    >>> round(res.value, 4)
+    0.0
+    """
+    values, size, select_for = _selection_stability_iv(predictions, fraction, select_for)
+    if size is None:
+        selected = np.isin(values, np.asarray(select_for, dtype=values.dtype))
+    else:
+        selected = _select_matrix(values, size, select_for)
+    labels = np.where(selected, "selected", "rejected").astype(object)
+    return SelectionStabilityResult(value=float(fleiss_kappa(labels).value), selected=selected,
+                                    selection_size=size)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
+class ImportanceStabilityResult(FrameMixin):
+    """Result of :func:`importance_stability`.
+
+    Attributes
+    ----------
+    value : float
+        ICC(1) of the importances across replicates (optRF's ``VI_stability``).
+    selection : float
+        Fleiss' kappa of the top-``fraction`` variable selection (optRF's
+        ``selection_stability`` of ``opt_importance``).
+    selected : ndarray of bool, shape (n_variables, n_replicates)
+    selection_size : int
+    """
+
+    value: float
+    selection: float
+    selected: np.ndarray = dataclasses.field(repr=False)
+    selection_size: int = 0
+
+
+def _importance_stability_iv(importances, fraction):
+    arr = np.asarray(importances.to_numpy() if isinstance(importances, pd.DataFrame) else importances)
+    if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
+        raise ValueError(
+            "`importances` must be a 2-D array with variables in rows and at least 2 replicates in "
+            f"columns; got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"`importances` must be numeric; got dtype {arr.dtype}.")
+    arr = arr.astype(float)
+    if np.isnan(arr).any():
+        raise ValueError("`importances` must not contain missing values.")
+    return arr, _selection_size(arr.shape[0], fraction, "fraction")
+
+
+def importance_stability(importances, /, *, fraction=0.05):
+    """Stability of variable importances across refitted models (optRF ``opt_importance``).
+
+    ``value`` is the one-way single-rater ICC (``irr::icc`` defaults, as optRF calls it)
+    of the importance matrix; ``selection`` is Fleiss' kappa of selecting the top
+    ``fraction`` of variables by importance in each replicate.
+
+    .. math:: \\mathrm{ICC}(1) = \\frac{MS_R - MS_W}{MS_R + (k - 1) MS_W}
+
+    Parameters
+    ----------
+    importances : array-like of shape (n_variables, n_replicates)
+        Importances (impurity, permutation, ...) of each variable in each refit.
+    fraction : float, default 0.05
+        Fraction (or count, if >= 1) of variables selected (optRF's ``alpha``).
+
+    Returns
+    -------
+    ImportanceStabilityResult
+        ``.value``, ``.selection``, ``.selected``, ``.selection_size``.
+
+    References
+    ----------
+    .. [1] Lange, T. M. et al. (2025). BMC Bioinformatics 26, 95.
+       https://doi.org/10.1186/s12859-025-06097-1
+
+    Matches optRF 1.2.1's ``VI_stability`` and ``selection_stability``; see validation/.
+
+    Examples
+    --------
+    >>> imp = np.array([[0.30, 0.28, 0.31], [0.20, 0.22, 0.19], [0.01, 0.02, 0.00],
+    ...                 [0.02, 0.01, 0.03]])
+    >>> res = importance_stability(imp, fraction=0.5)
+    >>> round(res.value, 3), round(res.selection, 3)
+    (0.992, 1.0)
+    """
+    values, size = _importance_stability_iv(importances, fraction)
+    selected = _select_matrix(values, size, "high")
+    labels = np.where(selected, "selected", "rejected").astype(object)
+    return ImportanceStabilityResult(
+        value=float(icc(values).value), selection=float(fleiss_kappa(labels).value),
+        selected=selected, selection_size=size,
+    )

@@ -1,0 +1,500 @@
+"""The tree-pool engine: fit one large bagging ensemble, build forests of any size from it.
+
+The learners of a bagging-type ensemble (random forests, extra trees, bagging) are
+independent and identically distributed given the training data: each is grown from its
+own bootstrap sample and its own random feature draws. So ``R`` forests of ``n`` learners,
+each refit with a new seed, have exactly the distribution of ``R`` disjoint groups of ``n``
+learners taken from one pool of ``R * n`` fitted learners. :class:`TreePool` fits that pool
+once, caches every learner's predictions (and its out-of-bag rows) and builds any forest by
+aggregation. From the same cache it gives the stability curves in closed form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ._forest import inbag_mask, is_bagging_ensemble, tree_predictions
+from ._utils import check_rng, seeds_from
+
+__all__ = ["TreePool"]
+
+_VOTING = ("soft", "hard")
+
+
+def _learner_predictions(ensemble, X):
+    """Object-major per-learner predictions: (n_rows, n_learners[, n_classes])."""
+    learners = ensemble.estimators_
+    if getattr(ensemble, "estimators_features_", None) is None and all(hasattr(e, "tree_") for e in learners):
+        # forests: one apply() and a leaf-value lookup per tree, about 5x faster than a
+        # predict() per tree (which validates the input each time); tree_.value holds the
+        # leaf means (regression) or class fractions (classification), as predict uses them
+        leaves = ensemble.apply(X)
+        if hasattr(ensemble, "classes_"):
+            return np.stack([e.tree_.value[leaves[:, j], 0, :] for j, e in enumerate(learners)], axis=1)
+        return np.stack([e.tree_.value[leaves[:, j], 0, 0] for j, e in enumerate(learners)], axis=1)
+    return np.moveaxis(tree_predictions(ensemble, X), 0, 1)
+
+
+def tree_permutation_importances(ensemble, X, y, rng):
+    """Each tree's out-of-bag permutation importance (ranger's ``importance="permutation"``).
+
+    For tree ``t`` with out-of-bag rows ``O_t``: the increase of its error on ``O_t`` (mean
+    squared error; misclassification rate for classifiers) when variable ``j``'s values are
+    permuted among ``O_t``. Variables the tree never splits on get 0 without being permuted
+    (permuting them cannot change the tree's predictions). ranger's forest importance is the
+    mean over its trees (unscaled, ranger's default).
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_trees)
+    """
+    learners = ensemble.estimators_
+    trees = all(hasattr(e, "tree_") for e in learners)
+    if getattr(ensemble, "estimators_features_", None) is not None or not trees:
+        raise ValueError(
+            "permutation importance is implemented for RandomForest* / ExtraTrees*; got "
+            f"{type(ensemble).__name__}. Use importance='impurity'."
+        )
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    y = np.asarray(y)
+    classes = getattr(ensemble, "classes_", None)
+    target = np.searchsorted(classes, y).astype(float) if classes is not None else y.astype(float)
+    oob = ~inbag_mask(ensemble, len(y))
+    out = np.zeros((X.shape[1], len(learners)))
+    for t, tree in enumerate(learners):
+        rows = np.flatnonzero(oob[t])
+        if rows.size < 2:
+            continue
+        xo, yo = X[rows], target[rows]
+
+        def error(data, tree=tree, yo=yo):
+            pred = tree.predict(data, check_input=False)
+            return float(np.mean(pred != yo)) if classes is not None else float(np.mean((pred - yo) ** 2))
+
+        base = error(xo)
+        used = np.unique(tree.tree_.feature[tree.tree_.feature >= 0])
+        for j in used:
+            original = xo[:, j].copy()
+            xo[:, j] = original[rng.permutation(rows.size)]
+            out[j, t] = error(xo) - base
+            xo[:, j] = original
+    return out
+
+
+class TreePool:
+    """A pool of fitted learners from which forests of any size are built by aggregation.
+
+    Parameters
+    ----------
+    estimator : scikit-learn bagging-type ensemble
+        ``RandomForest*``, ``ExtraTrees*`` or ``Bagging*`` (anything with ``n_estimators``
+        and ``estimators_``). It is cloned; ``n_estimators`` is set to ``n_learners``.
+    n_learners : int, default 1000
+        Size of the pool. Forests of ``n`` learners can be built ``n_learners // n`` times
+        without sharing a learner.
+    voting : {"soft", "hard"}, default "soft"
+        How classifier forests aggregate: "soft" averages the learners' class probabilities
+        (scikit-learn's ``predict``), "hard" takes the majority vote (ranger and optRF; ties
+        go to the first class in ``classes_``). Ignored for regression (mean).
+    random_state : None, int or numpy.random.Generator
+        Seeds the pool (one integer seed for the ensemble) and the closed forms' resampling.
+    n_jobs : int or None
+        Passed to the ensemble's ``n_jobs`` for fitting.
+
+    Attributes
+    ----------
+    test_predictions_ : ndarray of shape (n_test, n_learners) or (n_test, n_learners, n_classes)
+        Each learner's prediction (regression) or class probabilities on ``X_test``.
+    train_predictions_ : ndarray of shape (n_train, n_learners[, n_classes])
+        The same on the training rows (for out-of-bag predictions).
+    oob_ : ndarray of bool, shape (n_train, n_learners), or None
+        True where a training row was out of the learner's bootstrap sample; None when the
+        ensemble does not bootstrap (then no out-of-bag predictions exist).
+    classes_ : ndarray or None
+        Class labels of a classifier pool.
+    y_train_ : ndarray of shape (n_train,)
+    fit_seconds_ : float
+        Wall time of fitting the pool.
+
+    Notes
+    -----
+    Closed forms (metric predictions). Let :math:`t_{ij}` be learner :math:`j`'s prediction
+    at object :math:`i` (:math:`P` learners), :math:`\\mu_i` and :math:`\\sigma_i^2` their
+    mean and variance (``ddof=1``). A forest of :math:`n` learners predicts the mean of
+    :math:`n` independent draws, so its between-refit variance at object :math:`i` is
+    :math:`\\sigma_i^2 / n` and
+
+    .. math::
+
+        W = \\frac{1}{N}\\sum_i \\sigma_i^2, \\qquad
+        B = \\operatorname{var}_i(\\mu_i) - W / P, \\qquad
+        \\mathrm{ICC}(1)(n) = \\frac{B}{B + W / n}
+
+    (``B`` removes the pool's own sampling noise from the variance of the object means and
+    is floored at 0): a 2PL with :math:`p_1 = W / B` and :math:`p_2 = 1`. APS's metric
+    :math:`D_o(n) = W / n`, so :math:`\\phi(n) = 1 - W / (n\\,\\operatorname{var}(y))` and
+    :math:`\\psi(n) = 1 - W / (n D_e)` with the fixed out-of-bag baseline's :math:`D_e`.
+
+    Classes: the forest's class at object :math:`i` is a random variable with probabilities
+    :math:`\\pi_{ic}(n)`; two refits disagree with probability :math:`1 - \\sum_c \\pi_{ic}^2`,
+    which is the expected pairwise disagreement :math:`D_{o,i}` of APS and of Fleiss'
+    kappa (whose :math:`P_e = \\sum_c \\bar\\pi_c^2`). For hard voting with two classes
+    :math:`\\pi` is exact: the vote count is Binomial(:math:`n`, :math:`q_i`), :math:`q_i`
+    the pool's vote share. For soft voting with two classes the forest's mean probability
+    is approximated as Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) (central limit
+    theorem). With more classes :math:`\\pi` is estimated from 2,000 simulated forests per
+    object (multinomial votes, or normal mean probabilities).
+
+    No single R function does this; the forests it builds have the distribution of the
+    refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
+    checks its curves against refits; see benchmarks/bench_tuning.py.
+
+    References
+    ----------
+    .. [1] Breiman, L. (2001). Random forests. Machine Learning 45, 5-32.
+       https://doi.org/10.1023/A:1010933404324
+    .. [2] Lange, T. M. et al. (2025). optRF: Optimising random forest stability by
+       determining the optimal number of trees. BMC Bioinformatics 26, 95.
+       https://doi.org/10.1186/s12859-025-06097-1
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> X, y = make_regression(60, 5, noise=10, random_state=0)
+    >>> pool = TreePool(RandomForestRegressor(max_features=2), n_learners=200, random_state=0)
+    >>> pool = pool.fit(X[:40], y[:40], X[40:])
+    >>> pool.forests(50).shape          # 4 forests of 50 trees on the 20 test objects
+    (20, 4)
+    >>> curve = pool.closed_form([10, 50, 200], measure="icc")
+    >>> bool(curve[0] < curve[1] < curve[2] <= 1)
+    True
+    """
+
+    def __init__(self, estimator, *, n_learners=1000, voting="soft", random_state=None, n_jobs=None):
+        self.estimator = estimator
+        self.n_learners = n_learners
+        self.voting = voting
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- fitting ---------------------------------------------------------------------------
+    def fit(self, X, y, X_test=None, *, oob=True):
+        """Fit the pool and cache every learner's predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_train, n_features)
+        y : array-like of shape (n_train,)
+        X_test : array-like of shape (n_test, n_features), optional
+            Objects whose prediction stability is measured. When omitted, the training rows
+            are used with out-of-bag predictions (optRF's behaviour without test data).
+        oob : bool, default True
+            Also cache predictions on the training rows (needed for out-of-bag predictions
+            and the out-of-bag baseline of psi).
+
+        Returns
+        -------
+        self
+        """
+        import time
+
+        from sklearn.base import clone, is_classifier
+
+        estimator, n_learners, voting, rng = _pool_iv(self.estimator, self.n_learners, self.voting,
+                                                      self.random_state)
+        y = np.asarray(y)
+        model = clone(estimator)
+        params = {"n_estimators": n_learners, "random_state": int(seeds_from(rng, 1)[0])}
+        if "n_jobs" in model.get_params():
+            params["n_jobs"] = self.n_jobs
+        model.set_params(**params)
+        start = time.perf_counter()
+        model.fit(X, y)
+        self.fit_seconds_ = time.perf_counter() - start
+        self.is_classifier_ = bool(is_classifier(model))
+        self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
+        self.y_train_ = y
+        self.rng_ = rng
+        self.voting_ = voting
+        self.ensemble_ = model
+        self.on_train_ = X_test is None
+        need_train = oob or X_test is None
+        self.train_predictions_ = (_learner_predictions(model, X)
+                                   if need_train else None)
+        self.test_predictions_ = (self.train_predictions_ if X_test is None
+                                  else _learner_predictions(model, X_test))
+        self.oob_ = None
+        if need_train:
+            if is_bagging_ensemble(model):
+                self.oob_ = ~inbag_mask(model, len(y)).T
+        if X_test is None and self.oob_ is None:
+            raise ValueError(
+                "`X_test` is required when the ensemble does not bootstrap (no out-of-bag rows); "
+                f"got X_test=None for {type(model).__name__}."
+            )
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "test_predictions_"):
+            raise ValueError("This TreePool is not fitted yet; call `fit(X, y, X_test)` first.")
+
+    # -- forests by aggregation ------------------------------------------------------------
+    def _aggregate(self, learner_preds, mask, n, n_forests, voting):
+        """Aggregate disjoint groups of n learners; ``mask`` (rows x learners) keeps OOB votes."""
+        width = n * n_forests
+        preds = learner_preds[:, :width]
+        keep = None if mask is None else mask[:, :width].reshape(len(preds), n_forests, n)
+        if not self.is_classifier_:
+            groups = preds.reshape(len(preds), n_forests, n)
+            if keep is None:
+                return groups.mean(axis=2)
+            counts = keep.sum(axis=2)
+            sums = np.where(keep, groups, 0.0).sum(axis=2)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+        n_classes = preds.shape[2]
+        if voting == "hard":
+            scores = np.eye(n_classes)[preds.argmax(axis=2)]
+        elif voting == "soft":
+            scores = preds
+        else:
+            raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
+        groups = scores.reshape(len(preds), n_forests, n, n_classes)
+        if keep is not None:
+            groups = groups * keep[..., None]
+        totals = groups.sum(axis=2)
+        labels = self.classes_[totals.argmax(axis=2)].astype(object)
+        if keep is not None:
+            labels[keep.sum(axis=2) == 0] = None
+        return labels
+
+    def forests(self, n, *, n_forests=None, on="test", voting=None):
+        """Predictions of ``n_forests`` forests of ``n`` learners (disjoint groups of the pool).
+
+        Parameters
+        ----------
+        n : int
+            Learners per forest.
+        n_forests : int, optional
+            Number of forests; default ``n_learners // n``. Requires ``n * n_forests <= n_learners``.
+        on : {"test", "oob"}, default "test"
+            "test": predictions on ``X_test`` (or out-of-bag on the training rows when the
+            pool was fitted without ``X_test``); "oob": out-of-bag predictions on the
+            training rows (NaN / None where a row is in every learner's sample).
+        voting : {"soft", "hard"}, optional
+            Overrides the pool's voting for classifiers.
+
+        Returns
+        -------
+        ndarray of shape (n_objects, n_forests)
+            Objects in rows, forests in columns (float, or object labels for classifiers).
+        """
+        self._check_fitted()
+        voting = self.voting_ if voting is None else voting
+        n, n_forests = self._forests_iv(n, n_forests)
+        if on == "test":
+            mask = self.oob_ if self.on_train_ else None
+            return self._aggregate(self.test_predictions_, mask, n, n_forests, voting)
+        if on == "oob":
+            if self.oob_ is None:
+                raise ValueError(
+                    "`on='oob'` needs out-of-bag rows: fit with oob=True and a bootstrapping ensemble."
+                )
+            return self._aggregate(self.train_predictions_, self.oob_, n, n_forests, voting)
+        raise ValueError(f"`on` must be 'test' or 'oob'; got {on!r}.")
+
+    def _forests_iv(self, n, n_forests):
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"`n` must be a positive integer number of learners; got {n!r}.")
+        size = self.test_predictions_.shape[1]
+        if n_forests is None:
+            n_forests = size // n
+        if not isinstance(n_forests, (int, np.integer)) or n_forests < 1 or n * n_forests > size:
+            raise ValueError(
+                f"`n_forests` x `n` must not exceed the pool size {size} (disjoint groups of learners); "
+                f"got {n_forests!r} forests of {n}. Fit a pool of at least {n * max(int(n_forests or 2), 2)} "
+                "learners or use method='refit'."
+            )
+        return int(n), int(n_forests)
+
+    def oob_baseline(self, *, voting=None):
+        """Out-of-bag predictions of the whole pool on the training rows (psi's fixed baseline).
+
+        Returns
+        -------
+        ndarray of shape (n_train,)
+            NaN / None for rows that are in every learner's bootstrap sample.
+        """
+        self._check_fitted()
+        if self.oob_ is None:
+            raise ValueError("No out-of-bag rows: fit with oob=True and a bootstrapping ensemble.")
+        size = self.train_predictions_.shape[1]
+        return self._aggregate(self.train_predictions_, self.oob_, size, 1,
+                               self.voting_ if voting is None else voting)[:, 0]
+
+    # -- closed forms ----------------------------------------------------------------------
+    def closed_form(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
+                    conf_level=0.95):
+        """Expected stability of forests of ``n`` learners, in closed form from the pool.
+
+        Parameters
+        ----------
+        n : int or array-like of int
+            Forest sizes (any, also larger than the pool).
+        measure : {"icc", "fleiss", "phi", "psi"}, default "icc"
+            "icc": ICC(1) of metric predictions (optRF's prediction stability for
+            regression); "fleiss": Fleiss' kappa of class predictions (optRF's for
+            classification); "phi" / "psi": APS's stability against ``baseline``.
+        baseline : array-like, optional
+            phi: the training observations (default ``y_train``); psi: the prediction space
+            (default: the pool's out-of-bag predictions, a fixed baseline).
+        voting : {"soft", "hard"}, optional
+            Overrides the pool's voting for classifiers.
+        n_bootstrap : int, default 0
+            If > 0, also return a bootstrap-over-learners confidence band (learners
+            resampled with replacement; basic bootstrap interval, capped at 1).
+        conf_level : float, default 0.95
+
+        Returns
+        -------
+        ndarray of shape (len(n),)
+            The curve; with ``n_bootstrap > 0`` a tuple ``(curve, low, high)``.
+        """
+        self._check_fitted()
+        n = np.atleast_1d(np.asarray(n, dtype=float))
+        if np.any(n < 1) or not np.all(np.isfinite(n)):
+            raise ValueError(f"`n` must contain positive numbers of learners; got {n.tolist()}.")
+        voting = self.voting_ if voting is None else voting
+        d_e = self._closed_form_expected(measure, baseline, voting)
+        preds = self.test_predictions_
+        mask = self.oob_ if self.on_train_ else None
+        curve = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_)
+        if not n_bootstrap:
+            return curve
+        if not 0 < conf_level < 1:
+            raise ValueError(f"`conf_level` must be in (0, 1); got {conf_level!r}.")
+        size = preds.shape[1]
+        boot = np.empty((int(n_bootstrap), len(n)))
+        for b in range(int(n_bootstrap)):
+            cols = self.rng_.integers(0, size, size)
+            boot[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
+                                         measure, d_e, voting, self.rng_)
+        alpha = (1 - conf_level) / 2
+        q_low, q_high = np.nanquantile(boot, [alpha, 1 - alpha], axis=0)
+        # basic (reverse-percentile) interval: resampled pools carry the pool's own sampling
+        # noise twice, so their curves are biased; the basic interval cancels that shift
+        return curve, np.clip(2 * curve - q_high, -np.inf, 1.0), np.clip(2 * curve - q_low, -np.inf, 1.0)
+
+    def _closed_form_expected(self, measure, baseline, voting):
+        """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""
+        if measure in ("icc", "fleiss"):
+            expected_kind = "metric" if measure == "icc" else "classes"
+            actual = "classes" if self.is_classifier_ else "metric"
+            if expected_kind != actual:
+                raise ValueError(
+                    f"`measure`='{measure}' needs {expected_kind} predictions; this pool predicts {actual}."
+                )
+            return None
+        if measure == "phi":
+            values = self.y_train_ if baseline is None else np.asarray(baseline)
+        elif measure == "psi":
+            values = self.oob_baseline(voting=voting) if baseline is None else np.asarray(baseline)
+        else:
+            raise ValueError(f"`measure` must be 'icc', 'fleiss', 'phi' or 'psi'; got {measure!r}.")
+        values = np.asarray(values).ravel()
+        if self.is_classifier_:
+            values = values[np.array([v is not None and v == v for v in values], dtype=bool)]
+            _, counts = np.unique(values.astype(str), return_counts=True)
+            share = counts / counts.sum()
+            return 1.0 - float(np.sum(share**2))
+        values = values.astype(float)
+        values = values[~np.isnan(values)]
+        return float(np.var(values, ddof=1)) if np.ptp(values) > 0 else 0.0
+
+    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng):
+        if not self.is_classifier_:
+            if mask is None:
+                mu = preds.mean(axis=1)
+                var = preds.var(axis=1, ddof=1)
+                size = np.full(len(preds), preds.shape[1], dtype=float)
+            else:
+                size = mask.sum(axis=1).astype(float)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mu = np.where(mask, preds, 0).sum(axis=1) / size
+                    var = np.where(mask, (preds - mu[:, None]) ** 2, 0).sum(axis=1) / (size - 1)
+                ok = size > 1
+                mu, var, size = mu[ok], var[ok], size[ok]
+            w = float(np.mean(var))
+            if measure == "icc":
+                b = max(float(np.var(mu, ddof=1)) - float(np.mean(var / size)), 0.0)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    return b / (b + w / n) if b + w > 0 else np.ones_like(n)
+            d_o = w / n
+            if d_e == 0:
+                return np.where(d_o == 0, 1.0, np.nan)
+            return 1.0 - d_o / d_e
+        pi = self._class_probabilities(preds, mask, n, voting, rng)  # (len(n), objects, classes)
+        d_o = 1.0 - np.sum(pi**2, axis=2).mean(axis=1)
+        if measure == "fleiss":
+            share = pi.mean(axis=1)
+            d_e = 1.0 - np.sum(share**2, axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = 1.0 - d_o / np.where(d_e > 0, d_e, 1.0)
+                return np.where(d_e > 0, ratio, np.where(d_o == 0, 1.0, np.nan))
+        if d_e == 0:
+            return np.where(d_o == 0, 1.0, np.nan)
+        return 1.0 - d_o / d_e
+
+    def _class_probabilities(self, preds, mask, n, voting, rng, n_sim=2000):
+        """pi[k, i, c]: probability that a forest of n[k] learners predicts class c at object i."""
+        n_obj, _, n_classes = preds.shape
+        weights = np.ones(preds.shape[:2]) if mask is None else mask.astype(float)
+        counts = weights.sum(axis=1)
+        keep = counts > 1
+        preds, weights, counts = preds[keep], weights[keep], counts[keep]
+        out = np.empty((len(n), len(preds), n_classes))
+        if voting == "hard":
+            votes = np.eye(n_classes)[preds.argmax(axis=2)] * weights[..., None]
+            q = votes.sum(axis=1) / counts[:, None]
+            for k, size in enumerate(n.astype(int)):
+                if n_classes == 2:
+                    # class 1 wins only with a strict majority; a tie goes to the first class
+                    p1 = stats.binom.sf(size // 2, size, q[:, 1])
+                    out[k] = np.column_stack([1 - p1, p1])
+                else:
+                    draws = np.stack([rng.multinomial(size, qi, size=n_sim) for qi in q])
+                    out[k] = np.eye(n_classes)[draws.argmax(axis=2)].mean(axis=1)
+            return out
+        if voting != "soft":
+            raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
+        mu = (preds * weights[..., None]).sum(axis=1) / counts[:, None]
+        centred = (preds - mu[:, None, :]) * np.sqrt(weights)[..., None]
+        for k, size in enumerate(n):
+            if n_classes == 2:
+                sd = np.sqrt(np.einsum("ij,ij->i", centred[..., 1], centred[..., 1]) / (counts - 1) / size)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    z = np.where(sd > 0, (mu[:, 1] - 0.5) / np.where(sd > 0, sd, 1.0),
+                                 np.where(mu[:, 1] > 0.5, np.inf, -np.inf))
+                p1 = stats.norm.cdf(z)
+                out[k] = np.column_stack([1 - p1, p1])
+            else:
+                for i in range(len(preds)):
+                    cov = centred[i].T @ centred[i] / (counts[i] - 1) / size
+                    draws = rng.multivariate_normal(mu[i], cov, size=n_sim, method="eigh")
+                    out[k, i] = np.bincount(draws.argmax(axis=1), minlength=n_classes) / n_sim
+        return out
+
+
+def _pool_iv(estimator, n_learners, voting, random_state):
+    if not hasattr(estimator, "get_params") or "n_estimators" not in estimator.get_params():
+        raise TypeError(
+            "`estimator` must be a scikit-learn bagging-type ensemble with `n_estimators` "
+            f"(RandomForest*, ExtraTrees*, Bagging*); got {type(estimator).__name__}."
+        )
+    if not isinstance(n_learners, (int, np.integer)) or n_learners < 2:
+        raise ValueError(f"`n_learners` must be an integer >= 2; got {n_learners!r}.")
+    if voting not in _VOTING:
+        raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
+    return estimator, int(n_learners), voting, check_rng(random_state)

@@ -1,0 +1,385 @@
+"""Stability as a scikit-learn scorer, for ``GridSearchCV`` and ``cross_validate``."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.utils.metaestimators import available_if
+
+from ._utils import check_rng, seeds_from
+
+__all__ = ["make_stability_scorer", "RefitEnsemble"]
+
+_MEASURES = ("psi", "phi", "icc", "fleiss", "alpha")
+_SCALES = ("metric", "ordinal", "categorical")
+
+
+def _final_step(estimator):
+    """``(preprocessing or None, final estimator)`` of a Pipeline; ``(None, estimator)`` otherwise."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline):
+        return estimator[:-1], estimator[-1]
+    return None, estimator
+
+
+class _StabilityScorer:
+    """Callable ``scorer(estimator, X, y) -> float``; built by :func:`make_stability_scorer`."""
+
+    def __init__(self, measure, *, n_repeats, scale, levels, training_observations, prediction_space,
+                 fit_data, voting, random_state, options):
+        self.measure = measure
+        self.n_repeats = n_repeats
+        self.scale = scale
+        self.levels = levels
+        self.training_observations = training_observations
+        self.prediction_space = prediction_space
+        self.fit_data = fit_data
+        self.voting = voting
+        self.random_state = random_state
+        self.options = options
+
+    def __repr__(self):
+        return f"make_stability_scorer({self.measure!r}, n_repeats={self.n_repeats})"
+
+    # the matrix of replicate predictions (objects x replicates) -----------------------
+    def replicate_predictions(self, estimator, X):
+        """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
+        from sklearn.base import is_classifier
+
+        from ._forest import aggregate, is_bagging_ensemble, tree_predictions
+        from ._repeated import _with_seed
+
+        pre, final = _final_step(estimator)
+        if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
+            Xt = X if pre is None else pre.transform(X)
+            return final.replicate_predictions(Xt), "ensemble"
+        if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
+            Xt = X if pre is None else pre.transform(X)
+            per_tree = tree_predictions(final, Xt)
+            n_trees = per_tree.shape[0]
+            rng = check_rng(self.random_state)
+            classes = final.classes_ if is_classifier(final) else None
+            columns = []
+            for _ in range(self.n_repeats):
+                # a new forest of the same size: its trees drawn with replacement from the fitted ones
+                pick = rng.integers(0, n_trees, size=n_trees)
+                columns.append(aggregate(per_tree[pick], voting=self.voting, classes=classes))
+            return np.column_stack(columns), "trees"
+        if self.fit_data is None:
+            raise TypeError(
+                f"make_stability_scorer: {type(final).__name__} is not a fitted bagging ensemble "
+                "(RandomForest*, ExtraTrees* with bootstrap=True, Bagging*), so stability needs refits, "
+                "and a scorer is not given the training data: pass `fit_data=(X_train, y_train)`."
+            )
+        X_fit, y_fit = self.fit_data
+        columns = []
+        for seed in seeds_from(self.random_state, self.n_repeats):
+            model = _with_seed(estimator, seed)
+            columns.append(np.asarray(model.fit(X_fit, y_fit).predict(X)))
+        return np.column_stack(columns), "refits"
+
+    def _scale_of(self, estimator):
+        from sklearn.base import is_classifier
+
+        if self.scale is not None:
+            return self.scale
+        if self.levels is not None:
+            return "ordinal"
+        return "categorical" if is_classifier(estimator) else "metric"
+
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        import predstab
+
+        matrix, _ = self.replicate_predictions(estimator, X)
+        scale = self._scale_of(estimator)
+        options = dict(self.options)
+        if self.measure in ("phi", "psi"):
+            if self.measure == "phi":
+                base = y if self.training_observations is None else self.training_observations
+                if base is None:
+                    raise TypeError("make_stability_scorer('phi'): the scorer was called without `y`; "
+                                    "pass `training_observations=`.")
+                func = predstab.phi
+            else:
+                base = (estimator.predict(X) if self.prediction_space is None else self.prediction_space)
+                func = predstab.psi
+            base = np.asarray(base)
+            if scale == "metric":
+                matrix, base = matrix.astype(float), base.astype(float)
+            elif matrix.dtype.kind != base.dtype.kind:
+                matrix, base = matrix.astype(object), base.astype(object)
+            return float(func(matrix, base, scale=scale, levels=self.levels, **options).value)
+        if self.measure == "icc":
+            return float(predstab.icc(matrix.astype(float), **options).value)
+        if self.measure == "fleiss":
+            return float(predstab.fleiss_kappa(matrix, **options).value)
+        if self.measure == "alpha":
+            level = {"metric": "interval", "ordinal": "ordinal", "categorical": "nominal"}[scale]
+            options.setdefault("level", level)
+            if options["level"] == "ordinal" and self.levels is not None:
+                options.setdefault("levels", self.levels)
+            return float(predstab.krippendorff_alpha(matrix, **options).value)
+        raise ValueError(f"`measure` must be one of {_MEASURES}; got {self.measure!r}")
+
+
+def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, voting, options):
+    if measure not in _MEASURES:
+        raise ValueError(f"`measure` must be one of {_MEASURES}; got {measure!r}.")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 2:
+        raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
+    if scale is not None and scale not in _SCALES:
+        raise ValueError(f"`scale` must be None or one of {_SCALES}; got {scale!r}.")
+    if levels is not None:
+        levels = list(levels)
+        if len(levels) < 2:
+            raise ValueError(f"`levels` must list at least 2 ordered categories; got {levels!r}.")
+    if fit_data is not None and (not isinstance(fit_data, (tuple, list)) or len(fit_data) != 2):
+        raise TypeError("`fit_data` must be a pair (X_train, y_train); "
+                        f"got {type(fit_data).__name__}.")
+    if voting not in ("soft", "hard"):
+        raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
+    if options is None:
+        options = {}
+    elif not isinstance(options, dict):
+        raise TypeError(f"`options` must be a dict of keyword arguments; got {type(options).__name__}.")
+    return int(n_repeats), levels, dict(options)
+
+
+def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=None,
+                          training_observations=None, prediction_space=None, fit_data=None,
+                          voting="soft", random_state=0, options=None):
+    r"""A scikit-learn scorer that returns the prediction stability of a fitted model.
+
+    Use it wherever scikit-learn takes ``scoring``, next to accuracy or R²:
+    ``GridSearchCV(rf, grid, scoring={"r2": "r2", "psi": make_stability_scorer("psi")},
+    refit="r2")``. Higher is more stable (at most 1), so larger is better, as scikit-learn
+    expects.
+
+    **Where the replicate predictions come from.** For a fitted bagging ensemble
+    (``RandomForest*``, ``ExtraTrees*`` with ``bootstrap=True``, ``Bagging*``; also as the last
+    step of a ``Pipeline``) nothing is refit: each of ``n_repeats`` replicate forests is built from
+    the fitted trees, drawn with replacement (as many as the forest has), and predicts by the
+    forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
+    trees of a forest are independent draws given the training data, so this estimates how much a
+    refit of the same forest would change its predictions, at the cost of one
+    :func:`~predstab._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
+    the predictions of its seeded refits (made on the training fold during the search's own
+    fit). Any other estimator is refit ``n_repeats`` times with new integer seeds (every
+    ``random_state`` parameter, also inside pipelines) on ``fit_data=(X_train, y_train)``,
+    which is required because scorers are not given the training data.
+
+    **What the expected disagreement D_e uses** (APS's :math:`S = 1 - D_o / D_e`):
+
+    - ``"phi"`` (data-based): scikit-learn passes a scorer only the scored fold's ``X`` and
+      ``y``, never the training responses. By default D_e is computed from that ``y`` — the
+      held-out responses, drawn from the same population as the training responses, so on
+      average the same D_e. Pass ``training_observations=y_train`` to use the training responses
+      exactly as :func:`predstab.phi` does.
+    - ``"psi"`` (model-based): by default D_e is computed from the fitted model's own predictions
+      of the scored objects (which it did not see in training: out-of-sample predictions, as ψ
+      requires). Pass ``prediction_space=`` (e.g. out-of-bag predictions of the training objects)
+      to fix it.
+    - ``"icc"``, ``"fleiss"``, ``"alpha"``: no baseline; the coefficient of the
+      (objects × replicates) matrix, as optRF uses ICC(1) and Fleiss' κ.
+
+    Parameters
+    ----------
+    measure : {"psi", "phi", "icc", "fleiss", "alpha"}, default "psi"
+    n_repeats : int, default 10
+        Number of replicate models (columns of the prediction matrix).
+    scale : {"metric", "ordinal", "categorical"}, optional
+        Default: "metric" for regressors, "categorical" for classifiers ("ordinal" when
+        ``levels`` is given). Krippendorff's α uses interval / ordinal / nominal accordingly.
+    levels : sequence, optional
+        Ordered categories for the ordinal scale.
+    training_observations : array-like of shape (n_train,), optional
+        Baseline of ``"phi"`` (see above).
+    prediction_space : array-like of shape (n_train,) or (n_train, n_repeats), optional
+        Baseline of ``"psi"`` (see above).
+    fit_data : tuple (X_train, y_train), optional
+        Training data for the refits of estimators that are not bagging ensembles.
+    voting : {"soft", "hard"}, default "soft"
+        How replicate forests of a classifier vote (scikit-learn's rule or ranger's).
+    random_state : None, int or numpy.random.Generator, default 0
+        Draws the trees (or the refit seeds); fixed by default so that every candidate of a
+        search is scored with the same randomness.
+    options : dict, optional
+        Keyword arguments passed to the measure (e.g. ``{"model": "twoway"}`` for
+        :func:`predstab.icc`).
+
+    Returns
+    -------
+    callable
+        ``scorer(estimator, X, y)`` returning a float (NaN when the measure is undefined, with
+        :class:`~predstab.PredstabUndefinedWarning`).
+
+    References
+    ----------
+    Lange, Schmitt & Heinrich (2025), "Prediction stability of non-deterministic models",
+    BMC Bioinformatics, doi:10.1186/s12859-025-06097-1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from sklearn.model_selection import cross_validate
+    >>> from predstab import make_stability_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 4)); y = X[:, 0] + rng.normal(size=120)
+    >>> rf = RandomForestRegressor(n_estimators=30, random_state=0)
+    >>> cv = cross_validate(rf, X, y, cv=3,
+    ...                     scoring={"r2": "r2", "phi": make_stability_scorer("phi")})
+    >>> bool(np.all((cv["test_phi"] > 0.5) & (cv["test_phi"] <= 1)))
+    True
+    """
+    n_repeats, levels, options = _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data,
+                                                           voting, options)
+    return _StabilityScorer(measure, n_repeats=n_repeats, scale=scale, levels=levels,
+                            training_observations=training_observations, prediction_space=prediction_space,
+                            fit_data=fit_data, voting=voting, random_state=random_state, options=options)
+
+
+# ----------------------------------------------------------------------------- meta-estimator
+
+
+def _inner_has(attribute):
+    def check(self):
+        inner = self.estimators_[0] if hasattr(self, "estimators_") else self._inner()
+        return hasattr(inner, attribute)
+
+    return check
+
+
+class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
+    """An estimator refit ``n_repeats`` times with new seeds, predicting by consensus.
+
+    Fitting trains ``n_repeats`` clones of ``estimator``, each with every ``random_state``
+    (also nested) set to its own integer seed derived from ``random_state``. ``predict``
+    returns the mean (regression) or the majority class (classification; ties go to the first
+    class in ``classes_``); :meth:`replicate_predictions` returns every clone's prediction as
+    an (objects × replicates) matrix. :func:`make_stability_scorer` uses that matrix, so
+    wrapping a model that is not a bagging ensemble (gradient boosting with subsampling, an
+    MLP) lets a grid search score its stability without ``fit_data``: the refits happen inside
+    the search's own fit, on each training fold.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator, default DecisionTreeRegressor()
+        The model to refit (unfitted).
+    n_repeats : int, default 5
+        Number of refits.
+    random_state : None, int or numpy.random.Generator
+        Source of the refits' seeds.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    seeds_ : ndarray of int64, shape (n_repeats,)
+    classes_ : ndarray (classifiers only)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import GradientBoostingRegressor
+    >>> from predstab import RefitEnsemble
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3)); y = X[:, 0] + rng.normal(size=80)
+    >>> model = RefitEnsemble(GradientBoostingRegressor(n_estimators=20, subsample=0.5), n_repeats=4,
+    ...                       random_state=0).fit(X, y)
+    >>> model.replicate_predictions(X[:5]).shape
+    (5, 4)
+    """
+
+    def __init__(self, estimator=None, *, n_repeats=5, random_state=None):
+        self.estimator = estimator
+        self.n_repeats = n_repeats
+        self.random_state = random_state
+
+    def _inner(self):
+        if self.estimator is None:
+            from sklearn.tree import DecisionTreeRegressor
+
+            return DecisionTreeRegressor()
+        return self.estimator
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self._inner())
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = False
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = False
+        return tags
+
+    def _is_classifier(self):
+        from sklearn.base import is_classifier
+
+        return is_classifier(self._inner())
+
+    def fit(self, X, y, **fit_params):
+        """Fit ``n_repeats`` seeded clones of ``estimator`` on ``(X, y)``.
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+        from sklearn.utils.validation import validate_data
+
+        from ._repeated import _with_seed
+
+        if isinstance(self.n_repeats, bool) or not isinstance(self.n_repeats, numbers.Integral) \
+                or self.n_repeats < 1:
+            raise ValueError(f"`n_repeats` must be a positive integer; got {self.n_repeats!r}.")
+        X, y = validate_data(self, X, y)
+        if self._is_classifier():
+            check_classification_targets(y)
+            self.classes_ = np.unique(y)
+        self.seeds_ = seeds_from(self.random_state, self.n_repeats)
+        self.estimators_ = [_with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
+        return self
+
+    def replicate_predictions(self, X):
+        """Every refit's prediction: an array of shape (n_objects, n_repeats)."""
+        from sklearn.utils.validation import check_is_fitted, validate_data
+
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.column_stack([est.predict(X) for est in self.estimators_])
+
+    def predict(self, X):
+        """Mean of the refits (regression) or their majority class (classification)."""
+        matrix = self.replicate_predictions(X)
+        if not self._is_classifier():
+            return matrix.mean(axis=1)
+        codes = np.searchsorted(self.classes_, matrix)
+        n_classes = len(self.classes_)
+        # votes per (object, class) in one bincount over row offsets
+        flat = (np.arange(len(codes))[:, None] * n_classes + codes).ravel()
+        votes = np.bincount(flat, minlength=len(codes) * n_classes).reshape(len(codes), n_classes)
+        return self.classes_[votes.argmax(axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (classifiers) or R² (regressors) of :meth:`predict`, as scikit-learn's mixins."""
+        from sklearn.metrics import accuracy_score, r2_score
+
+        metric = accuracy_score if self._is_classifier() else r2_score
+        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+
+    @available_if(_inner_has("predict_proba"))
+    def predict_proba(self, X):
+        """Mean class probabilities of the refits (classifiers with ``predict_proba``)."""
+        from sklearn.utils.validation import check_is_fitted, validate_data
+
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.mean([est.predict_proba(X) for est in self.estimators_], axis=0)

@@ -1,0 +1,561 @@
+"""The ``predstab`` command line: ``demo``, ``tune``, ``stability``, ``agree``, ``compare``.
+
+Every command is a thin layer over the library: it reads files, calls one public function,
+prints the result and writes outputs atomically (never replacing a file without
+``--force``). Every input problem is reported as one line on stderr with exit code 2;
+``--help`` on each command ends with a worked example.
+
+Examples
+--------
+>>> main(["--version"])  # doctest: +ELLIPSIS
+predstab ...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._io import (
+    InputError,
+    column,
+    numeric_matrix,
+    parse_list,
+    read_table,
+    write_figure,
+    write_text,
+)
+
+__all__ = ["main", "ProgressBar"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class ProgressBar:
+    """A one-line progress bar on a stream (stderr), drawn only when that stream is a terminal.
+
+    Call it as ``bar(done, total)`` (the progress callback protocol of
+    :func:`predstab.repeated_predictions`) or ``bar()`` to advance by one.
+    """
+
+    def __init__(self, label="fitting", *, total=None, stream=None, enabled=None, width=28):
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", lambda: False)
+        self.enabled = bool(isatty()) if enabled is None else bool(enabled)
+        self.label, self.total, self.width = label, total, width
+        self.done = 0
+        self._start = time.perf_counter()
+        self._last_draw = 0.0
+
+    def __call__(self, done=None, total=None, *args, **kwargs):
+        self.done = self.done + 1 if done is None else int(done)
+        if total is not None:
+            self.total = int(total)
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        finished = self.total is not None and self.done >= self.total
+        if now - self._last_draw < 0.1 and not finished:
+            return
+        self._last_draw = now
+        elapsed = now - self._start
+        if self.total:
+            filled = int(self.width * min(self.done, self.total) / self.total)
+            bar = "#" * filled + "." * (self.width - filled)
+            text = f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f}s"
+        else:
+            text = f"\r{self.label} {self.done} {elapsed:5.1f}s"
+        self.stream.write(text)
+        self.stream.flush()
+
+    def close(self):
+        """End the line (if anything was drawn)."""
+        if self.enabled and self._last_draw:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._last_draw = 0.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit code 2), not usage + error."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _formatter(prog):
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=32)
+
+
+# ----------------------------------------------------------------------------- demo
+_DEMO_EXAMPLE = """\
+example:
+  predstab demo                      # diabetes regression, writes predstab-demo/
+  predstab demo --dataset wine --out wine-demo --seed 3
+  predstab demo --quick --quiet      # smaller grid, no progress bar
+
+The demo refits a random forest, prints phi (training responses as baseline), psi
+(out-of-bag predictions as baseline) and ICC(1) per number of trees, fits optRF's 2PL
+curve, prints the recommended number of trees and writes stability.csv, stability.json
+and stability.png. An existing output directory is never touched: a fresh name
+(predstab-demo-2, ...) is chosen and printed, unless --force is given.
+"""
+
+
+def _cmd_demo(args, out):
+    from . import _demo
+
+    return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
+                          n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out)
+
+
+# ----------------------------------------------------------------------------- tune
+_TUNE_EXAMPLE = """\
+example:
+  predstab tune train.csv --target yield --test test.csv --grid 50,100,200,400 \\
+      --repeats 10 --jobs 2 --seed 1 --out tuned/
+
+Fits a random forest (regression, or classification / ordinal with --task) n_repeats times per
+grid value, prints phi, psi and ICC(1) / Fleiss' kappa per number of trees, fits optRF's 2PL
+curve and prints the recommendation; writes stability.csv, stability.json, stability.png and
+per_object.png to --out (refusing to overwrite without --force). Without --test, a random 20% of
+DATA is held out. Feature columns must be numeric (encode categories first).
+"""
+
+
+def _read_xy(path, target, *, what):
+    frame = read_table(path, what=what)
+    y = column(frame, target, what=what)
+    features = frame.drop(columns=[target])
+    if features.shape[1] == 0:
+        raise InputError(f"{what} '{path}' has no feature columns besides the target '{target}'")
+    X = numeric_matrix(features, what=what, allow_missing=False)
+    if y.isna().any():
+        i = int(np.flatnonzero(y.isna().to_numpy())[0])
+        raise InputError(f"{what} '{path}', line {i + 2}: target column '{target}' has a missing value")
+    return X, y, list(features.columns)
+
+
+def _cmd_tune(args, out):
+    from . import _demo
+
+    X, y, names = _read_xy(args.data, args.target, what="DATA")
+    if args.test is not None:
+        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test")
+        if test_names != names:
+            raise InputError(f"--test '{args.test}' must have the same columns as DATA '{args.data}'")
+    else:
+        X, X_test, y, y_test = _demo.holdout(X, y.to_numpy(), seed=args.seed)
+    grid = parse_list(args.grid, option="--grid", convert=int)
+    if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
+        raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
+    if args.repeats < 2:
+        raise InputError(f"--repeats must be at least 2; got {args.repeats}")
+    y_arr = np.asarray(y)
+    levels = parse_list(args.levels, option="--levels") if args.levels else None
+    job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
+                        grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
+                        n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
+                        voting=args.voting)
+    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
+                         fresh=False)
+
+
+# ----------------------------------------------------------------------------- stability
+_STABILITY_EXAMPLE = """\
+example:
+  # a prediction matrix exported from R with write.csv(pred, "pred.csv", row.names = FALSE)
+  predstab stability pred.csv --training-observations y_train.csv --scale metric
+  predstab stability pred.csv --prediction-space oob.csv --scale ordinal --levels low,mid,high
+  predstab stability pred.csv --training-observations y_train.csv --scale categorical \\
+      --per-object --out per_object.csv
+
+PREDICTIONS has one row per test object and one column per refit. With
+--training-observations (one column, or the column named by --column) it prints APS's phi;
+with --prediction-space (out-of-sample predictions of the training objects: one column, or a
+matrix that is pooled) APS's psi. --per-object lists every object's stability, least stable
+first: the single-forecast check.
+"""
+
+
+def _read_values(path, *, what, scale, col=None):
+    frame = read_table(path, what=what)
+    if col is not None:
+        frame = column(frame, col, what=what).to_frame()
+    if scale == "metric":
+        return numeric_matrix(frame, what=what)
+    values = frame.to_numpy(dtype=object)
+    return np.where(frame.isna().to_numpy(), None, values)
+
+
+def _cmd_stability(args, out):
+    import predstab
+
+    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale)
+    if args.training_observations is not None:
+        base = _read_values(args.training_observations, what="--training-observations",
+                            scale=args.scale, col=args.column)
+        func = predstab.phi
+    else:
+        base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
+                            col=args.column)
+        func = predstab.psi
+    if base.shape[1] == 1:
+        base = base[:, 0]
+    if args.scale != "metric":
+        pred, base = _common_types(pred, base, args)
+    levels = parse_list(args.levels, option="--levels") if args.levels else None
+    if levels is not None and args.scale != "ordinal":
+        raise InputError(f"--levels is only used with --scale ordinal; got --scale {args.scale}")
+    if args.scale == "ordinal" and levels is None:
+        raise InputError("--scale ordinal needs --levels (the categories in order, "
+                         "e.g. --levels low,mid,high)")
+    if levels is not None:
+        levels = _as_data_type(levels, pred)
+    result = func(pred, base, scale=args.scale, levels=levels)
+    print(str(result), file=out)
+    per = np.asarray(result.per_object, dtype=float)
+    table = None
+    if args.per_object or args.out:
+        import pandas as pd
+
+        table = pd.DataFrame({"object": np.arange(1, per.size + 1), "stability": per,
+                              "observed_instability": np.asarray(result.per_object_observed, dtype=float)})
+        table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
+    if args.per_object:
+        print("\nper object, least stable first (object = row number in PREDICTIONS):", file=out)
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
+    if args.out:
+        written = write_text(args.out, table.to_csv(index=False), force=args.force)
+        print(f"\nwrote {written}", file=out)
+    return 0
+
+
+def _common_types(pred, base, args):
+    """Text read from CSV: numbers stay numbers only when both files hold numbers."""
+    def numeric(a):
+        flat = [v for v in a.ravel() if v is not None]
+        return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                   for v in flat)
+
+    if numeric(pred) and numeric(base):
+        return pred, base
+    to_text = np.vectorize(lambda v: None if v is None else str(v), otypes=[object])
+    return to_text(pred), to_text(base)
+
+
+def _as_data_type(levels, pred):
+    flat = [v for v in pred.ravel() if v is not None]
+    if flat and all(isinstance(v, (int, np.integer)) for v in flat):
+        return parse_list(",".join(levels), option="--levels", convert=int)
+    if flat and all(isinstance(v, (float, np.floating, int, np.integer)) for v in flat):
+        return parse_list(",".join(levels), option="--levels", convert=float)
+    return levels
+
+
+# ----------------------------------------------------------------------------- agree
+_AGREE_EXAMPLE = """\
+example:
+  predstab agree ratings.csv --measure icc --model twoway --type agreement --unit single
+  predstab agree ratings.csv --measure icc --table          # psych::ICC's six forms
+  predstab agree ratings.csv --measure fleiss --detail
+  predstab agree ratings.csv --measure alpha --level ordinal --levels low,mid,high
+
+RATINGS has one row per object and one column per rater (or refit), like irr's matrices.
+"""
+
+
+def _cmd_agree(args, out):
+    import predstab
+
+    frame = read_table(args.ratings, what="RATINGS")
+    if args.measure == "icc":
+        ratings = numeric_matrix(frame, what="RATINGS")
+        if args.table:
+            print(predstab.icc_table(ratings, conf_level=args.conf_level).to_string(), file=out)
+            return 0
+        result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
+                              conf_level=args.conf_level)
+    elif args.measure == "fleiss":
+        ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+        result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
+    elif args.measure == "alpha":
+        if args.level in ("interval", "ratio"):
+            ratings = numeric_matrix(frame, what="RATINGS")
+        else:
+            ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+        levels = parse_list(args.levels, option="--levels") if args.levels else None
+        if levels is not None:
+            levels = _as_data_type(levels, ratings)
+        result = predstab.krippendorff_alpha(ratings, level=args.level, levels=levels)
+    else:
+        raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
+    _print_result(result, out)
+    if args.measure == "fleiss" and args.detail and getattr(result, "per_category", None) is not None:
+        print("\nper category:", file=out)
+        print(result.per_category.to_string(float_format=lambda v: f"{v:.5g}"), file=out)
+    return 0
+
+
+def _print_result(result, out):
+    frame = result.to_frame()
+    print(frame.T.to_string(header=False, float_format=lambda v: f"{v:.6g}"), file=out)
+
+
+# ----------------------------------------------------------------------------- compare
+_COMPARE_EXAMPLE = """\
+example:
+  # scores.csv: one row per data set, one column per method
+  predstab compare scores.csv --test friedman --alpha 0.05 --plot cd.png
+  # cases.csv: columns id, old, new (0/1 per case)
+  predstab compare cases.csv --test mcnemar --old old --new new --id id
+  # runs.csv: one column per algorithm, one row per seed
+  predstab compare runs.csv --test permutation --a A --b B --seed 1
+"""
+
+
+def _cmd_compare(args, out):
+    frame = read_table(args.scores, what="SCORES")
+    if args.test == "friedman":
+        scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        from . import compare
+
+        result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
+        ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
+        print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
+              f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
+        for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+            print(f"  {name:<24} average rank {rank:.4f}", file=out)
+        if args.plot:
+            drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
+            fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
+            print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
+        return 0
+    if args.test == "mcnemar":
+        old = numeric_matrix(column(frame, args.old, what="SCORES").to_frame(), what="SCORES",
+                             allow_missing=False)[:, 0]
+        new = numeric_matrix(column(frame, args.new, what="SCORES").to_frame(), what="SCORES",
+                             allow_missing=False)[:, 0]
+        ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
+        from . import compare
+
+        result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
+    elif args.test == "permutation":
+        a = numeric_matrix(column(frame, args.a, what="SCORES").to_frame(), what="SCORES",
+                           allow_missing=False)[:, 0]
+        b = numeric_matrix(column(frame, args.b, what="SCORES").to_frame(), what="SCORES",
+                           allow_missing=False)[:, 0]
+        from . import compare
+
+        result = compare.permutation_test(a, b, paired=args.paired, random_state=args.seed)
+    else:
+        raise InputError(f"--test must be friedman, mcnemar or permutation; got {args.test!r}")
+    _print_result(result, out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``predstab`` (one sub-parser per command)."""
+    from . import __version__
+
+    parser = _Parser(prog="predstab", formatter_class=_formatter,
+                     description="Prediction stability of non-deterministic models (APS phi/psi), "
+                                 "agreement coefficients and tree-count tuning.",
+                     epilog="example:\n  predstab demo\n  predstab stability --help")
+    parser.add_argument("--version", action="version", version=f"predstab {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name, help_, example):
+        p = sub.add_parser(name, help=help_, description=help_, epilog=example, formatter_class=_formatter)
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        return p
+
+    def fitting_options(p, out_default):
+        p.add_argument("--seed", type=int, default=0, help="random seed of the refits (default 0)")
+        p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel jobs (joblib n_jobs)")
+        p.add_argument("--out", default=out_default, metavar="DIR", help=f"output directory ({out_default})")
+        p.add_argument("--force", action="store_true", help="overwrite existing output files")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = command("demo", "Run the main job on scikit-learn's bundled data (phi, psi, tree count).",
+                _DEMO_EXAMPLE)
+    p.add_argument("--dataset", choices=("diabetes", "breast_cancer", "wine", "ordinal"), default="diabetes",
+                   help="diabetes (metric), breast_cancer (2 classes), wine (3 classes), "
+                        "ordinal (diabetes target in quartiles); default diabetes")
+    p.add_argument("--quick", action="store_true", help="smaller grid and fewer refits")
+    fitting_options(p, "predstab-demo")
+    p.set_defaults(func=_cmd_demo)
+
+    p = command("tune", "Stability versus number of trees of a random forest, with optRF's 2PL "
+                        "recommendation.", _TUNE_EXAMPLE)
+    p.add_argument("data", metavar="DATA", help="CSV or Parquet with the features and the target")
+    p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
+    p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression")
+    p.add_argument("--levels", metavar="A,B,C", help="ordered categories for --task ordinal")
+    p.add_argument("--test", metavar="TESTDATA", help="CSV or Parquet of test objects (same columns)")
+    p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
+                   help="numbers of trees (default 50,100,200,400)")
+    p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
+    p.add_argument("--voting", choices=("hard", "soft"), default="hard",
+                   help="classes: hard = majority vote of the trees (ranger, optRF; default), "
+                        "soft = mean probability (scikit-learn's predict)")
+    p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
+                   help="pool: one pool of trees split into disjoint forests; refit: fit every "
+                        "forest; closed-form: expected curves from the pool's per-tree predictions "
+                        "with bootstrap bands, not for ordinal targets (default pool)")
+    fitting_options(p, "predstab-tune")
+    p.set_defaults(func=_cmd_tune)
+
+    p = command("stability", "APS's phi or psi of a prediction matrix (objects x refits).",
+                _STABILITY_EXAMPLE)
+    p.add_argument("predictions", metavar="PREDICTIONS",
+                   help="CSV/Parquet: objects in rows, refits in columns")
+    base = p.add_mutually_exclusive_group(required=True)
+    base.add_argument("--training-observations", metavar="FILE", help="training responses -> phi")
+    base.add_argument("--prediction-space", metavar="FILE", help="out-of-sample predictions -> psi")
+    p.add_argument("--column", metavar="COL", help="column of the baseline file to use (default: all)")
+    p.add_argument("--scale", required=True, choices=("categorical", "ordinal", "metric"))
+    p.add_argument("--levels", metavar="A,B,C", help="ordinal categories in order")
+    p.add_argument("--per-object", action="store_true", help="print every object's stability")
+    p.add_argument("--out", metavar="FILE", help="write the per-object table as CSV")
+    p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.set_defaults(func=_cmd_stability)
+
+    p = command("agree", "Agreement of raters or refits: ICC, Fleiss' kappa, Krippendorff's alpha.",
+                _AGREE_EXAMPLE)
+    p.add_argument("ratings", metavar="RATINGS", help="CSV/Parquet: objects in rows, raters in columns")
+    p.add_argument("--measure", required=True, choices=("icc", "fleiss", "alpha"))
+    p.add_argument("--model", choices=("oneway", "twoway"), default="oneway", help="icc (irr::icc)")
+    p.add_argument("--type", choices=("consistency", "agreement"), default="consistency", help="icc")
+    p.add_argument("--unit", choices=("single", "average"), default="single", help="icc")
+    p.add_argument("--table", action="store_true", help="icc: all six forms of psych::ICC")
+    p.add_argument("--conf-level", type=_probability, default=0.95, help="icc (default 0.95)")
+    p.add_argument("--exact", action="store_true", help="fleiss: Conger's exact kappa")
+    p.add_argument("--detail", action="store_true", help="fleiss: per-category kappas")
+    p.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
+                   help="alpha (default nominal)")
+    p.add_argument("--levels", metavar="A,B,C", help="alpha: ordinal categories in order")
+    p.set_defaults(func=_cmd_agree)
+
+    p = command("compare", "Did B beat A? Friedman-Nemenyi, McNemar and permutation tests.",
+                _COMPARE_EXAMPLE)
+    p.add_argument("scores", metavar="SCORES", help="CSV/Parquet of scores or case results")
+    p.add_argument("--test", required=True, choices=("friedman", "mcnemar", "permutation"))
+    p.add_argument("--alpha", type=_probability, default=0.05, help="friedman: significance level")
+    p.add_argument("--plot", metavar="FILE", help="friedman: write the critical-difference diagram")
+    p.add_argument("--lower-is-better", action="store_true",
+                   help="friedman: scores are errors or losses (rank 1 = lowest)")
+    p.add_argument("--old", default="old", metavar="COL", help="mcnemar: old model's 0/1 column")
+    p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
+    p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
+    p.add_argument("--mid-p", action="store_true", help="mcnemar: mid-p value")
+    p.add_argument("--a", metavar="COL", help="permutation: scores of A")
+    p.add_argument("--b", metavar="COL", help="permutation: scores of B")
+    p.add_argument("--paired", action="store_true", help="permutation: paired (sign flips)")
+    p.add_argument("--seed", type=int, default=0, help="permutation: random seed")
+    p.add_argument("--force", action="store_true", help="overwrite --plot")
+    p.set_defaults(func=_cmd_compare)
+    return parser
+
+
+def _one_line(message) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv=None, *, stdout=None) -> int:
+    """Run ``predstab`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    Exit codes: 0 success, 2 bad input or usage (one line on stderr), 1 unexpected error,
+    130 interrupted (no partial output is left behind).
+    """
+    out = sys.stdout if stdout is None else stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help / --version / usage errors
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help(out)
+        return 0
+    prog = f"predstab {args.command}"
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{prog}: warning: {_one_line(message)}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = show
+        try:
+            return int(args.func(args, out) or 0)
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted; no partial output was written", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except (InputError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
+            if args.debug:
+                raise
+            print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as exc:  # a bug: still one line, with a way to see the traceback
+            if args.debug:
+                raise
+            print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+                  "(rerun with --debug for the traceback)", file=sys.stderr)
+            return 1
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def dumps(obj) -> str:
+    """JSON text of ``obj`` (NumPy scalars and arrays allowed; NaN becomes null)."""
+    def clean(v):
+        if isinstance(v, float) and not np.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {str(k): clean(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(obj), indent=2, default=_json_default) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Is B really better than A? Paired tests, intervals, ranks and power for model comparison.
+
+One module for what users otherwise stitch together from statsmodels, mlxtend,
+scikit-posthocs, autorank, rliable and scipy: result objects with ``.statistic`` /
+``.pvalue`` and confidence intervals, reproducible randomness (``random_state``), and
+numbers that match base R (``binom.test``, ``t.test``, ``wilcox.test``, ``friedman.test``,
+``power.t.test``, ``qtukey``; see ``validation/``).
+
+Every difference is **B minus A** (new minus old): positive means B is better when higher
+scores are better.
+
+=========================================  ==============================================
+question                                   function
+=========================================  ==============================================
+same cases, right/wrong per case           :func:`mcnemar`
+any metric (F1, AUC), same cases           :func:`paired_bootstrap`
+scores per seed, no distribution assumed   :func:`permutation_test`
+scores per seed                            :func:`ttest`, :func:`mean_ci`, :func:`iqm`
+repeated CV / random splits                :func:`corrected_resampled_ttest`,
+                                           :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
+two methods over many data sets            :func:`wilcoxon`
+many methods over many data sets           :func:`friedman_nemenyi`, :func:`plot_cd_diagram`
+how many seeds / games                     :func:`seeds_needed`, :func:`power_ttest`,
+                                           :func:`detectable_effect`, :func:`win_rate_test`,
+                                           :func:`games_needed`
+runs x tasks, best of K                    :func:`stratified_bootstrap_ci`,
+                                           :func:`expected_max_normal`
+seed vs split variance                     :func:`variance_components`
+=========================================  ==============================================
+"""
+
+from ._bootstrap import PairedBootstrapResult, paired_bootstrap
+from ._cv import corrected_resampled_ttest, cv5x2_ftest, cv5x2_ttest, ttest, wilcoxon
+from ._mcnemar import McNemarResult, mcnemar
+from ._permutation import permutation_test
+from ._power import (
+    GamesNeeded,
+    WinRateResult,
+    detectable_effect,
+    games_needed,
+    power_ttest,
+    power_ttest_n,
+    seeds_needed,
+    win_rate_test,
+)
+from ._ranks import FriedmanNemenyiResult, friedman_nemenyi, plot_cd_diagram
+from ._results import TestResult
+from ._summaries import (
+    MeanCI,
+    StratifiedBootstrapResult,
+    expected_max_normal,
+    iqm,
+    mean_ci,
+    stratified_bootstrap_ci,
+)
+from ._variance import VarianceComponents, variance_components
+
+__all__ = [
+    "mcnemar", "McNemarResult",
+    "paired_bootstrap", "PairedBootstrapResult",
+    "permutation_test",
+    "ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "TestResult",
+    "friedman_nemenyi", "FriedmanNemenyiResult", "plot_cd_diagram",
+    "seeds_needed", "power_ttest", "power_ttest_n", "detectable_effect",
+    "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
+    "iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
+    "expected_max_normal",
+    "variance_components", "VarianceComponents",
+]

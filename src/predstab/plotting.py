@@ -1,0 +1,257 @@
+"""Plots of prediction stability (matplotlib).
+
+Both functions return a :class:`matplotlib.figure.Figure` built without pyplot, so they work
+on headless machines (no display, no backend set-up) and never touch pyplot's global state;
+pass ``ax=`` to draw into an axes of your own figure instead. matplotlib is imported only
+when a plot is made.
+
+- :func:`plot_stability_curve`: stability versus number of trees, measured points with error
+  bars, the fitted 2PL curve and the recommended number of trees, one line per measure.
+- :func:`plot_per_object`: every test object's stability (sorted bars or a histogram), the
+  least stable objects labelled: the single-object forecast check at a glance.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["plot_stability_curve", "plot_per_object"]
+
+_KINDS = ("bar", "hist")
+
+
+def _new_axes(ax, figsize):
+    if ax is not None:
+        return ax.figure, ax
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _curve_of(fit):
+    """A callable n -> stability from a TwoPL-like object or a ``(p1, p2)`` pair.
+
+    The curve is drawn from p1 and p2 directly (smooth in n), not through
+    ``TwoPL.stability``, which rounds n up to whole learners as optRF does.
+    """
+    if hasattr(fit, "p1") and hasattr(fit, "p2"):
+        p1, p2 = float(fit.p1), float(fit.p2)
+    elif hasattr(fit, "stability"):
+        return fit.stability
+    else:
+        p1, p2 = (float(v) for v in fit)
+    return lambda n: 1.0 / (1.0 + (p1 / np.asarray(n, dtype=float)) ** p2)
+
+
+def _plot_stability_curve_iv(n, stability, errors, fits, recommended):
+    n = np.asarray(n, dtype=float)
+    if n.ndim != 1 or n.size < 1 or not np.all(np.isfinite(n)) or np.any(n <= 0):
+        raise ValueError(f"`n` must be a 1-D array of positive numbers of learners; got {n!r}.")
+    if not isinstance(stability, dict):
+        stability = {"stability": stability}
+    curves = {}
+    for name, values in stability.items():
+        values = np.asarray(values, dtype=float)
+        if values.ndim == 2 and values.shape[0] == n.size:  # (n_grid, n_repeats): summarise
+            values = values
+        elif values.shape != n.shape:
+            raise ValueError(f"`stability[{name!r}]` must have shape ({n.size},) or ({n.size}, n_repeats); "
+                             f"got shape {values.shape}.")
+        curves[str(name)] = values
+    errors = {} if errors is None else dict(errors)
+    for name in errors:
+        if name not in curves:
+            raise ValueError(f"`errors` has a key {name!r} that is not in `stability` ({list(curves)}).")
+    fits = {} if fits is None else dict(fits)
+    for name in fits:
+        if name not in curves:
+            raise ValueError(f"`fits` has a key {name!r} that is not in `stability` ({list(curves)}).")
+    if recommended is None:
+        recommended = {}
+    elif isinstance(recommended, numbers.Real):
+        recommended = {None: recommended}
+    else:
+        recommended = dict(recommended)
+    return n, curves, errors, fits, recommended
+
+
+def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended=None, ax=None,
+                         title=None, logx=None):
+    """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
+
+    Parameters
+    ----------
+    n : array-like of shape (n_grid,)
+        Numbers of trees (learners) at which stability was measured.
+    stability : array-like or dict of str to array-like
+        One measure, or ``{measure name: values}``. Values of shape ``(n_grid,)`` are plotted as
+        points; of shape ``(n_grid, n_repeats)`` as their mean with ± one standard deviation as
+        error bars (e.g. several runs of the measurement).
+    errors : dict of str to array-like, optional
+        Error bars per measure: shape ``(n_grid,)`` (symmetric half-widths) or ``(2, n_grid)``
+        (lower and upper limits, e.g. a confidence interval).
+    fits : dict of str to TwoPL or (p1, p2), optional
+        Fitted 2PL curves, ``stability(n) = 1 / (1 + (p1 / n)**p2)``, drawn as lines.
+    recommended : int or dict of str to int, optional
+        Recommended number of trees (one for the plot, or one per measure): a dashed vertical
+        line with its value.
+    ax : matplotlib Axes, optional
+        Draw here instead of a new figure.
+    title : str, optional
+    logx : bool, optional
+        Logarithmic n axis; default when the grid spans more than a factor of 20.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = plot_stability_curve([50, 100, 200, 400], {"phi": [0.90, 0.95, 0.97, 0.985]},
+    ...                            fits={"phi": (5.5, 1.0)}, recommended=500)
+    >>> fig.axes[0].get_ylabel()
+    'stability'
+    """
+    n, curves, errors, fits, recommended = _plot_stability_curve_iv(n, stability, errors, fits, recommended)
+    fig, ax = _new_axes(ax, (6.4, 4.2))
+    colours = [f"C{i}" for i in range(10)]
+    n_max = max([n.max(), *[v for v in recommended.values() if v is not None]])
+    grid = np.geomspace(max(n.min() / 2, 1.0), n_max * 1.15, 200)
+    for i, (name, values) in enumerate(curves.items()):
+        colour = colours[i % 10]
+        if values.ndim == 2:
+            centre, err = np.nanmean(values, axis=1), np.nanstd(values, axis=1, ddof=1)
+        else:
+            centre, err = values, None
+        if name in errors:
+            err = np.asarray(errors[name], dtype=float)
+            if err.ndim == 2:  # limits -> distances from the point
+                err = np.vstack([centre - err[0], err[1] - centre])
+        ax.errorbar(n, centre, yerr=err, fmt="o", color=colour, capsize=3, label=name)
+        if name in fits:
+            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8, lw=1.5)
+    # one dashed line per recommended value; measures that agree share it (and its label)
+    by_value = {}
+    for name, rec in recommended.items():
+        if rec is not None:
+            by_value.setdefault(float(rec), []).append(name)
+    for k, (rec, names) in enumerate(sorted(by_value.items())):
+        named = [m for m in names if m is not None]
+        colour = (colours[list(curves).index(named[0]) % 10] if len(names) == 1 and named
+                  and named[0] in curves else "black")
+        label = f"{', '.join(named)}: {int(rec)}" if named else f"recommended: {int(rec)}"
+        ax.axvline(rec, color=colour, ls="--", lw=1)
+        # neighbouring lines alternate their labels between the top and the middle
+        ax.annotate(label, (rec, 0.98 - 0.4 * (k % 2)), xycoords=("data", "axes fraction"),
+                    textcoords="offset points",
+                    xytext=(-3, 0), rotation=90, va="top", ha="right", color=colour, fontsize=8)
+    if logx is None:
+        logx = n_max / n.min() > 20
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel("number of trees")
+    ax.set_ylabel("stability")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _plot_per_object_iv(stability, kind, labels, n_labelled):
+    if hasattr(stability, "per_object"):
+        what = f"{getattr(stability, 'kind', 'stability')} per object"
+        values = np.asarray(stability.per_object, dtype=float)
+    else:
+        what = "stability per object"
+        values = np.asarray(stability, dtype=float)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"`stability` must be a StabilityResult or a non-empty 1-D array; "
+                         f"got shape {values.shape}.")
+    if kind not in _KINDS:
+        raise ValueError(f"`kind` must be one of {_KINDS}; got {kind!r}.")
+    if labels is None:
+        labels = [str(i + 1) for i in range(values.size)]
+    else:
+        labels = [str(v) for v in labels]
+        if len(labels) != values.size:
+            raise ValueError(f"`labels` must have one entry per object ({values.size}); got {len(labels)}.")
+    if isinstance(n_labelled, bool) or not isinstance(n_labelled, numbers.Integral) or n_labelled < 0:
+        raise ValueError(f"`n_labelled` must be a non-negative integer; got {n_labelled!r}.")
+    return values, labels, int(n_labelled), what
+
+
+def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, threshold=None, ax=None,
+                    title=None):
+    """Each object's stability, least stable first, with the least stable objects labelled.
+
+    Parameters
+    ----------
+    stability : StabilityResult or array-like of shape (n_objects,)
+        A result of :func:`predstab.phi` / :func:`predstab.psi` (its ``per_object``) or the
+        values themselves. Objects whose value is undefined (NaN) are counted in the title and
+        left out.
+    kind : {"bar", "hist"}, default "bar"
+        ``"bar"``: one bar per object, sorted from least to most stable. ``"hist"``: a
+        histogram (for many objects), the least stable objects marked below it.
+    labels : sequence of str, optional
+        Names of the objects (default: their row numbers, from 1).
+    n_labelled : int, default 5
+        How many of the least stable objects to name.
+    threshold : float, optional
+        A reference stability (e.g. 0.9) drawn as a line.
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = plot_per_object([0.99, 0.42, 0.97, 0.88], n_labelled=1)
+    >>> [t.get_text() for t in fig.axes[0].texts]
+    ['2']
+    """
+    values, labels, n_labelled, what = _plot_per_object_iv(stability, kind, labels, n_labelled)
+    defined = np.flatnonzero(~np.isnan(values))
+    order = defined[np.argsort(values[defined], kind="stable")]
+    n_undefined = values.size - defined.size
+    fig, ax = _new_axes(ax, (6.4, 4.2))
+    lowest = order[:n_labelled]
+    if kind == "bar":
+        x = np.arange(order.size)
+        colours = ["C3" if i in set(lowest) else "C0" for i in order]
+        ax.bar(x, values[order], color=colours, width=0.85)
+        for rank, i in enumerate(lowest):
+            ax.annotate(labels[i], (x[rank], values[i]), textcoords="offset points", xytext=(0, 3),
+                        ha="center", va="bottom", fontsize=8, color="C3", rotation=90)
+        if order.size:
+            # zoom in on the spread: a forest whose objects are all at 0.99 should not look flat
+            low, high = float(values[order[0]]), float(values[order[-1]])
+            pad = max(0.15 * (high - low), 0.005)
+            ax.set_ylim(min(low - pad, 0.0) if low < 0 else max(low - pad, 0.0), max(high, 1.0) + pad / 3)
+        ax.set_xlabel("objects, least stable first")
+        ax.set_ylabel(what)
+        ax.set_xticks([])
+    elif kind == "hist":
+        ax.hist(values[order], bins="auto", color="C0", alpha=0.8)
+        for i in lowest:
+            ax.axvline(values[i], color="C3", lw=0.8)
+            ax.annotate(labels[i], (values[i], 0.98), xycoords=("data", "axes fraction"), rotation=90,
+                        va="top", ha="right", fontsize=8, color="C3")
+        ax.set_xlabel(what)
+        ax.set_ylabel("number of objects")
+    else:
+        raise ValueError(f"`kind` must be one of {_KINDS}; got {kind!r}.")
+    if threshold is not None:
+        (ax.axhline if kind == "bar" else ax.axvline)(threshold, color="grey", ls=":", lw=1)
+    heading = title or what
+    if n_undefined:
+        heading += f" ({n_undefined} undefined not shown)"
+    ax.set_title(heading)
+    ax.grid(alpha=0.3, axis="y")
+    return fig

@@ -1,0 +1,489 @@
+"""The ``predstab`` command line, end to end: every command, its outputs and its error paths."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab import _io
+from predstab.cli import ProgressBar, build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+APS = ROOT / "validation" / "r-reference" / "aps"
+CLASSIC = ROOT / "validation" / "r-reference" / "classic"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(capsys, *args):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture
+def diabetes_csv(tmp_path):
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes(as_frame=True).frame.iloc[:120]
+    path = tmp_path / "train.csv"
+    data.to_csv(path, index=False)
+    return path
+
+
+# --------------------------------------------------------------------------- help and usage
+@pytest.mark.parametrize("command", ["demo", "tune", "stability", "agree", "compare"])
+def test_help_of_every_command_has_a_worked_example(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    assert "example:" in out
+    assert f"predstab {command}" in out.split("example:")[1]
+
+
+def test_no_command_prints_help(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0 and "COMMAND" in out
+
+
+def test_bad_option_is_one_line_exit_2(capsys):
+    code, _, err = run(capsys, "tune", "x.csv", "--target", "y", "--method", "magic")
+    assert_one_line_error(code, err, "--method", "magic")
+
+
+def test_unknown_command_is_one_line_exit_2(capsys):
+    code, _, err = run(capsys, "frobnicate")
+    assert_one_line_error(code, err, "frobnicate")
+
+
+# --------------------------------------------------------------------------- demo
+def test_demo_prints_recommendation_writes_pngs_and_never_overwrites(tmp_path, capsys):
+    out_dir = tmp_path / "predstab-demo"
+    code, out, err = run(capsys, "demo", "--quick", "--quiet", "--out", out_dir)
+    assert code == 0, err
+    assert "Recommendation:" in out
+    assert "Data-based prediction stability (phi)" in out and "Model-based prediction stability (psi)" in out
+    for name in ("stability.csv", "stability.json", "stability.png", "per_object.png"):
+        assert (out_dir / name).is_file()
+    assert (out_dir / "stability.png").read_bytes()[:8] == PNG_MAGIC
+    table = pd.read_csv(out_dir / "stability.csv")
+    assert list(table["n_trees"]) == [2, 5, 10, 25, 50]
+    # stability rises with the number of trees (phi, psi and ICC(1) all follow the 2PL law)
+    for measure in ("phi", "psi", "ICC(1)"):
+        assert table[measure].iloc[-1] > table[measure].iloc[0]
+        assert (table[f"{measure}_low"] <= table[measure] + 1e-12).all()
+    summary = json.loads((out_dir / "stability.json").read_text())
+    assert summary["fits"]["ICC(1)"]["converged"]
+    first = (out_dir / "stability.csv").read_bytes()
+
+    # the README runs the demo twice on CI: the second run must succeed in a fresh directory
+    code, out, _ = run(capsys, "demo", "--quick", "--quiet", "--out", out_dir)
+    assert code == 0
+    assert f"{out_dir}-2" in out
+    assert (Path(f"{out_dir}-2") / "stability.png").is_file()
+    assert (out_dir / "stability.csv").read_bytes() == first
+    # same seed, same numbers (only the timing column may differ)
+    again = pd.read_csv(Path(f"{out_dir}-2") / "stability.csv")
+    pd.testing.assert_frame_equal(table.drop(columns="seconds_per_forest"),
+                                  again.drop(columns="seconds_per_forest"))
+
+    # --force reuses the directory
+    code, out, _ = run(capsys, "demo", "--quick", "--quiet", "--out", out_dir, "--force")
+    assert code == 0 and not Path(f"{out_dir}-3").exists()
+
+
+@pytest.mark.parametrize("dataset, optrf", [("wine", "Fleiss kappa"), ("ordinal", "Fleiss kappa")])
+def test_demo_on_class_data(tmp_path, capsys, dataset, optrf):
+    code, out, err = run(capsys, "demo", "--quick", "--quiet", "--dataset", dataset, "--out", tmp_path / "d")
+    assert code == 0, err
+    assert optrf in out and "Recommendation:" in out
+
+
+# --------------------------------------------------------------------------- tune
+@pytest.mark.parametrize("method", ["pool", "refit", "closed-form"])
+def test_tune_writes_outputs_and_refuses_to_overwrite(tmp_path, capsys, diabetes_csv, method):
+    out_dir = tmp_path / "tuned"
+    args = ["tune", diabetes_csv, "--target", "target", "--grid", "5,10,20", "--repeats", "3",
+            "--method", method, "--quiet", "--out", out_dir]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "Recommendation:" in out
+    table = pd.read_csv(out_dir / "stability.csv")
+    assert list(table["n_trees"]) == [5, 10, 20]
+    assert ((table["phi"] > 0) & (table["phi"] <= 1)).all()
+    before = (out_dir / "stability.json").read_bytes()
+    code, _, err = run(capsys, *args)
+    assert_one_line_error(code, err, "already exists", "--force")
+    assert (out_dir / "stability.json").read_bytes() == before
+    if method == "pool":
+        assert run(capsys, *args, "--force")[0] == 0
+
+
+def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diabetes_csv):
+    # the CLI builds its forests from the same TreePool as predstab.tune_num_learners(method="pool"),
+    # so for the same seed and a pool of max(grid) * repeats trees the curves are identical
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "5,10,20",
+                       "--repeats", "3", "--seed", "4", "--quiet", "--out", tmp_path / "o")
+    assert code == 0, err
+    frame = pd.read_csv(diabetes_csv)
+    from predstab import _demo
+
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
+                                    seed=4)
+    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=(5, 10, 20),
+                                     n_repeats=3, measures=("icc", "phi", "psi"), method="pool",
+                                     pool_size=60, n_bootstrap=0, random_state=4)
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+
+
+def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, capsys):
+    from sklearn.datasets import load_wine
+
+    from predstab import _demo
+
+    frame = load_wine(as_frame=True).frame
+    frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    code, _, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
+                       "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
+                       "--out", tmp_path / "o")
+    assert code == 0, err
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(),
+                                    frame["target"].to_numpy(dtype=object), seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
+        res = predstab.tune_num_learners(_demo._forest("classification", 1), X, y, X_test, grid=(2, 4, 8),
+                                         n_repeats=3, measures=("fleiss", "phi", "psi"), method="pool",
+                                         pool_size=24, n_bootstrap=0, random_state=2)  # hard voting
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    for ours, theirs in (("Fleiss kappa", "fleiss"), ("phi", "phi"), ("psi", "psi")):
+        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+
+
+def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame
+    frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
+    frame.iloc[:140].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[140:].to_csv(tmp_path / "test.csv", index=False)
+    code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--target", "target", "--test",
+                         tmp_path / "test.csv", "--task", "classification", "--grid", "5,10,20",
+                         "--repeats", "3", "--quiet", "--out", tmp_path / "o")
+    assert code == 0, err
+    assert "38 test objects" in out and "Fleiss kappa" in out
+
+
+def test_parquet_input(tmp_path):
+    pytest.importorskip("pyarrow")  # Parquet needs pyarrow, which is not a runtime dependency
+    frame = pd.DataFrame({"V1": [1.0, None], "V2": [2.0, 3.0]})
+    frame.to_parquet(tmp_path / "m.parquet")
+    matrix = _io.numeric_matrix(_io.read_table(tmp_path / "m.parquet"))
+    assert np.isnan(matrix[1, 0]) and matrix[1, 1] == 3.0
+
+
+def test_parquet_without_pyarrow_is_one_line(tmp_path, capsys, monkeypatch):
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    (tmp_path / "p.parquet").write_bytes(b"PAR1")
+    code, _, err = run(capsys, "agree", tmp_path / "p.parquet", "--measure", "icc")
+    assert_one_line_error(code, err, "pyarrow")
+
+
+def test_tune_errors(tmp_path, capsys, diabetes_csv):
+    code, _, err = run(capsys, "tune", tmp_path / "nope.csv", "--target", "y")
+    assert_one_line_error(code, err, "nope.csv", "does not exist")
+
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "yield")
+    assert_one_line_error(code, err, "no column 'yield'", "columns: age")
+
+    frame = pd.read_csv(diabetes_csv)
+    frame["bmi"] = frame["bmi"].astype(object)
+    frame.loc[6, "bmi"] = "abc"
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False)
+    code, _, err = run(capsys, "tune", bad, "--target", "target")
+    assert_one_line_error(code, err, "line 8", "column 'bmi'", "'abc'")
+
+    frame = pd.read_csv(diabetes_csv)
+    frame.loc[3, "s1"] = np.nan
+    frame.to_csv(bad, index=False)
+    code, _, err = run(capsys, "tune", bad, "--target", "target")
+    assert_one_line_error(code, err, "line 5", "column 's1'", "missing")
+
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "10,abc,30")
+    assert_one_line_error(code, err, "--grid", "10,abc,30")
+
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "10,20")
+    assert_one_line_error(code, err, "--grid", "at least 3")
+
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--task", "ordinal")
+    assert_one_line_error(code, err, "--levels")
+
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b,target\n1,2,3\n4,5,6,7\n")
+    code, _, err = run(capsys, "tune", ragged, "--target", "target")
+    assert_one_line_error(code, err, "line 3")
+
+
+# --------------------------------------------------------------------------- stability
+def _aps_cases():
+    cases = json.loads((APS / "expected" / "aps_cases.json").read_text())
+    return [pytest.param(c, id=c["id"]) for c in cases]
+
+
+# Deliberate differences from APS 1.0.1 (validation/README.md, stability section): APS's print
+# fails on an undefined result (predstab prints NA), and predstab drops missing predictions and
+# missing ordinal baseline values where APS raises.
+_DIFFERENCES = {"metric_constant_base_nonzero_obs", "cat_na_pred_phi", "ord_na_pred_phi",
+                "ord_na_pred_na_base_phi"}
+
+
+@pytest.mark.parametrize("case", _aps_cases())
+def test_stability_prints_aps_layout_for_every_reference_case(capsys, case):
+    # R: print(APS::calculate_phi(pred, base, scale, ordinal_levels)) (or calculate_psi), files
+    # written by write.csv; the CLI must print exactly R's lines (5 significant digits).
+    if case["id"] in _DIFFERENCES:
+        pytest.skip("deliberate difference from APS, tested in the stability suite")
+    flag = "--training-observations" if case["fn"] == "phi" else "--prediction-space"
+    args = ["stability", APS / "cases" / case["prediction_matrix"], flag, APS / "cases" / case["baseline"],
+            "--scale", case["scale"]]
+    if case["ordinal_levels"]:
+        args += ["--levels", ",".join(map(str, case["ordinal_levels"]))]
+    code, out, err = run(capsys, *args)
+    if case["result"] is None:  # APS raises: the CLI reports one line, exit code 2
+        assert_one_line_error(code, err)
+        return
+    assert code == 0, err
+    assert out.strip("\n") == "\n".join(case["result"]["printed"]).strip("\n")
+
+
+def test_stability_per_object_least_stable_first_and_out_file(tmp_path, capsys):
+    pred = APS / "cases" / "cat_50x10_phi_pred.csv"
+    base = APS / "cases" / "cat_50x10_phi_base.csv"
+    code, out, _ = run(capsys, "stability", pred, "--training-observations", base, "--scale", "categorical",
+                       "--per-object", "--out", tmp_path / "per.csv")
+    assert code == 0
+    table = pd.read_csv(tmp_path / "per.csv")
+    matrix = pd.read_csv(pred).to_numpy(dtype=object)
+    expected = predstab.phi(matrix, pd.read_csv(base).iloc[:, 0].to_numpy(dtype=object),
+                            scale="categorical").per_object
+    assert len(table) == 50
+    assert np.all(np.diff(table["stability"]) >= 0)  # least stable first
+    got = dict(zip(table["object"], table["stability"], strict=True))
+    np.testing.assert_allclose([got[i + 1] for i in range(50)], expected, rtol=1e-12)
+    assert "least stable first" in out
+    code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "categorical",
+                       "--out", tmp_path / "per.csv")
+    assert_one_line_error(code, err, "already exists", "--force")
+
+
+def test_stability_errors(tmp_path, capsys):
+    pred = APS / "cases" / "ord_50x10_phi_pred.csv"
+    base = APS / "cases" / "ord_50x10_phi_base.csv"
+    code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "ordinal")
+    assert_one_line_error(code, err, "--levels")
+    code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "metric")
+    assert_one_line_error(code, err, "line 2", "column 'V1'", "expected a number")
+    code, _, err = run(capsys, "stability", pred, "--scale", "metric")
+    assert_one_line_error(code, err, "--training-observations")
+    code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "categorical",
+                       "--column", "nope")
+    assert_one_line_error(code, err, "no column 'nope'")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run(capsys, "stability", empty, "--training-observations", base, "--scale", "categorical")
+    assert_one_line_error(code, err, "empty")
+
+
+# --------------------------------------------------------------------------- agree
+def test_agree_icc_matches_irr(capsys):
+    # R: irr::icc(m_20x3, model = "twoway", type = "consistency", unit = "single")
+    expected = next(r for r in json.loads((CLASSIC / "expected" / "irr_icc.json").read_text())["m_20x3"]
+                    if (r["model"], r["type"], r["unit"]) == ("twoway", "consistency", "single"))
+    code, out, err = run(capsys, "agree", CLASSIC / "cases" / "m_20x3.csv", "--measure", "icc",
+                         "--model", "twoway", "--type", "consistency")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    assert float(printed["value"]) == pytest.approx(expected["value"], rel=1e-5)  # 6 significant digits
+
+
+def test_agree_table_fleiss_alpha(capsys):
+    cases = CLASSIC / "cases"
+    code, out, _ = run(capsys, "agree", cases / "m_20x3.csv", "--measure", "icc", "--table")
+    assert code == 0 and "ICC3k" in out
+    code, out, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "fleiss", "--detail")
+    assert code == 0, err
+    ratings = pd.read_csv(cases / "c_30x6_4cat.csv").to_numpy(dtype=object)
+    value = float(dict(line.split(None, 1) for line in out.split("\n\n")[0].splitlines())["value"])
+    assert value == pytest.approx(predstab.fleiss_kappa(ratings).value, rel=1e-5)
+    code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
+                         "--level", "interval")
+    assert code == 0, err
+    value = float(dict(line.split(None, 1) for line in out.strip().splitlines())["value"])
+    matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
+    assert value == pytest.approx(predstab.krippendorff_alpha(matrix, level="interval").value, rel=1e-5)
+    code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
+    assert_one_line_error(code, err, "expected a number")
+
+
+# --------------------------------------------------------------------------- compare
+def test_compare_friedman(tmp_path, capsys):
+    compare = pytest.importorskip("predstab.compare")
+    if not hasattr(compare, "friedman_nemenyi"):
+        pytest.skip("predstab.compare.friedman_nemenyi not merged yet")
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0], columns=["A", "B", "C"])
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman",
+                         "--plot", tmp_path / "cd.png")
+    assert code == 0, err
+    assert "Friedman chi2" in out
+    assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
+
+    def ranks(text):
+        rows = [line.split() for line in text.splitlines() if "average rank" in line]
+        return {row[0]: float(row[-1]) for row in rows}
+
+    higher = ranks(out)
+    code, out, _ = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman", "--lower-is-better")
+    lower = ranks(out)
+    assert set(higher) == {"A", "B", "C"}
+    for name in higher:  # reversing the direction mirrors the average ranks: r -> k + 1 - r
+        assert lower[name] == pytest.approx(4 - higher[name], abs=1e-4)
+
+
+def test_compare_mcnemar_and_permutation(tmp_path, capsys):
+    compare = pytest.importorskip("predstab.compare")
+    # the seeds' figure: (a, b, c, d) = (146, 4, 14, 36) -> exact p 0.030884, +5.0 points
+    old = [1] * 150 + [0] * 50
+    new = [1] * 146 + [0] * 4 + [1] * 14 + [0] * 36
+    pd.DataFrame({"id": range(200), "old": old, "new": new}).to_csv(tmp_path / "c.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
+    assert float(printed["delta_pp"]) == pytest.approx(5.0)
+    a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
+    b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
+    pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation",
+                         "--a", "A", "--b", "B")
+    assert code == 0, err
+    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    direct = compare.permutation_test(np.array(a, float), np.array(b, float), random_state=0)
+    assert float(printed["pvalue"]) == pytest.approx(direct.pvalue, rel=1e-5)
+
+
+def test_compare_bad_column_is_one_line(tmp_path, capsys):
+    pd.DataFrame({"old": [1, 0], "new": [1, 1]}).to_csv(tmp_path / "c.csv", index=False)
+    code, _, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--old", "before")
+    assert_one_line_error(code, err, "no column 'before'")
+
+
+# --------------------------------------------------------------------------- files, progress, interrupts
+def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
+    target = tmp_path / "out.csv"
+
+    def write(tmp):
+        tmp.write_text("half a tab")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _io.atomic_write(target, write)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_during_a_run_exits_130_without_output(tmp_path, capsys, monkeypatch, diabetes_csv):
+    from predstab import _demo
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_demo, "compute_curve", interrupted)
+    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--quiet", "--out", tmp_path / "o")
+    assert code == 130 and "interrupted" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_write_refuses_existing_file_without_force(tmp_path):
+    target = tmp_path / "a.txt"
+    _io.write_text(target, "one")
+    with pytest.raises(_io.InputError, match="already exists"):
+        _io.write_text(target, "two")
+    _io.write_text(target, "two", force=True)
+    assert target.read_text() == "two"
+
+
+def test_fresh_directory_picks_a_new_name(tmp_path):
+    first, renamed = _io.fresh_directory(tmp_path / "out")
+    assert not renamed
+    second, renamed = _io.fresh_directory(tmp_path / "out")
+    assert renamed and second == tmp_path / "out-2"
+
+
+def test_read_table_r_row_names(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text('"","V1","V2"\n"1",1.5,NA\n"2",2.5,3\n')
+    frame = _io.read_table(path)
+    assert list(frame.columns) == ["V1", "V2"]
+    matrix = _io.numeric_matrix(frame)
+    assert np.isnan(matrix[0, 1]) and matrix[1, 0] == 2.5
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal():
+    tty, pipe = _Terminal(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = ProgressBar("fitting", stream=stream)
+        for done in range(1, 5):
+            bar(done, 4)
+        bar.close()
+    assert "fitting [" in tty.getvalue() and "4/4" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert pipe.getvalue() == ""
+    quiet = _Terminal()
+    bar = ProgressBar(stream=quiet, enabled=False)
+    bar(1, 2)
+    assert quiet.getvalue() == ""
+
+
+def test_console_script_error_has_no_traceback(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run([sys.executable, "-m", "predstab", "stability", str(tmp_path / "missing.csv"),
+                           "--training-observations", "y.csv", "--scale", "metric"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert "missing.csv" in proc.stderr
+
+
+def test_parser_builds_every_command():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) == {"demo", "tune", "stability", "agree", "compare"}

@@ -1,0 +1,162 @@
+"""predstab.fleiss_kappa against irr::kappam.fleiss and statsmodels."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from predstab import PredstabDataWarning, PredstabDegenerateWarning, fleiss_kappa
+from validation._table import REFERENCE, load_json
+
+IRR = load_json("classic", "expected", "irr_kappam_fleiss.json")
+
+
+def case(name):
+    return pd.read_csv(REFERENCE / "classic" / "cases" / f"{name}.csv").to_numpy()
+
+
+@pytest.mark.parametrize("name", sorted(IRR))
+def test_matches_irr(name):
+    ref, m = IRR[name], case(name)
+    # R: irr::kappam.fleiss(m); kappam.fleiss(m, exact = TRUE); kappam.fleiss(m, detail = TRUE)  (irr 0.84.1)
+    res = fleiss_kappa(m, detail=True)
+    assert (res.n_objects, res.n_raters) == (ref["subjects"], ref["raters"])
+    assert res.value == pytest.approx(ref["value"], rel=1e-10)
+    assert res.statistic == pytest.approx(ref["statistic"], rel=1e-10)
+    # irr's 2 * (1 - pnorm(|z|)) is exact only to ~1e-16 absolute
+    assert res.pvalue == pytest.approx(ref["p.value"], rel=1e-10, abs=1e-15)
+    assert fleiss_kappa(m, exact=True).value == pytest.approx(ref["exact_value"], rel=1e-10)
+    detail = res.per_category.rename(index=str)
+    for d in ref["detail"]:
+        row = detail.loc[d["category"]]
+        # irr rounds the detail table to 3 decimals
+        assert row["kappa"] == pytest.approx(d["kappa"], abs=5e-4)
+        assert row["z"] == pytest.approx(d["z"], abs=5e-4)
+        assert row["p"] == pytest.approx(d["p.value"], abs=5e-4)
+
+
+def test_maize_cases_match_irr():
+    mz = load_json("aps", "expected", "aps_maize.json")
+    for trait in ("leafblight", "maturityclass"):
+        m = pd.read_csv(REFERENCE / "aps" / "cases" / f"maize_{trait}_ord_phi_pred.csv").to_numpy()
+        # R: irr::kappam.fleiss(p$test)$value  (irr 0.85)
+        assert fleiss_kappa(m).value == pytest.approx(mz[f"{trait}_fleiss"], rel=1e-10)
+
+
+def test_matches_statsmodels_on_ordinary_data():
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    m = case("c_30x6_4cat")
+    table, _ = inter_rater.aggregate_raters(m)
+    assert fleiss_kappa(m).value == pytest.approx(inter_rater.fleiss_kappa(table), rel=1e-12)
+
+
+def test_statsmodels_differences_are_documented():
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    raw = np.array([[1, 1, 1], [1, 1, 1]])  # every rater says 1 for both objects
+    # statsmodels wants a counts table: the raw matrix is silently read as one and gives -0.5
+    assert inter_rater.fleiss_kappa(raw) == pytest.approx(-0.5)
+    # aggregated properly, one category: statsmodels divides 0 by 0
+    table, _ = inter_rater.aggregate_raters(raw)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(inter_rater.fleiss_kappa(table))
+    # predstab: perfect agreement on one category is 1 by the shared convention, with a warning
+    with pytest.warns(PredstabDegenerateWarning):
+        assert fleiss_kappa(raw).value == 1.0
+    # and the table [[1, 1, 1], [1, 1, 1]] as ratings (3 raters, 3 different categories) is -0.5
+    assert fleiss_kappa([["a", "b", "c"], ["a", "b", "c"]]).value == pytest.approx(-0.5, rel=1e-12)
+
+
+def test_categories_of_any_kind():
+    numbers = case("c_25x3_binary")
+    strings = np.where(numbers == 1, "yes", "no")
+    bools = numbers == 1
+    base = fleiss_kappa(numbers).value
+    assert fleiss_kappa(strings).value == pytest.approx(base, rel=1e-14)
+    assert fleiss_kappa(bools).value == pytest.approx(base, rel=1e-14)
+    assert fleiss_kappa(pd.DataFrame(strings).astype("string")).value == pytest.approx(base, rel=1e-14)
+    assert fleiss_kappa(strings, detail=True).per_category.index.tolist() == ["no", "yes"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_invariant_to_permutations_and_relabelling(seed):
+    rng = np.random.default_rng(seed)
+    m = rng.integers(0, 4, size=(15, 5))
+    base = fleiss_kappa(m)
+    perm = m[rng.permutation(15)][:, rng.permutation(5)]
+    relabel = np.array(["w", "x", "y", "z"])[rng.permutation(4)][m]
+    for other in (fleiss_kappa(perm), fleiss_kappa(relabel)):
+        assert other.value == pytest.approx(base.value, rel=1e-12, abs=1e-15)
+        assert other.statistic == pytest.approx(base.statistic, rel=1e-12, abs=1e-15)
+    assert fleiss_kappa(m, exact=True).value == pytest.approx(fleiss_kappa(perm, exact=True).value,
+                                                               rel=1e-12, abs=1e-15)
+
+
+def test_exact_has_no_test():
+    res = fleiss_kappa(case("c_30x6_4cat"), exact=True)
+    assert res.exact and np.isnan(res.statistic) and np.isnan(res.pvalue)
+
+
+def test_missing_objects_dropped():
+    m = case("c_30x6_4cat").astype(object)
+    m[3, 2] = None
+    m[7, 0] = np.nan
+    with pytest.warns(PredstabDataWarning, match="2 of 30 objects"):
+        res = fleiss_kappa(m)
+    assert res.n_objects == 28
+    assert res.value == fleiss_kappa(np.delete(case("c_30x6_4cat"), [3, 7], axis=0)).value
+
+
+def test_one_category_per_category_detail():
+    with pytest.warns(PredstabDegenerateWarning):
+        res = fleiss_kappa([["a", "a"], ["a", "a"]], detail=True)
+    assert res.value == 1.0 and res.per_category.loc["a", "kappa"] == 1.0
+
+
+@pytest.mark.parametrize("ratings, exc, match", [
+    ([], ValueError, "`ratings`"),
+    (np.empty((0, 2)), ValueError, "empty"),
+    ([["a"], ["b"]], ValueError, "at least 2 replicates"),
+    ([["a", "b"], ["a"]], ValueError, "rectangular"),
+    (np.array([[1, "a"], ["b", 2]], dtype=object), TypeError, "one comparable kind"),
+    ([[None, "a"], ["b", None]], ValueError, "every one of its"),
+    ([[1.0, np.inf], [1.0, 2.0]], ValueError, "infinite"),
+])
+def test_bad_ratings(ratings, exc, match):
+    with pytest.raises(exc, match=match):
+        fleiss_kappa(ratings)
+
+
+def test_bad_options():
+    with pytest.raises(TypeError, match="`exact`"):
+        fleiss_kappa([[1, 2], [1, 1]], exact="yes")
+    with pytest.raises(TypeError, match="`detail`"):
+        fleiss_kappa([[1, 2], [1, 1]], detail=1)
+
+
+def test_to_frame():
+    frame = fleiss_kappa(case("c_30x6_4cat")).to_frame()
+    assert frame.shape == (1, 8) and frame.loc[0, "value"] == pytest.approx(IRR["c_30x6_4cat"]["value"])
+
+
+def test_sparse_count_table_gives_the_same_numbers(monkeypatch):
+    import predstab._fleiss as fmod
+
+    m = case("c_30x6_4cat")
+    dense = fleiss_kappa(m, detail=True)
+    monkeypatch.setattr(fmod, "_DENSE_TABLE_MAX", 1)
+    sparse = fleiss_kappa(m, detail=True)
+    assert sparse.value == dense.value and sparse.statistic == dense.statistic
+    pd.testing.assert_frame_equal(sparse.per_category, dense.per_category)
+
+
+def test_many_categories_stay_linear_in_memory():
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(20_000, 4))  # continuous: 80 000 categories, a dense table would be 12 GiB
+    res = fleiss_kappa(m)
+    # nobody agrees: P = 0 and P_e = 1 / 80 000, so kappa = -P_e / (1 - P_e)
+    assert res.value == pytest.approx(-1 / 79_999, rel=1e-9)

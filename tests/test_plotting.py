@@ -1,0 +1,116 @@
+"""Plots render to PNG headlessly (Agg) and show what they claim to show."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import predstab
+from predstab.plotting import plot_per_object, plot_stability_curve
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_bytes(fig):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def curve(n, p1, p2):
+    return 1 / (1 + (p1 / np.asarray(n, dtype=float)) ** p2)
+
+
+def test_stability_curve_points_errors_fits_and_recommendation():
+    n = np.array([25, 50, 100, 200, 400, 800])
+    rng = np.random.default_rng(0)
+    repeated = curve(n, 60, 1.0)[:, None] + rng.normal(0, 0.01, (6, 5))  # 5 measurements per n
+    fit = predstab.fit_2pl(n, repeated.mean(axis=1))
+    fig = plot_stability_curve(n, {"ICC(1)": repeated, "phi": curve(n, 3, 1.1)},
+                               fits={"ICC(1)": fit, "phi": (3, 1.1)},
+                               recommended={"ICC(1)": 2000, "phi": 500}, title="t")
+    assert png_bytes(fig)[:8] == PNG_MAGIC
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["ICC(1)", "phi"]
+    assert ax.get_xscale() == "log"
+    labels = sorted(t.get_text() for t in ax.texts)
+    assert labels == ["ICC(1): 2000", "phi: 500"]
+    # the fitted curve is drawn through the fitted parameters: check it at its last point
+    line = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-" and len(ln.get_xdata()) == 200][0]
+    x, y = line.get_xdata()[-1], line.get_ydata()[-1]
+    assert y == pytest.approx(1 / (1 + (fit.p1 / x) ** fit.p2))
+    # error bars from the 5 measurements: one standard deviation around the mean
+    container = ax.containers[0]
+    segments = container.lines[2][0].get_segments()
+    assert segments[0][1][1] - segments[0][0][1] == pytest.approx(2 * repeated[0].std(ddof=1))
+
+
+def test_stability_curve_interval_errors_and_shared_recommendation():
+    n = [10, 20, 40]
+    values = curve(n, 5, 1)
+    errors = np.vstack([values - 0.01, np.minimum(values + 0.02, 1)])
+    fig = plot_stability_curve(n, {"psi": values, "phi": values}, errors={"psi": errors},
+                               recommended={"psi": 500, "phi": 500}, ax=None)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["psi, phi: 500"]
+    assert fig.axes[0].get_xscale() == "log"  # the recommendation is 12.5x the largest grid value
+
+
+def test_stability_curve_into_given_axes():
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    assert plot_stability_curve([1, 2, 3], [0.5, 0.6, 0.7], ax=ax) is fig
+    assert ax.get_xscale() == "linear"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"n": [0, 1, 2]}, "`n`"),
+    ({"stability": {"phi": [0.1, 0.2]}}, "stability"),
+    ({"fits": {"psi": (1, 1)}}, "`fits`"),
+    ({"errors": {"psi": [0.1, 0.1, 0.1]}}, "`errors`"),
+])
+def test_stability_curve_bad_input(kwargs, match):
+    args = {"n": [1, 2, 3], "stability": {"phi": [0.5, 0.6, 0.7]}} | kwargs
+    with pytest.raises(ValueError, match=match):
+        plot_stability_curve(args.pop("n"), args.pop("stability"), **args)
+
+
+def test_per_object_labels_the_least_stable_objects():
+    values = np.array([0.99, 0.42, 0.97, np.nan, 0.88, 0.10])
+    names = ["a", "b", "c", "d", "e", "f"]
+    fig = plot_per_object(values, labels=names, n_labelled=2, threshold=0.9)
+    assert png_bytes(fig)[:8] == PNG_MAGIC
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts] == ["f", "b"]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == sorted(heights) and len(heights) == 5  # NaN left out, sorted
+    assert "1 undefined" in ax.get_title()
+
+
+def test_per_object_histogram_from_a_stability_result():
+    rng = np.random.default_rng(1)
+    pred = rng.normal(size=(40, 6)) * np.linspace(0.1, 3, 40)[:, None]
+    result = predstab.phi(pred, rng.normal(scale=3, size=200))
+    fig = plot_per_object(result, kind="hist", n_labelled=3)
+    assert png_bytes(fig)[:8] == PNG_MAGIC
+    worst = np.argsort(result.per_object)[:3] + 1
+    assert [t.get_text() for t in fig.axes[0].texts] == [str(i) for i in worst]
+    assert fig.axes[0].get_title().startswith("phi")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kind": "pie"}, "`kind`"),
+    ({"labels": ["a"]}, "`labels`"),
+    ({"n_labelled": -1}, "`n_labelled`"),
+])
+def test_per_object_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        plot_per_object([0.5, 0.6], **kwargs)
+
+
+def test_empty_per_object_is_an_error():
+    with pytest.raises(ValueError, match="`stability`"):
+        plot_per_object([])

@@ -1,0 +1,179 @@
+"""TreePool: forests by aggregation equal the ensemble's own predictions; closed forms."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.ensemble import (
+    BaggingRegressor,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.linear_model import LinearRegression
+
+from predstab import TreePool, fit_2pl, icc
+from predstab._forest import oob_predict
+
+
+@pytest.fixture(scope="module")
+def reg():
+    X, y = make_regression(90, 6, noise=15, random_state=0)
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=120, random_state=0)
+    return pool.fit(X[:60], y[:60], X[60:]), X, y
+
+
+@pytest.fixture(scope="module")
+def clf():
+    X, y = make_classification(120, 6, n_informative=3, random_state=1)
+    labels = np.where(y == 1, "b", "a")
+    pool = TreePool(RandomForestClassifier(max_features=2), n_learners=90, voting="hard", random_state=0)
+    return pool.fit(X[:80], labels[:80], X[80:]), X, labels
+
+
+def test_whole_pool_is_the_fitted_forest(reg, clf):
+    pool, X, _ = reg
+    whole = pool.forests(120, n_forests=1)[:, 0]
+    np.testing.assert_allclose(whole, pool.ensemble_.predict(X[60:]), rtol=1e-12)
+    cpool, Xc, _ = clf
+    soft = cpool.forests(90, n_forests=1, voting="soft")[:, 0]
+    assert soft.tolist() == cpool.ensemble_.predict(Xc[80:]).tolist()
+
+
+def test_forests_are_disjoint_groups(reg):
+    pool, _, _ = reg
+    m = pool.forests(30)
+    assert m.shape == (30, 4)
+    expected = pool.test_predictions_[:, 30:60].mean(axis=1)
+    np.testing.assert_allclose(m[:, 1], expected, rtol=1e-12)
+
+
+def test_hard_voting_majority_and_ties(clf):
+    pool, _, _ = clf
+    votes = pool.test_predictions_.argmax(axis=2)[:, :4]  # forests of 4 trees: ties possible
+    hard = pool.forests(4, n_forests=1, voting="hard")[:, 0]
+    ones = votes.sum(axis=1)
+    expected = np.where(ones > 2, "b", "a")  # a 2-2 tie goes to the first class, "a"
+    assert hard.tolist() == expected.tolist()
+
+
+def test_oob_baseline_matches_forest_oob(reg):
+    pool, X, _ = reg
+    np.testing.assert_allclose(pool.oob_baseline(), oob_predict(pool.ensemble_, X[:60]), rtol=1e-12)
+
+
+def test_closed_form_icc_is_a_2pl_with_slope_one(reg):
+    pool, _, _ = reg
+    t = pool.test_predictions_
+    w = t.var(axis=1, ddof=1).mean()
+    b = t.mean(axis=1).var(ddof=1) - w / t.shape[1]
+    n = np.array([1, 5, 20, 100, 1000])
+    np.testing.assert_allclose(pool.closed_form(n), b / (b + w / n), rtol=1e-12)
+    fit = fit_2pl(n, pool.closed_form(n))
+    assert fit.p2 == pytest.approx(1.0, rel=1e-6) and fit.p1 == pytest.approx(w / b, rel=1e-6)
+
+
+def test_closed_form_phi_psi(reg):
+    pool, _, y = reg
+    t = pool.test_predictions_
+    w = t.var(axis=1, ddof=1).mean()
+    np.testing.assert_allclose(pool.closed_form([10], measure="phi"), 1 - w / 10 / y[:60].var(ddof=1))
+    d_e = pool.oob_baseline().var(ddof=1)
+    np.testing.assert_allclose(pool.closed_form([10], measure="psi"), 1 - w / 10 / d_e)
+
+
+def test_closed_form_icc_close_to_disjoint_forests(reg):
+    pool, _, _ = reg
+    # the expected ICC(1) of 4 forests of 30 trees; sampling error of one draw ~0.05
+    assert pool.closed_form([30])[0] == pytest.approx(icc(pool.forests(30)).value, abs=0.1)
+
+
+def test_closed_form_classes_against_simulated_forests(clf):
+    pool, _, _ = clf
+    rng = np.random.default_rng(5)
+    votes = pool.test_predictions_.argmax(axis=2)  # (objects, trees)
+    n = 7
+    # forests of n learners drawn i.i.d. from the pool: the distribution the closed form uses
+    draws = [votes[:, rng.integers(0, votes.shape[1], n)].sum(axis=1) > n / 2 for _ in range(4000)]
+    sims = np.stack(draws, axis=1)
+    pi = sims.mean(axis=1)
+    d_o = np.mean(1 - pi**2 - (1 - pi) ** 2)
+    share = pi.mean()
+    expected = 1 - d_o / (1 - share**2 - (1 - share) ** 2)
+    assert pool.closed_form([n], measure="fleiss", voting="hard")[0] == pytest.approx(expected, abs=0.02)
+    soft = pool.closed_form([n, 50], measure="fleiss", voting="soft")
+    assert soft[0] < soft[1] <= 1
+
+
+def test_bootstrap_band_brackets_curve(reg):
+    pool, _, _ = reg
+    curve, low, high = pool.closed_form([5, 50], n_bootstrap=30)
+    assert np.all(low <= curve) and np.all(curve <= high)
+
+
+def test_training_rows_out_of_bag_without_test_set():
+    X, y = make_regression(50, 4, random_state=2)
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=40, random_state=1).fit(X, y)
+    m = pool.forests(20)
+    assert m.shape == (50, 2)
+    with pytest.raises(ValueError, match="X_test"):
+        TreePool(ExtraTreesRegressor(), n_learners=10).fit(X, y)
+
+
+def test_bagging_ensembles_are_supported():
+    X, y = make_regression(50, 4, random_state=2)
+    pool = TreePool(BaggingRegressor(max_features=0.5), n_learners=20, random_state=1)
+    pool.fit(X[:40], y[:40], X[40:])
+    whole = pool.forests(20, n_forests=1)[:, 0]
+    np.testing.assert_allclose(whole, pool.ensemble_.predict(X[40:]), rtol=1e-12)
+
+
+def test_errors(reg):
+    pool, _, _ = reg
+    with pytest.raises(ValueError, match="pool size 120"):
+        pool.forests(50, n_forests=3)
+    with pytest.raises(ValueError, match="`measure`"):
+        pool.closed_form([10], measure="fleiss")
+    with pytest.raises(ValueError, match="`on`"):
+        pool.forests(10, on="train")
+    with pytest.raises(TypeError, match="`estimator`"):  # checked in fit, as scikit-learn does
+        TreePool(LinearRegression()).fit([[0.0]] * 4, [0, 1, 2, 3])
+    with pytest.raises(ValueError, match="`voting`"):
+        TreePool(RandomForestRegressor(), voting="majority").fit([[0.0]] * 4, [0, 1, 2, 3])
+    with pytest.raises(ValueError, match="not fitted"):
+        TreePool(RandomForestRegressor()).forests(10)
+
+
+def test_same_seed_same_pool():
+    X, y = make_regression(40, 4, random_state=3)
+    a = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
+    b = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
+    np.testing.assert_array_equal(a.test_predictions_, b.test_predictions_)
+
+
+def test_tree_permutation_importances():
+    from predstab._pool import tree_permutation_importances
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = 3 * X[:, 0] + 0.1 * rng.normal(size=120)
+    forest = RandomForestRegressor(n_estimators=20, max_features=2, random_state=0).fit(X, y)
+    imp = tree_permutation_importances(forest, X, y, np.random.default_rng(1))
+    assert imp.shape == (5, 20)
+    for t, tree in enumerate(forest.estimators_):
+        unused = np.setdiff1d(np.arange(5), tree.tree_.feature[tree.tree_.feature >= 0])
+        assert (imp[unused, t] == 0).all()
+    mean = imp.mean(axis=1)
+    assert mean[0] > 10 * np.abs(mean[1:]).max()  # the only informative variable dominates
+    with pytest.raises(ValueError, match="impurity"):
+        tree_permutation_importances(BaggingRegressor(n_estimators=3).fit(X, y), X, y, rng)
+
+
+def test_closed_form_out_of_bag_on_training_rows():
+    X, y = make_regression(60, 4, noise=5, random_state=4)
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=80, random_state=2).fit(X, y)
+    oob = pool.oob_
+    t = np.where(oob, pool.test_predictions_, np.nan)
+    w = np.nanmean(np.nanvar(t, axis=1, ddof=1))
+    # phi from out-of-bag trees only: each row's variance over the trees that did not see it
+    np.testing.assert_allclose(pool.closed_form([5], measure="phi"), 1 - w / 5 / y.var(ddof=1), rtol=1e-10)
+    assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc")) > 0)
