@@ -186,3 +186,15 @@ def test_psi_without_out_of_bag_rows_needs_kfold():
                                 measures=("icc", "psi"), psi_baseline="kfold", pool_size=96, n_bootstrap=0,
                                 random_state=0)
     assert res.table["psi"].notna().all()
+
+
+def test_str_reports_table_fits_and_recommendation():
+    res = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
+    text = str(res)
+    for n in GRID:
+        assert f"\n{n:>11d} " in text  # one table row per grid value
+    assert f"icc: p1 {res.fits['icc'].p1:.4g}" in text and "phi: p1" in text
+    if res.recommendation is None:
+        assert "No recommendation" in text
+    else:
+        assert f"{res.recommendation} learners" in text

@@ -118,6 +118,26 @@ class TuningResult:
         """The per-grid-value table (a copy)."""
         return self.table.copy()
 
+    def __str__(self):
+        measures = [c for c in self.table.columns if c not in ("n_learners", "seconds", "n_forests")]
+        lines = [f"Stability against the number of learners ({self.method})",
+                 self.table[["n_learners", *measures]].to_string(index=False, float_format="%.4f"),
+                 "", "2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2):"]
+        for m, fit in self.fits.items():
+            lines.append(f"  {m}: p1 {fit.p1:.4g}, p2 {fit.p2:.4g}, R^2 {fit.r_squared:.4f}"
+                         + (" (poor fit)" if fit.poor_fit else ""))
+        if self.recommendation is None:
+            lines.append(f"No recommendation: {self.message}")
+        else:
+            low, high = self.confidence_interval
+            lines.append(f"Recommendation ({self.primary}, optRF 1.2.1's rule): {self.recommendation} "
+                         f"learners (bootstrap interval {low:g} to {high:g})")
+            if self.message:
+                lines.append(self.message)
+        if self.n_for_target is not None:
+            lines.append(f"{self.n_for_target} learners reach {self.primary} = {self.target:g}")
+        return "\n".join(lines)
+
 
 # ----------------------------------------------------------------------------------------
 # measures over the matrices of one grid value
