@@ -88,6 +88,28 @@ def run(method, X, y, X_test, grid, repeats, seed=1, **kwargs):
     return time.perf_counter() - start, res
 
 
+def importance_example(X, y):
+    """optRF's opt_importance run of validation/r-reference/optrf (R: 37.8 s, 2 threads)."""
+    import json
+
+    ref = json.loads((HERE.parent / "validation" / "r-reference" / "optrf" / "expected"
+                      / "optRF_importance.json").read_text())
+    est = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_jobs=1)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(est, X, y, grid=ref["grid"], n_repeats=5, method="pool", n_bootstrap=0,
+                                measures=("importance", "importance_selection"), random_state=1)
+    secs = time.perf_counter() - start
+    print(f"opt_importance example (permutation importance, pool): {secs:.1f} s; "
+          f"optRF {ref['seconds']:.1f} s")
+    for row, (_, mine) in zip(ref["result_table"], res.table.iterrows(), strict=True):
+        print(f"  {row['num.trees_values']:>5} trees: VI stability {mine['importance']:.3f} (optRF "
+              f"{row['VI_stability']:.3f}), selection {mine['importance_selection']:.3f} (optRF "
+              f"{row['selection_stability']:.3f})")
+    print(f"  {res.message}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,6 +120,8 @@ def main(argv=None):
                         help="repeat each closed form with this many pool seeds to show its spread")
     parser.add_argument("--skip-refit", action="store_true",
                         help="skip method='refit' (minutes); ratios are then against the pool")
+    parser.add_argument("--importance", action="store_true",
+                        help="also optRF's opt_importance example (grid 250-2000, 5 repeats, pool)")
     args = parser.parse_args(argv)
     grid = (250, 500, 750, 1000, 2000)
     repeats = 10
@@ -105,6 +129,8 @@ def main(argv=None):
         grid, repeats = tuple(g // 10 for g in grid), 3
         args.closed_pool = [max(p // 10, 50) for p in args.closed_pool]
     X, y, X_test = load_snp()
+    if args.importance:
+        importance_example(X, y)
     print(f"SNPdata: train {X.shape}, test {X_test.shape}; grid {grid}; {repeats} repeats; one thread; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     runs = {} if args.skip_refit else {"refit": run("refit", X, y, X_test, grid, repeats)}

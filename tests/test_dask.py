@@ -55,3 +55,18 @@ def test_dask_oob(client):
         dask = repeated_predictions(est, X, y, Xt, n_repeats=3, random_state=2)
     assert serial.test.tobytes() == dask.test.tobytes()
     assert serial.space.tobytes() == dask.space.tobytes()
+
+
+def test_dask_process_workers_bit_identical():
+    # worker processes: the estimator, data and predstab's task function travel by pickle
+    X, y, Xt = _data(2, True)
+    est = RandomForestClassifier(n_estimators=5)
+    serial = repeated_predictions(est, X, y, Xt, n_repeats=3, random_state=4, n_jobs=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client, \
+            joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as stream:
+        dask = repeated_predictions(est, X, y, Xt, n_repeats=3, random_state=4)
+        workers = set(client.scheduler_info()["workers"])
+    assert stream.data and {t["worker"] for t in stream.data} <= workers
+    np.testing.assert_array_equal(serial.test, dask.test)
+    np.testing.assert_array_equal(serial.space, dask.space)

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from sklearn.ensemble import (
     BaggingClassifier,
     BaggingRegressor,
@@ -194,3 +197,32 @@ def test_errors(reg_data):
         aggregate(np.zeros((2, 3, 2)), classes=["a"])
     with pytest.raises(ValueError, match="single output"):
         tree_predictions(RandomForestRegressor(n_estimators=2).fit(X, np.c_[y, y]), X)
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(2, 4), st.data())
+def test_aggregate_properties(n_trees, n_samples, n_classes, data):
+    raw = data.draw(arrays(np.float64, (n_trees, n_samples, n_classes), elements=st.floats(0.01, 1.0)))
+    proba = raw / raw.sum(axis=2, keepdims=True)
+    mask = data.draw(arrays(bool, (n_trees, n_samples)))
+    perm = data.draw(st.permutations(range(n_trees)))
+    for voting in ("soft", "hard"):
+        got = aggregate(proba, mask, voting=voting)
+        # objects without a tree are -1; the others get a valid class index
+        assert ((got == -1) == ~mask.any(axis=0)).all()
+        assert ((got >= 0) | ~mask.any(axis=0)).all() and (got < n_classes).all()
+        # the order of the trees does not matter for hard votes (integer counts)
+        if voting == "hard":
+            np.testing.assert_array_equal(aggregate(proba[perm], mask[perm], voting=voting), got)
+        # a per-object mask that selects every tree is the same as no mask
+        np.testing.assert_array_equal(aggregate(proba, np.ones_like(mask), voting=voting),
+                                      aggregate(proba, voting=voting))
+    # regression: the masked mean is the mean of the selected trees, object by object
+    values = proba[:, :, 0]
+    mean = aggregate(values, mask)
+    for j in range(n_samples):
+        if mask[:, j].any():
+            np.testing.assert_allclose(mean[j], values[mask[:, j], j].mean(), rtol=1e-12)
+        else:
+            assert np.isnan(mean[j])

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from predstab import fleiss_kappa, icc, importance_stability, selection_stability
 from validation._table import load_json
@@ -86,3 +88,25 @@ def test_importance_bad_input():
         importance_stability(np.ones((3, 1)))
     with pytest.raises(ValueError, match="missing"):
         importance_stability(np.array([[1.0, np.nan], [2.0, 3.0], [1.0, 1.0]]), fraction=1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_permuting_objects_or_replicates_changes_nothing(seed):
+    rng = np.random.default_rng(seed)
+    pred = rng.normal(size=(25, 4)) + rng.normal(size=(25, 1))
+    base = selection_stability(pred, fraction=0.2).value
+    by_objects = selection_stability(pred[rng.permutation(25)], fraction=0.2).value
+    by_replicates = selection_stability(pred[:, rng.permutation(4)], fraction=0.2).value
+    assert by_objects == pytest.approx(base, abs=1e-12) and by_replicates == pytest.approx(base, abs=1e-12)
+    imp = np.abs(pred)
+    ref = importance_stability(imp, fraction=0.2)
+    shuffled = importance_stability(imp[rng.permutation(25)][:, rng.permutation(4)], fraction=0.2)
+    assert shuffled.value == pytest.approx(ref.value, abs=1e-12)
+    assert shuffled.selection == pytest.approx(ref.selection, abs=1e-12)
+
+
+def test_identical_replicates_give_one():
+    pred = np.tile(np.arange(20.0)[:, None], (1, 3))
+    assert selection_stability(pred).value == pytest.approx(1.0)
+    assert importance_stability(pred + 1, fraction=0.1).value == pytest.approx(1.0)

@@ -148,3 +148,32 @@ def test_same_seed_same_pool():
     a = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
     b = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
     np.testing.assert_array_equal(a.test_predictions_, b.test_predictions_)
+
+
+def test_tree_permutation_importances():
+    from predstab._pool import tree_permutation_importances
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = 3 * X[:, 0] + 0.1 * rng.normal(size=120)
+    forest = RandomForestRegressor(n_estimators=20, max_features=2, random_state=0).fit(X, y)
+    imp = tree_permutation_importances(forest, X, y, np.random.default_rng(1))
+    assert imp.shape == (5, 20)
+    for t, tree in enumerate(forest.estimators_):
+        unused = np.setdiff1d(np.arange(5), tree.tree_.feature[tree.tree_.feature >= 0])
+        assert (imp[unused, t] == 0).all()
+    mean = imp.mean(axis=1)
+    assert mean[0] > 10 * np.abs(mean[1:]).max()  # the only informative variable dominates
+    with pytest.raises(ValueError, match="impurity"):
+        tree_permutation_importances(BaggingRegressor(n_estimators=3).fit(X, y), X, y, rng)
+
+
+def test_closed_form_out_of_bag_on_training_rows():
+    X, y = make_regression(60, 4, noise=5, random_state=4)
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=80, random_state=2).fit(X, y)
+    oob = pool.oob_
+    t = np.where(oob, pool.test_predictions_, np.nan)
+    w = np.nanmean(np.nanvar(t, axis=1, ddof=1))
+    # phi from out-of-bag trees only: each row's variance over the trees that did not see it
+    np.testing.assert_allclose(pool.closed_form([5], measure="phi"), 1 - w / 5 / y.var(ddof=1), rtol=1e-10)
+    assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc")) > 0)

@@ -184,7 +184,8 @@ def test_callable_form():
         repeated_predictions(lambda s: np.zeros(3), n_repeats=2, random_state=0)
 
 
-@pytest.mark.parametrize("backend,n_jobs", [("loky", 2), ("threading", 2), ("loky", 1)])
+@pytest.mark.parametrize("backend,n_jobs",
+                         [("loky", 2), ("threading", 2), ("multiprocessing", 2), ("loky", 1)])
 def test_bit_identical_across_n_jobs_and_backends(backend, n_jobs, clf):
     X, y, Xt = clf
     est = RandomForestClassifier(n_estimators=6)
@@ -300,3 +301,15 @@ def test_phi_psi_methods(reg, clf):
     assert ordinal.scale == "ordinal" and ordinal.value == predstab.psi(
         rc.test, rc.space, scale="ordinal", levels=levels).value
     assert rc.phi(scale="categorical").value == predstab.phi(rc.test, yc, scale="categorical").value
+
+
+def test_to_frame_long_format(reg):
+    X, y, Xt = reg
+    rp = repeated_predictions(RandomForestRegressor(n_estimators=5), X, y, Xt, n_repeats=2, random_state=0)
+    frame = rp.to_frame()
+    assert len(frame) == 20 * 2 + 50 * 2
+    test = frame[frame["matrix"] == "test"]
+    np.testing.assert_array_equal(test["prediction"].to_numpy(), rp.test.reshape(-1))
+    row = frame[(frame["matrix"] == "space") & (frame["object"] == 7) & (frame["repetition"] == 1)]
+    np.testing.assert_array_equal(row["prediction"].to_numpy(), rp.space[7, 1])
+    assert (row["seed"] == rp.seeds[1]).all()

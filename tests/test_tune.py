@@ -80,6 +80,7 @@ def test_bootstrap_interval_and_runtime_model():
                                 pool_size=64, n_bootstrap=20, random_state=0)
     low, high = res.confidence_interval
     assert low <= high and "icc" in res.bands
+    assert low % 1000 == 0 and high % 1000 == 0  # resampled recommendations, not interpolations
     assert res.seconds_for(100) == pytest.approx(res.runtime[0] + 100 * res.runtime[1])
 
 
@@ -104,6 +105,9 @@ def test_importance_and_moving_psi_baseline():
     res = _quiet(method="pool", measures=("importance", "importance_selection", "psi"), pool_size=96,
                  psi_baseline="per_forest", importance_fraction=0.5)
     assert res.table[["importance", "importance_selection", "psi"]].notna().all().all()
+    imp = _quiet(method="refit", measures=("importance",), importance="impurity", importance_fraction=0.5)
+    assert imp.table["importance"].notna().all()
+
 
 
 def test_training_rows_out_of_bag():
@@ -118,7 +122,10 @@ def test_training_rows_out_of_bag():
      ({"measures": ("kappa",)}, ValueError, "`measures`"), ({"measures": ("fleiss",)}, ValueError, "fleiss"),
      ({"psi_baseline": "moving"}, ValueError, "`psi_baseline`"), ({"target": 1.5}, ValueError, "`target`"),
      ({"select_for": "middle"}, ValueError, "`select_for`"), ({"progress": 3}, TypeError, "`progress`"),
-     ({"method": "closed_form", "psi_baseline": "per_forest"}, ValueError, "no closed form")],
+     ({"method": "closed_form", "psi_baseline": "per_forest"}, ValueError, "no closed form"),
+     ({"measures": ("selection",), "select_fraction": 0.01}, ValueError, "`select_fraction`"),
+     ({"measures": ("importance",)}, ValueError, "`importance_fraction`"),
+     ({"measures": ("importance",), "importance": "gini"}, ValueError, "`importance`")],
 )
 def test_bad_arguments(kwargs, exc, match):
     args = {"grid": GRID, "n_bootstrap": 0} | kwargs
@@ -146,3 +153,48 @@ def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
     assert res.recommendation is None and not res.reliable
     assert res.summary.loc["psi", "recommended"] == fit_2pl(table["n_learners"], table["psi"]).recommend()
     assert res.runtime[1] == pytest.approx(0.01)
+
+
+@pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
+def test_kfold_psi_baseline_is_fixed_out_of_fold_predictions():
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    from predstab import psi
+
+    res = _quiet(method="pool", measures=("psi",), psi_baseline="kfold", pool_size=96)
+    rng = check_rng(0)
+    seed = int(seeds_from(rng, 1)[0])  # the first seed drawn goes to the K-fold forest
+    space = cross_val_predict(clone(EST).set_params(n_estimators=32, random_state=seed), XTR, YTR,
+                              cv=KFold(5, shuffle=True, random_state=seed))
+    pool = TreePool(EST, n_learners=96, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    assert res.table.loc[0, "psi"] == pytest.approx(psi(pool.forests(4, n_forests=3), space).value, rel=1e-12)
+    closed = _quiet(method="closed_form", measures=("psi",), psi_baseline="kfold", pool_size=64)
+    assert closed.table["psi"].is_monotonic_increasing
+    assert np.isnan(closed.recommendation_seconds) or closed.recommendation_seconds > 0
+
+
+def test_psi_without_out_of_bag_rows_needs_kfold():
+    from sklearn.ensemble import ExtraTreesRegressor
+
+    with pytest.raises(ValueError, match="psi_baseline='kfold'"):
+        tune_num_learners(ExtraTreesRegressor(), XTR, YTR, XTE, grid=GRID, measures=("psi",))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(ExtraTreesRegressor(max_features=2), XTR, YTR, XTE, grid=GRID, n_repeats=3,
+                                measures=("icc", "psi"), psi_baseline="kfold", pool_size=96, n_bootstrap=0,
+                                random_state=0)
+    assert res.table["psi"].notna().all()
+
+
+def test_str_reports_table_fits_and_recommendation():
+    res = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
+    text = str(res)
+    for n in GRID:
+        assert f"\n{n:>11d} " in text  # one table row per grid value
+    assert f"icc: p1 {res.fits['icc'].p1:.4g}" in text and "phi: p1" in text
+    if res.recommendation is None:
+        assert "No recommendation" in text
+    else:
+        assert f"{res.recommendation} learners" in text

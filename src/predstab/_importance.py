@@ -69,7 +69,7 @@ def _select_matrix(values, size, select_for):
     return selected
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
 class SelectionStabilityResult(FrameMixin):
     """Result of :func:`selection_stability`.
 
@@ -201,7 +201,7 @@ def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
                                     selection_size=size)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
 class ImportanceStabilityResult(FrameMixin):
     """Result of :func:`importance_stability`.
 

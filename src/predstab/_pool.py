@@ -36,6 +36,52 @@ def _learner_predictions(ensemble, X):
     return np.moveaxis(tree_predictions(ensemble, X), 0, 1)
 
 
+def tree_permutation_importances(ensemble, X, y, rng):
+    """Each tree's out-of-bag permutation importance (ranger's ``importance="permutation"``).
+
+    For tree ``t`` with out-of-bag rows ``O_t``: the increase of its error on ``O_t`` (mean
+    squared error; misclassification rate for classifiers) when variable ``j``'s values are
+    permuted among ``O_t``. Variables the tree never splits on get 0 without being permuted
+    (permuting them cannot change the tree's predictions). ranger's forest importance is the
+    mean over its trees (unscaled, ranger's default).
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_trees)
+    """
+    learners = ensemble.estimators_
+    trees = all(hasattr(e, "tree_") for e in learners)
+    if getattr(ensemble, "estimators_features_", None) is not None or not trees:
+        raise ValueError(
+            "permutation importance is implemented for RandomForest* / ExtraTrees*; got "
+            f"{type(ensemble).__name__}. Use importance='impurity'."
+        )
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    y = np.asarray(y)
+    classes = getattr(ensemble, "classes_", None)
+    target = np.searchsorted(classes, y).astype(float) if classes is not None else y.astype(float)
+    oob = ~inbag_mask(ensemble, len(y))
+    out = np.zeros((X.shape[1], len(learners)))
+    for t, tree in enumerate(learners):
+        rows = np.flatnonzero(oob[t])
+        if rows.size < 2:
+            continue
+        xo, yo = X[rows], target[rows]
+
+        def error(data, tree=tree, yo=yo):
+            pred = tree.predict(data, check_input=False)
+            return float(np.mean(pred != yo)) if classes is not None else float(np.mean((pred - yo) ** 2))
+
+        base = error(xo)
+        used = np.unique(tree.tree_.feature[tree.tree_.feature >= 0])
+        for j in used:
+            original = xo[:, j].copy()
+            xo[:, j] = original[rng.permutation(rows.size)]
+            out[j, t] = error(xo) - base
+            xo[:, j] = original
+    return out
+
+
 class TreePool:
     """A pool of fitted learners from which forests of any size are built by aggregation.
 
@@ -99,6 +145,18 @@ class TreePool:
     is approximated as Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) (central limit
     theorem). With more classes :math:`\\pi` is estimated from 2,000 simulated forests per
     object (multinomial votes, or normal mean probabilities).
+
+    No single R function does this; the forests it builds have the distribution of the
+    refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
+    checks its curves against refits; see benchmarks/bench_tuning.py.
+
+    References
+    ----------
+    .. [1] Breiman, L. (2001). Random forests. Machine Learning 45, 5-32.
+       https://doi.org/10.1023/A:1010933404324
+    .. [2] Lange, T. M. et al. (2025). optRF: Optimising random forest stability by
+       determining the optimal number of trees. BMC Bioinformatics 26, 95.
+       https://doi.org/10.1186/s12859-025-06097-1
 
     Examples
     --------

@@ -58,6 +58,28 @@ class RepeatedPredictions:
         """Number of repetitions (columns)."""
         return self.test.shape[1]
 
+    def to_frame(self):
+        """Long format: one row per (matrix, object, repetition).
+
+        Columns ``matrix`` ("test" | "space"), ``object`` (row index), ``repetition``,
+        ``seed`` and ``prediction``.
+        """
+        import pandas as pd
+
+        frames = []
+        for name, mat in (("test", self.test), ("space", self.space)):
+            if mat is None:
+                continue
+            n_obj, n_rep = mat.shape
+            frames.append(pd.DataFrame({
+                "matrix": name,
+                "object": np.repeat(np.arange(n_obj), n_rep),
+                "repetition": np.tile(np.arange(n_rep), n_obj),
+                "seed": np.tile(self.seeds, n_obj),
+                "prediction": mat.reshape(-1),
+            }))
+        return pd.concat(frames, ignore_index=True)
+
     def phi(self, *, scale=None, levels=None):
         """APS's data-based stability :func:`predstab.phi` of ``test`` against ``y_train``."""
         from ._stability import phi
@@ -422,8 +444,10 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
         space = _stack([_fill_space(len(y), [results[("fold", r, k)][1] for k in range(len(splits))], splits)
                         for r in range(n_repeats)], len(y), "space predictions")
         label = "kfold"
-    else:
+    elif baseline is None:
         space, label = None, None
+    else:
+        raise ValueError(f"`baseline` must be one of {_BASELINES}; got {baseline!r}.")
 
     if space is not None and estimator_ is not None:
         n_none = int(missing_mask(space).all(axis=1).sum())

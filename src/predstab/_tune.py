@@ -21,7 +21,7 @@ from ._utils import ConfidenceInterval, check_rng, seeds_from
 __all__ = ["tune_num_learners", "TuningResult", "runtime_model"]
 
 _METHODS = ("pool", "refit", "closed_form")
-_PSI_BASELINES = ("fixed", "per_forest")
+_PSI_BASELINES = ("fixed", "kfold", "per_forest")
 _CLOSED = ("icc", "fleiss", "phi", "psi")
 _ALL_MEASURES = ("icc", "fleiss", "phi", "psi", "selection", "importance", "importance_selection")
 
@@ -52,7 +52,7 @@ def runtime_model(n, seconds, /):
     return float(intercept), float(slope)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
 class TuningResult:
     """Result of :func:`tune_num_learners`.
 
@@ -105,6 +105,11 @@ class TuningResult:
     method: str
     bands: dict = dataclasses.field(default_factory=dict, repr=False)
 
+    @property
+    def recommendation_seconds(self):
+        """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
+        return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
+
     def seconds_for(self, n):
         """Predicted seconds to fit one forest of ``n`` learners (linear run-time model)."""
         return self.runtime[0] + self.runtime[1] * np.asarray(n, dtype=float)
@@ -112,6 +117,26 @@ class TuningResult:
     def to_frame(self) -> pd.DataFrame:
         """The per-grid-value table (a copy)."""
         return self.table.copy()
+
+    def __str__(self):
+        measures = [c for c in self.table.columns if c not in ("n_learners", "seconds", "n_forests")]
+        lines = [f"Stability against the number of learners ({self.method})",
+                 self.table[["n_learners", *measures]].to_string(index=False, float_format="%.4f"),
+                 "", "2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2):"]
+        for m, fit in self.fits.items():
+            lines.append(f"  {m}: p1 {fit.p1:.4g}, p2 {fit.p2:.4g}, R^2 {fit.r_squared:.4f}"
+                         + (" (poor fit)" if fit.poor_fit else ""))
+        if self.recommendation is None:
+            lines.append(f"No recommendation: {self.message}")
+        else:
+            low, high = self.confidence_interval
+            lines.append(f"Recommendation ({self.primary}, optRF 1.2.1's rule): {self.recommendation} "
+                         f"learners (bootstrap interval {low:g} to {high:g})")
+            if self.message:
+                lines.append(self.message)
+        if self.n_for_target is not None:
+            lines.append(f"{self.n_for_target} learners reach {self.primary} = {self.target:g}")
+        return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------------------
@@ -135,7 +160,7 @@ def _measure(name, data, ctx, rows=None):
         if name == "phi":
             return phi(test, ctx["y"], scale=ctx["scale"]).value
         if name == "psi":
-            space = ctx["fixed_space"] if ctx["psi_baseline"] == "fixed" else data["space"]
+            space = data["space"] if ctx["psi_baseline"] == "per_forest" else ctx["fixed_space"]
             return psi(test, space, scale=ctx["scale"]).value
         if name == "selection":
             return selection_stability(test, fraction=ctx["select_fraction"],
@@ -160,7 +185,7 @@ def _forest_with(estimator, n, seed, n_jobs):
     return model.set_params(**params)
 
 
-def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_clf):
+def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_clf, importance):
     from ._forest import aggregate, inbag_mask, oob_predict, tree_predictions
 
     model = _forest_with(estimator, n, seed, n_jobs)
@@ -183,16 +208,37 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
             per_tree = tree_predictions(model, X)
             space = aggregate(per_tree, ~inbag_mask(model, len(y)), voting=voting,
                               classes=model.classes_ if is_clf else None)
-    imp = np.asarray(model.feature_importances_, dtype=float)
+    if importance == "permutation":
+        from ._pool import tree_permutation_importances
+
+        imp = tree_permutation_importances(model, X, y, np.random.default_rng(seed)).mean(axis=1)
+    elif importance == "impurity":
+        imp = np.asarray(model.feature_importances_, dtype=float)
+    else:
+        imp = None
     return test, space, imp, seconds
+
+
+def _kfold_space(estimator, X, y, n, rng, n_jobs, is_clf):
+    """Out-of-fold predictions of forests of n learners: psi's fixed K-fold baseline."""
+    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
+
+    seed = int(seeds_from(rng, 1)[0])
+    folds = (StratifiedKFold if is_clf else KFold)(5, shuffle=True, random_state=seed)
+    return cross_val_predict(_forest_with(estimator, n, seed, n_jobs), X, y, cv=folds)
 
 
 def _tree_importances(ensemble):
     return np.stack([t.feature_importances_ for t in ensemble.estimators_], axis=1)  # (features, trees)
 
 
-def _grouped_importances(tree_imp, n, n_forests):
+def _grouped_importances(tree_imp, n, n_forests, *, normalise):
+    """Forest importances of disjoint groups of trees: the mean over a group's trees
+    (ranger's permutation importance), renormalised to sum 1 for impurity importance as
+    scikit-learn's ``feature_importances_`` does."""
     groups = tree_imp[:, : n * n_forests].reshape(tree_imp.shape[0], n_forests, n).mean(axis=2)
+    if not normalise:
+        return groups
     totals = groups.sum(axis=0, keepdims=True)
     return np.divide(groups, totals, out=np.zeros_like(groups), where=totals > 0)
 
@@ -200,9 +246,12 @@ def _grouped_importances(tree_imp, n, n_forests):
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
-def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, select_fraction,
-                          select_for, psi_baseline, pool_size, voting, target, n_bootstrap, progress):
+def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
+                          select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
+                          target, n_bootstrap, progress):
     from sklearn.base import is_classifier
+
+    from ._importance import _selection_size
 
     if not hasattr(estimator, "get_params") or "n_estimators" not in estimator.get_params():
         raise TypeError(
@@ -260,6 +309,20 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "
             f"({max(grid_list)}); use pool_size >= {2 * max(grid_list)} or method='refit'."
         )
+    from ._forest import is_bagging_ensemble
+
+    if "psi" in measures and psi_baseline != "kfold" and not is_bagging_ensemble(estimator):
+        raise ValueError(
+            f"`psi_baseline`={psi_baseline!r} needs out-of-bag predictions, but {type(estimator).__name__} "
+            "does not bootstrap; use psi_baseline='kfold' or bootstrap=True."
+        )
+    if importance not in ("permutation", "impurity"):
+        raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
+    # fail before any fitting: the selection sizes optRF's alpha gives on these data
+    if "selection" in measures and not is_clf:
+        _selection_size(len(X if X_test is None else X_test), select_fraction, "select_fraction")
+    if {"importance", "importance_selection"} & set(measures):
+        _selection_size(np.shape(X)[1], importance_fraction, "importance_fraction")
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
     if is_clf and "selection" in measures:
@@ -279,7 +342,8 @@ def _tune_num_learners_iv(estimator, X, y, grid, n_repeats, measures, method, se
 # ----------------------------------------------------------------------------------------
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
                       measures=None, method="pool", select_fraction=0.15, select_for="high",
-                      importance_fraction=0.05, psi_baseline="fixed", pool_size=None, voting=None,
+                      importance_fraction=0.05, importance="permutation", psi_baseline="fixed",
+                      pool_size=None, voting=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
                       random_state=None, n_jobs=None, progress=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
@@ -310,7 +374,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         Among "icc" (regression) / "fleiss" (classification) -- prediction stability as
         optRF computes it (``irr::icc`` one-way single, ``irr::kappam.fleiss``); "phi",
         "psi" (APS); "selection" (optRF's selection stability); "importance",
-        "importance_selection" (optRF ``opt_importance``: ICC of the impurity importances and
+        "importance_selection" (optRF ``opt_importance``: ICC of the variable importances and
         Fleiss' kappa of the top ``importance_fraction`` of variables). Default: the
         prediction measure, "phi", "psi" and (except for "closed_form") "selection". The
         first one is ``primary``.
@@ -328,9 +392,16 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         optRF's ``select_for``; for a classifier, the class(es) selected.
     importance_fraction : float, default 0.05
         optRF ``opt_importance``'s ``alpha``.
-    psi_baseline : {"fixed", "per_forest"}, default "fixed"
+    importance : {"permutation", "impurity"}, default "permutation"
+        Variable importance for the importance measures (optRF's ``importance``):
+        "permutation" is ranger's out-of-bag permutation importance, tree by tree
+        (RandomForest* / ExtraTrees* with bootstrap); "impurity" is scikit-learn's
+        ``feature_importances_``.
+    psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of the largest forest
         (the pool, or the first refit at ``max(grid)``), the same for every grid value.
+        "kfold": 5-fold out-of-fold predictions of one forest of ``max(grid)`` learners
+        (also fixed; works without bootstrapping, costs 5 extra fits).
         "per_forest": each ensemble's own out-of-bag predictions, as APS computes psi for a
         single forest size -- but then the baseline moves with ``n``: the out-of-bag
         predictions of a small forest are noisy, its D_e shrinks as learners are added and
@@ -392,13 +463,16 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     from ._pool import TreePool
 
     grid, measures, is_clf, pool_size, voting, y = _tune_num_learners_iv(
-        estimator, X, y, grid, n_repeats, measures, method, select_fraction, select_for,
-        psi_baseline, pool_size, voting, target, n_bootstrap, progress)
+        estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
+        importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress)
     rng = check_rng(random_state)
     ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
            "select_fraction": select_fraction, "select_for": select_for,
            "importance_fraction": importance_fraction, "fixed_space": None}
-    need_space = "psi" in measures
+    need_space = "psi" in measures and psi_baseline != "kfold"
+    need_imp = importance if {"importance", "importance_selection"} & set(measures) else None
+    if "psi" in measures and psi_baseline == "kfold":
+        ctx["fixed_space"] = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
     data, seconds, n_forests = {}, {}, {}
     pool = None
     if method == "refit":
@@ -411,7 +485,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             for r in range(n_repeats):
                 want_space = need_space and (psi_baseline == "per_forest" or ctx["fixed_space"] is None)
                 outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test, want_space,
-                                       voting, n_jobs, is_clf))
+                                       voting, n_jobs, is_clf, need_imp))
                 if need_space and ctx["fixed_space"] is None:
                     ctx["fixed_space"] = outs[0][1]
                 done += 1
@@ -420,7 +494,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             data[n] = {"test": np.column_stack([o[0] for o in outs]),
                        "space": (np.column_stack([o[1] for o in outs])
                                  if psi_baseline == "per_forest" and need_space else None),
-                       "importances": np.column_stack([o[2] for o in outs])}
+                       "importances": None if need_imp is None else np.column_stack([o[2] for o in outs])}
             seconds[n] = float(np.mean([o[3] for o in outs]))
             n_forests[n] = n_repeats
     else:
@@ -430,8 +504,14 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             progress(1, 1)
         if need_space:
             ctx["fixed_space"] = pool.oob_baseline()
-        tree_imp = (_tree_importances(pool.ensemble_)
-                    if {"importance", "importance_selection"} & set(measures) else None)
+        if need_imp == "permutation":
+            from ._pool import tree_permutation_importances
+
+            tree_imp = tree_permutation_importances(pool.ensemble_, X, y, rng)
+        elif need_imp == "impurity":
+            tree_imp = _tree_importances(pool.ensemble_)
+        else:
+            tree_imp = None
         short = []
         for n in grid:
             k = min(n_repeats, pool_size // n)
@@ -445,7 +525,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
             data[n] = {"test": pool.forests(n, n_forests=k),
                        "space": pool.forests(n, n_forests=k, on="oob")
                        if need_space and psi_baseline == "per_forest" else None,
-                       "importances": None if tree_imp is None else _grouped_importances(tree_imp, n, k)}
+                       "importances": None if tree_imp is None
+                       else _grouped_importances(tree_imp, n, k, normalise=need_imp == "impurity")}
         if short:
             warnings.warn(
                 f"The pool of {pool_size} learners holds fewer than n_repeats={n_repeats} disjoint forests "
@@ -459,11 +540,13 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     bands = {}
     for m in measures:
         if method == "closed_form" and m in _CLOSED:
-            curve, low, high = (pool.closed_form(grid, measure=m, n_bootstrap=50)
-                                if n_bootstrap else (pool.closed_form(grid, measure=m), None, None))
-            columns[m] = curve
-            if low is not None:
+            base = ctx["fixed_space"] if m == "psi" and psi_baseline == "kfold" else None
+            if n_bootstrap:
+                curve, low, high = pool.closed_form(grid, measure=m, baseline=base, n_bootstrap=50)
                 bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
+            else:
+                curve = pool.closed_form(grid, measure=m, baseline=base)
+            columns[m] = curve
         else:
             missing = [n for n in grid if data[n] is None]
             if missing:
@@ -542,7 +625,8 @@ def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh
     if closed:
         preds = pool.test_predictions_
         mask = pool.oob_ if pool.on_train_ else None
-        d_e = pool._closed_form_expected(primary, None, pool.voting_)
+        base = ctx["fixed_space"] if primary == "psi" and ctx["psi_baseline"] == "kfold" else None
+        d_e = pool._closed_form_expected(primary, base, pool.voting_)
     key = "importances" if primary in ("importance", "importance_selection") else "test"
     n_objects = None if closed else len(data[grid[0]][key])
     n_grid = np.asarray(grid, dtype=float)
@@ -563,5 +647,6 @@ def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh
             recs.append(rec)
     if len(recs) < n_bootstrap / 2:
         return ConfidenceInterval(float("nan"), float("nan"))
-    low, high = np.percentile(recs, [2.5, 97.5])
+    # recommendations are rounded counts: report resampled values, not interpolations
+    low, high = np.percentile(recs, [2.5, 97.5], method="inverted_cdf")
     return ConfidenceInterval(float(low), float(high))

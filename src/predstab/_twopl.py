@@ -81,7 +81,7 @@ def _rank_deficient(n, p1, p2):
     return bool(np.linalg.norm(rest) < 1e-7 * norms[1])
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
 class TwoPL(FrameMixin):
     """Result of :func:`fit_2pl`: a fitted 2PL curve of stability against learners.
 
