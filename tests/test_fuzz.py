@@ -369,3 +369,20 @@ def test_cli_on_random_files_exits_0_or_2_with_one_error_line(tmp_path, capsys):
         assert len(errors) == (code == 2), (i, args, err)
         codes.add(code)
     assert codes == {0, 2}  # the generator reaches both outcomes
+
+
+@pytest.mark.parametrize("option, value", [("measures", 1), ("measures", {}), ("rec_thresh", np.inf),
+                                           ("rec_thresh", -1.0), ("round_to", [1]), ("n_repeats", 1.5),
+                                           ("grid", "bogus"), ("target", np.nan)])
+def test_tune_num_learners_bad_options(option, value):
+    """Found by the option fuzzer (offline: fitting makes it slow): rec_thresh=inf used to loop forever."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + rng.normal(size=40)
+    kwargs = {"grid": (2, 4, 8), "n_repeats": 2, "n_bootstrap": 0, option: value}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabWarning)
+        with pytest.raises((ValueError, TypeError), match=f"`{option}`"):
+            predstab.tune_num_learners(RandomForestRegressor(max_depth=2), X[:30], y[:30], X[30:], **kwargs)
