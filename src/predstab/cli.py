@@ -1,4 +1,5 @@
-"""The ``predstab`` command line: ``demo``, ``tune``, ``stability``, ``agree``, ``compare``.
+"""The ``predstab`` command line: ``demo``, ``tune``, ``stability``, ``agree``, ``compare``,
+``power``.
 
 Every command is a thin layer over the library: it reads files, calls one public function,
 prints the result and writes outputs atomically (never replacing a file without
@@ -315,19 +316,128 @@ _COMPARE_EXAMPLE = """\
 example:
   # scores.csv: one row per data set, one column per method
   predstab compare scores.csv --test friedman --alpha 0.05 --plot cd.png
+  predstab compare scores.csv --test wilcoxon --a A --b B        # two methods over data sets
   # cases.csv: columns id, old, new (0/1 per case)
   predstab compare cases.csv --test mcnemar --old old --new new --id id
   # runs.csv: one column per algorithm, one row per seed
   predstab compare runs.csv --test permutation --a A --b B --seed 1
+  # preds.csv: the truth and two models' predictions per test case
+  predstab compare preds.csv --test bootstrap --truth y --a old --b new --metric accuracy \\
+      --level 0.95 --resamples 2000 --seed 1 --out boot.csv
+  # cv.csv: fold-by-fold scores of 10 x 10-fold CV on 1000 cases
+  predstab compare cv.csv --test corrected-t --a A --b B --n-train 900 --n-test 100
+
+Every difference is B minus A. bootstrap resamples cases (the same ones for A and B) and
+prints each score and the difference with percentile (or --interval bca) intervals; metrics:
+accuracy (class labels), mse and mae (numbers). corrected-t is Nadeau and Bengio's t-test
+for repeated CV or random splits. --out writes the numbers as CSV (never overwriting
+without --force).
 """
+
+_TESTS = ("friedman", "mcnemar", "permutation", "bootstrap", "corrected-t", "wilcoxon")
+
+
+def _accuracy(y_true, y_pred):
+    return float(np.mean(y_true == y_pred))
+
+
+def _mse(y_true, y_pred):
+    return float(np.mean((y_true - y_pred) ** 2))
+
+
+def _mae(y_true, y_pred):
+    return float(np.mean(np.abs(y_true - y_pred)))
+
+
+_METRICS = {"accuracy": _accuracy, "mse": _mse, "mae": _mae}
+
+
+def _score_column(frame, name, *, option, test):
+    """One numeric column without missing values, named by ``option``."""
+    if name is None:
+        raise InputError(f"--test {test} needs {option} COL (a column of SCORES)")
+    return numeric_matrix(column(frame, name, what="SCORES").to_frame(), what="SCORES",
+                          allow_missing=False)[:, 0]
+
+
+def _label_column(frame, name, *, option, test):
+    """One column of class labels (any type) without missing values."""
+    if name is None:
+        raise InputError(f"--test {test} needs {option} COL (a column of SCORES)")
+    values = column(frame, name, what="SCORES")
+    if values.isna().any():
+        i = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise InputError(f"SCORES '{frame.attrs.get('path', '')}', line {i + 2}, column '{name}': "
+                         "missing value (NA) not allowed here")
+    return values.to_numpy(dtype=object)
+
+
+def _print_fields(fields, out):
+    """``name value`` lines, numbers to 6 significant digits (the layout of ``agree``)."""
+    width = max(len(name) for name in fields)
+    for name, value in fields.items():
+        shown = f"{value:.6g}" if isinstance(value, (float, np.floating)) else str(value)
+        print(f"{name:<{width}}  {shown}", file=out)
+
+
+def _test_fields(result):
+    fields = {"statistic": result.statistic}
+    if result.df is not None:
+        fields["df"] = result.df
+    fields["pvalue"] = result.pvalue
+    if np.isfinite(result.estimate):
+        fields["estimate"] = result.estimate
+    if result.confidence_interval is not None:
+        fields["ci_low"], fields["ci_high"] = result.confidence_interval
+    fields["method"] = result.method
+    return fields
+
+
+def _write_csv(args, frame, out):
+    if args.out:
+        print(f"wrote {write_text(args.out, frame.to_csv(index=False), force=args.force)}", file=out)
+
+
+def _compare_bootstrap(frame, args, out):
+    import pandas as pd
+
+    from . import compare
+
+    metric = args.metric
+    if metric is None:
+        truth = column(frame, args.truth, what="SCORES")
+        if pd.api.types.is_numeric_dtype(truth):
+            raise InputError(f"--test bootstrap: the truth column '{args.truth}' holds numbers; choose "
+                             "--metric accuracy (class labels), mse or mae")
+        metric = "accuracy"
+    if metric == "accuracy":
+        y, a, b = (_label_column(frame, name, option=option, test="bootstrap")
+                   for name, option in ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b")))
+    elif metric in ("mse", "mae"):
+        y, a, b = (_score_column(frame, name, option=option, test="bootstrap")
+                   for name, option in ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b")))
+    else:
+        raise InputError(f"--metric must be one of {', '.join(_METRICS)}; got {metric!r}")
+    result = compare.paired_bootstrap(y, a, b, metric=_METRICS[metric], n_resamples=args.resamples,
+                                      level=args.level, method=args.interval, random_state=args.seed)
+    print(f"paired bootstrap of {metric}, A = '{args.a}', B = '{args.b}': {args.resamples} resamples of "
+          f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})", file=out)
+    table = result.to_frame()
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
+    print(f"pvalue  {result.pvalue:.6g}  (two-sided, B - A = 0)", file=out)
+    table["pvalue"] = [np.nan, np.nan, result.pvalue]
+    _write_csv(args, table, out)
+    return 0
 
 
 def _cmd_compare(args, out):
+    import pandas as pd
+
+    from . import compare
+
     frame = read_table(args.scores, what="SCORES")
     if args.test == "friedman":
         scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
-        from . import compare
-
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
         print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
@@ -338,27 +448,124 @@ def _cmd_compare(args, out):
             drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
             fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
             print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
+        _write_csv(args, pd.DataFrame({"method": list(ranks), "average_rank": list(ranks.values())}), out)
         return 0
+    if args.test == "bootstrap":
+        return _compare_bootstrap(frame, args, out)
     if args.test == "mcnemar":
-        old = numeric_matrix(column(frame, args.old, what="SCORES").to_frame(), what="SCORES",
-                             allow_missing=False)[:, 0]
-        new = numeric_matrix(column(frame, args.new, what="SCORES").to_frame(), what="SCORES",
-                             allow_missing=False)[:, 0]
+        old = _score_column(frame, args.old, option="--old", test="mcnemar")
+        new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
-        from . import compare
-
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
-    elif args.test == "permutation":
-        a = numeric_matrix(column(frame, args.a, what="SCORES").to_frame(), what="SCORES",
-                           allow_missing=False)[:, 0]
-        b = numeric_matrix(column(frame, args.b, what="SCORES").to_frame(), what="SCORES",
-                           allow_missing=False)[:, 0]
-        from . import compare
-
+        _print_result(result, out)
+        _write_csv(args, result.to_frame(), out)
+        return 0
+    a = _score_column(frame, args.a, option="--a", test=args.test)
+    b = _score_column(frame, args.b, option="--b", test=args.test)
+    if args.test == "permutation":
         result = compare.permutation_test(a, b, paired=args.paired, random_state=args.seed)
+    elif args.test == "corrected-t":
+        if args.n_train is None or args.n_test is None:
+            raise InputError("--test corrected-t needs --n-train and --n-test (the training and test "
+                             "set sizes of one split)")
+        result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
+                                                   level=args.level)
+    elif args.test == "wilcoxon":
+        result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
-        raise InputError(f"--test must be friedman, mcnemar or permutation; got {args.test!r}")
-    _print_result(result, out)
+        raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
+    _print_fields(_test_fields(result), out)
+    _write_csv(args, pd.DataFrame([_test_fields(result)]), out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- power
+_POWER_EXAMPLE = """\
+example:
+  predstab power seeds --effect 0.5            # seeds per arm to detect d = 0.5: 64
+  predstab power seeds --effect 0.2,0.5,1,2    # a table, one row per effect
+  predstab power power --effect 0.5 --n 3,10,30,64   # power of 3, 10, ... seeds per arm
+  predstab power effect --n 10,30,100          # smallest effect found with power 0.8
+  predstab power games --win-rate 0.55         # games to show a 55% win rate: 786
+  predstab power seeds --effect 0.5 --r-default --out seeds.csv
+
+seeds, power and effect are about the two-sided two-sample t-test of runs (seeds) per
+arm with a standardised effect d (Cohen's d = difference of means / SD); the power counts
+both rejection tails (power.t.test(strict = TRUE)); --r-default counts only the far one, as
+R's power.t.test does by default. games is the exact binomial test of a win rate against
+1/2 (the exact power is saw-toothed in n, so every n is checked).
+"""
+
+
+def _positive_numbers(text, *, option, minimum=0.0):
+    values = parse_list(text, option=option, convert=float)
+    bad = [v for v in values if not (np.isfinite(v) and v > minimum)]
+    if bad:
+        limit = "positive" if minimum == 0 else f"at least {minimum:g}"
+        raise InputError(f"{option} must hold {limit} numbers; got {text!r}")
+    return values
+
+
+def _cmd_power(args, out):
+    import pandas as pd
+
+    from . import compare
+
+    def need(value, option):
+        if value is None:
+            raise InputError(f"predstab power {args.question} needs {option}")
+        return value
+
+    def unused(value, option):
+        if value is not None:
+            raise InputError(f"{option} is not used by predstab power {args.question}")
+
+    strict = not args.r_default
+    if args.question in ("seeds", "power", "effect") and args.win_rate is not None:
+        raise InputError(f"--win-rate is only used by predstab power games; got {args.question}")
+    if args.question == "seeds":
+        unused(args.n, "--n")
+        effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
+        rows = []
+        for d in effects:
+            n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
+            rows.append({"d": d, "n_per_arm": n,
+                         "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
+        title = f"seeds (runs) per arm for power {args.power:g} at alpha {args.alpha:g}"
+    elif args.question == "power":
+        effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
+        ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
+        rows = [{"d": d, "n_per_arm": n, "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)}
+                for d in effects for n in ns]
+        title = f"power of the two-sample t-test at alpha {args.alpha:g}"
+    elif args.question == "effect":
+        unused(args.effect, "--effect")
+        ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
+        rows = [{"n_per_arm": n, "d": compare.detectable_effect(n, alpha=args.alpha, power=args.power,
+                                                                strict=strict)} for n in ns]
+        title = f"smallest effect d detected with power {args.power:g} at alpha {args.alpha:g}"
+    elif args.question == "games":
+        unused(args.effect, "--effect")
+        unused(args.n, "--n")
+        rates = _positive_numbers(need(args.win_rate, "--win-rate"), option="--win-rate")
+        bad = [p for p in rates if not 0 < p < 1 or p == 0.5]
+        if bad:
+            raise InputError("--win-rate must hold numbers between 0 and 1 other than 0.5; "
+                             f"got {args.win_rate!r}")
+        rows = []
+        for p in rates:
+            g = compare.games_needed(p, alpha=args.alpha, power=args.power)
+            rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
+        title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at alpha "
+                 f"{args.alpha:g} (n_normal: normal approximation)")
+    else:
+        raise InputError(f"QUESTION must be seeds, power, effect or games; got {args.question!r}")
+    table = pd.DataFrame(rows)
+    if args.question != "games":
+        title += ", two-sided" + (", far tail only (R's default)" if args.r_default else "")
+    print(title + ":", file=out)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
+    _write_csv(args, table, out)
     return 0
 
 
@@ -380,6 +587,16 @@ def _probability(text):
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
 
 
@@ -467,10 +684,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--levels", metavar="A,B,C", help="alpha: ordinal categories in order")
     p.set_defaults(func=_cmd_agree)
 
-    p = command("compare", "Did B beat A? Friedman-Nemenyi, McNemar and permutation tests.",
-                _COMPARE_EXAMPLE)
-    p.add_argument("scores", metavar="SCORES", help="CSV/Parquet of scores or case results")
-    p.add_argument("--test", required=True, choices=("friedman", "mcnemar", "permutation"))
+    p = command("compare", "Did B beat A? Friedman-Nemenyi, McNemar, permutation, paired bootstrap, "
+                           "corrected resampled t and Wilcoxon tests.", _COMPARE_EXAMPLE)
+    p.add_argument("scores", metavar="SCORES", help="CSV/Parquet of scores, case results or predictions")
+    p.add_argument("--test", required=True, choices=_TESTS)
     p.add_argument("--alpha", type=_probability, default=0.05, help="friedman: significance level")
     p.add_argument("--plot", metavar="FILE", help="friedman: write the critical-difference diagram")
     p.add_argument("--lower-is-better", action="store_true",
@@ -479,12 +696,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
     p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
     p.add_argument("--mid-p", action="store_true", help="mcnemar: mid-p value")
-    p.add_argument("--a", metavar="COL", help="permutation: scores of A")
-    p.add_argument("--b", metavar="COL", help="permutation: scores of B")
+    p.add_argument("--a", metavar="COL", help="scores (or predictions, bootstrap) of A")
+    p.add_argument("--b", metavar="COL", help="scores (or predictions, bootstrap) of B")
     p.add_argument("--paired", action="store_true", help="permutation: paired (sign flips)")
-    p.add_argument("--seed", type=int, default=0, help="permutation: random seed")
-    p.add_argument("--force", action="store_true", help="overwrite --plot")
+    p.add_argument("--truth", default="truth", metavar="COL", help="bootstrap: true values (default truth)")
+    p.add_argument("--metric", choices=tuple(_METRICS),
+                   help="bootstrap: accuracy (class labels; default for a text truth column), mse, mae")
+    p.add_argument("--resamples", type=_positive_int, default=2000, metavar="N",
+                   help="bootstrap: resamples (default 2000)")
+    p.add_argument("--interval", choices=("percentile", "bca"), default="percentile",
+                   help="bootstrap: interval method (default percentile)")
+    p.add_argument("--level", type=_probability, default=0.95,
+                   help="bootstrap, corrected-t: confidence level (default 0.95)")
+    p.add_argument("--n-train", type=_positive_float, metavar="N",
+                   help="corrected-t: training cases of one split")
+    p.add_argument("--n-test", type=_positive_float, metavar="N", help="corrected-t: test cases of one split")
+    p.add_argument("--no-correct", action="store_true",
+                   help="wilcoxon: no continuity correction in the normal approximation")
+    p.add_argument("--seed", type=int, default=0, help="permutation, bootstrap: random seed (default 0)")
+    p.add_argument("--out", metavar="FILE", help="write the numbers as CSV")
+    p.add_argument("--force", action="store_true", help="overwrite --plot / --out")
     p.set_defaults(func=_cmd_compare)
+
+    p = command("power", "How many seeds or games? Power of the two-sample t-test and of win rates.",
+                _POWER_EXAMPLE)
+    p.add_argument("question", metavar="QUESTION", choices=("seeds", "power", "effect", "games"),
+                   help="seeds: runs per arm needed (seeds_needed); power: power at --n (power_ttest); "
+                        "effect: smallest detectable d at --n (detectable_effect); games: games needed "
+                        "for a win rate (games_needed)")
+    p.add_argument("--effect", metavar="D[,D...]", help="standardised effect(s) d (Cohen's d)")
+    p.add_argument("--n", metavar="N[,N...]", help="runs (seeds) per arm")
+    p.add_argument("--win-rate", metavar="P[,P...]", help="games: true win rate(s) of B")
+    p.add_argument("--alpha", type=_probability, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--power", type=_probability, default=0.8, help="target power (default 0.8)")
+    p.add_argument("--r-default", action="store_true",
+                   help="count only the far rejection tail (power.t.test's strict = FALSE)")
+    p.add_argument("--out", metavar="FILE", help="write the table as CSV")
+    p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.set_defaults(func=_cmd_power)
     return parser
 
 
