@@ -7,7 +7,10 @@ Both run the same steps on a training set, a test set and a grid of tree counts:
    ψ (out-of-bag predictions as baseline) and optRF's prediction stability (ICC(1) for metric
    predictions, Fleiss' κ for classes);
 2. fit optRF's 2PL curve to each measure (:func:`predstab.fit_2pl`) and recommend a number of
-   trees by optRF 1.2.1's rule and for a target stability of 0.95;
+   trees by optRF 1.2.1's rule and for a target stability of 0.95; as
+   :func:`predstab.tune_num_learners` does, give the recommendation a bootstrap interval
+   (test objects resampled; trees for the closed form) and fit the linear run-time model
+   ``seconds per forest = intercept + slope * n``;
 3. print the table and the recommendation, write ``stability.csv``, ``stability.json``,
    ``stability.png`` (the curves) and ``per_object.png`` (ψ of every test object for the
    largest forest).
@@ -53,6 +56,7 @@ class TuneJob:
     levels: list | None = None
     title: str = ""
     voting: str = "hard"  # classes: ranger's majority vote, as optRF and tune_num_learners
+    n_bootstrap: int = 100  # resamples for the recommendation's interval (tune_num_learners' default)
 
 
 @dataclasses.dataclass
@@ -66,6 +70,9 @@ class Curve:
     final_psi: object
     optrf_measure: str
     method: str
+    interval: object = None  # ConfidenceInterval of the optRF measure's recommendation (NaN: none)
+    runtime: tuple = (float("nan"), float("nan"))  # (intercept, slope) of seconds per forest
+    n_bootstrap: int = 0
 
 
 def load_dataset(name, *, seed=0):
@@ -195,31 +202,53 @@ def _curve_refit(job, grid, progress):
                                    voting=job.voting, n_jobs=job.n_jobs, progress=step)
         runs[n_trees] = (rep, (time.perf_counter() - start) / job.n_repeats)
     space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forests
-    return _measure_all(job, {n: (rep.test, sec) for n, (rep, sec) in runs.items()}, job.y, space)
+    matrices = {n: (rep.test, sec) for n, (rep, sec) in runs.items()}
+    boot = _Boot("refit", {n: {"test": m} for n, (m, _) in matrices.items()}, space, None,
+                 np.random.default_rng(job.seed))
+    return (*_measure_all(job, matrices, job.y, space), boot)
+
+
+@dataclasses.dataclass
+class _Boot:
+    """What the recommendation's bootstrap needs, in :func:`predstab.tune_num_learners`' terms."""
+
+    method: str  # "pool" | "refit" | "closed_form"
+    data: dict  # n -> {"test": (objects x forests) matrix}
+    space: object  # psi's fixed baseline
+    pool: object
+    rng: np.random.Generator
 
 
 def _fit_pool(job, grid, progress):
+    """The pool of ``max(grid) * n_repeats`` trees and the generator it drew from.
+
+    The generator is ``default_rng(seed)``, handed to the pool as tune_num_learners does, so
+    after the fit it is in the state tune_num_learners' bootstrap starts from.
+    """
     from . import TreePool
 
     if progress is not None:
         progress(0, len(grid) + 1)
+    rng = np.random.default_rng(job.seed)
     pool = TreePool(_forest(job.task, 1), n_learners=max(grid) * job.n_repeats, voting=job.voting,
-                    random_state=job.seed, n_jobs=job.n_jobs)
+                    random_state=rng, n_jobs=job.n_jobs)
     pool.fit(job.X, job.y, job.X_test)
     if progress is not None:
         progress(1, len(grid) + 1)
-    return pool
+    return pool, rng
 
 
 def _curve_pool(job, grid, progress):
-    pool = _fit_pool(job, grid, progress)
+    pool, rng = _fit_pool(job, grid, progress)
     per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
     matrices = {}
     for k, n_trees in enumerate(grid):
         matrices[n_trees] = (pool.forests(n_trees, n_forests=job.n_repeats), per_tree * n_trees)
         if progress is not None:
             progress(k + 2, len(grid) + 1)
-    return _measure_all(job, matrices, job.y, pool.oob_baseline())
+    space = pool.oob_baseline()
+    boot = _Boot("pool", {n: {"test": m} for n, (m, _) in matrices.items()}, space, pool, rng)
+    return (*_measure_all(job, matrices, job.y, space), boot)
 
 
 def _curve_closed_form(job, grid, progress):
@@ -228,7 +257,7 @@ def _curve_closed_form(job, grid, progress):
     if job.task == "ordinal":
         raise InputError("--method closed-form supports regression and classification; "
                          "use --method pool for an ordinal target")
-    pool = _fit_pool(job, grid, progress)
+    pool, rng = _fit_pool(job, grid, progress)
     per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
     optrf = _optrf_measure(job)
     table = pd.DataFrame({"n_trees": grid})
@@ -245,7 +274,8 @@ def _curve_closed_form(job, grid, progress):
         job, {grid[-1]: (pool.forests(grid[-1], n_forests=job.n_repeats), 0.0)}, job.y, pool.oob_baseline())
     if progress is not None:
         progress(len(grid) + 1, len(grid) + 1)
-    return table.to_dict(orient="records"), final_phi, final_psi
+    boot = _Boot("closed_form", {}, pool.oob_baseline(), pool, rng)
+    return table.to_dict(orient="records"), final_phi, final_psi, boot
 
 
 _ENGINES = {"refit": _curve_refit, "pool": _curve_pool, "closed-form": _curve_closed_form}
@@ -256,12 +286,13 @@ def compute_curve(job, *, progress=None) -> Curve:
     import pandas as pd
 
     from . import fit_2pl
+    from ._tune import runtime_model
 
     _check_job(job)
     if job.method not in _ENGINES:
         raise InputError(f"--method must be one of {sorted(_ENGINES)}; got {job.method!r}")
     grid = sorted(job.grid)
-    rows, final_phi, final_psi = _ENGINES[job.method](job, grid, progress)
+    rows, final_phi, final_psi, boot = _ENGINES[job.method](job, grid, progress)
     table = pd.DataFrame(rows)
     optrf = _optrf_measure(job)
     fits, recommendations = {}, {}
@@ -280,7 +311,32 @@ def compute_curve(job, *, progress=None) -> Curve:
                 "trees would resolve it.")
         target = fit.num_learners_for(TARGET_STABILITY) if fit.converged else -1
         recommendations[measure] = (rec, reason, None if target < 0 else int(target))
-    return Curve(table, fits, recommendations, final_phi, final_psi, optrf, job.method)
+    interval = _recommendation_interval(job, grid, boot, fits[optrf], recommendations[optrf][0])
+    runtime = runtime_model(table["n_trees"].to_numpy(float), table["seconds_per_forest"].to_numpy(float))
+    return Curve(table, fits, recommendations, final_phi, final_psi, optrf, job.method, interval, runtime,
+                 job.n_bootstrap)
+
+
+def _recommendation_interval(job, grid, boot, fit, recommendation):
+    """tune_num_learners' bootstrap interval of the optRF measure's recommendation.
+
+    The same computation (``_tune._bootstrap_recommendation``) on the same forests with the
+    generator in the same state, so ``--method pool`` gives tune_num_learners' numbers for
+    the same seed. NaN (as there) without a recommendation, for a poor fit or without
+    resamples.
+    """
+    from ._tune import _bootstrap_recommendation
+    from ._utils import ConfidenceInterval
+
+    if not job.n_bootstrap or recommendation is None or fit.poor_fit:
+        return ConfidenceInterval(float("nan"), float("nan"))
+    primary = "icc" if job.task == "regression" else "fleiss"
+    ctx = {"y": job.y, "scale": _scale(job), "psi_baseline": "fixed", "fixed_space": boot.space,
+           "select_fraction": 0.15, "select_for": "high", "importance_fraction": 0.05}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # resamples with a poor fit are part of the distribution
+        return _bootstrap_recommendation(primary, boot.method, grid, boot.data, ctx, boot.pool, 1e-6,
+                                         "thousand", job.n_bootstrap, boot.rng)
 
 
 def _report(curve, job, elapsed):
@@ -323,24 +379,59 @@ def _report(curve, job, elapsed):
         if reason:
             lines.append(f"  note ({measure}): {reason}")
     lines.append("")
-    headline = _headline(curve)
-    lines.append(headline)
+    lines.append(_headline(curve))
+    lines.extend(_interval_and_runtime(curve))
     lines.append(f"(finished in {elapsed:.1f} s)")
     return "\n".join(lines)
 
 
-def _headline(curve):
-    order = [curve.optrf_measure, "psi", "phi"]
-    for measure in order:
-        rec, reason, target = curve.recommendations[measure]
+def _chosen(curve):
+    """``(measure, trees)`` of the headline recommendation, or None."""
+    for measure in (curve.optrf_measure, "psi", "phi"):
+        rec = curve.recommendations[measure][0]
         fit = curve.fits[measure]
         if rec is not None and not fit.poor_fit and fit.flattened:
-            via = "optRF::opt_prediction's measure" if measure == curve.optrf_measure else "APS"
-            extra = f"; {target} trees reach {measure} = {TARGET_STABILITY}" if target else ""
-            return (f"Recommendation: {rec} trees (optRF 1.2.1's rule on {measure}, {via}; "
-                    f"expected {measure} {fit.stability(rec):.4f}{extra}).")
-    return ("Recommendation: none; no measure's 2PL curve could be trusted on this grid. "
-            f"Try a grid up to {max(f.suggested_max for f in curve.fits.values())} trees.")
+            return measure, rec
+    return None
+
+
+def _headline(curve):
+    chosen = _chosen(curve)
+    if chosen is None:
+        return ("Recommendation: none; no measure's 2PL curve could be trusted on this grid. "
+                f"Try a grid up to {max(f.suggested_max for f in curve.fits.values())} trees.")
+    measure, rec = chosen
+    target = curve.recommendations[measure][2]
+    via = "optRF::opt_prediction's measure" if measure == curve.optrf_measure else "APS"
+    extra = f"; {target} trees reach {measure} = {TARGET_STABILITY}" if target else ""
+    return (f"Recommendation: {rec} trees (optRF 1.2.1's rule on {measure}, {via}; "
+            f"expected {measure} {curve.fits[measure].stability(rec):.4f}{extra}).")
+
+
+def _resampled(curve):
+    return "trees" if curve.method == "closed-form" else "test objects"
+
+
+def _interval_and_runtime(curve):
+    """The recommendation's bootstrap interval and the run-time model, as printed."""
+    lines = []
+    low, high = curve.interval
+    optrf_rec = curve.recommendations[curve.optrf_measure][0]
+    if np.isfinite(low) and np.isfinite(high):
+        lines.append(f"  95% bootstrap interval of the {curve.optrf_measure} recommendation ({optrf_rec}): "
+                     f"{low:g} to {high:g} trees ({curve.n_bootstrap} resamples of the {_resampled(curve)}, "
+                     "as tune_num_learners)")
+    elif curve.n_bootstrap and optrf_rec is not None and not curve.fits[curve.optrf_measure].poor_fit:
+        lines.append(f"  bootstrap interval of the {curve.optrf_measure} recommendation: undefined (fewer "
+                     "than half of the resamples gave one)")
+    intercept, slope = curve.runtime
+    shown = 0.0 if abs(intercept) < 1e-9 else intercept  # the pool's times are proportional to n
+    lines.append(f"Run time: seconds per forest ~ {shown:.4g} + {slope:.4g} * trees (least-squares "
+                 "line over the grid, tune_num_learners' run-time model)")
+    chosen = _chosen(curve)
+    if chosen is not None:
+        lines.append(f"  {chosen[1]} trees: about {intercept + slope * chosen[1]:.3g} s per forest")
+    return lines
 
 
 def _summary(curve, job):
@@ -359,6 +450,15 @@ def _summary(curve, job):
                                    "expected": curve.final_psi.expected,
                                    "per_object": np.asarray(curve.final_psi.per_object, dtype=float)}},
         "recommendation": _headline(curve),
+        "recommended_n": None if _chosen(curve) is None else _chosen(curve)[1],
+        "recommendation_interval": {
+            "measure": curve.optrf_measure, "recommended_n": curve.recommendations[curve.optrf_measure][0],
+            "low": curve.interval[0], "high": curve.interval[1], "level": 0.95,
+            "n_bootstrap": curve.n_bootstrap, "resampled": _resampled(curve)},
+        "runtime": {
+            "intercept_seconds": curve.runtime[0], "seconds_per_tree": curve.runtime[1],
+            "recommended_seconds_per_forest": None if _chosen(curve) is None
+            else curve.runtime[0] + curve.runtime[1] * _chosen(curve)[1]},
     }
 
 

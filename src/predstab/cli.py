@@ -126,8 +126,10 @@ example:
 
 Fits a random forest (regression, or classification / ordinal with --task) n_repeats times per
 grid value, prints phi, psi and ICC(1) / Fleiss' kappa per number of trees, fits optRF's 2PL
-curve and prints the recommendation; writes stability.csv, stability.json, stability.png and
-per_object.png to --out (refusing to overwrite without --force). Without --test, a random 20% of
+curve and prints the recommendation with tune_num_learners' bootstrap interval (--bootstrap
+resamples) and run-time model (seconds per forest = intercept + slope * trees); writes
+stability.csv, stability.json, stability.png and per_object.png to --out (refusing to
+overwrite without --force). Without --test, a random 20% of
 DATA is held out. Feature columns must be numeric (encode categories first).
 """
 
@@ -165,7 +167,7 @@ def _cmd_tune(args, out):
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
-                        voting=args.voting)
+                        voting=args.voting, n_bootstrap=args.bootstrap)
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          fresh=False)
 
@@ -421,7 +423,8 @@ def _compare_bootstrap(frame, args, out):
     result = compare.paired_bootstrap(y, a, b, metric=_METRICS[metric], n_resamples=args.resamples,
                                       level=args.level, method=args.interval, random_state=args.seed)
     print(f"paired bootstrap of {metric}, A = '{args.a}', B = '{args.b}': {args.resamples} resamples of "
-          f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})", file=out)
+          f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})",
+          file=out)
     table = result.to_frame()
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
     print(f"pvalue  {result.pvalue:.6g}  (two-sided, B - A = 0)", file=out)
@@ -580,6 +583,16 @@ def _positive_int(text):
     return value
 
 
+def _non_negative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
 def _probability(text):
     try:
         value = float(text)
@@ -643,6 +656,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
                    help="numbers of trees (default 50,100,200,400)")
     p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
+    p.add_argument("--bootstrap", type=_non_negative_int, default=100, metavar="B",
+                   help="resamples for the recommendation's interval, as tune_num_learners' "
+                        "n_bootstrap (default 100; 0: none)")
     p.add_argument("--voting", choices=("hard", "soft"), default="hard",
                    help="classes: hard = majority vote of the trees (ranger, optRF; default), "
                         "soft = mean probability (scikit-learn's predict)")
