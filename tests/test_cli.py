@@ -20,6 +20,7 @@ from predstab.cli import ProgressBar, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 APS = ROOT / "validation" / "r-reference" / "aps"
+R_TESTS = ROOT / "validation" / "r-reference" / "compare" / "expected" / "r_tests.json"
 CLASSIC = ROOT / "validation" / "r-reference" / "classic"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -51,7 +52,7 @@ def diabetes_csv(tmp_path):
 
 
 # --------------------------------------------------------------------------- help and usage
-@pytest.mark.parametrize("command", ["demo", "tune", "stability", "agree", "compare"])
+@pytest.mark.parametrize("command", ["demo", "tune", "stability", "agree", "compare", "power"])
 def test_help_of_every_command_has_a_worked_example(capsys, command):
     code, out, _ = run(capsys, command, "--help")
     assert code == 0
@@ -154,6 +155,61 @@ def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diab
     table = pd.read_csv(tmp_path / "o" / "stability.csv")
     for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
         np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+
+
+def test_tune_shows_the_interval_and_runtime_of_tune_num_learners(tmp_path, capsys, diabetes_csv,
+                                                                   monkeypatch):
+    # the recommendation's bootstrap interval is tune_num_learners' (same pool, same generator
+    # state): every resampled curve handed to fit_2pl must be the same in both runs
+    from predstab import _demo, _twopl
+    from predstab._tune import runtime_model
+
+    curves = []
+    real_fit = _twopl.fit_2pl
+
+    def spy(n, values, *args, **kwargs):
+        curves.append(np.array(values, dtype=float))
+        return real_fit(n, values, *args, **kwargs)
+
+    monkeypatch.setattr(_twopl, "fit_2pl", spy)
+    grid = (2, 5, 10, 20, 40)
+    args = ["tune", diabetes_csv, "--target", "target", "--grid", "2,5,10,20,40", "--repeats", "3",
+            "--seed", "4", "--quiet"]
+    code, out, err = run(capsys, *args, "--bootstrap", "30", "--out", tmp_path / "o")
+    assert code == 0, err
+    cli_curves, curves[:] = curves[-30:], []
+    frame = pd.read_csv(diabetes_csv)
+    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
+                                    seed=4)
+    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=grid, n_repeats=3,
+                                     measures=("icc", "phi", "psi"), method="pool", pool_size=120,
+                                     n_bootstrap=30, random_state=4)
+    lib_curves = curves[-30:]
+    assert len(cli_curves) == len(lib_curves) == 30
+    for ours, theirs in zip(cli_curves, lib_curves, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    summary = json.loads((tmp_path / "o" / "stability.json").read_text())
+    interval = summary["recommendation_interval"]
+    assert res.recommendation is not None and np.isfinite(res.confidence_interval.low)
+    assert interval["recommended_n"] == res.recommendation
+    assert (interval["low"], interval["high"]) == tuple(res.confidence_interval)
+    assert interval["n_bootstrap"] == 30 and interval["measure"] == "ICC(1)"
+    assert f"{res.confidence_interval.low:g} to {res.confidence_interval.high:g} trees" in out
+    # the run-time model is tune_num_learners' least-squares line over the printed seconds
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    intercept, slope = runtime_model(table["n_trees"], table["seconds_per_forest"])
+    runtime = summary["runtime"]
+    assert runtime["seconds_per_tree"] == pytest.approx(slope, rel=1e-12) and slope > 0
+    assert runtime["intercept_seconds"] == pytest.approx(intercept, abs=1e-12)
+    assert runtime["recommended_seconds_per_forest"] == pytest.approx(
+        intercept + slope * summary["recommended_n"], rel=1e-12)
+    assert f"{slope:.4g} * trees" in out
+    # --bootstrap 0: no interval (as n_bootstrap=0)
+    code, out, err = run(capsys, *args, "--bootstrap", "0", "--out", tmp_path / "p")
+    assert code == 0, err
+    summary = json.loads((tmp_path / "p" / "stability.json").read_text())
+    assert summary["recommendation_interval"]["low"] is None
+    assert "bootstrap interval" not in out and "Run time:" in out
 
 
 def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, capsys):
@@ -403,6 +459,220 @@ def test_compare_bad_column_is_one_line(tmp_path, capsys):
     assert_one_line_error(code, err, "no column 'before'")
 
 
+def _fields(out):
+    """``name value`` lines printed by compare -> {name: text}."""
+    return dict(line.split(None, 1) for line in out.strip().splitlines() if not line.startswith("wrote "))
+
+
+@pytest.fixture
+def class_predictions(tmp_path):
+    rng = np.random.default_rng(5)
+    y = rng.choice(["cat", "dog", "eel"], 120)
+    a = np.where(rng.random(120) < 0.7, y, "cat")
+    b = np.where(rng.random(120) < 0.8, y, "dog")
+    path = tmp_path / "preds.csv"
+    pd.DataFrame({"truth": y, "old": a, "new": b}).to_csv(path, index=False)
+    return path, y.astype(object), a.astype(object), b.astype(object)
+
+
+def test_compare_bootstrap_accuracy_equals_paired_bootstrap(tmp_path, capsys, class_predictions):
+    from sklearn.metrics import accuracy_score
+
+    from predstab import compare
+
+    path, y, a, b = class_predictions
+    out_csv = tmp_path / "boot.csv"
+    args = ["compare", path, "--test", "bootstrap", "--a", "old", "--b", "new", "--resamples", "300",
+            "--level", "0.9", "--seed", "3", "--out", out_csv]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    # the CLI's own accuracy against scikit-learn's, through the library function
+    direct = compare.paired_bootstrap(y, a, b, metric=accuracy_score, n_resamples=300, level=0.9,
+                                      random_state=3)
+    table = pd.read_csv(out_csv)
+    assert list(table["quantity"]) == ["A", "B", "B - A"]
+    expected = direct.to_frame()
+    for col in ("estimate", "se", "ci_low", "ci_high"):
+        np.testing.assert_allclose(table[col], expected[col], rtol=1e-12, atol=1e-15)
+    assert table["pvalue"].iloc[2] == pytest.approx(direct.pvalue, rel=1e-12)
+    printed = next(line.split()[-4:] for line in out.splitlines() if line.strip().startswith("B - A"))
+    np.testing.assert_allclose([float(v) for v in printed],  # 6 significant digits printed
+                               [direct.difference, direct.se_difference, *direct.ci_difference], rtol=1e-5)
+    assert "90% percentile intervals" in out and "300 resamples of 120 cases" in out
+    # never overwritten without --force; with it, the same numbers again (same seed)
+    before = out_csv.read_bytes()
+    code, _, err = run(capsys, *args)
+    assert_one_line_error(code, err, "already exists", "--force")
+    assert out_csv.read_bytes() == before
+    code, _, err = run(capsys, *args, "--force")
+    assert code == 0, err
+    assert out_csv.read_bytes() == before
+
+
+@pytest.mark.parametrize("metric, interval", [("mse", "percentile"), ("mae", "bca")])
+def test_compare_bootstrap_numbers_equal_paired_bootstrap(tmp_path, capsys, metric, interval):
+    from sklearn.metrics import mean_absolute_error, mean_squared_error
+
+    from predstab import compare
+
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=80)
+    a, b = y + rng.normal(size=80), y + 0.7 * rng.normal(size=80)
+    pd.DataFrame({"y": y, "A": a, "B": b}).to_csv(tmp_path / "reg.csv", index=False)
+    code, _, err = run(capsys, "compare", tmp_path / "reg.csv", "--test", "bootstrap", "--truth", "y",
+                       "--a", "A", "--b", "B", "--metric", metric, "--interval", interval,
+                       "--resamples", "200", "--seed", "7", "--out", tmp_path / "b.csv")
+    assert code == 0, err
+    func = {"mse": mean_squared_error, "mae": mean_absolute_error}[metric]
+    # the CSV round-trips the inputs exactly (repr floats), so only summation order may differ
+    direct = compare.paired_bootstrap(pd.read_csv(tmp_path / "reg.csv")["y"].to_numpy(), a, b, metric=func,
+                                      n_resamples=200, method=interval, random_state=7)
+    table = pd.read_csv(tmp_path / "b.csv")
+    for col in ("estimate", "se", "ci_low", "ci_high"):
+        np.testing.assert_allclose(table[col], direct.to_frame()[col], rtol=1e-10)
+
+
+def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, capsys):
+    from predstab import compare
+
+    a = [0.80, 0.82, 0.79, 0.81, 0.80, 0.83, 0.78, 0.80, 0.82, 0.81]
+    b = [0.82, 0.83, 0.80, 0.84, 0.80, 0.85, 0.80, 0.81, 0.84, 0.82]
+    pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "cv.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "cv.csv", "--test", "corrected-t", "--a", "A",
+                         "--b", "B", "--n-train", "900", "--n-test", "100", "--level", "0.9",
+                         "--out", tmp_path / "t.csv")
+    assert code == 0, err
+    direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, level=0.9)
+    printed = _fields(out)
+    for name, value in (("statistic", direct.statistic), ("pvalue", direct.pvalue), ("df", direct.df),
+                        ("estimate", direct.estimate), ("ci_low", direct.confidence_interval.low),
+                        ("ci_high", direct.confidence_interval.high)):
+        assert float(printed[name]) == pytest.approx(value, rel=1e-5)  # 6 significant digits
+    row = pd.read_csv(tmp_path / "t.csv").iloc[0]
+    assert row["statistic"] == pytest.approx(direct.statistic, rel=1e-12)
+    assert row["pvalue"] == pytest.approx(direct.pvalue, rel=1e-12)
+    assert "Nadeau-Bengio" in printed["method"]
+
+    # R: wilcox.test(y, x, paired = TRUE) on the reference records (V and exact p to 1e-10)
+    records = [r for r in json.loads(R_TESTS.read_text()) if r["test"] == "wilcoxon_paired"]
+    assert records
+    for k, rec in enumerate(records):
+        csv = tmp_path / f"w{k}.csv"
+        pd.DataFrame({"x": rec["x"], "y": rec["y"]}).to_csv(csv, index=False)
+        code, out, err = run(capsys, "compare", csv, "--test", "wilcoxon", "--a", "x", "--b", "y",
+                             "--out", tmp_path / f"w{k}_out.csv")
+        assert code == 0, err
+        got = pd.read_csv(tmp_path / f"w{k}_out.csv").iloc[0]
+        assert got["statistic"] == rec["statistic"]
+        assert got["pvalue"] == pytest.approx(rec["pvalue"], rel=1e-10)
+        assert got["method"] == rec["method"]
+        assert float(_fields(out)["pvalue"]) == pytest.approx(rec["pvalue"], rel=1e-5)
+
+
+def test_compare_new_tests_errors(tmp_path, capsys, class_predictions):
+    path = class_predictions[0]
+    pd.DataFrame({"A": [1.0, 2.0, 3.0], "B": [1.5, 2.5, 2.0], "y": [1.0, 2.0, 2.5]}).to_csv(
+        tmp_path / "n.csv", index=False)
+    cases = [
+        (["compare", tmp_path / "n.csv", "--test", "corrected-t", "--a", "A", "--b", "B"], ["--n-train"]),
+        (["compare", tmp_path / "n.csv", "--test", "corrected-t", "--a", "A", "--b", "B", "--n-train", "-5",
+          "--n-test", "1"], ["--n-train"]),
+        (["compare", tmp_path / "n.csv", "--test", "wilcoxon", "--a", "A"], ["needs --b"]),
+        (["compare", tmp_path / "n.csv", "--test", "bootstrap", "--truth", "y", "--a", "A", "--b", "B"],
+         ["holds numbers", "--metric"]),
+        (["compare", path, "--test", "bootstrap", "--a", "old", "--b", "new", "--metric", "mse"],
+         ["line 2", "column 'truth'", "expected a number"]),
+        (["compare", path, "--test", "bootstrap", "--a", "old", "--b", "nope"], ["no column 'nope'"]),
+        (["compare", path, "--test", "bootstrap", "--a", "old", "--b", "new", "--resamples", "0"],
+         ["--resamples"]),
+        (["compare", path, "--test", "bootstrap", "--a", "old", "--b", "new", "--metric", "f1"],
+         ["--metric"]),
+    ]
+    for args, fragments in cases:
+        code, _, err = run(capsys, *args)
+        assert_one_line_error(code, err, *fragments)
+    frame = pd.read_csv(path)
+    frame.loc[4, "new"] = None
+    frame.to_csv(tmp_path / "na.csv", index=False)
+    code, _, err = run(capsys, "compare", tmp_path / "na.csv", "--test", "bootstrap", "--a", "old",
+                       "--b", "new")
+    assert_one_line_error(code, err, "line 6", "column 'new'", "missing")
+
+
+# --------------------------------------------------------------------------- power
+def _power_table(capsys, tmp_path, *args):
+    out_csv = tmp_path / f"power{len(list(tmp_path.iterdir()))}.csv"
+    code, out, err = run(capsys, "power", *args, "--out", out_csv)
+    assert code == 0, err
+    return out, pd.read_csv(out_csv)
+
+
+def test_power_seeds_effect_games_equal_the_library_and_issue_7(tmp_path, capsys):
+    from predstab import compare
+
+    # issue 7's figures: seeds per arm (power at that n) for d = 0.2 ... 3.0
+    out, table = _power_table(capsys, tmp_path, "seeds", "--effect", "0.2,0.5,1,1.5,2,3")
+    assert list(table["n_per_arm"]) == [394, 64, 17, 9, 6, 4]
+    np.testing.assert_allclose(table["power"], [0.8006, 0.8015, 0.8070, 0.8476, 0.8764, 0.9389],
+                               atol=5e-5)  # the issue gives 4 decimals
+    for d, n, power in table.itertuples(index=False):
+        assert n == compare.seeds_needed(d)
+        assert power == pytest.approx(compare.power_ttest(d, n), rel=1e-12)
+    assert " 64 " in out and "0.80146" in out  # printed to 6 significant digits
+
+    out, table = _power_table(capsys, tmp_path, "effect", "--n", "3,5,10,20,30,64,100")
+    np.testing.assert_allclose(table["d"], [3.07, 2.02, 1.32, 0.91, 0.74, 0.50, 0.40], atol=5e-3)
+    for n, d in table[["n_per_arm", "d"]].itertuples(index=False):
+        assert d == pytest.approx(compare.detectable_effect(n), rel=1e-12)
+
+    out, table = _power_table(capsys, tmp_path, "games", "--win-rate", "0.55")
+    row = table.iloc[0]
+    g = compare.games_needed(0.55)
+    assert (row["n_games"], row["power"], row["n_normal"]) == (g.n, pytest.approx(g.power, rel=1e-12),
+                                                               pytest.approx(g.n_normal, rel=1e-12))
+    assert row["n_games"] == 786 and round(row["power"], 4) == 0.8013 and round(row["n_normal"], 2) == 782.53
+    assert "786" in out and "782.526" in out
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_power_at_n_matches_r_power_t_test(tmp_path, capsys, strict):
+    # R: power.t.test(n = n, delta = 0.5, sd = 1, sig.level = 0.05, strict = strict)$power
+    records = [r for r in json.loads(R_TESTS.read_text()) if r["test"] == "power_t_power"
+               and r["strict"] == strict]
+    assert len(records) >= 5
+    ns = ",".join(str(r["n"]) for r in records)
+    args = ["power", "--effect", "0.5", "--n", ns] + ([] if strict else ["--r-default"])
+    out, table = _power_table(capsys, tmp_path, *args)
+    assert {r["d"] for r in records} == {0.5}
+    np.testing.assert_allclose(table["power"], [r["power"] for r in records], rtol=1e-10)  # R to 1e-10
+    assert ("far tail only" in out) is not strict
+
+
+def test_power_errors(tmp_path, capsys):
+    cases = [
+        (["power", "seeds"], ["needs --effect"]),
+        (["power", "seeds", "--effect", "0.5", "--n", "10"], ["--n is not used"]),
+        (["power", "power", "--effect", "0.5"], ["needs --n"]),
+        (["power", "effect", "--n", "1"], ["--n", "at least 2"]),
+        (["power", "seeds", "--effect", "0.5,abc"], ["--effect", "0.5,abc"]),
+        (["power", "seeds", "--effect", "0"], ["--effect", "positive"]),
+        (["power", "games", "--win-rate", "0.5"], ["--win-rate", "other than 0.5"]),
+        (["power", "games"], ["needs --win-rate"]),
+        (["power", "seeds", "--effect", "0.5", "--win-rate", "0.6"], ["--win-rate"]),
+        (["power", "seeds", "--effect", "0.5", "--alpha", "2"], ["--alpha"]),
+        (["power", "odds"], ["odds"]),
+    ]
+    for args, fragments in cases:
+        code, _, err = run(capsys, *args)
+        assert_one_line_error(code, err, *fragments)
+    target = tmp_path / "s.csv"
+    assert run(capsys, "power", "seeds", "--effect", "1", "--out", target)[0] == 0
+    before = target.read_bytes()
+    code, _, err = run(capsys, "power", "seeds", "--effect", "2", "--out", target)
+    assert_one_line_error(code, err, "already exists", "--force")
+    assert target.read_bytes() == before
+
+
 # --------------------------------------------------------------------------- files, progress, interrupts
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
     target = tmp_path / "out.csv"
@@ -486,4 +756,4 @@ def test_console_script_error_has_no_traceback(tmp_path):
 def test_parser_builds_every_command():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    assert set(sub.choices) == {"demo", "tune", "stability", "agree", "compare"}
+    assert set(sub.choices) == {"demo", "tune", "stability", "agree", "compare", "power"}
