@@ -225,3 +225,12 @@ def test_wide_integer_labels_in_small_dtypes():
     _same_result(fleiss_kappa(m.astype(np.int8), detail=True), ref)
     big = np.array([[2**63 + 5, 2**63 + 7], [2**63 + 7, 2**63 + 7]], dtype=np.uint64)
     assert fleiss_kappa(big).categories == (2**63 + 5, 2**63 + 7)
+
+
+def test_only_the_kept_objects_must_compare():
+    # the object with a missing value is dropped before the categories are ranked, as before
+    m = np.array([[1, None, 1], ["a", "a", "b"], ["b", "b", "b"]], dtype=object)
+    with pytest.warns(PredstabDataWarning, match="1 of 3 objects"):
+        assert fleiss_kappa(m).categories == ("a", "b")
+    with pytest.raises(TypeError, match="one comparable kind"):
+        fleiss_kappa(np.array([[1, 2, 1], ["a", "a", "b"]], dtype=object))

@@ -14,9 +14,9 @@ from ._ratings import (
     categorical_codes,
     drop_incomplete_objects,
     factorize_codes,
-    factorize_ratings,
+    factorize_values,
 )
-from ._utils import FrameMixin, missing_mask
+from ._utils import FrameMixin
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
 
@@ -77,8 +77,11 @@ def _fleiss_kappa_iv(ratings, exact, detail):
         arr = as_rating_matrix(ratings)
         if arr.dtype.kind == "f" and np.isinf(arr).any():
             raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
-        arr = drop_incomplete_objects(arr, missing_mask(arr), function="irr::kappam.fleiss", stacklevel=4)
-        codes, categories = factorize_ratings(arr)
+        # missing values get code -1: no separate scan for them (slow on objects); the
+        # categories are ranked after dropping, so that only the kept objects' values must compare
+        codes, uniques = factorize_values(arr)
+        kept = drop_incomplete_objects(codes, codes < 0, function="irr::kappam.fleiss", stacklevel=4)
+        codes, categories = factorize_codes(kept, uniques, all_used=kept is codes)
     return codes, tuple(categories.tolist()), bool(exact), bool(detail)
 
 

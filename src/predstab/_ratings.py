@@ -15,7 +15,7 @@ from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
 
 __all__ = ["as_rating_matrix", "as_numeric_matrix", "categorical_codes", "drop_incomplete_objects",
-           "factorize_codes", "factorize_ratings"]
+           "factorize_codes", "factorize_ratings", "factorize_values"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
@@ -147,18 +147,30 @@ def _sorted_codes(codes, uniques):
     return lookup[codes], uniques[order]
 
 
-def factorize_codes(codes, categories):
+def factorize_codes(codes, categories, *, all_used=False):
     """:func:`factorize_ratings` for codes into ``categories`` (-1 for missing), e.g. a Categorical's.
 
     Only the categories in use are kept, sorted by value as :func:`factorize_ratings` sorts them.
+    ``all_used=True`` says that every category occurs in ``codes`` (no count needed).
     """
+    if all_used and _is_sorted(np.asarray(categories)):
+        return codes, np.asarray(categories)
     n_used = np.bincount(codes[codes >= 0], minlength=len(categories)) if codes.min() < 0 else \
         np.bincount(codes.ravel(), minlength=len(categories))
     used = np.flatnonzero(n_used)
     uniques = np.asarray(categories)[used]
+    if len(used) == len(categories) and _is_sorted(uniques):
+        return codes.astype(np.int64, copy=False), uniques  # already the codes of the sorted values
     remap = np.full(len(categories) + 1, -1, dtype=np.int64)
     remap[used] = np.arange(len(used))
     return _sorted_codes(remap[codes], uniques)
+
+
+def _is_sorted(values):
+    try:
+        return bool(np.all(values[:-1] < values[1:]))
+    except TypeError:  # a mix of kinds: _sorted_codes says so
+        return False
 
 
 def _small_integer_codes(arr):
@@ -199,19 +211,28 @@ def _small_integer_codes(arr):
     return lookup[as_int], uniques
 
 
-def factorize_ratings(arr):
-    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
+def factorize_values(arr):
+    """Integer codes of the distinct values (-1 for missing) and the distinct values, in any order.
 
     Counting (``np.bincount``) for booleans and small-range integer labels, hash-based
-    (pandas.factorize) otherwise, so linear in the data; only the few distinct values
-    are sorted.
+    (pandas.factorize) otherwise, so linear in the data.
     """
     small = _small_integer_codes(arr)
     if small is not None:
         return small
+    if arr.flags.f_contiguous and not arr.flags.c_contiguous:  # e.g. DataFrame.to_numpy(): no copy
+        codes, uniques = pd.factorize(arr.T.ravel(), use_na_sentinel=True)
+        return codes.reshape(arr.shape[::-1]).T, np.asarray(uniques)
     codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
-    uniques = np.asarray(uniques)
-    if uniques.size == 0:  # every value missing: nothing to rank
-        return codes.reshape(arr.shape), uniques
-    codes, uniques = _sorted_codes(codes, uniques)
-    return codes.reshape(arr.shape), uniques
+    return codes.reshape(arr.shape), np.asarray(uniques)
+
+
+def factorize_ratings(arr):
+    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
+
+    :func:`factorize_values`, then only the few distinct values are sorted.
+    """
+    codes, uniques = factorize_values(arr)
+    if uniques.size == 0 or _is_sorted(uniques):  # nothing to rank, or ranked already
+        return codes, uniques
+    return _sorted_codes(codes, uniques)
