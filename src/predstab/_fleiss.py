@@ -153,6 +153,8 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans), objects in rows and raters
         (replicates) in columns. Objects with a missing value are dropped, as irr does.
+        A DataFrame of pandas Categoricals with one set of categories is counted from
+        its codes, without converting the data.
     exact : bool, default False
         Conger's (1980) exact kappa. No z test then (``statistic``/``pvalue`` NaN).
     detail : bool, default False
