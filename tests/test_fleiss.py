@@ -148,8 +148,7 @@ def test_sparse_count_table_gives_the_same_numbers(monkeypatch):
 
     m = case("c_30x6_4cat")
     dense = fleiss_kappa(m, detail=True)
-    monkeypatch.setattr(fmod, "_SPARSE_MIN_CATEGORIES", 0)
-    monkeypatch.setattr(fmod, "_SPARSE_MIN_CELLS", 0)
+    monkeypatch.setattr(fmod, "_COST_SPARSE", 0)
     sparse = fleiss_kappa(m, detail=True)
     assert sparse.value == dense.value and sparse.statistic == dense.statistic
     pd.testing.assert_frame_equal(sparse.per_category, dense.per_category)
@@ -172,21 +171,25 @@ def _same_result(a, b):
         np.testing.assert_array_equal(a.per_category.to_numpy(), b.per_category.to_numpy())
 
 
-@pytest.mark.parametrize("n_raters", [2, 3, 7])
-def test_blocked_counts_match_one_table(monkeypatch, n_raters):
+@pytest.mark.parametrize("method", ["dense", "pairs", "sparse"])
+@pytest.mark.parametrize(("n_raters", "n_categories"), [(2, 4), (3, 4), (7, 4), (4, 300)])
+def test_counting_methods_and_blocks_agree(monkeypatch, method, n_raters, n_categories):
     import predstab._fleiss as fmod
 
     rng = np.random.default_rng(n_raters)
-    m = rng.integers(0, 4, size=(1000, n_raters))
-    whole = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
-    monkeypatch.setattr(fmod, "_BLOCK_CELLS", 7)  # 16 objects per block, the last one partial
-    blocked = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
-    for a, b in zip(whole, blocked, strict=True):
+    m = rng.integers(0, n_categories, size=(1000, n_raters))
+    m[:, 1] = np.where(rng.random(1000) < 0.5, m[:, 0], m[:, 1])  # some agreement
+    default = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
+    for name in ("DENSE", "PAIR", "SPARSE"):  # force `method`
+        monkeypatch.setattr(fmod, f"_COST_{name}", 0 if method.upper().startswith(name) else 10**9)
+    monkeypatch.setattr(fmod, "_BLOCK_CELLS", 7)  # blocks of 16 objects (dense) or 7, the last partial
+    forced = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
+    for a, b in zip(default, forced, strict=True):
         _same_result(a, b)
-    # and both against a peer that builds the whole objects x categories table
+    # and against a peer that builds the whole objects x categories table
     inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
-    assert blocked[0].value == pytest.approx(inter_rater.fleiss_kappa(inter_rater.aggregate_raters(m)[0]),
-                                             rel=1e-12)
+    table, _ = inter_rater.aggregate_raters(m)
+    assert forced[0].value == pytest.approx(inter_rater.fleiss_kappa(table), rel=1e-12)
 
 
 def test_input_kinds_give_identical_results():
