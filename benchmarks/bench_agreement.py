@@ -81,6 +81,12 @@ def large_fleiss():
     t_frame = best_time(lambda: predstab.fleiss_kappa(frame), 3)
     print(f"{'':<38} same 1e6 x 10 as text (object array): {t_text * 1e3:.0f} ms; "
           f"as a DataFrame of Categoricals: {t_frame * 1e3:.0f} ms")
+    # many categories (statsmodels would need a 1e6 x 4000 table: 30 GiB)
+    many = rng.integers(0, 4000, size=(n, k))
+    t_many = best_time(lambda: predstab.fleiss_kappa(many), 3)
+    t_many2 = best_time(lambda: predstab.fleiss_kappa(many[:, :2]), 3)
+    print(f"{'':<38} 1e6 x 10 with 4000 categories: {t_many * 1e3:.0f} ms; 1e6 x 2 of them: "
+          f"{t_many2 * 1e3:.0f} ms")
 
 
 def main():
