@@ -54,13 +54,49 @@ def row(task, ours, theirs, peer, ratio_target, diff):
           f"{peer:<12} {ratio:>8.1f}x {target:>8} {verdict:<7} {diff:>9.1e}")
 
 
+def large_fleiss():
+    """Fleiss' kappa on large inputs, where statsmodels' aggregate_raters loops over objects in Python."""
+    from statsmodels.stats import inter_rater
+
+    rng = np.random.default_rng(20261201)
+    n = 10_000_000
+    two = rng.integers(0, 3, size=(n, 2)).astype(np.int8)
+    two[:, 1] = np.where(rng.random(n) < 0.6, two[:, 0], two[:, 1])  # some agreement
+    n, k = 1_000_000, 10
+    truth = rng.integers(0, 5, size=(n, 1))
+    ten = np.where(rng.random((n, k)) < 0.7, truth, rng.integers(0, 5, size=(n, k)))
+    cases = (("Fleiss' kappa 1e7 x 2 int8, 3 cat.", two), ("Fleiss' kappa 1e6 x 10, 5 categories", ten))
+    for task, x in cases:
+        t_ours = best_time(lambda x=x: predstab.fleiss_kappa(x), 5)
+        start = time.perf_counter()  # one run only: statsmodels takes seconds to minutes here
+        theirs = inter_rater.fleiss_kappa(inter_rater.aggregate_raters(x)[0])
+        t_sm = time.perf_counter() - start
+        row(task, t_ours, t_sm, "statsmodels", None, abs(predstab.fleiss_kappa(x).value - theirs))
+    # the same data in other forms (predstab only): nominal alpha, text, pandas Categoricals
+    t_alpha = best_time(lambda: predstab.krippendorff_alpha(two, level="nominal"), 3)
+    print(f"{'':<38} same 1e7 x 2: nominal alpha {t_alpha * 1e3:.0f} ms")
+    text = np.array(["a", "b", "c", "d", "e"], dtype=object)[ten]
+    frame = pd.DataFrame({j: pd.Categorical.from_codes(ten[:, j], list("abcde")) for j in range(k)})
+    t_text = best_time(lambda: predstab.fleiss_kappa(text), 3)
+    t_frame = best_time(lambda: predstab.fleiss_kappa(frame), 3)
+    print(f"{'':<38} same 1e6 x 10 as text (object array): {t_text * 1e3:.0f} ms; "
+          f"as a DataFrame of Categoricals: {t_frame * 1e3:.0f} ms")
+    # many categories (statsmodels would need a 1e6 x 4000 table: 30 GiB)
+    many = rng.integers(0, 4000, size=(n, k))
+    t_many = best_time(lambda: predstab.fleiss_kappa(many), 3)
+    t_many2 = best_time(lambda: predstab.fleiss_kappa(many[:, :2]), 3)
+    print(f"{'':<38} 1e6 x 10 with 4000 categories: {t_many * 1e3:.0f} ms; 1e6 x 2 of them: "
+          f"{t_many2 * 1e3:.0f} ms")
+
+
 def main():
     import krippendorff
     import pingouin
 
     rng = np.random.default_rng(20261130)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}")
+          f"Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}; "
+          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"peers: krippendorff {metadata.version('krippendorff')}, pingouin {metadata.version('pingouin')}")
     print()
     print(f"{'task':<38} {'predstab ms':>10} {'peer ms':>10} {'peer':<12} {'speed-up':>9} {'target':>8} "
@@ -111,6 +147,8 @@ def main():
     diff = abs(predstab.fleiss_kappa(cats).value
                - inter_rater.fleiss_kappa(inter_rater.aggregate_raters(cats)[0]))
     row("Fleiss' kappa 1e5 x 10, 5 categories", t_ours, t_sm, "statsmodels", None, diff)
+
+    large_fleiss()
 
     # interval alpha on continuous data (the random-forest regression case)
     for n in (100, 200):

@@ -148,7 +148,7 @@ def test_sparse_count_table_gives_the_same_numbers(monkeypatch):
 
     m = case("c_30x6_4cat")
     dense = fleiss_kappa(m, detail=True)
-    monkeypatch.setattr(fmod, "_DENSE_TABLE_MAX", 1)
+    monkeypatch.setattr(fmod, "_COST_SPARSE", 0)
     sparse = fleiss_kappa(m, detail=True)
     assert sparse.value == dense.value and sparse.statistic == dense.statistic
     pd.testing.assert_frame_equal(sparse.per_category, dense.per_category)
@@ -160,3 +160,80 @@ def test_many_categories_stay_linear_in_memory():
     res = fleiss_kappa(m)
     # nobody agrees: P = 0 and P_e = 1 / 80 000, so kappa = -P_e / (1 - P_e)
     assert res.value == pytest.approx(-1 / 79_999, rel=1e-9)
+
+
+def _same_result(a, b):
+    # bit for bit: the counts are integers, only their representation differs
+    np.testing.assert_array_equal([a.value, a.statistic, a.pvalue, a.observed, a.expected],
+                                  [b.value, b.statistic, b.pvalue, b.observed, b.expected])
+    assert a.categories == b.categories and (a.n_objects, a.n_raters) == (b.n_objects, b.n_raters)
+    if a.per_category is not None:  # (same category values; their type follows the input's)
+        np.testing.assert_array_equal(a.per_category.to_numpy(), b.per_category.to_numpy())
+
+
+@pytest.mark.parametrize("method", ["dense", "pairs", "sparse"])
+@pytest.mark.parametrize(("n_raters", "n_categories"), [(2, 4), (3, 4), (7, 4), (4, 300)])
+def test_counting_methods_and_blocks_agree(monkeypatch, method, n_raters, n_categories):
+    import predstab._fleiss as fmod
+
+    rng = np.random.default_rng(n_raters)
+    m = rng.integers(0, n_categories, size=(1000, n_raters))
+    m[:, 1] = np.where(rng.random(1000) < 0.5, m[:, 0], m[:, 1])  # some agreement
+    default = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
+    for name in ("DENSE", "PAIR", "SPARSE"):  # force `method`
+        monkeypatch.setattr(fmod, f"_COST_{name}", 0 if method.upper().startswith(name) else 10**9)
+    monkeypatch.setattr(fmod, "_BLOCK_CELLS", 7)  # blocks of 16 objects (dense) or 7, the last partial
+    forced = [fleiss_kappa(m, detail=True), fleiss_kappa(m, exact=True)]
+    for a, b in zip(default, forced, strict=True):
+        _same_result(a, b)
+    # and against a peer that builds the whole objects x categories table
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    table, _ = inter_rater.aggregate_raters(m)
+    assert forced[0].value == pytest.approx(inter_rater.fleiss_kappa(table), rel=1e-12)
+
+
+def test_input_kinds_give_identical_results():
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(500, 4))
+    codes[codes[:, 0] == 2, 1] = 2  # some agreement, so that kappa is not ~0
+    labels = np.array(["lo", "mid", "up"], dtype=object)
+    ref = fleiss_kappa(labels[codes], detail=True)
+    categorical = pd.DataFrame({j: pd.Categorical(labels[codes[:, j]], ["up", "lo", "mid", "unused"])
+                                for j in range(4)})
+    _same_result(fleiss_kappa(categorical, detail=True), ref)
+    as_ints = [fleiss_kappa(codes.astype(t), detail=True) for t in (np.int8, np.uint64, float, np.int64)]
+    for res in as_ints[1:]:
+        _same_result(res, as_ints[0])
+    assert as_ints[0].value == ref.value
+    as_bool = codes > 0
+    _same_result(fleiss_kappa(as_bool, detail=True), fleiss_kappa(as_bool.astype(object), detail=True))
+
+
+def test_categorical_frame_with_missing_and_unused_categories():
+    frame = pd.DataFrame({"a": ["x", "y", None, "y", "z"], "b": ["x", "y", "z", "x", "z"],
+                          "c": ["y", "y", "w", "x", "z"]})
+    with pytest.warns(PredstabDataWarning, match="1 of 5 objects"):
+        ref = fleiss_kappa(frame.to_numpy(dtype=object), detail=True)
+    categorical = frame.astype(pd.CategoricalDtype(["z", "y", "x", "w", "v"]))
+    with pytest.warns(PredstabDataWarning, match="1 of 5 objects"):
+        res = fleiss_kappa(categorical, detail=True)
+    _same_result(res, ref)
+    assert res.categories == ("x", "y", "z")  # "w" only in the dropped object, "v" never used
+
+
+def test_wide_integer_labels_in_small_dtypes():
+    # int8 labels -100 and 100: the shift to codes must not wrap around in int8
+    m = np.array([[-100, 100, 100], [0, 0, 1], [100, 100, 100], [-100, -100, 0]])
+    ref = fleiss_kappa(m, detail=True)
+    _same_result(fleiss_kappa(m.astype(np.int8), detail=True), ref)
+    big = np.array([[2**63 + 5, 2**63 + 7], [2**63 + 7, 2**63 + 7]], dtype=np.uint64)
+    assert fleiss_kappa(big).categories == (2**63 + 5, 2**63 + 7)
+
+
+def test_only_the_kept_objects_must_compare():
+    # the object with a missing value is dropped before the categories are ranked, as before
+    m = np.array([[1, None, 1], ["a", "a", "b"], ["b", "b", "b"]], dtype=object)
+    with pytest.warns(PredstabDataWarning, match="1 of 3 objects"):
+        assert fleiss_kappa(m).categories == ("a", "b")
+    with pytest.raises(TypeError, match="one comparable kind"):
+        fleiss_kappa(np.array([[1, 2, 1], ["a", "a", "b"]], dtype=object))

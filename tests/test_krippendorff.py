@@ -225,3 +225,11 @@ def test_ordered_categorical_frame_gives_the_order():
     assert krippendorff_alpha(frame, level="ordinal").value == pytest.approx(expected, rel=1e-14)
     assert krippendorff_alpha(frame.astype(object), level="ordinal",
                               levels=order).value == pytest.approx(expected, rel=1e-14)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+def test_small_integer_dtypes_with_a_wide_range(level):
+    # int8 labels -100 .. 100: coding them must not wrap around in int8 (it used to raise)
+    m = np.array([[-100, 100, 100], [0, 0, 1], [100, 100, 100], [-100, -100, 0]])
+    assert krippendorff_alpha(m.astype(np.int8), level=level).value == \
+        krippendorff_alpha(m, level=level).value

@@ -9,8 +9,14 @@ import pandas as pd
 from scipy import sparse, special
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
-from ._ratings import as_rating_matrix, drop_incomplete_objects, factorize_ratings
-from ._utils import FrameMixin, missing_mask
+from ._ratings import (
+    as_rating_matrix,
+    categorical_codes,
+    drop_incomplete_objects,
+    factorize_codes,
+    factorize_values,
+)
+from ._utils import FrameMixin
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
 
@@ -62,33 +68,78 @@ def _fleiss_kappa_iv(ratings, exact, detail):
         raise TypeError(f"`exact` must be True or False; got {exact!r}.")
     if not isinstance(detail, (bool, np.bool_)):
         raise TypeError(f"`detail` must be True or False; got {detail!r}.")
-    arr = as_rating_matrix(ratings)
-    if arr.dtype.kind == "f" and np.isinf(arr).any():
-        raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
-    arr = drop_incomplete_objects(arr, missing_mask(arr), function="irr::kappam.fleiss", stacklevel=4)
-    codes, categories = factorize_ratings(arr)
+    categorical = categorical_codes(ratings)
+    if categorical is not None:  # the Categoricals' own codes: no conversion of the data to objects
+        arr = as_rating_matrix(categorical[0])
+        arr = drop_incomplete_objects(arr, arr < 0, function="irr::kappam.fleiss", stacklevel=4)
+        codes, categories = factorize_codes(arr, categorical[1])
+    else:
+        arr = as_rating_matrix(ratings)
+        if arr.dtype.kind == "f" and np.isinf(arr).any():
+            raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
+        # missing values get code -1: no separate scan for them (slow on objects); the
+        # categories are ranked after dropping, so that only the kept objects' values must compare
+        codes, uniques = factorize_values(arr)
+        kept = drop_incomplete_objects(codes, codes < 0, function="irr::kappam.fleiss", stacklevel=4)
+        codes, categories = factorize_codes(kept, uniques, all_used=kept is codes)
     return codes, tuple(categories.tolist()), bool(exact), bool(detail)
 
 
-_DENSE_TABLE_MAX = 2**25  # objects x categories cells above which the count table is sparse
+_BLOCK_CELLS = 1 << 16  # count-table cells (or values) per block of objects: temporaries stay in cache
+# Relative cost per object of the three ways to get sum_i n_ij^2, measured with numpy 2.4:
+# a dense block of the count table (~3 (m + q)), comparing every pair of raters (~5 m (m - 1) / 2),
+# a sparse table (~30 m, sorting included). The cheapest is used; all three count exactly.
+_COST_DENSE, _COST_PAIR, _COST_SPARSE = 3, 5, 30
 
 
 def _category_counts(codes, q):
-    """Per category: total count sum_i n_ij and sum of squares sum_i n_ij^2 (int64).
+    """Per rater and category counts (m x q) and per category sum_i n_ij^2 (int64).
 
-    n_ij (objects x categories) is built by bincount, or as a sparse matrix when there
-    are very many categories, so that memory stays linear in the data.
+    Never an objects x categories table: by blocks of objects, either one bincount of
+    ``row * q + code`` per block (few categories), or a bincount of the agreements of
+    every pair of raters, since sum_i n_ij^2 = n_j + 2 * #{(i, a < b): both raters chose j}
+    (few raters, many categories); or a sparse table when both are many.
     """
     n, m = codes.shape
-    if n * q <= _DENSE_TABLE_MAX:
-        table = np.bincount((codes + (np.arange(n) * q)[:, None]).ravel(), minlength=n * q).reshape(n, q)
-        return table.sum(axis=0), np.einsum("ij,ij->j", table, table, dtype=np.int64)
-    table = sparse.csr_matrix((np.ones(codes.size, dtype=np.int64), (np.repeat(np.arange(n), m),
-                                                                     codes.ravel())), shape=(n, q))
-    table.sum_duplicates()
-    totals = np.asarray(table.sum(axis=0)).ravel()
-    col_sq = np.asarray(table.multiply(table).sum(axis=0)).ravel()
-    return totals, col_sq
+    rater_offsets = np.arange(m) * q
+    costs = {"dense": _COST_DENSE * (m + q), "pairs": _COST_PAIR * m * (m - 1) // 2,
+             "sparse": _COST_SPARSE * m}
+    method = min(costs, key=costs.get)
+    if method == "sparse":
+        rater_table = np.bincount((codes + rater_offsets).ravel(), minlength=m * q).reshape(m, q)
+        table = sparse.csr_matrix((np.ones(codes.size, dtype=np.int64), (np.repeat(np.arange(n), m),
+                                                                         codes.ravel())), shape=(n, q))
+        table.sum_duplicates()
+        return rater_table, np.asarray(table.multiply(table).sum(axis=0)).ravel()
+    elif method == "dense":
+        step = max(16, _BLOCK_CELLS // q)
+        row_offsets = (np.arange(min(step, n)) * q)[:, None]
+    elif method == "pairs":
+        step = _BLOCK_CELLS
+    else:
+        raise ValueError(f"unknown counting method {method!r}")
+    by_block = q <= step  # per-block rater counts only while they are smaller than the block
+    rater_table = np.zeros(m * q, dtype=np.int64)
+    col_sq = np.zeros(q + 1, dtype=np.int64)  # (+ 1: the pairs that disagree land in slot q)
+    for start in range(0, n, step):
+        block = codes[start:start + step]
+        if by_block:
+            rater_table += np.bincount((block + rater_offsets).ravel(), minlength=m * q)
+        if method == "dense":
+            rows = block.shape[0]
+            table = np.bincount((block + row_offsets[:rows]).ravel(), minlength=rows * q).reshape(rows, q)
+            col_sq[:q] += np.einsum("ij,ij->j", table, table)
+        else:
+            for a in range(m - 1):
+                first = block[:, a]
+                for b in range(a + 1, m):
+                    col_sq += np.bincount(np.where(first == block[:, b], first, q), minlength=q + 1)
+    rater_table = rater_table.reshape(m, q)
+    if not by_block:
+        rater_table = np.stack([np.bincount(codes[:, j], minlength=q) for j in range(m)])
+    if method == "pairs":
+        return rater_table, rater_table.sum(axis=0) + 2 * col_sq[:q]
+    return rater_table, col_sq[:q]
 
 
 def _two_sided_p(z):
@@ -119,6 +170,8 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans), objects in rows and raters
         (replicates) in columns. Objects with a missing value are dropped, as irr does.
+        A DataFrame of pandas Categoricals with one set of categories is counted from
+        its codes, without converting the data.
     exact : bool, default False
         Conger's (1980) exact kappa. No z test then (``statistic``/``pvalue`` NaN).
     detail : bool, default False
@@ -168,16 +221,15 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     codes, categories, exact, detail = _fleiss_kappa_iv(ratings, exact, detail)
     n, m = codes.shape
     q = len(categories)
-    totals, col_sq = _category_counts(codes, q)
+    rater_table, col_sq = _category_counts(codes, q)
+    totals = rater_table.sum(axis=0)
     nm = n * m
     sum_sq = int(col_sq.sum())
     observed = (sum_sq - nm) / (nm * (m - 1))
     p_j = totals / nm
     expected = float(np.sum(totals.astype(float) ** 2) / nm**2)
     if exact:
-        rater_table = np.bincount((np.arange(m)[None, :] * q + codes).ravel(),
-                                  minlength=m * q).reshape(m, q) / n
-        expected -= float(np.sum(rater_table.var(axis=0))) / (m - 1)
+        expected -= float(np.sum((rater_table / n).var(axis=0))) / (m - 1)
     # kappa = 1 - (1 - P) / (1 - P_e), exact zeros when a single category is used
     d_o = (nm * m - sum_sq) / (nm * (m - 1))
     d_e = 0.0 if q == 1 else 1.0 - expected

@@ -14,7 +14,8 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
 
-__all__ = ["as_rating_matrix", "as_numeric_matrix", "drop_incomplete_objects", "factorize_ratings"]
+__all__ = ["as_rating_matrix", "as_numeric_matrix", "categorical_codes", "drop_incomplete_objects",
+           "factorize_codes", "factorize_ratings", "factorize_values"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
@@ -114,54 +115,124 @@ def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stackleve
     return arr[~incomplete]
 
 
-def _small_integer_codes(arr):
-    """Fast path of :func:`factorize_ratings`: integer-valued numbers in a small range (labels).
+def categorical_codes(ratings):
+    """Codes and categories of a DataFrame of Categorical columns sharing one set of categories.
 
-    Returns None when it does not apply.
+    Returns ``(codes, categories)``, codes of shape (n_objects, n_replicates) with -1 for
+    a missing value, read from the Categoricals without converting the data to objects;
+    None for any other input.
     """
-    if arr.dtype.kind not in "iuf":
+    if not isinstance(ratings, pd.DataFrame) or ratings.shape[1] == 0:
         return None
-    missing = np.isnan(arr) if arr.dtype.kind == "f" else None
-    if missing is not None and missing.all():
+    dtypes = list(ratings.dtypes)
+    if not all(isinstance(d, pd.CategoricalDtype) for d in dtypes):
         return None
-    lo = np.fmin.reduce(arr, axis=None) if missing is not None else arr.min()
-    hi = np.fmax.reduce(arr, axis=None) if missing is not None else arr.max()
-    if not float(hi) - float(lo) < 2**16:  # floats: no integer overflow at the int64 extremes
-        return None
-    shifted = arr - lo
-    if missing is not None:
-        shifted[missing] = hi - lo + 1  # a slot of its own, ignored below
-    as_int = shifted.astype(np.int64)
-    if arr.dtype.kind == "f" and not (as_int == shifted).all():
-        return None  # not integer-valued
-    used = np.bincount(as_int.ravel(), minlength=int(hi - lo) + 2)[: int(hi - lo) + 1] > 0
-    uniques = (lo + np.flatnonzero(used)).astype(arr.dtype)
-    if used.all() and (missing is None or not missing.any()):
-        return as_int, uniques  # labels lo, lo + 1, ..., hi all used: the shift is the code
-    lookup = np.append(np.cumsum(used) - 1, -1)
-    return lookup[as_int], uniques
+    if any(not dtypes[0].categories.equals(d.categories) for d in dtypes[1:]):
+        return None  # different categories per column: the values decide
+    codes = np.stack([ratings.iloc[:, j].array.codes for j in range(ratings.shape[1])], axis=1)
+    return codes, dtypes[0].categories.to_numpy()
 
 
-def factorize_ratings(arr):
-    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
-
-    Hash-based (pandas.factorize), so linear in the data; only the few distinct
-    values are sorted.
-    """
-    small = _small_integer_codes(arr)
-    if small is not None:
-        return small
-    codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
-    uniques = np.asarray(uniques)
-    if uniques.size == 0:  # every value missing: nothing to rank
-        return codes.reshape(arr.shape), uniques
+def _sorted_codes(codes, uniques):
+    """Recode ``codes`` (into ``uniques``, -1 for missing) so that the distinct values are sorted."""
     try:
         order = np.argsort(uniques, kind="stable")
     except TypeError:
         kinds = sorted({type(v).__name__ for v in uniques.tolist()})
         raise TypeError("`ratings` must hold values of one comparable kind (all numbers or all strings); "
                         f"got a mix of {', '.join(kinds)}.") from None
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[order] = np.arange(len(uniques))
-    codes = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).reshape(arr.shape)
-    return codes, uniques[order]
+    lookup = np.empty(len(uniques) + 1, dtype=np.int64)
+    lookup[order] = np.arange(len(uniques))
+    lookup[-1] = -1  # code -1 (missing) reads the last entry
+    return lookup[codes], uniques[order]
+
+
+def factorize_codes(codes, categories, *, all_used=False):
+    """:func:`factorize_ratings` for codes into ``categories`` (-1 for missing), e.g. a Categorical's.
+
+    Only the categories in use are kept, sorted by value as :func:`factorize_ratings` sorts them.
+    ``all_used=True`` says that every category occurs in ``codes`` (no count needed).
+    """
+    if all_used and _is_sorted(np.asarray(categories)):
+        return codes, np.asarray(categories)
+    n_used = np.bincount(codes[codes >= 0], minlength=len(categories)) if codes.min() < 0 else \
+        np.bincount(codes.ravel(), minlength=len(categories))
+    used = np.flatnonzero(n_used)
+    uniques = np.asarray(categories)[used]
+    if len(used) == len(categories) and _is_sorted(uniques):
+        return codes.astype(np.int64, copy=False), uniques  # already the codes of the sorted values
+    remap = np.full(len(categories) + 1, -1, dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    return _sorted_codes(remap[codes], uniques)
+
+
+def _is_sorted(values):
+    try:
+        return bool(np.all(values[:-1] < values[1:]))
+    except TypeError:  # a mix of kinds: _sorted_codes says so
+        return False
+
+
+def _small_integer_codes(arr):
+    """Fast path of :func:`factorize_ratings`: booleans and integer-valued numbers in a small range.
+
+    Returns None when it does not apply.
+    """
+    dtype = arr.dtype
+    if dtype.kind == "b":
+        arr = arr.view(np.uint8)
+    elif dtype.kind not in "iuf":
+        return None
+    missing = np.isnan(arr) if dtype.kind == "f" else None
+    if missing is not None and missing.all():
+        return None
+    lo = np.fmin.reduce(arr, axis=None) if missing is not None else arr.min()
+    hi = np.fmax.reduce(arr, axis=None) if missing is not None else arr.max()
+    if not float(hi) - float(lo) < 2**16:  # floats: no integer overflow at the int64 extremes
+        return None
+    span = int(hi - lo) if dtype.kind == "f" else int(hi) - int(lo)
+    if dtype.kind == "f":
+        shifted = arr - lo
+        if missing is not None:
+            shifted[missing] = span + 1  # a slot of its own, ignored below
+        as_int = shifted.astype(np.int64)
+        if not (as_int == shifted).all():
+            return None  # not integer-valued
+    elif arr.dtype.kind == "u":
+        as_int = (arr - lo).astype(np.int64)  # no wrap-around: arr >= lo
+    else:
+        as_int = arr.astype(np.int64)  # in int64: arr - lo can overflow arr's dtype (int8: 100 - -100)
+        as_int -= np.int64(lo)
+    used = np.bincount(as_int.ravel(), minlength=span + 2)[: span + 1] > 0
+    uniques = (np.flatnonzero(used).astype(arr.dtype) + lo).astype(dtype)
+    if used.all() and (missing is None or not missing.any()):
+        return as_int, uniques  # labels lo, lo + 1, ..., hi all used: the shift is the code
+    lookup = np.append(np.cumsum(used) - 1, -1)
+    return lookup[as_int], uniques
+
+
+def factorize_values(arr):
+    """Integer codes of the distinct values (-1 for missing) and the distinct values, in any order.
+
+    Counting (``np.bincount``) for booleans and small-range integer labels, hash-based
+    (pandas.factorize) otherwise, so linear in the data.
+    """
+    small = _small_integer_codes(arr)
+    if small is not None:
+        return small
+    if arr.flags.f_contiguous and not arr.flags.c_contiguous:  # e.g. DataFrame.to_numpy(): no copy
+        codes, uniques = pd.factorize(arr.T.ravel(), use_na_sentinel=True)
+        return codes.reshape(arr.shape[::-1]).T, np.asarray(uniques)
+    codes, uniques = pd.factorize(arr.ravel(), use_na_sentinel=True)
+    return codes.reshape(arr.shape), np.asarray(uniques)
+
+
+def factorize_ratings(arr):
+    """Integer codes of the distinct values (-1 for missing) and the sorted distinct values.
+
+    :func:`factorize_values`, then only the few distinct values are sorted.
+    """
+    codes, uniques = factorize_values(arr)
+    if uniques.size == 0 or _is_sorted(uniques):  # nothing to rank, or ranked already
+        return codes, uniques
+    return _sorted_codes(codes, uniques)
