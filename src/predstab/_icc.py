@@ -13,7 +13,7 @@ from scipy import special
 
 from ._convention import one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
-from ._utils import ConfidenceInterval, FrameMixin
+from ._utils import ConfidenceInterval, FrameMixin, check_fraction
 
 __all__ = ["icc", "icc_table", "ICCResult"]
 
@@ -118,12 +118,6 @@ def _check_choice(value, name, choices):
     return value
 
 
-def _check_conf_level(conf_level):
-    if isinstance(conf_level, bool) or not isinstance(conf_level, numbers.Real) or not 0 < conf_level < 1:
-        raise ValueError(f"`conf_level` must be a number strictly between 0 and 1; got {conf_level!r}.")
-    return float(conf_level)
-
-
 def _complete_numeric(ratings, function):
     arr = as_rating_matrix(ratings)
     x = as_numeric_matrix(arr)
@@ -142,7 +136,7 @@ def _icc_iv(ratings, model, type, unit, r0, conf_level):
     unit = _check_choice(unit, "unit", _UNITS)
     if isinstance(r0, bool) or not isinstance(r0, numbers.Real) or not 0 <= r0 < 1:
         raise ValueError(f"`r0` must be a number in [0, 1); got {r0!r}.")
-    conf_level = _check_conf_level(conf_level)
+    conf_level = check_fraction(conf_level, "conf_level")
     x = _complete_numeric(ratings, "irr::icc")
     return x, model, type, unit, float(r0), conf_level
 
@@ -326,7 +320,7 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
 
 
 def _icc_table_iv(ratings, conf_level):
-    conf_level = _check_conf_level(conf_level)
+    conf_level = check_fraction(conf_level, "conf_level")
     x = _complete_numeric(ratings, "psych::ICC on na.omit(x)")
     return x, conf_level
 

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from ._forest import inbag_mask, is_bagging_ensemble, tree_predictions
-from ._utils import check_rng, seeds_from
+from ._utils import check_count, check_rng, seeds_from
 
 __all__ = ["TreePool"]
 
@@ -493,8 +493,7 @@ def _pool_iv(estimator, n_learners, voting, random_state):
             "`estimator` must be a scikit-learn bagging-type ensemble with `n_estimators` "
             f"(RandomForest*, ExtraTrees*, Bagging*); got {type(estimator).__name__}."
         )
-    if not isinstance(n_learners, (int, np.integer)) or n_learners < 2:
-        raise ValueError(f"`n_learners` must be an integer >= 2; got {n_learners!r}.")
+    check_count(n_learners, "n_learners")
     if voting not in _VOTING:
         raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
     return estimator, int(n_learners), voting, check_rng(random_state)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._exceptions import PredstabDataWarning
-from ._utils import check_rng, missing_mask, seeds_from
+from ._utils import check_count, check_rng, missing_mask, seeds_from
 
 __all__ = ["repeated_predictions", "RepeatedPredictions"]
 
@@ -108,8 +108,7 @@ def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, r
             "`estimator` must be a scikit-learn estimator or a callable fit_predict(seed) -> "
             f"(test_predictions, space_predictions or None); got {type(estimator).__name__}."
         )
-    if not isinstance(n_repeats, numbers.Integral) or isinstance(n_repeats, bool) or n_repeats < 2:
-        raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
+    check_count(n_repeats, "n_repeats")
     if baseline not in _BASELINES:
         raise ValueError(f"`baseline` must be one of {_BASELINES}; got {baseline!r}.")
     if response not in _RESPONSES:

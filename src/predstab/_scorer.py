@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ._utils import check_rng, seeds_from
+from ._utils import check_count, check_rng, seeds_from
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
 
@@ -128,8 +128,7 @@ class _StabilityScorer:
 def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, voting, options):
     if measure not in _MEASURES:
         raise ValueError(f"`measure` must be one of {_MEASURES}; got {measure!r}.")
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 2:
-        raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
+    check_count(n_repeats, "n_repeats")
     if scale is not None and scale not in _SCALES:
         raise ValueError(f"`scale` must be None or one of {_SCALES}; got {scale!r}.")
     if levels is not None:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning, PredstabWarning
-from ._utils import ConfidenceInterval, check_rng, seeds_from
+from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
 
 __all__ = ["tune_num_learners", "TuningResult", "runtime_model"]
 
@@ -269,8 +269,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     grid_list = [int(g) for g in grid_arr]
     if len(set(grid_list)) != len(grid_list):
         raise ValueError(f"`grid` must not repeat values; got {grid!r}.")
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
-        raise ValueError(f"`n_repeats` must be an integer >= 2; got {n_repeats!r}.")
+    check_count(n_repeats, "n_repeats")
     is_clf = bool(is_classifier(estimator))
     default = ("fleiss" if is_clf else "icc", "phi", "psi")
     default += () if method == "closed_form" else ("selection",)
@@ -302,8 +301,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
     if pool_size is None:
         pool_size = (max(grid_list) * 2 if method == "pool" else 1000)
-    if isinstance(pool_size, bool) or not isinstance(pool_size, (int, np.integer)) or pool_size < 2:
-        raise ValueError(f"`pool_size` must be an integer >= 2; got {pool_size!r}.")
+    check_count(pool_size, "pool_size")
     if method == "pool" and pool_size // max(grid_list) < 2:
         raise ValueError(
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "

@@ -8,7 +8,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "FrameMixin"]
+__all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "FrameMixin", "check_fraction",
+           "check_count"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -55,6 +56,32 @@ def seeds_from(random_state, n) -> np.ndarray:
     """
     rng = check_rng(random_state)
     return rng.integers(0, 2**31 - 1, size=int(n), dtype=np.int64)
+
+
+def check_fraction(value, name) -> float:
+    """Validate a level or probability strictly between 0 and 1 (bools rejected).
+
+    Examples
+    --------
+    >>> check_fraction(0.95, "level")
+    0.95
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1; got {value!r}.")
+    return float(value)
+
+
+def check_count(value, name, minimum=2) -> int:
+    """Validate an integer count of at least ``minimum`` (bools rejected).
+
+    Examples
+    --------
+    >>> check_count(10, "n_repeats")
+    10
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
 
 
 def missing_mask(values) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -11,7 +10,7 @@ import pandas as pd
 from scipy import stats
 
 from .._exceptions import PredstabUndefinedWarning
-from .._utils import ConfidenceInterval, check_rng
+from .._utils import ConfidenceInterval, check_count, check_fraction, check_rng
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_interval"]
 
@@ -133,10 +132,8 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, metric, n_resamples, level, met
     for name, arr in (("pred_a", pa), ("pred_b", pb)):
         if arr.ndim == 0 or len(arr) != len(y):
             raise ValueError(f"`{name}` must have one prediction per case ({len(y)}); got shape {arr.shape}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 2:
-        raise ValueError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}.")
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"`level` must be strictly between 0 and 1; got {level!r}.")
+    check_count(n_resamples, "n_resamples")
+    check_fraction(level, "level")
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     if groups is None:

@@ -22,7 +22,7 @@ import numpy as np
 from scipy import stats
 
 from .._exceptions import PredstabUndefinedWarning
-from .._utils import ConfidenceInterval
+from .._utils import ConfidenceInterval, check_fraction
 from ._results import TestResult
 
 __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest"]
@@ -43,12 +43,6 @@ def _scores(values, name, *, min_size=2, ndim=1):
     if arr.size < min_size:
         raise ValueError(f"`{name}` must have at least {min_size} scores; got {arr.size}.")
     return arr
-
-
-def _check_level(level):
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
-    return float(level)
 
 
 def _paired(a, b, ndim=1):
@@ -86,7 +80,7 @@ def _ttest_iv(a, b, paired, equal_var, level):
         a, b = _paired(a, b)
     else:
         a, b = _scores(a, "scores_a"), _scores(b, "scores_b")
-    return a, b, bool(paired), bool(equal_var), _check_level(level)
+    return a, b, bool(paired), bool(equal_var), check_fraction(level, "level")
 
 
 def ttest(scores_a, scores_b, *, paired=False, equal_var=False, level=0.95):
@@ -248,7 +242,7 @@ def _corrected_resampled_ttest_iv(a, b, n_train, n_test, level):
     for name, v in (("n_train", n_train), ("n_test", n_test)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v > 0:
             raise ValueError(f"`{name}` must be a positive number of cases; got {v!r}.")
-    return a, b, float(n_train), float(n_test), _check_level(level)
+    return a, b, float(n_train), float(n_test), check_fraction(level, "level")
 
 
 def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95):

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._utils import check_fraction
 from ._rmath import tukey_quantile_secant
 
 __all__ = ["friedman_nemenyi", "FriedmanNemenyiResult", "plot_cd_diagram"]
@@ -100,8 +100,7 @@ def _friedman_nemenyi_iv(scores, alpha, higher_is_better):
     if not np.all(np.isfinite(arr)):
         raise ValueError("`scores` must not contain NaN or infinite values; drop incomplete data sets "
                          "first.")
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be strictly between 0 and 1; got {alpha!r}.")
+    check_fraction(alpha, "alpha")
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise TypeError(f"`higher_is_better` must be True or False; got {higher_is_better!r}.")
     if names is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from .._utils import ConfidenceInterval, check_rng
+from .._utils import ConfidenceInterval, check_count, check_fraction, check_rng
 from ._bootstrap import bootstrap_interval
 from ._results import IntervalFrameMixin
 
@@ -103,8 +103,7 @@ class MeanCI(IntervalFrameMixin):
 
 def _mean_ci_iv(x, level):
     arr = _values(x, ndim=1, min_size=2)
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"`level` must be strictly between 0 and 1; got {level!r}.")
+    check_fraction(level, "level")
     return arr, float(level)
 
 
@@ -176,10 +175,8 @@ def _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level):
         raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
     if not callable(statistic):
         raise TypeError(f"`statistic` must be callable on a (runs x tasks) array; got {statistic!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 2:
-        raise ValueError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}.")
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"`level` must be strictly between 0 and 1; got {level!r}.")
+    check_count(n_resamples, "n_resamples")
+    check_fraction(level, "level")
     return arr, statistic, int(n_resamples), float(level)
 
 
