@@ -375,17 +375,32 @@ class TreePool:
             return curve
         if not 0 < conf_level < 1:
             raise ValueError(f"`conf_level` must be in (0, 1); got {conf_level!r}.")
+        errors = self._bootstrap_errors(preds, mask, n, measure, d_e, voting, n_bootstrap)
+        alpha = (1 - conf_level) / 2
+        q_low, q_high = np.nanquantile(errors, [alpha, 1 - alpha], axis=0)
+        # basic (pivotal) interval: the error of a resampled curve about the curve of its
+        # population (the pool) stands in for the error of the curve about the truth
+        return curve, np.clip(curve - q_high, -np.inf, 1.0), np.clip(curve - q_low, -np.inf, 1.0)
+
+    def _bootstrap_errors(self, preds, mask, n, measure, d_e, voting, n_bootstrap):
+        """Errors of closed forms from resampled pools about the closed form of the pool itself.
+
+        The learners are resampled with replacement; the population of that bootstrap world
+        is the pool, whose exact curve is the plug-in one (no correction for the noise of a
+        finite pool: its learners *are* the population). The ICC's estimate subtracts that
+        noise from the between-object variance, so the resampled estimates centre on the
+        plug-in curve, not on the estimate: pivoting on the estimate instead would shift the
+        band by the pool's noise (for ICC(1) at 250 trees from 1,000 SNP-data trees, 0.06 --
+        the bands then covered the expected ICC in 57-70 % of pools, not 95 %).
+        """
         size = preds.shape[1]
-        boot = np.empty((int(n_bootstrap), len(n)))
+        population = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_, plug_in=True)
+        errors = np.empty((int(n_bootstrap), len(n)))
         for b in range(int(n_bootstrap)):
             cols = self.rng_.integers(0, size, size)
-            boot[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
-                                         measure, d_e, voting, self.rng_)
-        alpha = (1 - conf_level) / 2
-        q_low, q_high = np.nanquantile(boot, [alpha, 1 - alpha], axis=0)
-        # basic (reverse-percentile) interval: resampled pools carry the pool's own sampling
-        # noise twice, so their curves are biased; the basic interval cancels that shift
-        return curve, np.clip(2 * curve - q_high, -np.inf, 1.0), np.clip(2 * curve - q_low, -np.inf, 1.0)
+            errors[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
+                                           measure, d_e, voting, self.rng_) - population
+        return errors
 
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""
@@ -413,7 +428,8 @@ class TreePool:
         values = values[~np.isnan(values)]
         return float(np.var(values, ddof=1)) if np.ptp(values) > 0 else 0.0
 
-    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng):
+    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng, plug_in=False):
+        """The closed-form curve; ``plug_in``: of the pool as the population (see ``_bootstrap_errors``)."""
         if not self.is_classifier_:
             if mask is None:
                 mu = preds.mean(axis=1)
@@ -428,7 +444,10 @@ class TreePool:
                 mu, var, size = mu[ok], var[ok], size[ok]
             w = float(np.mean(var))
             if measure == "icc":
-                b = max(float(np.var(mu, ddof=1)) - float(np.mean(var / size)), 0.0)
+                # the pool's means carry noise of variance var / size: subtract it from the
+                # between-object variance (the plug-in keeps it: there the pool is everything)
+                noise = 0.0 if plug_in else float(np.mean(var / size))
+                b = max(float(np.var(mu, ddof=1)) - noise, 0.0)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     return b / (b + w / n) if b + w > 0 else np.ones_like(n)
             d_o = w / n

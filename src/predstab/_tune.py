@@ -620,19 +620,21 @@ def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh
 
     recs = []
     closed = method == "closed_form" and primary in _CLOSED
+    n_grid = np.asarray(grid, dtype=float)
     if closed:
-        preds = pool.test_predictions_
+        # curves consistent with the pool: the estimate minus a resampled pool's error about
+        # its population (the basic bootstrap, as TreePool.closed_form's bands)
         mask = pool.oob_ if pool.on_train_ else None
         base = ctx["fixed_space"] if primary == "psi" and ctx["psi_baseline"] == "kfold" else None
         d_e = pool._closed_form_expected(primary, base, pool.voting_)
+        estimate = pool._closed_curve(pool.test_predictions_, mask, n_grid, primary, d_e, pool.voting_, rng)
+        curves = estimate - pool._bootstrap_errors(pool.test_predictions_, mask, n_grid, primary, d_e,
+                                                   pool.voting_, n_bootstrap)
     key = "importances" if primary in ("importance", "importance_selection") else "test"
     n_objects = None if closed else len(data[grid[0]][key])
-    n_grid = np.asarray(grid, dtype=float)
-    for _ in range(int(n_bootstrap)):
+    for b in range(int(n_bootstrap)):
         if closed:
-            cols = rng.integers(0, preds.shape[1], preds.shape[1])
-            curve = pool._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n_grid,
-                                       primary, d_e, pool.voting_, rng)
+            curve = np.minimum(curves[b], 1.0)
         else:
             rows = rng.integers(0, n_objects, n_objects)
             curve = np.array([_measure(primary, data[n], ctx, rows=rows) for n in grid])
