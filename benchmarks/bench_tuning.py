@@ -37,7 +37,7 @@ from sklearn.ensemble import RandomForestRegressor  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from predstab import PredstabWarning, tune_num_learners  # noqa: E402
+from predstab import PredstabWarning, TreePool, icc, tune_num_learners  # noqa: E402
 
 OPTRF_SECONDS = 42.5  # optRF 1.2.1 opt_prediction, same work, same machine kind (issue 5)
 OPTRF_ICC = "0.52 -> 0.87 (2PL p1 254, p2 0.88; recommends 19,000 trees)"
@@ -110,6 +110,59 @@ def importance_example(X, y):
     print(f"  {res.message}")
 
 
+def precision_study(X, y, X_test, grid, repeats, n_pools, pool_size=1000):
+    """How far apart a closed form and a refit run can be, from sampling error alone.
+
+    Fits ``n_pools`` independent pools of ``pool_size`` trees (seeds 1..n_pools). Each pool
+    gives one closed-form curve, as ``method="closed_form"`` computes it. The trees of all
+    pools together are i.i.d. draws of the forest's trees, so disjoint groups of
+    ``repeats`` forests of ``n`` trees are distributed exactly as ``repeats`` refits: every
+    such group is one refit run, and its ICC(1) is what ``method="refit"`` reports. The mean
+    over runs is the expected refit ICC; the closed form of all trees together is the most
+    precise estimate of the same curve.
+    """
+    need = -(-2 * repeats * max(grid) // pool_size)
+    if n_pools < need:
+        raise SystemExit(f"--precision needs at least {need} pools: two refit runs of {repeats} forests of "
+                         f"{max(grid)} trees")
+    est = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_jobs=1)
+    start = time.perf_counter()
+    pools = [TreePool(est, n_learners=pool_size, random_state=seed).fit(X, y, X_test, oob=False)
+             for seed in range(1, n_pools + 1)]
+    curves = [pool.closed_form(grid, n_bootstrap=200) for pool in pools]  # (curve, low, high) each
+    closed, low, high = (np.array([c[i] for c in curves]) for i in range(3))  # (n_pools, len(grid))
+    trees = np.concatenate([pool.test_predictions_ for pool in pools], axis=1)
+    pooled = pools[0]
+    pooled.test_predictions_ = trees  # every tree: the closed form of n_pools * pool_size trees
+    precise = pooled.closed_form(grid)
+    print(f"\nPrecision study: {n_pools} pools of {pool_size} trees ({trees.shape[1]} trees, "
+          f"{time.perf_counter() - start:.0f} s); refit runs = disjoint groups of {repeats} forests\n")
+    print(f"{'n':>6}{'runs':>6}{'E[refit]':>10}{'SD refit':>10}{'closed, all':>13}{'closed mean':>13}"
+          f"{'SD closed':>11}{'|bias|':>8}{'P(cf~E)':>9}{'P(cf~run)':>11}{'P(run~run)':>12}"
+          f"{'band covers':>13}")
+    for k, n in enumerate(grid):
+        runs = trees.shape[1] // (repeats * n)
+        # run r: forests of trees r*repeats*n ... (r+1)*repeats*n - 1, n consecutive trees each
+        forests = trees[:, :runs * repeats * n].reshape(len(trees), runs, repeats, n).mean(axis=3)
+        values = np.array([icc(forests[:, r]).value for r in range(runs)])
+        expected = values.mean()
+        pairs = np.abs(closed[:, k][:, None] - values[None, :])
+        run_pairs = np.abs(values[:, None] - values[None, :])[np.triu_indices(runs, 1)]
+        print(f"{n:>6}{runs:>6}{expected:>10.3f}{values.std(ddof=1) if runs > 1 else np.nan:>10.3f}"
+              f"{precise[k]:>13.3f}{closed[:, k].mean():>13.3f}{closed[:, k].std(ddof=1):>11.3f}"
+              f"{abs(closed[:, k].mean() - expected):>8.3f}"
+              f"{np.mean(np.abs(closed[:, k] - expected) <= 0.02):>9.2f}{np.mean(pairs <= 0.02):>11.2f}"
+              f"{np.mean(run_pairs <= 0.02) if runs > 1 else np.nan:>12.2f}"
+              f"{np.mean((low[:, k] <= expected) & (expected <= high[:, k])):>13.2f}")
+    print(f"""
+E[refit]: mean ICC(1) over the refit runs; SD refit: spread of one run; closed, all: closed form
+of all {trees.shape[1]} trees; closed mean / SD closed: over the {n_pools} closed forms of {pool_size} trees;
+|bias| = |closed mean - E[refit]|; P(cf~E): share of closed forms within 0.02 of E[refit];
+P(cf~run): share of (closed form, refit run) pairs within 0.02; P(run~run): share of pairs of
+refit runs within 0.02 of each other; band covers: share of the closed forms' 95% bootstrap
+bands (closed_form(..., n_bootstrap=200)) that contain E[refit].""")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -122,6 +175,9 @@ def main(argv=None):
                         help="skip method='refit' (minutes); ratios are then against the pool")
     parser.add_argument("--importance", action="store_true",
                         help="also optRF's opt_importance example (grid 250-2000, 5 repeats, pool)")
+    parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
+                        help="sampling-error study: POOLS independent pools of 1,000 trees "
+                             "(40: about 1.5 min)")
     args = parser.parse_args(argv)
     grid = (250, 500, 750, 1000, 2000)
     repeats = 10
@@ -131,6 +187,9 @@ def main(argv=None):
     X, y, X_test = load_snp()
     if args.importance:
         importance_example(X, y)
+    if args.precision:
+        precision_study(X, y, X_test, grid, repeats, args.precision)
+        return
     print(f"SNPdata: train {X.shape}, test {X_test.shape}; grid {grid}; {repeats} repeats; one thread; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     runs = {} if args.skip_refit else {"refit": run("refit", X, y, X_test, grid, repeats)}
