@@ -81,6 +81,10 @@ def test_bootstrap_interval_and_runtime_model():
     low, high = res.confidence_interval
     assert low <= high and "icc" in res.bands
     assert low % 1000 == 0 and high % 1000 == 0  # resampled recommendations, not interpolations
+    band = res.bands["icc"]
+    assert (band["low"] <= res.table["icc"]).all() and (res.table["icc"] <= band["high"]).all()
+    first = f"{band['low'][0]:.4f} to {band['high'][0]:.4f}"
+    assert "95% bootstrap bands" in str(res) and first in str(res)
     assert res.seconds_for(100) == pytest.approx(res.runtime[0] + 100 * res.runtime[1])
 
 

@@ -122,7 +122,15 @@ class TuningResult:
         measures = [c for c in self.table.columns if c not in ("n_learners", "seconds", "n_forests")]
         lines = [f"Stability against the number of learners ({self.method})",
                  self.table[["n_learners", *measures]].to_string(index=False, float_format="%.4f"),
-                 "", "2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2):"]
+                 ""]
+        if self.bands:
+            # the closed form's sampling error: it comes from the pool's finite number of learners
+            bands = pd.DataFrame({"n_learners": self.table["n_learners"]})
+            for m, band in self.bands.items():
+                bands[m] = [f"{lo:.4f} to {hi:.4f}" for lo, hi in zip(band["low"], band["high"], strict=True)]
+            lines += ["95% bootstrap bands (learners of the pool resampled):",
+                      bands.to_string(index=False), ""]
+        lines.append("2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2):")
         for m, fit in self.fits.items():
             lines.append(f"  {m}: p1 {fit.p1:.4g}, p2 {fit.p2:.4g}, R^2 {fit.r_squared:.4f}"
                          + (" (poor fit)" if fit.poor_fit else ""))
@@ -415,7 +423,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     rec_thresh, round_to :
         Passed to :meth:`TwoPL.recommend`.
     n_bootstrap : int, default 100
-        Bootstrap resamples for the recommendation's confidence interval (0: none).
+        Bootstrap resamples for the recommendation's confidence interval and, for
+        "closed_form", the curves' 95% bands (``bands``; learners of the pool resampled).
+        0: none.
     random_state : None, int or numpy.random.Generator
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs``.
@@ -540,7 +550,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         if method == "closed_form" and m in _CLOSED:
             base = ctx["fixed_space"] if m == "psi" and psi_baseline == "kfold" else None
             if n_bootstrap:
-                curve, low, high = pool.closed_form(grid, measure=m, baseline=base, n_bootstrap=50)
+                curve, low, high = pool.closed_form(grid, measure=m, baseline=base, n_bootstrap=n_bootstrap)
                 bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
             else:
                 curve = pool.closed_form(grid, measure=m, baseline=base)
