@@ -11,9 +11,12 @@ aggregation. From the same cache it gives the stability curves in closed form.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats
 
+from ._exceptions import PredstabWarning
 from ._forest import inbag_mask, is_bagging_ensemble, tree_predictions
 from ._utils import check_count, check_rng, seeds_from
 
@@ -136,15 +139,24 @@ class TreePool:
     :math:`D_o(n) = W / n`, so :math:`\\phi(n) = 1 - W / (n\\,\\operatorname{var}(y))` and
     :math:`\\psi(n) = 1 - W / (n D_e)` with the fixed out-of-bag baseline's :math:`D_e`.
 
+    Out of bag (no ``X_test``), a forest of :math:`n` learners predicts row :math:`i` from
+    the :math:`K_i \\sim \\mathrm{Binomial}(n, r_i)` learners that did not see it (:math:`r_i`
+    its out-of-bag rate, about 0.37), so :math:`W / n` becomes the mean of
+    :math:`\\sigma_i^2\\, E[1 / K_i \\mid K_i > 0]`.
+
     Classes: the forest's class at object :math:`i` is a random variable with probabilities
-    :math:`\\pi_{ic}(n)`; two refits disagree with probability :math:`1 - \\sum_c \\pi_{ic}^2`,
-    which is the expected pairwise disagreement :math:`D_{o,i}` of APS and of Fleiss'
-    kappa (whose :math:`P_e = \\sum_c \\bar\\pi_c^2`). For hard voting with two classes
-    :math:`\\pi` is exact: the vote count is Binomial(:math:`n`, :math:`q_i`), :math:`q_i`
-    the pool's vote share. For soft voting with two classes the forest's mean probability
-    is approximated as Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) (central limit
-    theorem). With more classes :math:`\\pi` is estimated from 2,000 simulated forests per
-    object (multinomial votes, or normal mean probabilities).
+    :math:`\\pi_{ic}(n)`; two refits agree with probability :math:`a_i(n)` (:math:`= \\sum_c
+    \\pi_{ic}^2`), and :math:`1 - a_i` is the expected pairwise disagreement :math:`D_{o,i}`
+    of APS and of Fleiss' kappa (whose :math:`P_e = \\sum_c \\bar\\pi_c^2`). Up to half the
+    pool (:math:`2n \\le P`) both are estimated without bias from pairs of disjoint forests
+    of the pool itself, averaged over 200 random orderings of its learners (the pool method
+    averaged over many ways to cut the pool). Beyond half the pool no two disjoint forests
+    exist, and the vote distribution is extrapolated from the pool's vote shares :math:`q_i`
+    taken as exact -- Binomial(:math:`n`, :math:`q_i`) votes (hard voting, two classes),
+    Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) mean probabilities (soft voting), or 2,000
+    simulated forests (more classes). Near a tied vote that overstates stability (a pool
+    of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
+    ``closed_form`` warns; use a pool of at least twice the largest ``n`` for classes.
 
     No single R function does this; the forests it builds have the distribution of the
     refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
@@ -342,7 +354,8 @@ class TreePool:
         Parameters
         ----------
         n : int or array-like of int
-            Forest sizes (any, also larger than the pool).
+            Forest sizes (any, also larger than the pool; for classes, above half the pool
+            the curve is extrapolated, with a warning -- see the class Notes).
         measure : {"icc", "fleiss", "phi", "psi"}, default "icc"
             "icc": ICC(1) of metric predictions (optRF's prediction stability for
             regression); "fleiss": Fleiss' kappa of class predictions (optRF's for
@@ -369,6 +382,14 @@ class TreePool:
         voting = self.voting_ if voting is None else voting
         d_e = self._closed_form_expected(measure, baseline, voting)
         preds = self.test_predictions_
+        if self.is_classifier_ and np.any(2 * n > preds.shape[1]):
+            warnings.warn(
+                f"Class stability for n = {[int(v) for v in n[2 * n > preds.shape[1]]]} learners is "
+                f"extrapolated: the pool of {preds.shape[1]} learners holds no two disjoint forests of that "
+                "size, and the extrapolation from its vote shares overstates stability where votes are "
+                f"close; fit a pool of at least {int(2 * n.max())} learners.",
+                PredstabWarning, stacklevel=2,
+            )
         mask = self.oob_ if self.on_train_ else None
         curve = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_)
         if not n_bootstrap:
@@ -398,8 +419,10 @@ class TreePool:
         errors = np.empty((int(n_bootstrap), len(n)))
         for b in range(int(n_bootstrap)):
             cols = self.rng_.integers(0, size, size)
+            # classes: fewer orderings per resampled pool (their Monte Carlo noise widens the
+            # band a little; 200 per pool would make the bootstrap slow)
             errors[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
-                                           measure, d_e, voting, self.rng_) - population
+                                           measure, d_e, voting, self.rng_, n_perm=25) - population
         return errors
 
     def _closed_form_expected(self, measure, baseline, voting):
@@ -428,7 +451,7 @@ class TreePool:
         values = values[~np.isnan(values)]
         return float(np.var(values, ddof=1)) if np.ptp(values) > 0 else 0.0
 
-    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng, plug_in=False):
+    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng, plug_in=False, n_perm=200):
         """The closed-form curve; ``plug_in``: of the pool as the population (see ``_bootstrap_errors``)."""
         if not self.is_classifier_:
             if mask is None:
@@ -442,22 +465,26 @@ class TreePool:
                     var = np.where(mask, (preds - mu[:, None]) ** 2, 0).sum(axis=1) / (size - 1)
                 ok = size > 1
                 mu, var, size = mu[ok], var[ok], size[ok]
-            w = float(np.mean(var))
+            # the between-refit variance of a forest's prediction at object i: var_i / n, or,
+            # out of bag, var_i * E[1 / K_i | K_i > 0] with K_i ~ Binomial(n, oob rate of i)
+            # the trees of the forest that vote for row i
+            within = (var[None, :] / n[:, None] if mask is None
+                      else var[None, :] * _mean_inverse_count(n, size / preds.shape[1]))
+            d_o = within.mean(axis=1)
             if measure == "icc":
                 # the pool's means carry noise of variance var / size: subtract it from the
                 # between-object variance (the plug-in keeps it: there the pool is everything)
                 noise = 0.0 if plug_in else float(np.mean(var / size))
                 b = max(float(np.var(mu, ddof=1)) - noise, 0.0)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    return b / (b + w / n) if b + w > 0 else np.ones_like(n)
-            d_o = w / n
+                    return b / (b + d_o) if b + float(np.mean(var)) > 0 else np.ones_like(n)
             if d_e == 0:
                 return np.where(d_o == 0, 1.0, np.nan)
             return 1.0 - d_o / d_e
-        pi = self._class_probabilities(preds, mask, n, voting, rng)  # (len(n), objects, classes)
-        d_o = 1.0 - np.sum(pi**2, axis=2).mean(axis=1)
+        agree, pi = self._class_agreement(preds, mask, n, voting, rng, plug_in, n_perm)
+        d_o = 1.0 - np.nanmean(agree, axis=1)
         if measure == "fleiss":
-            share = pi.mean(axis=1)
+            share = np.nanmean(pi, axis=1)
             d_e = 1.0 - np.sum(share**2, axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = 1.0 - d_o / np.where(d_e > 0, d_e, 1.0)
@@ -466,24 +493,55 @@ class TreePool:
             return np.where(d_o == 0, 1.0, np.nan)
         return 1.0 - d_o / d_e
 
+    def _class_agreement(self, preds, mask, n, voting, rng, plug_in=False, n_perm=200):
+        """agree[k, i]: probability that two forests of n[k] learners predict the same class at
+        object i; pi[k, i, c]: probability that one predicts class c.
+
+        Up to half the pool (``2 n <= pool``) both are estimated without bias from disjoint
+        forests of the pool itself: ``n_perm`` random orderings of the pool, each cut into
+        forests of ``n`` learners, every pair of them compared (a U-statistic, approximated by
+        Monte Carlo). Beyond that the pool holds no two disjoint forests and the probabilities
+        are extrapolated from the pool's vote shares (:meth:`_class_probabilities`) -- which
+        treats the shares as exact and so overstates stability near a tied vote. ``plug_in``:
+        the extrapolation for every ``n``, as the exact answer when the pool itself is the
+        population (the bootstrap world of ``_bootstrap_errors``).
+        """
+        n_classes = preds.shape[2]
+        if mask is not None:
+            keep = mask.sum(axis=1) > 1
+            preds, mask = preds[keep], mask[keep]
+        agree = np.empty((len(n), len(preds)))
+        pi = np.empty((len(n), len(preds), n_classes))
+        disjoint = np.zeros(len(n), dtype=bool) if plug_in else 2 * n <= preds.shape[1]
+        if disjoint.any():
+            agree[disjoint], pi[disjoint] = _disjoint_forests(preds, mask, n[disjoint].astype(int), voting,
+                                                              rng, n_perm)
+        if not disjoint.all():
+            pi[~disjoint] = self._class_probabilities(preds, mask, n[~disjoint], voting, rng)
+            agree[~disjoint] = np.sum(pi[~disjoint] ** 2, axis=2)
+        return agree, pi
+
     def _class_probabilities(self, preds, mask, n, voting, rng, n_sim=2000):
-        """pi[k, i, c]: probability that a forest of n[k] learners predicts class c at object i."""
+        """pi[k, i, c]: probability that a forest of n[k] learners predicts class c at object i,
+        the pool's vote shares taken as exact (learners drawn with replacement from the pool).
+        Out of bag, a forest of n learners votes at row i with about n * (oob rate of i)."""
         n_obj, _, n_classes = preds.shape
         weights = np.ones(preds.shape[:2]) if mask is None else mask.astype(float)
         counts = weights.sum(axis=1)
-        keep = counts > 1
-        preds, weights, counts = preds[keep], weights[keep], counts[keep]
+        rate = counts / preds.shape[1]
         out = np.empty((len(n), len(preds), n_classes))
         if voting == "hard":
             votes = np.eye(n_classes)[preds.argmax(axis=2)] * weights[..., None]
             q = votes.sum(axis=1) / counts[:, None]
-            for k, size in enumerate(n.astype(int)):
+            for k, size in enumerate(n):
+                sizes = np.maximum(np.rint(size * rate), 1).astype(int)
                 if n_classes == 2:
                     # class 1 wins only with a strict majority; a tie goes to the first class
-                    p1 = stats.binom.sf(size // 2, size, q[:, 1])
+                    p1 = stats.binom.sf(sizes // 2, sizes, q[:, 1])
                     out[k] = np.column_stack([1 - p1, p1])
                 else:
-                    draws = np.stack([rng.multinomial(size, qi, size=n_sim) for qi in q])
+                    draws = np.stack([rng.multinomial(m, qi, size=n_sim)
+                                      for m, qi in zip(sizes, q, strict=True)])
                     out[k] = np.eye(n_classes)[draws.argmax(axis=2)].mean(axis=1)
             return out
         if voting != "soft":
@@ -491,8 +549,9 @@ class TreePool:
         mu = (preds * weights[..., None]).sum(axis=1) / counts[:, None]
         centred = (preds - mu[:, None, :]) * np.sqrt(weights)[..., None]
         for k, size in enumerate(n):
+            sizes = np.maximum(size * rate, 1.0)
             if n_classes == 2:
-                sd = np.sqrt(np.einsum("ij,ij->i", centred[..., 1], centred[..., 1]) / (counts - 1) / size)
+                sd = np.sqrt(np.einsum("ij,ij->i", centred[..., 1], centred[..., 1]) / (counts - 1) / sizes)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     z = np.where(sd > 0, (mu[:, 1] - 0.5) / np.where(sd > 0, sd, 1.0),
                                  np.where(mu[:, 1] > 0.5, np.inf, -np.inf))
@@ -500,10 +559,76 @@ class TreePool:
                 out[k] = np.column_stack([1 - p1, p1])
             else:
                 for i in range(len(preds)):
-                    cov = centred[i].T @ centred[i] / (counts[i] - 1) / size
+                    cov = centred[i].T @ centred[i] / (counts[i] - 1) / sizes[i]
                     draws = rng.multivariate_normal(mu[i], cov, size=n_sim, method="eigh")
                     out[k, i] = np.bincount(draws.argmax(axis=1), minlength=n_classes) / n_sim
         return out
+
+
+def _disjoint_forests(preds, mask, ns, voting, rng, n_perm, max_elements=10_000_000):
+    """Class agreement of pairs of disjoint forests of the pool (see ``_class_agreement``)."""
+    n_obj, size, n_classes = preds.shape
+    # two classes: the second class wins when its votes (or probabilities; they sum to 1
+    # per learner) exceed half the voting learners -- a tie goes to the first class -- so one
+    # channel carries the vote
+    binary = n_classes == 2
+    if binary and voting == "hard":
+        scores = (preds.argmax(axis=2) == 1).astype(np.int32)[..., None]
+    elif binary:
+        scores = np.asarray(preds[..., 1:], dtype=float)
+    elif voting == "hard":
+        scores = np.eye(n_classes)[preds.argmax(axis=2)]
+    else:
+        scores = np.asarray(preds, dtype=float)
+    if mask is not None:
+        scores = scores * mask[..., None]
+    agree = np.zeros((len(ns), n_obj))
+    pairs_seen = np.zeros((len(ns), n_obj))
+    pi = np.zeros((len(ns), n_obj, n_classes))
+    forests_seen = np.zeros((len(ns), n_obj))
+    chunk = int(np.clip(max_elements // (n_obj * (size + 1) * scores.shape[2]), 1, n_perm))
+    for start in range(0, n_perm, chunk):
+        orders = rng.permuted(np.tile(np.arange(size), (min(chunk, n_perm - start), 1)), axis=1)
+        # running vote totals along each ordering: (objects, orderings, learners + 1, channels)
+        totals = np.zeros((n_obj, len(orders), size + 1, scores.shape[2]), dtype=scores.dtype)
+        np.cumsum(scores[:, orders], axis=2, out=totals[:, :, 1:])
+        if mask is not None:
+            voters = np.zeros((n_obj, len(orders), size + 1), dtype=np.int32)
+            np.cumsum(mask[:, orders], axis=2, out=voters[:, :, 1:])
+        for k, n in enumerate(ns):
+            edges = np.arange(0, (size // n) * n + 1, n)
+            forest = np.diff(totals[:, :, edges], axis=2)  # (objects, orderings, forests, channels)
+            voting_trees = n if mask is None else np.diff(voters[:, :, edges], axis=2)
+            # the forest's class: the first of the largest totals, as TreePool.forests
+            label = (2 * forest[..., 0] > voting_trees).astype(int) if binary else forest.argmax(axis=3)
+            chosen = label[..., None] == np.arange(n_classes)
+            if mask is not None:
+                chosen &= (voting_trees > 0)[..., None]  # rows without votes
+            counts = chosen.sum(axis=2)  # (objects, orderings, classes): forests per class
+            m = counts.sum(axis=2)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                same = (np.sum(counts**2, axis=2) - m) / (m * (m - 1))  # share of agreeing pairs
+                share = counts / m[..., None]
+            agree[k] += np.where(m > 1, same, 0.0).sum(axis=1)
+            pairs_seen[k] += (m > 1).sum(axis=1)
+            pi[k] += np.where(m[..., None] > 0, share, 0.0).sum(axis=1)
+            forests_seen[k] += (m > 0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return agree / pairs_seen, pi / forests_seen[..., None]
+
+
+def _mean_inverse_count(n, rate):
+    """E[1 / K | K > 0] for K ~ Binomial(n, rate): shape (len(n), len(rate))."""
+    out = np.empty((len(n), len(rate)))
+    for k, size in enumerate(np.asarray(n, dtype=float)):
+        if size <= 20000:
+            counts = np.arange(1, int(size) + 1)[:, None]
+            pmf = stats.binom.pmf(counts, int(size), rate[None, :])
+            out[k] = (pmf / counts).sum(axis=0) / pmf.sum(axis=0)
+        else:  # second-order expansion; K = 0 has probability below 1e-3000 here
+            lam = size * rate
+            out[k] = 1 / lam + (1 - rate) / lam**2
+    return out
 
 
 def _pool_iv(estimator, n_learners, voting, random_state):

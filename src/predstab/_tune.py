@@ -308,7 +308,9 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
     if pool_size is None:
-        pool_size = (max(grid_list) * 2 if method == "pool" else 1000)
+        # class closed forms are unbiased up to half the pool (TreePool's Notes)
+        pool_size = max(grid_list) * 2 if method == "pool" or is_clf else 1000
+        pool_size = max(pool_size, 1000) if method == "closed_form" else pool_size
     check_count(pool_size, "pool_size")
     if method == "pool" and pool_size // max(grid_list) < 2:
         raise ValueError(
@@ -415,7 +417,12 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         0.72, 0.78, 0.83, 0.90 for 5 ... 1000 trees; its 2PL fit is meaningless). The fixed
         baseline keeps D_e constant, so psi follows the same 2PL law as the other measures.
     pool_size : int, optional
-        Learners in the pool ("pool": default ``2 * max(grid)``; "closed_form": 1000).
+        Learners in the pool. "pool": default ``2 * max(grid)``. "closed_form": 1000 for
+        regressors, ``max(1000, 2 * max(grid))`` for classifiers (class closed forms are
+        estimated without bias only up to half the pool, see :class:`TreePool`). The metric
+        closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
+        pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
+        see ``bands``).
     voting : {"soft", "hard"}, optional
         Classifier aggregation; default "hard" (ranger's majority vote, as optRF).
     target : float, default 0.95
