@@ -203,8 +203,7 @@ def _curve_refit(job, grid, progress):
         runs[n_trees] = (rep, (time.perf_counter() - start) / job.n_repeats)
     space = runs[grid[-1]][0].space  # fixed psi baseline: OOB predictions of the largest forests
     matrices = {n: (rep.test, sec) for n, (rep, sec) in runs.items()}
-    boot = _Boot("refit", {n: {"test": m} for n, (m, _) in matrices.items()}, space, None,
-                 np.random.default_rng(job.seed))
+    boot = _Boot({n: {"test": m} for n, (m, _) in matrices.items()}, space, np.random.default_rng(job.seed))
     return (*_measure_all(job, matrices, job.y, space), boot)
 
 
@@ -212,11 +211,10 @@ def _curve_refit(job, grid, progress):
 class _Boot:
     """What the recommendation's bootstrap needs, in :func:`predstab.tune_num_learners`' terms."""
 
-    method: str  # "pool" | "refit" | "closed_form"
     data: dict  # n -> {"test": (objects x forests) matrix}
     space: object  # psi's fixed baseline
-    pool: object
     rng: np.random.Generator
+    closed_curves: object = None  # closed form: bootstrap curves of the optRF measure (rows)
 
 
 def _fit_pool(job, grid, progress):
@@ -247,7 +245,7 @@ def _curve_pool(job, grid, progress):
         if progress is not None:
             progress(k + 2, len(grid) + 1)
     space = pool.oob_baseline()
-    boot = _Boot("pool", {n: {"test": m} for n, (m, _) in matrices.items()}, space, pool, rng)
+    boot = _Boot({n: {"test": m} for n, (m, _) in matrices.items()}, space, rng)
     return (*_measure_all(job, matrices, job.y, space), boot)
 
 
@@ -261,20 +259,22 @@ def _curve_closed_form(job, grid, progress):
     per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
     optrf = _optrf_measure(job)
     table = pd.DataFrame({"n_trees": grid})
+    resamples = job.n_bootstrap or 50  # the bands are always shown
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, measure in (("phi", "phi"), ("psi", "psi"),
                               (optrf, "icc" if job.task == "regression" else "fleiss")):
-            # bootstrap-over-trees band of the closed form (TreePool.closed_form)
-            table[name], table[f"{name}_low"], table[f"{name}_high"] = pool.closed_form(
-                grid, measure=measure, n_bootstrap=50)
+            # bootstrap-over-trees band of the closed form (TreePool.closed_form); the optRF
+            # measure's resamples also give the recommendation's interval
+            table[name], table[f"{name}_low"], table[f"{name}_high"], errors = pool._closed_form_band(
+                grid, measure=measure, n_bootstrap=resamples)
     table["seconds_per_forest"] = [per_tree * n for n in grid]
     # the per-object view of the largest forest still comes from actual forests of the pool
     _, final_phi, final_psi = _measure_all(
         job, {grid[-1]: (pool.forests(grid[-1], n_forests=job.n_repeats), 0.0)}, job.y, pool.oob_baseline())
     if progress is not None:
         progress(len(grid) + 1, len(grid) + 1)
-    boot = _Boot("closed_form", {}, pool.oob_baseline(), pool, rng)
+    boot = _Boot({}, pool.oob_baseline(), rng, closed_curves=table[optrf].to_numpy(float) - errors)
     return table.to_dict(orient="records"), final_phi, final_psi, boot
 
 
@@ -335,8 +335,8 @@ def _recommendation_interval(job, grid, boot, fit, recommendation):
            "select_fraction": 0.15, "select_for": "high", "importance_fraction": 0.05}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # resamples with a poor fit are part of the distribution
-        return _bootstrap_recommendation(primary, boot.method, grid, boot.data, ctx, boot.pool, 1e-6,
-                                         "thousand", job.n_bootstrap, boot.rng)
+        return _bootstrap_recommendation(primary, grid, boot.data, ctx, boot.closed_curves, 1e-6, "thousand",
+                                         job.n_bootstrap, boot.rng)
 
 
 def _report(curve, job, elapsed):

@@ -375,45 +375,59 @@ class TreePool:
         ndarray of shape (len(n),)
             The curve; with ``n_bootstrap > 0`` a tuple ``(curve, low, high)``.
         """
+        curve, low, high, _ = self._closed_form_band(n, measure=measure, baseline=baseline, voting=voting,
+                                                     n_bootstrap=n_bootstrap, conf_level=conf_level)
+        return (curve, low, high) if n_bootstrap else curve
+
+    def _closed_form_band(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
+                          conf_level=0.95):
+        """``closed_form``'s curve and band, and the bootstrap errors behind the band."""
         self._check_fitted()
         n = np.atleast_1d(np.asarray(n, dtype=float))
         if np.any(n < 1) or not np.all(np.isfinite(n)):
             raise ValueError(f"`n` must contain positive numbers of learners; got {n.tolist()}.")
+        if n_bootstrap and not 0 < conf_level < 1:
+            raise ValueError(f"`conf_level` must be in (0, 1); got {conf_level!r}.")
         voting = self.voting_ if voting is None else voting
         d_e = self._closed_form_expected(measure, baseline, voting)
-        preds = self.test_predictions_
-        if self.is_classifier_ and np.any(2 * n > preds.shape[1]):
+        size = self.test_predictions_.shape[1]
+        if self.is_classifier_ and np.any(2 * n > size):
             warnings.warn(
-                f"Class stability for n = {[int(v) for v in n[2 * n > preds.shape[1]]]} learners is "
-                f"extrapolated: the pool of {preds.shape[1]} learners holds no two disjoint forests of that "
-                "size, and the extrapolation from its vote shares overstates stability where votes are "
-                f"close; fit a pool of at least {int(2 * n.max())} learners.",
-                PredstabWarning, stacklevel=2,
+                f"Class stability for n = {[int(v) for v in n[2 * n > size]]} learners is extrapolated: "
+                f"the pool of {size} learners holds no two disjoint forests of that size, and the "
+                "extrapolation from its vote shares overstates stability where votes are close; fit a "
+                f"pool of at least {int(2 * n.max())} learners.",
+                PredstabWarning, stacklevel=3,
             )
-        mask = self.oob_ if self.on_train_ else None
-        curve = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_)
+        curve, errors = self._closed_form_errors(n, measure, d_e, voting, n_bootstrap)
         if not n_bootstrap:
-            return curve
-        if not 0 < conf_level < 1:
-            raise ValueError(f"`conf_level` must be in (0, 1); got {conf_level!r}.")
-        errors = self._bootstrap_errors(preds, mask, n, measure, d_e, voting, n_bootstrap)
+            return curve, None, None, None
         alpha = (1 - conf_level) / 2
         q_low, q_high = np.nanquantile(errors, [alpha, 1 - alpha], axis=0)
         # basic (pivotal) interval: the error of a resampled curve about the curve of its
         # population (the pool) stands in for the error of the curve about the truth
-        return curve, np.clip(curve - q_high, -np.inf, 1.0), np.clip(curve - q_low, -np.inf, 1.0)
+        low, high = np.clip(curve - q_high, -np.inf, 1.0), np.clip(curve - q_low, -np.inf, 1.0)
+        return curve, low, high, errors
 
-    def _bootstrap_errors(self, preds, mask, n, measure, d_e, voting, n_bootstrap):
-        """Errors of closed forms from resampled pools about the closed form of the pool itself.
+    def _closed_form_errors(self, n, measure, d_e, voting, n_bootstrap):
+        """The closed-form curve and ``n_bootstrap`` bootstrap errors of it (rows; None for 0).
 
-        The learners are resampled with replacement; the population of that bootstrap world
-        is the pool, whose exact curve is the plug-in one (no correction for the noise of a
-        finite pool: its learners *are* the population). The ICC's estimate subtracts that
-        noise from the between-object variance, so the resampled estimates centre on the
-        plug-in curve, not on the estimate: pivoting on the estimate instead would shift the
-        band by the pool's noise (for ICC(1) at 250 trees from 1,000 SNP-data trees, 0.06 --
-        the bands then covered the expected ICC in 57-70 % of pools, not 95 %).
+        Errors are those of closed forms from resampled pools about the closed form of the
+        pool itself. The learners are resampled with replacement; the population of that
+        bootstrap world is the pool, whose exact curve is the plug-in one (no correction for
+        the noise of a finite pool: its learners *are* the population). The ICC's estimate
+        subtracts that noise from the between-object variance, so the resampled estimates
+        centre on the plug-in curve, not on the estimate: pivoting on the estimate instead
+        would shift the band by the pool's noise (for ICC(1) at 250 trees from 1,000
+        SNP-data trees, 0.06 -- the bands then covered the expected ICC in 57-70 % of pools,
+        not 95 %).
         """
+        preds = self.test_predictions_
+        mask = self.oob_ if self.on_train_ else None
+        curve = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_)
+        if not n_bootstrap:
+            return curve, None
+
         size = preds.shape[1]
         population = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_, plug_in=True)
         errors = np.empty((int(n_bootstrap), len(n)))
@@ -423,7 +437,7 @@ class TreePool:
             # band a little; 200 per pool would make the bootstrap slow)
             errors[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
                                            measure, d_e, voting, self.rng_, n_perm=25) - population
-        return errors
+        return curve, errors
 
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""

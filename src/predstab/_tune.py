@@ -552,12 +552,15 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
 
     # the table
     columns = {"n_learners": grid}
-    bands = {}
+    bands, errors = {}, {}
     for m in measures:
         if method == "closed_form" and m in _CLOSED:
             base = ctx["fixed_space"] if m == "psi" and psi_baseline == "kfold" else None
             if n_bootstrap:
-                curve, low, high = pool.closed_form(grid, measure=m, baseline=base, n_bootstrap=n_bootstrap)
+                # one bootstrap per measure: its errors give the band and, for the primary
+                # measure, the recommendation's interval
+                curve, low, high, errors[m] = pool._closed_form_band(grid, measure=m, baseline=base,
+                                                                     n_bootstrap=n_bootstrap)
                 bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
             else:
                 curve = pool.closed_form(grid, measure=m, baseline=base)
@@ -573,12 +576,13 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     columns["seconds"] = [seconds[n] for n in grid]
     columns["n_forests"] = [n_forests[n] for n in grid]
     table = pd.DataFrame(columns)
-    return _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thresh, round_to,
+    closed_curves = {m: table[m].to_numpy(dtype=float) - e for m, e in errors.items()}
+    return _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
                       n_bootstrap, rng, bands)
 
 
-def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thresh, round_to, n_bootstrap,
-               rng, bands):
+def _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
+               n_bootstrap, rng, bands):
     from ._twopl import fit_2pl
 
     fits, rows = {}, []
@@ -620,8 +624,8 @@ def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thres
     intercept, slope = runtime_model(table["n_learners"], table["seconds"])
     ci = ConfidenceInterval(float("nan"), float("nan"))
     if n_bootstrap and recommendation is not None:
-        ci = _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh, round_to,
-                                       n_bootstrap, rng)
+        ci = _bootstrap_recommendation(primary, grid, data, ctx, closed_curves.get(primary), rec_thresh,
+                                       round_to, n_bootstrap, rng)
     n_t = summary.loc[primary, "n_for_target"]
     return TuningResult(
         table=table, fits=fits, summary=summary, primary=primary, recommendation=recommendation,
@@ -631,27 +635,24 @@ def _summarise(table, measures, method, grid, data, ctx, pool, target, rec_thres
     )
 
 
-def _bootstrap_recommendation(primary, method, grid, data, ctx, pool, rec_thresh, round_to, n_bootstrap,
+def _bootstrap_recommendation(primary, grid, data, ctx, closed_curves, rec_thresh, round_to, n_bootstrap,
                               rng):
+    """Percentile interval of optRF's recommendation over bootstrap curves.
+
+    ``closed_curves`` (closed forms): resampled curves, one row each -- the estimate minus a
+    resampled pool's error about its population, the bootstrap behind
+    ``TreePool.closed_form``'s bands. Otherwise the objects of ``data`` are resampled.
+    """
     from ._twopl import fit_2pl
 
     recs = []
-    closed = method == "closed_form" and primary in _CLOSED
+    closed = closed_curves is not None
     n_grid = np.asarray(grid, dtype=float)
-    if closed:
-        # curves consistent with the pool: the estimate minus a resampled pool's error about
-        # its population (the basic bootstrap, as TreePool.closed_form's bands)
-        mask = pool.oob_ if pool.on_train_ else None
-        base = ctx["fixed_space"] if primary == "psi" and ctx["psi_baseline"] == "kfold" else None
-        d_e = pool._closed_form_expected(primary, base, pool.voting_)
-        estimate = pool._closed_curve(pool.test_predictions_, mask, n_grid, primary, d_e, pool.voting_, rng)
-        curves = estimate - pool._bootstrap_errors(pool.test_predictions_, mask, n_grid, primary, d_e,
-                                                   pool.voting_, n_bootstrap)
     key = "importances" if primary in ("importance", "importance_selection") else "test"
     n_objects = None if closed else len(data[grid[0]][key])
     for b in range(int(n_bootstrap)):
         if closed:
-            curve = np.minimum(curves[b], 1.0)
+            curve = np.minimum(closed_curves[b], 1.0)
         else:
             rows = rng.integers(0, n_objects, n_objects)
             curve = np.array([_measure(primary, data[n], ctx, rows=rows) for n in grid])
