@@ -175,6 +175,9 @@ def main(argv=None):
                         help="skip method='refit' (minutes); ratios are then against the pool")
     parser.add_argument("--importance", action="store_true",
                         help="also optRF's opt_importance example (grid 250-2000, 5 repeats, pool)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="also time the closed form with this many threads (the comparison with "
+                             "optRF is one thread)")
     parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
                         help="sampling-error study: POOLS independent pools of 1,000 trees "
                              "(40: about 1.5 min)")
@@ -198,6 +201,10 @@ def main(argv=None):
         for seed in range(1, args.closed_seeds + 1):
             label = f"closed_form ({size})" + (f" s{seed}" if args.closed_seeds > 1 else "")
             runs[label] = run("closed_form", X, y, X_test, grid, repeats, seed=seed, pool_size=size)
+    if args.threads > 1:  # not the one-thread comparison: shows what a second core buys
+        for size in args.closed_pool:
+            runs[f"closed_form ({size}) {args.threads} thr"] = run("closed_form", X, y, X_test, grid, repeats,
+                                                                  pool_size=size, n_jobs=args.threads)
     base = "pool" if args.skip_refit else "refit"
     refit_s = runs[base][0]
     measured = optrf_seconds(grid, repeats)
