@@ -175,6 +175,8 @@ def main(argv=None):
                         help="skip method='refit' (minutes); ratios are then against the pool")
     parser.add_argument("--importance", action="store_true",
                         help="also optRF's opt_importance example (grid 250-2000, 5 repeats, pool)")
+    parser.add_argument("--closed-precision", type=float, default=0.0, metavar="HALF_WIDTH",
+                        help="also the closed form with tune_num_learners(precision=HALF_WIDTH), e.g. 0.02")
     parser.add_argument("--threads", type=int, default=1,
                         help="also time the closed form with this many threads (the comparison with "
                              "optRF is one thread)")
@@ -201,6 +203,9 @@ def main(argv=None):
         for seed in range(1, args.closed_seeds + 1):
             label = f"closed_form ({size})" + (f" s{seed}" if args.closed_seeds > 1 else "")
             runs[label] = run("closed_form", X, y, X_test, grid, repeats, seed=seed, pool_size=size)
+    if args.closed_precision:  # the closed form made as precise as asked (a larger pool)
+        label = f"closed_form +-{args.closed_precision:g}"
+        runs[label] = run("closed_form", X, y, X_test, grid, repeats, precision=args.closed_precision)
     if args.threads > 1:  # not the one-thread comparison: shows what a second core buys
         for size in args.closed_pool:
             runs[f"closed_form ({size}) {args.threads} thr"] = run("closed_form", X, y, X_test, grid, repeats,
@@ -228,8 +233,9 @@ def main(argv=None):
             print(f"{name}: max |ICC - {base} ICC| = {dev.max():.3f} (target for the closed form <= 0.02)")
     for name, (_, res) in runs.items():
         fit = res.fits["icc"]
-        print(f"{name}: 2PL p1 {fit.p1:.0f}, p2 {fit.p2:.2f}, R^2 {fit.r_squared:.3f}; optRF rule recommends "
-              f"{res.recommendation}; {res.n_for_target} trees for ICC 0.95")
+        pool = "" if res.pool_size is None else f" (pool of {res.pool_size})"
+        print(f"{name}{pool}: 2PL p1 {fit.p1:.0f}, p2 {fit.p2:.2f}, R^2 {fit.r_squared:.3f}; optRF rule "
+              f"recommends {res.recommendation}; {res.n_for_target} trees for ICC 0.95")
 
 
 if __name__ == "__main__":

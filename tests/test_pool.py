@@ -291,3 +291,32 @@ def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
             complete = np.array([all(v is not None for v in row) for row in block])
             runs.append(fleiss_kappa(block[complete].astype(int)).value)
         assert pool.closed_form([n], measure="fleiss")[0] == pytest.approx(np.mean(runs), abs=0.02)
+
+
+@pytest.mark.parametrize("estimator", [RandomForestRegressor(max_features=2),
+                                       BaggingRegressor(max_features=0.5)])
+def test_extend_appends_independent_learners_consistently(estimator):
+    from predstab._forest import inbag_mask
+
+    X, y = make_regression(60, 4, noise=5, random_state=4)
+    pool = TreePool(estimator, n_learners=10, random_state=1).fit(X[:45], y[:45], X[45:])
+    first = pool.test_predictions_.copy()
+    pool.extend(15)
+    assert pool.test_predictions_.shape == (15, 25) and pool.oob_.shape == (45, 25)
+    np.testing.assert_array_equal(pool.test_predictions_[:, :10], first)
+    # the pool is still one ensemble: its predictions, its out-of-bag rows
+    whole = pool.test_predictions_.mean(axis=1)
+    np.testing.assert_allclose(pool.ensemble_.predict(X[45:]), whole, rtol=1e-12)
+    np.testing.assert_array_equal(pool.oob_, ~inbag_mask(pool.ensemble_, 45).T)
+    # new seeds: no new learner repeats an old one
+    old = {tuple(np.round(c, 9)) for c in first.T}
+    assert not any(tuple(np.round(c, 9)) in old for c in pool.test_predictions_[:, 10:].T)
+
+
+def test_extend_on_training_rows_keeps_test_and_train_the_same():
+    X, y = make_classification(60, 4, random_state=0)
+    pool = TreePool(RandomForestClassifier(max_features=2), n_learners=10, random_state=1).fit(X, y)
+    pool.extend(6)
+    assert pool.test_predictions_ is pool.train_predictions_ and pool.test_predictions_.shape[1] == 16
+    with pytest.raises(ValueError, match="n_learners"):
+        pool.extend(1)

@@ -202,3 +202,43 @@ def test_str_reports_table_fits_and_recommendation():
         assert "No recommendation" in text
     else:
         assert f"{res.recommendation} learners" in text
+
+
+def test_closed_form_precision_grows_the_pool():
+    import warnings
+
+    def widest_band(**kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc", "phi"),
+                                    method="closed_form", pool_size=100, random_state=0, **kwargs)
+        return res, max(((band["high"] - band["low"]) / 2).max() for band in res.bands.values())
+
+    res, widest = widest_band(precision=0.01)
+    _, widest_base = widest_band()
+    assert widest_base > 0.01 and res.pool_size > 100
+    # the 1 / sqrt(pool) law: the pool grew by about (widest_base / 0.01)^2, and the bands
+    # (a fresh bootstrap of the final pool) are about as narrow as asked
+    assert res.pool_size >= (widest_base / 0.01) ** 2 * 100
+    assert widest <= 0.01 * 1.15
+    assert f"pool of {res.pool_size} learners" in str(res)
+
+
+def test_closed_form_precision_out_of_reach_warns(monkeypatch):
+    import predstab._tune as tune_module
+
+    monkeypatch.setattr(tune_module, "_MAX_POOL", 150)
+    with pytest.warns(PredstabWarning, match=r"`precision`=0.001 not reached.*pool of 150 learners"):
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
+                                pool_size=100, precision=0.001, n_bootstrap=0, random_state=0)
+    assert res.pool_size == 150
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"method": "pool", "precision": 0.02}, "applies to method='closed_form'"),
+    ({"method": "closed_form", "precision": 0}, "band half-width in"),
+    ({"method": "closed_form", "precision": True}, "band half-width in"),
+])
+def test_precision_rejects_bad_use(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, **kwargs)

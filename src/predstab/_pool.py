@@ -232,6 +232,7 @@ class TreePool:
         self.voting_ = voting
         self.ensemble_ = model
         self.on_train_ = X_test is None
+        self._data = (X, y, X_test, oob)  # references, for extend()
         need_train = oob or X_test is None
         self.train_predictions_ = (_learner_predictions(model, X)
                                    if need_train else None)
@@ -246,6 +247,40 @@ class TreePool:
                 "`X_test` is required when the ensemble does not bootstrap (no out-of-bag rows); "
                 f"got X_test=None for {type(model).__name__}."
             )
+        return self
+
+    def extend(self, n_learners):
+        """Add ``n_learners`` learners to the fitted pool, on the data it was fitted on.
+
+        The new learners are fitted as one more ensemble, seeded from the pool's generator,
+        so they are independent of the pool's (the pool stays a sample of i.i.d. learners);
+        their predictions and out-of-bag rows are appended, and their learners join
+        ``ensemble_``. Used to make a closed form more precise without refitting the pool.
+
+        Parameters
+        ----------
+        n_learners : int
+            Learners to add (at least 2).
+
+        Returns
+        -------
+        self
+        """
+        self._check_fitted()
+        check_count(n_learners, "n_learners")
+        X, y, X_test, oob = self._data
+        more = TreePool(self.estimator, n_learners=n_learners, voting=self.voting, random_state=self.rng_,
+                        n_jobs=self.n_jobs).fit(X, y, X_test, oob=oob)
+
+        def joined(mine, theirs):
+            return None if mine is None else np.concatenate([mine, theirs], axis=1)
+
+        self.train_predictions_ = joined(self.train_predictions_, more.train_predictions_)
+        self.test_predictions_ = (self.train_predictions_ if X_test is None
+                                  else joined(self.test_predictions_, more.test_predictions_))
+        self.oob_ = joined(self.oob_, more.oob_)
+        self.fit_seconds_ += more.fit_seconds_
+        _join_ensembles(self.ensemble_, more.ensemble_)
         return self
 
     def _check_fitted(self):
@@ -656,6 +691,16 @@ def _mean_inverse_count(n, rate):
             lam = size * rates
             out[k] = 1 / lam + (1 - rates) / lam**2
     return out[:, where.ravel()]
+
+
+def _join_ensembles(model, more):
+    """Append ``more``'s fitted learners to ``model`` (same class, same data)."""
+    model.estimators_ = list(model.estimators_) + list(more.estimators_)
+    if getattr(model, "estimators_features_", None) is not None:  # Bagging*
+        model.estimators_features_ = list(model.estimators_features_) + list(more.estimators_features_)
+        # estimators_samples_ regenerates each learner's rows from these seeds
+        model._seeds = np.concatenate([model._seeds, more._seeds])
+    model.n_estimators = len(model.estimators_)
 
 
 def _pool_iv(estimator, n_learners, voting, random_state):

@@ -89,6 +89,8 @@ class TuningResult:
     method : str
     bands : dict of str -> pandas.DataFrame
         "closed_form" only: bootstrap-over-learners bands (``low``, ``high``) per measure.
+    pool_size : int or None
+        Learners in the pool ("pool", "closed_form"; after enlarging it for ``precision``).
     """
 
     table: pd.DataFrame
@@ -104,6 +106,7 @@ class TuningResult:
     runtime: tuple
     method: str
     bands: dict = dataclasses.field(default_factory=dict, repr=False)
+    pool_size: int | None = None
 
     @property
     def recommendation_seconds(self):
@@ -120,7 +123,8 @@ class TuningResult:
 
     def __str__(self):
         measures = [c for c in self.table.columns if c not in ("n_learners", "seconds", "n_forests")]
-        lines = [f"Stability against the number of learners ({self.method})",
+        pool = "" if self.pool_size is None else f", pool of {self.pool_size} learners"
+        lines = [f"Stability against the number of learners ({self.method}{pool})",
                  self.table[["n_learners", *measures]].to_string(index=False, float_format="%.4f"),
                  ""]
         if self.bands:
@@ -256,7 +260,7 @@ def _grouped_importances(tree_imp, n, n_forests, *, normalise):
 # ----------------------------------------------------------------------------------------
 def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
                           select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
-                          target, n_bootstrap, progress):
+                          target, n_bootstrap, progress, precision=None):
     from sklearn.base import is_classifier
 
     from ._importance import _selection_size
@@ -312,6 +316,12 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         pool_size = max(grid_list) * 2 if method == "pool" or is_clf else 1000
         pool_size = max(pool_size, 1000) if method == "closed_form" else pool_size
     check_count(pool_size, "pool_size")
+    if precision is not None:
+        if method != "closed_form":
+            raise ValueError(f"`precision` applies to method='closed_form'; got method={method!r}.")
+        if isinstance(precision, bool) or not isinstance(precision, (int, float)) or not 0 < precision < 1:
+            raise ValueError(f"`precision` must be a band half-width in (0, 1), e.g. 0.02; "
+                             f"got {precision!r}.")
     if method == "pool" and pool_size // max(grid_list) < 2:
         raise ValueError(
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "
@@ -351,7 +361,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
                       measures=None, method="pool", select_fraction=0.15, select_for="high",
                       importance_fraction=0.05, importance="permutation", psi_baseline="fixed",
-                      pool_size=None, voting=None,
+                      pool_size=None, precision=None, voting=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
                       random_state=None, n_jobs=None, progress=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
@@ -423,6 +433,13 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
+    precision : float, optional
+        "closed_form" only: the widest 95% band to accept, as a half-width (e.g. 0.02 for
+        +-0.02). The pool's bands are measured (100 resamples at least) and, where any
+        closed-form measure's band is wider at some grid value, learners are added to the pool
+        (:meth:`TreePool.extend`) as the 1 / sqrt(pool) law asks (10% more; checked again, up
+        to three enlargements and 100,000 learners, with a warning when that is not enough).
+        On optRF's SNP data +-0.02 takes about 11,000-18,000 trees.
     voting : {"soft", "hard"}, optional
         Classifier aggregation; default "hard" (ranger's majority vote, as optRF).
     target : float, default 0.95
@@ -479,7 +496,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
 
     grid, measures, is_clf, pool_size, voting, y = _tune_num_learners_iv(
         estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
-        importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress)
+        importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress,
+        precision)
     rng = check_rng(random_state)
     ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
            "select_fraction": select_fraction, "select_for": select_for,
@@ -515,6 +533,22 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     else:
         pool = TreePool(estimator, n_learners=pool_size, voting=voting, random_state=rng, n_jobs=n_jobs)
         pool.fit(X, y, X_test, oob=need_space)
+        if precision is not None:
+            closed = [m for m in measures if m in _CLOSED]
+            base = {"psi": ctx["fixed_space"]} if psi_baseline == "kfold" else {}
+            for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
+                widest = _widest_band(pool, grid, closed, base, max(n_bootstrap, 100))
+                if widest <= precision or steps == 3 or pool_size >= _MAX_POOL:
+                    break
+                needed = min(_MAX_POOL, int(np.ceil(1.1 * pool_size * (widest / precision) ** 2)))
+                pool.extend(max(needed - pool_size, 2))
+                pool_size = pool.test_predictions_.shape[1]
+            if widest > precision:
+                warnings.warn(
+                    f"`precision`={precision} not reached: the 95% bands of a pool of {pool_size} learners "
+                    f"reach +-{widest:.3f} (at most {_MAX_POOL} learners, three enlargements).",
+                    PredstabWarning, stacklevel=2,
+                )
         if progress is not None:
             progress(1, 1)
         if need_space:
@@ -577,8 +611,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     columns["n_forests"] = [n_forests[n] for n in grid]
     table = pd.DataFrame(columns)
     closed_curves = {m: table[m].to_numpy(dtype=float) - e for m, e in errors.items()}
-    return _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
-                      n_bootstrap, rng, bands)
+    result = _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
+                        n_bootstrap, rng, bands)
+    return result if pool is None else dataclasses.replace(result, pool_size=pool_size)
 
 
 def _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
@@ -633,6 +668,19 @@ def _summarise(table, measures, method, grid, data, ctx, closed_curves, target, 
         n_for_target=None if n_t is None or pd.isna(n_t) else int(n_t), confidence_interval=ci,
         runtime=(intercept, slope), method=method, bands=bands,
     )
+
+
+_MAX_POOL = 100_000
+
+
+def _widest_band(pool, grid, measures, baselines, n_bootstrap):
+    """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
+    widest = 0.0
+    for m in measures:
+        _, low, high, _ = pool._closed_form_band(grid, measure=m, baseline=baselines.get(m),
+                                                 n_bootstrap=n_bootstrap)
+        widest = max(widest, float(np.nanmax((high - low) / 2)))
+    return widest
 
 
 def _bootstrap_recommendation(primary, grid, data, ctx, closed_curves, rec_thresh, round_to, n_bootstrap,
