@@ -242,3 +242,22 @@ def test_closed_form_precision_out_of_reach_warns(monkeypatch):
 def test_precision_rejects_bad_use(kwargs, match):
     with pytest.raises(ValueError, match=match):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, **kwargs)
+
+
+def test_classifier_defaults_select_the_last_class():
+    # the default measures include "selection"; optRF's "high" is no class of 0/1 labels, so a
+    # classifier selects its last class (scikit-learn's positive class) unless told otherwise
+    import warnings
+
+    Xc, yc = make_classification(80, 6, n_informative=3, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
+                                grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0)
+        named = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
+                                  grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0, select_for=1)
+    assert "selection" in res.table
+    np.testing.assert_allclose(res.table["selection"], named.table["selection"], rtol=1e-12)
+    with pytest.raises(ValueError, match="some but not all classes"):
+        tune_num_learners(RandomForestClassifier(), Xc[:60], yc[:60], Xc[60:], grid=(3, 6, 12),
+                          select_for="high")

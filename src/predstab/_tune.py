@@ -309,6 +309,8 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         raise ValueError(f"`n_bootstrap` must be a non-negative integer; got {n_bootstrap!r}.")
     if progress is not None and not callable(progress):
         raise TypeError(f"`progress` must be callable(done, total) or None; got {type(progress).__name__}.")
+    if select_for is None and not is_clf:
+        select_for = "high"
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
     if pool_size is None:
@@ -343,6 +345,8 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         _selection_size(np.shape(X)[1], importance_fraction, "importance_fraction")
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
+    if is_clf and select_for is None:
+        select_for = np.unique(y)[-1]
     if is_clf and "selection" in measures:
         wanted = set(np.atleast_1d(np.asarray(select_for, dtype=object)).tolist())
         classes = set(np.unique(y).tolist())
@@ -354,12 +358,12 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
             )
     if len(y) != len(X):
         raise ValueError(f"`X` and `y` must have the same number of rows; got {len(X)} and {len(y)}.")
-    return grid_list, measures, is_clf, int(pool_size), voting, y
+    return grid_list, measures, is_clf, int(pool_size), voting, y, select_for
 
 
 # ----------------------------------------------------------------------------------------
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
-                      measures=None, method="pool", select_fraction=0.15, select_for="high",
+                      measures=None, method="pool", select_fraction=0.15, select_for=None,
                       importance_fraction=0.05, importance="permutation", psi_baseline="fixed",
                       pool_size=None, precision=None, voting=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
@@ -406,8 +410,11 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         pool's groups.
     select_fraction : float, default 0.15
         optRF's ``alpha`` for selection stability.
-    select_for : {"high", "low", "zero"} or class label(s), default "high"
-        optRF's ``select_for``; for a classifier, the class(es) selected.
+    select_for : {"high", "low", "zero"}, class label(s) or None, default None
+        optRF's ``select_for``; for a classifier, the class(es) selected. None: "high" for a
+        regressor (optRF's default); for a classifier the last of its sorted classes
+        (scikit-learn's positive class of a binary problem), so that the default measures
+        work whatever the labels are.
     importance_fraction : float, default 0.05
         optRF ``opt_importance``'s ``alpha``.
     importance : {"permutation", "impurity"}, default "permutation"
@@ -494,7 +501,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     """
     from ._pool import TreePool
 
-    grid, measures, is_clf, pool_size, voting, y = _tune_num_learners_iv(
+    grid, measures, is_clf, pool_size, voting, y, select_for = _tune_num_learners_iv(
         estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
         importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress,
         precision)
