@@ -259,22 +259,23 @@ def _curve_closed_form(job, grid, progress):
     per_tree = pool.fit_seconds_ / pool.test_predictions_.shape[1]
     optrf = _optrf_measure(job)
     table = pd.DataFrame({"n_trees": grid})
-    resamples = job.n_bootstrap or 50  # the bands are always shown
+    optrf_closed = "icc" if job.task == "regression" else "fleiss"
+    names = {"phi": "phi", "psi": "psi", optrf_closed: optrf}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, measure in (("phi", "phi"), ("psi", "psi"),
-                              (optrf, "icc" if job.task == "regression" else "fleiss")):
-            # bootstrap-over-trees band of the closed form (TreePool.closed_form); the optRF
-            # measure's resamples also give the recommendation's interval
-            table[name], table[f"{name}_low"], table[f"{name}_high"], errors = pool._closed_form_band(
-                grid, measure=measure, n_bootstrap=resamples)
+        # bootstrap-over-trees bands of the closed forms (TreePool.closed_form), always shown;
+        # the optRF measure's resamples also give the recommendation's interval
+        bands = pool._closed_form_bands(grid, tuple(names), n_bootstrap=job.n_bootstrap or 50)
+    for measure, name in names.items():
+        table[name], table[f"{name}_low"], table[f"{name}_high"], _ = bands[measure]
     table["seconds_per_forest"] = [per_tree * n for n in grid]
     # the per-object view of the largest forest still comes from actual forests of the pool
     _, final_phi, final_psi = _measure_all(
         job, {grid[-1]: (pool.forests(grid[-1], n_forests=job.n_repeats), 0.0)}, job.y, pool.oob_baseline())
     if progress is not None:
         progress(len(grid) + 1, len(grid) + 1)
-    boot = _Boot({}, pool.oob_baseline(), rng, closed_curves=table[optrf].to_numpy(float) - errors)
+    resampled = table[optrf].to_numpy(float) - bands[optrf_closed][3]
+    boot = _Boot({}, pool.oob_baseline(), rng, closed_curves=resampled)
     return table.to_dict(orient="records"), final_phi, final_psi, boot
 
 

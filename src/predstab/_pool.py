@@ -417,6 +417,16 @@ class TreePool:
     def _closed_form_band(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
                           conf_level=0.95):
         """``closed_form``'s curve and band, and the bootstrap errors behind the band."""
+        bands = self._closed_form_bands(n, (measure,), baselines={measure: baseline}, voting=voting,
+                                        n_bootstrap=n_bootstrap, conf_level=conf_level)
+        return bands[measure]
+
+    def _closed_form_bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0,
+                           conf_level=0.95):
+        """``{measure: (curve, low, high, errors)}``; the measures share the resampled pools.
+
+        ``low``, ``high`` and ``errors`` are None without ``n_bootstrap``.
+        """
         self._check_fitted()
         n = np.atleast_1d(np.asarray(n, dtype=float))
         if np.any(n < 1) or not np.all(np.isfinite(n)):
@@ -424,7 +434,8 @@ class TreePool:
         if n_bootstrap and not 0 < conf_level < 1:
             raise ValueError(f"`conf_level` must be in (0, 1); got {conf_level!r}.")
         voting = self.voting_ if voting is None else voting
-        d_e = self._closed_form_expected(measure, baseline, voting)
+        baselines = baselines or {}
+        d_e = {m: self._closed_form_expected(m, baselines.get(m), voting) for m in measures}
         size = self.test_predictions_.shape[1]
         if self.is_classifier_ and np.any(2 * n > size):
             warnings.warn(
@@ -434,18 +445,23 @@ class TreePool:
                 f"pool of at least {int(2 * n.max())} learners.",
                 PredstabWarning, stacklevel=3,
             )
-        curve, errors = self._closed_form_errors(n, measure, d_e, voting, n_bootstrap)
-        if not n_bootstrap:
-            return curve, None, None, None
-        alpha = (1 - conf_level) / 2
-        q_low, q_high = np.nanquantile(errors, [alpha, 1 - alpha], axis=0)
-        # basic (pivotal) interval: the error of a resampled curve about the curve of its
-        # population (the pool) stands in for the error of the curve about the truth
-        low, high = np.clip(curve - q_high, -np.inf, 1.0), np.clip(curve - q_low, -np.inf, 1.0)
-        return curve, low, high, errors
+        curves, errors = self._closed_form_errors(n, d_e, voting, n_bootstrap)
+        out = {}
+        for m in measures:
+            if not n_bootstrap:
+                out[m] = (curves[m], None, None, None)
+                continue
+            alpha = (1 - conf_level) / 2
+            q_low, q_high = np.nanquantile(errors[m], [alpha, 1 - alpha], axis=0)
+            # basic (pivotal) interval: the error of a resampled curve about the curve of its
+            # population (the pool) stands in for the error of the curve about the truth
+            out[m] = (curves[m], np.clip(curves[m] - q_high, -np.inf, 1.0),
+                      np.clip(curves[m] - q_low, -np.inf, 1.0), errors[m])
+        return out
 
-    def _closed_form_errors(self, n, measure, d_e, voting, n_bootstrap):
-        """The closed-form curve and ``n_bootstrap`` bootstrap errors of it (rows; None for 0).
+    def _closed_form_errors(self, n, d_e, voting, n_bootstrap):
+        """Closed-form curves (``{measure: curve}`` for the measures of ``d_e``) and
+        ``n_bootstrap`` bootstrap errors of each (rows; None for 0).
 
         Errors are those of closed forms from resampled pools about the closed form of the
         pool itself. The learners are resampled with replacement; the population of that
@@ -455,25 +471,30 @@ class TreePool:
         centre on the plug-in curve, not on the estimate: pivoting on the estimate instead
         would shift the band by the pool's noise (for ICC(1) at 250 trees from 1,000
         SNP-data trees, 0.06 -- the bands then covered the expected ICC in 57-70 % of pools,
-        not 95 %).
+        not 95 %). Every measure is computed from the same resampled pools.
         """
         preds = self.test_predictions_
         mask = self.oob_ if self.on_train_ else None
-        curve = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_)
-        if not n_bootstrap:
-            return curve, None
 
+        def curves_of(stats):
+            return {m: self._curve_from_stats(stats, n, m, value) for m, value in d_e.items()}
+
+        curves = curves_of(self._closed_stats(preds, mask, n, voting, self.rng_))
+        if not n_bootstrap:
+            return curves, {m: None for m in d_e}
         size = preds.shape[1]
-        population = self._closed_curve(preds, mask, n, measure, d_e, voting, self.rng_, plug_in=True)
-        errors = np.empty((int(n_bootstrap), len(n)))
+        population = curves_of(self._closed_stats(preds, mask, n, voting, self.rng_, plug_in=True))
+        errors = {m: np.empty((int(n_bootstrap), len(n))) for m in d_e}
         for b in range(int(n_bootstrap)):
             cols = self.rng_.integers(0, size, size)
             # classes: an eighth of the orderings per resampled pool (their Monte Carlo noise
             # widens the band a little; all of them would make the bootstrap slow)
-            errors[b] = self._closed_curve(preds[:, cols], None if mask is None else mask[:, cols], n,
-                                           measure, d_e, voting, self.rng_,
-                                           n_perm=max(5, _orderings(len(preds)) // 8)) - population
-        return curve, errors
+            stats = self._closed_stats(preds[:, cols], None if mask is None else mask[:, cols], n, voting,
+                                       self.rng_, n_perm=max(5, _orderings(len(preds)) // 8))
+            resampled = curves_of(stats)
+            for m in d_e:
+                errors[m][b] = resampled[m] - population[m]
+        return curves, errors
 
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""
@@ -503,6 +524,13 @@ class TreePool:
 
     def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng, plug_in=False, n_perm=None):
         """The closed-form curve; ``plug_in``: of the pool as the population (see ``_closed_form_errors``)."""
+        stats = self._closed_stats(preds, mask, n, voting, rng, plug_in, n_perm)
+        return self._curve_from_stats(stats, n, measure, d_e)
+
+    def _closed_stats(self, preds, mask, n, voting, rng, plug_in=False, n_perm=None):
+        """What every closed-form measure is computed from: per forest size, the expected
+        observed disagreement ``d_o`` and the between-object variance ``b`` (metric) or the
+        class shares ``share`` (classes)."""
         if not self.is_classifier_:
             if mask is None:
                 mu = preds.mean(axis=1)
@@ -520,22 +548,23 @@ class TreePool:
             # the trees of the forest that vote for row i
             within = (var[None, :] / n[:, None] if mask is None
                       else var[None, :] * _mean_inverse_count(n, size / preds.shape[1]))
-            d_o = within.mean(axis=1)
-            if measure == "icc":
-                # the pool's means carry noise of variance var / size: subtract it from the
-                # between-object variance (the plug-in keeps it: there the pool is everything)
-                noise = 0.0 if plug_in else float(np.mean(var / size))
-                b = max(float(np.var(mu, ddof=1)) - noise, 0.0)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    return b / (b + d_o) if b + float(np.mean(var)) > 0 else np.ones_like(n)
-            if d_e == 0:
-                return np.where(d_o == 0, 1.0, np.nan)
-            return 1.0 - d_o / d_e
+            # the pool's means carry noise of variance var / size: subtract it from the
+            # between-object variance (the plug-in keeps it: there the pool is everything)
+            noise = 0.0 if plug_in else float(np.mean(var / size))
+            return {"d_o": within.mean(axis=1), "b": max(float(np.var(mu, ddof=1)) - noise, 0.0),
+                    "w": float(np.mean(var))}
         agree, pi = self._class_agreement(preds, mask, n, voting, rng, plug_in, n_perm)
-        d_o = 1.0 - np.nanmean(agree, axis=1)
+        return {"d_o": 1.0 - np.nanmean(agree, axis=1), "share": np.nanmean(pi, axis=1)}
+
+    @staticmethod
+    def _curve_from_stats(stats, n, measure, d_e):
+        d_o = stats["d_o"]
+        if measure == "icc":
+            b = stats["b"]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return b / (b + d_o) if b + stats["w"] > 0 else np.ones_like(n)
         if measure == "fleiss":
-            share = np.nanmean(pi, axis=1)
-            d_e = 1.0 - np.sum(share**2, axis=1)
+            d_e = 1.0 - np.sum(stats["share"] ** 2, axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = 1.0 - d_o / np.where(d_e > 0, d_e, 1.0)
                 return np.where(d_e > 0, ratio, np.where(d_o == 0, 1.0, np.nan))

@@ -542,9 +542,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         pool.fit(X, y, X_test, oob=need_space)
         if precision is not None:
             closed = [m for m in measures if m in _CLOSED]
-            base = {"psi": ctx["fixed_space"]} if psi_baseline == "kfold" else {}
             for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
-                widest = _widest_band(pool, grid, closed, base, max(n_bootstrap, 100))
+                widest = _widest_band(pool, grid, closed, _closed_baselines(ctx, psi_baseline),
+                                      max(n_bootstrap, 100))
                 if widest <= precision or steps == 3 or pool_size >= _MAX_POOL:
                     break
                 needed = min(_MAX_POOL, int(np.ceil(1.1 * pool_size * (widest / precision) ** 2)))
@@ -594,18 +594,17 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     # the table
     columns = {"n_learners": grid}
     bands, errors = {}, {}
+    closed = [m for m in measures if method == "closed_form" and m in _CLOSED]
+    if closed:
+        # one bootstrap for all closed forms: its errors give the bands and, for the primary
+        # measure, the recommendation's interval
+        closed = pool._closed_form_bands(grid, closed, baselines=_closed_baselines(ctx, psi_baseline),
+                                         n_bootstrap=n_bootstrap)
     for m in measures:
-        if method == "closed_form" and m in _CLOSED:
-            base = ctx["fixed_space"] if m == "psi" and psi_baseline == "kfold" else None
+        if m in closed:
+            columns[m], low, high, errors[m] = closed[m]
             if n_bootstrap:
-                # one bootstrap per measure: its errors give the band and, for the primary
-                # measure, the recommendation's interval
-                curve, low, high, errors[m] = pool._closed_form_band(grid, measure=m, baseline=base,
-                                                                     n_bootstrap=n_bootstrap)
                 bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
-            else:
-                curve = pool.closed_form(grid, measure=m, baseline=base)
-            columns[m] = curve
         else:
             missing = [n for n in grid if data[n] is None]
             if missing:
@@ -617,7 +616,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     columns["seconds"] = [seconds[n] for n in grid]
     columns["n_forests"] = [n_forests[n] for n in grid]
     table = pd.DataFrame(columns)
-    closed_curves = {m: table[m].to_numpy(dtype=float) - e for m, e in errors.items()}
+    closed_curves = {m: table[m].to_numpy(dtype=float) - e for m, e in errors.items() if e is not None}
     result = _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
                         n_bootstrap, rng, bands)
     return result if pool is None else dataclasses.replace(result, pool_size=pool_size)
@@ -680,14 +679,15 @@ def _summarise(table, measures, method, grid, data, ctx, closed_curves, target, 
 _MAX_POOL = 100_000
 
 
+def _closed_baselines(ctx, psi_baseline):
+    """Baselines for TreePool's closed forms: psi's k-fold one; the pool's own otherwise."""
+    return {"psi": ctx["fixed_space"]} if psi_baseline == "kfold" else {}
+
+
 def _widest_band(pool, grid, measures, baselines, n_bootstrap):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
-    widest = 0.0
-    for m in measures:
-        _, low, high, _ = pool._closed_form_band(grid, measure=m, baseline=baselines.get(m),
-                                                 n_bootstrap=n_bootstrap)
-        widest = max(widest, float(np.nanmax((high - low) / 2)))
-    return widest
+    bands = pool._closed_form_bands(grid, measures, baselines=baselines, n_bootstrap=n_bootstrap)
+    return max(float(np.nanmax((high - low) / 2)) for _, low, high, _ in bands.values())
 
 
 def _bootstrap_recommendation(primary, grid, data, ctx, closed_curves, rec_thresh, round_to, n_bootstrap,
