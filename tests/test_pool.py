@@ -320,3 +320,16 @@ def test_extend_on_training_rows_keeps_test_and_train_the_same():
     assert pool.test_predictions_ is pool.train_predictions_ and pool.test_predictions_.shape[1] == 16
     with pytest.raises(ValueError, match="n_learners"):
         pool.extend(1)
+
+
+def test_two_class_majority_votes_are_the_exact_average_over_splits():
+    # two classes, hard voting, test objects: the closed form is the U-statistic itself
+    X, y = make_classification(60, 4, random_state=0)
+    pool = TreePool(RandomForestClassifier(max_features=2), n_learners=9, voting="hard", random_state=0)
+    pool.fit(X[:40], y[:40], X[40:])
+    rng = np.random.default_rng(4)
+    votes = rng.random((20, 9)) < np.linspace(0.1, 0.9, 20)[:, None]
+    pool.test_predictions_ = np.stack([~votes, votes], axis=2).astype(float)
+    for n in (2, 3, 4):
+        exact = _exact_fleiss_of_disjoint_forests(pool.test_predictions_, n, "hard")
+        assert pool.closed_form([n], measure="fleiss")[0] == pytest.approx(exact, rel=1e-12, abs=1e-12)

@@ -11,6 +11,7 @@ aggregation. From the same cache it gives the stability curves in closed form.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -149,10 +150,12 @@ class TreePool:
     \\pi_{ic}^2`), and :math:`1 - a_i` is the expected pairwise disagreement :math:`D_{o,i}`
     of APS and of Fleiss' kappa (whose :math:`P_e = \\sum_c \\bar\\pi_c^2`). Up to half the
     pool (:math:`2n \\le P`) both are estimated without bias from pairs of disjoint forests
-    of the pool itself, averaged over 200 random orderings of its learners (the pool method
-    averaged over many ways to cut the pool). Beyond half the pool no two disjoint forests
-    exist, and the vote distribution is extrapolated from the pool's vote shares :math:`q_i`
-    taken as exact -- Binomial(:math:`n`, :math:`q_i`) votes (hard voting, two classes),
+    of the pool itself: the pool method averaged over every way to cut the pool -- exactly
+    (hypergeometric vote counts) for majority votes of two classes on test objects, else
+    over random orderings of the learners (200 for up to 50 objects, fewer for more).
+    Beyond half the pool no two disjoint forests exist, and the vote distribution is
+    extrapolated from the pool's vote shares :math:`q_i` taken as exact --
+    Binomial(:math:`n`, :math:`q_i`) votes (hard voting, two classes),
     Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) mean probabilities (soft voting), or 2,000
     simulated forests (more classes). Near a tied vote that overstates stability (a pool
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
@@ -577,10 +580,12 @@ class TreePool:
         object i; pi[k, i, c]: probability that one predicts class c.
 
         Up to half the pool (``2 n <= pool``) both are estimated without bias from disjoint
-        forests of the pool itself: ``n_perm`` random orderings of the pool, each cut into
-        forests of ``n`` learners, every pair of them compared (a U-statistic, approximated by
-        Monte Carlo). The curves average over objects, so the default takes fewer orderings
-        the more objects there are: 200 for 50 objects or fewer, 10 from 1,000 objects on
+        forests of the pool itself (a U-statistic over every pair of disjoint forests): in
+        closed form for majority votes of two classes without out-of-bag masks
+        (:func:`_two_class_vote_agreement`), otherwise by ``n_perm`` random orderings of the
+        pool, each cut into forests of ``n`` learners, every pair of them compared. The
+        curves average over objects, so the default takes fewer orderings the more objects
+        there are: 200 for 50 objects or fewer, 10 from 1,000 objects on
         (the Monte Carlo error of the mean agreement stays below about 0.005). Beyond half
         the pool no two disjoint forests exist and the probabilities are extrapolated from
         the pool's vote shares (:meth:`_class_probabilities`), which treats the shares as
@@ -597,7 +602,12 @@ class TreePool:
         if n_perm is None:
             n_perm = _orderings(len(preds))
         disjoint = np.zeros(len(n), dtype=bool) if plug_in else 2 * n <= preds.shape[1]
-        if disjoint.any():
+        if disjoint.any() and mask is None and n_classes == 2 and voting == "hard":
+            # majority votes of two classes: the U-statistic in closed form
+            ones = (preds.argmax(axis=2) == 1).sum(axis=1)
+            agree[disjoint], pi[disjoint] = _two_class_vote_agreement(ones, preds.shape[1],
+                                                                      n[disjoint].astype(int))
+        elif disjoint.any():
             agree[disjoint], pi[disjoint] = _disjoint_forests(preds, mask, n[disjoint].astype(int), voting,
                                                               rng, n_perm)
         if not disjoint.all():
@@ -647,6 +657,68 @@ class TreePool:
                     draws = rng.multivariate_normal(mu[i], cov, size=n_sim, method="eigh")
                     out[k, i] = np.bincount(draws.argmax(axis=1), minlength=n_classes) / n_sim
         return out
+
+
+def _hypergeom_pmf(k, population, successes, draws):
+    """P(k successes in ``draws`` draws without replacement), broadcast; 0 outside the support."""
+    from scipy.special import gammaln
+
+    def log_choose(a, b):
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+    k, successes = np.broadcast_arrays(k, successes)
+    inside = (k >= np.maximum(0, draws - (population - successes))) & (k <= np.minimum(draws, successes))
+    kk, ss = np.where(inside, k, 0), np.where(inside, successes, draws)
+    logp = log_choose(ss, kk) + log_choose(population - ss, draws - kk) - log_choose(population, draws)
+    return np.where(inside, np.exp(logp), 0.0)
+
+
+def _window(center, sd, low, high):
+    """Integers center +- (12 sd + 2), one row per center, and which of them lie in [low, high]."""
+    width = int(np.ceil(12 * sd)) + 2
+    values = np.rint(center)[:, None].astype(int) + np.arange(-width, width + 1)[None, :]
+    return values, (values >= low) & (values <= high)
+
+
+@functools.lru_cache(maxsize=64)
+def _split_agreement(n):
+    """g(J), J = 0 ... 2n: the chance that a random split of 2n votes, J of them for the
+    second class, into two forests of n gives both or neither a majority for it."""
+    totals = np.arange(2 * n + 1, dtype=float)
+    first, inside = _window(totals / 2, np.sqrt(n / 8), 0, n)
+    same = (first > n // 2) == (totals[:, None] - first > n // 2)
+    g = np.sum(_hypergeom_pmf(first, 2 * n, totals[:, None], n) * same * inside, axis=1)
+    g.flags.writeable = False  # cached: shared by every call
+    return g
+
+
+def _two_class_vote_agreement(ones, size, ns):
+    """Exact U-statistics of two forests' majority votes for two classes (see ``_class_agreement``).
+
+    ``ones[i]``: learners of the pool (``size`` of them) voting for the second class at object
+    i. Two disjoint forests of n learners hold J ~ Hypergeometric(size, ones, 2n) of those
+    votes; split into two halves, each half's count is Hypergeometric(2n, J, n), and the two
+    forests agree when both halves are majorities or both are not (the second class wins
+    only with more than n / 2 votes: a tie goes to the first class). So
+    ``agree_i = sum_J P(J) g(J)`` with ``g(J)`` the chance that a random split of 2n votes
+    holding J ones agrees, and ``pi_i1 = P(Hypergeometric(size, ones_i, n) > n / 2)``.
+    """
+    ones = np.asarray(ones, dtype=float)
+    agree = np.empty((len(ns), len(ones)))
+    pi = np.empty((len(ns), len(ones), 2))
+    for k, n in enumerate(ns):
+        half = n // 2
+        g = _split_agreement(int(n))
+        # P(J) for each object's pool, J in the window around its mean
+        sd = np.sqrt(2 * n * 0.25 * max(size - 2 * n, 0) / max(size - 1, 1))
+        joint, inside = _window(2 * n * ones / size, sd, 0, 2 * n)
+        p_joint = _hypergeom_pmf(joint, size, ones[:, None], 2 * n) * inside
+        agree[k] = np.sum(p_joint * g[np.clip(joint, 0, 2 * n)], axis=1)
+        sd = np.sqrt(n * 0.25 * (size - n) / max(size - 1, 1))
+        votes, inside = _window(n * ones / size, sd, 0, n)
+        pi[k, :, 1] = np.sum(_hypergeom_pmf(votes, size, ones[:, None], n) * (votes > half) * inside, axis=1)
+        pi[k, :, 0] = 1.0 - pi[k, :, 1]
+    return agree, pi
 
 
 def _disjoint_forests(preds, mask, ns, voting, rng, n_perm, max_elements=10_000_000):
