@@ -125,8 +125,8 @@ def test_closed_form_classes_unbiased_near_tied_votes():
         votes = rng.random((40, 100)) < p[:, None]
         pool.test_predictions_ = np.stack([~votes, votes], axis=2).astype(float)
         closed.append(pool.closed_form([50], measure="fleiss")[0])
-        extrapolated.append(pool._closed_curve(pool.test_predictions_, None, np.array([50.0]), "fleiss", None,
-                                               "hard", rng, plug_in=True)[0])
+        stats_ = pool._closed_stats(pool.test_predictions_, None, np.array([50.0]), "hard", rng, plug_in=True)
+        extrapolated.append(pool._curve_from_stats(stats_, np.array([50.0]), "fleiss", None)[0])
     assert np.mean(closed) == pytest.approx(truth, abs=0.025)  # sd of the mean about 0.008
     assert np.mean(extrapolated) - truth > 0.04
 

@@ -413,16 +413,10 @@ class TreePool:
         ndarray of shape (len(n),)
             The curve; with ``n_bootstrap > 0`` a tuple ``(curve, low, high)``.
         """
-        curve, low, high, _ = self._closed_form_band(n, measure=measure, baseline=baseline, voting=voting,
-                                                     n_bootstrap=n_bootstrap, conf_level=conf_level)
-        return (curve, low, high) if n_bootstrap else curve
-
-    def _closed_form_band(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
-                          conf_level=0.95):
-        """``closed_form``'s curve and band, and the bootstrap errors behind the band."""
         bands = self._closed_form_bands(n, (measure,), baselines={measure: baseline}, voting=voting,
                                         n_bootstrap=n_bootstrap, conf_level=conf_level)
-        return bands[measure]
+        curve, low, high, _ = bands[measure]
+        return (curve, low, high) if n_bootstrap else curve
 
     def _closed_form_bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0,
                            conf_level=0.95):
@@ -525,15 +519,11 @@ class TreePool:
         values = values[~np.isnan(values)]
         return float(np.var(values, ddof=1)) if np.ptp(values) > 0 else 0.0
 
-    def _closed_curve(self, preds, mask, n, measure, d_e, voting, rng, plug_in=False, n_perm=None):
-        """The closed-form curve; ``plug_in``: of the pool as the population (see ``_closed_form_errors``)."""
-        stats = self._closed_stats(preds, mask, n, voting, rng, plug_in, n_perm)
-        return self._curve_from_stats(stats, n, measure, d_e)
-
     def _closed_stats(self, preds, mask, n, voting, rng, plug_in=False, n_perm=None):
         """What every closed-form measure is computed from: per forest size, the expected
         observed disagreement ``d_o`` and the between-object variance ``b`` (metric) or the
-        class shares ``share`` (classes)."""
+        class shares ``share`` (classes). ``plug_in``: of the pool as the population (see
+        ``_closed_form_errors``)."""
         if not self.is_classifier_:
             if mask is None:
                 mu = preds.mean(axis=1)
@@ -660,7 +650,11 @@ class TreePool:
 
 
 def _hypergeom_pmf(k, population, successes, draws):
-    """P(k successes in ``draws`` draws without replacement), broadcast; 0 outside the support."""
+    """P(k successes in ``draws`` draws without replacement), broadcast; 0 outside the support.
+
+    From log binomial coefficients: ``scipy.stats.hypergeom.pmf`` gives the same values but
+    took 15 s for the 1.5 million (k, successes) pairs of one 2,000-tree grid value here.
+    """
     from scipy.special import gammaln
 
     def log_choose(a, b):
