@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predstab import PredstabDataWarning, PredstabDegenerateWarning, icc, icc_table
+from predstab._validation import InvalidParameterError
 from validation._table import REFERENCE, load_json
 
 IRR = load_json("classic", "expected", "irr_icc.json")
@@ -49,11 +50,12 @@ def test_icc_table_matches_psych(name):
         warnings.simplefilter("ignore", PredstabDataWarning)
         table = icc_table(case(name))
     assert table.index.tolist() == ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]
-    assert table.columns.tolist() == ["ICC", "F", "df1", "df2", "p", "lower", "upper"]
+    assert table.columns.tolist() == ["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"]
     for row in PSYCH[name]:
         # R: psych::ICC(na.omit(m), lmer = FALSE)$results  (psych 2.2.9)
-        for col in ("ICC", "F", "df1", "df2", "lower", "upper"):
-            assert table.loc[row["type"], col] == pytest.approx(row[col], rel=1e-10), (row["type"], col)
+        for ours, col in (("ICC", "ICC"), ("F", "F"), ("df1", "df1"), ("df2", "df2"), ("ci_low", "lower"),
+                          ("ci_high", "upper")):
+            assert table.loc[row["type"], ours] == pytest.approx(row[col], rel=1e-10), (row["type"], col)
         assert table.loc[row["type"], "p"] == pytest.approx(row["p"], rel=1e-10, abs=1e-15)
 
 
@@ -137,8 +139,12 @@ def test_permutation_and_shift_invariance(seed, model, type, unit):
 
 def test_to_frame():
     frame = icc(SHROUT_FLEISS).to_frame()
+    res = icc(SHROUT_FLEISS)
     assert frame.shape[0] == 1
-    assert {"value", "statistic", "pvalue", "lower", "upper"} <= set(frame.columns)
+    assert {"value", "statistic", "pvalue", "ci_low", "ci_high"} <= set(frame.columns)
+    assert frame.loc[0, "ci_low"] == res.confidence_interval.low
+    assert frame.loc[0, "ci_high"] == res.confidence_interval.high
+    assert frame.loc[0, "value"] == res.value and frame.loc[0, "name"] == "ICC(1)"
 
 
 @pytest.mark.parametrize("ratings, exc, match", [
@@ -160,13 +166,14 @@ def test_bad_ratings(ratings, exc, match):
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(model="one-way"), "`model`"), (dict(type="absolute"), "`type`"), (dict(unit="avg"), "`unit`"),
-    (dict(r0=1.0), "`r0`"), (dict(r0=-0.1), "`r0`"), (dict(conf_level=1.5), "`conf_level`"),
-    (dict(model="ONEWAY"), "`model`"), (dict(r0=np.nan), "`r0`"), (dict(conf_level=np.nan), "`conf_level`"),
-    (dict(conf_level="95%"), "`conf_level`"),
+    (dict(r0=1.0), "`r0`"), (dict(r0=-0.1), "`r0`"), (dict(confidence_level=1.5), "`confidence_level`"),
+    (dict(model="ONEWAY"), "`model`"), (dict(r0=np.nan), "`r0`"),
+    (dict(confidence_level=np.nan), "`confidence_level`"),
+    (dict(confidence_level="95%"), "`confidence_level`"),
 ])
 def test_bad_options(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InvalidParameterError, match=match):
         icc(SHROUT_FLEISS, **kwargs)
-    if "conf_level" in kwargs:
-        with pytest.raises(ValueError, match=match):
+    if "confidence_level" in kwargs:
+        with pytest.raises(InvalidParameterError, match=match):
             icc_table(SHROUT_FLEISS, **kwargs)

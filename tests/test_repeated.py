@@ -303,10 +303,17 @@ def test_phi_psi_methods(reg, clf):
     assert rc.phi(scale="categorical").value == predstab.phi(rc.test, yc, scale="categorical").value
 
 
-def test_to_frame_long_format(reg):
+def test_to_frame_is_one_row_and_long_frame_the_matrices(reg):
     X, y, Xt = reg
     rp = repeated_predictions(RandomForestRegressor(n_estimators=5), X, y, Xt, n_repeats=2, random_state=0)
-    frame = rp.to_frame()
+    summary = rp.to_frame()
+    assert summary.to_dict("records") == [{"baseline": "oob", "n_test": 20, "n_train": 50, "n_repeats": 2}]
+    assert len(repr(rp)) < 300 and "array" not in repr(rp)
+    assert rp == rp and rp == repeated_predictions(RandomForestRegressor(n_estimators=5), X, y, Xt,
+                                                   n_repeats=2, random_state=0)
+    assert rp != repeated_predictions(RandomForestRegressor(n_estimators=5), X, y, Xt, n_repeats=2,
+                                      random_state=1)
+    frame = rp.long_frame()
     assert len(frame) == 20 * 2 + 50 * 2
     test = frame[frame["matrix"] == "test"]
     np.testing.assert_array_equal(test["prediction"].to_numpy(), rp.test.reshape(-1))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 from scipy import sparse, special
@@ -16,14 +14,18 @@ from ._ratings import (
     factorize_codes,
     factorize_values,
 )
-from ._utils import FrameMixin
+from ._results import Result, r_rows, r_signif, result
+from ._validation import validate_params
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
 
 
-@dataclass(frozen=True)
-class FleissKappaResult(FrameMixin):
+@result
+class FleissKappaResult(Result):
     """Result of :func:`fleiss_kappa`.
+
+    ``print(res)`` shows irr's layout (``print.irrlist`` of ``kappam.fleiss``); ``res.to_frame()``
+    is one row (no confidence interval: irr reports none).
 
     Attributes
     ----------
@@ -62,16 +64,25 @@ class FleissKappaResult(FrameMixin):
     _frame_fields = ("value", "statistic", "pvalue", "observed", "expected", "n_objects", "n_raters",
                      "exact")
 
+    def _str_lines(self):
+        # irr 0.84.1 print.irrlist: names right-aligned to 9 characters, format(x, digits = 3)
+        title = " Fleiss' Kappa for m Raters" + (" (exact value)" if self.exact else "")
+        lines = [title, "", *r_rows([("Subjects", self.n_objects), ("Raters", self.n_raters),
+                                     ("Kappa", r_signif(self.value, 3))])]
+        if not self.exact:
+            lines += ["", *r_rows([("z", r_signif(self.statistic, 3)),
+                                   ("p-value", r_signif(self.pvalue, 3))])]
+        if self.per_category is not None:
+            table = self.per_category.rename(columns={"kappa": "Kappa", "p": "p.value"})
+            lines += ["", *table.to_string(float_format=lambda v: f"{v:.3f}").splitlines()]
+        return lines
+
 
 def _fleiss_kappa_iv(ratings, exact, detail):
-    if not isinstance(exact, (bool, np.bool_)):
-        raise TypeError(f"`exact` must be True or False; got {exact!r}.")
-    if not isinstance(detail, (bool, np.bool_)):
-        raise TypeError(f"`detail` must be True or False; got {detail!r}.")
     categorical = categorical_codes(ratings)
     if categorical is not None:  # the Categoricals' own codes: no conversion of the data to objects
         arr = as_rating_matrix(categorical[0])
-        arr = drop_incomplete_objects(arr, arr < 0, function="irr::kappam.fleiss", stacklevel=4)
+        arr = drop_incomplete_objects(arr, arr < 0, function="irr::kappam.fleiss", stacklevel=5)
         codes, categories = factorize_codes(arr, categorical[1])
     else:
         arr = as_rating_matrix(ratings)
@@ -80,7 +91,7 @@ def _fleiss_kappa_iv(ratings, exact, detail):
         # missing values get code -1: no separate scan for them (slow on objects); the
         # categories are ranked after dropping, so that only the kept objects' values must compare
         codes, uniques = factorize_values(arr)
-        kept = drop_incomplete_objects(codes, codes < 0, function="irr::kappam.fleiss", stacklevel=4)
+        kept = drop_incomplete_objects(codes, codes < 0, function="irr::kappam.fleiss", stacklevel=5)
         codes, categories = factorize_codes(kept, uniques, all_used=kept is codes)
     return codes, tuple(categories.tolist()), bool(exact), bool(detail)
 
@@ -147,6 +158,7 @@ def _two_sided_p(z):
     return 2 * special.ndtr(-np.abs(z))
 
 
+@validate_params({"ratings": ["array-like"], "exact": ["boolean"], "detail": ["boolean"]})
 def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     r"""Fleiss' kappa for an (objects x raters) matrix of categories.
 
@@ -233,7 +245,7 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     # kappa = 1 - (1 - P) / (1 - P_e), exact zeros when a single category is used
     d_o = (nm * m - sum_sq) / (nm * (m - 1))
     d_e = 0.0 if q == 1 else 1.0 - expected
-    value = one_minus_ratio(d_o, d_e, name="Fleiss' kappa", what="disagreement", stacklevel=3)
+    value = one_minus_ratio(d_o, d_e, name="Fleiss' kappa", what="disagreement", stacklevel=4)
 
     if exact:
         statistic = pvalue = float("nan")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
-from dataclasses import dataclass
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -13,7 +12,9 @@ from scipy import special
 
 from ._convention import one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
-from ._utils import ConfidenceInterval, FrameMixin, check_fraction
+from ._results import Result, r_round, r_rows, r_signif, result
+from ._utils import ConfidenceInterval
+from ._validation import Interval, Options, validate_params
 
 __all__ = ["icc", "icc_table", "ICCResult"]
 
@@ -60,9 +61,12 @@ def _mean_squares(x) -> _MeanSquares:
                         np.float64(ss_c / (k - 1)), np.float64(ss_e / ((n - 1) * (k - 1))))
 
 
-@dataclass(frozen=True)
-class ICCResult(FrameMixin):
+@result
+class ICCResult(Result):
     """Result of :func:`icc`.
+
+    ``print(res)`` shows irr's ``print.icclist`` layout; ``res.to_frame()`` is one row with
+    ``ci_low`` / ``ci_high``.
 
     Attributes
     ----------
@@ -76,14 +80,14 @@ class ICCResult(FrameMixin):
     pvalue : float
         One-sided p-value ``P(F > statistic)``.
     confidence_interval : ConfidenceInterval
-        ``(low, high)`` at ``conf_level``.
+        ``(low, high)`` at ``confidence_level``.
     n_objects, n_raters : int
         Size of the matrix used (after dropping objects with a missing value).
     name : str
         irr's name of the form, e.g. ``"ICC(A,1)"``.
     model, type, unit : str
         The options that selected the form.
-    r0, conf_level : float
+    r0, confidence_level : float
         Null value and confidence level used.
     """
 
@@ -100,28 +104,32 @@ class ICCResult(FrameMixin):
     type: str
     unit: str
     r0: float
-    conf_level: float
+    confidence_level: float
 
-    _frame_fields = ("name", "value", "statistic", "df1", "df2", "pvalue", "n_objects", "n_raters")
+    _frame_fields = ("name", "value", "statistic", "df1", "df2", "pvalue", "n_objects", "n_raters",
+                     "model", "type", "unit", "r0", "confidence_level")
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with the value, the F test and the confidence bounds."""
-        frame = super().to_frame()
-        frame["lower"] = self.confidence_interval.low
-        frame["upper"] = self.confidence_interval.high
-        return frame
-
-
-def _check_choice(value, name, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
-    return value
+    def _str_lines(self):
+        # irr 0.84.1 print.icclist: names right-aligned to 11 characters, format(x, digits = 3)
+        # for the coefficient and the F test, round(x, 3) for the interval
+        f_name = f"F({r_signif(self.df1, 7)},{r_signif(self.df2, 3)})"
+        r0 = r_signif(self.r0, 7)
+        return [
+            f" {self.unit.capitalize()} Score Intraclass Correlation", "",
+            f"   Model: {self.model}", f"   Type : {self.type}", "",
+            *r_rows([("Subjects", self.n_objects), ("Raters", self.n_raters),
+                     (self.name, r_signif(self.value, 3))], width=11), "",
+            f" F-Test, H0: r0 = {r0} ; H1: r0 > {r0}",
+            f"{f_name:>11} = {r_signif(self.statistic, 3)} , p = {r_signif(self.pvalue, 3)}", "",
+            f" {r_round(self.confidence_level * 100, 1)}%-Confidence Interval for ICC Population Values:",
+            f"  {r_round(self.confidence_interval.low)} < ICC < {r_round(self.confidence_interval.high)}",
+        ]
 
 
 def _complete_numeric(ratings, function):
     arr = as_rating_matrix(ratings)
     x = as_numeric_matrix(arr)
-    x = drop_incomplete_objects(x, np.isnan(x), function=function, stacklevel=5)
+    x = drop_incomplete_objects(x, np.isnan(x), function=function, stacklevel=6)
     if x.shape[0] < 2:
         raise ValueError(
             f"`ratings` must have at least 2 complete objects (rows); got {x.shape[0]} after "
@@ -130,15 +138,10 @@ def _complete_numeric(ratings, function):
     return x
 
 
-def _icc_iv(ratings, model, type, unit, r0, conf_level):
-    model = _check_choice(model, "model", _MODELS)
-    type = _check_choice(type, "type", _TYPES)
-    unit = _check_choice(unit, "unit", _UNITS)
-    if isinstance(r0, bool) or not isinstance(r0, numbers.Real) or not 0 <= r0 < 1:
-        raise ValueError(f"`r0` must be a number in [0, 1); got {r0!r}.")
-    conf_level = check_fraction(conf_level, "conf_level")
+def _icc_iv(ratings, model, type, unit, r0, confidence_level):
+    # the options are checked by the declarations of icc(); this reads the data
     x = _complete_numeric(ratings, "irr::icc")
-    return x, model, type, unit, float(r0), conf_level
+    return x, model, type, unit, float(r0), float(confidence_level)
 
 
 def _ratio_bound(f_bound, k):
@@ -152,13 +155,13 @@ def _average_bound(f_bound):
         return 1.0 - 1.0 / f_bound
 
 
-def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
+def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
     """Value, F test and confidence bounds of one irr::icc form (McGraw & Wong, 1996).
 
     When the raters agree perfectly on objects that differ (no within-object
     variance), the ICC is 1, F is infinite, p is 0 and the interval is (1, 1).
     """
-    name, value, statistic, df1, df2, pvalue, ci = _form_raw(ms, model, type, unit, r0, conf_level)
+    name, value, statistic, df1, df2, pvalue, ci = _form_raw(ms, model, type, unit, r0, confidence_level)
     perfect = ms.msr > 0 and (ms.msw == 0 if model == "oneway" else ms.mse == 0 and (
         type == "consistency" or ms.msc == 0))
     if perfect:
@@ -166,15 +169,15 @@ def _form(ms: _MeanSquares, model, type, unit, r0, conf_level):
     return name, value, statistic, df1, df2, pvalue, ci
 
 
-def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
+def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
     n, k, msr, msw, msc, mse = ms
-    alpha = 1 - conf_level
+    alpha = 1 - confidence_level
     single = unit == "single"
     if model == "oneway":
         name = "ICC(1)" if single else f"ICC({k})"
         # ICC = 1 - d_o / d_e
         d_o, d_e = (k * msw, msr + (k - 1) * msw) if single else (msw, msr)
-        value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+        value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
         with np.errstate(divide="ignore", invalid="ignore"):
             f_ratio = msr / msw
         statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
@@ -186,7 +189,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
         if type == "consistency":
             name = f"ICC(C,{1 if single else k})"
             d_o, d_e = (k * mse, msr + (k - 1) * mse) if single else (mse, msr)
-            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
             statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
             df2 = (n - 1) * (k - 1)
         elif type == "agreement":
@@ -198,7 +201,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
                 d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
             else:
                 d_o, d_e = mse + between_raters, msr + between_raters
-            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=5)
+            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
             a = scale * r0 / (n * (1 - r0))
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -237,7 +240,13 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, conf_level):
             ConfidenceInterval(float(low), float(high)))
 
 
-def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0, conf_level=0.95):
+_CONFIDENCE_LEVEL = Interval(Real, 0, 1, closed="neither")
+
+
+@validate_params({"ratings": ["array-like"], "model": [Options(_MODELS)], "type": [Options(_TYPES)],
+                  "unit": [Options(_UNITS)], "r0": [Interval(Real, 0, 1, closed="left")],
+                  "confidence_level": [_CONFIDENCE_LEVEL]})
+def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0, confidence_level=0.95):
     r"""Intraclass correlation coefficient of an (objects x raters) matrix.
 
     Matches `irr::icc`; see validation/.
@@ -271,7 +280,7 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
         Reliability of one rater or of the mean of the ``n_raters`` raters.
     r0 : float, default 0
         Value of the ICC under the null hypothesis, in [0, 1).
-    conf_level : float, default 0.95
+    confidence_level : float, default 0.95
         Confidence level of the interval.
 
     Returns
@@ -310,22 +319,22 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     >>> res.confidence_interval.low < res.value < res.confidence_interval.high
     True
     """
-    x, model, type, unit, r0, conf_level = _icc_iv(ratings, model, type, unit, r0, conf_level)
+    x, model, type, unit, r0, confidence_level = _icc_iv(ratings, model, type, unit, r0, confidence_level)
     ms = _mean_squares(x)
-    name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, conf_level)
+    name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, confidence_level)
     return ICCResult(value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,
                      confidence_interval=ci, n_objects=ms.n, n_raters=ms.k, name=name, model=model,
                      type=type if model == "twoway" else "consistency", unit=unit, r0=r0,
-                     conf_level=conf_level)
+                     confidence_level=confidence_level)
 
 
-def _icc_table_iv(ratings, conf_level):
-    conf_level = check_fraction(conf_level, "conf_level")
+def _icc_table_iv(ratings, confidence_level):
     x = _complete_numeric(ratings, "psych::ICC on na.omit(x)")
-    return x, conf_level
+    return x, float(confidence_level)
 
 
-def icc_table(ratings, /, *, conf_level=0.95):
+@validate_params({"ratings": ["array-like"], "confidence_level": [_CONFIDENCE_LEVEL]})
+def icc_table(ratings, /, *, confidence_level=0.95):
     r"""The six Shrout-Fleiss intraclass correlations, as ``psych::ICC`` reports them.
 
     Matches `psych::ICC` (``lmer = FALSE``, on complete objects); see validation/.
@@ -349,14 +358,14 @@ def icc_table(ratings, /, *, conf_level=0.95):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings; objects with a missing value are dropped (with a warning).
-    conf_level : float, default 0.95
+    confidence_level : float, default 0.95
         Confidence level of the intervals.
 
     Returns
     -------
     pandas.DataFrame
         Indexed ``ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k`` with columns
-        ``ICC, F, df1, df2, p, lower, upper``.
+        ``ICC, F, df1, df2, p, ci_low, ci_high`` (psych's ``lower bound``, ``upper bound``).
 
     Warns
     -----
@@ -380,10 +389,10 @@ def icc_table(ratings, /, *, conf_level=0.95):
     >>> icc_table(ratings)["ICC"].round(2).tolist()
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
-    x, conf_level = _icc_table_iv(ratings, conf_level)
+    x, confidence_level = _icc_table_iv(ratings, confidence_level)
     ms = _mean_squares(x)
     n, k, msr, msw, msc, mse = ms
-    alpha = 1 - conf_level
+    alpha = 1 - confidence_level
     rows = {}
     caught = []
     for label, (model, type, unit) in {
@@ -396,13 +405,13 @@ def icc_table(ratings, /, *, conf_level=0.95):
     }.items():
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
-            _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, conf_level)
+            _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, confidence_level)
         caught += [(w.category, str(w.message)) for w in record]
         rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
     # each distinct warning once (the forms share their mean squares), from any form that is
     # degenerate or undefined -- not only from ICC1, which may be fine when ICC1k is NaN
     for category, message in dict.fromkeys(caught):
-        warnings.warn(message, category, stacklevel=2)
+        warnings.warn(message, category, stacklevel=3)  # + 1: the validate_params wrapper
     # psych tests ICC2 and ICC2k with the consistency F (MS_R / MS_E) ...
     for label in ("ICC2", "ICC2k"):
         rows[label][1:5] = rows["ICC3"][1:5]
@@ -425,4 +434,4 @@ def icc_table(ratings, /, *, conf_level=0.95):
     with np.errstate(divide="ignore", invalid="ignore"):
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
     return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["ICC", "F", "df1", "df2", "p", "lower", "upper"])
+                                  columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])

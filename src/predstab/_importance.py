@@ -10,21 +10,27 @@ selected / rejected labels, and ICC(1) of the importances.
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from ._fleiss import fleiss_kappa
 from ._icc import icc
-from ._scales import _is_number_dtype
-from ._utils import FrameMixin, missing_mask
+from ._ratings import as_rating_matrix
+from ._results import Result, r_rows, r_signif, result
+from ._utils import missing_mask
+from ._validation import Interval, InvalidParameterError, Options, validate_params
 
 __all__ = ["selection_stability", "importance_stability", "SelectionStabilityResult",
            "ImportanceStabilityResult"]
 
 _SELECT_FOR = ("high", "low", "zero")
+# a fraction of the objects (< 1) or a count (>= 1), optRF's `alpha`
+_FRACTION = Interval(Real, 0, math.inf, closed="neither")
 
 
 def _value_of(measure, matrix):
@@ -33,19 +39,15 @@ def _value_of(measure, matrix):
         warnings.simplefilter("always")
         value = float(measure(matrix).value)
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=3)
+        warnings.warn(w.message, w.category, stacklevel=4)  # + 1: the validate_params wrapper
     return value
 
 
 def _selection_size(n_items, fraction, name):
     """optRF: ``round(n * alpha)`` for ``alpha < 1`` (R rounds half to even), else ``round(alpha)``."""
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < np.inf:
-        raise ValueError(
-            f"`{name}` must be a positive number (a fraction < 1 or a count >= 1); got {fraction!r}."
-        )
     size = round(n_items * fraction) if fraction < 1 else round(fraction)
     if not 1 <= size < n_items:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`{name}` = {fraction!r} selects {size} of {n_items} items; at least 1 and fewer than all "
             "must be selected."
         )
@@ -69,9 +71,11 @@ def _select_matrix(values, size, select_for):
     return selected
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
-class SelectionStabilityResult(FrameMixin):
+@result
+class SelectionStabilityResult(Result):
     """Result of :func:`selection_stability`.
+
+    ``print(res)`` shows an irr-style block; ``res.to_frame()`` is one row (no confidence interval).
 
     Attributes
     ----------
@@ -87,35 +91,39 @@ class SelectionStabilityResult(FrameMixin):
     selected: np.ndarray = dataclasses.field(repr=False)
     selection_size: int | None = None
 
+    _derived_fields = ("n_objects", "n_replicates")
+
+    @property
+    def n_objects(self) -> int:
+        """Number of objects (rows of ``selected``)."""
+        return int(self.selected.shape[0])
+
+    @property
+    def n_replicates(self) -> int:
+        """Number of replicates (columns of ``selected``)."""
+        return int(self.selected.shape[1])
+
+    def _str_lines(self):
+        size = "by class" if self.selection_size is None else self.selection_size
+        return [" Selection stability (Fleiss' kappa of selected / rejected)", "",
+                *r_rows([("Objects", self.n_objects), ("Replicates", self.n_replicates),
+                         ("Selected", size), ("Kappa", r_signif(self.value, 3))], width=10)]
+
 
 def _as_matrix(values, name):
-    """``values`` as an array: pandas numeric columns (nullable ones too) as floats, else as given."""
-    if isinstance(values, pd.DataFrame):
-        if values.shape[1] and all(_is_number_dtype(dtype) for dtype in values.dtypes):
-            # Int64/Float64 columns would otherwise become an object array, read as class labels
-            return values.to_numpy(dtype=float, na_value=np.nan)
-        values = values.to_numpy()
-    try:
-        arr = np.asarray(values)
-    except ValueError:  # numpy refuses ragged nested sequences
-        raise ValueError(f"`{name}` must be a rectangular (n_items, n_replicates) array; got rows of "
-                         "different lengths.") from None
-    if arr.dtype.kind == "c":
-        raise TypeError(f"`{name}` must hold real numbers or class labels; got complex dtype {arr.dtype}.")
+    """``values`` read by the one matrix reader; at least 2 objects (rows) and 2 replicates."""
+    arr = as_rating_matrix(values, name=name)
+    if arr.shape[0] < 2:
+        raise ValueError(f"`{name}` must have at least 2 objects (rows) to rank; got shape {arr.shape}.")
     return arr
 
 
 def _selection_stability_iv(predictions, fraction, select_for):
     arr = _as_matrix(predictions, "predictions")
-    if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
-        raise ValueError(
-            "`predictions` must be a 2-D array with objects in rows and at least 2 replicates in columns; "
-            f"got shape {arr.shape}."
-        )
     numeric = arr.dtype.kind in "iuf"
     if numeric and isinstance(select_for, str):
         if select_for not in _SELECT_FOR:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"`select_for` must be 'high', 'low' or 'zero' for numeric predictions; got {select_for!r}."
             )
         values = arr.astype(float)
@@ -126,19 +134,21 @@ def _selection_stability_iv(predictions, fraction, select_for):
     # even when a class is called "high"
     wanted = [select_for] if np.ndim(select_for) == 0 else list(select_for)
     if not wanted:
-        raise ValueError(f"`select_for` must name at least one class; got {select_for!r}.")
+        raise InvalidParameterError(f"`select_for` must name at least one class; got {select_for!r}.")
     n_missing = int(missing_mask(arr).sum())
     if n_missing:
         raise ValueError(f"`predictions` must not contain missing values; got {n_missing}.")
     if isinstance(select_for, str) and select_for in _SELECT_FOR and not (arr == select_for).any():
         # the default select_for="high" with class labels: nothing would be selected and kappa be 1
-        raise ValueError(
+        raise InvalidParameterError(
             f"`select_for`={select_for!r} ranks numeric predictions, but `predictions` holds class labels "
             f"(dtype {arr.dtype}) and none is {select_for!r}; pass the wanted class(es) as `select_for`."
         )
     return arr, None, wanted
 
 
+@validate_params({"predictions": ["array-like"], "fraction": [_FRACTION],
+                  "select_for": [Options(_SELECT_FOR), "array-like", (str, numbers.Number, np.generic)]})
 def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
     """Stability of the selection made from refitted models' predictions (optRF).
 
@@ -201,9 +211,11 @@ def selection_stability(predictions, /, *, fraction=0.15, select_for="high"):
                                     selection_size=size)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
-class ImportanceStabilityResult(FrameMixin):
+@result
+class ImportanceStabilityResult(Result):
     """Result of :func:`importance_stability`.
+
+    ``print(res)`` shows an irr-style block; ``res.to_frame()`` is one row (no confidence interval).
 
     Attributes
     ----------
@@ -221,14 +233,27 @@ class ImportanceStabilityResult(FrameMixin):
     selected: np.ndarray = dataclasses.field(repr=False)
     selection_size: int = 0
 
+    _derived_fields = ("n_variables", "n_replicates")
+
+    @property
+    def n_variables(self) -> int:
+        """Number of variables (rows of ``selected``)."""
+        return int(self.selected.shape[0])
+
+    @property
+    def n_replicates(self) -> int:
+        """Number of replicates (columns of ``selected``)."""
+        return int(self.selected.shape[1])
+
+    def _str_lines(self):
+        return [" Variable importance stability (optRF)", "",
+                *r_rows([("Variables", self.n_variables), ("Replicates", self.n_replicates),
+                         ("ICC(1)", r_signif(self.value, 3)), ("Selected", self.selection_size),
+                         ("Kappa", r_signif(self.selection, 3))], width=10)]
+
 
 def _importance_stability_iv(importances, fraction):
     arr = _as_matrix(importances, "importances")
-    if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
-        raise ValueError(
-            "`importances` must be a 2-D array with variables in rows and at least 2 replicates in "
-            f"columns; got shape {arr.shape}."
-        )
     if arr.dtype.kind not in "iuf":
         raise TypeError(f"`importances` must be numeric; got dtype {arr.dtype}.")
     arr = arr.astype(float)
@@ -240,6 +265,7 @@ def _importance_stability_iv(importances, fraction):
     return arr, _selection_size(arr.shape[0], fraction, "fraction")
 
 
+@validate_params({"importances": ["array-like"], "fraction": [_FRACTION]})
 def importance_stability(importances, /, *, fraction=0.05):
     """Stability of variable importances across refitted models (optRF ``opt_importance``).
 

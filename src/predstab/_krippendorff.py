@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -12,7 +11,9 @@ from scipy import sparse
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
-from ._utils import FrameMixin, missing_mask
+from ._results import Result, r_rows, r_signif, result
+from ._utils import missing_mask
+from ._validation import InvalidParameterError, Options, validate_params
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
 
@@ -24,9 +25,12 @@ _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 MAX_TABLE_BYTES = 512 * 2**20
 
 
-@dataclass(frozen=True)
-class KrippendorffAlphaResult(FrameMixin):
+@result
+class KrippendorffAlphaResult(Result):
     """Result of :func:`krippendorff_alpha`.
+
+    ``print(res)`` shows irr's layout (``print.irrlist`` of ``kripp.alpha``); ``res.to_frame()``
+    is one row (no confidence interval: irr reports none).
 
     Attributes
     ----------
@@ -42,6 +46,8 @@ class KrippendorffAlphaResult(FrameMixin):
         Units (objects) with at least two values (the pairable units).
     n_values : int
         Pairable values :math:`n_{..}`.
+    n_objects, n_raters : int
+        Shape of the matrix given (irr's ``subjects`` and ``raters``).
     """
 
     value: float
@@ -50,11 +56,16 @@ class KrippendorffAlphaResult(FrameMixin):
     level: str
     n_units: int
     n_values: int
+    n_objects: int = 0
+    n_raters: int = 0
+
+    def _str_lines(self):
+        # irr 0.84.1 print.irrlist: names right-aligned to 9 characters, format(x, digits = 3)
+        return [" Krippendorff's alpha", "", *r_rows([("Subjects", self.n_objects), ("Raters", self.n_raters),
+                                                     ("alpha", r_signif(self.value, 3))])]
 
 
 def _krippendorff_alpha_iv(ratings, level, levels):
-    if not isinstance(level, str) or level not in _LEVELS:
-        raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
     if levels is None and level == "ordinal" and isinstance(ratings, pd.DataFrame):
         dtypes = set(ratings.dtypes)
         only = dtypes.pop() if len(dtypes) == 1 else None
@@ -70,12 +81,11 @@ def _krippendorff_alpha_iv(ratings, level, levels):
                 f"`levels` fixes the order of ordinal (or the set of nominal) categories; it cannot be "
                 f"used with level={level!r}."
             )
-        if not isinstance(levels, pd.CategoricalDtype) and (isinstance(levels, (str, bytes))
-                                                             or np.ndim(levels) != 1):
-            raise ValueError(f"`levels` must be a sequence of categories; got {levels!r}.")
+        if not isinstance(levels, pd.CategoricalDtype) and np.ndim(levels) != 1:
+            raise InvalidParameterError(f"`levels` must be a 1-D sequence of categories; got {levels!r}.")
         levels = list(levels.categories if isinstance(levels, pd.CategoricalDtype) else levels)
         if len(levels) == 0 or len(set(levels)) != len(levels):
-            raise ValueError(f"`levels` must list distinct categories; got {levels!r}.")
+            raise InvalidParameterError(f"`levels` must list distinct categories; got {levels!r}.")
         lookup = {v: i for i, v in enumerate(levels)}
         codes, uniques = factorize_ratings(arr)
         unknown = [u for u in uniques.tolist() if u not in lookup]
@@ -260,6 +270,8 @@ def _interval(x):
     return d_o, d_e, n_units, n
 
 
+@validate_params({"ratings": ["array-like"], "level": [Options(_LEVELS)],
+                  "levels": [None, "array-like", pd.CategoricalDtype]})
 def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
@@ -351,12 +363,15 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     [0.743, 0.815, 0.849, 0.797]
     """
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
+    shape = (codes if x is None else x).shape
     present = codes >= 0 if x is None else ~np.isnan(x)
     if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
         warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
-                      "and set to nan.", PredstabUndefinedWarning, stacklevel=2)
+                      "and set to nan.", PredstabUndefinedWarning,
+                      stacklevel=3)  # 3: through the validate_params wrapper
         return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
-                                       level=level, n_units=0, n_values=0)
+                                       level=level, n_units=0, n_values=0, n_objects=shape[0],
+                                       n_raters=shape[1])
     if level == "nominal":
         d_o, d_e, n_units, n = _nominal(codes, n_values)
     elif level == "ordinal":
@@ -369,6 +384,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
     else:
         raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
-    value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=3)
+    value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=4)
     return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), level=level,
-                                   n_units=int(n_units), n_values=int(n))
+                                   n_units=int(n_units), n_values=int(n), n_objects=shape[0],
+                                   n_raters=shape[1])

@@ -1,7 +1,11 @@
-"""Turning user input into an (objects x replicates) rating matrix.
+"""Turning user input into an (objects x replicates) rating matrix, or a vector of numbers.
 
-Shared by the agreement coefficients (``_icc``, ``_fleiss``, ``_krippendorff``) so
-that every one of them rejects the same bad input with the same message.
+The one reader of matrices of the core measures: the agreement coefficients (``_icc``,
+``_fleiss``, ``_krippendorff``) and optRF's selection and importance stability
+(``_importance``) read their matrix with :func:`as_rating_matrix`, the 2PL fit its grid
+with :func:`as_real_vector`, so that every one of them rejects the same bad input with the
+same message ("`ratings` must ...; got ..."). The baselines of phi / psi are read by
+``_scales.read_values``.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ import pandas as pd
 
 from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
+from ._validation import InvalidParameterError
 
-__all__ = ["as_rating_matrix", "as_numeric_matrix", "categorical_codes", "drop_incomplete_objects",
-           "factorize_codes", "factorize_ratings", "factorize_values"]
+__all__ = ["as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categorical_codes",
+           "drop_incomplete_objects", "factorize_codes", "factorize_ratings", "factorize_values"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
@@ -27,7 +32,12 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2) -> np.ndarray
     Raises ValueError for ragged, empty, non-2-D input or fewer than
     ``min_replicates`` columns.
     """
-    if isinstance(ratings, (pd.DataFrame, pd.Series)):
+    if isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
+            _is_number_dtype(dtype) for dtype in ratings.dtypes):
+        # numeric columns, nullable Int64 / Float64 too, as floats (missing values NaN): otherwise
+        # nullable columns would become an object array, read as labels
+        arr = ratings.to_numpy(dtype=float, na_value=np.nan)
+    elif isinstance(ratings, (pd.DataFrame, pd.Series)):
         arr = ratings.to_numpy()
     else:
         try:
@@ -58,6 +68,27 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2) -> np.ndarray
     if arr.dtype.kind == "c":
         raise TypeError(f"`{name}` must hold real values; got complex dtype {arr.dtype}.")
     return arr
+
+
+def _is_number_dtype(dtype):
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def as_real_vector(values, *, name) -> np.ndarray:
+    """``values`` as a float array; anything that is not real numbers raises naming ``name``.
+
+    Examples
+    --------
+    >>> as_real_vector([1, 2.5], name="n").tolist()
+    [1.0, 2.5]
+    """
+    try:
+        if np.iscomplexobj(values):
+            raise TypeError
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"`{name}` must be a 1-D sequence of real numbers; "
+                                    f"got {values!r:.80}.") from None
 
 
 def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
 from ._exceptions import PredstabDataWarning
-from ._utils import check_count, check_rng, missing_mask, seeds_from
+from ._results import Result, r_rows, result
+from ._utils import check_rng, missing_mask, seeds_from
+from ._validation import HasMethods, Interval, Options, validate_params
 
 __all__ = ["repeated_predictions", "RepeatedPredictions"]
 
@@ -24,9 +26,12 @@ _RESPONSES = ("predict", "predict_proba")
 _VOTINGS = ("soft", "hard")
 
 
-@dataclass(frozen=True)
-class RepeatedPredictions:
+@result
+class RepeatedPredictions(Result):
     """Prediction matrices of repeated refits (objects in rows, repetitions in columns).
+
+    ``print(rp)`` and ``repr(rp)`` summarise the matrices (never print them); ``rp.to_frame()``
+    is one row of that summary, :meth:`long_frame` the matrices in long format.
 
     Attributes
     ----------
@@ -53,12 +58,32 @@ class RepeatedPredictions:
     seeds: np.ndarray
     y_train: np.ndarray | None
 
+    _derived_fields = ("n_test", "n_train", "n_repeats")
+    _frame_fields = ("baseline", "n_test", "n_train", "n_repeats")
+
     @property
     def n_repeats(self) -> int:
         """Number of repetitions (columns)."""
         return self.test.shape[1]
 
-    def to_frame(self):
+    @property
+    def n_test(self) -> int:
+        """Number of test objects (rows of ``test``)."""
+        return self.test.shape[0]
+
+    @property
+    def n_train(self) -> int | None:
+        """Number of training objects (rows of ``space``, else of ``y_train``; None if neither)."""
+        if self.space is not None:
+            return self.space.shape[0]
+        return None if self.y_train is None else int(np.shape(self.y_train)[0])
+
+    def _str_lines(self):
+        return [" Repeated predictions (objects x repetitions)", "",
+                *r_rows([("Test objects", self.n_test), ("Training objects", self.n_train),
+                         ("Repetitions", self.n_repeats), ("Space", self.baseline)], width=16)]
+
+    def long_frame(self):
         """Long format: one row per (matrix, object, repetition).
 
         Columns ``matrix`` ("test" | "space"), ``object`` (row index), ``repetition``,
@@ -108,15 +133,6 @@ def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, r
             "`estimator` must be a scikit-learn estimator or a callable fit_predict(seed) -> "
             f"(test_predictions, space_predictions or None); got {type(estimator).__name__}."
         )
-    check_count(n_repeats, "n_repeats")
-    if baseline not in _BASELINES:
-        raise ValueError(f"`baseline` must be one of {_BASELINES}; got {baseline!r}.")
-    if response not in _RESPONSES:
-        raise ValueError(f"`response` must be one of {_RESPONSES}; got {response!r}.")
-    if voting not in _VOTINGS:
-        raise ValueError(f"`voting` must be one of {_VOTINGS}; got {voting!r}.")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"`progress` must be None or a callable progress(done, total); got {progress!r}.")
     if not is_estimator:
         y = None if y is None else np.asarray(y)
         return None, None, y, None, None
@@ -143,15 +159,7 @@ def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, r
             )
     splits = None
     if baseline == "kfold":
-        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-            if cv < 2:
-                raise ValueError(f"`cv` must be >= 2 folds; got {cv}.")
-        elif not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
-            raise TypeError(
-                f"`cv` must be an int, a scikit-learn splitter or an iterable of (train, test) index "
-                f"arrays; got {type(cv).__name__}."
-            )
-        splits = cv
+        splits = cv  # declared: an int >= 2, a splitter or an iterable of (train, test)
     elif baseline == "oob":
         from ._forest import is_bagging_ensemble
 
@@ -298,6 +306,13 @@ def _fill_space(n_train, fold_results, splits):
     return out
 
 
+@validate_params({
+    "estimator": [HasMethods(["fit", "get_params"]), "callable"],
+    "n_repeats": [Interval(Integral, 2, None)], "baseline": [Options(("oob", "kfold")), None],
+    "cv": [Interval(Integral, 2, None), HasMethods(["split"]), "iterable"],
+    "random_state": ["random_state"], "response": [Options(_RESPONSES)], "voting": [Options(_VOTINGS)],
+    "n_jobs": [Interval(Integral, None, None), None], "progress": [None, "callable"],
+})
 def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10, baseline="oob",
                          cv=5, random_state=None, response="predict", voting="soft", n_jobs=None,
                          progress=None) -> RepeatedPredictions:
@@ -412,7 +427,7 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
             warnings.warn(
                 f"{type(estimator_).__name__} has no `random_state` parameter: refits differ only if it "
                 "draws from a global random state, so the matrices may be identical.",
-                PredstabDataWarning, stacklevel=2)
+                PredstabDataWarning, stacklevel=3)  # + 1: the validate_params wrapper
         splits = (_splits(cv, X, y, is_classifier(estimator_), rng) if baseline == "kfold" else [])
         full_idx = "oob" if baseline == "oob" else None
         tasks = [("full", r, None, seeds[r], full_idx) for r in range(n_repeats)]
@@ -454,7 +469,7 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
             warnings.warn(
                 f"{n_none} of {space.shape[0]} training objects have no {label} prediction in any "
                 "repetition (in the bag of every learner, or in no test fold); psi will drop them.",
-                PredstabDataWarning, stacklevel=2)
+                PredstabDataWarning, stacklevel=3)  # + 1: the validate_params wrapper
     return RepeatedPredictions(test=test, space=space, baseline=label, seeds=seeds, y_train=y)
 
 

@@ -43,7 +43,8 @@ import pandas as pd
 
 from ._utils import ConfidenceInterval
 
-__all__ = ["Result", "result", "ConfidenceInterval", "is_scalar_field", "r_pvalue", "r_signif", "r_block"]
+__all__ = ["Result", "result", "ConfidenceInterval", "is_scalar_field", "r_pvalue", "r_signif", "r_round",
+           "r_block", "r_rows"]
 
 _REPR_LIMIT = 300
 
@@ -108,6 +109,7 @@ class Result:
     """
 
     _frame_fields: tuple = ()
+    _derived_fields: tuple = ()  # properties shown after the scalar fields (e.g. ``n_repeats``)
     _title: str = ""
 
     __hash__ = None  # results hold arrays: unhashable, like lists
@@ -125,6 +127,8 @@ class Result:
             value = getattr(self, f.name)
             if _is_scalar(value) or isinstance(value, ConfidenceInterval):
                 yield f.name, value
+        for name in self._derived_fields:
+            yield name, getattr(self, name)
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -135,7 +139,7 @@ class Result:
             if len(candidate) + 6 > _REPR_LIMIT:
                 return out + ", ...)"
             out = candidate
-        n_fields = len(dataclasses.fields(self))
+        n_fields = len(dataclasses.fields(self)) + len(self._derived_fields)
         return out + (", ...)" if len(parts) < n_fields else ")")
 
     def _str_lines(self) -> list:
@@ -188,6 +192,24 @@ def r_signif(x, digits=4) -> str:
     return text
 
 
+def r_round(x, digits=3) -> str:
+    """A number as R prints ``round(x, digits)`` (trailing zeros dropped; NA for NaN).
+
+    Examples
+    --------
+    >>> r_round(0.01904), r_round(0.7610), r_round(-1.0), r_round(float("nan"))
+    ('0.019', '0.761', '-1', 'NA')
+    """
+    if x is None or math.isnan(float(x)):
+        return "NA"
+    x = float(x)
+    if math.isinf(x):
+        return "Inf" if x > 0 else "-Inf"
+    value = round(x, digits) + 0.0  # + 0.0: no "-0"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def r_pvalue(p, digits=4) -> str:
     """A p-value as base R's ``print.htest`` shows it: ``"p-value < 2.2e-16"`` or ``"p-value = 0.0123"``.
 
@@ -215,3 +237,15 @@ def r_block(title, rows, *, indent=1) -> list:
     width = max((len(str(k)) for k, _ in rows), default=0)
     pad = " " * indent
     return [pad + title, ""] + [f"{pad}{str(k):>{width}} = {v}" for k, v in rows]
+
+
+def r_rows(rows, *, width=9) -> list:
+    """``name = value`` lines with the names right-aligned to ``width``, as irr's print methods
+    (``formatC(name, width = 9)``) lay them out.
+
+    Examples
+    --------
+    >>> r_rows([("Subjects", 30), ("Kappa", "0.43")])
+    [' Subjects = 30', '    Kappa = 0.43']
+    """
+    return [f"{str(k):>{width}} = {v}" for k, v in rows]

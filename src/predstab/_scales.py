@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._ratings import _is_number_dtype
+
 __all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
 
 # Integer inputs with a range up to this size are used as codes directly (value - min),
@@ -135,10 +137,6 @@ def _read_categorical_frame(columns, name):
 def _has_na(columns):
     # numpy integer and bool columns cannot hold a missing value: only nullable ones are scanned
     return any(isinstance(c.dtype, pd.api.extensions.ExtensionDtype) and c.isna().any() for c in columns)
-
-
-def _is_number_dtype(dtype):
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def read_values(x, name) -> Values:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ._utils import check_count, check_rng, seeds_from
+from ._utils import check_rng, seeds_from
+from ._validation import Interval, InvalidParameterError, Options, check_param, validate_params
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
 
@@ -126,29 +127,28 @@ class _StabilityScorer:
 
 
 def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, voting, options):
-    if measure not in _MEASURES:
-        raise ValueError(f"`measure` must be one of {_MEASURES}; got {measure!r}.")
-    check_count(n_repeats, "n_repeats")
-    if scale is not None and scale not in _SCALES:
-        raise ValueError(f"`scale` must be None or one of {_SCALES}; got {scale!r}.")
+    # the types and option sets are declared on make_stability_scorer; these are the checks of content
     if levels is not None:
-        if isinstance(levels, (str, bytes)) or np.ndim(levels) != 1:
-            raise ValueError(f"`levels` must be a sequence of ordered categories; got {levels!r}.")
+        if np.ndim(levels) != 1:
+            raise InvalidParameterError(
+                f"`levels` must be a 1-D sequence of ordered categories; got {levels!r}.")
         levels = list(levels)
         if len(levels) < 2:
-            raise ValueError(f"`levels` must list at least 2 ordered categories; got {levels!r}.")
-    if fit_data is not None and (not isinstance(fit_data, (tuple, list)) or len(fit_data) != 2):
-        raise TypeError("`fit_data` must be a pair (X_train, y_train); "
-                        f"got {type(fit_data).__name__}.")
-    if voting not in ("soft", "hard"):
-        raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
-    if options is None:
-        options = {}
-    elif not isinstance(options, dict):
-        raise TypeError(f"`options` must be a dict of keyword arguments; got {type(options).__name__}.")
-    return int(n_repeats), levels, dict(options)
+            raise InvalidParameterError(
+                f"`levels` must list at least 2 ordered categories; got {levels!r}.")
+    if fit_data is not None and len(fit_data) != 2:
+        raise InvalidParameterError(
+            f"`fit_data` must be a pair (X_train, y_train); got {len(fit_data)} items.")
+    return int(n_repeats), levels, dict(options or {})
 
 
+@validate_params({
+    "measure": [Options(_MEASURES)], "n_repeats": [Interval(Integral, 2, None)],
+    "scale": [Options(_SCALES), None], "levels": [None, "array-like"],
+    "training_observations": [None, "array-like"], "prediction_space": [None, "array-like"],
+    "fit_data": [None, tuple, list], "voting": [Options(("soft", "hard"))], "random_state": ["random_state"],
+    "options": [None, dict],
+})
 def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=None,
                           training_observations=None, prediction_space=None, fit_data=None,
                           voting="soft", random_state=0, options=None):
@@ -338,9 +338,8 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
 
         from ._repeated import _with_seed
 
-        if isinstance(self.n_repeats, bool) or not isinstance(self.n_repeats, numbers.Integral) \
-                or self.n_repeats < 1:
-            raise ValueError(f"`n_repeats` must be a positive integer; got {self.n_repeats!r}.")
+        check_param("n_repeats", self.n_repeats, [Interval(Integral, 1, None)])
+        check_param("random_state", self.random_state, ["random_state"])
         X, y = validate_data(self, X, y)
         if self._is_classifier():
             check_classification_targets(y)

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.optimize import leastsq
 
 from ._exceptions import PredstabWarning
-from ._utils import FrameMixin
+from ._ratings import as_real_vector
+from ._results import Result, r_signif, result
+from ._validation import Interval, Options, check_param, validate_params
 
 __all__ = ["fit_2pl", "TwoPL"]
 
@@ -40,6 +42,8 @@ _FLAT = 0.8
 # optRF: test_seq = seq(10, 1e6, 10), numbers of trees at which the fitted curve is scanned.
 _STEP = 10
 _ROUND_DIGITS = {"thousand": -3, "hundred": -2, "ten": -1, "none": 0}
+_POSITIVE_FINITE = Interval(Real, 0, math.inf, closed="neither")
+_LEARNERS = Interval(Real, 0, math.inf, closed="left")  # a non-negative finite number of learners
 
 
 def _curve(n, p1, p2):
@@ -81,9 +85,11 @@ def _rank_deficient(n, p1, p2):
     return bool(np.linalg.norm(rest) < 1e-7 * norms[1])
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
-class TwoPL(FrameMixin):
+@result
+class TwoPL(Result):
     """Result of :func:`fit_2pl`: a fitted 2PL curve of stability against learners.
+
+    ``print(fit)`` shows the fit as R prints an ``nls`` model; ``fit.to_frame()`` is one row.
 
     Attributes
     ----------
@@ -130,6 +136,28 @@ class TwoPL(FrameMixin):
     start: tuple = dataclasses.field(repr=False)
     n_evaluations: int = dataclasses.field(repr=False)
 
+    _frame_fields = ("p1", "p2", "converged", "r_squared", "poor_fit", "flattened", "suggested_max",
+                     "n_evaluations", "message")
+
+    def _str_lines(self):
+        # the layout of R's print.nls (optRF keeps the nlsLM model), plus predstab's diagnostics
+        rss = float(np.sum(self.residuals ** 2)) if self.converged else float("nan")
+        width = max(len(r_signif(self.p1)), len(r_signif(self.p2)), 2)
+        return [
+            "Nonlinear regression model",
+            "  model: stability ~ 1/(1 + (p1/n)^p2)",
+            f"   data: {self.n.size} numbers of learners, "
+            f"{r_signif(self.n.min())} to {r_signif(self.n.max())}",
+            f"{'p1':>{width}} {'p2':>{width}}",
+            f"{r_signif(self.p1):>{width}} {r_signif(self.p2):>{width}}",
+            f" residual sum-of-squares: {r_signif(rss)}",
+            "",
+            f"Number of function evaluations: {self.n_evaluations}",
+            f"{'Converged' if self.converged else 'Not converged'}: {self.message}",
+            f"R-squared: {r_signif(self.r_squared)}; poor fit: {'yes' if self.poor_fit else 'no'}; "
+            f"flattened within the grid: {'yes' if self.flattened else 'no'}",
+        ]
+
     def stability(self, n):
         """Stability predicted for ``n`` learners (optRF's ``estimate_stability``).
 
@@ -170,6 +198,8 @@ class TwoPL(FrameMixin):
         out = np.where(ok, np.ceil(np.where(ok, raw, 0.0)), -1).astype(np.int64)
         return int(out) if out.ndim == 0 else out
 
+    @validate_params({"rec_thresh": [_POSITIVE_FINITE], "round_to": [Options(tuple(_ROUND_DIGITS))],
+                      "minimum": [_LEARNERS], "max_learners": [_LEARNERS]})
     def recommend(self, *, rec_thresh=1e-6, round_to="thousand", minimum=500, max_learners=1_000_000):
         """Recommended number of learners by optRF 1.2.1's rule.
 
@@ -204,22 +234,16 @@ class TwoPL(FrameMixin):
         rec, reason = self._recommend_detail(rec_thresh=rec_thresh, round_to=round_to, minimum=minimum,
                                              max_learners=max_learners)
         if rec is None:
-            warnings.warn(reason, PredstabWarning, stacklevel=2)
+            warnings.warn(reason, PredstabWarning, stacklevel=3)  # + 1: the validate_params wrapper
         return rec
 
     def _recommend_detail(self, *, rec_thresh, round_to, minimum, max_learners):
-        # finite: an infinite threshold never shrinks below the gain and the loop below never ends
-        if isinstance(rec_thresh, bool) or not (isinstance(rec_thresh, (int, float))
-                                                and 0 < rec_thresh < float("inf")):
-            raise ValueError(f"`rec_thresh` must be a positive finite number; got {rec_thresh!r}.")
-        if not isinstance(round_to, str) or round_to not in _ROUND_DIGITS:
-            raise ValueError(
-                f"`round_to` must be one of {sorted(_ROUND_DIGITS)}; got {round_to!r}."
-            )
-        for name, value in (("minimum", minimum), ("max_learners", max_learners)):
-            finite = isinstance(value, numbers.Real) and 0 <= value < float("inf")
-            if isinstance(value, bool) or not finite:
-                raise ValueError(f"`{name}` must be a non-negative finite number of learners; got {value!r}.")
+        # the public recommend() declares these; _tune calls this directly, so they are checked here too
+        # (finite: an infinite threshold never shrinks below the gain and the loop below never ends)
+        check_param("rec_thresh", rec_thresh, [_POSITIVE_FINITE])
+        check_param("round_to", round_to, [Options(tuple(_ROUND_DIGITS))])
+        check_param("minimum", minimum, [_LEARNERS])
+        check_param("max_learners", max_learners, [_LEARNERS])
         digits = _ROUND_DIGITS[round_to]
         if not self.converged:
             return None, f"No recommendation: the 2PL fit failed ({self.message})."
@@ -268,19 +292,9 @@ def _suggested_max(n_max, p1, p2, converged):
     return int(math.ceil(target / magnitude) * magnitude)
 
 
-def _numbers(values, name):
-    """``values`` as floats; anything that is not real numbers is a TypeError naming ``name``."""
-    try:
-        if np.iscomplexobj(values):
-            raise TypeError
-        return np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a 1-D sequence of real numbers; got {values!r:.80}.") from None
-
-
 def _fit_2pl_iv(n, stability):
-    n = _numbers(n, "n")
-    stability = _numbers(stability, "stability")
+    n = as_real_vector(n, name="n")
+    stability = as_real_vector(stability, name="stability")
     if n.ndim != 1 or stability.ndim != 1:
         raise ValueError(
             f"`n` and `stability` must be 1-D; got shapes {n.shape} and {stability.shape}."
@@ -298,6 +312,7 @@ def _fit_2pl_iv(n, stability):
     return n, stability
 
 
+@validate_params({"n": ["array-like"], "stability": ["array-like"]})
 def fit_2pl(n, stability, /):
     """Fit optRF's 2PL curve of stability against the number of learners.
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numbers
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+
+from ._validation import Interval, InvalidParameterError, check_param
 
 __all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "FrameMixin", "check_fraction",
            "check_count"]
@@ -30,17 +33,18 @@ def check_rng(random_state=None) -> np.random.Generator:
     True
     """
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state < 0:
-        raise ValueError(f"`random_state` must be a non-negative integer; got {random_state!r}.")
-    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        raise InvalidParameterError(f"`random_state` must be a non-negative integer; got {random_state!r}.")
+    if random_state is None or (isinstance(random_state, (numbers.Integral, np.random.SeedSequence))
+                                and not isinstance(random_state, bool)):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
-        raise TypeError(
+        raise InvalidParameterError(
             "`random_state` must be None, an int or a numpy.random.Generator; got a legacy "
             "RandomState. Use numpy.random.default_rng(seed) instead."
         )
-    raise TypeError(
+    raise InvalidParameterError(
         "`random_state` must be None, an int or a numpy.random.Generator; "
         f"got {type(random_state).__name__}."
     )
@@ -61,27 +65,29 @@ def seeds_from(random_state, n) -> np.ndarray:
 def check_fraction(value, name) -> float:
     """Validate a level or probability strictly between 0 and 1 (bools rejected).
 
+    The same check as the declaration ``Interval(Real, 0, 1, closed="neither")``: raises
+    :class:`~predstab._validation.InvalidParameterError` (a ValueError and a TypeError).
+
     Examples
     --------
-    >>> check_fraction(0.95, "level")
+    >>> check_fraction(0.95, "confidence_level")
     0.95
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1; got {value!r}.")
-    return float(value)
+    return float(check_param(name, value, [Interval(Real, 0, 1, closed="neither")]))
 
 
 def check_count(value, name, minimum=2) -> int:
-    """Validate an integer count of at least ``minimum`` (bools rejected).
+    """Validate an integer count of at least ``minimum`` (bools and floats such as 3.0 rejected).
+
+    The same check as the declaration ``Interval(Integral, minimum, None)``: raises
+    :class:`~predstab._validation.InvalidParameterError` (a ValueError and a TypeError).
 
     Examples
     --------
     >>> check_count(10, "n_repeats")
     10
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
+    return int(check_param(name, value, [Interval(Integral, minimum, None)]))
 
 
 def missing_mask(values) -> np.ndarray:

@@ -18,7 +18,8 @@ Constraints
 - :class:`Options` -- ``Options({"soft", "hard"})`` (strings, or any hashable values)
 - ``"array-like"`` -- anything :func:`numpy.asarray` turns into an array of at least one
   dimension (the reader of the function then checks shape and content)
-- ``"boolean"``, ``"random_state"``, ``"callable"``, ``None``, a type (``str``, ``dict``)
+- :class:`HasMethods` -- ``HasMethods(["fit", "predict"])``
+- ``"boolean"``, ``"random_state"``, ``"callable"``, ``"iterable"``, ``None``, a type (``str``, ``dict``)
 
 Examples
 --------
@@ -43,7 +44,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["InvalidParameterError", "Interval", "Options", "validate_params", "check_param",
+__all__ = ["InvalidParameterError", "Interval", "Options", "HasMethods", "validate_params", "check_param",
            "make_constraint"]
 
 
@@ -158,6 +159,8 @@ class _ArrayLike(Constraint):
     def is_satisfied_by(self, value):
         if value is None or isinstance(value, (str, bytes, dict, set)) or np.isscalar(value):
             return False
+        if isinstance(value, (list, tuple)):
+            return True  # ragged or empty sequences are the reader's to describe (shape, lengths)
         try:
             return np.ndim(value) >= 1 or hasattr(value, "__array__")
         except Exception:
@@ -205,6 +208,40 @@ class _Callable(Constraint):
         return ["not callable"]
 
 
+class _Iterable(Constraint):
+    def is_satisfied_by(self, value):
+        if isinstance(value, (str, bytes, dict)):
+            return False
+        try:
+            iter(value)
+        except TypeError:
+            return False
+        return True
+
+    def __str__(self):
+        return "an iterable"
+
+    def invalid_values(self):
+        return [object(), "text"]
+
+
+class HasMethods(Constraint):
+    """An object with all of the given methods (e.g. a scikit-learn estimator or CV splitter)."""
+
+    def __init__(self, methods):
+        self.methods = (methods,) if isinstance(methods, str) else tuple(methods)
+
+    def is_satisfied_by(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self):
+        shown = ", ".join(f"`{m}`" for m in self.methods)
+        return f"an object with method{'s' if len(self.methods) > 1 else ''} {shown}"
+
+    def invalid_values(self):
+        return [object()]
+
+
 class _NoneConstraint(Constraint):
     def is_satisfied_by(self, value):
         return value is None
@@ -231,7 +268,7 @@ class _InstanceOf(Constraint):
 
 
 _NAMED = {"array-like": _ArrayLike, "boolean": _Boolean, "random_state": _RandomState,
-          "callable": _Callable}
+          "callable": _Callable, "iterable": _Iterable}
 
 
 def make_constraint(spec) -> Constraint:

@@ -283,10 +283,10 @@ def _cmd_agree(args, out):
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
-            print(predstab.icc_table(ratings, conf_level=args.conf_level).to_string(), file=out)
+            print(predstab.icc_table(ratings, confidence_level=args.conf_level).to_string(), file=out)
             return 0
         result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
-                              conf_level=args.conf_level)
+                              confidence_level=args.conf_level)
     elif args.measure == "fleiss":
         ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
         result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)

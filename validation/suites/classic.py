@@ -120,8 +120,9 @@ def psych_rows():
         ours = _quiet(icc_table, read_case("classic", case))
         for row in table:
             label = f"psych::ICC {case} {row['type']}"
-            for col in ("ICC", "F", "df1", "df2", "lower", "upper"):
-                yield rel(SUITE, label, col, row[col], ours.loc[row["type"], col])
+            for col, our_col in (("ICC", "ICC"), ("F", "F"), ("df1", "df1"), ("df2", "df2"),
+                                 ("lower", "ci_low"), ("upper", "ci_high")):
+                yield rel(SUITE, label, col, row[col], ours.loc[row["type"], our_col])
             yield rel(SUITE, label, "p", row["p"], ours.loc[row["type"], "p"], atol=P_ATOL)
 
 
