@@ -229,3 +229,139 @@ def transform(kind, x, rng):
     mapping = dict(zip(values.tolist(), new.tolist(), strict=True))
     out = np.searchsorted(values, x)
     return new[out], mapping
+
+
+# ======================================================================================
+# Every public function and result, for tests/test_param_registry.py and
+# tests/test_result_convention.py
+# ======================================================================================
+
+_RATINGS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+                    dtype=float)  # Shrout & Fleiss (1979), 6 targets x 4 judges
+_LABELS = [["a", "a", "a"], ["a", "b", "a"], ["b", "b", "b"], ["c", "c", "b"], ["c", "c", "c"]]
+_GRID = ([250, 500, 750, 1000, 2000], [0.488, 0.679, 0.704, 0.772, 0.870])
+
+
+def _regression_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + rng.normal(scale=0.5, size=40)
+    return X[:30], y[:30], X[30:]
+
+
+def _forest():
+    from sklearn.ensemble import RandomForestRegressor
+
+    return RandomForestRegressor(n_estimators=5)
+
+
+def _repeated(**kw):
+    return predstab.repeated_predictions(_forest(), *_regression_data(), n_repeats=2, random_state=0, **kw)
+
+
+def _fit():
+    return predstab.fit_2pl(*_GRID)
+
+
+# A valid call of every public function and declared public method: name -> (callable, args, kwargs).
+# The registry test substitutes the invalid values generated from each declared constraint, one at a
+# time, and expects InvalidParameterError naming the parameter.
+CALLS = {
+    "icc": (predstab.icc, (_RATINGS,), {"model": "twoway", "type": "agreement"}),
+    "icc_table": (predstab.icc_table, (_RATINGS,), {}),
+    "fleiss_kappa": (predstab.fleiss_kappa, (_LABELS,), {}),
+    "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"level": "ordinal"}),
+    "fit_2pl": (predstab.fit_2pl, _GRID, {}),
+    "TwoPL.recommend": (lambda **kw: _fit().recommend(**kw), (), {}),
+    "TwoPL.stability": (lambda *a, **kw: _fit().stability(*a, **kw), (1000,), {}),
+    "TwoPL.num_learners_for": (lambda *a, **kw: _fit().num_learners_for(*a, **kw), (0.9,), {}),
+    "selection_stability": (predstab.selection_stability, (_RATINGS,), {"fraction": 0.5}),
+    "importance_stability": (predstab.importance_stability, (_RATINGS,), {"fraction": 0.5}),
+    "repeated_predictions": (predstab.repeated_predictions, (_forest(), *_regression_data()),
+                             {"n_repeats": 2, "random_state": 0}),
+    "RepeatedPredictions.phi": (lambda **kw: _repeated().phi(**kw), (), {}),
+    "RepeatedPredictions.psi": (lambda **kw: _repeated().psi(**kw), (), {}),
+    "make_stability_scorer": (predstab.make_stability_scorer, ("psi",), {}),
+}
+
+# Where a call goes through a lambda, the function whose declarations it exercises.
+TARGETS = {
+    "TwoPL.recommend": lambda: predstab.TwoPL.recommend,
+    "TwoPL.stability": lambda: predstab.TwoPL.stability,
+    "TwoPL.num_learners_for": lambda: predstab.TwoPL.num_learners_for,
+    "RepeatedPredictions.phi": lambda: predstab.RepeatedPredictions.phi,
+    "RepeatedPredictions.psi": lambda: predstab.RepeatedPredictions.psi,
+}
+
+# Data parameters: read and checked by the function's reader (tests/test_bad_input.py), so they
+# need no declaration; a data parameter that has one (e.g. "array-like") is not listed here.
+DATA = {
+    "repeated_predictions": {"X", "y", "X_test"},
+}
+
+# Public functions and methods that get their declarations on other branches (compare, tuning
+# engine, phi/psi, TreePool, StabilityResult). The merge empties this set: a name stays here only
+# while it is undeclared (the registry test fails once a pending name is declared, so that it is
+# moved to CALLS).
+PENDING = {
+    # APS stability (_stability.py)
+    "phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult.confidence_interval",
+    "StabilityResult.per_object_frame",
+    # tuning engine (_tune.py, _pool.py)
+    "tune_num_learners", "TreePool.fit", "TreePool.extend", "TreePool.forests", "TreePool.oob_baseline",
+    "TreePool.closed_form", "TuningResult.seconds_for",
+    # predstab.compare
+    *(f"compare.{name}" for name in (
+        "mcnemar", "paired_bootstrap", "permutation_test", "ttest", "wilcoxon", "corrected_resampled_ttest",
+        "cv5x2_ttest", "cv5x2_ftest", "friedman_nemenyi", "plot_cd_diagram", "seeds_needed", "power_ttest",
+        "power_ttest_n", "detectable_effect", "win_rate_test", "games_needed", "iqm", "mean_ci",
+        "stratified_bootstrap_ci", "expected_max_normal", "variance_components")),
+}
+
+# Public classes whose methods are not functions of this registry: scikit-learn estimators validate
+# their parameters in fit (scikit-learn's convention), warnings and named tuples have no options.
+NOT_REGISTERED_CLASSES = {"RefitEnsemble", "ConfidenceInterval", "PredstabWarning", "PredstabDataWarning",
+                          "PredstabDegenerateWarning", "PredstabUndefinedWarning"}
+
+
+# Example results of every public result class: (label, class name, factory).
+def _with_warnings_ignored(factory):
+    def call():
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return factory()
+    return call
+
+
+RESULTS = [
+    ("ICCResult", "ICCResult", lambda: predstab.icc(_RATINGS, model="twoway", type="agreement")),
+    ("ICCResult(oneway)", "ICCResult", lambda: predstab.icc(_RATINGS)),
+    ("FleissKappaResult", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS)),
+    ("FleissKappaResult(detail)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, detail=True)),
+    ("FleissKappaResult(exact)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, exact=True)),
+    ("KrippendorffAlphaResult", "KrippendorffAlphaResult",
+     lambda: predstab.krippendorff_alpha(_RATINGS, level="interval")),
+    ("TwoPL", "TwoPL", _fit),
+    ("TwoPL(failed)", "TwoPL", _with_warnings_ignored(lambda: predstab.fit_2pl([1, 2, 3], [0.5, 0.5, 0.5]))),
+    ("SelectionStabilityResult", "SelectionStabilityResult",
+     lambda: predstab.selection_stability(_RATINGS, fraction=0.5)),
+    ("SelectionStabilityResult(class)", "SelectionStabilityResult",
+     lambda: predstab.selection_stability(_LABELS, select_for="a")),
+    ("ImportanceStabilityResult", "ImportanceStabilityResult",
+     lambda: predstab.importance_stability(_RATINGS, fraction=0.5)),
+    ("RepeatedPredictions", "RepeatedPredictions", _with_warnings_ignored(_repeated)),
+    ("RepeatedPredictions(kfold)", "RepeatedPredictions",
+     _with_warnings_ignored(lambda: _repeated(baseline="kfold", cv=3))),
+]
+
+# Public result classes converted on other branches (StabilityResult: the stability engineer;
+# TuningResult: the tuning engineer; predstab.compare's results: the compare engineer).
+PENDING_RESULTS = {"StabilityResult", "TuningResult", "compare.McNemarResult",
+                   "compare.PairedBootstrapResult", "compare.TestResult", "compare.FriedmanNemenyiResult",
+                   "compare.WinRateResult",
+                   "compare.GamesNeeded", "compare.MeanCI", "compare.StratifiedBootstrapResult",
+                   "compare.VarianceComponents"}
+# Public classes that are not results.
+NOT_RESULTS = {"TreePool", *NOT_REGISTERED_CLASSES}

@@ -237,3 +237,19 @@ def test_only_the_kept_objects_must_compare():
         assert fleiss_kappa(m).categories == ("a", "b")
     with pytest.raises(TypeError, match="one comparable kind"):
         fleiss_kappa(np.array([[1, 2, 1], ["a", "a", "b"]], dtype=object))
+
+
+def test_print_follows_irr_print_irrlist():
+    # R: print(irr::kappam.fleiss(c_30x6_4cat))  (irr 0.84.1): kappa -0.0195, z -0.67, p 0.503
+    # (format(x, digits = 3) of irr_kappam_fleiss.json), names right-aligned to 9 characters
+    m = case("c_30x6_4cat")
+    assert str(fleiss_kappa(m)).splitlines() == [
+        " Fleiss' Kappa for m Raters", "", " Subjects = 30", "   Raters = 6", "    Kappa = -0.0195", "",
+        "        z = -0.67", "  p-value = 0.503"]
+    assert str(fleiss_kappa(m, exact=True)).splitlines() == [
+        " Fleiss' Kappa for m Raters (exact value)", "", " Subjects = 30", "   Raters = 6",
+        "    Kappa = -0.0122"]
+    detail = str(fleiss_kappa(m, detail=True)).splitlines()
+    assert detail[9].split() == ["Kappa", "z", "p.value"]  # irr's detail table, 3 decimals
+    assert detail[11].split()[0] == "a" and float(detail[11].split()[1]) == pytest.approx(
+        IRR["c_30x6_4cat"]["detail"][0]["kappa"], abs=5e-4)

@@ -177,3 +177,30 @@ def test_bad_options(kwargs, match):
     if "confidence_level" in kwargs:
         with pytest.raises(InvalidParameterError, match=match):
             icc_table(SHROUT_FLEISS, **kwargs)
+
+
+def test_print_follows_irr_print_icclist():
+    # R: print(irr::icc(m_20x3, model = "twoway", type = "agreement"))  (irr 0.84.1), the values of
+    # irr_icc.json laid out as print.icclist does (format(x, digits = 3); round(bounds, 3)); predstab
+    # drops R's trailing spaces
+    m = case("m_20x3")
+    expected = """\
+ Single Score Intraclass Correlation
+
+   Model: twoway
+   Type : agreement
+
+   Subjects = 20
+     Raters = 3
+   ICC(A,1) = 0.907
+
+ F-Test, H0: r0 = 0 ; H1: r0 > 0
+ F(19,38.5) = 28.9 , p = 3.96e-17
+
+ 95%-Confidence Interval for ICC Population Values:
+  0.816 < ICC < 0.959"""
+    assert str(icc(m, model="twoway", type="agreement")) == expected
+    oneway = str(icc(m, unit="average", confidence_level=0.9)).splitlines()
+    assert oneway[0] == " Average Score Intraclass Correlation"
+    assert oneway[3] == "   Type : consistency"  # irr prints the (ignored) type for oneway too
+    assert oneway[-2] == " 90%-Confidence Interval for ICC Population Values:"

@@ -233,3 +233,17 @@ def test_small_integer_dtypes_with_a_wide_range(level):
     m = np.array([[-100, 100, 100], [0, 0, 1], [100, 100, 100], [-100, -100, 0]])
     assert krippendorff_alpha(m.astype(np.int8), level=level).value == \
         krippendorff_alpha(m, level=level).value
+
+
+def test_print_follows_irr_print_irrlist():
+    # R: print(irr::kripp.alpha(t(c_10x2_ordinal), "nominal"))  (irr 0.84.1): alpha 0.0952
+    # (irr_kripp_alpha.json, format(x, digits = 3)); irr's subjects are the units (our rows), its
+    # raters its rows (our columns)
+    two = pd.read_csv(REFERENCE / "classic" / "cases" / "c_10x2_ordinal.csv").to_numpy()
+    assert str(krippendorff_alpha(two)).splitlines() == [
+        " Krippendorff's alpha", "", " Subjects = 10", "   Raters = 2", "    alpha = 0.0952"]
+    m = pd.read_csv(REFERENCE / "classic" / "cases" / "c_30x6_4cat.csv").to_numpy()
+    assert krippendorff_alpha(m).to_frame().to_dict("records") == [{
+        "value": krippendorff_alpha(m).value, "observed": krippendorff_alpha(m).observed,
+        "expected": krippendorff_alpha(m).expected, "level": "nominal", "n_units": 30, "n_values": 180,
+        "n_objects": 30, "n_raters": 6}]

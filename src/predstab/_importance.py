@@ -107,7 +107,7 @@ class SelectionStabilityResult(Result):
         size = "by class" if self.selection_size is None else self.selection_size
         return [" Selection stability (Fleiss' kappa of selected / rejected)", "",
                 *r_rows([("Objects", self.n_objects), ("Replicates", self.n_replicates),
-                         ("Selected", size), ("Kappa", r_signif(self.value, 3))], width=10)]
+                         ("Selected", size), ("Kappa", r_signif(self.value, 3))], width=11)]
 
 
 def _as_matrix(values, name):
@@ -249,7 +249,7 @@ class ImportanceStabilityResult(Result):
         return [" Variable importance stability (optRF)", "",
                 *r_rows([("Variables", self.n_variables), ("Replicates", self.n_replicates),
                          ("ICC(1)", r_signif(self.value, 3)), ("Selected", self.selection_size),
-                         ("Kappa", r_signif(self.selection, 3))], width=10)]
+                         ("Kappa", r_signif(self.selection, 3))], width=11)]
 
 
 def _importance_stability_iv(importances, fraction):

@@ -24,6 +24,7 @@ __all__ = ["repeated_predictions", "RepeatedPredictions"]
 _BASELINES = ("oob", "kfold", None)
 _RESPONSES = ("predict", "predict_proba")
 _VOTINGS = ("soft", "hard")
+_STABILITY_SCALES = ("metric", "ordinal", "categorical")  # the scales of predstab.phi / psi
 
 
 @result
@@ -81,7 +82,7 @@ class RepeatedPredictions(Result):
     def _str_lines(self):
         return [" Repeated predictions (objects x repetitions)", "",
                 *r_rows([("Test objects", self.n_test), ("Training objects", self.n_train),
-                         ("Repetitions", self.n_repeats), ("Space", self.baseline)], width=16)]
+                         ("Repetitions", self.n_repeats), ("Space", self.baseline)], width=17)]
 
     def long_frame(self):
         """Long format: one row per (matrix, object, repetition).
@@ -105,6 +106,7 @@ class RepeatedPredictions(Result):
             }))
         return pd.concat(frames, ignore_index=True)
 
+    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
     def phi(self, *, scale=None, levels=None):
         """APS's data-based stability :func:`predstab.phi` of ``test`` against ``y_train``."""
         from ._stability import phi
@@ -113,6 +115,7 @@ class RepeatedPredictions(Result):
             raise ValueError("`y_train` is None: pass `y` to repeated_predictions to compute phi.")
         return phi(self.test, self.y_train, scale=scale, levels=levels)
 
+    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
     def psi(self, *, scale=None, levels=None):
         """APS's model-based stability :func:`predstab.psi` of ``test`` against ``space``."""
         from ._stability import psi

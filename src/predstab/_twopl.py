@@ -158,6 +158,7 @@ class TwoPL(Result):
             f"flattened within the grid: {'yes' if self.flattened else 'no'}",
         ]
 
+    @validate_params({"n": [Interval(Real, 0, None, closed="neither"), "array-like"]})
     def stability(self, n):
         """Stability predicted for ``n`` learners (optRF's ``estimate_stability``).
 
@@ -174,6 +175,7 @@ class TwoPL(Result):
         out = _curve(n, self.p1, self.p2)
         return float(out) if out.ndim == 0 else out
 
+    @validate_params({"stability": [Interval(Real, None, None), "array-like"]})
     def num_learners_for(self, stability):
         """Number of learners needed to reach ``stability`` (optRF 1.2.1 ``estimate_numtrees``).
 
