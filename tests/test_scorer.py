@@ -107,8 +107,49 @@ def test_fitted_forest_is_not_refit(diabetes, monkeypatch):
     monkeypatch.setattr(RandomForestRegressor, "fit", no_fit)
     scorer = make_stability_scorer("icc")
     value = scorer(rf, X[:50], y[:50])
-    assert 0 < value < 1
+    # independent computation: 10 forests of 15 trees drawn with replacement from the fitted ones
+    matrix = _hand_forests(rf, X[:50], n_repeats=10, random_state=0)
+    assert value == pytest.approx(predstab.icc(matrix).value, rel=1e-12)
     assert value == scorer(rf, X[:50], y[:50])  # same random_state, same trees drawn
+
+
+def _hand_forests(forest, X, *, n_repeats, random_state, voting="soft"):
+    """Replicate forests written out: trees drawn with replacement, each forest votes or averages."""
+    rng = np.random.default_rng(random_state)
+    trees = forest.estimators_
+    columns = []
+    for _ in range(n_repeats):
+        pick = rng.integers(0, len(trees), size=len(trees))
+        if not hasattr(forest, "classes_"):
+            columns.append(np.mean([trees[t].predict(X) for t in pick], axis=0))
+            continue
+        proba = np.stack([trees[t].predict_proba(X) for t in pick])  # trees x objects x classes
+        if voting == "soft":
+            columns.append(forest.classes_[proba.mean(axis=0).argmax(axis=1)])
+        else:  # ranger's majority of the trees' own votes, ties to the first class
+            votes = np.stack([(proba.argmax(axis=2) == c).sum(axis=0) for c in range(len(forest.classes_))])
+            columns.append(forest.classes_[votes.argmax(axis=0)])
+    return np.column_stack(columns)
+
+
+@pytest.mark.parametrize("voting", ["soft", "hard"])
+def test_replicate_forests_of_a_classifier_vote_by_the_chosen_rule(wine, voting):
+    X, y = wine
+    rf = RandomForestClassifier(n_estimators=9, min_samples_leaf=8, random_state=0).fit(X, y)
+    scorer = make_stability_scorer("fleiss", voting=voting, random_state=4)
+    matrix, how = scorer.replicate_predictions(rf, X)
+    expected = _hand_forests(rf, X, n_repeats=10, random_state=4, voting=voting)
+    assert how == "trees"
+    np.testing.assert_array_equal(matrix, expected)
+    assert scorer(rf, X, y) == pytest.approx(predstab.fleiss_kappa(expected).value, rel=1e-12)
+
+
+def test_the_two_voting_rules_differ_on_impure_leaves(wine):
+    X, y = wine
+    rf = RandomForestClassifier(n_estimators=9, min_samples_leaf=8, random_state=0).fit(X, y)
+    soft, _ = make_stability_scorer("fleiss", random_state=4).replicate_predictions(rf, X)
+    hard, _ = make_stability_scorer("fleiss", voting="hard", random_state=4).replicate_predictions(rf, X)
+    assert (soft != hard).any()
 
 
 def test_a_one_tree_forest_resampled_from_itself_is_perfectly_stable(diabetes):
@@ -122,7 +163,10 @@ def test_pipeline_ending_in_a_forest_uses_its_trees(diabetes):
     X, y = diabetes
     pipe = make_pipeline(StandardScaler(), RandomForestRegressor(n_estimators=10, random_state=0)).fit(X, y)
     matrix, how = make_stability_scorer("phi").replicate_predictions(pipe, X[:30])
-    assert how == "trees" and matrix.shape == (30, 10)
+    assert how == "trees"
+    # the forest's trees on the scaled data, as the pipeline's own predict sees them
+    expected = _hand_forests(pipe[-1], pipe[:-1].transform(X[:30]), n_repeats=10, random_state=0)
+    np.testing.assert_allclose(matrix, expected, rtol=1e-12)
 
 
 def test_other_estimators_are_refit_with_new_seeds(diabetes):

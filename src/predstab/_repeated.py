@@ -364,7 +364,11 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
         How a bagging classifier combines its learners, for test and out-of-bag
         predictions alike: ``"soft"`` is scikit-learn's rule (argmax of the mean
         probability, what ``predict`` does); ``"hard"`` is ranger's majority vote
-        (ties to the first class in ``classes_``). Ignored otherwise.
+        (ties to the first class in ``classes_``). Ignored otherwise. The default is
+        ``"soft"`` in every predstab function that aggregates learners
+        (:func:`make_stability_scorer`, :class:`TreePool`), so that the test matrix is what
+        the fitted model's own ``predict`` returns; ranger, and so optRF and APS, count hard
+        votes: pass ``voting="hard"`` to reproduce them.
     n_jobs : int or None
         Refits run in parallel with :class:`joblib.Parallel`; None follows
         :func:`joblib.parallel_config` (e.g. ``backend="dask"`` for a cluster).

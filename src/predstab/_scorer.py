@@ -60,13 +60,13 @@ class _StabilityScorer:
         if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
             Xt = X if pre is None else pre.transform(X)
             per_tree = tree_predictions(final, Xt)
-            n_trees = per_tree.shape[0]
+            n_learners = per_tree.shape[0]
             rng = check_rng(self.random_state)
             classes = final.classes_ if is_classifier(final) else None
             columns = []
             for _ in range(self.n_repeats):
                 # a new forest of the same size: its trees drawn with replacement from the fitted ones
-                pick = rng.integers(0, n_trees, size=n_trees)
+                pick = rng.integers(0, n_learners, size=n_learners)
                 columns.append(aggregate(per_tree[pick], voting=self.voting, classes=classes))
             return np.column_stack(columns), "trees"
         if self.fit_data is None:
@@ -203,7 +203,9 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     fit_data : tuple (X_train, y_train), optional
         Training data for the refits of estimators that are not bagging ensembles.
     voting : {"soft", "hard"}, default "soft"
-        How replicate forests of a classifier vote (scikit-learn's rule or ranger's).
+        How replicate forests of a classifier vote: ``"soft"`` is scikit-learn's rule (what the
+        fitted forest's ``predict`` does; predstab's default everywhere, as in
+        :func:`repeated_predictions`), ``"hard"`` ranger's majority vote (optRF, APS).
     random_state : None, int or numpy.random.Generator, default 0
         Draws the trees (or the refit seeds); fixed by default so that every candidate of a
         search is scored with the same randomness.
