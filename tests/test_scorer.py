@@ -54,9 +54,15 @@ def test_cross_validate_classifier(wine):
     scoring = {"acc": "accuracy", "fleiss": make_stability_scorer("fleiss"),
                "phi": make_stability_scorer("phi"), "alpha": make_stability_scorer("alpha", voting="hard")}
     cv = cross_validate(RandomForestClassifier(n_estimators=25, random_state=0), X, y, cv=3, scoring=scoring,
-                        error_score="raise")
-    for name in ("fleiss", "phi", "alpha"):
-        assert ((cv[f"test_{name}"] > 0) & (cv[f"test_{name}"] <= 1)).all()
+                        error_score="raise", return_estimator=True, return_indices=True)
+    for k, (forest, test) in enumerate(zip(cv["estimator"], cv["indices"]["test"], strict=True)):
+        # each split's score is the measure of the replicate forests written out by hand
+        soft = _hand_forests(forest, X[test], n_repeats=10, random_state=0)
+        hard = _hand_forests(forest, X[test], n_repeats=10, random_state=0, voting="hard")
+        assert cv["test_fleiss"][k] == pytest.approx(predstab.fleiss_kappa(soft).value, rel=1e-12)
+        assert cv["test_phi"][k] == pytest.approx(
+            predstab.phi(soft, y[test], scale="categorical").value, rel=1e-12)
+        assert cv["test_alpha"][k] == pytest.approx(predstab.krippendorff_alpha(hard).value, rel=1e-12)
 
 
 def test_randomized_search_with_stability_refit(wine):

@@ -50,10 +50,17 @@ def test_exact_curve_is_recovered_and_rounding_options():
     assert fit.p1 == pytest.approx(300, rel=1e-6) and fit.p2 == pytest.approx(0.9, rel=1e-6)
     assert fit.r_squared == pytest.approx(1.0)
     recs = {r: fit.recommend(round_to=r) for r in ("thousand", "hundred", "ten", "none")}
-    assert recs["thousand"] % 1000 == 0 and recs["hundred"] % 100 == 0
-    assert abs(recs["none"] - recs["thousand"]) <= 500
-    # a lower threshold asks for a flatter curve, hence more learners
-    assert fit.recommend(rec_thresh=1e-7) > fit.recommend(rec_thresh=1e-6)
+    # independent computation of optRF's rule on the true curve: the first n of 20, 30, ... whose
+    # gain per learner, (s(n) - s(n - 10)) / 10, is below the threshold (here far above p1 = 300)
+    def first_flat(threshold):
+        grid = np.arange(10, 1_000_001, 10, dtype=float)
+        gain = np.diff(1 / (1 + (300 / grid) ** 0.9)) / 10
+        return int(grid[1:][np.argmax(gain < threshold)])
+
+    assert first_flat(1e-6) == 19820
+    assert recs == {"none": 19820, "ten": 19820, "hundred": 19800, "thousand": 20000}
+    # a lower threshold asks for a flatter curve, hence more learners: round(68_0x0, -3)
+    assert fit.recommend(rec_thresh=1e-7) == round(first_flat(1e-7), -3) == 68000
 
 
 def test_minimum_recommendation_is_500():
@@ -82,13 +89,12 @@ def test_poor_fit_and_not_flattened_are_reported():
 def test_failed_fit_is_reported_not_raised():
     # constant stability: the gradient in p1 and p2 vanishes -> R's nlsLM stops
     fit = fit_2pl([10, 20, 30, 40], [0.3, 0.3, 0.3, 0.3])
-    if fit.converged:  # MINPACK may still move; a flat curve is then a poor fit
-        assert fit.poor_fit
-    else:
-        assert np.isnan(fit.p1) and fit.message
-        with pytest.warns(PredstabWarning, match="fit failed"):
-            assert fit.recommend() is None
-        assert fit.suggested_max == 160
+    assert not fit.converged and fit.poor_fit
+    assert np.isnan(fit.p1) and np.isnan(fit.p2) and np.isnan(fit.r_squared)
+    assert fit.message.startswith("MINPACK did not converge (info = 5)")  # maxfev = 300 reached
+    with pytest.warns(PredstabWarning, match="fit failed"):
+        assert fit.recommend() is None
+    assert fit.suggested_max == 160  # 4 x the largest grid value
 
 
 def test_decreasing_curve_gives_no_recommendation():
@@ -96,6 +102,19 @@ def test_decreasing_curve_gives_no_recommendation():
     fit = fit_2pl(n, [0.9, 0.8, 0.7, 0.6, 0.5])
     with pytest.warns(PredstabWarning, match="No recommendation"):
         assert fit.recommend() is None
+
+
+def test_print_is_r_style_and_frame_one_row():
+    fit = fit_2pl([250, 500, 750, 1000, 2000], [0.488, 0.679, 0.704, 0.772, 0.870])
+    lines = str(fit).splitlines()
+    # R's print.nls: title, model, the estimates under their names, the residual sum of squares
+    assert lines[:2] == ["Nonlinear regression model", "  model: stability ~ 1/(1 + (p1/n)^p2)"]
+    assert lines[3].split() == ["p1", "p2"] and lines[4].split() == ["253.3", "0.9021"]
+    rss = float(np.sum((np.array([0.488, 0.679, 0.704, 0.772, 0.870]) - fit.stability(
+        [250, 500, 750, 1000, 2000])) ** 2))
+    assert lines[5] == f" residual sum-of-squares: {rss:.4g}"
+    frame = fit.to_frame()
+    assert frame.shape == (1, 9) and frame.loc[0, "p2"] == fit.p2 and frame.loc[0, "suggested_max"] == 2000
 
 
 @pytest.mark.parametrize(
