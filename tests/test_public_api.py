@@ -22,3 +22,31 @@ def test_submodules_import(name):
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match="no attribute"):
         predstab.no_such_thing  # noqa: B018
+
+
+# ------------------------------------------------------------------------------- names (issue 12)
+# `confidence_level` for a confidence level (never conf_level, or level); `level` only for a
+# measurement level; `n_learners` for the number of learners (never n_trees / num_trees).
+OLD_NAMES = {"conf_level": "confidence_level", "n_trees": "n_learners", "num_trees": "n_learners",
+             "ntree": "n_learners"}
+MEASUREMENT_LEVEL = {"krippendorff_alpha"}  # functions whose `level` is a level of measurement
+# parameters of functions renamed on other branches (compare, stability, pool): the merge empties this
+PENDING_NAMES = {
+    ("TreePool.closed_form", "conf_level"), ("StabilityResult.confidence_interval", "level"),
+    *((f"compare.{f}", "level") for f in ("paired_bootstrap", "ttest", "corrected_resampled_ttest",
+                                          "win_rate_test", "mean_ci", "stratified_bootstrap_ci")),
+}
+
+
+def test_one_name_per_idea():
+    import inspect
+
+    from tests.test_param_registry import FUNCTIONS
+
+    found = set()
+    for name, func in FUNCTIONS.items():
+        for param in inspect.signature(func).parameters:
+            if param in OLD_NAMES or (param == "level" and name not in MEASUREMENT_LEVEL):
+                found.add((name, param))
+    assert found - PENDING_NAMES == set(), "use confidence_level / n_learners / level (measurement only)"
+    assert PENDING_NAMES - found == set(), "renamed now: remove from PENDING_NAMES"
