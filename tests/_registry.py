@@ -259,6 +259,15 @@ def _repeated(**kw):
     return predstab.repeated_predictions(_forest(), *_regression_data(), n_repeats=2, random_state=0, **kw)
 
 
+def _classes():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y, X_test = _regression_data()
+    labels = np.where(y > 0, "up", "down").astype(object)
+    return predstab.repeated_predictions(RandomForestClassifier(n_estimators=2), X, labels, X_test,
+                                         n_repeats=2, random_state=0)
+
+
 def _fit():
     return predstab.fit_2pl(*_GRID)
 
@@ -354,6 +363,8 @@ RESULTS = [
     ("RepeatedPredictions", "RepeatedPredictions", _with_warnings_ignored(_repeated)),
     ("RepeatedPredictions(kfold)", "RepeatedPredictions",
      _with_warnings_ignored(lambda: _repeated(baseline="kfold", cv=3))),
+    # class labels with missing out-of-bag predictions (None in an object array)
+    ("RepeatedPredictions(classes)", "RepeatedPredictions", _with_warnings_ignored(lambda: _classes())),
 ]
 
 # Public result classes converted on other branches (StabilityResult: the stability engineer;

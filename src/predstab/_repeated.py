@@ -130,12 +130,9 @@ class RepeatedPredictions(Result):
 
 def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, response, voting,
                              progress):
+    # the options are declared on repeated_predictions; this reads the data and checks what
+    # depends on it (the estimator's kind, the targets)
     is_estimator = hasattr(estimator, "fit") and hasattr(estimator, "get_params")
-    if not is_estimator and not callable(estimator):
-        raise TypeError(
-            "`estimator` must be a scikit-learn estimator or a callable fit_predict(seed) -> "
-            f"(test_predictions, space_predictions or None); got {type(estimator).__name__}."
-        )
     if not is_estimator:
         y = None if y is None else np.asarray(y)
         return None, None, y, None, None
