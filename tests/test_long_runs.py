@@ -278,8 +278,8 @@ def test_same_seed_same_confidence_interval_and_pool():
     rng = np.random.default_rng(9)
     pred = rng.normal(size=(40, 6)) + rng.normal(size=(40, 1))
     res = predstab.phi(pred, rng.normal(size=100) * 2)
-    a = res.confidence_interval(n_resamples=200, random_state=4)
-    b = res.confidence_interval(n_resamples=200, random_state=4)
+    a = res.bootstrap_interval(n_resamples=200, random_state=4)
+    b = res.bootstrap_interval(n_resamples=200, random_state=4)
     assert a == b
     X = rng.normal(size=(50, 3))
     y = X[:, 0] + rng.normal(size=50)

@@ -486,10 +486,10 @@ def test_confidence_interval_over_objects():
     rng = np.random.default_rng(11)
     pred = rng.normal(size=(200, 10)) + rng.normal(size=(200, 1)) * 5
     res = phi(pred, rng.normal(size=100) * 5)
-    ci = res.confidence_interval(random_state=0, n_resamples=500)
+    ci = res.bootstrap_interval(random_state=0, n_resamples=500)
     assert ci.low < res.value < ci.high
-    assert ci == res.confidence_interval(random_state=0, n_resamples=500)  # reproducible
-    wider = res.confidence_interval(0.99, random_state=0, n_resamples=500)
+    assert ci == res.bootstrap_interval(random_state=0, n_resamples=500)  # reproducible
+    wider = res.bootstrap_interval(0.99, random_state=0, n_resamples=500)
     assert wider.low <= ci.low and wider.high >= ci.high
 
 
@@ -498,21 +498,22 @@ def test_confidence_interval_single_object_resamples_repetitions(scale):
     rng = np.random.default_rng(12)
     pred, base, levels = _random_case(rng, scale, n=1, r=40)
     res = phi(pred, base, scale=scale, levels=levels)
-    ci = res.confidence_interval(random_state=1, n_resamples=300)
+    ci = res.bootstrap_interval(random_state=1, n_resamples=300)
     assert ci.low <= ci.high
     assert ci.low - 0.5 < res.value < ci.high + 0.5
 
 
 def test_confidence_interval_errors_and_undefined():
     res = phi([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 2.0, 2.0, 2.0, 5.0]], [0.0, 4.0, 9.0])
-    for kwargs, match in [(dict(level=1.5), "`level`"), (dict(n_resamples=0), "`n_resamples`"),
-                          (dict(method="bca"), "`method`"), (dict(by="rows"), "`by`"),
+    for kwargs, match in [(dict(confidence_level=1.5), "`confidence_level`"),
+                          (dict(n_resamples=0), "`n_resamples`"),
+                          (dict(method="bcx"), "`method`"), (dict(by="rows"), "`by`"),
                           (dict(by="replicates"), "`by`='replicates'")]:
         with pytest.raises(ValueError, match=match):
-            res.confidence_interval(**kwargs)
+            res.bootstrap_interval(**kwargs)
     undefined = _quiet(phi, [[1.0, 2.0, 3.0, 4.0, 5.0]], [2.0, 2.0])
     with pytest.warns(PredstabUndefinedWarning):
-        ci = undefined.confidence_interval(random_state=0)
+        ci = undefined.bootstrap_interval(random_state=0)
     assert math.isnan(ci.low) and math.isnan(ci.high)
 
 
