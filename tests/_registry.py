@@ -291,6 +291,13 @@ CALLS = {
     "RepeatedPredictions.phi": (lambda **kw: _repeated().phi(**kw), (), {}),
     "RepeatedPredictions.psi": (lambda **kw: _repeated().psi(**kw), (), {}),
     "make_stability_scorer": (predstab.make_stability_scorer, ("psi",), {}),
+    "phi": (predstab.phi, (_RATINGS, _RATINGS[:, 0]), {"scale": "metric"}),
+    "psi": (predstab.psi, (_RATINGS, _RATINGS[:, 0]), {"scale": "metric"}),
+    "calculate_phi": (predstab.calculate_phi, (_RATINGS, _RATINGS[:, 0]), {}),
+    "calculate_psi": (predstab.calculate_psi, (_RATINGS, _RATINGS[:, 0]), {}),
+    "StabilityResult.bootstrap_interval": (
+        lambda *a, **kw: predstab.phi(_RATINGS, _RATINGS[:, 0]).bootstrap_interval(*a, **kw), (),
+        {"n_resamples": 99, "random_state": 0}),
 }
 
 # Where a call goes through a lambda, the function whose declarations it exercises.
@@ -300,6 +307,7 @@ TARGETS = {
     "TwoPL.num_learners_for": lambda: predstab.TwoPL.num_learners_for,
     "RepeatedPredictions.phi": lambda: predstab.RepeatedPredictions.phi,
     "RepeatedPredictions.psi": lambda: predstab.RepeatedPredictions.psi,
+    "StabilityResult.bootstrap_interval": lambda: predstab.StabilityResult.bootstrap_interval,
 }
 
 # Data parameters: read and checked by the function's reader (tests/test_bad_input.py), so they
@@ -313,8 +321,6 @@ DATA = {
 # while it is undeclared (the registry test fails once a pending name is declared, so that it is
 # moved to CALLS).
 PENDING = {
-    # APS stability (_stability.py)
-    "phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult.confidence_interval",
     "StabilityResult.per_object_frame",
     # tuning engine (_tune.py, _pool.py)
     "tune_num_learners", "TreePool.fit", "TreePool.extend", "TreePool.forests", "TreePool.oob_baseline",
@@ -361,6 +367,10 @@ RESULTS = [
     ("ImportanceStabilityResult", "ImportanceStabilityResult",
      lambda: predstab.importance_stability(_RATINGS, fraction=0.5)),
     ("RepeatedPredictions", "RepeatedPredictions", _with_warnings_ignored(_repeated)),
+    ("StabilityResult(metric)", "StabilityResult", lambda: predstab.phi(_RATINGS, _RATINGS[:, 0])),
+    ("StabilityResult(classes)", "StabilityResult", lambda: predstab.psi(_LABELS, ["a", "b", "c", "a"])),
+    ("StabilityResult(one object)", "StabilityResult",
+     _with_warnings_ignored(lambda: predstab.phi(_RATINGS[:1], _RATINGS[:, 0]))),
     ("RepeatedPredictions(kfold)", "RepeatedPredictions",
      _with_warnings_ignored(lambda: _repeated(baseline="kfold", cv=3))),
     # class labels with missing out-of-bag predictions (None in an object array)
@@ -369,7 +379,7 @@ RESULTS = [
 
 # Public result classes converted on other branches (StabilityResult: the stability engineer;
 # TuningResult: the tuning engineer; predstab.compare's results: the compare engineer).
-PENDING_RESULTS = {"StabilityResult", "TuningResult", "compare.McNemarResult",
+PENDING_RESULTS = {"TuningResult", "compare.McNemarResult",
                    "compare.PairedBootstrapResult", "compare.TestResult", "compare.FriedmanNemenyiResult",
                    "compare.WinRateResult",
                    "compare.GamesNeeded", "compare.MeanCI", "compare.StratifiedBootstrapResult",

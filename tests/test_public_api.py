@@ -32,7 +32,7 @@ OLD_NAMES = {"conf_level": "confidence_level", "n_trees": "n_learners", "num_tre
 MEASUREMENT_LEVEL = {"krippendorff_alpha"}  # functions whose `level` is a level of measurement
 # parameters of functions renamed on other branches (compare, stability, pool): the merge empties this
 PENDING_NAMES = {
-    ("TreePool.closed_form", "conf_level"), ("StabilityResult.confidence_interval", "level"),
+    ("TreePool.closed_form", "conf_level"),
     *((f"compare.{f}", "level") for f in ("paired_bootstrap", "ttest", "corrected_resampled_ttest",
                                           "win_rate_test", "mean_ci", "stratified_bootstrap_ci")),
 }

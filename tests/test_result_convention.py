@@ -79,6 +79,8 @@ def test_equality_never_raises(label, cls, factory):
 def test_equality_sees_a_changed_field(label, cls, factory):
     res = factory()
     for f in dataclasses.fields(res):
+        if not f.compare:  # caches and labels that do not define the result
+            continue
         value = getattr(res, f.name)
         if isinstance(value, float) and np.isfinite(value):
             changed = dataclasses.replace(res, **{f.name: value + 1.0})
@@ -103,7 +105,8 @@ def test_str_is_an_r_style_block(label, cls, factory):
     text = str(res)
     assert text.strip() and text != repr(res)
     lines = text.splitlines()
-    assert len(lines) >= 3 and lines[1].strip() == "" or lines[0].startswith("Nonlinear"), text
+    aps = len(lines) >= 3 and lines[0] == "" and set(lines[2].strip()) == {"-"}  # APS's print layout
+    assert len(lines) >= 3 and lines[1].strip() == "" or lines[0].startswith("Nonlinear") or aps, text
     assert "array(" not in text and "dtype" not in text
 
 
