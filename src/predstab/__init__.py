@@ -34,6 +34,12 @@ _EXPORTS = {
     "FleissKappaResult": "._fleiss",
     "krippendorff_alpha": "._krippendorff",
     "KrippendorffAlphaResult": "._krippendorff",
+    "cohen_kappa": "._cohen",
+    "CohenKappaResult": "._cohen",
+    "light_kappa": "._cohen",
+    "LightKappaResult": "._cohen",
+    "kappa_sample_size": "._cohen",
+    "KappaSampleSizeResult": "._cohen",
     # APS prediction stability
     "phi": "._stability",
     "psi": "._stability",
