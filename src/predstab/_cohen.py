@@ -20,6 +20,7 @@ from ._ratings import as_rating_matrix, factorize_ratings
 from ._results import Result, r_block, r_pvalue, r_signif, result
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
+from ._weights import WEIGHT_FAMILIES, weight_matrix
 
 __all__ = [
     "cohen_kappa",
@@ -77,35 +78,21 @@ def _used(table):
 
 # --------------------------------------------------------------------------- weights
 def agreement_weights(weights, k):
-    """Agreement weights (1 on the diagonal) for ``k`` ordered categories.
+    """Agreement weights (1 on the diagonal) for ``k`` ordered categories, over their positions 1..k.
 
-    None: identity (unweighted); "linear": :math:`1 - |i-j|/(k-1)` (irr's ``"equal"``);
-    "quadratic": :math:`1 - (i-j)^2/(k-1)^2` (irr's ``"squared"``, psych's default); a k x k
-    matrix is used as given. One category gives ``[[1.0]]``.
+    None: identity (unweighted); a family name of ``predstab._weights`` evaluated at the positions
+    of the categories, as irr and psych weight: "linear" is :math:`1 - |i-j|/(k-1)` (irr's
+    ``"equal"``), "quadratic" :math:`1 - (i-j)^2/(k-1)^2` (irr's ``"squared"``, psych's default);
+    a k x k matrix is used as given. One category gives ``[[1.0]]``.
 
     Examples
     --------
     >>> agreement_weights("linear", 3).tolist()
     [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     """
-    if weights is None:
-        return np.eye(k)
-    if isinstance(weights, str):
-        lag = np.abs(np.subtract.outer(np.arange(k), np.arange(k))).astype(float)
-        if k == 1:
-            return np.ones((1, 1))
-        if weights == "linear":
-            return 1.0 - lag / (k - 1)
-        elif weights == "quadratic":
-            return 1.0 - lag**2 / (k - 1) ** 2
-        else:
-            raise ValueError(f"`weights` must be None, 'linear', 'quadratic' or a matrix; got {weights!r}.")
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (k, k):
-        raise ValueError(f"`weights` must be a {k} x {k} matrix for {k} categories; got shape {w.shape}.")
-    if not np.isfinite(w).all():
-        raise ValueError("`weights` must hold finite numbers.")
-    return w
+    if isinstance(weights, str) and k == 1:
+        return np.ones((1, 1))  # every family is 0/0 here; one category is full agreement
+    return weight_matrix(weights, np.arange(1, k + 1))
 
 
 # --------------------------------------------------------------------------- one pair of raters
@@ -315,7 +302,7 @@ def _pair(a, b, k, weights, explicit_levels, stacklevel=6):
 
 @validate_params(
     {
-        "weights": [None, Options({"linear", "quadratic"}), "array-like"],
+        "weights": [None, Options(sorted(set(WEIGHT_FAMILIES) - {"identity", "unweighted"})), "array-like"],
         "levels": [None, "array-like"],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     }
@@ -343,11 +330,13 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); NaN/None is a missing rating. Each pair of
         raters uses the objects both rated (with two raters: irr's and psych's handling alike).
-    weights : None, "linear", "quadratic" or array-like of shape (n_levels, n_levels), default None
+    weights : None, "linear", "quadratic", another family name, or array-like of shape (C, C), default None
         None: unweighted kappa. "linear" is irr's ``weight = "equal"`` (:math:`1 - |i-j|/(C-1)`),
         "quadratic" irr's ``"squared"`` and psych's default (:math:`1 - (i-j)^2/(C-1)^2`), over the
-        positions of the categories used. A matrix gives agreement weights for ``levels`` (or the
-        sorted categories) directly.
+        positions of the categories used, as irr and psych weight. The other families of
+        ``predstab._weights`` ("ordinal", "radical", "ratio", "circular", "bipolar") are evaluated
+        at the same positions. A matrix gives agreement weights for ``levels`` (or the sorted
+        categories) directly.
     levels : array-like, optional
         The categories in order (psych's ``levels``). By default the sorted categories that each
         pair of raters used, which is irr's order for numbers and for ``sort.levels = TRUE``; pass
