@@ -519,7 +519,7 @@ class LightKappaResult(Result):
         return lines + [f"  {r_pvalue(self.pvalue, 3)}"]
 
 
-def _complete_codes(ratings, function, *, n_raters=None):
+def _complete_codes(ratings, function, *, n_raters=None, stacklevel=4):
     """Codes of the objects without a missing rating (as irr's ``na.omit``) and the categories."""
     codes, categories = _read_categories(ratings, n_raters=n_raters)
     incomplete = (codes < 0).any(axis=1)

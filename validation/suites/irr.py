@@ -13,7 +13,23 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from predstab import cohen_kappa, kappa_sample_size, light_kappa
+from predstab import (
+    agree,
+    bhapkar,
+    cohen_kappa,
+    finn,
+    inter_intra_reliability,
+    iota,
+    kappa_sample_size,
+    kendall_w,
+    light_kappa,
+    maxwell_re,
+    mean_correlation,
+    mean_spearman,
+    rater_bias,
+    robinson_a,
+    stuart_maxwell,
+)
 from validation._table import REFERENCE, Row, exact, load_json, rel
 
 SUITE = "irr"
@@ -254,8 +270,134 @@ def sample_size_rows():
         yield exact(SUITE, f"irr::N2.cohen.kappa #{i}", "N", r["N"], res.n_objects)
 
 
+def rii_fields(res):
+    """relInterIntra's named values -> predstab's attributes (raters labelled a, b, c, ... as irr does)."""
+    labels = "abcdefghijklmnopqrstuvwxyz"[: res.n_raters]
+    out = {
+        "rhohat.inter.random": res.inter_random,
+        "rhohat.intra.random": res.intra_random,
+        "rhohat.inter.fixed": res.inter_fixed,
+        "rhohat.intra.fixed": res.intra_fixed,
+        "Finter": res.f_inter,
+        "Fintra": res.f_intra,
+        "pvalue.Finter": res.pvalue_inter,
+        "pvalue.Fintra": res.pvalue_intra,
+        "lowinter.random": res.lower_inter_random,
+        "lowinter.fixed": res.lower_inter_fixed,
+        "lowintra": res.lower_intra,
+        "SEMintra": res.sem_intra,
+        "SEMinter.random": res.sem_inter_random,
+        "SEMinter.fixed": res.sem_inter_fixed,
+    }
+    for i, lab in enumerate(labels):
+        out[f"rhohat.intra.random.part.{lab}"] = res.intra_random_per_rater[i]
+        out[f"rhohat.intra.fixed.part.{lab}"] = res.intra_fixed_per_rater[i]
+        out[f"Fintra.{lab}"] = res.f_intra_per_rater[i]
+        out[f"pvalue.Fintra.{lab}"] = res.pvalue_intra_per_rater[i]
+        out[f"lowintra.{lab}"] = res.lower_intra_per_rater[i]
+        out[f"SEMintra.part.{lab}"] = res.sem_intra_per_rater[i]
+    return {k: float(v) for k, v in out.items()}
+
+
+def irr_rows():
+    for case, recs in expected("irr_agree").items():
+        m = read_case(case)
+        for r in recs:
+            res = quiet(agree, m, tolerance=r["tolerance"])  # R: agree(m, tolerance)
+            label = f"irr::agree {case} tolerance={r['tolerance']}"
+            yield exact(SUITE, label, "subjects", r["subjects"], res.n_objects)
+            yield exact(SUITE, label, "method", r["method"], res._method())
+            yield rel(SUITE, label, "value", r["value"], res.value)
+    for case, recs in expected("irr_kendall").items():
+        m = read_case(case)
+        for r in recs:
+            res = quiet(kendall_w, m, correct=r["correct"])  # R: kendall(m, correct)
+            label = f"irr::kendall {case} correct={r['correct']}"
+            yield exact(SUITE, label, "df", r["df"], res.df)
+            yield rel(SUITE, label, "value", r["value"], res.value)
+            yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
+            yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
+            yield exact(SUITE, label, "ties note", "error" in r, res.ties and not res.correct)
+    for case, recs in expected("irr_finn").items():
+        m = read_case(case)
+        for r in recs:
+            res = quiet(finn, m, n_levels=r["s.levels"], model=r["model"])  # R: finn(m, s.levels, model)
+            label = f"irr::finn {case} s.levels={r['s.levels']} {r['model']}"
+            yield rel(SUITE, label, "value", r["value"], res.value)
+            yield rel(SUITE, label, "F", r["statistic"], res.statistic)
+            yield rel(SUITE, label, "df2", r["df2"], res.df2)
+            yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
+    for case, r in expected("irr_robinson").items():
+        yield rel(
+            SUITE, f"irr::robinson {case}", "value", r["value"], quiet(robinson_a, read_case(case)).value
+        )
+    for func, name in ((mean_correlation, "meancor"), (mean_spearman, "meanrho")):
+        for case, r in expected(f"irr_{name}").items():
+            res = quiet(func, read_case(case))  # R: meancor(m, fisher = TRUE) / meanrho(m, fisher = TRUE)
+            label = f"irr::{name} {case}"
+            yield rel(SUITE, label, "value", r["value"], res.value)
+            yield rel(SUITE, label, "z", r["statistic"], res.statistic)
+            yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
+            yield exact(
+                SUITE, label, "ties note", "ties" in r.get("error", ""), name == "meanrho" and res.ties
+            )
+    for case, r in expected("irr_maxwell").items():
+        yield rel(
+            SUITE, f"irr::maxwell {case}", "value", r["value"], quiet(maxwell_re, read_case(case)).value
+        )
+    for case, r in expected("irr_rater_bias").items():
+        res = quiet(rater_bias, read_case(case))  # R: rater.bias(CxC table over the sorted categories)
+        label = f"irr::rater.bias {case}"
+        yield exact(SUITE, label, "table", r["table"], res.table.astype(int).tolist())
+        yield rel(SUITE, label, "value", r["value"], res.value)
+        yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
+        yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
+    for case, r in expected("irr_stuart_maxwell_mh").items():
+        res = quiet(stuart_maxwell, read_case(case))  # R: stuart.maxwell.mh(CxC table)
+        label = f"irr::stuart.maxwell.mh {case}"
+        yield exact(SUITE, label, "subjects", r["subjects"], res.n_used)
+        yield exact(SUITE, label, "stat.name", r["stat.name"], f"Chisq({res.df})")
+        yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
+        yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
+    for case, r in expected("irr_bhapkar").items():
+        res = quiet(bhapkar, read_case(case))  # R: bhapkar(m)
+        label = f"irr::bhapkar {case}"
+        yield exact(SUITE, label, "df", r["df"], res.df)
+        yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
+        yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
+    for case, recs in expected("irr_iota").items():
+        for r in recs:
+            # R: iota(list of matrices, scaledata, standardize)
+            res = quiet(
+                iota, [read_case(f) for f in r["files"]], level=r["scaledata"], standardize=r["standardize"]
+            )
+            yield rel(
+                SUITE, f"irr::iota {case} standardize={r['standardize']}", "value", r["value"], res.value
+            )
+    for case, recs in expected("irr_relInterIntra").items():
+        m = read_case(case)
+        for r in recs:
+            # R: relInterIntra(m, nrater, rho0inter, rho0intra, conf.level)
+            res = quiet(
+                inter_intra_reliability,
+                m,
+                n_raters=r["nrater"],
+                rho0_inter=r["rho0inter"],
+                rho0_intra=r["rho0intra"],
+                confidence_level=r["conf.level"],
+            )
+            ours = rii_fields(res)
+            label = f"irr::relInterIntra {case} rho0={r['rho0inter']},{r['rho0intra']} conf={r['conf.level']}"
+            for group in r["value"].values():
+                for key, value in group.items():
+                    yield rel(
+                        SUITE, label, key, value, ours[key], atol=P_ATOL if key.startswith("pvalue") else 0
+                    )
+
+
 def rows():
     yield from kappa2_rows()
     yield from psych_rows()
     yield from light_rows()
     yield from sample_size_rows()
+    yield from irr_rows()
