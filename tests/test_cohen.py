@@ -229,3 +229,40 @@ def test_matches_irr_n2_cohen_kappa(i):
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError, InvalidParameterError), match=f"`{name}`"):
         call()
+
+
+_X = np.where(
+    np.random.default_rng(3).random((40, 2)) < 0.7, [[1]], np.random.default_rng(4).integers(1, 4, (40, 2))
+)
+_X[:3] = [[1, 2], [2, 3], [3, 3]]
+CALLS = {
+    "cohen_kappa": (cohen_kappa, (_X,), {}),
+    "light_kappa": (light_kappa, (_X,), {}),
+    "kappa_sample_size": (kappa_sample_size, (0.6, 0.4), {"rate1": 0.5, "rate2": 0.4}),
+}
+_DECLARED = [
+    (name, param, bad)
+    for name, (func, _, _) in CALLS.items()
+    for param, cons in func._parameter_constraints.items()
+    for bad in [v for c in cons for v in c.invalid_values()]
+    if not any(c.is_satisfied_by(bad) for c in cons)
+]
+
+
+@pytest.mark.parametrize(("name", "param", "bad"), _DECLARED, ids=[f"{n}-{p}-{b!r}" for n, p, b in _DECLARED])
+def test_every_declared_parameter_rejects_bad_values_by_name(name, param, bad):
+    func, args, kw = CALLS[name]
+    if param in ("kappa1", "kappa0"):
+        args, kw = (), {**kw, "kappa1": 0.6, "kappa0": 0.4}
+    with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
+        func(*args, **{**kw, param: bad})
+
+
+def test_swapping_raters_and_permuting_objects_changes_nothing():
+    perm = np.random.default_rng(0).permutation(len(_X))
+    for weights in (None, "linear", "quadratic"):
+        a = cohen_kappa(_X, weights=weights)
+        for b in (cohen_kappa(_X[:, ::-1], weights=weights), cohen_kappa(_X[perm], weights=weights)):
+            assert b.value == pytest.approx(a.value, rel=1e-12)
+            assert b.variance == pytest.approx(a.variance, rel=1e-10)
+            assert b.statistic == pytest.approx(a.statistic, rel=1e-10)

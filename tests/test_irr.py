@@ -242,3 +242,70 @@ def test_results_print_like_irr():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError), match=f"`{name}`"):
         call()
+
+
+# ---------------------------------------------------------------- declared constraints and invariances
+_RNG = np.random.default_rng(7)
+_CATS = np.where(_RNG.random((30, 4)) < 0.6, _RNG.integers(1, 5, (30, 1)), _RNG.integers(1, 5, (30, 4)))
+_TWO = _CATS[:, :2]
+_NUM = _RNG.normal(size=(30, 1)) + _RNG.normal(scale=0.5, size=(30, 4))
+# public function -> a valid call's data and options (the constraint test swaps in bad values)
+CALLS = {
+    "agree": (agree, _CATS, {}),
+    "kendall_w": (kendall_w, _NUM, {}),
+    "finn": (finn, _CATS, {"n_levels": 5}),
+    "robinson_a": (robinson_a, _NUM, {}),
+    "mean_correlation": (mean_correlation, _NUM, {}),
+    "mean_spearman": (mean_spearman, _NUM, {}),
+    "maxwell_re": (maxwell_re, _TWO > 2, {}),
+    "rater_bias": (rater_bias, _TWO, {}),
+    "stuart_maxwell": (stuart_maxwell, _TWO, {}),
+    "bhapkar": (bhapkar, _TWO, {}),
+    "iota": (iota, _NUM, {}),
+    "inter_intra_reliability": (inter_intra_reliability, _NUM, {"n_raters": 2}),
+}
+_DECLARED = [
+    (name, param, bad)
+    for name, (func, _, _) in CALLS.items()
+    for param, cons in func._parameter_constraints.items()
+    for bad in [v for c in cons for v in c.invalid_values()]
+    if not any(c.is_satisfied_by(bad) for c in cons)
+]
+
+
+@pytest.mark.parametrize(("name", "param", "bad"), _DECLARED, ids=[f"{n}-{p}-{b!r}" for n, p, b in _DECLARED])
+def test_every_declared_parameter_rejects_bad_values_by_name(name, param, bad):
+    func, data, kw = CALLS[name]
+    with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
+        func(data, **{**kw, param: bad})
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_permuting_objects_changes_nothing(name):
+    func, data, kw = CALLS[name]
+    perm = np.random.default_rng(1).permutation(data.shape[0])
+    a, b = quiet(func, data, **kw), quiet(func, data[perm], **kw)
+    for field in ("value", "statistic", "pvalue", "inter_random", "f_intra"):
+        if hasattr(a, field):
+            assert getattr(b, field) == approx(getattr(a, field), rel=1e-10, abs=1e-14), field
+
+
+@pytest.mark.parametrize(
+    "name", ["agree", "kendall_w", "robinson_a", "mean_correlation", "mean_spearman", "iota"]
+)
+def test_permuting_raters_changes_nothing(name):
+    func, data, kw = CALLS[name]
+    a, b = quiet(func, data, **kw), quiet(func, data[:, ::-1], **kw)
+    assert b.value == approx(a.value, rel=1e-10)
+
+
+def test_swapping_the_two_raters():
+    # marginal homogeneity tests do not care which rater is first; the rater-bias ratio becomes 1 - ratio
+    for func in (stuart_maxwell, bhapkar):
+        assert func(_TWO[:, ::-1]).statistic == pytest.approx(func(_TWO).statistic, rel=1e-10)
+    assert rater_bias(_TWO[:, ::-1]).value == pytest.approx(1 - rater_bias(_TWO).value, rel=1e-12)
+
+
+def test_nominal_iota_ignores_relabelling():
+    labels = np.array(["w", "x", "y", "z"], dtype=object)[_CATS - 1]
+    assert iota(labels, level="nominal").value == pytest.approx(iota(_CATS, level="nominal").value, rel=1e-12)
