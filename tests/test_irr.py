@@ -214,7 +214,7 @@ def test_results_print_like_irr():
         "   Raters = 2",
         "        W = 0.845",
     ]
-    assert lines[6:8] == [" Chisq(29) = 49", "  p-value = 0.0116"]
+    assert lines[6:8] == ["Chisq(29) = 49", "  p-value = 0.0116"]
     assert len(repr(res)) < 300 and res.to_frame().loc[0, "value"] == res.value
 
 

@@ -62,12 +62,15 @@ def _read_categories(ratings, *, name="ratings", n_raters=None, levels=None):
     return lookup[codes], levels
 
 
-def _pair_table(a, b, k):
-    """k x k counts of (rater a, rater b) over the objects both rated."""
-    both = (a >= 0) & (b >= 0)
-    if not both.all():
-        a, b = a[both], b[both]
-    return np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+def _pair_table(a, b, k, *, complete=False):
+    """k x k counts of (rater a, rater b) over the objects both rated (``complete``: no code is -1)."""
+    if not complete:
+        both = (a >= 0) & (b >= 0)
+        if not both.all():
+            a, b = a[both], b[both]
+    cell = a * k if k > 1 else np.zeros_like(a)
+    cell += b
+    return np.bincount(cell, minlength=k * k).reshape(k, k).astype(float)
 
 
 def _used(table):
@@ -260,7 +263,8 @@ def _cohen_kappa_iv(ratings, levels):
     codes, categories = _read_categories(ratings, levels=levels)
     if codes.shape[1] < 2:  # pragma: no cover - as_rating_matrix asks for 2 columns
         raise ValueError(f"`ratings` must have at least 2 raters; got shape {codes.shape}.")
-    incomplete = int(np.count_nonzero((codes < 0).any(axis=1)))
+    # a full reduction first: per-row reductions over a few columns are slow
+    incomplete = int(np.count_nonzero((codes < 0).any(axis=1))) if codes.min() < 0 else 0
     if incomplete:
         warnings.warn(
             f"{incomplete} of {codes.shape[0]} objects have a missing rating; each pair of raters "
@@ -268,12 +272,12 @@ def _cohen_kappa_iv(ratings, levels):
             PredstabDataWarning,
             stacklevel=4,
         )
-    return codes, categories
+    return codes, categories, incomplete == 0
 
 
-def _pair(a, b, k, weights, explicit_levels, stacklevel=6):
+def _pair(a, b, k, weights, explicit_levels, stacklevel=6, complete=False):
     """Both kappas (and the pieces of their variances) of one pair of raters."""
-    table = _pair_table(a, b, k)
+    table = _pair_table(a, b, k, complete=complete)
     n = table.sum()
     if n == 0:
         return None
@@ -391,7 +395,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     0.4
     """
     explicit = levels is not None
-    codes, categories = _cohen_kappa_iv(ratings, levels)
+    codes, categories, complete = _cohen_kappa_iv(ratings, levels)
     if isinstance(weights, str) or weights is None:
         weight_spec = weights
     else:
@@ -406,7 +410,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     pairs = {}
     for i in range(m - 1):
         for j in range(i + 1, m):
-            pair = _pair(codes[:, i], codes[:, j], k, weight_spec, explicit)
+            pair = _pair(codes[:, i], codes[:, j], k, weight_spec, explicit, complete=complete)
             pairs[i, j] = pair
             pw_u[i, j] = pw_u[j, i] = np.nan if pair is None else pair["unweighted"][0]
             pw_w[i, j] = pw_w[j, i] = np.nan if pair is None else pair["weighted"][0]

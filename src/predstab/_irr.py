@@ -88,7 +88,7 @@ class _IrrResult(Result):
         if self._stat_name:
             lines += [
                 "",
-                f" {self._stat_name():>8} = {r_signif(self.statistic, 3)}",
+                f"{self._stat_name():>9} = {r_signif(self.statistic, 3)}",
                 f"  {r_pvalue(self.pvalue, 3)}",
             ]
         return lines
@@ -504,7 +504,7 @@ class MeanCorrelationResult(_IrrResult):
             ],
         )
         if self.fisher:
-            lines += ["", f" {'z':>8} = {r_signif(self.statistic, 3)}", f"  {r_pvalue(self.pvalue, 3)}"]
+            lines += ["", f"{'z':>9} = {r_signif(self.statistic, 3)}", f"  {r_pvalue(self.pvalue, 3)}"]
         if self.n_dropped:
             lines += ["", f" {self.n_dropped} perfect correlation(s) dropped before averaging"]
         if self.method == "spearman" and self.ties:
