@@ -94,10 +94,19 @@ class _IrrResult(Result):
         return lines
 
 
+def _tie_sizes(x):
+    """Sizes of the runs of equal values of each rater (column), over all raters, one sort per rater."""
+    s = np.sort(np.ascontiguousarray(x.T), axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    starts = np.flatnonzero(new.ravel())
+    return np.diff(np.append(starts, s.size)).astype(float)
+
+
 def _ties(x):
     """irr's test for ties: some rater gives two objects the same value."""
-    s = np.sort(x, axis=0)
-    return bool((s[1:] == s[:-1]).any())
+    s = np.sort(np.ascontiguousarray(x.T), axis=1)
+    return bool((s[:, 1:] == s[:, :-1]).any())
 
 
 # --------------------------------------------------------------------------- agree
@@ -270,17 +279,14 @@ def kendall_w(ratings, /, *, correct=False):
     """
     x = _complete_numeric(ratings, "irr::kendall")
     n, m = x.shape
-    ranks = stats.rankdata(x, axis=0)
-    sums = ranks @ np.ones(m)
+    ranks = stats.rankdata(np.ascontiguousarray(x.T), axis=1)  # raters in rows: contiguous sorts
+    sums = np.ones(m) @ ranks
     s = float(np.sum((sums - sums.mean()) ** 2))
-    ties = _ties(x)
+    runs = _tie_sizes(x)
+    ties = bool((runs > 1).any())
     denominator = m**2 * (n**3 - n)
     if correct:
-        t = 0.0
-        for j in range(m):
-            counts = np.unique(ranks[:, j], return_counts=True)[1].astype(float)
-            t += float(np.sum(counts**3 - counts))
-        denominator = denominator - m * t
+        denominator = denominator - m * float(np.sum(runs**3 - runs))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(12 * s / np.float64(denominator))
     statistic = m * (n - 1) * value
@@ -514,7 +520,7 @@ class MeanCorrelationResult(_IrrResult):
 
 def _mean_correlation(x, method, fisher, function):
     n, m = x.shape
-    data = stats.rankdata(x, axis=0) if method == "spearman" else x
+    data = stats.rankdata(np.ascontiguousarray(x.T), axis=1).T if method == "spearman" else x
     centred = data - data.mean(axis=0)
     cross = centred.T @ centred
     diag = np.diag(cross)
