@@ -309,3 +309,36 @@ def test_swapping_the_two_raters():
 def test_nominal_iota_ignores_relabelling():
     labels = np.array(["w", "x", "y", "z"], dtype=object)[_CATS - 1]
     assert iota(labels, level="nominal").value == pytest.approx(iota(_CATS, level="nominal").value, rel=1e-12)
+
+
+@pytest.mark.parametrize("func", [agree, rater_bias, kendall_w, bhapkar])
+def test_data_warnings_point_at_the_callers_line(func):
+    x = np.array([[1.0, 2], [2, np.nan], [3, 3], [1, 2], [2, 1], [2, 3], [3, 1], [1, 1]])
+    with pytest.warns(PredstabDataWarning) as record:
+        func(x)
+    assert record[0].filename == __file__
+
+
+def test_cohen_data_warnings_point_at_the_callers_line():
+    from predstab import cohen_kappa, light_kappa
+
+    x = np.array([[1.0, 2], [2, np.nan], [3, 3], [1, 2], [2, 1]])
+    for func in (cohen_kappa, light_kappa):
+        with pytest.warns(PredstabDataWarning) as record:
+            func(x)
+        assert record[0].filename == __file__
+
+
+def test_degenerate_warnings_point_at_the_callers_line():
+    from predstab import cohen_kappa, light_kappa
+
+    same = np.full((4, 3), 2.0)
+    for call in (
+        lambda: robinson_a(same),
+        lambda: iota(same),
+        lambda: cohen_kappa(same[:, :2]),
+        lambda: light_kappa(same),
+    ):
+        with pytest.warns(PredstabDegenerateWarning) as record:
+            call()
+        assert record[0].filename == __file__

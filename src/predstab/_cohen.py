@@ -538,7 +538,7 @@ def _complete_codes(ratings, function, *, n_raters=None, stacklevel=4):
             f"{n_drop} of {codes.shape[0]} objects have a missing value and were dropped "
             f"(as {function} does with na.omit).",
             PredstabDataWarning,
-            stacklevel=5,
+            stacklevel=stacklevel,
         )
         codes = codes[~incomplete]
         used = np.flatnonzero(np.bincount(codes.ravel(), minlength=len(categories)))
@@ -615,13 +615,13 @@ def light_kappa(ratings, /):
     value = float(np.mean(kappas))
     counts = np.stack([np.bincount(codes[:, j], minlength=k) for j in range(m)]).astype(float)  # m x k
     totals = counts.sum(axis=1)
-    log_dis = []
-    for a in range(m - 1):
-        for b in range(a + 1, m):
-            # pairs (i != j) of rater a's and rater b's categories: all pairs minus the equal ones
-            log_dis.append(math.log(totals[a] * totals[b] - float(counts[a] @ counts[b])))
-    n_pairs = len(log_dis)
-    ratio = math.exp(math.log(n_pairs) + math.fsum(log_dis) - 2 * n_pairs * math.log(n))
+    dis = [totals[a] * totals[b] - float(counts[a] @ counts[b])  # pairs (i != j) of a's and b's categories
+           for a in range(m - 1) for b in range(a + 1, m)]
+    n_pairs = len(dis)
+    if min(dis) == 0:  # a pair of raters who cannot disagree: irr's product is 0, the variance infinite
+        ratio = 0.0
+    else:
+        ratio = math.exp(math.log(n_pairs) + math.fsum(map(math.log, dis)) - 2 * n_pairs * math.log(n))
     chance = 1.0 - ratio
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = float(np.float64(chance) / (n * (1.0 - np.float64(chance))))
