@@ -376,6 +376,11 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
       numbers as numbers.
     - The p-value is ``2 * ndtr(-|z|)``, accurate in the tail where irr's ``2 * (1 - pnorm(|z|))``
       rounds to 0.
+    - psych reads a square (n x n) input as a contingency table; predstab always reads ratings.
+      irr's numeric ``weight`` vector (one weight per distance) is the Toeplitz matrix
+      ``weights[i, j] = w[|i - j|]``, here passed as a matrix.
+    - A negative variance (psych sets it to 0 and flags ``bad``) cannot occur here: the
+      variance is computed as the centred sum of squares it is.
 
     References
     ----------
