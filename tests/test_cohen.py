@@ -266,3 +266,16 @@ def test_swapping_raters_and_permuting_objects_changes_nothing():
             assert b.value == pytest.approx(a.value, rel=1e-12)
             assert b.variance == pytest.approx(a.variance, rel=1e-10)
             assert b.statistic == pytest.approx(a.statistic, rel=1e-10)
+
+
+@pytest.mark.parametrize("case", ["o_30x2", "o_40x2_gap", "c_3cat_50x2_unused", "o_25x2_na", "c_str_45x2"])
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_variances_match_statsmodels(case, weights):
+    # an independent implementation of Fleiss, Cohen & Everitt (1969): the variance predstab uses where
+    # psych 2.2.9 differs (statsmodels.stats.inter_rater.cohens_kappa on the same table)
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    res = quiet(cohen_kappa, read_case(case), weights=weights)
+    ref = inter_rater.cohens_kappa(res.table * res.n_objects, wt=weights)
+    assert res.value == pytest.approx(ref.kappa, rel=1e-12)
+    assert res.variance == pytest.approx(ref.var_kappa, rel=1e-10)
+    assert res.null_variance == pytest.approx(ref.var_kappa0, rel=1e-10)
