@@ -53,7 +53,18 @@ def test_mcnemar_mid_p():
     # mid-p = exact p - P[X = min(b, c)], X ~ Binomial(b + c, 1/2) (Fagerland et al. 2013)
     r = compare.mcnemar([[146, 4], [14, 36]], mid_p=True)
     assert r.pvalue == pytest.approx(0.0308837890625 - stats.binom.pmf(4, 18, 0.5), rel=1e-12)
-    assert compare.mcnemar([[1, 5], [5, 1]], mid_p=True).pvalue == pytest.approx(1.0)
+    # b = c: the exact p is 1 and the mid-p value 1 - P[X = b] / 2, not 1 (Fagerland et al. 2013)
+    assert compare.mcnemar([[1, 5], [5, 1]], mid_p=True).pvalue == pytest.approx(
+        1 - stats.binom.pmf(5, 10, 0.5) / 2, rel=1e-12)
+    assert compare.mcnemar([[1, 5], [5, 1]], method="mid-p") == compare.mcnemar([[1, 5], [5, 1]], mid_p=True)
+    # mid-p as P(|X - m/2| > |b - m/2|) + P(|X - m/2| = |b - m/2|) / 2, by enumeration
+    for b, c in ((4, 14), (5, 5), (0, 3), (7, 6)):
+        m = b + c
+        x = np.arange(m + 1)
+        pmf = stats.binom.pmf(x, m, 0.5)
+        dist, obs = np.abs(x - m / 2), abs(b - m / 2)
+        want = pmf[dist > obs + 1e-9].sum() + 0.5 * pmf[np.abs(dist - obs) < 1e-9].sum()
+        assert compare.mcnemar([[3, b], [c, 2]], method="mid-p").pvalue == pytest.approx(want, rel=1e-12)
 
 
 def test_mcnemar_from_arrays_and_records_agree_with_table():
@@ -106,8 +117,12 @@ def test_mcnemar_rejects_bad_records(kwargs, match):
 
 
 def test_mcnemar_bad_table():
-    with pytest.raises(ValueError, match="`table` must be 2 x 2"):
+    with pytest.raises(ValueError, match="`table` must be a square"):
         compare.mcnemar([1, 2, 3, 4])
+    with pytest.raises(ValueError, match="`table` must be 2 x 2"):
+        compare.mcnemar(np.ones((4, 4), dtype=int))
+    with pytest.raises(ValueError, match="`method`"):
+        compare.mcnemar([[1, 2], [3, 4]], method="chisq")
     with pytest.raises(ValueError, match="non-negative whole"):
         compare.mcnemar([[1, -2], [3, 4]])
     with pytest.raises(TypeError, match="not both"):
@@ -245,7 +260,7 @@ def test_friedman_nemenyi_issue_figures():
     n, k = RANKS.shape
     chi2 = 12 * n / (k * (k + 1)) * (np.sum(r.average_ranks ** 2) - k * (k + 1) ** 2 / 4)
     assert r.statistic == pytest.approx(chi2, rel=1e-12)
-    ff = r.to_frame()
+    ff = r.ranks_frame()
     assert ff["method"].tolist() == ["method 2", "method 1", "method 3"]
 
 

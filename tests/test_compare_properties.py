@@ -12,7 +12,8 @@ Y = [0.83, 0.85, 0.80, 0.82, 0.88]
 
 # (call, exception, text that names the parameter)
 BAD_INPUT = {
-    "ttest level": (lambda: compare.ttest(X, Y, level=1.5), ValueError, "`level`"),
+    "ttest level": (lambda: compare.ttest(X, Y, confidence_level=1.5), ValueError, "`confidence_level`"),
+    "ttest former level": (lambda: compare.ttest(X, Y, level=1.5), ValueError, "`confidence_level`"),
     "ttest paired+equal_var": (lambda: compare.ttest(X, Y, paired=True, equal_var=True), ValueError,
                                "`equal_var`"),
     "ttest paired lengths": (lambda: compare.ttest(X, Y[:-1], paired=True), ValueError, "same shape"),
@@ -32,12 +33,14 @@ BAD_INPUT = {
     "permutation rng": (lambda: compare.permutation_test(X, Y, random_state="seed"), TypeError,
                         "`random_state`"),
     "permutation empty": (lambda: compare.permutation_test([], Y), ValueError, "`a`"),
-    "mean_ci level": (lambda: compare.mean_ci(X, level=0), ValueError, "`level`"),
+    "mean_ci level": (lambda: compare.mean_ci(X, confidence_level=0), ValueError, "`confidence_level`"),
     "mean_ci short": (lambda: compare.mean_ci([1.0]), ValueError, "`x`"),
     "stratified 1-D": (lambda: compare.stratified_bootstrap_ci(X), ValueError, "`scores`"),
     "stratified statistic": (lambda: compare.stratified_bootstrap_ci([X, Y], statistic="iqm"), TypeError,
                              "`statistic`"),
-    "win rate level": (lambda: compare.win_rate_test(5, 10, level=2), ValueError, "`level`"),
+    "win rate level": (lambda: compare.win_rate_test(5, 10, confidence_level=2), ValueError,
+                       "`confidence_level`"),
+    "win rate count 3.0": (lambda: compare.win_rate_test(3.0, 10), ValueError, "`wins`"),
     "expected max text": (lambda: compare.expected_max_normal("5"), TypeError, "`k`"),
     "friedman higher": (lambda: compare.friedman_nemenyi([X, Y], higher_is_better="yes"), TypeError,
                         "`higher_is_better`"),

@@ -20,6 +20,7 @@ repeated CV / random splits                :func:`corrected_resampled_ttest`,
                                            :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
 two methods over many data sets            :func:`wilcoxon`
 many methods over many data sets           :func:`friedman_nemenyi`, :func:`plot_cd_diagram`
+many methods against a control             :func:`bonferroni_dunn`
 how many seeds / games                     :func:`seeds_needed`, :func:`power_ttest`,
                                            :func:`detectable_effect`, :func:`win_rate_test`,
                                            :func:`games_needed`
@@ -43,8 +44,14 @@ from ._power import (
     seeds_needed,
     win_rate_test,
 )
-from ._ranks import FriedmanNemenyiResult, friedman_nemenyi, plot_cd_diagram
-from ._results import TestResult
+from ._ranks import (
+    BonferroniDunnResult,
+    FriedmanNemenyiResult,
+    bonferroni_dunn,
+    friedman_nemenyi,
+    plot_cd_diagram,
+)
+from ._results import TestResult, WilcoxonResult
 from ._summaries import (
     MeanCI,
     StratifiedBootstrapResult,
@@ -60,7 +67,8 @@ __all__ = [
     "paired_bootstrap", "PairedBootstrapResult",
     "permutation_test",
     "ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "TestResult",
-    "friedman_nemenyi", "FriedmanNemenyiResult", "plot_cd_diagram",
+    "WilcoxonResult",
+    "friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "BonferroniDunnResult", "plot_cd_diagram",
     "seeds_needed", "power_ttest", "power_ttest_n", "detectable_effect",
     "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
     "iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
