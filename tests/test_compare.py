@@ -692,3 +692,61 @@ def test_repeated_cv_naive_test_inflates_with_repetitions_corrected_does_not():
     naive_10, corrected_10 = _repeated_cv_rejections(rng, 150, n_repeats=10)
     assert naive_10 > 0.3 and naive_10 > naive_2 + 0.2
     assert corrected_10 < 0.1 and corrected_2 < 0.1
+
+
+# ---------------------------------------------------------------- additions of issue 14
+def _power_by_integration(d, n_a, n_b, alpha):
+    """Two-sided two-sample power by integrating over the chi-square of the pooled variance.
+
+    T = (Z + ncp) / sqrt(V / nu), V ~ chi2(nu): P(|T| > q) = E_V[P(Z > q sqrt(V/nu) - ncp)
+    + P(Z < -q sqrt(V/nu) - ncp)], independent of scipy's noncentral t.
+    """
+    from scipy import integrate
+
+    nu = n_a + n_b - 2
+    ncp = d * np.sqrt(n_a * n_b / (n_a + n_b))
+    q = stats.t.isf(alpha / 2, nu)
+
+    def f(v):
+        s = q * np.sqrt(v / nu)
+        return (stats.norm.sf(s - ncp) + stats.norm.cdf(-s - ncp)) * stats.chi2.pdf(v, nu)
+
+    return integrate.quad(f, 0, np.inf, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+@pytest.mark.parametrize("d, n_a, n_b", [(0.6, 90, 60), (0.5, 10, 30), (1.2, 5, 8)])
+def test_power_unequal_arms_by_integration(d, n_a, n_b):
+    got = compare.power_ttest(d, n_a, n_b=n_b)
+    assert got == pytest.approx(_power_by_integration(d, n_a, n_b, 0.05), rel=1e-8)
+    assert compare.power_ttest(d, n_a, n_b=n_a) == compare.power_ttest(d, n_a)
+    # the sample size solved with ratio = n_b / n_a gives the power back
+    n = compare.power_ttest_n(d, power=got, ratio=n_b / n_a, tol=1e-12)
+    assert n == pytest.approx(n_a, rel=1e-8)
+    assert compare.seeds_needed(d, power=got - 1e-9, ratio=n_b / n_a) == n_a
+
+
+def test_power_one_sample_equals_paired_and_rejects_n_b():
+    assert compare.power_ttest(0.4, 20, test="paired") == compare.power_ttest(0.4, 20, test="one-sample")
+    # one-sided power is the upper tail at alpha, two-sided at alpha / 2
+    nu, ncp = 19, 0.4 * np.sqrt(20)
+    assert compare.power_ttest(0.4, 20, test="paired", alternative="one-sided") == pytest.approx(
+        stats.nct.sf(stats.t.isf(0.05, nu), nu, ncp), rel=1e-12)
+    with pytest.raises(ValueError, match="`n_b`"):
+        compare.power_ttest(0.4, 20, test="paired", n_b=10)
+    with pytest.raises(ValueError, match="`test`"):
+        compare.power_ttest(0.4, 20, test="two.sample")
+
+
+def test_mcnemar_asymptotic_degenerate_and_records_vs_table():
+    # no discordant cases: p = 1 (R divides 0 by 0)
+    r = compare.mcnemar([[5, 0], [0, 7]], method="asymptotic")
+    assert (r.statistic, r.pvalue, r.df) == (0.0, 1.0, 1)
+    # a 3 x 3 array is a table of counts for the asymptotic method, records otherwise
+    t = [[3, 1, 0], [2, 4, 1], [0, 3, 5]]
+    assert compare.mcnemar(t, method="asymptotic").table == tuple(map(tuple, t))
+    assert compare.mcnemar([[1, 1, 0], [2, 0, 1], [3, 1, 1]]).table == (1, 1, 1, 0)
+    # Bowker's statistic on 2 x 2 without correction is McNemar's
+    two = compare.mcnemar([[10, 3], [9, 4]], method="asymptotic", correction=False)
+    assert two.statistic == pytest.approx((3 - 9) ** 2 / 12, rel=1e-14)
+    with pytest.raises(ValueError, match="`mid_p=True`"):
+        compare.mcnemar([[10, 3], [9, 4]], method="asymptotic", mid_p=True)
