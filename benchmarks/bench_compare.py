@@ -57,11 +57,11 @@ def main():
         ("mcnemar, 100k case records", lambda: compare.mcnemar(old=old, new=new),
          "pandas crosstab + statsmodels", lambda: sm_mcnemar(pd.crosstab(old, new).to_numpy(), exact=True)),
         ("paired permutation, n=30, 9999",
-         lambda: compare.permutation_test(a, b, paired=True, random_state=0),
+         lambda: compare.mean_permutation_test(a, b, paired=True, random_state=0),
          "scipy permutation_test (samples)", lambda: stats.permutation_test(
              (b - a,), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
              n_resamples=9999, vectorized=True, random_state=0)),
-        ("two-sample permutation, 30+30, 9999", lambda: compare.permutation_test(a, b, random_state=0),
+        ("two-sample permutation, 30+30, 9999", lambda: compare.mean_permutation_test(a, b, random_state=0),
          "scipy permutation_test (independent)", lambda: stats.permutation_test(
              (b, a), lambda u, v, axis: np.mean(u, axis=axis) - np.mean(v, axis=axis),
              n_resamples=9999, vectorized=True, random_state=0)),

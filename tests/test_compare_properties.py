@@ -26,13 +26,13 @@ BAD_INPUT = {
                           ValueError, "`n_train`"),
     "corrected n_test": (lambda: compare.corrected_resampled_ttest(X, Y, n_train=10, n_test=-1),
                          ValueError, "`n_test`"),
-    "permutation n": (lambda: compare.permutation_test(X, Y, n_permutations=0), ValueError,
+    "permutation n": (lambda: compare.mean_permutation_test(X, Y, n_permutations=0), ValueError,
                       "`n_permutations`"),
-    "permutation paired lengths": (lambda: compare.permutation_test(X, Y[:3], paired=True), ValueError,
+    "permutation paired lengths": (lambda: compare.mean_permutation_test(X, Y[:3], paired=True), ValueError,
                                    "same length"),
-    "permutation rng": (lambda: compare.permutation_test(X, Y, random_state="seed"), TypeError,
+    "permutation rng": (lambda: compare.mean_permutation_test(X, Y, random_state="seed"), TypeError,
                         "`random_state`"),
-    "permutation empty": (lambda: compare.permutation_test([], Y), ValueError, "`a`"),
+    "permutation empty": (lambda: compare.mean_permutation_test([], Y), ValueError, "`a`"),
     "mean_ci level": (lambda: compare.mean_ci(X, confidence_level=0), ValueError, "`confidence_level`"),
     "mean_ci short": (lambda: compare.mean_ci([1.0]), ValueError, "`x`"),
     "stratified 1-D": (lambda: compare.stratified_bootstrap_ci(X), ValueError, "`scores`"),
@@ -96,13 +96,13 @@ def test_ttest_antisymmetry_and_shift_invariance(a, b):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=0, max_value=2**31 - 1))
 def test_permutation_same_seed_same_p(seed):
-    p1 = compare.permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
-    p2 = compare.permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
+    p1 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
+    p2 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
     assert p1 == p2
     # swapping the groups only flips the sign of the statistic; with the same seed the
     # two-sided hits are the same
-    r = compare.permutation_test(Y, X, n_permutations=99, random_state=seed)
-    assert r.statistic == pytest.approx(-compare.permutation_test(X, Y, n_permutations=99,
+    r = compare.mean_permutation_test(Y, X, n_permutations=99, random_state=seed)
+    assert r.statistic == pytest.approx(-compare.mean_permutation_test(X, Y, n_permutations=99,
                                                                   random_state=seed).statistic)
 
 

@@ -218,7 +218,7 @@ def _issue_rows():
     yield absolute(SUITE, c, "A vs B mean difference", 16.9, r.estimate, atol=5e-12)
     yield absolute(SUITE, c, "A vs B pooled t", 0.4236, r.statistic, atol=5e-5)
     yield absolute(SUITE, c, "A vs B pooled p", 0.6769, r.pvalue, atol=5e-5)
-    p = compare.permutation_test(A, B, n_permutations=9999, random_state=0).pvalue
+    p = compare.mean_permutation_test(A, B, n_permutations=9999, random_state=0).pvalue
     yield absolute(SUITE, c, "A vs B permutation p", 1.0, p, atol=5e-3,
                    note="Monte Carlo, 9999 permutations, random_state=0")
     ranks = np.array([[1, 2, 3]] * 3 + [[1, 3, 2]] + [[2, 1, 3]] * 5 + [[3, 1, 2]] * 2 + [[2, 3, 1]])

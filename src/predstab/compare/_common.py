@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation import Interval, Options
 
-__all__ = ["read_scores", "read_counts", "accepts_level", "CONFIDENCE", "PROBABILITY", "COUNT",
+__all__ = ["rng_keyword", "read_scores", "read_counts", "accepts_level", "CONFIDENCE", "PROBABILITY", "COUNT",
            "POSITIVE_COUNT", "ALTERNATIVE", "ALTERNATIVES", "alternative_name"]
 
 #: ``confidence_level``: a float in (0, 1)
@@ -31,6 +31,12 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 ALTERNATIVE = [Options(ALTERNATIVES)]
 
 _R_ALTERNATIVE = {"two-sided": "two.sided", "greater": "greater", "less": "less"}
+
+
+def rng_keyword(func, generator) -> dict:
+    """``{"rng": generator}`` for SciPy >= 1.15, ``{"random_state": generator}`` before."""
+    name = "rng" if "rng" in inspect.signature(func).parameters else "random_state"
+    return {name: generator}
 
 
 def alternative_name(alternative) -> str:
