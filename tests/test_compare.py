@@ -861,3 +861,26 @@ def test_performance_profile_equals_rliable():
     np.testing.assert_allclose(compare.performance_profile(s, taus), library.score_distributions(s, taus))
     np.testing.assert_allclose(compare.performance_profile(s, taus, kind="mean"),
                                library.average_score_distributions(s, taus))
+
+
+def test_cd_diagram_with_a_control():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = compare.bonferroni_dunn(4 - RANKS, control=2, alpha=0.05)
+    # CD = z_{1 - 0.05 / 4} sqrt(k (k + 1) / (6 N)) = 2.2414 * sqrt(12 / 72)
+    assert r.critical_difference == pytest.approx(stats.norm.isf(0.0125) * np.sqrt(1 / 6), rel=1e-12)
+    ax = compare.plot_cd_diagram(r, labels=["A", "B", "C"])
+    assert ax.get_title() == "Critical difference (Bonferroni-Dunn vs C, alpha = 0.05): CD = 0.92"
+    # the control's band: from R_c - CD (clipped at rank 1) to R_c + CD (clipped at k = 3)
+    rc = 31 / 12
+    band = [line for line in ax.lines if line.get_linewidth() == 4]
+    assert len(band) == 1
+    np.testing.assert_allclose(band[0].get_xdata(), [rc - r.critical_difference, 3.0], rtol=1e-12)
+    bold = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+    assert bold == ["C (2.58)"]
+    with pytest.raises(ValueError, match="`alpha`"):
+        compare.plot_cd_diagram(r, alpha=0.1)
+    plt.close("all")

@@ -359,10 +359,14 @@ def bonferroni_dunn(scores, *, control=0, alpha=0.05, higher_is_better=True):
 
 
 def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
-    if not isinstance(result, FriedmanNemenyiResult):
-        raise TypeError(f"`result` must be a FriedmanNemenyiResult from friedman_nemenyi(); got "
-                        f"{type(result).__name__}.")
-    if alpha is not None and alpha != result.alpha:
+    if not isinstance(result, (FriedmanNemenyiResult, BonferroniDunnResult)):
+        raise TypeError(f"`result` must be a FriedmanNemenyiResult from friedman_nemenyi() or a "
+                        f"BonferroniDunnResult from bonferroni_dunn(); got {type(result).__name__}.")
+    if isinstance(result, BonferroniDunnResult):
+        if alpha is not None and alpha != result.alpha:
+            raise ValueError(f"`alpha` of a Bonferroni-Dunn diagram is the test's ({result.alpha}); call "
+                             f"bonferroni_dunn(..., alpha={alpha}) instead; got alpha={alpha}.")
+    elif alpha is not None and alpha != result.alpha:
         # ranks of the ranks are the ranks: recompute CD and cliques at the new level
         result = friedman_nemenyi(pd.DataFrame(result.ranks, columns=list(result.names)), alpha=alpha,
                                   higher_is_better=False)
@@ -398,16 +402,18 @@ def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
 
 def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, order="best_left",
                     show_cliques=True, clique_color="black", title=None, decimals=2):
-    """Critical-difference diagram (Demšar 2006) of a :func:`friedman_nemenyi` result.
+    """Critical-difference diagram (Demšar 2006) of a Friedman-Nemenyi or a Bonferroni-Dunn result.
 
     Methods hang from a rank axis at their average rank, best half on one side and the
     rest on the other; thick bars join groups of methods whose average ranks lie within the
     critical difference (not significantly different at ``result.alpha``), and a bar on top
-    shows the CD itself.
+    shows the CD itself. For a Bonferroni–Dunn result (a control) one bar spans the
+    control's average rank ± CD (Demšar's Fig. 2): methods outside it differ significantly
+    from the control, whose name is set in bold.
 
     Parameters
     ----------
-    result : FriedmanNemenyiResult
+    result : FriedmanNemenyiResult or BonferroniDunnResult
     alpha : float, optional
         Significance level of the CD and cliques (default: ``result.alpha``).
     ax : matplotlib Axes, optional
@@ -419,7 +425,8 @@ def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, or
     order : {"best_left", "best_right"}, default "best_left"
         Where rank 1 goes.
     show_cliques : bool, default True
-        Draw the bars joining non-significantly different methods.
+        Draw the bars joining non-significantly different methods (the control's interval
+        for a Bonferroni–Dunn result).
     clique_color : str, default "black"
     title : str, optional
         Defaults to "Critical difference (Nemenyi, alpha = ...)".
@@ -453,9 +460,11 @@ def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, or
     k = len(labels)
     avg = np.asarray(result.average_ranks, dtype=float)
     cd = result.critical_difference
+    control = result.control if isinstance(result, BonferroniDunnResult) else None
     n_side = math.ceil(k / 2)
     step = 0.9
-    height = 2.2 + step * n_side * 0.45 + 0.25 * len(result.cliques())
+    cliques = result.cliques() if (show_cliques and control is None) else []
+    height = 2.2 + step * n_side * 0.45 + 0.25 * max(len(cliques), 1)
     if ax is None:
         _, ax = plt.subplots(figsize=(max(6.0, 1.1 * k + 2.0), height))
 
@@ -477,8 +486,13 @@ def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, or
     ax.text((x(1) + x(1 + cd)) / 2, cd_y - 0.1, f"CD = {cd:.{decimals}f}", ha="center", va="bottom",
             fontsize=10)
     # cliques: thick bars just below the axis
-    cliques = result.cliques() if show_cliques else []
     index = {name: j for j, name in enumerate(result.names)}
+    if control is not None and show_cliques:
+        # Bonferroni-Dunn: the control's interval R_c +- CD; methods outside it differ from the control
+        rc = avg[index[control]]
+        lo_r, hi_r = max(1.0, rc - cd), min(float(k), rc + cd)
+        ax.plot([x(lo_r), x(hi_r)], [0.25, 0.25], color=clique_color, lw=4, solid_capstyle="round")
+        ax.plot([x(rc)], [0.25], marker="o", color="white", markeredgecolor=clique_color, ms=6)
     for c, members in enumerate(cliques):
         rs = [avg[index[m]] for m in members]
         y = 0.25 + 0.2 * c
@@ -496,13 +510,15 @@ def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, or
         ax.plot([x(avg[j]), x(avg[j]), end_x], [0, y, y], color=colors[j], lw=1.2)
         to_left = (end_x < x(avg[j]))
         ax.text(end_x + (-0.05 if to_left else 0.05), y, f"{labels[j]} ({avg[j]:.{decimals}f})",
-                ha="right" if to_left else "left", va="center", fontsize=10, color=colors[j])
+                ha="right" if to_left else "left", va="center", fontsize=10, color=colors[j],
+                fontweight="bold" if result.names[j] == control else "normal")
     bottom = top + step * 0.45 * (n_side - 1) + 0.4
     span = 0.35 + 0.12 * max(len(s) for s in labels) + 0.6
     ax.set_xlim(min(x(lo), x(hi)) - span, max(x(lo), x(hi)) + span)
     ax.set_ylim(bottom, cd_y - 0.45)
     ax.axis("off")
+    test = "Nemenyi" if control is None else f"Bonferroni-Dunn vs {labels[index[control]]}"
     ax.set_title(title if title is not None else
-                 f"Critical difference (Nemenyi, alpha = {result.alpha:g}): CD = {cd:.{decimals}f}",
+                 f"Critical difference ({test}, alpha = {result.alpha:g}): CD = {cd:.{decimals}f}",
                  fontsize=11)
     return ax

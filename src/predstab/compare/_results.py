@@ -102,9 +102,15 @@ class TestResult(Result):
     def _str_lines(self):
         df = self.df
         params = [("df", df)] if not isinstance(df, tuple) else [("num df", df[0]), ("denom df", df[1])]
-        estimates = [] if self.estimate is None or math.isnan(self.estimate) else [
-            ("mean" if self.statistic_name == "t" and "One Sample" in self.method else "estimate",
-             self.estimate)]
+        if "One Sample" in self.method:
+            name = "mean of x"
+        elif self.method.startswith("Paired"):
+            name = "mean difference"
+        elif self.statistic_name == "t":
+            name = "difference in means (B - A)"
+        else:
+            name = "estimate (B - A)"
+        estimates = [] if self.estimate is None or math.isnan(self.estimate) else [(name, self.estimate)]
         return htest_lines(self.method, statistic_name=self.statistic_name, statistic=self.statistic,
                            parameters=params, pvalue=self.pvalue, alternative=self.alternative,
                            null_name="mean" if "One Sample" in self.method else "difference in means",
