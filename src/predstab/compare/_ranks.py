@@ -11,8 +11,8 @@ import pandas as pd
 from scipy import stats
 
 from .._results import Result, r_signif, result
-from .._validation import Interval, validate_params
-from ._common import PROBABILITY
+from .._validation import Interval, Options, validate_params
+from ._common import PROBABILITY, read_scores
 from ._results import htest_lines
 from ._rmath import tukey_quantile_secant
 
@@ -157,7 +157,7 @@ class BonferroniDunnResult(Result):
             lines.append(f"  {name}: z = {r_signif(z)}, p = {r_signif(p)}, adjusted p = {r_signif(pa)}")
         return lines
 
-    def to_frame(self) -> pd.DataFrame:
+    def comparisons_frame(self) -> pd.DataFrame:
         """One row per comparison with the control (``method``, ``z``, ``pvalue``, ``pvalue_adjusted``)."""
         return pd.DataFrame({"control": self.control, "method": list(self.others), "z": self.z,
                              "pvalue": self.pvalues, "pvalue_adjusted": self.pvalues_adjusted})
@@ -167,22 +167,11 @@ def _friedman_nemenyi_iv(scores, alpha, higher_is_better):
     names = None
     if isinstance(scores, pd.DataFrame):
         names = tuple(str(c) for c in scores.columns)
-        scores = scores.to_numpy(dtype=float)
-    try:
-        if np.iscomplexobj(scores):  # np.asarray would drop the imaginary part with only a warning
-            raise TypeError
-        arr = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`scores` must be a numeric (data sets x methods) array; got "
-                        f"{type(scores).__name__}.") from None
-    if arr.ndim != 2:
-        raise ValueError(f"`scores` must be 2-dimensional (data sets x methods); got shape {arr.shape}.")
+        scores = scores.to_numpy()
+    arr = read_scores(scores, "scores", ndim=2)
     if arr.shape[0] < 2 or arr.shape[1] < 2:
         raise ValueError(f"`scores` needs at least 2 data sets (rows) and 2 methods (columns); got "
                          f"shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("`scores` must not contain NaN or infinite values; drop incomplete data sets "
-                         "first.")
     if names is None:
         names = tuple(f"method {j + 1}" for j in range(arr.shape[1]))
     return arr, float(alpha), bool(higher_is_better), names
@@ -400,6 +389,10 @@ def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
     return result, labels, colors, reverse, bool(show_cliques)
 
 
+@validate_params({"result": [FriedmanNemenyiResult, BonferroniDunnResult], "alpha": [*PROBABILITY, None],
+                  "labels": ["array-like", dict, None], "colors": [str, "array-like", dict, None],
+                  "order": [Options(("best_left", "best_right"))], "show_cliques": ["boolean"],
+                  "clique_color": [str], "title": [str, None], "decimals": [Interval(Integral, 0, None)]})
 def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, order="best_left",
                     show_cliques=True, clique_color="black", title=None, decimals=2):
     """Critical-difference diagram (Demšar 2006) of a Friedman-Nemenyi or a Bonferroni-Dunn result.
