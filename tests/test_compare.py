@@ -884,3 +884,12 @@ def test_cd_diagram_with_a_control():
     with pytest.raises(ValueError, match="`alpha`"):
         compare.plot_cd_diagram(r, alpha=0.1)
     plt.close("all")
+
+
+def test_wilcoxon_exact_with_ties_warns_and_uses_the_normal_approximation():
+    # R: wilcox.test(y, x, paired = TRUE, exact = TRUE) warns "cannot compute exact p-value with ties"
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 3.0, 5.0, 6.0, 4.0, 9.0]   # |d| = 1, 1, 2, 2, 1, 3
+    with pytest.warns(PredstabDataWarning, match="exact"):
+        r = compare.wilcoxon(a, b, exact=True)
+    assert r == compare.wilcoxon(a, b, exact=False)
+    assert r.method == "Wilcoxon signed rank test with continuity correction"

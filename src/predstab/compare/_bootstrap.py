@@ -313,7 +313,6 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     )
 
 
-@accepts_level
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)], "confidence_level": CONFIDENCE,
                   "method": [Options(_METHODS)], "random_state": ["random_state"]})

@@ -21,7 +21,7 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
-from .._exceptions import PredstabUndefinedWarning
+from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from .._utils import ConfidenceInterval
 from .._validation import Interval, Options, validate_params
 from ._common import ALTERNATIVE, CONFIDENCE, accepts_level, read_scores
@@ -216,6 +216,8 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
     -----
     PredstabUndefinedWarning
         All differences are zero: p-value NaN.
+    PredstabDataWarning
+        ``exact=True`` with ties or zeros: the normal approximation is used.
 
     References
     ----------
@@ -259,6 +261,10 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
     if use_exact and zero_method == "pratt":
         raise ValueError("`exact=True` is not available with zero_method='pratt' (coin's asymptotic "
                          "test); got exact=True.")
+    if exact and (ties or n_zero):
+        warnings.warn("wilcoxon: cannot compute the exact p-value with ties or zero differences; the "
+                      "normal approximation is used (as R's wilcox.test does).", PredstabDataWarning,
+                      stacklevel=2)
     if use_exact and not ties and n_zero == 0:
         p = float(stats.wilcoxon(d, alternative=alternative, method="exact").pvalue)
         return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method="Wilcoxon signed rank exact test",

@@ -14,6 +14,7 @@ from .._results import Result, r_signif, result
 from .._utils import missing_mask
 from .._validation import Options, validate_params
 from ._common import read_counts
+from ._power import binomial_two_sided_p
 from ._results import htest_lines
 
 __all__ = ["mcnemar", "McNemarResult"]
@@ -176,7 +177,7 @@ def _mcnemar_iv(table, old, new, ids, method, mid_p):
 def _binomial_p(b, c, method):
     """Two-sided exact or mid-p value of min(b, c) in Binomial(b + c, 1/2)."""
     m, k = b + c, min(b, c)
-    exact = min(1.0, float(stats.binomtest(k, m, 0.5).pvalue))
+    exact = binomial_two_sided_p(k, m)
     if method == "exact":
         return exact
     # mid-p: the exact p-value minus half the probability of the observed |b - c|: for b != c

@@ -81,9 +81,6 @@ def _power(d, n, alpha, strict, test="two-sample", alternative="two-sided", n_b=
     return min(upper + lower, 1.0)
 
 
-# kept for callers of the former private name
-_power_two_sample = _power
-
 
 @validate_params({"d": _EFFECT, "n": _N, "alpha": PROBABILITY, "n_b": [Interval(Real, 2, None), None],
                   **_DESIGN})
@@ -373,10 +370,17 @@ class WinRateResult(Result):
 
 
 def binomial_two_sided_p(x, n):
-    """Exact two-sided binomial p-value against 1/2 (``scipy.stats.binomtest``, as R's ``binom.test``)."""
+    """Exact two-sided binomial p-value against 1/2: ``min(1, 2 P[X <= min(x, n - x)])``.
+
+    What :func:`scipy.stats.binomtest` and R's ``binom.test`` give for p = 1/2 (the
+    distribution is symmetric), without binomtest's search for the other tail (10x faster).
+    """
     if n == 0:
         return float("nan")
-    return float(stats.binomtest(int(x), int(n), 0.5).pvalue)
+    k = min(x, n - x)
+    if 2 * k == n:
+        return 1.0
+    return min(1.0, 2.0 * float(stats.binom.cdf(k, n, 0.5)))
 
 
 @accepts_level
