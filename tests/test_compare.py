@@ -893,3 +893,28 @@ def test_wilcoxon_exact_with_ties_warns_and_uses_the_normal_approximation():
         r = compare.wilcoxon(a, b, exact=True)
     assert r == compare.wilcoxon(a, b, exact=False)
     assert r.method == "Wilcoxon signed rank test with continuity correction"
+
+
+def test_ttest_mu_and_one_sided_by_hand():
+    a, b = np.array(A, float), np.array(B, float)
+    # two-sample with mu: t.test(B, A, mu = 5): t of (mean B - mean A - 5), interval of mean B - mean A
+    r, shifted = compare.ttest(a, b, mu=5.0), compare.ttest(a, b - 5.0)
+    assert r.statistic == pytest.approx(shifted.statistic, rel=1e-12)
+    assert r.pvalue == pytest.approx(shifted.pvalue, rel=1e-12)
+    assert r.confidence_interval == pytest.approx(tuple(np.add(shifted.confidence_interval, 5.0)), rel=1e-12)
+    assert r.estimate == pytest.approx(16.9, rel=1e-12)
+    # paired with mu, against the one-sample test of the differences
+    p = compare.ttest(a, b, paired=True, mu=2.0)
+    d = b - a
+    t = (d.mean() - 2.0) / (d.std(ddof=1) / np.sqrt(10))
+    assert p.statistic == pytest.approx(t, rel=1e-12)
+    assert p.pvalue == pytest.approx(2 * stats.t.sf(abs(t), 9), rel=1e-12)
+    # one-sided corrected resampled t: half the two-sided p on the side of the estimate
+    x = [0.80, 0.82, 0.79, 0.81, 0.80, 0.83, 0.78, 0.80, 0.82, 0.81]
+    y = [0.82, 0.83, 0.80, 0.84, 0.80, 0.85, 0.80, 0.81, 0.84, 0.82]
+    two = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100)
+    up = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100, alternative="greater")
+    down = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100, alternative="less")
+    assert up.pvalue == pytest.approx(two.pvalue / 2, rel=1e-12)
+    assert down.pvalue == pytest.approx(1 - two.pvalue / 2, rel=1e-12)
+    assert up.confidence_interval.high == np.inf and down.confidence_interval.low == -np.inf
