@@ -53,7 +53,18 @@ def test_mcnemar_mid_p():
     # mid-p = exact p - P[X = min(b, c)], X ~ Binomial(b + c, 1/2) (Fagerland et al. 2013)
     r = compare.mcnemar([[146, 4], [14, 36]], mid_p=True)
     assert r.pvalue == pytest.approx(0.0308837890625 - stats.binom.pmf(4, 18, 0.5), rel=1e-12)
-    assert compare.mcnemar([[1, 5], [5, 1]], mid_p=True).pvalue == pytest.approx(1.0)
+    # b = c: the exact p is 1 and the mid-p value 1 - P[X = b] / 2, not 1 (Fagerland et al. 2013)
+    assert compare.mcnemar([[1, 5], [5, 1]], mid_p=True).pvalue == pytest.approx(
+        1 - stats.binom.pmf(5, 10, 0.5) / 2, rel=1e-12)
+    assert compare.mcnemar([[1, 5], [5, 1]], method="mid-p") == compare.mcnemar([[1, 5], [5, 1]], mid_p=True)
+    # mid-p as P(|X - m/2| > |b - m/2|) + P(|X - m/2| = |b - m/2|) / 2, by enumeration
+    for b, c in ((4, 14), (5, 5), (0, 3), (7, 6)):
+        m = b + c
+        x = np.arange(m + 1)
+        pmf = stats.binom.pmf(x, m, 0.5)
+        dist, obs = np.abs(x - m / 2), abs(b - m / 2)
+        want = pmf[dist > obs + 1e-9].sum() + 0.5 * pmf[np.abs(dist - obs) < 1e-9].sum()
+        assert compare.mcnemar([[3, b], [c, 2]], method="mid-p").pvalue == pytest.approx(want, rel=1e-12)
 
 
 def test_mcnemar_from_arrays_and_records_agree_with_table():
@@ -106,8 +117,12 @@ def test_mcnemar_rejects_bad_records(kwargs, match):
 
 
 def test_mcnemar_bad_table():
-    with pytest.raises(ValueError, match="`table` must be 2 x 2"):
+    with pytest.raises(ValueError, match="`table` must be a square"):
         compare.mcnemar([1, 2, 3, 4])
+    with pytest.raises(ValueError, match="`table` must be 2 x 2"):
+        compare.mcnemar(np.ones((4, 4), dtype=int))
+    with pytest.raises(ValueError, match="`method`"):
+        compare.mcnemar([[1, 2], [3, 4]], method="chisq")
     with pytest.raises(ValueError, match="non-negative whole"):
         compare.mcnemar([[1, -2], [3, 4]])
     with pytest.raises(TypeError, match="not both"):
@@ -127,7 +142,7 @@ def test_seeds_example_t_and_permutation():
     assert r.estimate == pytest.approx(16.9, abs=1e-12)
     assert r.statistic == pytest.approx(0.4236, abs=5e-5)   # issue: t = 0.4236
     assert r.pvalue == pytest.approx(0.6769, abs=5e-5)      # issue: p = 0.6769
-    p = compare.permutation_test(A, B, random_state=0)
+    p = compare.mean_permutation_test(A, B, random_state=0)
     assert p.statistic == pytest.approx(16.9, abs=1e-12)
     assert p.pvalue > 0.995                                  # issue: p ~ 1.0000 (outlier dominates)
 
@@ -135,13 +150,14 @@ def test_seeds_example_t_and_permutation():
 def test_permutation_reproducible_and_valid():
     x = np.arange(8.0)
     y = x + np.array([0.5, 1.2, -0.3, 0.8, 1.1, 0.4, 0.9, 1.3])
-    r1 = compare.permutation_test(x, y, paired=True, n_permutations=999, random_state=7)
-    r2 = compare.permutation_test(x, y, paired=True, n_permutations=999, random_state=7)
-    assert r1.pvalue == r2.pvalue
-    assert r1.pvalue * 1000 == pytest.approx(round(r1.pvalue * 1000))   # (hits + 1) / (n + 1)
-    assert 1 / 1000 <= r1.pvalue <= 1
+    # 99 < 2^8 arrangements: Monte Carlo
+    r1 = compare.mean_permutation_test(x, y, paired=True, n_permutations=99, random_state=7)
+    r2 = compare.mean_permutation_test(x, y, paired=True, n_permutations=99, random_state=7)
+    assert r1.pvalue == r2.pvalue and r1.method.startswith("Monte Carlo")
+    assert r1.pvalue * 100 == pytest.approx(round(r1.pvalue * 100))   # (hits + 1) / (n + 1)
+    assert 1 / 100 <= r1.pvalue <= 1
     g = np.random.default_rng(7)
-    compare.permutation_test(x, y, paired=True, n_permutations=10, random_state=g)
+    compare.mean_permutation_test(x, y, paired=True, n_permutations=10, random_state=g)
     assert g.bit_generator.state != np.random.default_rng(7).bit_generator.state
 
 
@@ -153,25 +169,51 @@ def test_paired_permutation_matches_exact_enumeration():
     obs = abs(d.mean())
     flips = np.array(list(itertools.product([-1, 1], repeat=8)))
     exact = np.mean(np.abs(flips @ d / 8) >= obs - 1e-12)
-    r = compare.permutation_test(np.zeros(8), d, paired=True, n_permutations=20000, random_state=1)
-    assert r.pvalue == pytest.approx(exact, abs=0.015)
+    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=2000, random_state=1)
+    assert r.pvalue == pytest.approx(exact, abs=1e-15) and r.method.startswith("Exact")
+    assert compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=256) == r  # any seed
+    greater = np.mean(flips @ d / 8 >= d.mean() - 1e-12)
+    assert compare.mean_permutation_test(np.zeros(8), d, paired=True, alternative="greater").pvalue == \
+        pytest.approx(greater, abs=1e-15)
+    # below 256 draws: Monte Carlo, close to the exact value
+    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=255, random_state=1)
+    assert r.method.startswith("Monte Carlo") and r.pvalue == pytest.approx(exact, abs=0.1)
+
+
+def test_two_sample_permutation_exact_by_enumeration():
+    import itertools
+
+    a, b = np.array([1.0, 2.5, 3.0, 0.5]), np.array([2.0, 4.0, 3.5, 5.0, 4.5])
+    pooled = np.concatenate([a, b])
+    obs = b.mean() - a.mean()
+    stats_ = []
+    for idx in itertools.combinations(range(9), 5):
+        in_b = np.zeros(9, bool)
+        in_b[list(idx)] = True
+        stats_.append(pooled[in_b].mean() - pooled[~in_b].mean())
+    stats_ = np.array(stats_)
+    r = compare.mean_permutation_test(a, b)   # C(9, 5) = 126 <= 9999 arrangements: exact
+    assert r.method == "Exact two-sample permutation test of the difference of means"
+    assert r.pvalue == pytest.approx(np.mean(np.abs(stats_) >= abs(obs) - 1e-12), abs=1e-15)
+    assert compare.mean_permutation_test(a, b, alternative="less").pvalue == pytest.approx(
+        np.mean(stats_ <= obs + 1e-12), abs=1e-15)
 
 
 def test_two_sample_permutation_detects_shift_and_alternatives():
     a = np.arange(10.0)
     b = a + 20
-    r = compare.permutation_test(a, b, n_permutations=999, random_state=0)
+    r = compare.mean_permutation_test(a, b, n_permutations=999, random_state=0)
     # exact p = 2 / C(20, 10) ~ 1e-5: at most a couple of the 999 relabellings are as extreme
     assert 1 / 1000 <= r.pvalue <= 3 / 1000
-    assert compare.permutation_test(a, b, alternative="less", n_permutations=199,
+    assert compare.mean_permutation_test(a, b, alternative="less", n_permutations=199,
                                     random_state=0).pvalue == 1.0
     with pytest.raises(ValueError, match="`alternative`"):
-        compare.permutation_test(a, b, alternative="two_sided")
+        compare.mean_permutation_test(a, b, alternative="two_sided")
 
 
 def test_permutation_does_not_touch_global_rng():
     state = np.random.get_state()[1].copy()  # noqa: NPY002 -- checking the legacy global state
-    compare.permutation_test(A, B, n_permutations=50, random_state=None)
+    compare.mean_permutation_test(A, B, n_permutations=50, random_state=None)
     assert np.array_equal(np.random.get_state()[1], state)  # noqa: NPY002
 
 
@@ -245,7 +287,7 @@ def test_friedman_nemenyi_issue_figures():
     n, k = RANKS.shape
     chi2 = 12 * n / (k * (k + 1)) * (np.sum(r.average_ranks ** 2) - k * (k + 1) ** 2 / 4)
     assert r.statistic == pytest.approx(chi2, rel=1e-12)
-    ff = r.to_frame()
+    ff = r.ranks_frame()
     assert ff["method"].tolist() == ["method 2", "method 1", "method 3"]
 
 
@@ -595,8 +637,10 @@ def test_paired_bootstrap_clusters():
 
 @pytest.mark.parametrize("kwargs, exc, match", [
     (dict(metric="accuracy"), TypeError, "`metric`"),
-    (dict(metric=_acc, method="basic"), ValueError, "`method`"),
-    (dict(metric=_acc, level=95), ValueError, "`level`"),
+    (dict(metric=_acc, method="BCa"), ValueError, "`method`"),   # "bca" is the one spelling
+    (dict(metric=_acc, level=95), ValueError, "`confidence_level`"),
+    (dict(metric=_acc, confidence_level=95), ValueError, "`confidence_level`"),
+    (dict(metric=_acc, n_resamples=200.0), ValueError, "`n_resamples`"),
     (dict(metric=_acc, n_resamples=1), ValueError, "`n_resamples`"),
 ])
 def test_paired_bootstrap_bad_input(kwargs, exc, match):
@@ -677,3 +721,200 @@ def test_repeated_cv_naive_test_inflates_with_repetitions_corrected_does_not():
     naive_10, corrected_10 = _repeated_cv_rejections(rng, 150, n_repeats=10)
     assert naive_10 > 0.3 and naive_10 > naive_2 + 0.2
     assert corrected_10 < 0.1 and corrected_2 < 0.1
+
+
+# ---------------------------------------------------------------- additions of issue 14
+def _power_by_integration(d, n_a, n_b, alpha):
+    """Two-sided two-sample power by integrating over the chi-square of the pooled variance.
+
+    T = (Z + ncp) / sqrt(V / nu), V ~ chi2(nu): P(|T| > q) = E_V[P(Z > q sqrt(V/nu) - ncp)
+    + P(Z < -q sqrt(V/nu) - ncp)], independent of scipy's noncentral t.
+    """
+    from scipy import integrate
+
+    nu = n_a + n_b - 2
+    ncp = d * np.sqrt(n_a * n_b / (n_a + n_b))
+    q = stats.t.isf(alpha / 2, nu)
+
+    def f(v):
+        s = q * np.sqrt(v / nu)
+        return (stats.norm.sf(s - ncp) + stats.norm.cdf(-s - ncp)) * stats.chi2.pdf(v, nu)
+
+    return integrate.quad(f, 0, np.inf, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+@pytest.mark.parametrize("d, n_a, n_b", [(0.6, 90, 60), (0.5, 10, 30), (1.2, 5, 8)])
+def test_power_unequal_arms_by_integration(d, n_a, n_b):
+    got = compare.power_ttest(d, n_a, n_b=n_b)
+    assert got == pytest.approx(_power_by_integration(d, n_a, n_b, 0.05), rel=1e-8)
+    assert compare.power_ttest(d, n_a, n_b=n_a) == compare.power_ttest(d, n_a)
+    # the sample size solved with ratio = n_b / n_a gives the power back
+    n = compare.power_ttest_n(d, power=got, ratio=n_b / n_a, tol=1e-12)
+    assert n == pytest.approx(n_a, rel=1e-8)
+    assert compare.seeds_needed(d, power=got - 1e-9, ratio=n_b / n_a) == n_a
+
+
+def test_power_one_sample_equals_paired_and_rejects_n_b():
+    assert compare.power_ttest(0.4, 20, test="paired") == compare.power_ttest(0.4, 20, test="one-sample")
+    # one-sided power is the upper tail at alpha, two-sided at alpha / 2
+    nu, ncp = 19, 0.4 * np.sqrt(20)
+    assert compare.power_ttest(0.4, 20, test="paired", alternative="one-sided") == pytest.approx(
+        stats.nct.sf(stats.t.isf(0.05, nu), nu, ncp), rel=1e-12)
+    with pytest.raises(ValueError, match="`n_b`"):
+        compare.power_ttest(0.4, 20, test="paired", n_b=10)
+    with pytest.raises(ValueError, match="`test`"):
+        compare.power_ttest(0.4, 20, test="two.sample")
+
+
+def test_mcnemar_asymptotic_degenerate_and_records_vs_table():
+    # no discordant cases: p = 1 (R divides 0 by 0)
+    r = compare.mcnemar([[5, 0], [0, 7]], method="asymptotic")
+    assert (r.statistic, r.pvalue, r.df) == (0.0, 1.0, 1)
+    # a 3 x 3 array is a table of counts for the asymptotic method, records otherwise
+    t = [[3, 1, 0], [2, 4, 1], [0, 3, 5]]
+    assert compare.mcnemar(t, method="asymptotic").table == tuple(map(tuple, t))
+    assert compare.mcnemar([[1, 1, 0], [2, 0, 1], [3, 1, 1]]).table == (1, 1, 1, 0)
+    # Bowker's statistic on 2 x 2 without correction is McNemar's
+    two = compare.mcnemar([[10, 3], [9, 4]], method="asymptotic", correction=False)
+    assert two.statistic == pytest.approx((3 - 9) ** 2 / 12, rel=1e-14)
+    with pytest.raises(ValueError, match="`mid_p=True`"):
+        compare.mcnemar([[10, 3], [9, 4]], method="asymptotic", mid_p=True)
+
+
+# ---------------------------------------------------------------- one-sample bootstrap, rliable
+def test_bootstrap_ci_percentile_basic_bca_by_hand():
+    x = np.array(A, dtype=float)
+    per = compare.bootstrap_ci(x, method="percentile", n_resamples=2000, random_state=4)
+    bas = compare.bootstrap_ci(x, method="basic", n_resamples=2000, random_state=4)
+    # the same resamples (same seed): basic is the percentile interval reflected about the mean
+    np.testing.assert_array_equal(per.distribution, bas.distribution)
+    p_lo, p_hi = per.confidence_interval
+    assert bas.confidence_interval == pytest.approx((2 * x.mean() - p_hi, 2 * x.mean() - p_lo), rel=1e-12)
+    # percentile: the 2.5 % and 97.5 % points of the replicates; replicates are means of resamples
+    lo, hi = np.percentile(per.distribution, [2.5, 97.5])
+    assert per.confidence_interval == pytest.approx((lo, hi), abs=0.05)
+    assert per.standard_error == pytest.approx(np.std(per.distribution, ddof=1), rel=1e-12)
+    assert per.standard_error == pytest.approx(x.std(ddof=0) / np.sqrt(x.size), rel=0.1)  # bootstrap SE
+    bca = compare.bootstrap_ci(x, np.median, method="bca", n_resamples=999, random_state=1)
+    ref = stats.bootstrap((x,), np.median, n_resamples=999, method="BCa",
+                          random_state=np.random.default_rng(1))
+    assert bca.value == 46.5
+    assert bca.confidence_interval == pytest.approx(tuple(ref.confidence_interval), rel=1e-12)
+    assert compare.bootstrap_ci(x, random_state=3) == compare.bootstrap_ci(x, random_state=3)
+    with pytest.warns(PredstabUndefinedWarning, match="constant"):
+        assert compare.bootstrap_ci([2.0, 2.0, 2.0]).confidence_interval == (2.0, 2.0)
+    with pytest.raises(ValueError, match="`method`"):
+        compare.bootstrap_ci(x, method="BCa")
+
+
+def _poi_by_hand(x, y):
+    # P(X > Y) + P(X = Y) / 2 per task, by a double loop over runs
+    out = []
+    for m in range(x.shape[1]):
+        wins = sum((xi > yj) + 0.5 * (xi == yj) for xi in x[:, m] for yj in y[:, m])
+        out.append(wins / (x.shape[0] * y.shape[0]))
+    return np.array(out)
+
+
+def test_probability_of_improvement_by_hand_and_mann_whitney():
+    rng = np.random.default_rng(8)
+    x = np.round(rng.normal(1.0, 0.3, size=(7, 4)), 1)   # rounded: ties
+    y = np.round(rng.normal(0.9, 0.3, size=(5, 4)), 1)
+    r = compare.probability_of_improvement(x, y, n_resamples=300, random_state=0)
+    np.testing.assert_allclose(r.per_task, _poi_by_hand(x, y), rtol=1e-12)
+    u = [stats.mannwhitneyu(x[:, m], y[:, m]).statistic / 35 for m in range(4)]
+    assert r.value == pytest.approx(np.mean(u), rel=1e-12)
+    swapped = compare.probability_of_improvement(y, x, n_resamples=0)
+    assert swapped.value == pytest.approx(1 - r.value, rel=1e-12)
+    assert r == compare.probability_of_improvement(x, y, n_resamples=300, random_state=0)
+    assert r.confidence_interval.low < r.confidence_interval.high
+    assert np.quantile(r.distribution, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    with pytest.raises(ValueError, match="same tasks"):
+        compare.probability_of_improvement(x, y[:, :3])
+
+
+def test_probability_of_improvement_equals_rliable():
+    metrics = pytest.importorskip("rliable.metrics")
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=(10, 6)), rng.normal(0.2, size=(8, 6))
+    got = compare.probability_of_improvement(x, y, n_resamples=0).value
+    assert got == pytest.approx(metrics.probability_of_improvement(x, y), rel=1e-12)
+
+
+def test_performance_profile_by_hand():
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=(6, 5))
+    taus = np.linspace(-2, 2, 17)
+    runs = compare.performance_profile(s, taus)
+    mean = compare.performance_profile(s, taus, kind="mean")
+    np.testing.assert_allclose(runs, [np.mean(s > t) for t in taus], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(mean, [np.mean(s.mean(axis=0) > t) for t in taus], rtol=0, atol=1e-15)
+    # a score equal to tau is not above it
+    assert compare.performance_profile([[1.0, 2.0]], [1.0]).tolist() == [0.5]
+
+
+def test_performance_profile_equals_rliable():
+    library = pytest.importorskip("rliable.library")  # needs arch: skipped without it
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=(6, 5))
+    taus = np.linspace(-2, 2, 9)
+    np.testing.assert_allclose(compare.performance_profile(s, taus), library.score_distributions(s, taus))
+    np.testing.assert_allclose(compare.performance_profile(s, taus, kind="mean"),
+                               library.average_score_distributions(s, taus))
+
+
+def test_cd_diagram_with_a_control():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = compare.bonferroni_dunn(4 - RANKS, control=2, alpha=0.05)
+    # CD = z_{1 - 0.05 / 4} sqrt(k (k + 1) / (6 N)) = 2.2414 * sqrt(12 / 72)
+    assert r.critical_difference == pytest.approx(stats.norm.isf(0.0125) * np.sqrt(1 / 6), rel=1e-12)
+    ax = compare.plot_cd_diagram(r, labels=["A", "B", "C"])
+    assert ax.get_title() == "Critical difference (Bonferroni-Dunn vs C, alpha = 0.05): CD = 0.92"
+    # the control's band: from R_c - CD (clipped at rank 1) to R_c + CD (clipped at k = 3)
+    rc = 31 / 12
+    band = [line for line in ax.lines if line.get_linewidth() == 4]
+    assert len(band) == 1
+    np.testing.assert_allclose(band[0].get_xdata(), [rc - r.critical_difference, 3.0], rtol=1e-12)
+    bold = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+    assert bold == ["C (2.58)"]
+    with pytest.raises(ValueError, match="`alpha`"):
+        compare.plot_cd_diagram(r, alpha=0.1)
+    plt.close("all")
+
+
+def test_wilcoxon_exact_with_ties_warns_and_uses_the_normal_approximation():
+    # R: wilcox.test(y, x, paired = TRUE, exact = TRUE) warns "cannot compute exact p-value with ties"
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 3.0, 5.0, 6.0, 4.0, 9.0]   # |d| = 1, 1, 2, 2, 1, 3
+    with pytest.warns(PredstabDataWarning, match="exact"):
+        r = compare.wilcoxon(a, b, exact=True)
+    assert r == compare.wilcoxon(a, b, exact=False)
+    assert r.method == "Wilcoxon signed rank test with continuity correction"
+
+
+def test_ttest_mu_and_one_sided_by_hand():
+    a, b = np.array(A, float), np.array(B, float)
+    # two-sample with mu: t.test(B, A, mu = 5): t of (mean B - mean A - 5), interval of mean B - mean A
+    r, shifted = compare.ttest(a, b, mu=5.0), compare.ttest(a, b - 5.0)
+    assert r.statistic == pytest.approx(shifted.statistic, rel=1e-12)
+    assert r.pvalue == pytest.approx(shifted.pvalue, rel=1e-12)
+    assert r.confidence_interval == pytest.approx(tuple(np.add(shifted.confidence_interval, 5.0)), rel=1e-12)
+    assert r.estimate == pytest.approx(16.9, rel=1e-12)
+    # paired with mu, against the one-sample test of the differences
+    p = compare.ttest(a, b, paired=True, mu=2.0)
+    d = b - a
+    t = (d.mean() - 2.0) / (d.std(ddof=1) / np.sqrt(10))
+    assert p.statistic == pytest.approx(t, rel=1e-12)
+    assert p.pvalue == pytest.approx(2 * stats.t.sf(abs(t), 9), rel=1e-12)
+    # one-sided corrected resampled t: half the two-sided p on the side of the estimate
+    x = [0.80, 0.82, 0.79, 0.81, 0.80, 0.83, 0.78, 0.80, 0.82, 0.81]
+    y = [0.82, 0.83, 0.80, 0.84, 0.80, 0.85, 0.80, 0.81, 0.84, 0.82]
+    two = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100)
+    up = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100, alternative="greater")
+    down = compare.corrected_resampled_ttest(x, y, n_train=900, n_test=100, alternative="less")
+    assert up.pvalue == pytest.approx(two.pvalue / 2, rel=1e-12)
+    assert down.pvalue == pytest.approx(1 - two.pvalue / 2, rel=1e-12)
+    assert up.confidence_interval.high == np.inf and down.confidence_interval.low == -np.inf

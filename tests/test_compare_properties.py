@@ -12,7 +12,8 @@ Y = [0.83, 0.85, 0.80, 0.82, 0.88]
 
 # (call, exception, text that names the parameter)
 BAD_INPUT = {
-    "ttest level": (lambda: compare.ttest(X, Y, level=1.5), ValueError, "`level`"),
+    "ttest level": (lambda: compare.ttest(X, Y, confidence_level=1.5), ValueError, "`confidence_level`"),
+    "ttest former level": (lambda: compare.ttest(X, Y, level=1.5), ValueError, "`confidence_level`"),
     "ttest paired+equal_var": (lambda: compare.ttest(X, Y, paired=True, equal_var=True), ValueError,
                                "`equal_var`"),
     "ttest paired lengths": (lambda: compare.ttest(X, Y[:-1], paired=True), ValueError, "same shape"),
@@ -25,19 +26,21 @@ BAD_INPUT = {
                           ValueError, "`n_train`"),
     "corrected n_test": (lambda: compare.corrected_resampled_ttest(X, Y, n_train=10, n_test=-1),
                          ValueError, "`n_test`"),
-    "permutation n": (lambda: compare.permutation_test(X, Y, n_permutations=0), ValueError,
+    "permutation n": (lambda: compare.mean_permutation_test(X, Y, n_permutations=0), ValueError,
                       "`n_permutations`"),
-    "permutation paired lengths": (lambda: compare.permutation_test(X, Y[:3], paired=True), ValueError,
+    "permutation paired lengths": (lambda: compare.mean_permutation_test(X, Y[:3], paired=True), ValueError,
                                    "same length"),
-    "permutation rng": (lambda: compare.permutation_test(X, Y, random_state="seed"), TypeError,
+    "permutation rng": (lambda: compare.mean_permutation_test(X, Y, random_state="seed"), TypeError,
                         "`random_state`"),
-    "permutation empty": (lambda: compare.permutation_test([], Y), ValueError, "`a`"),
-    "mean_ci level": (lambda: compare.mean_ci(X, level=0), ValueError, "`level`"),
+    "permutation empty": (lambda: compare.mean_permutation_test([], Y), ValueError, "`a`"),
+    "mean_ci level": (lambda: compare.mean_ci(X, confidence_level=0), ValueError, "`confidence_level`"),
     "mean_ci short": (lambda: compare.mean_ci([1.0]), ValueError, "`x`"),
     "stratified 1-D": (lambda: compare.stratified_bootstrap_ci(X), ValueError, "`scores`"),
     "stratified statistic": (lambda: compare.stratified_bootstrap_ci([X, Y], statistic="iqm"), TypeError,
                              "`statistic`"),
-    "win rate level": (lambda: compare.win_rate_test(5, 10, level=2), ValueError, "`level`"),
+    "win rate level": (lambda: compare.win_rate_test(5, 10, confidence_level=2), ValueError,
+                       "`confidence_level`"),
+    "win rate count 3.0": (lambda: compare.win_rate_test(3.0, 10), ValueError, "`wins`"),
     "expected max text": (lambda: compare.expected_max_normal("5"), TypeError, "`k`"),
     "friedman higher": (lambda: compare.friedman_nemenyi([X, Y], higher_is_better="yes"), TypeError,
                         "`higher_is_better`"),
@@ -93,13 +96,13 @@ def test_ttest_antisymmetry_and_shift_invariance(a, b):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=0, max_value=2**31 - 1))
 def test_permutation_same_seed_same_p(seed):
-    p1 = compare.permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
-    p2 = compare.permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
+    p1 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
+    p2 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
     assert p1 == p2
     # swapping the groups only flips the sign of the statistic; with the same seed the
     # two-sided hits are the same
-    r = compare.permutation_test(Y, X, n_permutations=99, random_state=seed)
-    assert r.statistic == pytest.approx(-compare.permutation_test(X, Y, n_permutations=99,
+    r = compare.mean_permutation_test(Y, X, n_permutations=99, random_state=seed)
+    assert r.statistic == pytest.approx(-compare.mean_permutation_test(X, Y, n_permutations=99,
                                                                   random_state=seed).statistic)
 
 

@@ -1,8 +1,11 @@
-"""predstab.compare against base R's stats package (r-reference/compare/expected/r_tests.json).
+"""predstab.compare against base R's stats package and coin (r-reference/compare/expected/).
 
-Every record of the reference file becomes rows here; tolerances are 1e-10 relative (R's
-binom.test, t.test, wilcox.test, friedman.test, power.t.test, qtukey) unless a row says
-otherwise. The seeds' published figures (issue #7), rounded as printed, are rows too.
+Every record of r_tests.json (generate.R) and r_tests2.json (generate2.R) becomes rows here;
+tolerances are 1e-10 relative (R's binom.test, t.test, wilcox.test, mcnemar.test,
+friedman.test, power.t.test, qtukey; coin's wilcoxsign_test) unless a row says otherwise:
+ptukey's p-values agree to 1e-9 relative (R's and SciPy's quadratures), and the roots R finds
+with ``tol = 1e-10`` to 1e-9 relative. One-sided intervals have an infinite bound, compared
+exactly. The seeds' published figures (issue #7), rounded as printed, are rows too.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import warnings
 import numpy as np
 
 from predstab import compare
+from predstab.compare._rmath import R_UNIROOT_TOL
 from validation._table import absolute, exact, load_json, raises, rel
 
 SUITE = "compare"
@@ -85,6 +89,115 @@ def _record_rows(i, rec):
         raise ValueError(f"unknown record type {t!r} in r_tests.json")
 
 
+_ALT = {"two.sided": "two-sided", "less": "less", "greater": "greater"}
+
+
+def _inf(v):
+    return float(v.replace("Inf", "inf")) if isinstance(v, str) else v
+
+
+def _bound(case, name, r_value, value):
+    r_value = _inf(r_value)
+    if np.isinf(r_value):
+        return exact(SUITE, case, name, r_value, value)
+    return rel(SUITE, case, name, r_value, value)
+
+
+def _record2_rows(i, rec):
+    t = rec["test"]
+    case = f"{t}#{i}"
+    if t in ("mcnemar_chisq", "mcnemar_bowker"):
+        # mcnemar.test(table, correct = correct)  ('correct' only acts on 2 x 2 tables)
+        r = compare.mcnemar(rec["table"], method="asymptotic", correction=rec.get("correct", True))
+        yield rel(SUITE, case, "statistic", rec["statistic"], r.statistic)
+        yield exact(SUITE, case, "df", rec["parameter"], r.df)
+        yield rel(SUITE, case, "pvalue", rec["p.value"], r.pvalue)
+        yield exact(SUITE, case, "method", rec["method"], r.r_method)
+    elif t == "wilcoxon_paired_opts":
+        # wilcox.test(y, x, paired = TRUE, alternative =, exact =, correct =)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = compare.wilcoxon(rec["x"], rec["y"], alternative=_ALT[rec["alternative"]], exact=rec["exact"],
+                                 correct=rec["correct"])
+        label = f"{rec['alternative']}, exact={rec['exact']}, correct={rec['correct']}"
+        yield rel(SUITE, case, f"V ({label})", rec["statistic"], r.statistic)
+        yield rel(SUITE, case, f"pvalue ({label})", rec["p.value"], r.pvalue)
+        yield exact(SUITE, case, "method", rec["method"], r.method)
+    elif t == "wilcoxsign_coin":
+        # coin::wilcoxsign_test(y ~ x, zero.method =, distribution = "asymptotic")
+        zm = rec["zero.method"]
+        r = compare.wilcoxon(rec["x"], rec["y"], zero_method="pratt" if zm == "Pratt" else "wilcox",
+                             exact=False, correct=False)
+        yield rel(SUITE, case, f"Z ({zm})", rec["statistic"], r.z)
+        yield rel(SUITE, case, f"linear statistic ({zm})", rec["linear"], r.statistic)
+        yield rel(SUITE, case, f"expectation ({zm})", rec["expectation"], r.expectation)
+        yield rel(SUITE, case, f"variance ({zm})", rec["variance"], r.variance)
+        yield rel(SUITE, case, f"pvalue ({zm})", rec["pvalue"], r.pvalue)
+    elif t == "power_t_onesided":
+        # power.t.test(..., sd, sig.level, type, alternative = "one.sided") [and tol = 1e-10]
+        test = {"one.sample": "one-sample", "paired": "paired"}[rec["type"]]
+        sd, what = rec["sd"], rec["solve_for"]
+        kw = dict(alpha=rec["sig.level"], test=test, alternative="one-sided")
+        if what == "power":
+            yield rel(SUITE, case, f"power ({test})", rec["power"],
+                      compare.power_ttest(rec["delta"] / sd, rec["n"], **kw))
+        elif what == "n":
+            d = rec["delta"] / sd
+            yield rel(SUITE, case, f"n ({test})", rec["n"],
+                      compare.power_ttest_n(d, power=rec["power"], **kw),
+                      note="R's uniroot (tol = eps^0.25) is reproduced")
+            yield rel(SUITE, case, f"n, tol = 1e-10 ({test})", rec["n_tol1e-10"],
+                      compare.power_ttest_n(d, power=rec["power"], tol=1e-10, **kw))
+        else:
+            yield rel(SUITE, case, f"delta, tol = 1e-10 ({test})", rec["delta_tol1e-10"],
+                      sd * compare.detectable_effect(rec["n"], power=rec["power"], **kw), rtol=1e-9,
+                      note="R's root at tol = 1e-10 against predstab's at 1e-12")
+            yield rel(SUITE, case, f"delta, R's tol ({test})", rec["delta"],
+                      sd * compare.detectable_effect(rec["n"], power=rec["power"], tol=R_UNIROOT_TOL, **kw),
+                      note="R's uniroot (tol = eps^0.25) is reproduced")
+    elif t in ("t_paired_onesided", "t_one_sample_onesided"):
+        # t.test(y, x, paired = TRUE, alternative =) / t.test(x, mu =, alternative =)
+        if t == "t_paired_onesided":
+            r = compare.ttest(rec["x"], rec["y"], paired=True, alternative=rec["alternative"])
+        else:
+            r = compare.ttest(rec["x"], mu=rec["mu"], alternative=rec["alternative"])
+        yield rel(SUITE, case, f"statistic ({rec['alternative']})", rec["statistic"], r.statistic)
+        yield rel(SUITE, case, "df", rec["df"], r.df)
+        yield rel(SUITE, case, "pvalue", rec["p.value"], r.pvalue)
+        yield rel(SUITE, case, "estimate", rec["estimate"], r.estimate)
+        yield _bound(case, "conf_low", rec["conf_low"], r.confidence_interval.low)
+        yield _bound(case, "conf_high", rec["conf_high"], r.confidence_interval.high)
+    elif t == "nemenyi_pvalues":
+        # q = |R_i - R_j| / sqrt(k(k+1)/(6N)) * sqrt(2); ptukey(q, k, Inf, lower.tail = FALSE)
+        r = compare.friedman_nemenyi(np.asarray(rec["scores"]), higher_is_better=False)
+        k = rec["k"]
+        for j in range(k):
+            yield rel(SUITE, case, f"average_rank[{j}]", rec["average_ranks"][j], r.average_ranks[j])
+        for a in range(k):
+            for b in range(a + 1, k):
+                yield rel(SUITE, case, f"q[{a},{b}]", rec["q"][a][b], r.nemenyi_q[a, b])
+                yield rel(SUITE, case, f"pvalue[{a},{b}]", rec["pvalues"][a][b], r.nemenyi_pvalues[a, b],
+                          rtol=1e-9, note="R's ptukey and SciPy's studentized_range.sf")
+    elif t == "bonferroni_dunn":
+        # z_j = (R_j - R_c) / sqrt(k(k+1)/(6N)) on ascending ranks; 2 pnorm(-|z|); pmin(1, (k-1) p)
+        # predstab's ranks put 1 on the best (highest) score: R_c - R_j there is R's R_j - R_c
+        r = compare.bonferroni_dunn(np.asarray(rec["scores"]), control=rec["control"] - 1)
+        for j in range(rec["k"] - 1):
+            name = f"[control {rec['control']} vs {rec['others'][j]}]"
+            yield rel(SUITE, case, f"z {name}", rec["z"][j], r.z[j])
+            yield rel(SUITE, case, f"pvalue {name}", rec["pvalues"][j], r.pvalues[j])
+            yield rel(SUITE, case, f"adjusted {name}", rec["pvalues_adjusted"][j], r.pvalues_adjusted[j])
+    elif t == "binom_onesided":
+        # binom.test(x, n, p, alternative =): p-value and one-sided Clopper-Pearson bound
+        r = compare.win_rate_test(rec["x"], rec["n"], p=rec["p"], alternative=rec["alternative"])
+        yield rel(SUITE, case, f"pvalue ({rec['alternative']}, p = {rec['p']})", rec["pvalue"], r.pvalue)
+        yield rel(SUITE, case, "estimate", rec["estimate"], r.statistic)
+        yield rel(SUITE, case, "conf_low", rec["conf_low"], r.confidence_interval.low)
+        yield rel(SUITE, case, "conf_high", rec["conf_high"], r.confidence_interval.high)
+    else:
+        raise ValueError(f"unknown record type {t!r} in r_tests2.json")
+
+
 def _issue_rows():
     """The figures printed in issue #7, at half a unit of their last printed digit."""
     c = "issue-7"
@@ -105,7 +218,7 @@ def _issue_rows():
     yield absolute(SUITE, c, "A vs B mean difference", 16.9, r.estimate, atol=5e-12)
     yield absolute(SUITE, c, "A vs B pooled t", 0.4236, r.statistic, atol=5e-5)
     yield absolute(SUITE, c, "A vs B pooled p", 0.6769, r.pvalue, atol=5e-5)
-    p = compare.permutation_test(A, B, n_permutations=9999, random_state=0).pvalue
+    p = compare.mean_permutation_test(A, B, n_permutations=9999, random_state=0).pvalue
     yield absolute(SUITE, c, "A vs B permutation p", 1.0, p, atol=5e-3,
                    note="Monte Carlo, 9999 permutations, random_state=0")
     ranks = np.array([[1, 2, 3]] * 3 + [[1, 3, 2]] + [[2, 1, 3]] * 5 + [[3, 1, 2]] * 2 + [[2, 3, 1]])
@@ -152,4 +265,6 @@ def _issue_rows():
 def rows():
     for i, rec in enumerate(_r_records()):
         yield from _record_rows(i, rec)
+    for i, rec in enumerate(load_json("compare", "expected", "r_tests2.json")):
+        yield from _record2_rows(i, rec)
     yield from _issue_rows()

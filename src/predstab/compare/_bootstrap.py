@@ -3,30 +3,37 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .._exceptions import PredstabUndefinedWarning
-from .._utils import ConfidenceInterval, check_count, check_fraction, check_rng
+from .._results import Result, r_pvalue, r_signif, result
+from .._utils import ConfidenceInterval, check_rng
+from .._validation import Interval, Options, validate_params
+from ._common import CONFIDENCE, accepts_level, read_scores, rng_keyword
 
-__all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_interval"]
+__all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
+           "bootstrap_interval"]
 
-_METHODS = ("percentile", "bca")
+_METHODS = ("percentile", "basic", "bca")
 
 
-@dataclass(frozen=True)
-class PairedBootstrapResult:
+@result
+class PairedBootstrapResult(Result):
     """Result of :func:`paired_bootstrap`.
 
     Attributes
     ----------
     score_a, score_b, difference : float
         Metric of A and B on all cases, and ``score_b - score_a``.
-    ci_a, ci_b, ci_difference : ConfidenceInterval
-        Bootstrap intervals.
+    confidence_interval : ConfidenceInterval
+        Interval of the difference B - A (also ``ci_difference``).
+    ci_a, ci_b : ConfidenceInterval
+        Bootstrap intervals of A's and B's metric.
     se_a, se_b, se_difference : float
         Bootstrap standard errors (SD of the bootstrap distribution).
     distribution : ndarray of shape (n_resamples, 3)
@@ -34,8 +41,9 @@ class PairedBootstrapResult:
     pvalue : float
         Two-sided bootstrap p-value for "no difference": twice the smaller share of replicate
         differences on either side of 0, (+1)/(n+1) corrected so it is never 0.
-    level : float
+    confidence_level : float
     method : str
+        "percentile", "basic" or "bca".
     n_units : int
         Resampled units (cases, or clusters when ``groups`` is given).
     """
@@ -43,15 +51,15 @@ class PairedBootstrapResult:
     score_a: float
     score_b: float
     difference: float
+    confidence_interval: ConfidenceInterval
     ci_a: ConfidenceInterval
     ci_b: ConfidenceInterval
-    ci_difference: ConfidenceInterval
     se_a: float
     se_b: float
     se_difference: float
     distribution: np.ndarray = field(repr=False)
     pvalue: float
-    level: float
+    confidence_level: float
     method: str
     n_units: int
 
@@ -61,33 +69,79 @@ class PairedBootstrapResult:
         return self.difference
 
     @property
-    def confidence_interval(self) -> ConfidenceInterval:
-        """Interval of the difference (``ci_difference``)."""
-        return self.ci_difference
+    def ci_difference(self) -> ConfidenceInterval:
+        """Interval of the difference (``confidence_interval``)."""
+        return self.confidence_interval
 
-    def to_frame(self) -> pd.DataFrame:
+    def summary_frame(self) -> pd.DataFrame:
         """One row each for A, B and the difference: estimate, SE, interval."""
+        ci = (self.ci_a, self.ci_b, self.confidence_interval)
         return pd.DataFrame({
             "quantity": ["A", "B", "B - A"],
             "estimate": [self.score_a, self.score_b, self.difference],
             "se": [self.se_a, self.se_b, self.se_difference],
-            "ci_low": [self.ci_a.low, self.ci_b.low, self.ci_difference.low],
-            "ci_high": [self.ci_a.high, self.ci_b.high, self.ci_difference.high],
+            "ci_low": [c.low for c in ci],
+            "ci_high": [c.high for c in ci],
         })
 
-    def __str__(self) -> str:
-        pct = round(100 * self.level)
-        def ci(c):
-            return f"{c.low:.3g}\u2013{c.high:.3g}" if c.low >= 0 else f"{c.low:.3g} to {c.high:.3g}"
+    def to_frame(self) -> pd.DataFrame:
+        """The three rows of :meth:`summary_frame` (A, B, B - A).
 
-        return (f"A = {self.score_a:.3g} ({pct}% CI {ci(self.ci_a)}); "
-                f"B = {self.score_b:.3g} ({pct}% CI {ci(self.ci_b)}); "
-                f"B - A = {self.difference:+.3g} ({pct}% CI {self.ci_difference.low:+.3g} to "
-                f"{self.ci_difference.high:+.3g})")
+        The one result whose ``to_frame`` is not one row: ``predstab compare --test
+        bootstrap`` writes these three rows; use :meth:`summary_frame` in new code.
+        """
+        return self.summary_frame()
+
+    def _str_lines(self):
+        pct = f"{100 * self.confidence_level:g}"
+
+        def ci(c):
+            return f"{r_signif(c.low)} to {r_signif(c.high)}"
+
+        return [f" Paired bootstrap ({self.method} intervals, {self.distribution.shape[0]} resamples of "
+                f"{self.n_units} units)", "",
+                f"A = {r_signif(self.score_a)} ({pct}% CI {ci(self.ci_a)}); "
+                f"B = {r_signif(self.score_b)} ({pct}% CI {ci(self.ci_b)})",
+                f"B - A = {r_signif(self.difference)} ({pct}% CI {ci(self.confidence_interval)}), "
+                + r_pvalue(self.pvalue)]
+
+
+@result
+class BootstrapResult(Result):
+    """Result of :func:`bootstrap_ci`.
+
+    Attributes
+    ----------
+    value : float
+        The statistic on the observed scores.
+    confidence_interval : ConfidenceInterval
+    standard_error : float
+        SD of the bootstrap distribution.
+    confidence_level : float
+    method : str
+        "percentile", "basic" or "bca".
+    n_resamples : int
+    distribution : ndarray of shape (n_resamples,)
+    """
+
+    value: float
+    confidence_interval: ConfidenceInterval
+    standard_error: float
+    confidence_level: float
+    method: str
+    n_resamples: int
+    distribution: np.ndarray = field(repr=False)
+
+    def _str_lines(self):
+        lo, hi = self.confidence_interval
+        return [f" Bootstrap {self.method} interval ({self.n_resamples} resamples)", "",
+                f"statistic = {r_signif(self.value)}, standard error = {r_signif(self.standard_error)}",
+                f"{100 * self.confidence_level:g} percent confidence interval:",
+                f" {r_signif(lo, 7)} {r_signif(hi, 7)}"]
 
 
 def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
-    """Percentile or BCa interval from bootstrap replicates (one statistic).
+    """Percentile, basic or BCa interval from bootstrap replicates (one statistic).
 
     ``jackknife`` holds the leave-one-unit-out estimates needed for BCa's acceleration.
     A constant bootstrap distribution gives the point interval ``(estimate, estimate)``.
@@ -98,6 +152,9 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
         return ConfidenceInterval(float(reps[0]), float(reps[0]))
     if method == "percentile":
         probs = np.array([alpha, 1.0 - alpha])
+    elif method == "basic":  # reflect the percentile interval about the estimate
+        low, high = np.quantile(reps, [1.0 - alpha, alpha])
+        return ConfidenceInterval(float(2.0 * estimate - low), float(2.0 * estimate - high))
     elif method == "bca":
         # ties count half: discrete metrics (accuracy, F1) often hit the estimate exactly
         share_below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
@@ -122,9 +179,7 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
     return ConfidenceInterval(float(low), float(high))
 
 
-def _paired_bootstrap_iv(y_true, pred_a, pred_b, metric, n_resamples, level, method, groups):
-    if not callable(metric):
-        raise TypeError(f"`metric` must be a callable metric(y_true, y_pred) -> float; got {metric!r}.")
+def _paired_bootstrap_iv(y_true, pred_a, pred_b, groups):
     y = np.asarray(y_true)
     pa, pb = np.asarray(pred_a), np.asarray(pred_b)
     if y.ndim == 0 or len(y) < 2:
@@ -132,10 +187,6 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, metric, n_resamples, level, met
     for name, arr in (("pred_a", pa), ("pred_b", pb)):
         if arr.ndim == 0 or len(arr) != len(y):
             raise ValueError(f"`{name}` must have one prediction per case ({len(y)}); got shape {arr.shape}.")
-    check_count(n_resamples, "n_resamples")
-    check_fraction(level, "level")
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     if groups is None:
         codes = np.arange(len(y))
     else:
@@ -145,18 +196,25 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, metric, n_resamples, level, met
         _, codes = np.unique(g, return_inverse=True)
         if codes.max() < 1:
             raise ValueError("`groups` must contain at least 2 distinct clusters; got 1.")
-    return y, pa, pb, int(n_resamples), float(level), method, codes
+    return y, pa, pb, codes
 
 
-def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=0.95,
+@accepts_level
+@validate_params({"y_true": ["array-like"], "pred_a": ["array-like"], "pred_b": ["array-like"],
+                  "metric": ["callable"], "n_resamples": [Interval(Integral, 2, None)],
+                  "confidence_level": CONFIDENCE, "method": [Options(_METHODS)],
+                  "groups": ["array-like", None], "random_state": ["random_state"]})
+def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confidence_level=0.95,
                      method="percentile", groups=None, random_state=None):
     r"""Paired bootstrap of a metric for two models scored on the same cases.
 
     Each replicate resamples cases (or whole clusters, ``groups=``) with replacement and
     evaluates ``metric`` for A and B on *the same* resample, so the difference keeps the
     pairing. Works for metrics that are not means of per-case values (F1, ROC AUC,
-    corpus-level BLEU). Intervals are percentile or BCa (Efron 1987); BCa's acceleration
-    uses the leave-one-unit-out jackknife.
+    corpus-level BLEU). Intervals are percentile, basic or BCa (Efron 1987); BCa's
+    acceleration uses the leave-one-unit-out jackknife. (:func:`scipy.stats.bootstrap`
+    resamples single observations, not clusters, and keeps no shared replicates of A, B and
+    the difference; :func:`bootstrap_ci` uses it for one sample.)
 
     Parameters
     ----------
@@ -166,8 +224,8 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     metric : callable
         ``metric(y_true, y_pred) -> float``, e.g. ``sklearn.metrics.f1_score``.
     n_resamples : int, default 2000
-    level : float, default 0.95
-    method : {"percentile", "bca"}, default "percentile"
+    confidence_level : float, default 0.95
+    method : {"percentile", "basic", "bca"}, default "percentile"
     groups : array-like of shape (n_cases,), optional
         Cluster labels: whole clusters are resampled (e.g. several cases per patient).
     random_state : None, int or numpy.random.Generator
@@ -176,8 +234,8 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     Returns
     -------
     PairedBootstrapResult
-        ``.score_a``, ``.score_b``, ``.difference``, ``.ci_a``, ``.ci_b``, ``.ci_difference``,
-        SEs, ``.distribution``; ``str(result)`` gives "A = 0.82 (95% CI 0.79-0.85); ...".
+        ``.score_a``, ``.score_b``, ``.difference``, ``.confidence_interval`` (of the
+        difference), ``.ci_a``, ``.ci_b``, SEs, ``.distribution``, ``.summary_frame()``.
 
     Warns
     -----
@@ -203,11 +261,11 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     >>> b = np.where(rng.random(200) < 0.85, y, 1 - y)
     >>> acc = lambda t, p: float(np.mean(t == p))
     >>> r = paired_bootstrap(y, a, b, metric=acc, n_resamples=500, random_state=1)
-    >>> r.ci_difference.low > 0
+    >>> r.confidence_interval.low > 0
     True
     """
-    y, pa, pb, n_res, level, method, codes = _paired_bootstrap_iv(
-        y_true, pred_a, pred_b, metric, n_resamples, level, method, groups)
+    y, pa, pb, codes = _paired_bootstrap_iv(y_true, pred_a, pred_b, groups)
+    n_res, level = int(n_resamples), float(confidence_level)
     rng = check_rng(random_state)
     n_units = int(codes.max()) + 1
     if groups is None:
@@ -249,7 +307,78 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, level=
     pvalue = float(min(1.0, 2.0 * min(share_pos, share_neg)))
     se = reps.std(axis=0, ddof=1)
     return PairedBootstrapResult(
-        score_a=full[0], score_b=full[1], difference=full[2], ci_a=cis[0], ci_b=cis[1], ci_difference=cis[2],
-        se_a=float(se[0]), se_b=float(se[1]), se_difference=float(se[2]), distribution=reps,
-        pvalue=pvalue, level=level, method=method, n_units=n_units,
+        score_a=full[0], score_b=full[1], difference=full[2], confidence_interval=cis[2], ci_a=cis[0],
+        ci_b=cis[1], se_a=float(se[0]), se_b=float(se[1]), se_difference=float(se[2]), distribution=reps,
+        pvalue=pvalue, confidence_level=level, method=method, n_units=n_units,
     )
+
+
+@validate_params({"scores": ["array-like"], "statistic": ["callable"],
+                  "n_resamples": [Interval(Integral, 2, None)], "confidence_level": CONFIDENCE,
+                  "method": [Options(_METHODS)], "random_state": ["random_state"]})
+def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_level=0.95, method="percentile",
+                 random_state=None):
+    r"""Bootstrap confidence interval of a statistic of one sample (e.g. the mean score over seeds).
+
+    Resamples the scores with replacement ``n_resamples`` times and computes the interval
+    from the replicates :math:`\hat	heta^*` by :func:`scipy.stats.bootstrap`: percentile
+    :math:`(\hat	heta^*_{lpha/2}, \hat	heta^*_{1-lpha/2})`, basic
+    :math:`(2\hat	heta - \hat	heta^*_{1-lpha/2}, 2\hat	heta - \hat	heta^*_{lpha/2})`, or
+    BCa (bias-corrected and accelerated, Efron 1987).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+    statistic : callable, default numpy.mean
+        ``statistic(sample) -> float``; one taking ``axis=`` is called vectorised.
+    n_resamples : int, default 9999
+    confidence_level : float, default 0.95
+    method : {"percentile", "basic", "bca"}, default "percentile"
+    random_state : None, int or numpy.random.Generator
+        Same seed, same interval.
+
+    Returns
+    -------
+    BootstrapResult
+        ``.value``, ``.confidence_interval``, ``.standard_error``, ``.distribution``.
+
+    Warns
+    -----
+    PredstabUndefinedWarning
+        The bootstrap distribution is degenerate (constant scores): the interval is
+        ``(value, value)``.
+
+    References
+    ----------
+    Efron, B. (1987). Better bootstrap confidence intervals. *JASA* 82, 171-185.
+    https://doi.org/10.1080/01621459.1987.10478410
+
+    Davison, A. C. & Hinkley, D. V. (1997). *Bootstrap Methods and their Application*, ch. 5.
+    Cambridge University Press. https://doi.org/10.1017/CBO9780511802843
+
+    The intervals of `boot::boot.ci(type = "perc" | "basic" | "bca")` (R's quantile rule
+    differs slightly); computed by :func:`scipy.stats.bootstrap`.
+
+    Examples
+    --------
+    >>> r = bootstrap_ci([40, 42, 44, 45, 46, 47, 48, 49, 50, 51], method="basic", random_state=0)
+    >>> round(r.value, 1), r.confidence_interval.low < 46.2 < r.confidence_interval.high
+    (46.2, True)
+    """
+    x = read_scores(scores, "scores", min_size=2)
+    level = float(confidence_level)
+    value = float(statistic(x))
+    if np.ptp(x) == 0.0:
+        warnings.warn("The scores are constant; the bootstrap distribution is a single point and the "
+                      "interval is (value, value).", PredstabUndefinedWarning, stacklevel=3)
+        reps = np.full(int(n_resamples), value)
+        return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(value, value),
+                               standard_error=0.0, confidence_level=level, method=method,
+                               n_resamples=int(n_resamples), distribution=reps)
+    res = stats.bootstrap((x,), statistic, n_resamples=int(n_resamples), confidence_level=level,
+                          method={"bca": "BCa"}.get(method, method),
+                          **rng_keyword(stats.bootstrap, check_rng(random_state)))
+    ci = res.confidence_interval
+    return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
+                           standard_error=float(res.standard_error), confidence_level=level, method=method,
+                           n_resamples=int(n_resamples), distribution=np.asarray(res.bootstrap_distribution))

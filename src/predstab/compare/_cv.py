@@ -15,95 +15,105 @@ Throughout, the difference is **B minus A**: positive means B scored higher.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy import stats
 
-from .._exceptions import PredstabUndefinedWarning
-from .._utils import ConfidenceInterval, check_fraction
-from ._results import TestResult
+from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._utils import ConfidenceInterval
+from .._validation import Interval, Options, validate_params
+from ._common import ALTERNATIVE, CONFIDENCE, accepts_level, read_scores
+from ._results import TestResult, WilcoxonResult
 
 __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest"]
 
 
-def _scores(values, name, *, min_size=2, ndim=1):
-    try:
-        if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
-            raise TypeError
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be numeric scores; got {type(values).__name__}.") from None
-    if arr.ndim not in np.atleast_1d(ndim):
-        raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must not contain NaN or infinite values; got "
-                         f"{int((~np.isfinite(arr)).sum())} such entries.")
-    if arr.size < min_size:
-        raise ValueError(f"`{name}` must have at least {min_size} scores; got {arr.size}.")
-    return arr
-
-
 def _paired(a, b, ndim=1):
-    a = _scores(a, "scores_a", ndim=ndim)
-    b = _scores(b, "scores_b", ndim=ndim)
+    a = read_scores(a, "scores_a", ndim=ndim, min_size=2)
+    b = read_scores(b, "scores_b", ndim=ndim, min_size=2)
     if a.shape != b.shape:
         raise ValueError(f"`scores_a` and `scores_b` must be paired (same shape); got {a.shape} and "
                          f"{b.shape}.")
     return a, b
 
 
-def _t_from(estimate, se, df, level, method):
-    """t statistic, two-sided p and CI; NaN with a warning when the standard error is zero."""
+def _undefined(method, df, estimate, level, alternative, stacklevel=3):
+    warnings.warn(f"{method}: the scores are constant (standard error 0); the test is undefined "
+                  "and its statistic and p-value are NaN.", PredstabUndefinedWarning, stacklevel=stacklevel)
+    return TestResult(statistic=float("nan"), pvalue=float("nan"), df=df, estimate=estimate,
+                      confidence_interval=ConfidenceInterval(float("nan"), float("nan")), method=method,
+                      alternative=alternative, confidence_level=level, statistic_name="t")
+
+
+def _t_from(estimate, se, df, level, method, alternative="two-sided"):
+    """t statistic, p-value and interval of ``estimate``; NaN with a warning when ``se`` is zero.
+
+    For the corrected tests whose standard error scipy does not know (Nadeau-Bengio).
+    """
     if se == 0.0:
-        warnings.warn(f"{method}: the scores are constant (standard error 0); the test is undefined "
-                      "and its statistic and p-value are NaN.", PredstabUndefinedWarning, stacklevel=3)
-        return TestResult(statistic=float("nan"), pvalue=float("nan"), df=df, estimate=estimate,
-                          confidence_interval=ConfidenceInterval(float("nan"), float("nan")), method=method)
+        return _undefined(method, df, estimate, level, alternative, stacklevel=4)
     t = estimate / se
-    half = float(stats.t.isf((1.0 - level) / 2.0, df)) * se
-    return TestResult(statistic=float(t), pvalue=float(2.0 * stats.t.sf(abs(t), df)), df=float(df),
-                      estimate=float(estimate),
-                      confidence_interval=ConfidenceInterval(estimate - half, estimate + half),
-                      method=method)
-
-
-def _ttest_iv(a, b, paired, equal_var, level):
-    for name, flag in (("paired", paired), ("equal_var", equal_var)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"`{name}` must be True or False; got {flag!r}.")
-    if paired and equal_var:
-        raise ValueError("`equal_var` applies to the two-sample test only; got paired=True, "
-                         "equal_var=True.")
-    if paired:
-        a, b = _paired(a, b)
+    if alternative == "two-sided":
+        p = 2.0 * stats.t.sf(abs(t), df)
+        half = float(stats.t.isf((1.0 - level) / 2.0, df)) * se
+        ci = ConfidenceInterval(estimate - half, estimate + half)
+    elif alternative == "greater":
+        p = stats.t.sf(t, df)
+        ci = ConfidenceInterval(estimate - float(stats.t.isf(1.0 - level, df)) * se, float("inf"))
     else:
-        a, b = _scores(a, "scores_a"), _scores(b, "scores_b")
-    return a, b, bool(paired), bool(equal_var), check_fraction(level, "level")
+        p = stats.t.cdf(t, df)
+        ci = ConfidenceInterval(float("-inf"), estimate + float(stats.t.isf(1.0 - level, df)) * se)
+    return TestResult(statistic=float(t), pvalue=float(p), df=float(df), estimate=float(estimate),
+                      confidence_interval=ci, method=method, alternative=alternative, confidence_level=level,
+                      statistic_name="t")
 
 
-def ttest(scores_a, scores_b, *, paired=False, equal_var=False, level=0.95):
-    r"""Student's t-test of B minus A: paired, Welch (default) or pooled two-sample.
+def _from_scipy(res, estimate, level, method, alternative, null_value=0.0, shift=0.0):
+    ci = res.confidence_interval(confidence_level=level)
+    return TestResult(statistic=float(res.statistic), pvalue=float(res.pvalue), df=float(res.df),
+                      estimate=float(estimate),
+                      confidence_interval=ConfidenceInterval(float(ci.low) + shift, float(ci.high) + shift),
+                      method=method, alternative=alternative, confidence_level=level, statistic_name="t",
+                      null_value=null_value)
 
-    Paired: :math:`t = \bar d / (s_d/\sqrt n)`, :math:`d = b - a`, ``df = n - 1``. Welch:
-    :math:`t = (\bar b - \bar a)/\sqrt{s_a^2/n_a + s_b^2/n_b}` with Welch–Satterthwaite df.
-    Pooled: common variance, ``df = n_a + n_b - 2``.
+
+@accepts_level
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like", None], "paired": ["boolean"],
+                  "equal_var": ["boolean"], "mu": [Interval(Real, None, None)], "alternative": ALTERNATIVE,
+                  "confidence_level": CONFIDENCE})
+def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alternative="two-sided",
+          confidence_level=0.95):
+    r"""Student's t-test of B minus A: paired, Welch (default), pooled two-sample, or one-sample.
+
+    Paired: :math:`t = (\bar d - \mu) / (s_d/\sqrt n)`, :math:`d = b - a`, ``df = n - 1``.
+    Welch: :math:`t = (\bar b - \bar a - \mu)/\sqrt{s_a^2/n_a + s_b^2/n_b}` with
+    Welch–Satterthwaite df. Pooled: common variance, ``df = n_a + n_b - 2``. One-sample
+    (``scores_b`` omitted): :math:`t = (\bar a - \mu)/(s/\sqrt n)`. Computed by
+    :func:`scipy.stats.ttest_rel`, :func:`~scipy.stats.ttest_ind` and
+    :func:`~scipy.stats.ttest_1samp`.
 
     Parameters
     ----------
     scores_a, scores_b : array-like of shape (n,) / (n_a,), (n_b,)
-        Scores of A and B (paired: matched by position).
+        Scores of A and B (paired: matched by position). Without ``scores_b``, the
+        one-sample test of ``scores_a`` against ``mu``.
     paired : bool, default False
     equal_var : bool, default False
         Pooled variance (two-sample only).
-    level : float, default 0.95
-        Confidence level of the interval for the difference.
+    mu : float, default 0
+        The difference (or, one-sample, the mean) under the null.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater": B - A (or the mean) exceeds ``mu``.
+    confidence_level : float, default 0.95
+        Confidence level of the interval for the difference (one-sided for a one-sided
+        alternative, as R's).
 
     Returns
     -------
     TestResult
-        ``.statistic`` (t), ``.pvalue`` (two-sided), ``.df``, ``.estimate`` (mean B - A),
+        ``.statistic`` (t), ``.pvalue``, ``.df``, ``.estimate`` (mean B - A, or the mean),
         ``.confidence_interval``.
 
     Warns
@@ -117,7 +127,8 @@ def ttest(scores_a, scores_b, *, paired=False, equal_var=False, level=0.95):
     Welch, B. L. (1947). The generalization of "Student's" problem when several different
     population variances are involved. *Biometrika* 34, 28-35. https://doi.org/10.1093/biomet/34.1-2.28
 
-    Matches `stats::t.test(b, a, paired =, var.equal =)`; see validation/.
+    Matches `stats::t.test(b, a, paired =, var.equal =, mu =, alternative =)` and
+    `stats::t.test(a, mu =, alternative =)`; see validation/.
 
     Examples
     --------
@@ -126,77 +137,98 @@ def ttest(scores_a, scores_b, *, paired=False, equal_var=False, level=0.95):
     >>> r = ttest(A, B, equal_var=True)
     >>> round(r.estimate, 1), round(r.statistic, 4), round(r.pvalue, 4)
     (16.9, 0.4236, 0.6769)
+    >>> round(ttest(A, mu=44, alternative="greater").pvalue, 4)
+    0.0398
     """
-    a, b, paired, equal_var, level = _ttest_iv(scores_a, scores_b, paired, equal_var, level)
+    level, mu = float(confidence_level), float(mu)
+    if scores_b is None:
+        if paired or equal_var:
+            raise ValueError("`paired` and `equal_var` need `scores_b`; got a one-sample test.")
+        a = read_scores(scores_a, "scores_a", min_size=2)
+        method = "One Sample t-test"
+        if np.ptp(a) == 0.0:
+            return _undefined(method, a.size - 1.0, float(a.mean()), level, alternative)
+        res = stats.ttest_1samp(a, mu, alternative=alternative)
+        return _from_scipy(res, a.mean(), level, method, alternative, mu)
+    if paired and equal_var:
+        raise ValueError("`equal_var` applies to the two-sample test only; got paired=True, "
+                         "equal_var=True.")
     if paired:
+        a, b = _paired(scores_a, scores_b)
         d = b - a
-        n = d.size
-        return _t_from(float(d.mean()), float(d.std(ddof=1)) / math.sqrt(n), n - 1, level,
-                       "Paired t-test")
-    na, nb = a.size, b.size
-    va, vb = float(a.var(ddof=1)), float(b.var(ddof=1))
+        method = "Paired t-test"
+        if np.ptp(d) == 0.0:
+            return _undefined(method, d.size - 1.0, float(d.mean()), level, alternative)
+        res = stats.ttest_rel(b, a, alternative=alternative) if mu == 0.0 else \
+            stats.ttest_1samp(d, mu, alternative=alternative)
+        return _from_scipy(res, d.mean(), level, method, alternative, mu)
+    a = read_scores(scores_a, "scores_a", min_size=2)
+    b = read_scores(scores_b, "scores_b", min_size=2)
+    method = " Two Sample t-test" if equal_var else "Welch Two Sample t-test"
     estimate = float(b.mean() - a.mean())
-    if equal_var:
-        df = na + nb - 2
-        pooled = ((na - 1) * va + (nb - 1) * vb) / df
-        return _t_from(estimate, math.sqrt(pooled * (1.0 / na + 1.0 / nb)), df, level,
-                       " Two Sample t-test")
-    wa, wb = va / na, vb / nb
-    se = math.sqrt(wa + wb)
-    df = (wa + wb) ** 2 / (wa ** 2 / (na - 1) + wb ** 2 / (nb - 1)) if se > 0 else float("nan")
-    return _t_from(estimate, se, df, level, "Welch Two Sample t-test")
+    if np.ptp(a) == 0.0 and np.ptp(b) == 0.0:
+        return _undefined(method, float(a.size + b.size - 2) if equal_var else float("nan"), estimate,
+                          level, alternative)
+    res = stats.ttest_ind(b - mu, a, equal_var=equal_var, alternative=alternative)
+    return _from_scipy(res, estimate, level, method, alternative, mu, shift=mu)
 
 
-def _signrank_counts(n):
-    """Number of sign assignments of ranks 1..n with each positive-rank sum 0..n(n+1)/2."""
-    counts = np.zeros(n * (n + 1) // 2 + 1, dtype=float)
-    counts[0] = 1.0
-    top = 0
-    for k in range(1, n + 1):
-        top += k
-        counts[k:top + 1] += counts[:top + 1 - k].copy()
-    return counts
+_ZERO_METHODS = ("wilcox", "pratt")
 
 
-def _wilcoxon_iv(a, b, correct):
-    a, b = _paired(a, b)
-    if not isinstance(correct, (bool, np.bool_)):
-        raise TypeError(f"`correct` must be True or False; got {correct!r}.")
-    return a, b, bool(correct)
-
-
-def wilcoxon(scores_a, scores_b, *, correct=True):
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"], "correct": ["boolean"],
+                  "alternative": ALTERNATIVE, "exact": ["boolean", None],
+                  "zero_method": [Options(_ZERO_METHODS)]})
+def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact=None, zero_method="wilcox"):
     r"""Wilcoxon signed-rank test of B minus A (e.g. paired scores across data sets).
 
-    Zero differences are dropped. With fewer than 50 non-zero differences and no ties the
-    exact null distribution of :math:`V = \sum_{d_i > 0} \operatorname{rank}|d_i|` is used;
-    otherwise the normal approximation with tie-corrected variance and (by default) a
-    continuity correction — the choice R makes.
+    With ``zero_method="wilcox"`` (R's ``wilcox.test``) zero differences are dropped; with
+    "pratt" (coin's ``wilcoxsign_test(zero.method = "Pratt")``) they are ranked with the
+    others and then dropped. :math:`V = \sum_{d_i > 0} \operatorname{rank}|d_i|` has
+    :math:`E[V] = \tfrac12\sum_i r_i` and :math:`Var[V] = \tfrac14\sum_i r_i^2` over the
+    ranks of the non-zero differences (the tie-corrected variance). By default
+    (``exact=None``) the exact null distribution is used with fewer than 50 non-zero
+    differences and no ties or zeros, otherwise the normal approximation with (by default)
+    a continuity correction — the choice R makes; ``exact=False`` forces the normal
+    approximation, ``exact=True`` asks for the exact test (with ties or zeros the normal
+    approximation is used, as R does with a warning). The p-values are
+    :func:`scipy.stats.wilcoxon`'s.
 
     Parameters
     ----------
     scores_a, scores_b : array-like of shape (n,)
         Paired scores.
     correct : bool, default True
-        Continuity correction in the normal approximation.
+        Continuity correction in the normal approximation (coin has none: ``False``).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater": B tends to exceed A.
+    exact : bool or None, default None
+    zero_method : {"wilcox", "pratt"}, default "wilcox"
 
     Returns
     -------
-    TestResult
-        ``.statistic`` (V, R's convention: sum of ranks of positive B - A), ``.pvalue``
-        (two-sided), ``.method`` (R's method string).
+    WilcoxonResult
+        ``.statistic`` (V, R's convention: sum of ranks of positive B - A), ``.pvalue``,
+        ``.z`` (coin's standardised statistic), ``.expectation``, ``.variance``,
+        ``.method`` (R's method string), ``.n_zero``.
 
     Warns
     -----
     PredstabUndefinedWarning
         All differences are zero: p-value NaN.
+    PredstabDataWarning
+        ``exact=True`` with ties or zeros: the normal approximation is used.
 
     References
     ----------
     Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
     *JMLR* 7, 1-30. https://jmlr.org/papers/v7/demsar06a.html
 
-    Matches `stats::wilcox.test(b, a, paired = TRUE)`; see validation/.
+    Pratt, J. W. (1959). Remarks on zeros and ties in the Wilcoxon signed rank procedures.
+    *JASA* 54, 655-667. https://doi.org/10.1080/01621459.1959.10501526
+
+    Matches `stats::wilcox.test(b, a, paired = TRUE, alternative =, exact =, correct =)` and
+    `coin::wilcoxsign_test(b ~ a, zero.method =, distribution = "asymptotic")`; see validation/.
 
     Examples
     --------
@@ -204,48 +236,60 @@ def wilcoxon(scores_a, scores_b, *, correct=True):
     >>> r.statistic, round(r.pvalue, 4), r.method
     (14.0, 0.125, 'Wilcoxon signed rank exact test')
     """
-    a, b, correct = _wilcoxon_iv(scores_a, scores_b, correct)
+    a, b = _paired(scores_a, scores_b)
     d = b - a
-    zeroes = bool(np.any(d == 0))
-    d = d[d != 0]
-    n = d.size
-    if n == 0:
+    zero = d == 0
+    n_zero = int(zero.sum())
+    if n_zero == d.size:
         warnings.warn("All paired differences are zero; the Wilcoxon test is undefined (NaN).",
                       PredstabUndefinedWarning, stacklevel=2)
-        return TestResult(statistic=float("nan"), pvalue=float("nan"), method="Wilcoxon signed rank test")
-    ranks = stats.rankdata(np.abs(d))
-    v = float(ranks[d > 0].sum())
+        return WilcoxonResult(statistic=float("nan"), pvalue=float("nan"), method="Wilcoxon signed rank test",
+                              alternative=alternative, n_zero=n_zero, zero_method=zero_method,
+                              statistic_name="V")
+    if zero_method == "pratt":
+        ranks = stats.rankdata(np.abs(d))[~zero]
+    else:
+        ranks = stats.rankdata(np.abs(d[~zero]))
+    nonzero = d[~zero]
+    n = nonzero.size
+    v = float(ranks[nonzero > 0].sum())
+    expectation = float(ranks.sum()) / 2.0
+    variance = float(np.sum(ranks ** 2)) / 4.0
+    z = (v - expectation) / np.sqrt(variance)
     ties = np.unique(ranks).size != n
-    if n < 50 and not ties and not zeroes:
-        counts = _signrank_counts(n)
-        total = 2.0 ** n
-        vi = int(round(v))
-        if v > n * (n + 1) / 4:
-            p = counts[vi:].sum() / total
-        else:
-            p = counts[:vi + 1].sum() / total
-        return TestResult(statistic=v, pvalue=float(min(1.0, 2.0 * p)),
-                          method="Wilcoxon signed rank exact test")
-    _, tie_sizes = np.unique(ranks, return_counts=True)
-    z = v - n * (n + 1) / 4.0
-    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(tie_sizes ** 3 - tie_sizes)) / 48.0)
-    corr = 0.5 * np.sign(z) if correct else 0.0
-    z = (z - corr) / sigma
-    p = 2.0 * min(stats.norm.cdf(z), stats.norm.sf(z))
-    method = "Wilcoxon signed rank test" + (" with continuity correction" if correct else "")
-    return TestResult(statistic=v, pvalue=float(min(1.0, p)), method=method)
+    use_exact = (n < 50) if exact is None else exact
+    if use_exact and zero_method == "pratt":
+        raise ValueError("`exact=True` is not available with zero_method='pratt' (coin's asymptotic "
+                         "test); got exact=True.")
+    if exact and (ties or n_zero):
+        warnings.warn("wilcoxon: cannot compute the exact p-value with ties or zero differences; the "
+                      "normal approximation is used (as R's wilcox.test does).", PredstabDataWarning,
+                      stacklevel=2)
+    if use_exact and not ties and n_zero == 0:
+        p = float(stats.wilcoxon(d, alternative=alternative, method="exact").pvalue)
+        return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method="Wilcoxon signed rank exact test",
+                              alternative=alternative, z=float("nan"), expectation=expectation,
+                              variance=variance, n_zero=n_zero, zero_method=zero_method,
+                              statistic_name="V")
+    p = float(stats.wilcoxon(d, zero_method=zero_method, correction=correct, alternative=alternative,
+                             method="approx").pvalue)
+    if zero_method == "pratt":
+        method = "Asymptotic Wilcoxon-Pratt Signed-Rank Test"
+    else:
+        method = "Wilcoxon signed rank test" + (" with continuity correction" if correct else "")
+    return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method=method, alternative=alternative,
+                          z=float(z), expectation=expectation, variance=variance, n_zero=n_zero,
+                          zero_method=zero_method, statistic_name="V")
 
 
-def _corrected_resampled_ttest_iv(a, b, n_train, n_test, level):
-    a, b = _paired(a, b, ndim=(1, 2))
-    a, b = a.ravel(), b.ravel()
-    for name, v in (("n_train", n_train), ("n_test", n_test)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v > 0:
-            raise ValueError(f"`{name}` must be a positive number of cases; got {v!r}.")
-    return a, b, float(n_train), float(n_test), check_fraction(level, "level")
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95):
+@accepts_level
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"], "n_train": _POSITIVE,
+                  "n_test": _POSITIVE, "alternative": ALTERNATIVE, "confidence_level": CONFIDENCE})
+def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided",
+                              confidence_level=0.95):
     r"""Nadeau–Bengio corrected resampled t-test for scores from repeated CV or random splits.
 
     With :math:`J` paired scores :math:`d_j = b_j - a_j` (every fold of every repetition),
@@ -265,7 +309,8 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
         Paired scores, fold by fold (the same splits for both models).
     n_train, n_test : float
         Training and test set sizes of one split.
-    level : float, default 0.95
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+    confidence_level : float, default 0.95
 
     Returns
     -------
@@ -296,16 +341,17 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, level=0.95
     >>> round(r.statistic, 3), round(r.pvalue, 4)
     (3.841, 0.004)
     """
-    a, b, n_train, n_test, level = _corrected_resampled_ttest_iv(scores_a, scores_b, n_train, n_test, level)
-    d = b - a
+    a, b = _paired(scores_a, scores_b, ndim=(1, 2))
+    d = (b - a).ravel()
     j = d.size
-    se = math.sqrt((1.0 / j + n_test / n_train) * float(d.var(ddof=1)))
-    return _t_from(float(d.mean()), se, j - 1, level, "Corrected resampled t-test (Nadeau-Bengio)")
+    se = math.sqrt((1.0 / j + float(n_test) / float(n_train)) * float(d.var(ddof=1)))
+    return _t_from(float(d.mean()), se, j - 1, float(confidence_level),
+                   "Corrected resampled t-test (Nadeau-Bengio)", alternative)
 
 
 def _cv5x2_iv(a, b):
-    a = _scores(a, "scores_a", min_size=10, ndim=2)
-    b = _scores(b, "scores_b", min_size=10, ndim=2)
+    a = read_scores(a, "scores_a", min_size=10, ndim=2)
+    b = read_scores(b, "scores_b", min_size=10, ndim=2)
     for name, arr in (("scores_a", a), ("scores_b", b)):
         if arr.shape != (5, 2):
             raise ValueError(f"`{name}` must have shape (5, 2) (5 repetitions x 2 folds); got {arr.shape}.")
@@ -314,6 +360,7 @@ def _cv5x2_iv(a, b):
     return d, s2
 
 
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"]})
 def cv5x2_ttest(scores_a, scores_b):
     r"""Dietterich's 5×2cv paired t-test.
 
@@ -361,12 +408,13 @@ def cv5x2_ttest(scores_a, scores_b):
         warnings.warn("5x2cv t-test: every repetition has equal fold differences (variance 0); the "
                       "test is undefined (NaN).", PredstabUndefinedWarning, stacklevel=2)
         return TestResult(statistic=float("nan"), pvalue=float("nan"), df=5.0,
-                          estimate=float(d.mean()), method="5x2cv paired t-test")
+                          estimate=float(d.mean()), method="5x2cv paired t-test", statistic_name="t")
     t = float(d[0, 0]) / denom
     return TestResult(statistic=t, pvalue=float(2.0 * stats.t.sf(abs(t), 5)), df=5.0,
-                      estimate=float(d.mean()), method="5x2cv paired t-test")
+                      estimate=float(d.mean()), method="5x2cv paired t-test", statistic_name="t")
 
 
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"]})
 def cv5x2_ftest(scores_a, scores_b):
     r"""Alpaydin's combined 5×2cv F-test.
 
@@ -413,7 +461,9 @@ def cv5x2_ftest(scores_a, scores_b):
         warnings.warn("5x2cv F-test: every repetition has equal fold differences (variance 0); the "
                       "test is undefined (NaN).", PredstabUndefinedWarning, stacklevel=2)
         return TestResult(statistic=float("nan"), pvalue=float("nan"), df=(10, 5),
-                          estimate=float(d.mean()), method="combined 5x2cv F-test")
+                          estimate=float(d.mean()), method="combined 5x2cv F-test",
+                          statistic_name="F")
     f = float((d ** 2).sum()) / denom
     return TestResult(statistic=f, pvalue=float(stats.f.sf(f, 10, 5)), df=(10, 5),
-                      estimate=float(d.mean()), method="combined 5x2cv F-test")
+                      estimate=float(d.mean()), method="combined 5x2cv F-test",
+                          statistic_name="F")

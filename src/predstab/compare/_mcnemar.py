@@ -1,42 +1,54 @@
-"""Exact paired McNemar test of two models judged on the same cases."""
+"""Paired McNemar tests of two models judged on the same cases: exact, mid-p, asymptotic, Bowker."""
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from .._utils import FrameMixin, missing_mask
+from .._results import Result, r_signif, result
+from .._utils import missing_mask
+from .._validation import Options, validate_params
+from ._common import read_counts
 from ._power import binomial_two_sided_p
+from ._results import htest_lines
 
 __all__ = ["mcnemar", "McNemarResult"]
 
+_METHODS = ("exact", "mid-p", "asymptotic")
 
-@dataclass(frozen=True)
-class McNemarResult(FrameMixin):
+
+@result
+class McNemarResult(Result):
     """Result of :func:`mcnemar`.
 
     Attributes
     ----------
     statistic : float
-        ``min(b, c)``, the smaller discordant count (statsmodels' convention).
+        Exact and mid-p: ``min(b, c)``, the smaller discordant count (statsmodels'
+        convention). Asymptotic: McNemar's (or Bowker's) chi-squared.
     pvalue : float
-        Exact (or mid-p) two-sided p-value; NaN when there are no cases.
-    table : tuple of int
-        ``(a, b, c, d)``: both succeed, regressions (old success, new failure),
-        improvements (old failure, new success), both fail.
+        Two-sided p-value; NaN when there are no cases.
+    table : tuple
+        2 x 2: ``(a, b, c, d)``: both succeed, regressions (old success, new failure),
+        improvements (old failure, new success), both fail. k x k: the table as a tuple of
+        rows.
     n : int
         Cases used.
     discordant : int
-        ``b + c``.
+        Off-diagonal cases (``b + c`` for 2 x 2).
     delta_pp : float
-        Change in success rate, percentage points: ``100 (c - b) / n``.
-    mid_p : bool
+        Change in success rate, percentage points: ``100 (c - b) / n`` (NaN for k x k).
+    method : str
+        "exact", "mid-p" or "asymptotic".
+    df : int or None
+        Degrees of freedom of the chi-squared (asymptotic only).
+    correction : bool
+        Continuity correction applied (asymptotic 2 x 2 only).
     """
 
     statistic: float
@@ -45,17 +57,40 @@ class McNemarResult(FrameMixin):
     n: int
     discordant: int
     delta_pp: float
-    mid_p: bool
+    method: str = "exact"
+    df: int | None = None
+    correction: bool = False
+
+    @property
+    def mid_p(self) -> bool:
+        """True for the mid-p test."""
+        return self.method == "mid-p"
 
     @property
     def regressions(self) -> int:
-        """``b``: cases the old model got right and the new one wrong."""
-        return self.table[1]
+        """``b``: cases the old model got right and the new one wrong (2 x 2 only)."""
+        return self.table[1] if len(self.table) == 4 else None
 
     @property
     def improvements(self) -> int:
-        """``c``: cases the old model got wrong and the new one right."""
-        return self.table[2]
+        """``c``: cases the old model got wrong and the new one right (2 x 2 only)."""
+        return self.table[2] if len(self.table) == 4 else None
+
+    @property
+    def r_method(self) -> str:
+        """R's ``method`` string."""
+        if self.method == "asymptotic":
+            return "McNemar's Chi-squared test" + (" with continuity correction" if self.correction else "")
+        return ("Exact" if self.method == "exact" else "Mid-p") + " McNemar test (binomial, b vs c)"
+
+    def _str_lines(self):
+        if self.method == "asymptotic":
+            return htest_lines(self.r_method, data="table", statistic_name="McNemar's chi-squared",
+                               statistic=self.statistic, parameters=[("df", self.df)], pvalue=self.pvalue)
+        return htest_lines(self.r_method, data="table",
+                           statistic_name="min(b, c)", statistic=self.statistic,
+                           parameters=[("discordant", self.discordant)], pvalue=self.pvalue) + [
+            f"change in success rate: {r_signif(self.delta_pp)} percentage points (n = {self.n})"]
 
 
 def _judgments(values, name):
@@ -87,9 +122,12 @@ def _zero_one(arr, name):
     return arr.astype(np.int8)
 
 
-def _mcnemar_iv(table, old, new, ids, mid_p):
-    if not isinstance(mid_p, (bool, np.bool_)):
-        raise TypeError(f"`mid_p` must be True or False; got {mid_p!r}.")
+
+def _mcnemar_iv(table, old, new, ids, method, mid_p):
+    if mid_p:
+        if method not in ("exact", "mid-p"):
+            raise ValueError(f"`mid_p=True` asks for the mid-p test; got method={method!r} as well.")
+        method = "mid-p"
     if table is not None:
         if old is not None or new is not None or ids is not None:
             raise TypeError("Give either `table` or `old`/`new` (with optional `ids`), not both.")
@@ -98,19 +136,23 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
                 raise ValueError(f"`table` as a DataFrame must have 3 columns (id, old, new); got "
                                  f"{table.shape[1]}.")
             table = list(table.itertuples(index=False, name=None))
-        tab = np.asarray(table, dtype=object)
-        if tab.ndim == 2 and tab.shape[1] == 3:  # records (id, old, new)
+            tab = np.asarray(table, dtype=object)
+            is_records = True
+        else:
+            tab = np.asarray(table, dtype=object)
+            # (n, 3) are case records (id, old, new); a 3 x 3 table of counts only asymptotically
+            is_records = tab.ndim == 2 and tab.shape[1] == 3 and not (method == "asymptotic"
+                                                                     and tab.shape[0] == 3)
+        if is_records:
+            if tab.ndim != 2:
+                raise ValueError(f"`table` records must be (id, old, new) triples; got shape {tab.shape}.")
             ids, old, new, table = tab[:, 0], tab[:, 1], tab[:, 2], None
     if table is not None:
-        if tab.shape != (2, 2):
-            raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]]; got shape {tab.shape}.")
-        counts = []
-        for v in tab.ravel():
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not float(v).is_integer() \
-                    or v < 0:
-                raise ValueError(f"`table` must hold non-negative whole counts; got {v!r}.")
-            counts.append(int(v))
-        return tuple(counts), bool(mid_p)
+        counts = read_counts(tab, "table")
+        if counts.shape != (2, 2) and method != "asymptotic":
+            raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]] for method={method!r} (k x k tables "
+                             f"take method='asymptotic', Bowker's test); got shape {counts.shape}.")
+        return counts, method
     old_arr, new_arr = _judgments(old, "old"), _judgments(new, "new")
     if len(old_arr) != len(new_arr):
         raise ValueError(f"`old` and `new` must have the same length; got {len(old_arr)} and "
@@ -126,45 +168,97 @@ def _mcnemar_iv(table, old, new, ids, mid_p):
     keep = ~(missing_mask(old_arr) | missing_mask(new_arr))
     if not keep.all():
         warnings.warn(f"{int((~keep).sum())} case(s) with a missing judgment were dropped "
-                      "(never counted as failures).", PredstabDataWarning, stacklevel=3)
-    judged = [_zero_one(old_arr[keep], "old"), _zero_one(new_arr[keep], "new")]
-    o, n = judged
-    a, b, c, d = (int(v) for v in np.bincount(2 * (1 - o) + (1 - n), minlength=4))
-    return (a, b, c, d), bool(mid_p)
+                      "(never counted as failures).", PredstabDataWarning, stacklevel=4)
+    o, n = _zero_one(old_arr[keep], "old"), _zero_one(new_arr[keep], "new")
+    counts = np.bincount(2 * (1 - o) + (1 - n), minlength=4).reshape(2, 2)
+    return counts.astype(np.int64), method
 
 
-def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
-    r"""Exact paired McNemar test: did the new model fix more cases than it broke?
+def _binomial_p(b, c, method):
+    """Two-sided exact or mid-p value of min(b, c) in Binomial(b + c, 1/2)."""
+    m, k = b + c, min(b, c)
+    exact = binomial_two_sided_p(k, m)
+    if method == "exact":
+        return exact
+    # mid-p: the exact p-value minus half the probability of the observed |b - c|: for b != c
+    # that is P(X = b) + P(X = c) = 2 P(X = k); for b = c it is P(X = b) alone, so
+    # mid-p = 1 - P(X = b) / 2 (Fagerland, Lydersen & Laake 2013)
+    pmf = float(stats.binom.pmf(k, m, 0.5))
+    return exact - (0.5 * pmf if b == c else pmf)
+
+
+def _chi_square(counts, correction):
+    """McNemar's (k = 2, optionally continuity-corrected) or Bowker's chi-squared and its df."""
+    upper = np.triu_indices(counts.shape[0], 1)
+    s = (counts + counts.T)[upper].astype(float)
+    d = (counts - counts.T)[upper].astype(float)
+    if counts.shape == (2, 2) and correction:
+        d = np.abs(d) - 1.0
+    used = s > 0  # a pair with no off-diagonal case carries no evidence (R: 0/0 = NaN)
+    stat = float(np.sum(d[used] ** 2 / s[used]))
+    df = int(len(s))
+    return stat, df, float(stats.chi2.sf(stat, df))
+
+
+@validate_params({
+    "table": ["array-like", pd.DataFrame, None],
+    "old": ["array-like", None],
+    "new": ["array-like", None],
+    "ids": ["array-like", None],
+    "method": [Options(_METHODS)],
+    "correction": ["boolean"],
+    "mid_p": ["boolean"],
+})
+def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correction=True, mid_p=False):
+    r"""Paired McNemar test: did the new model fix more cases than it broke?
 
     From the 2 × 2 table of paired judgments (rows: old success / failure; columns: new
     success / failure) only the discordant cases count: ``b`` regressions and ``c``
     improvements, :math:`m = b + c`. Under the null each discordant case is equally likely
-    to go either way, so
+    to go either way. The exact test (default) is
 
     .. math::
 
-        p = \min\{1,\ 2 P[X \le \min(b, c)]\},\qquad X \sim \text{Binomial}(m, 1/2),
+        p = \min\{1,\ 2 P[X \le \min(b, c)]\},\qquad X \sim \text{Binomial}(m, 1/2);
 
-    and the mid-p version subtracts :math:`P[X = \min(b, c)]`.
+    the mid-p test subtracts half the probability of the observed :math:`|b - c|`
+    (:math:`P[X = \min(b, c)]` when :math:`b \ne c`, :math:`\tfrac12 P[X = b]` when
+    :math:`b = c`, so that its p-value is :math:`1 - \tfrac12 P[X = b]` there, not 1); the
+    asymptotic test refers
+
+    .. math::
+
+        \chi^2 = \frac{(|b - c| - 1)^2}{b + c}\quad(\text{``correction=False``: } (b - c)^2/(b + c))
+
+    to :math:`\chi^2_1`. A k × k table (k ≥ 3) gets Bowker's symmetry test,
+    :math:`\chi^2 = \sum_{i<j} (n_{ij} - n_{ji})^2 / (n_{ij} + n_{ji})` on
+    :math:`k(k-1)/2` degrees of freedom (``method="asymptotic"`` only).
 
     Parameters
     ----------
-    table : array-like of shape (2, 2) or (n_cases, 3), or DataFrame, optional
-        The counts ``[[a, b], [c, d]]``, or case records ``(id, old, new)`` (a sequence of
-        triples or a 3-column DataFrame). Give this or ``old`` and ``new``.
+    table : array-like of shape (2, 2), (k, k) or (n_cases, 3), or DataFrame, optional
+        The counts ``[[a, b], [c, d]]`` (or a k × k table: row = class given by the first
+        classifier, column = by the second), or case records ``(id, old, new)`` (a sequence
+        of triples or a 3-column DataFrame). Give this or ``old`` and ``new``. With
+        ``method="asymptotic"`` a 3 × 3 array is a table of counts, not three records.
     old, new : array-like of shape (n_cases,), optional
         Per-case judgments, 1 = success, 0 = failure (booleans accepted). A missing
         judgment (None/NaN/pd.NA) drops the case with a warning; it is never imputed as a
         failure.
     ids : array-like of shape (n_cases,), optional
         Case identifiers; duplicates are rejected.
+    method : {"exact", "mid-p", "asymptotic"}, default "exact"
+    correction : bool, default True
+        Continuity correction of the asymptotic 2 × 2 test (R's ``correct``); as in R it
+        does not act on k × k tables.
     mid_p : bool, default False
-        Return the mid-p value.
+        Same as ``method="mid-p"`` (the spelling before ``method``).
 
     Returns
     -------
     McNemarResult
-        ``.pvalue``, ``.table`` ``(a, b, c, d)``, ``.n``, ``.discordant``, ``.delta_pp``.
+        ``.statistic``, ``.pvalue``, ``.table``, ``.n``, ``.discordant``, ``.delta_pp``,
+        ``.method``, ``.df`` (asymptotic).
 
     Warns
     -----
@@ -174,44 +268,66 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, mid_p=False):
     PredstabDataWarning
         Cases with a missing judgment were dropped.
 
+    Notes
+    -----
+    Without discordant cases every method returns ``p = 1`` (statistic 0); R's
+    ``mcnemar.test`` divides 0 by 0 there (NaN, or ``Inf`` with the correction). In Bowker's
+    test a pair of cells that are both 0 contributes nothing (R: NaN) and still counts in the
+    degrees of freedom, as in R.
+
     References
     ----------
     McNemar, Q. (1947). Note on the sampling error of the difference between correlated
     proportions or percentages. *Psychometrika* 12, 153-157. https://doi.org/10.1007/BF02295996
 
+    Bowker, A. H. (1948). A test for symmetry in contingency tables. *JASA* 43, 572-574.
+    https://doi.org/10.1080/01621459.1948.10483284
+
     Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary
     matched-pairs data: mid-p and asymptotic are better than exact conditional.
     *BMC Med. Res. Methodol.* 13, 91. https://doi.org/10.1186/1471-2288-13-91
 
-    Matches `stats::binom.test(min(b, c), b + c, 0.5)$p.value` (and statsmodels'
-    ``mcnemar(exact=True)``); see validation/.
+    Matches `stats::binom.test(min(b, c), b + c, 0.5)$p.value` (exact; statsmodels'
+    ``mcnemar(exact=True)``) and `stats::mcnemar.test(table, correct =)` (asymptotic and
+    Bowker); see validation/.
 
     Examples
     --------
     >>> r = mcnemar([[146, 4], [14, 36]])
     >>> round(r.pvalue, 6), r.delta_pp, r.discordant
     (0.030884, 5.0, 18)
+    >>> round(mcnemar([[76, 4], [7, 20]], method="asymptotic").pvalue, 6)
+    0.546494
+    >>> round(mcnemar([[24, 10, 10], [5, 30, 7], [5, 14, 14]], method="asymptotic").statistic, 4)
+    5.6667
     >>> mcnemar(old=[1, 1, 0, 0, 1], new=[1, 0, 1, 1, 1]).table
     (2, 1, 2, 0)
     >>> mcnemar([("q1", 1, 1), ("q2", 0, 1), ("q3", 1, 0), ("q4", 0, 1)]).table
     (1, 1, 2, 0)
     """
-    (a, b, c, d), mid_p = _mcnemar_iv(table, old, new, ids, mid_p)
-    n = a + b + c + d
-    m = b + c
-    k = min(b, c)
+    counts, method = _mcnemar_iv(table, old, new, ids, method, mid_p)
+    n = int(counts.sum())
+    two = counts.shape == (2, 2)
+    shown = tuple(int(v) for v in counts.ravel()) if two else tuple(tuple(int(v) for v in row)
+                                                                   for row in counts)
+    off = int(n - np.trace(counts))
+    corrected = bool(correction and two and method == "asymptotic")
+    df = None
     if n == 0:
         warnings.warn("There are no cases; the McNemar p-value is undefined and set to NaN.",
                       PredstabUndefinedWarning, stacklevel=2)
-        pvalue = float("nan")
-        delta = float("nan")
+        stat, pvalue, delta = float("nan"), float("nan"), float("nan")
+        if method == "asymptotic":
+            df = int(counts.shape[0] * (counts.shape[0] - 1) // 2)
     else:
-        delta = 100.0 * (c - b) / n
-        if m == 0:
-            pvalue = 1.0
-        elif mid_p:
-            pvalue = min(1.0, 2.0 * float(stats.binom.cdf(k, m, 0.5)) - float(stats.binom.pmf(k, m, 0.5)))
+        b, c = int(counts[0, 1]), int(counts[1, 0])
+        delta = 100.0 * (c - b) / n if two else float("nan")
+        if method == "asymptotic":
+            stat, df, pvalue = _chi_square(counts, corrected)
+            if off == 0:
+                stat, pvalue = 0.0, 1.0
         else:
-            pvalue = binomial_two_sided_p(k, m)
-    return McNemarResult(statistic=float(k), pvalue=pvalue, table=(a, b, c, d), n=n, discordant=m,
-                         delta_pp=delta, mid_p=mid_p)
+            stat = float(min(b, c))
+            pvalue = 1.0 if off == 0 else _binomial_p(b, c, method)
+    return McNemarResult(statistic=stat, pvalue=pvalue, table=shown, n=n, discordant=off, delta_pp=delta,
+                         method=method, df=df, correction=corrected)

@@ -1,57 +1,74 @@
-"""How many seeds, games or data sets: power of the two-sample t-test and of win rates."""
+"""How many seeds, games or data sets: power of t-tests and of win rates."""
 
 from __future__ import annotations
 
 import math
-import numbers
-from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import stats
 
-from .._utils import ConfidenceInterval, FrameMixin
-from ._results import IntervalFrameMixin
-from ._rmath import brent_zero
+from .._results import Result, result
+from .._utils import ConfidenceInterval
+from .._validation import Interval, Options, validate_params
+from ._common import CONFIDENCE, PROBABILITY, accepts_level
+from ._results import htest_lines
+from ._rmath import R_UNIROOT_TOL, brent_zero
 
 __all__ = [
     "power_ttest", "power_ttest_n", "seeds_needed", "detectable_effect",
     "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
 ]
 
-
-def _check_prob(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TypeError(f"`{name}` must be a real number; got {value!r}.")
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"`{name}` must be strictly between 0 and 1; got {value!r}.")
-    return float(value)
+_TESTS = ("two-sample", "one-sample", "paired")
+_SIDES = ("two-sided", "one-sided")
+_EFFECT = [Interval(Real, None, None, closed="neither")]
+_N = [Interval(Real, 2, None)]
+_DESIGN = {"strict": ["boolean"], "test": [Options(_TESTS)], "alternative": [Options(_SIDES)]}
 
 
-def _check_effect(d, name="d"):
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not np.isfinite(d):
-        raise TypeError(f"`{name}` must be a finite real number; got {d!r}.")
+def _check_effect(d, alternative):
+    if not np.isfinite(d):
+        raise ValueError(f"`d` must be a finite real number; got {d!r}.")
     if d == 0:
-        raise ValueError(f"`{name}` must be non-zero (a zero effect cannot be detected); got {d!r}.")
-    return abs(float(d))
+        raise ValueError(f"`d` must be non-zero (a zero effect cannot be detected); got {d!r}.")
+    # two-sided: the sign does not matter (R takes abs(delta)); one-sided: the test looks for
+    # a positive effect, so a negative d has power below alpha, as in R
+    return abs(float(d)) if alternative == "two-sided" else float(d)
 
 
-def _check_strict(strict):
-    if not isinstance(strict, (bool, np.bool_)):
-        raise TypeError(f"`strict` must be True or False; got {strict!r}.")
-    return bool(strict)
+def _finite(name, value):
+    if value is not None and not np.isfinite(value):
+        raise ValueError(f"`{name}` must be finite; got {value!r}.")
 
 
-def _power_two_sample(d, n, alpha, strict):
-    """Power of the two-sided two-sample t-test with ``n`` per arm and effect ``d`` (in SDs)."""
-    nu = 2.0 * (n - 1.0)
-    q = stats.t.isf(alpha / 2.0, nu)
-    ncp = math.sqrt(n / 2.0) * d
+def _power_exceeds_alpha(power, alpha):
+    if power <= alpha:
+        raise ValueError(f"`power` must exceed `alpha`; got power={power}, alpha={alpha}.")
+
+
+def _noncentral_t_sf(q, nu, ncp):
     upper = float(stats.nct.sf(q, nu, ncp))
     if not np.isfinite(upper):
         upper = 1.0 - float(stats.nct.cdf(q, nu, ncp))
     if not np.isfinite(upper):
         raise RuntimeError(f"noncentral t tail is not computable for df={nu}, ncp={ncp}.")
-    if not strict:
+    return upper
+
+
+def _power(d, n, alpha, strict, test="two-sample", alternative="two-sided", n_b=None):
+    """Power of the t-test as R's ``power.t.test`` (and ``pwr.t2n.test`` for ``n_b``) computes it."""
+    if test == "two-sample":
+        n_b = n if n_b is None else n_b
+        nu = n + n_b - 2.0
+        ncp = d * math.sqrt(n * n_b / (n + n_b))
+    else:  # one-sample, or paired (d: mean difference over the SD of the differences)
+        nu = n - 1.0
+        ncp = d * math.sqrt(n)
+    sides = 2.0 if alternative == "two-sided" else 1.0
+    q = float(stats.t.isf(alpha / sides, nu))
+    upper = _noncentral_t_sf(q, nu, ncp)
+    if not strict or sides == 1.0:
         return upper
     # scipy.stats.nct.cdf returns NaN (and sometimes a too-large value) far in the lower tail
     # for a large noncentrality. P(T < -q) <= P(T < 0) = Phi(-ncp), a bound that is itself
@@ -64,37 +81,43 @@ def _power_two_sample(d, n, alpha, strict):
     return min(upper + lower, 1.0)
 
 
-def _power_ttest_iv(d, n, alpha, strict):
-    d = _check_effect(d)
-    if isinstance(n, bool) or not isinstance(n, numbers.Real) or not np.isfinite(n):
-        raise TypeError(f"`n` must be a finite real number (per arm); got {n!r}.")
-    if n < 2:
-        raise ValueError(f"`n` must be at least 2 per arm; got {n!r}.")
-    return d, float(n), _check_prob(alpha, "alpha"), _check_strict(strict)
 
+@validate_params({"d": _EFFECT, "n": _N, "alpha": PROBABILITY, "n_b": [Interval(Real, 2, None), None],
+                  **_DESIGN})
+def power_ttest(d, n, *, alpha=0.05, strict=True, test="two-sample", alternative="two-sided", n_b=None):
+    r"""Power of the t-test: two-sample with ``n`` runs (seeds) per arm, one-sample or paired.
 
-def power_ttest(d, n, *, alpha=0.05, strict=True):
-    r"""Power of the two-sided two-sample t-test with ``n`` runs (seeds) per arm.
-
-    With :math:`\nu = 2(n-1)`, :math:`\delta = d\sqrt{n/2}` and :math:`q = t_{1-\alpha/2,\nu}`,
+    With :math:`\nu` degrees of freedom, noncentrality :math:`\delta` and
+    :math:`q = t_{1-\alpha/s,\nu}` (:math:`s = 2` two-sided, 1 one-sided),
 
     .. math::
 
         \text{power} = P(T_{\nu,\delta} > q) + P(T_{\nu,\delta} < -q),
 
-    where :math:`T_{\nu,\delta}` is noncentral t. ``strict=False`` drops the second term
-    (R's default ``power.t.test(strict = FALSE)``).
+    where :math:`T_{\nu,\delta}` is noncentral t; two-sample: :math:`\nu = n_a + n_b - 2`,
+    :math:`\delta = d\sqrt{n_a n_b/(n_a + n_b)}` (:math:`2(n-1)` and :math:`d\sqrt{n/2}` for
+    equal arms); one-sample and paired: :math:`\nu = n - 1`, :math:`\delta = d\sqrt n`.
+    ``strict=False`` and one-sided tests drop the second term (R's default
+    ``power.t.test(strict = FALSE)``).
 
     Parameters
     ----------
     d : float
-        Standardised effect (difference of means over the common SD), Cohen's d.
+        Standardised effect: difference of means over the common SD (Cohen's d); for
+        ``test="paired"`` the mean difference over the SD of the differences; for
+        ``"one-sample"`` (mean - mu) / SD. One-sided tests look for ``d > 0``.
     n : float
-        Runs per arm (may be fractional, as in R).
+        Runs per arm (two-sample), observations or pairs (may be fractional, as in R).
     alpha : float, default 0.05
-        Two-sided significance level.
+        Significance level.
     strict : bool, default True
-        Count both rejection tails.
+        Count both rejection tails of a two-sided test.
+    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
+        R's ``type``.
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    n_b : float, optional
+        Runs of the second arm when the arms differ in size (two-sample only; ``n`` is then
+        the first arm), as ``pwr::pwr.t2n.test``.
 
     Returns
     -------
@@ -103,14 +126,15 @@ def power_ttest(d, n, *, alpha=0.05, strict=True):
 
     See Also
     --------
-    seeds_needed, detectable_effect
+    seeds_needed, power_ttest_n, detectable_effect
 
     References
     ----------
     Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences* (2nd ed.).
     https://doi.org/10.4324/9780203771587
 
-    Matches `stats::power.t.test(n, delta = d, sd = 1, strict = strict)$power`; see validation/.
+    Matches `stats::power.t.test(n, delta = d, sd = 1, type =, alternative =, strict =)$power`
+    (and ``pwr::pwr.t2n.test(n1, n2, d)`` for unequal arms); see validation/.
 
     Examples
     --------
@@ -118,26 +142,41 @@ def power_ttest(d, n, *, alpha=0.05, strict=True):
     0.8015
     >>> round(power_ttest(0.5, 3), 4), round(power_ttest(0.5, 3, strict=False), 4)
     (0.0768, 0.0698)
+    >>> round(power_ttest(0.487, 18, test="one-sample", alternative="one-sided"), 6)
+    0.632341
     """
-    d, n, alpha, strict = _power_ttest_iv(d, n, alpha, strict)
-    return _power_two_sample(d, n, alpha, strict)
+    if test != "two-sample" and n_b is not None:
+        raise ValueError(f"`n_b` (the second arm) applies to test='two-sample' only; got test={test!r}.")
+    _finite("n", n)
+    _finite("n_b", n_b)
+    d = _check_effect(d, alternative)
+    return _power(d, float(n), float(alpha), bool(strict), test, alternative,
+                  None if n_b is None else float(n_b))
 
 
-def _power_ttest_n_iv(d, alpha, power, strict):
-    d = _check_effect(d)
-    alpha = _check_prob(alpha, "alpha")
-    power = _check_prob(power, "power")
-    if power <= alpha:
-        raise ValueError(f"`power` must exceed `alpha`; got power={power}, alpha={alpha}.")
-    return d, alpha, power, _check_strict(strict)
+def _solve_n(d, alpha, power, strict, test, alternative, ratio, tol):
+    def gap(n):
+        return _power(d, n, alpha, strict, test, alternative, None if ratio == 1.0 else ratio * n) - power
+
+    # R's bracket; like uniroot(extendInt = "upX") it is widened only for tiny effects
+    upper = 1e7
+    while gap(upper) < 0:
+        upper *= 10.0
+    return gap, upper
 
 
-def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True):
-    r"""Fractional runs per arm at which the two-sample t-test reaches ``power`` (R's ``n``).
+@validate_params({"d": _EFFECT, "alpha": PROBABILITY, "power": PROBABILITY,
+                  "ratio": [Interval(Real, 0, None, closed="neither")],
+                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
+def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
+                  ratio=1.0, tol=R_UNIROOT_TOL):
+    r"""Fractional runs per arm (or pairs) at which the t-test reaches ``power`` (R's ``n``).
 
     Solves :func:`power_ttest` ``(d, n) = power`` for ``n`` on :math:`[2, 10^7]` with Brent's
-    method and R's tolerance (``.Machine$double.eps^0.25``), so the value is R's to 1e-10; it
-    is within about 1e-4 of the exact root. Use :func:`seeds_needed` for the integer answer.
+    method as R's ``uniroot`` runs it; with R's tolerance (``.Machine$double.eps^0.25``, the
+    default) the value is R's to 1e-10, within about 1e-4 of the exact root; ``tol=1e-10``
+    gives R's ``power.t.test(..., tol = 1e-10)``. Use :func:`seeds_needed` for the integer
+    answer.
 
     Parameters
     ----------
@@ -146,6 +185,13 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True):
     alpha : float, default 0.05
     power : float, default 0.8
     strict : bool, default True
+    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    ratio : float, default 1
+        Size of the second arm over the first (two-sample only): the answer is the first
+        arm's size, the second is ``ratio * n``.
+    tol : float, default ``.Machine$double.eps^0.25``
+        Tolerance of the root (R's ``tol``).
 
     Returns
     -------
@@ -155,28 +201,28 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True):
     ----------
     Brent, R. P. (1973). *Algorithms for Minimization without Derivatives*. Prentice-Hall.
 
-    Matches `stats::power.t.test(delta = d, sd = 1, power = power, strict = strict)$n`; see
-    validation/.
+    Matches `stats::power.t.test(delta = d, sd = 1, power = power, type =, alternative =,
+    strict =, tol =)$n`; see validation/.
 
     Examples
     --------
     >>> round(power_ttest_n(0.5), 3)
     63.766
     """
-    d, alpha, power, strict = _power_ttest_n_iv(d, alpha, power, strict)
-
-    def gap(n):
-        return _power_two_sample(d, n, alpha, strict) - power
-
-    # R's bracket; like uniroot(extendInt = "upX") it is widened only for tiny effects
-    upper = 1e7
-    while gap(upper) < 0:
-        upper *= 10.0
-    return brent_zero(gap, 2.0, upper)
+    if test != "two-sample" and ratio != 1.0:
+        raise ValueError(f"`ratio` applies to test='two-sample' only; got test={test!r}.")
+    _finite("ratio", ratio)
+    _power_exceeds_alpha(power, alpha)
+    d = _check_effect(d, alternative)
+    gap, upper = _solve_n(d, float(alpha), float(power), bool(strict), test, alternative, float(ratio), tol)
+    return brent_zero(gap, 2.0, upper, tol=float(tol))
 
 
-def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
-    r"""Smallest whole number of runs (seeds) per arm for the two-sample t-test to reach ``power``.
+@validate_params({"d": _EFFECT, "alpha": PROBABILITY, "power": PROBABILITY,
+                  "ratio": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
+def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
+                 ratio=1.0):
+    r"""Smallest whole number of runs (seeds) per arm for the t-test to reach ``power``.
 
     The power of the t-test increases with ``n``, so the answer is the ceiling of the exact
     root of ``power_ttest(d, n) = power``, checked on the integers either side. The normal
@@ -189,11 +235,16 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
     alpha : float, default 0.05
     power : float, default 0.8
     strict : bool, default True
+    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    ratio : float, default 1
+        Second arm over the first (two-sample); the second arm has ``ratio * n`` runs
+        (rounded up by the caller).
 
     Returns
     -------
     int
-        Runs per arm.
+        Runs per arm (pairs for ``"paired"``, observations for ``"one-sample"``).
 
     References
     ----------
@@ -208,16 +259,14 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
     >>> [seeds_needed(d) for d in (0.2, 0.5, 1.0, 1.5, 2.0, 3.0)]
     [394, 64, 17, 9, 6, 4]
     """
-    d, alpha, power, strict = _power_ttest_n_iv(d, alpha, power, strict)
-
-    def gap(n):
-        return _power_two_sample(d, n, alpha, strict) - power
-
+    if test != "two-sample" and ratio != 1.0:
+        raise ValueError(f"`ratio` applies to test='two-sample' only; got test={test!r}.")
+    _finite("ratio", ratio)
+    _power_exceeds_alpha(power, alpha)
+    d = _check_effect(d, alternative)
+    gap, upper = _solve_n(d, float(alpha), float(power), bool(strict), test, alternative, float(ratio), 1e-9)
     if gap(2.0) >= 0:
         return 2
-    upper = 1e7
-    while gap(upper) < 0:
-        upper *= 10.0
     root = brent_zero(gap, 2.0, upper, tol=1e-9)
     n = max(2, math.ceil(root))
     while n > 2 and gap(n - 1) >= 0:
@@ -227,30 +276,26 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True):
     return int(n)
 
 
-def _detectable_effect_iv(n, alpha, power):
-    if isinstance(n, bool) or not isinstance(n, numbers.Real) or not np.isfinite(n):
-        raise TypeError(f"`n` must be a finite real number (per arm); got {n!r}.")
-    if n < 2:
-        raise ValueError(f"`n` must be at least 2 per arm; got {n!r}.")
-    alpha = _check_prob(alpha, "alpha")
-    power = _check_prob(power, "power")
-    if power <= alpha:
-        raise ValueError(f"`power` must exceed `alpha`; got power={power}, alpha={alpha}.")
-    return float(n), alpha, power
+@validate_params({"n": _N, "alpha": PROBABILITY, "power": PROBABILITY,
+                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
+def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
+                      tol=1e-12):
+    r"""Smallest standardised effect the t-test detects with ``power`` at ``n`` per arm.
 
-
-def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True):
-    r"""Smallest standardised effect the two-sample t-test detects with ``power`` at ``n`` per arm.
-
-    Solves ``power_ttest(d, n) = power`` for ``d`` (Brent's method to 1e-12).
+    Solves ``power_ttest(d, n) = power`` for ``d`` on R's bracket :math:`[10^{-7}, 10^7]`
+    with Brent's method to ``tol`` (1e-12 by default; ``tol=R_UNIROOT_TOL`` gives R's
+    ``uniroot`` answer, which is only within about 1e-4 of the root).
 
     Parameters
     ----------
     n : float
-        Runs per arm.
+        Runs per arm (pairs, observations).
     alpha : float, default 0.05
     power : float, default 0.8
     strict : bool, default True
+    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    tol : float, default 1e-12
 
     Returns
     -------
@@ -261,41 +306,47 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True):
     Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences* (2nd ed.).
     https://doi.org/10.4324/9780203771587
 
-    Matches `stats::power.t.test(n = n, power = power)$delta` (to R's uniroot tolerance).
+    Matches `stats::power.t.test(n = n, power = power, type =, alternative =, tol =)$delta`;
+    see validation/.
 
     Examples
     --------
     >>> [round(detectable_effect(n), 2) for n in (3, 5, 10, 20, 30, 64, 100)]
     [3.07, 2.02, 1.32, 0.91, 0.74, 0.5, 0.4]
     """
-    n, alpha, power = _detectable_effect_iv(n, alpha, power)
-    strict = _check_strict(strict)
+    _finite("n", n)
+    _power_exceeds_alpha(power, alpha)
+    alpha, power, n = float(alpha), float(power), float(n)
 
     def gap(d):
-        return _power_two_sample(d, n, alpha, strict) - power
+        return _power(d, n, alpha, bool(strict), test, alternative) - power
 
-    hi = 1.0
-    while gap(hi) < 0:
-        hi *= 2.0
-    return brent_zero(gap, 1e-8, hi, tol=1e-12)
+    hi = 1e7
+    while gap(hi) < 0:  # pragma: no cover - power at d = 1e7 is 1 for any n >= 2
+        hi *= 10.0
+    return brent_zero(gap, 1e-7, hi, tol=float(tol))
 
 
-@dataclass(frozen=True)
-class WinRateResult(IntervalFrameMixin):
-    """Exact binomial test of a win rate against 1/2.
+@result
+class WinRateResult(Result):
+    r"""Exact binomial test of a win rate against ``p`` (1/2 by default).
 
     Attributes
     ----------
     statistic : float
         Observed win rate ``wins / n``.
     pvalue : float
-        Exact two-sided p-value.
+        Exact p-value (R's ``binom.test``).
     wins, n : int
     confidence_interval : ConfidenceInterval
-        Clopper–Pearson (exact) interval, as R's ``binom.test``.
+        Clopper–Pearson (exact) interval, as R's ``binom.test`` (one-sided for a one-sided
+        alternative: ``(0, high)`` or ``(low, 1)``).
     wald_interval : ConfidenceInterval
-        Wald interval :math:`\\hat p \\pm z \\sqrt{\\hat p(1-\\hat p)/n}`.
-    level : float
+        Two-sided Wald interval :math:`\hat p \pm z \sqrt{\hat p(1-\hat p)/n}`.
+    confidence_level : float
+    p : float
+        Win rate under the null.
+    alternative : str
     """
 
     statistic: float
@@ -304,30 +355,26 @@ class WinRateResult(IntervalFrameMixin):
     n: int
     confidence_interval: ConfidenceInterval
     wald_interval: ConfidenceInterval
-    level: float
+    confidence_level: float
+    p: float = 0.5
+    alternative: str = "two-sided"
 
-
-def _check_count(value, name, *, minimum=0):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise TypeError(f"`{name}` must be a whole number; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be at least {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _win_rate_test_iv(wins, n, level):
-    wins = _check_count(wins, "wins")
-    n = _check_count(n, "n", minimum=1)
-    if wins > n:
-        raise ValueError(f"`wins` must not exceed `n`; got wins={wins}, n={n}.")
-    return wins, n, _check_prob(level, "level")
+    def _str_lines(self):
+        return htest_lines("Exact binomial test", data=f"{self.wins} and {self.n}",
+                           statistic_name="number of successes", statistic=self.wins,
+                           parameters=[("number of trials", self.n)], pvalue=self.pvalue,
+                           alternative=self.alternative, null_name="probability of success",
+                           null_value=self.p, confidence_interval=self.confidence_interval,
+                           confidence_level=self.confidence_level,
+                           estimates=[("probability of success", self.statistic)])
 
 
 def binomial_two_sided_p(x, n):
-    """Exact two-sided binomial p-value against 1/2: ``min(1, 2 P[X <= min(x, n - x)])``."""
+    """Exact two-sided binomial p-value against 1/2: ``min(1, 2 P[X <= min(x, n - x)])``.
+
+    What :func:`scipy.stats.binomtest` and R's ``binom.test`` give for p = 1/2 (the
+    distribution is symmetric), without binomtest's search for the other tail (10x faster).
+    """
     if n == 0:
         return float("nan")
     k = min(x, n - x)
@@ -336,12 +383,19 @@ def binomial_two_sided_p(x, n):
     return min(1.0, 2.0 * float(stats.binom.cdf(k, n, 0.5)))
 
 
-def win_rate_test(wins, n, *, level=0.95):
-    r"""Is a win rate different from 1/2? Exact binomial test with exact and Wald intervals.
+@accepts_level
+@validate_params({"wins": [Interval(Integral, 0, None)], "n": [Interval(Integral, 1, None)],
+                  "p": PROBABILITY, "alternative": [Options(("two-sided", "greater", "less"))],
+                  "confidence_level": CONFIDENCE})
+def win_rate_test(wins, n, *, p=0.5, alternative="two-sided", confidence_level=0.95):
+    r"""Is a win rate different from 1/2 (or ``p``)? Exact binomial test with exact and Wald intervals.
 
     .. math::
 
-        p = \min\{1, 2 P[X \le \min(w, n - w)]\},\quad X \sim \text{Binomial}(n, 1/2).
+        p = \min\{1, 2 P[X \le \min(w, n - w)]\},\quad X \sim \text{Binomial}(n, 1/2)
+
+    for the two-sided test of 1/2; other ``p`` and one-sided alternatives follow R's
+    ``binom.test`` (via :func:`scipy.stats.binomtest`).
 
     Parameters
     ----------
@@ -349,7 +403,10 @@ def win_rate_test(wins, n, *, level=0.95):
         Games (or tasks, or seeds) won by B.
     n : int
         Games played (ties removed beforehand, or counted as half wins by the caller).
-    level : float, default 0.95
+    p : float, default 0.5
+        Win rate under the null.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+    confidence_level : float, default 0.95
 
     Returns
     -------
@@ -363,7 +420,7 @@ def win_rate_test(wins, n, *, level=0.95):
     illustrated in the case of the binomial. *Biometrika* 26, 404-413.
     https://doi.org/10.1093/biomet/26.4.404
 
-    Matches `stats::binom.test(wins, n, 0.5)`; see validation/.
+    Matches `stats::binom.test(wins, n, p, alternative =)`; see validation/.
 
     Examples
     --------
@@ -371,19 +428,21 @@ def win_rate_test(wins, n, *, level=0.95):
     >>> round(r.pvalue, 4), [round(v, 3) for v in r.wald_interval]
     (0.3682, [0.452, 0.648])
     """
-    wins, n, level = _win_rate_test_iv(wins, n, level)
-    tail = (1.0 - level) / 2.0
-    low = 0.0 if wins == 0 else float(stats.beta.ppf(tail, wins, n - wins + 1))
-    high = 1.0 if wins == n else float(stats.beta.ppf(1.0 - tail, wins + 1, n - wins))
+    if wins > n:
+        raise ValueError(f"`wins` must not exceed `n`; got wins={wins}, n={n}.")
+    wins, n, level = int(wins), int(n), float(confidence_level)
+    test = stats.binomtest(wins, n, float(p), alternative=alternative)
+    ci = test.proportion_ci(confidence_level=level, method="exact")
     rate = wins / n
-    half = float(stats.norm.isf(tail)) * math.sqrt(rate * (1.0 - rate) / n)
-    return WinRateResult(statistic=rate, pvalue=binomial_two_sided_p(wins, n), wins=wins, n=n,
-                         confidence_interval=ConfidenceInterval(low, high),
-                         wald_interval=ConfidenceInterval(rate - half, rate + half), level=level)
+    half = float(stats.norm.isf((1.0 - level) / 2.0)) * math.sqrt(rate * (1.0 - rate) / n)
+    return WinRateResult(statistic=rate, pvalue=float(test.pvalue), wins=wins, n=n,
+                         confidence_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
+                         wald_interval=ConfidenceInterval(rate - half, rate + half), confidence_level=level,
+                         p=float(p), alternative=alternative)
 
 
-@dataclass(frozen=True)
-class GamesNeeded(FrameMixin):
+@result
+class GamesNeeded(Result):
     """Games needed to show a true win rate ``p`` differs from 1/2.
 
     Attributes
@@ -399,6 +458,8 @@ class GamesNeeded(FrameMixin):
     n: int
     power: float
     n_normal: float
+
+    _title = "Games needed for the exact binomial test of a win rate against 1/2"
 
 
 def _exact_binomial_power(n, p, alpha):
@@ -419,16 +480,13 @@ def _exact_binomial_power(n, p, alpha):
 
 
 def _games_needed_iv(p, alpha, power):
-    p = _check_prob(p, "p")
     if p == 0.5:
         raise ValueError("`p` must differ from 0.5 (no difference cannot be detected); got 0.5.")
-    alpha = _check_prob(alpha, "alpha")
-    power = _check_prob(power, "power")
-    if power <= alpha:
-        raise ValueError(f"`power` must exceed `alpha`; got power={power}, alpha={alpha}.")
-    return p, alpha, power
+    _power_exceeds_alpha(power, alpha)
+    return float(p), float(alpha), float(power)
 
 
+@validate_params({"p": PROBABILITY, "alpha": PROBABILITY, "power": PROBABILITY})
 def games_needed(p, *, alpha=0.05, power=0.8):
     r"""Games needed for the exact binomial test to detect a true win rate ``p`` (vs 1/2).
 

@@ -3,41 +3,23 @@
 from __future__ import annotations
 
 import math
-import numbers
-from dataclasses import dataclass, field
+from dataclasses import field
+from numbers import Integral
 
 import numpy as np
 from scipy import integrate, stats
 
-from .._utils import ConfidenceInterval, check_count, check_fraction, check_rng
+from .._results import Result, r_signif, result
+from .._utils import ConfidenceInterval, check_rng
+from .._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
-from ._results import IntervalFrameMixin
+from ._common import CONFIDENCE, accepts_level, read_scores
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
 
 
-def _values(x, name="x", *, ndim=None, min_size=1):
-    try:
-        if np.iscomplexobj(x):  # np.asarray would drop the imaginary part with only a warning
-            raise TypeError
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be numeric; got {type(x).__name__}.") from None
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
-    if arr.size < min_size:
-        raise ValueError(f"`{name}` must have at least {min_size} values; got {arr.size}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must not contain NaN or infinite values; got "
-                         f"{int((~np.isfinite(arr)).sum())}.")
-    return arr
-
-
-def _iqm_iv(x):
-    return _values(x).ravel()
-
-
+@validate_params({"x": ["array-like"]})
 def iqm(x):
     r"""Interquartile mean: the mean of the middle half of the scores.
 
@@ -69,13 +51,13 @@ def iqm(x):
     >>> round(iqm([5, 8, 10, 12, 30, 33, 35, 38, 40, 420]), 4)
     26.3333
     """
-    v = np.sort(_iqm_iv(x))
+    v = np.sort(read_scores(x, "x", ndim=range(33)).ravel())
     cut = v.size // 4
     return float(v[cut:v.size - cut].mean())
 
 
-@dataclass(frozen=True)
-class MeanCI(IntervalFrameMixin):
+@result
+class MeanCI(Result):
     """Mean with its t confidence interval.
 
     Attributes
@@ -86,28 +68,30 @@ class MeanCI(IntervalFrameMixin):
         Standard error :math:`s/\\sqrt n`.
     df : int
     confidence_interval : ConfidenceInterval
-    level : float
+    confidence_level : float
     """
 
     value: float
     se: float
     df: int
     confidence_interval: ConfidenceInterval
-    level: float
+    confidence_level: float
 
-    def __str__(self) -> str:
+    def _str_lines(self):
         lo, hi = self.confidence_interval
-        sep = "\u2013" if lo >= 0 else " to "
-        return f"{self.value:.3g} ({round(100 * self.level)}% CI {lo:.3g}{sep}{hi:.3g})"
+        return [" Mean with Student's t confidence interval", "",
+                f"mean = {r_signif(self.value)}, se = {r_signif(self.se)}, df = {self.df}",
+                f"{_pct(self.confidence_level)} percent confidence interval:",
+                f" {r_signif(lo, 7)} {r_signif(hi, 7)}"]
 
 
-def _mean_ci_iv(x, level):
-    arr = _values(x, ndim=1, min_size=2)
-    check_fraction(level, "level")
-    return arr, float(level)
+def _pct(level):
+    return f"{100 * level:g}"
 
 
-def mean_ci(x, *, level=0.95):
+@accepts_level
+@validate_params({"x": ["array-like"], "confidence_level": CONFIDENCE})
+def mean_ci(x, *, confidence_level=0.95):
     r"""Mean of run scores with Student's t confidence interval.
 
     .. math::
@@ -117,13 +101,12 @@ def mean_ci(x, *, level=0.95):
     Parameters
     ----------
     x : array-like of shape (n_runs,)
-    level : float, default 0.95
+    confidence_level : float, default 0.95
 
     Returns
     -------
     MeanCI
-        ``.value``, ``.se``, ``.df``, ``.confidence_interval``; ``str()`` gives
-        "0.82 (95% CI 0.79-0.85)".
+        ``.value``, ``.se``, ``.df``, ``.confidence_interval``.
 
     References
     ----------
@@ -138,17 +121,17 @@ def mean_ci(x, *, level=0.95):
     >>> [round(v, 3) for v in r.confidence_interval]
     [43.681, 48.719]
     """
-    arr, level = _mean_ci_iv(x, level)
+    arr, level = read_scores(x, "x", min_size=2), float(confidence_level)
     n = arr.size
     se = float(arr.std(ddof=1)) / math.sqrt(n)
     half = float(stats.t.isf((1.0 - level) / 2.0, n - 1)) * se
     m = float(arr.mean())
     return MeanCI(value=m, se=se, df=n - 1, confidence_interval=ConfidenceInterval(m - half, m + half),
-                  level=level)
+                  confidence_level=level)
 
 
-@dataclass(frozen=True)
-class StratifiedBootstrapResult(IntervalFrameMixin):
+@result
+class StratifiedBootstrapResult(Result):
     """Result of :func:`stratified_bootstrap_ci`.
 
     Attributes
@@ -159,28 +142,24 @@ class StratifiedBootstrapResult(IntervalFrameMixin):
     se : float
         SD of the bootstrap replicates.
     distribution : ndarray of shape (n_resamples,)
-    level : float
+    confidence_level : float
     """
 
     value: float
     confidence_interval: ConfidenceInterval
     se: float
     distribution: np.ndarray = field(repr=False)
-    level: float
+    confidence_level: float
+
+    _title = "Stratified bootstrap percentile interval"
 
 
-def _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level):
-    arr = _values(scores, "scores", ndim=2)
-    if arr.shape[0] < 2:
-        raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
-    if not callable(statistic):
-        raise TypeError(f"`statistic` must be callable on a (runs x tasks) array; got {statistic!r}.")
-    check_count(n_resamples, "n_resamples")
-    check_fraction(level, "level")
-    return arr, statistic, int(n_resamples), float(level)
-
-
-def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.95, random_state=None):
+@accepts_level
+@validate_params({"scores": ["array-like"], "statistic": ["callable"],
+                  "n_resamples": [Interval(Integral, 2, None)],
+                  "confidence_level": CONFIDENCE, "random_state": ["random_state"]})
+def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
+                            random_state=None):
     """Stratified bootstrap interval of an aggregate over runs × tasks (rliable's use case).
 
     Each replicate resamples the runs *within each task* (column) with replacement, so every
@@ -195,7 +174,7 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     statistic : callable, default :func:`iqm`
         ``statistic(table) -> float`` on a (runs × tasks) array, e.g. ``np.mean``.
     n_resamples : int, default 2000
-    level : float, default 0.95
+    confidence_level : float, default 0.95
     random_state : None, int or numpy.random.Generator
 
     Returns
@@ -218,7 +197,10 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
     >>> r.confidence_interval.low < r.value < r.confidence_interval.high
     True
     """
-    arr, statistic, n_res, level = _stratified_bootstrap_ci_iv(scores, statistic, n_resamples, level)
+    arr = read_scores(scores, "scores", ndim=2)
+    if arr.shape[0] < 2:
+        raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
+    n_res, level = int(n_resamples), float(confidence_level)
     rng = check_rng(random_state)
     n_runs, n_tasks = arr.shape
     cols = np.arange(n_tasks)
@@ -229,20 +211,10 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, level=0.
         reps[r] = float(statistic(arr[rows, cols]))
     ci = bootstrap_interval(reps, value, level, "percentile")
     return StratifiedBootstrapResult(value=value, confidence_interval=ci, se=float(reps.std(ddof=1)),
-                                     distribution=reps, level=level)
+                                     distribution=reps, confidence_level=level)
 
 
-def _expected_max_normal_iv(k):
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        if isinstance(k, numbers.Real) and float(k).is_integer():
-            k = int(k)
-        else:
-            raise TypeError(f"`k` must be a whole number of draws; got {k!r}.")
-    if k < 1:
-        raise ValueError(f"`k` must be at least 1; got {k!r}.")
-    return int(k)
-
-
+@validate_params({"k": [Interval(Integral, 1, None)]})
 def expected_max_normal(k):
     r"""Expected maximum of ``k`` independent standard normals: the best-checkpoint bias.
 
@@ -277,7 +249,7 @@ def expected_max_normal(k):
     >>> [round(expected_max_normal(k), 6) for k in (5, 20, 100)]
     [1.162964, 1.867475, 2.507594]
     """
-    k = _expected_max_normal_iv(k)
+    k = int(k)
     if k == 1:
         return 0.0
 

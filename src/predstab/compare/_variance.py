@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .._utils import FrameMixin
+from .._results import Result, result
+from .._validation import validate_params
+from ._common import read_scores
 
 __all__ = ["variance_components", "VarianceComponents"]
 
 
-@dataclass(frozen=True)
-class VarianceComponents(FrameMixin):
+@result
+class VarianceComponents(Result):
     """Result of :func:`variance_components`.
 
     Attributes
@@ -49,21 +49,14 @@ class VarianceComponents(FrameMixin):
 
     _frame_fields = ("seed_var", "split_var", "total_var", "seed_share", "split_share", "seed_sd",
                      "split_sd", "mean", "n_splits", "n_seeds")
+    _title = "Variance components: seeds nested in splits (one-way random effects)"
 
 
 def _table(values, name):
-    try:
-        if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
-            raise TypeError
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a numeric (splits x seeds) table; got {type(values).__name__}.") \
-            from None
-    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 2:
+    arr = read_scores(values, name, ndim=2)
+    if arr.shape[0] < 2 or arr.shape[1] < 2:
         raise ValueError(f"`{name}` must be 2-dimensional with at least 2 splits (rows) and 2 seeds "
                          f"(columns); got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must not contain NaN or infinite values.")
     return arr
 
 
@@ -93,6 +86,7 @@ def _decompose(x):
                 split_sd=float(np.sqrt(split_var)), mean=float(x.mean()), n_splits=s, n_seeds=r)
 
 
+@validate_params({"scores": ["array-like"], "baseline": ["array-like", None]})
 def variance_components(scores, *, baseline=None):
     r"""How much of the spread of scores comes from the seed, and how much from the data split?
 

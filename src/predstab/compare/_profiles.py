@@ -1,0 +1,177 @@
+"""rliable's aggregate comparisons of runs x tasks: probability of improvement, performance profiles."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from numbers import Integral
+
+import numpy as np
+
+from .._results import Result, r_signif, result
+from .._utils import ConfidenceInterval, check_rng
+from .._validation import Interval, Options, validate_params
+from ._bootstrap import bootstrap_interval
+from ._common import CONFIDENCE, read_scores
+
+__all__ = ["probability_of_improvement", "ProbabilityOfImprovement", "performance_profile"]
+
+
+def _per_task(x, y):
+    """P(X > Y) + P(X = Y) / 2 per task (column): the Mann-Whitney U over n_x n_y."""
+    diff = x[:, None, :] - y[None, :, :]
+    return ((diff > 0).sum(axis=(0, 1)) + 0.5 * (diff == 0).sum(axis=(0, 1))) / (x.shape[0] * y.shape[0])
+
+
+@result
+class ProbabilityOfImprovement(Result):
+    """Result of :func:`probability_of_improvement`.
+
+    Attributes
+    ----------
+    value : float
+        :math:`\\frac1M\\sum_m P(X_m > Y_m)`, ties counting half.
+    per_task : ndarray of shape (n_tasks,)
+    confidence_interval : ConfidenceInterval
+        Stratified bootstrap percentile interval (runs resampled within each task, for X and
+        Y independently), NaN bounds when ``n_resamples=0``.
+    confidence_level : float
+    n_resamples : int
+    distribution : ndarray of shape (n_resamples,)
+    """
+
+    value: float
+    per_task: np.ndarray
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    n_resamples: int
+    distribution: np.ndarray = field(repr=False)
+
+    def _str_lines(self):
+        lo, hi = self.confidence_interval
+        return [" Probability of improvement (Agarwal et al. 2021)", "",
+                f"P(X > Y) = {r_signif(self.value)} over {len(self.per_task)} tasks",
+                f"{100 * self.confidence_level:g} percent stratified bootstrap interval: "
+                f"{r_signif(lo)} {r_signif(hi)}"]
+
+
+def _runs_tasks(values, name):
+    arr = read_scores(values, name, ndim=(1, 2))
+    return arr[:, None] if arr.ndim == 1 else arr
+
+
+@validate_params({"scores_x": ["array-like"], "scores_y": ["array-like"],
+                  "n_resamples": [Interval(Integral, 0, None)], "confidence_level": CONFIDENCE,
+                  "random_state": ["random_state"]})
+def probability_of_improvement(scores_x, scores_y, *, n_resamples=2000, confidence_level=0.95,
+                               random_state=None):
+    r"""Probability that algorithm X beats Y on a task, averaged over tasks (rliable).
+
+    For task m with runs :math:`x_{1..N}` and :math:`y_{1..K}`,
+
+    .. math::
+
+        P(X_m > Y_m) = \frac{1}{NK}\sum_{i,j} \left(\mathbf 1[x_i > y_j]
+        + \tfrac12 \mathbf 1[x_i = y_j]\right),
+
+    the Mann–Whitney U over :math:`NK`; the result is the mean over tasks. Its interval is
+    a stratified bootstrap: runs are resampled with replacement within each task, for X
+    and Y independently (the number of runs may differ).
+
+    Parameters
+    ----------
+    scores_x, scores_y : array-like of shape (n_runs_x, n_tasks), (n_runs_y, n_tasks)
+        One score per run (row) and task (column); a 1-D array is one task.
+    n_resamples : int, default 2000
+        Bootstrap resamples (0: no interval).
+    confidence_level : float, default 0.95
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ProbabilityOfImprovement
+        ``.value``, ``.per_task``, ``.confidence_interval``.
+
+    References
+    ----------
+    Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. & Bellemare, M. G. (2021). Deep
+    reinforcement learning at the edge of the statistical precipice. *NeurIPS*.
+    https://doi.org/10.48550/arXiv.2108.13264
+
+    Equals ``rliable.metrics.probability_of_improvement`` (checked in the tests when rliable
+    is installed) and the mean of ``scipy.stats.mannwhitneyu(x, y).statistic / (N K)``.
+
+    Examples
+    --------
+    >>> x = [[0.9, 0.5], [0.8, 0.6], [0.7, 0.4]]
+    >>> y = [[0.6, 0.5], [0.75, 0.7], [0.5, 0.3]]
+    >>> r = probability_of_improvement(x, y, n_resamples=0)
+    >>> r.per_task.tolist(), round(r.value, 4)
+    ([0.8888888888888888, 0.5], 0.6944)
+    """
+    x, y = _runs_tasks(scores_x, "scores_x"), _runs_tasks(scores_y, "scores_y")
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(f"`scores_x` and `scores_y` must have the same tasks (columns); got {x.shape[1]} "
+                         f"and {y.shape[1]}.")
+    per_task = _per_task(x, y)
+    value = float(per_task.mean())
+    level = float(confidence_level)
+    reps = np.empty(int(n_resamples))
+    if n_resamples:
+        rng = check_rng(random_state)
+        cols = np.arange(x.shape[1])
+        for r in range(reps.size):
+            xi = x[rng.integers(0, x.shape[0], size=x.shape), cols]
+            yi = y[rng.integers(0, y.shape[0], size=y.shape), cols]
+            reps[r] = _per_task(xi, yi).mean()
+        ci = bootstrap_interval(reps, value, level, "percentile")
+    else:
+        ci = ConfidenceInterval(float("nan"), float("nan"))
+    return ProbabilityOfImprovement(value=value, per_task=per_task, confidence_interval=ci,
+                                    confidence_level=level, n_resamples=int(n_resamples), distribution=reps)
+
+
+@validate_params({"scores": ["array-like"], "taus": ["array-like"],
+                  "kind": [Options(("runs", "mean"))]})
+def performance_profile(scores, taus, *, kind="runs"):
+    r"""Performance profile: the share of scores above each threshold :math:`\tau` (rliable).
+
+    ``kind="runs"`` (rliable's *score distribution*, its default) is
+    :math:`\frac{1}{NM}\sum_{n,m} \mathbf 1[x_{n,m} > \tau]` over all runs and tasks;
+    ``kind="mean"`` (the *average score distribution*) is the share of tasks whose mean score
+    over runs exceeds :math:`\tau`.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_runs, n_tasks)
+    taus : array-like of shape (n_taus,)
+        Thresholds.
+    kind : {"runs", "mean"}, default "runs"
+
+    Returns
+    -------
+    ndarray of shape (n_taus,)
+
+    References
+    ----------
+    Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
+    precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
+
+    Dolan, E. D. & Moré, J. J. (2002). Benchmarking optimization software with performance
+    profiles. *Math. Program.* 91, 201-213. https://doi.org/10.1007/s101070100263
+
+    Equals rliable's ``score_distributions`` / ``average_score_distributions`` (the
+    profiles of ``rliable.library.create_performance_profile``, without its bootstrap bands).
+
+    Examples
+    --------
+    >>> performance_profile([[0.2, 1.5], [0.9, 1.1]], [0.0, 1.0, 2.0]).tolist()
+    [1.0, 0.5, 0.0]
+    >>> performance_profile([[0.2, 1.5], [0.9, 1.1]], [0.5, 1.0], kind="mean").tolist()
+    [1.0, 0.5]
+    """
+    arr = _runs_tasks(scores, "scores")
+    t = read_scores(taus, "taus")
+    values = arr.ravel() if kind == "runs" else arr.mean(axis=0)
+    # share above each tau: one sort, then a search per threshold (linear in the data)
+    ordered = np.sort(values)
+    return 1.0 - np.searchsorted(ordered, t, side="right") / ordered.size
