@@ -35,8 +35,8 @@ def test_impurity_importances_of_refitted_forests():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 8))
     y = 3 * X[:, 0] + 2 * X[:, 1] + X[:, 2] + rng.normal(size=120)
-    imp = np.column_stack([RandomForestRegressor(n_estimators=15, random_state=s).fit(X, y).feature_importances_
-                           for s in range(4)])
+    forests = [RandomForestRegressor(n_estimators=15, random_state=s).fit(X, y) for s in range(4)]
+    imp = np.column_stack([f.feature_importances_ for f in forests])
     np.testing.assert_allclose(imp.sum(axis=0), 1.0, rtol=1e-12)  # normalised per refit
     res = importance_stability(imp, fraction=0.25)
     assert res.value == pytest.approx(_icc1(imp), rel=1e-12)
