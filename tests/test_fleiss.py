@@ -251,5 +251,5 @@ def test_print_follows_irr_print_irrlist():
         "    Kappa = -0.0122"]
     detail = str(fleiss_kappa(m, detail=True)).splitlines()
     assert detail[9].split() == ["Kappa", "z", "p.value"]  # irr's detail table, 3 decimals
-    assert detail[11].split()[0] == "a" and float(detail[11].split()[1]) == pytest.approx(
+    assert detail[10].split()[0] == "a" and float(detail[10].split()[1]) == pytest.approx(
         IRR["c_30x6_4cat"]["detail"][0]["kappa"], abs=5e-4)

@@ -19,6 +19,36 @@ def _fleiss_two_categories(selected):
     return (p_i.mean() - p_e) / (1 - p_e)
 
 
+def _icc1(x):
+    """ICC(1) written out from the one-way ANOVA (Shrout & Fleiss 1979, case 1)."""
+    n, k = x.shape
+    grand = x.mean()
+    msr = k * ((x.mean(axis=1) - grand) ** 2).sum() / (n - 1)
+    msw = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
+    return (msr - msw) / (msr + (k - 1) * msw)
+
+
+def test_impurity_importances_of_refitted_forests():
+    """optRF's VI_stability on scikit-learn's (normalised) impurity importances of seeded refits."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 8))
+    y = 3 * X[:, 0] + 2 * X[:, 1] + X[:, 2] + rng.normal(size=120)
+    forests = [RandomForestRegressor(n_estimators=15, random_state=s).fit(X, y) for s in range(4)]
+    imp = np.column_stack([f.feature_importances_ for f in forests])
+    np.testing.assert_allclose(imp.sum(axis=0), 1.0, rtol=1e-12)  # normalised per refit
+    res = importance_stability(imp, fraction=0.25)
+    assert res.value == pytest.approx(_icc1(imp), rel=1e-12)
+    # the two informative variables are the top quarter (2 of 8) in every refit
+    assert res.selection_size == 2 and res.selection == 1.0
+    assert res.selected[:2].all() and not res.selected[2:].any()
+    # un-normalised importances (another scale per refit) give another ICC: the scale matters
+    raw = imp * np.array([1.0, 2.0, 0.5, 3.0])
+    assert importance_stability(raw, fraction=0.25).value == pytest.approx(_icc1(raw), rel=1e-12)
+    assert abs(_icc1(raw) - _icc1(imp)) > 0.05
+
+
 def test_top_fraction_and_kappa():
     rng = np.random.default_rng(0)
     pred = rng.normal(size=(40, 6)) + np.linspace(0, 3, 40)[:, None]
@@ -66,6 +96,7 @@ def test_importance_stability_is_icc_and_top_selection():
     res = importance_stability(imp, fraction=0.1)
     # R: irr::icc(D_VI)$value (oneway, consistency, single), as optRF's opt_importance
     assert res.value == pytest.approx(icc(imp).value, rel=1e-12)
+    assert res.value == pytest.approx(_icc1(imp), rel=1e-12)
     assert res.selection_size == 6
     assert res.selection == pytest.approx(_fleiss_two_categories(res.selected), rel=1e-12)
 

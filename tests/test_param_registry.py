@@ -18,6 +18,7 @@ import warnings
 
 import pytest
 
+import predstab
 from predstab._validation import InvalidParameterError
 from tests._registry import CALLS, DATA, NOT_REGISTERED_CLASSES, PENDING, TARGETS
 
@@ -140,3 +141,33 @@ def test_an_invalid_value_raises_naming_the_parameter(name, param, value):
     assert f"`{param}`" in str(info.value), str(info.value)
     # the one message style: "`name` must ...; got ..."
     assert str(info.value).startswith(f"`{param}` must"), str(info.value)
+
+
+def _warning_cases():
+    import numpy as np
+    import pandas as pd
+
+    m = np.array([[1.0, 2, 3], [np.nan, 1, 2], [3, 4, 5], [2, 2, 2]])
+    return {
+        "icc drops an object": lambda: predstab.icc(m),
+        "icc_table drops an object": lambda: predstab.icc_table(m),
+        "fleiss_kappa drops an object": lambda: predstab.fleiss_kappa(m),
+        "fleiss_kappa of categoricals": lambda: predstab.fleiss_kappa(pd.DataFrame(m).astype("category")),
+        "alpha without pairable unit": lambda: predstab.krippendorff_alpha([[1, np.nan], [np.nan, 2]]),
+        "alpha of a constant matrix": lambda: predstab.krippendorff_alpha([[1, 1], [1, 1]]),
+        "no recommendation": lambda: predstab.fit_2pl([100, 200, 400, 800, 1600],
+                                                      [0.9, 0.8, 0.7, 0.6, 0.5]).recommend(),
+        "importance of constant importances": lambda: predstab.importance_stability(np.ones((4, 3)),
+                                                                                     fraction=0.5),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_warning_cases()))
+def test_warnings_point_at_the_caller_through_the_validate_params_wrapper(case):
+    """The wrapper adds a frame: every stacklevel in a declared function counts it."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warning_cases()[case]()
+    ours = [w for w in caught if issubclass(w.category, predstab.PredstabWarning)]
+    assert ours
+    assert all(w.filename == __file__ for w in ours), [(w.filename, w.lineno) for w in ours]

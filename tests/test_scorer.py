@@ -251,6 +251,17 @@ def test_refit_ensemble_in_a_grid_search_needs_no_fit_data(diabetes):
     assert icc[0.3] < icc[1.0]
 
 
+@pytest.mark.parametrize("params, name", [({"n_repeats": 0}, "n_repeats"), ({"n_repeats": 2.0}, "n_repeats"),
+                                          ({"random_state": -1}, "random_state"),
+                                          ({"estimator": "tree"}, "estimator")])
+def test_refit_ensemble_checks_its_parameters_in_fit(diabetes, params, name):
+    from predstab._validation import InvalidParameterError
+
+    X, y = diabetes
+    with pytest.raises(InvalidParameterError, match=f"^`{name}` must"):
+        RefitEnsemble(**params).fit(X[:20], y[:20])
+
+
 def test_refit_ensemble_predicts_by_consensus(wine):
     X, y = wine
     model = RefitEnsemble(RandomForestClassifier(n_estimators=3), n_repeats=5, random_state=1).fit(X, y)

@@ -74,6 +74,7 @@ class FleissKappaResult(Result):
                                    ("p-value", r_signif(self.pvalue, 3))])]
         if self.per_category is not None:
             table = self.per_category.rename(columns={"kappa": "Kappa", "p": "p.value"})
+            table.index.name = None  # irr's table has no header for the categories
             lines += ["", *table.to_string(float_format=lambda v: f"{v:.3f}").splitlines()]
         return lines
 

@@ -112,7 +112,7 @@ class SelectionStabilityResult(Result):
 
 def _as_matrix(values, name):
     """``values`` read by the one matrix reader; at least 2 objects (rows) and 2 replicates."""
-    arr = as_rating_matrix(values, name=name)
+    arr = as_rating_matrix(values, name=name, nullable_as_float=True)
     if arr.shape[0] < 2:
         raise ValueError(f"`{name}` must have at least 2 objects (rows) to rank; got shape {arr.shape}.")
     return arr

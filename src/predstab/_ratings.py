@@ -26,16 +26,19 @@ __all__ = ["as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categoric
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
 
 
-def as_rating_matrix(ratings, *, name="ratings", min_replicates=2) -> np.ndarray:
+def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_float=False) -> np.ndarray:
     """Return ``ratings`` as a 2-D array of shape (n_objects, n_replicates), any dtype.
 
     Raises ValueError for ragged, empty, non-2-D input or fewer than
-    ``min_replicates`` columns.
+    ``min_replicates`` columns. ``nullable_as_float``: a DataFrame of nullable numeric
+    columns (Int64, Float64) becomes floats with NaN for pd.NA (for readers that rank or
+    average the values); otherwise it becomes an object array, whose integers stay labels.
     """
-    if isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
-            _is_number_dtype(dtype) for dtype in ratings.dtypes):
-        # numeric columns, nullable Int64 / Float64 too, as floats (missing values NaN): otherwise
-        # nullable columns would become an object array, read as labels
+    if nullable_as_float and isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
+            _is_number_dtype(dtype) for dtype in ratings.dtypes) and any(
+            isinstance(dtype, pd.api.extensions.ExtensionDtype) for dtype in ratings.dtypes):
+        # nullable Int64 / Float64 columns as floats (pd.NA -> NaN): otherwise they would become an
+        # object array, read as labels; plain numpy columns keep their dtype (integer labels stay integers)
         arr = ratings.to_numpy(dtype=float, na_value=np.nan)
     elif isinstance(ratings, (pd.DataFrame, pd.Series)):
         arr = ratings.to_numpy()

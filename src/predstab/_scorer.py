@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
 
 from ._utils import check_rng, seeds_from
-from ._validation import Interval, InvalidParameterError, Options, check_param, validate_params
+from ._validation import HasMethods, Interval, InvalidParameterError, Options, check_param, validate_params
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
 
@@ -340,6 +340,9 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
 
         from ._repeated import _with_seed
 
+        # scikit-learn's convention: an estimator's parameters are checked in fit, with the declarations'
+        # constraints and messages
+        check_param("estimator", self.estimator, [None, HasMethods(["fit", "predict"])])
         check_param("n_repeats", self.n_repeats, [Interval(Integral, 1, None)])
         check_param("random_state", self.random_state, ["random_state"])
         X, y = validate_data(self, X, y)

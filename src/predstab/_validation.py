@@ -319,6 +319,10 @@ def validate_params(parameter_constraints):
     (any one suffices). Undeclared parameters are not checked here (data arguments are
     read and checked by the function's reader). The declarations are available as
     ``func._parameter_constraints`` (as constraint objects).
+
+    The wrapper adds one frame between the caller and the function: a warning issued in the
+    function body needs ``stacklevel`` one higher than without the decorator to name the
+    caller's line (``tests/test_param_registry.py`` checks this for the declared functions).
     """
     declared = {name: [make_constraint(c) for c in specs] for name, specs in parameter_constraints.items()}
 
