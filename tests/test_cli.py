@@ -710,6 +710,7 @@ def test_write_refuses_existing_file_without_force(tmp_path):
 def test_fresh_directory_picks_a_new_name(tmp_path):
     first, renamed = _io.fresh_directory(tmp_path / "out")
     assert not renamed
+    (first / "stability.csv").write_text("x")  # an empty folder would be used as it is
     second, renamed = _io.fresh_directory(tmp_path / "out")
     assert renamed and second == tmp_path / "out-2"
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from ._io import (
     InputError,
+    InputNote,
+    check_output_file,
     column,
     numeric_matrix,
     parse_list,
@@ -38,6 +40,7 @@ __all__ = ["main", "ProgressBar"]
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for `yes | head`
 
 
 class ProgressBar:
@@ -189,8 +192,8 @@ first: the single-forecast check.
 """
 
 
-def _read_values(path, *, what, scale, col=None):
-    frame = read_table(path, what=what)
+def _read_values(path, *, what, scale, col=None, header=None):
+    frame = read_table(path, what=what, header=header)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
     if scale == "metric":
@@ -202,14 +205,16 @@ def _read_values(path, *, what, scale, col=None):
 def _cmd_stability(args, out):
     import predstab
 
-    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale)
+    if args.out:
+        check_output_file(args.out, force=args.force)
+    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header)
     if args.training_observations is not None:
         base = _read_values(args.training_observations, what="--training-observations",
-                            scale=args.scale, col=args.column)
+                            scale=args.scale, col=args.column, header=args.header)
         func = predstab.phi
     else:
         base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                            col=args.column)
+                            col=args.column, header=args.header)
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -279,7 +284,7 @@ RATINGS has one row per object and one column per rater (or refit), like irr's m
 def _cmd_agree(args, out):
     import predstab
 
-    frame = read_table(args.ratings, what="RATINGS")
+    frame = read_table(args.ratings, what="RATINGS", header=args.header)
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
@@ -438,7 +443,10 @@ def _cmd_compare(args, out):
 
     from . import compare
 
-    frame = read_table(args.scores, what="SCORES")
+    for option in ("plot", "out"):
+        if getattr(args, option):
+            check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
+    frame = read_table(args.scores, what="SCORES", header=args.header)
     if args.test == "friedman":
         scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
@@ -523,6 +531,8 @@ def _cmd_power(args, out):
         if value is not None:
             raise InputError(f"{option} is not used by predstab power {args.question}")
 
+    if args.out:
+        check_output_file(args.out, force=args.force)
     strict = not args.r_default
     if args.question in ("seeds", "power", "effect") and args.win_rate is not None:
         raise InputError(f"--win-rate is only used by predstab power games; got {args.question}")
@@ -594,6 +604,14 @@ _probability = _checked(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 _positive_float = _checked(float, lambda v: bool(np.isfinite(v) and v > 0), "a positive number")
 
 
+def add_header_option(p):
+    """``--header`` / ``--no-header``: whether the first CSV line names the columns (default:
+    yes, unless it holds only numbers). Every command that reads CSV files takes it."""
+    p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="the first CSV line names the columns (default: yes unless it holds only "
+                        "numbers, which is then read as data, with a note)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``predstab`` (one sub-parser per command)."""
     from . import __version__
@@ -663,6 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-object", action="store_true", help="print every object's stability")
     p.add_argument("--out", metavar="FILE", help="write the per-object table as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --out")
+    add_header_option(p)
     p.set_defaults(func=_cmd_stability)
 
     p = command("agree", "Agreement of raters or refits: ICC, Fleiss' kappa, Krippendorff's alpha.",
@@ -679,6 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
                    help="alpha (default nominal)")
     p.add_argument("--levels", metavar="A,B,C", help="alpha: ordinal categories in order")
+    add_header_option(p)
     p.set_defaults(func=_cmd_agree)
 
     p = command("compare", "Did B beat A? Friedman-Nemenyi, McNemar, permutation, paired bootstrap, "
@@ -713,6 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="permutation, bootstrap: random seed (default 0)")
     p.add_argument("--out", metavar="FILE", help="write the numbers as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --plot / --out")
+    add_header_option(p)
     p.set_defaults(func=_cmd_compare)
 
     p = command("power", "How many seeds or games? Power of the two-sample t-test and of win rates.",
@@ -732,6 +753,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite --out")
     p.set_defaults(func=_cmd_power)
     return parser
+
+
+def _silence(stream):
+    """Point ``stream``'s file descriptor at /dev/null so the interpreter's final flush of the
+    broken pipe raises nothing (the recipe of Python's signal documentation)."""
+    import os
+
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _one_line(message) -> str:
@@ -756,13 +791,20 @@ def main(argv=None, *, stdout=None) -> int:
     prog = f"predstab {args.command}"
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{prog}: warning: {_one_line(message)}", file=sys.stderr)
+        kind = "note" if issubclass(category, InputNote) else "warning"
+        print(f"{prog}: {kind}: {_one_line(message)}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
-            return int(args.func(args, out) or 0)
+            code = int(args.func(args, out) or 0)
+            out.flush()  # a closed pipe shows up here, not at interpreter exit
+            return code
+        except BrokenPipeError:
+            # `predstab ... | head`: the reader has gone; stop quietly, as Unix tools do
+            _silence(out)
+            return EXIT_BROKEN_PIPE
         except KeyboardInterrupt:
             print(f"{prog}: interrupted; no partial output was written", file=sys.stderr)
             return EXIT_INTERRUPTED
