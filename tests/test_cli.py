@@ -16,7 +16,7 @@ import pytest
 
 import predstab
 from predstab import _io
-from predstab.cli import ProgressBar, build_parser, main
+from predstab.cli import ProgressBar, _print_result, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 APS = ROOT / "validation" / "r-reference" / "aps"
@@ -382,8 +382,17 @@ def test_agree_icc_matches_irr(capsys):
     code, out, err = run(capsys, "agree", CLASSIC / "cases" / "m_20x3.csv", "--measure", "icc",
                          "--model", "twoway", "--type", "consistency")
     assert code == 0, err
-    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
-    assert float(printed["value"]) == pytest.approx(expected["value"], rel=1e-5)  # 6 significant digits
+    ratings = pd.read_csv(CLASSIC / "cases" / "m_20x3.csv").to_numpy(dtype=float)
+    result = predstab.icc(ratings, model="twoway", type="consistency")
+    assert result.value == pytest.approx(expected["value"], rel=1e-10)
+    assert out == printed(result)  # R's layout, whatever the result prints
+    assert "p-value < 2.2e-16" in out and "pvalue" not in out  # irr: p = 2.2e-16 shown as R shows it
+
+
+def printed(result):
+    buffer = io.StringIO()
+    _print_result(result, buffer)
+    return buffer.getvalue()
 
 
 def test_agree_table_fleiss_alpha(capsys):
@@ -393,14 +402,13 @@ def test_agree_table_fleiss_alpha(capsys):
     code, out, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "fleiss", "--detail")
     assert code == 0, err
     ratings = pd.read_csv(cases / "c_30x6_4cat.csv").to_numpy(dtype=object)
-    value = float(dict(line.split(None, 1) for line in out.split("\n\n")[0].splitlines())["value"])
-    assert value == pytest.approx(predstab.fleiss_kappa(ratings).value, rel=1e-5)
+    assert out.startswith(printed(predstab.fleiss_kappa(ratings, detail=True)))
+    assert "per category:" in out
     code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
                          "--level", "interval")
     assert code == 0, err
-    value = float(dict(line.split(None, 1) for line in out.strip().splitlines())["value"])
     matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
-    assert value == pytest.approx(predstab.krippendorff_alpha(matrix, level="interval").value, rel=1e-5)
+    assert out == printed(predstab.krippendorff_alpha(matrix, level="interval"))
     code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
     assert_one_line_error(code, err, "expected a number")
 

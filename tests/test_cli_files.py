@@ -6,13 +6,8 @@ computing, one rule for output folders, and ``predstab ... | head``.
 
 from __future__ import annotations
 
-import os
-import shutil
 import stat
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,34 +15,7 @@ import pytest
 
 import predstab
 from predstab import _io
-
-ROOT = Path(__file__).resolve().parent.parent
-_SCRIPT = shutil.which("predstab", path=str(Path(sys.executable).parent)) or shutil.which("predstab")
-
-
-def predstab_cli(*args, cwd=None, umask=None, shell_suffix=None, timeout=120):
-    """Run the installed console script with this checkout's source first on the path."""
-    if _SCRIPT is None:
-        pytest.skip("the `predstab` command is not installed: pip install -e . puts it on the PATH")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
-    argv = [_SCRIPT, *map(str, args)]
-    preexec = (lambda: os.umask(umask)) if umask is not None else None
-    if shell_suffix:
-        import shlex
-
-        command = " ".join(shlex.quote(a) for a in argv) + " " + shell_suffix
-        return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, cwd=cwd,
-                              timeout=timeout)
-    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, preexec_fn=preexec,
-                          timeout=timeout)
-
-
-def one_line_error(proc, *fragments):
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
+from tests._cli import one_line_error, predstab_cli
 
 
 @pytest.fixture

@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._exceptions import PredstabDataWarning
+
 __all__ = [
     "InputError",
     "InputNote",
@@ -346,8 +348,8 @@ def _line_agreement(matrix) -> float:
 
 
 def check_orientation(matrix, *, what="PREDICTIONS", option="--transpose", ratio=3) -> bool:
-    """Warn when ``matrix`` looks transposed (replicates in rows, objects in columns); return
-    True when it does.
+    """Warn (:class:`~predstab.PredstabDataWarning`) when ``matrix`` looks transposed (replicates
+    in rows, objects in columns); return True when it does.
 
     A prediction or rating matrix has objects in rows and replicates (refits, raters) in
     columns, so its values agree more along a row than down a column. The warning fires when
@@ -383,7 +385,7 @@ def check_orientation(matrix, *, what="PREDICTIONS", option="--transpose", ratio
         warnings.warn(f"{what} has {matrix.shape[0]} rows and {matrix.shape[1]} columns, and its values "
                       "agree more down the columns than along the rows: it looks transposed. Objects "
                       f"belong in rows and refits (raters) in columns; if the file has them the other "
-                      f"way round, add {option}", InputNote, stacklevel=2)
+                      f"way round, add {option}", PredstabDataWarning, stacklevel=2)
     return transposed
 
 

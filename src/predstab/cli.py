@@ -27,6 +27,7 @@ import numpy as np
 from ._io import (
     InputError,
     InputNote,
+    check_orientation,
     check_output_file,
     column,
     numeric_matrix,
@@ -192,14 +193,30 @@ first: the single-forecast check.
 """
 
 
-def _read_values(path, *, what, scale, col=None, header=None):
+def _read_values(path, *, what, scale, col=None, header=None, transpose=False):
     frame = read_table(path, what=what, header=header)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
     if scale == "metric":
-        return numeric_matrix(frame, what=what)
-    values = frame.to_numpy(dtype=object)
-    return np.where(frame.isna().to_numpy(), None, values)
+        values = numeric_matrix(frame, what=what)
+    else:
+        values = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+    return values.T if transpose else values
+
+
+def _warn_ignored(args, selector, used_by):
+    """Warn about options given (not at their default) that the chosen ``selector`` ignores.
+
+    ``used_by`` maps an option's dest to the selector values that use it; the defaults are the
+    parser's (``args.option_defaults``)."""
+    chosen = getattr(args, selector)
+    for dest, users in used_by.items():
+        if chosen in users:
+            continue
+        if getattr(args, dest, None) != args.option_defaults.get(dest):
+            flag = "--" + dest.replace("_", "-")
+            warnings.warn(f"{flag} is only used with --{selector} {' / '.join(users)}; it is ignored with "
+                          f"--{selector} {chosen}", UserWarning, stacklevel=2)
 
 
 def _cmd_stability(args, out):
@@ -207,10 +224,18 @@ def _cmd_stability(args, out):
 
     if args.out:
         check_output_file(args.out, force=args.force)
-    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header)
+    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
+                        transpose=args.transpose)
+    if not args.transpose:
+        check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = _read_values(args.training_observations, what="--training-observations",
                             scale=args.scale, col=args.column, header=args.header)
+        if base.shape[1] > 1:
+            warnings.warn(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
+                          "columns; it should be one column of training responses. All "
+                          f"{base.size} values are pooled as one sample; choose one column with "
+                          "--column COL", UserWarning, stacklevel=1)
         func = predstab.phi
     else:
         base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
@@ -284,7 +309,15 @@ RATINGS has one row per object and one column per rater (or refit), like irr's m
 def _cmd_agree(args, out):
     import predstab
 
+    _warn_ignored(args, "measure", {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
+                                    "conf_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
+                                    "level": ("alpha",), "levels": ("alpha",)})
     frame = read_table(args.ratings, what="RATINGS", header=args.header)
+    if args.transpose:
+        frame = frame.T
+    elif frame.shape[1] >= 3 * frame.shape[0]:
+        check_orientation(np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object)),
+                          what=f"RATINGS '{args.ratings}'")
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
@@ -313,9 +346,34 @@ def _cmd_agree(args, out):
     return 0
 
 
+_TITLES = {"ICCResult": "Intraclass Correlation", "FleissKappaResult": "Fleiss' Kappa for m Raters",
+           "KrippendorffAlphaResult": "Krippendorff's alpha"}
+
+
 def _print_result(result, out):
-    frame = result.to_frame()
-    print(frame.T.to_string(header=False, float_format=lambda v: f"{v:.6g}"), file=out)
+    """The result as R prints it: ``str(result)`` (irr's layout, R's p-values).
+
+    Results not yet declared on :class:`predstab._results.Result` get the same kind of block
+    from their ``to_frame()`` row (``name = value``, R's significant digits, ``p-value < 2.2e-16``).
+    """
+    from ._results import Result, r_block, r_pvalue, r_signif
+
+    if isinstance(result, Result):
+        print(str(result), file=out)
+        return
+    row = result.to_frame().iloc[0]
+    rows, pvalue = [], None
+    for name, value in row.items():
+        if name == "pvalue":
+            pvalue = value
+        elif isinstance(value, (float, np.floating)):
+            rows.append((name, r_signif(value)))
+        else:
+            rows.append((name, value))
+    lines = r_block(_TITLES.get(type(result).__name__, type(result).__name__), rows)
+    if pvalue is not None:
+        lines += ["", f" {r_pvalue(pvalue)}"]
+    print("\n".join(lines), file=out)
 
 
 # ----------------------------------------------------------------------------- compare
@@ -342,6 +400,16 @@ without --force).
 """
 
 _TESTS = ("friedman", "mcnemar", "permutation", "bootstrap", "corrected-t", "wilcoxon")
+_AB = ("permutation", "bootstrap", "corrected-t", "wilcoxon")
+# which tests use each test-specific option (the others warn that they ignore it)
+_COMPARE_OPTIONS = {
+    "alpha": ("friedman",), "plot": ("friedman",), "lower_is_better": ("friedman",),
+    "old": ("mcnemar",), "new": ("mcnemar",), "id": ("mcnemar", "friedman"), "mid_p": ("mcnemar",),
+    "a": _AB, "b": _AB, "paired": ("permutation",), "truth": ("bootstrap",), "metric": ("bootstrap",),
+    "resamples": ("bootstrap",), "interval": ("bootstrap",), "level": ("bootstrap", "corrected-t"),
+    "n_train": ("corrected-t",), "n_test": ("corrected-t",), "no_correct": ("wilcoxon",),
+    "seed": ("permutation", "bootstrap"),
+}
 
 
 def _accuracy(y_true, y_pred):
@@ -380,10 +448,16 @@ def _label_column(frame, name, *, option, test):
 
 
 def _print_fields(fields, out):
-    """``name value`` lines, numbers to 6 significant digits (the layout of ``agree``)."""
+    """``name value`` lines, numbers to 6 significant digits; a p-value below R's 2.2e-16 (machine
+    epsilon) is shown as R shows it, ``< 2.2e-16``, not as 0."""
     width = max(len(name) for name in fields)
     for name, value in fields.items():
-        shown = f"{value:.6g}" if isinstance(value, (float, np.floating)) else str(value)
+        if name == "pvalue" and isinstance(value, (float, np.floating)) and value < np.finfo(float).eps:
+            shown = "< 2.2e-16"
+        elif isinstance(value, (float, np.floating)):
+            shown = f"{value:.6g}"
+        else:
+            shown = str(value)
         print(f"{name:<{width}}  {shown}", file=out)
 
 
@@ -446,9 +520,18 @@ def _cmd_compare(args, out):
     for option in ("plot", "out"):
         if getattr(args, option):
             check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
+    _warn_ignored(args, "test", _COMPARE_OPTIONS)
     frame = read_table(args.scores, what="SCORES", header=args.header)
     if args.test == "friedman":
-        scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        if args.id is not None:
+            column(frame, args.id, what="SCORES")
+            frame = frame.drop(columns=[args.id])
+        try:
+            scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        except InputError as exc:
+            if args.id is None and "expected a number" in str(exc):
+                raise InputError(f"{exc} (a column of data-set names? give it with --id COL)") from None
+            raise
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
         print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
@@ -468,7 +551,7 @@ def _cmd_compare(args, out):
         new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
-        _print_result(result, out)
+        _print_fields(result.to_frame().iloc[0].to_dict(), out)
         _write_csv(args, result.to_frame(), out)
         return 0
     a = _score_column(frame, args.a, option="--a", test=args.test)
@@ -681,6 +764,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-object", action="store_true", help="print every object's stability")
     p.add_argument("--out", metavar="FILE", help="write the per-object table as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.add_argument("--transpose", action="store_true",
+                   help="PREDICTIONS has refits in rows and objects in columns")
     add_header_option(p)
     p.set_defaults(func=_cmd_stability)
 
@@ -698,6 +783,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
                    help="alpha (default nominal)")
     p.add_argument("--levels", metavar="A,B,C", help="alpha: ordinal categories in order")
+    p.add_argument("--transpose", action="store_true",
+                   help="RATINGS has raters (refits) in rows and objects in columns")
     add_header_option(p)
     p.set_defaults(func=_cmd_agree)
 
@@ -711,7 +798,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="friedman: scores are errors or losses (rank 1 = lowest)")
     p.add_argument("--old", default="old", metavar="COL", help="mcnemar: old model's 0/1 column")
     p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
-    p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
+    p.add_argument("--id", metavar="COL",
+                   help="mcnemar: case id column; friedman: a column of data-set names (not scores)")
     p.add_argument("--mid-p", action="store_true", help="mcnemar: mid-p value")
     p.add_argument("--a", metavar="COL", help="scores (or predictions, bootstrap) of A")
     p.add_argument("--b", metavar="COL", help="scores (or predictions, bootstrap) of B")
@@ -752,6 +840,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the table as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --out")
     p.set_defaults(func=_cmd_power)
+    for p in sub.choices.values():  # what "given" means for options a choice ignores
+        p.set_defaults(option_defaults={a.dest: a.default for a in p._actions})
     return parser
 
 
