@@ -349,8 +349,8 @@ def test_stability_per_object_least_stable_first_and_out_file(tmp_path, capsys):
     assert len(table) == 50
     assert np.all(np.diff(table["stability"]) >= 0)  # least stable first
     got = dict(zip(table["object"], table["stability"], strict=True))
-    np.testing.assert_allclose([got[i + 1] for i in range(50)], expected, rtol=1e-12)
-    assert "least stable first" in out
+    np.testing.assert_allclose([got[i] for i in range(50)], expected, rtol=1e-12)  # 0-based objects
+    assert "least stable first" in out and "0-based row position" in out
     code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "categorical",
                        "--out", tmp_path / "per.csv")
     assert_one_line_error(code, err, "already exists", "--force")

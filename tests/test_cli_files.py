@@ -74,6 +74,8 @@ def test_read_table_header_parameter(tmp_path):
         # the header pandas writes for a NumPy matrix (0..k-1) stays a header
         pd.DataFrame(np.eye(3)).to_csv(tmp_path / "eye.csv", index=False)
         assert _io.read_table(tmp_path / "eye.csv").shape == (3, 3)
+        pd.DataFrame(np.eye(3), index=["a", "b", "c"]).to_csv(tmp_path / "named.csv")  # ",0,1,2"
+        assert list(_io.read_table(tmp_path / "named.csv").index) == ["a", "b", "c"]
     with pytest.raises(TypeError, match="`header`"):
         _io.read_table(path, header="yes")
 

@@ -139,3 +139,26 @@ def test_check_target_kind_speaks_the_users_language():
     _io.check_target_kind(continuous, "regression")
     with pytest.raises(_io.InputError, match="--task"):
         _io.check_target_kind(continuous, "clustering")
+
+
+# --------------------------------------------------------------------------- item 10
+def test_per_object_numbers_objects_as_per_object_frame(tmp_path):
+    rng = np.random.default_rng(6)
+    pred = rng.normal(size=(8, 5)) * np.array([0.1, 0.1, 3, 0.1, 0.1, 0.1, 2, 0.1])[:, None]
+    y = rng.normal(scale=2, size=60)
+    pd.DataFrame(pred).to_csv(tmp_path / "p.csv", index=False)
+    pd.DataFrame({"y": y}).to_csv(tmp_path / "y.csv", index=False)
+    args = ["--training-observations", tmp_path / "y.csv", "--scale", "metric", "--per-object"]
+    proc = predstab_cli("stability", tmp_path / "p.csv", *args, "--out", tmp_path / "per.csv")
+    assert proc.returncode == 0, proc.stderr
+    frame = predstab.phi(pred, y, scale="metric").per_object_frame()
+    table = pd.read_csv(tmp_path / "per.csv")
+    assert list(table["object"][:2]) == list(frame.index[:2]) == [2, 6]  # 0-based row positions
+    assert "object = 0-based row position" in proc.stdout
+    # R's write.csv with row names: the objects keep them
+    pd.DataFrame(pred, index=[f"plot{i}" for i in range(8)]).to_csv(tmp_path / "named.csv")
+    proc = predstab_cli("stability", tmp_path / "named.csv", *args)
+    assert "object = row name" in proc.stdout
+    labelled = predstab.phi(pd.DataFrame(pred, index=[f"plot{i}" for i in range(8)]), y).per_object_frame()
+    first = proc.stdout.split("least stable first")[1].splitlines()[2].split()[0]
+    assert first == labelled.index[0] == "plot2"

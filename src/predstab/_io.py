@@ -75,7 +75,8 @@ def _is_number(text) -> bool:
 
 def _first_row_is_data(path) -> bool:
     """True when the first CSV line holds only numbers and missing values (at least one number),
-    and is not the column numbers ``0..k-1`` / ``1..k`` that pandas writes as a header."""
+    and is not the column numbers ``0..k-1`` / ``1..k`` that pandas writes as a header (after an
+    empty first name when the file has row names)."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             first = next(csv.reader(handle), None)
@@ -87,9 +88,10 @@ def _first_row_is_data(path) -> bool:
     numbers = [cell for cell in cells if cell not in _NA_VALUES]
     if not numbers or not all(_is_number(cell) for cell in numbers):
         return False
-    if len(numbers) == len(cells) and all(cell.isdigit() for cell in cells):
-        values = [int(cell) for cell in cells]
-        if values in (list(range(len(cells))), list(range(1, len(cells) + 1))):
+    names = cells[1:] if cells[0] == "" else cells  # an empty first name: the row-names column
+    if names and all(cell.isdigit() for cell in names):
+        values = [int(cell) for cell in names]
+        if values in (list(range(len(names))), list(range(1, len(names) + 1))):
             return False
     return True
 

@@ -193,7 +193,11 @@ first: the single-forecast check.
 """
 
 
-def _read_values(path, *, what, scale, col=None, header=None, transpose=False):
+def _read_values(path, *, what, scale, col=None, header=None, transpose=False, with_labels=False):
+    """The values of a file as an array (objects in rows); with ``with_labels`` also the
+    objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions."""
+    import pandas as pd
+
     frame = read_table(path, what=what, header=header)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
@@ -201,7 +205,16 @@ def _read_values(path, *, what, scale, col=None, header=None, transpose=False):
         values = numeric_matrix(frame, what=what)
     else:
         values = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
-    return values.T if transpose else values
+    labels = frame.columns if transpose else frame.index
+    if isinstance(labels, pd.RangeIndex) or (transpose and not _named(frame.columns)):
+        labels = np.arange(len(labels))
+    values = values.T if transpose else values
+    return (values, np.asarray(labels)) if with_labels else values
+
+
+def _named(columns) -> bool:
+    """False for the V1..Vk names given to the columns of a headerless file."""
+    return list(map(str, columns)) != [f"V{j + 1}" for j in range(len(columns))]
 
 
 def _warn_ignored(args, selector, used_by):
@@ -224,8 +237,8 @@ def _cmd_stability(args, out):
 
     if args.out:
         check_output_file(args.out, force=args.force)
-    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
-                        transpose=args.transpose)
+    pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
+                                transpose=args.transpose, with_labels=True)
     if not args.transpose:
         check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
@@ -260,11 +273,15 @@ def _cmd_stability(args, out):
     if args.per_object or args.out:
         import pandas as pd
 
-        table = pd.DataFrame({"object": np.arange(1, per.size + 1), "stability": per,
+        # objects are numbered as everywhere in predstab: the input's row labels, else the
+        # 0-based row position (the index of StabilityResult.per_object_frame())
+        table = pd.DataFrame({"object": labels, "stability": per,
                               "observed_instability": np.asarray(result.per_object_observed, dtype=float)})
         table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
     if args.per_object:
-        print("\nper object, least stable first (object = row number in PREDICTIONS):", file=out)
+        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(per.size))
+        where = "0-based row position" if positions else "row name"
+        print(f"\nper object, least stable first (object = {where} in PREDICTIONS):", file=out)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
     if args.out:
         written = write_text(args.out, table.to_csv(index=False), force=args.force)
