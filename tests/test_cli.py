@@ -16,6 +16,7 @@ import pytest
 
 import predstab
 from predstab import _io
+from predstab._results import r_signif
 from predstab.cli import ProgressBar, _print_result, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -415,16 +416,16 @@ def test_agree_table_fleiss_alpha(capsys):
 
 # --------------------------------------------------------------------------- compare
 def test_compare_friedman(tmp_path, capsys):
-    compare = pytest.importorskip("predstab.compare")
-    if not hasattr(compare, "friedman_nemenyi"):
-        pytest.skip("predstab.compare.friedman_nemenyi not merged yet")
+    from predstab import compare
+
     rng = np.random.default_rng(0)
     scores = pd.DataFrame(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0], columns=["A", "B", "C"])
     scores.to_csv(tmp_path / "scores.csv", index=False)
     code, out, err = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman",
                          "--plot", tmp_path / "cd.png")
     assert code == 0, err
-    assert "Friedman chi2" in out
+    direct = compare.friedman_nemenyi(scores.to_numpy())
+    assert f"Friedman chi2 = {direct.statistic:.6g}, p-value = {r_signif(direct.pvalue)}," in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
     def ranks(text):

@@ -5,6 +5,7 @@ lists, a continuous target given to a class task)."""
 from __future__ import annotations
 
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,15 @@ def test_check_orientation_on_categories():
     with pytest.warns(predstab.PredstabDataWarning, match="8 rows and 60 columns"):
         assert _io.check_orientation(pred.T)
     assert not _io.check_orientation(pred)
+    # no structure at all, or few objects with many refits (a legitimate wide matrix): no warning
+    noise = rng.choice(["a", "b"], size=(10, 5000)).astype(object)
+    few_objects = np.where(rng.random((4, 40)) < 0.1, "b", np.array(["a", "c", "a", "c"])[:, None])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not _io.check_orientation(noise)
+        assert not _io.check_orientation(few_objects.astype(object))
+        assert not _io.check_orientation(rng.normal(size=(3, 400)))
+        assert not _io.check_orientation(rng.normal(size=(4, 1))[:, [0] * 40] + rng.normal(0, 0.1, (4, 40)))
 
 
 # --------------------------------------------------------------------------- item 6

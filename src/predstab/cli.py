@@ -324,6 +324,8 @@ RATINGS has one row per object and one column per rater (or refit), like irr's m
 
 
 def _cmd_agree(args, out):
+    import pandas as pd
+
     import predstab
 
     _warn_ignored(args, "measure", {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
@@ -333,8 +335,10 @@ def _cmd_agree(args, out):
     if args.transpose:
         frame = frame.T
     elif frame.shape[1] >= 3 * frame.shape[0]:
-        check_orientation(np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object)),
-                          what=f"RATINGS '{args.ratings}'")
+        numbers = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+        matrix = (frame.to_numpy(dtype=float) if numbers
+                  else np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object)))
+        check_orientation(matrix, what=f"RATINGS '{args.ratings}'")
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
@@ -551,7 +555,9 @@ def _cmd_compare(args, out):
             raise
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
+        from ._results import r_pvalue
+
+        print(f"Friedman chi2 = {result.statistic:.6g}, {r_pvalue(result.pvalue)}, "
               f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
