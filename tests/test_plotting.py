@@ -184,3 +184,17 @@ def test_plot_dispatches_and_every_plot_is_a_figure(tuning):
     assert png_bytes(figures[2])[:8] == PNG_MAGIC
     with pytest.raises(TypeError, match="`result`"):
         plot([1, 2, 3])
+
+
+def test_equally_stable_objects_are_not_named_and_coinciding_curves_stay_visible():
+    fig = plot_per_object(np.ones(12), n_labelled=5)
+    assert len(fig.axes[0].texts) == 0  # all at 1.000: none is "least stable"
+    fig = plot_per_object([1.0, 0.9, 1.0, 1.0], n_labelled=3)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["1"]
+    n = [50, 100, 200]
+    fig = plot_stability_curve(n, {"fleiss": [1, 1, 1], "phi": [1, 1, 1], "psi": [1, 1, 1]})
+    lines = [c.lines[0] for c in fig.axes[0].containers]
+    assert [ln.get_marker() for ln in lines] == ["o", "s", "^"]
+    sizes = [ln.get_markersize() for ln in lines]
+    assert sizes == sorted(sizes, reverse=True)  # drawn on top of each other, later ones smaller
+    assert all(ln.get_markerfacecolor() == "none" for ln in lines)

@@ -26,6 +26,7 @@ import numpy as np
 __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
 _KINDS = ("bar", "hist")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 
 
 def _new_axes(ax, figsize):
@@ -189,7 +190,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
             err = np.asarray(errors[name], dtype=float)
             if err.ndim == 2:  # limits -> distances from the point
                 err = np.vstack([centre - err[0], err[1] - centre])
-        ax.errorbar(n, centre, yerr=err, fmt="o", color=colour, capsize=3, label=name)
+        # curves that coincide (all at 1.000) stay visible: a marker of their own per measure,
+        # hollow, the first drawn largest, so a later one never hides an earlier one
+        ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour, capsize=3, label=name,
+                    markersize=max(8 - 1.5 * i, 3), markerfacecolor="none", zorder=3 + i)
         if name in fits:
             ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8, lw=1.5)
     # one dashed line per recommended value; measures that agree share it (and its label)
@@ -265,7 +269,8 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         ``object_labels``), else the 0-based row positions, the numbering of
         :meth:`~predstab.StabilityResult.per_object_frame` and of predstab's warnings.
     n_labelled : int, default 5
-        How many of the least stable objects to name.
+        How many of the least stable objects to name; objects at the highest value are never
+        named (when all objects are equally stable, none is).
     threshold : float, optional
         A reference stability (e.g. 0.9) drawn as a line.
     ax : matplotlib Axes, optional
@@ -286,7 +291,10 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     order = defined[np.argsort(values[defined], kind="stable")]
     n_undefined = values.size - defined.size
     fig, ax = _new_axes(ax, (6.4, 4.2))
-    lowest = order[:n_labelled]
+    # name only objects below the most stable value: when every object is at 1.000 (a flat,
+    # converged forest) none is "least stable"
+    top = values[order[-1]] if order.size else np.nan
+    lowest = np.array([i for i in order[:n_labelled] if values[i] < top], dtype=int)
     if kind == "bar":
         x = np.arange(order.size)
         colours = ["C3" if i in set(lowest) else "C0" for i in order]
