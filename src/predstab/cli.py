@@ -217,6 +217,18 @@ def _named(columns) -> bool:
     return list(map(str, columns)) != [f"V{j + 1}" for j in range(len(columns))]
 
 
+def _confidence(func, value) -> dict:
+    """``{"confidence_level": value}``, or the older ``conf_level`` / ``level`` name where
+    ``func`` still uses it (the library is moving to one name, ``confidence_level``)."""
+    import inspect
+
+    params = inspect.signature(func).parameters
+    for name in ("confidence_level", "conf_level", "level"):
+        if name in params:
+            return {name: value}
+    raise TypeError(f"{func.__name__} takes no confidence level")
+
+
 def _warn_ignored(args, selector, used_by):
     """Warn about options given (not at their default) that the chosen ``selector`` ignores.
 
@@ -342,10 +354,11 @@ def _cmd_agree(args, out):
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
-            print(predstab.icc_table(ratings, conf_level=args.conf_level).to_string(), file=out)
+            table = predstab.icc_table(ratings, **_confidence(predstab.icc_table, args.conf_level))
+            print(table.to_string(), file=out)
             return 0
         result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
-                              conf_level=args.conf_level)
+                              **_confidence(predstab.icc, args.conf_level))
     elif args.measure == "fleiss":
         ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
         result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
@@ -521,7 +534,8 @@ def _compare_bootstrap(frame, args, out):
     else:
         raise InputError(f"--metric must be one of {', '.join(_METRICS)}; got {metric!r}")
     result = compare.paired_bootstrap(y, a, b, metric=_METRICS[metric], n_resamples=args.resamples,
-                                      level=args.level, method=args.interval, random_state=args.seed)
+                                      method=args.interval, random_state=args.seed,
+                                      **_confidence(compare.paired_bootstrap, args.level))
     print(f"paired bootstrap of {metric}, A = '{args.a}', B = '{args.b}': {args.resamples} resamples of "
           f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})",
           file=out)
@@ -586,7 +600,8 @@ def _cmd_compare(args, out):
             raise InputError("--test corrected-t needs --n-train and --n-test (the training and test "
                              "set sizes of one split)")
         result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
-                                                   level=args.level)
+                                                   **_confidence(compare.corrected_resampled_ttest,
+                                                                 args.level))
     elif args.test == "wilcoxon":
         result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
