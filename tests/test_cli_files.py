@@ -78,6 +78,7 @@ def test_read_table_header_parameter(tmp_path):
         assert list(_io.read_table(tmp_path / "named.csv").index) == ["a", "b", "c"]
     with pytest.raises(TypeError, match="`header`"):
         _io.read_table(path, header="yes")
+    assert predstab.read_table is _io.read_table  # the public name of the reader
 
 
 def test_compare_and_agree_take_header_options():
