@@ -357,7 +357,8 @@ def plot(result, /, **kwargs):
     Examples
     --------
     >>> import predstab
-    >>> result = predstab.phi([[1.0, 1.1], [2.0, 2.6], [3.0, 3.0]], [1.0, 2.0, 3.0, 4.0])
+    >>> result = predstab.phi([[1.0, 1.1, 0.9, 1.0, 1.2], [2.0, 2.6, 1.5, 2.2, 2.0], [3.0] * 5],
+    ...                       [1.0, 2.0, 3.0, 4.0])
     >>> type(plot(result, n_labelled=1)).__name__
     'Figure'
     """
