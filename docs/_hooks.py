@@ -41,6 +41,7 @@ _SECTIONS = {
     "._tune": "Number of learners: tuning (optRF::opt_prediction)",
     "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
+    "._io": "Reading files (CSV, Parquet)",
 }
 
 

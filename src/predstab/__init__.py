@@ -85,6 +85,8 @@ _EXPORTS = {
     # scikit-learn integration
     "make_stability_scorer": "._scorer",
     "RefitEnsemble": "._scorer",
+    # files (CSV / Parquet) as the command line reads them
+    "read_table": "._io",
 }
 _SUBMODULES = ("compare", "plotting", "cli")
 
