@@ -388,7 +388,9 @@ def test_agree_icc_matches_irr(capsys):
     result = predstab.icc(ratings, model="twoway", type="consistency")
     assert result.value == pytest.approx(expected["value"], rel=1e-10)
     assert out == printed(result)  # R's layout, whatever the result prints
-    assert "p-value < 2.2e-16" in out and "pvalue" not in out  # irr: p = 2.2e-16 shown as R shows it
+    # irr's print.icclist: " F(19,38) = 28.9 , p = 5.8e-17" (signif(., 3)), not a field dump
+    p_shown = f"{expected['p.value']:.2g}"  # 5.8e-17, as R's signif(p, 3)
+    assert f"F(19,38) = 28.9 , p = {p_shown}" in out and "pvalue" not in out
 
 
 def printed(result):
@@ -459,7 +461,7 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
                          "--a", "A", "--b", "B")
     assert code == 0, err
     printed = dict(line.split(None, 1) for line in out.strip().splitlines())
-    direct = compare.permutation_test(np.array(a, float), np.array(b, float), random_state=0)
+    direct = compare.mean_permutation_test(np.array(a, float), np.array(b, float), random_state=0)
     assert float(printed["pvalue"]) == pytest.approx(direct.pvalue, rel=1e-5)
 
 
@@ -501,7 +503,7 @@ def test_compare_bootstrap_accuracy_equals_paired_bootstrap(tmp_path, capsys, cl
                                       random_state=3)
     table = pd.read_csv(out_csv)
     assert list(table["quantity"]) == ["A", "B", "B - A"]
-    expected = direct.to_frame()
+    expected = direct.summary_frame()
     for col in ("estimate", "se", "ci_low", "ci_high"):
         np.testing.assert_allclose(table[col], expected[col], rtol=1e-12, atol=1e-15)
     assert table["pvalue"].iloc[2] == pytest.approx(direct.pvalue, rel=1e-12)
@@ -539,7 +541,7 @@ def test_compare_bootstrap_numbers_equal_paired_bootstrap(tmp_path, capsys, metr
                                       n_resamples=200, method=interval, random_state=7)
     table = pd.read_csv(tmp_path / "b.csv")
     for col in ("estimate", "se", "ci_low", "ci_high"):
-        np.testing.assert_allclose(table[col], direct.to_frame()[col], rtol=1e-10)
+        np.testing.assert_allclose(table[col], direct.summary_frame()[col], rtol=1e-10)
 
 
 def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, capsys):
