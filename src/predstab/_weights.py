@@ -1,0 +1,233 @@
+r"""Agreement weights between categories: irrCAC's weight families, as pure functions.
+
+One module for every weighted coefficient (Cohen, Gwet, Brennan-Prediger, Conger, Fleiss,
+Krippendorff). Each family is a function of the category values and returns the
+:math:`q \times q` matrix :math:`w_{kl}` (1 on the diagonal, full credit; 0 for the most
+distant pair), matching irrCAC 1.0's ``identity.weights``, ``linear.weights``,
+``quadratic.weights``, ``ordinal.weights``, ``radical.weights``, ``ratio.weights``,
+``circular.weights`` and ``bipolar.weights``:
+
+- numeric categories are sorted (ascending) and their values :math:`x_k` are used;
+- other categories (strings, ...) are taken in the order given and replaced by their
+  positions :math:`x_k = 1, \dots, q` (irrCAC assumes they are already ranked in a
+  meaningful order);
+- ``ordinal`` always uses positions.
+
+With :math:`d = x_k - x_l`, :math:`x_{\min}`, :math:`x_{\max}` the extreme values:
+
+- identity: :math:`w_{kl} = [k = l]`
+- linear: :math:`1 - |d| / |x_{\max} - x_{\min}|`
+- quadratic: :math:`1 - d^2 / (x_{\max} - x_{\min})^2`
+- radical: :math:`1 - \sqrt{|d|} / \sqrt{|x_{\max} - x_{\min}|}`
+- ratio: :math:`1 - \big(d / (x_k + x_l)\big)^2 \big/
+  \big((x_{\max}-x_{\min})/(x_{\max}+x_{\min})\big)^2`
+- circular: :math:`1 - s_{kl} / \max s`, :math:`s_{kl} = \sin^2(\pi d / U)`,
+  :math:`U = x_{\max} - x_{\min} + 1`
+- bipolar: :math:`1 - b_{kl} / \max b`,
+  :math:`b_{kl} = d^2 / \big((x_k + x_l - 2x_{\min})(2x_{\max} - x_k - x_l)\big)`, :math:`b_{kk} = 0`
+- ordinal: :math:`1 - o_{kl} / \max o`, :math:`o_{kl} = \binom{|k - l| + 1}{2}` (positions)
+
+With a single category the non-identity families are 0/0 (NaN), as in R.
+
+References
+----------
+.. [1] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., chapter 3.
+   Advanced Analytics, Gaithersburg, MD.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["WEIGHT_FAMILIES", "weight_matrix", "category_values", "identity_weights", "linear_weights",
+           "quadratic_weights", "ordinal_weights", "radical_weights", "ratio_weights",
+           "circular_weights", "bipolar_weights"]
+
+
+def _is_numeric(categories) -> bool:
+    arr = np.asarray(categories)
+    if arr.dtype.kind in "iuf":
+        return True
+    if arr.dtype.kind == "O":
+        return arr.size > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                    for v in arr.tolist())
+    return False
+
+
+def category_values(categories) -> np.ndarray:
+    """The values the weight families use: sorted numbers, or positions 1..q otherwise.
+
+    As irrCAC's weight functions: ``sort(categ)`` when ``is.numeric(categ)``, else
+    ``1:length(categ)``.
+
+    Examples
+    --------
+    >>> category_values([3, 1, 2]).tolist(), category_values(["lo", "mid", "hi"]).tolist()
+    ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    """
+    arr = np.asarray(categories)
+    if arr.ndim != 1:
+        raise ValueError(f"`categories` must be one-dimensional; got shape {arr.shape}.")
+    if _is_numeric(arr):
+        return np.sort(arr.astype(float))
+    return np.arange(1, arr.size + 1, dtype=float)
+
+
+def _pairs(categories):
+    x = category_values(categories)
+    return x, x[:, None] - x[None, :]
+
+
+def identity_weights(categories) -> np.ndarray:
+    """Identity weights (unweighted coefficients); irrCAC's ``identity.weights``."""
+    return np.eye(np.asarray(categories).size)
+
+
+def linear_weights(categories) -> np.ndarray:
+    """Linear weights :math:`1 - |x_k - x_l| / |x_{max} - x_{min}|`; irrCAC's ``linear.weights``.
+
+    Examples
+    --------
+    >>> linear_weights([1, 2, 3]).tolist()
+    [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
+    """
+    x, d = _pairs(categories)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - np.abs(d) / np.abs(x.max() - x.min())
+
+
+def quadratic_weights(categories) -> np.ndarray:
+    """Quadratic weights :math:`1 - (x_k - x_l)^2 / (x_{max} - x_{min})^2`; irrCAC's ``quadratic.weights``.
+
+    Examples
+    --------
+    >>> quadratic_weights([1, 2, 3]).tolist()
+    [[1.0, 0.75, 0.0], [0.75, 1.0, 0.75], [0.0, 0.75, 1.0]]
+    """
+    x, d = _pairs(categories)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - d**2 / (x.max() - x.min()) ** 2
+
+
+def radical_weights(categories) -> np.ndarray:
+    """Radical weights :math:`1 - \\sqrt{|x_k - x_l|} / \\sqrt{|x_{max} - x_{min}|}`;
+    irrCAC's ``radical.weights``."""
+    x, d = _pairs(categories)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - np.sqrt(np.abs(d)) / np.sqrt(np.abs(x.max() - x.min()))
+
+
+def ratio_weights(categories) -> np.ndarray:
+    """Ratio weights; irrCAC's ``ratio.weights``.
+
+    :math:`1 - ((x_k - x_l)/(x_k + x_l))^2 / ((x_{max} - x_{min})/(x_{max} + x_{min}))^2`
+    (meant for positive ratio-scale values; a zero sum gives NaN, as in R).
+    """
+    x, d = _pairs(categories)
+    s = x[:, None] + x[None, :]
+    lo, hi = x.min(), x.max()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - (d / s) ** 2 / ((hi - lo) / (hi + lo)) ** 2
+
+
+def circular_weights(categories) -> np.ndarray:
+    """Circular weights :math:`1 - s_{kl}/\\max s`, :math:`s_{kl} = \\sin^2(\\pi (x_k - x_l) / U)`;
+    irrCAC's ``circular.weights`` (:math:`U = x_{max} - x_{min} + 1`)."""
+    x, d = _pairs(categories)
+    u = x.max() - x.min() + 1
+    s = np.sin(np.pi * d / u) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - s / s.max()
+
+
+def bipolar_weights(categories) -> np.ndarray:
+    """Bipolar weights; irrCAC's ``bipolar.weights``.
+
+    :math:`1 - b_{kl}/\\max b` with
+    :math:`b_{kl} = (x_k - x_l)^2 / ((x_k + x_l - 2 x_{min})(2 x_{max} - x_k - x_l))`
+    off the diagonal, :math:`b_{kk} = 0`.
+    """
+    x, d = _pairs(categories)
+    s = x[:, None] + x[None, :]
+    lo, hi = x.min(), x.max()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = d**2 / ((s - 2 * lo) * (2 * hi - s))
+        np.fill_diagonal(b, 0.0)
+        return 1 - b / b.max()
+
+
+def ordinal_weights(categories) -> np.ndarray:
+    """Ordinal weights :math:`1 - o_{kl}/\\max o`, :math:`o_{kl} = n_{kl}(n_{kl}-1)/2`,
+    :math:`n_{kl} = |k-l|+1`; irrCAC's ``ordinal.weights`` (category positions, whatever their values).
+
+    Examples
+    --------
+    >>> ordinal_weights([1, 2, 3, 4]).round(4).tolist()[0]
+    [1.0, 0.8333, 0.5, 0.0]
+    """
+    q = np.asarray(categories).size
+    k = np.arange(1, q + 1, dtype=float)
+    n_kl = np.abs(k[:, None] - k[None, :]) + 1
+    o = n_kl * (n_kl - 1) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - o / o.max()
+
+
+WEIGHT_FAMILIES = {
+    "identity": identity_weights,
+    "unweighted": identity_weights,
+    "linear": linear_weights,
+    "quadratic": quadratic_weights,
+    "ordinal": ordinal_weights,
+    "radical": radical_weights,
+    "ratio": ratio_weights,
+    "circular": circular_weights,
+    "bipolar": bipolar_weights,
+}
+"""Name -> weight function (``"unweighted"`` is irrCAC's name for identity weights)."""
+
+
+def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
+    """The :math:`q \\times q` weight matrix for ``weights`` over ``categories``.
+
+    Parameters
+    ----------
+    weights : None, str or array-like of shape (q, q)
+        None (or ``"unweighted"`` / ``"identity"``) for identity weights, the name of a
+        family in :data:`WEIGHT_FAMILIES`, or a user matrix whose rows and columns follow
+        the order of ``categories`` (sorted, for numeric categories).
+    categories : array-like of shape (q,)
+        The categories.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (q, q), float
+
+    Examples
+    --------
+    >>> weight_matrix("linear", ["a", "b", "c"])[0].tolist()
+    [1.0, 0.5, 0.0]
+    """
+    q = np.asarray(categories).size
+    if weights is None:
+        return identity_weights(categories)
+    if isinstance(weights, str):
+        if weights not in WEIGHT_FAMILIES:
+            raise ValueError(f"`{name}` must be None, one of {sorted(WEIGHT_FAMILIES)} or a square matrix; "
+                             f"got {weights!r}.")
+        return WEIGHT_FAMILIES[weights](categories)
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be None, a weight family name or a numeric square matrix; "
+                         f"got {type(weights).__name__}.") from None
+    if w.shape != (q, q):
+        raise ValueError(f"`{name}` must be a {q} x {q} matrix (one row and column per category); "
+                         f"got shape {w.shape}.")
+    if not np.isfinite(w).all():
+        raise ValueError(f"`{name}` must hold finite numbers; got {int((~np.isfinite(w)).sum())} non-finite.")
+    return w
