@@ -34,6 +34,14 @@ _EXPORTS = {
     "FleissKappaResult": "._fleiss",
     "krippendorff_alpha": "._krippendorff",
     "KrippendorffAlphaResult": "._krippendorff",
+    # irrCAC's chance-corrected agreement coefficients, psych's alpha
+    "percent_agreement": "._cac",
+    "gwet_ac1": "._cac",
+    "brennan_prediger": "._cac",
+    "conger_kappa": "._cac",
+    "AgreementCoefficientResult": "._cac",
+    "cronbach_alpha": "._alpha",
+    "CronbachAlphaResult": "._alpha",
     # APS prediction stability
     "phi": "._stability",
     "psi": "._stability",
