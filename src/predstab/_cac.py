@@ -145,7 +145,7 @@ def _given_categories(categories, name="categories"):
     return cats
 
 
-def _raw_codes(ratings, categories, function):
+def _raw_codes(ratings, categories):
     """Integer codes (n, r) with -1 for missing, and the categories in weight order."""
     categorical = categorical_codes(ratings) if categories is None else None
     if categorical is not None:
@@ -215,7 +215,7 @@ def _increasing(values):
     return bool(np.all(np.diff(v) > 0))
 
 
-def _drop_unrated(table, codes, stacklevel=5):
+def _drop_unrated(table, codes, stacklevel=6):
     totals = table.sum(axis=1)
     empty = totals == 0
     if empty.any():
@@ -229,18 +229,18 @@ def _drop_unrated(table, codes, stacklevel=5):
     return table, codes
 
 
-def _prepare(ratings, counts, categories, weights, *, need_codes=False, function=""):
+def _prepare(ratings, counts, categories, weights, *, depth=0):
     if counts:
         values, cats = _read_counts(ratings, categories)
-        table, codes = _drop_unrated(values, None)
+        table, codes = _drop_unrated(values, None, 6 + depth)
         n_raters = int(table.sum(axis=1).max())
         given_numbers = categories is not None and _is_numeric_categories(cats)
         weight_values = cats if given_numbers else np.arange(1, len(cats) + 1)
     else:
-        codes, cats = _raw_codes(ratings, categories, function)
+        codes, cats = _raw_codes(ratings, categories)
         if len(cats) == 0:
             raise ValueError("`ratings` must hold at least one rating; every value is missing.")
-        table, codes = _drop_unrated(_count_table(codes, len(cats)), codes)
+        table, codes = _drop_unrated(_count_table(codes, len(cats)), codes, 6 + depth)
         n_raters = codes.shape[1]
         weight_values = cats
     w = weight_matrix(weights, weight_values)
@@ -272,7 +272,7 @@ def _agreement_parts(table, w):
 def _inference(coef, var, df, confidence_level):
     with np.errstate(invalid="ignore", divide="ignore"):
         se = float(np.sqrt(var))
-        t = coef / se
+        t = np.float64(coef) / se  # se = 0 (perfect agreement): t = inf and p = 0, as in R
     pvalue = float(2 * stats.t.sf(abs(t), df)) if df >= 1 and not np.isnan(t) else float("nan")
     if df >= 1:
         half = se * stats.t.ppf(1 - (1 - confidence_level) / 2, df)
@@ -282,28 +282,30 @@ def _inference(coef, var, df, confidence_level):
     return se, ci, pvalue
 
 
-def _coefficient(pa, pe, q, name):
-    """(pa - pe) / (1 - pe) as irrCAC; one category (pe undefined): 1 with a warning, as the convention."""
-    if q < 2:
-        return one_minus_ratio(1 - pa, 0.0, name=name, what="disagreement", stacklevel=5)
-    if pe == 1.0:
-        return one_minus_ratio(1 - pa, 0.0, name=name, what="disagreement", stacklevel=5)
-    return (pa - pe) / (1 - pe)
+def _coefficient(pa, pe, q, name, stacklevel=7):
+    """irrCAC's (pa - pe) / (1 - pe), written 1 - D_o / D_e with D_o = 1 - pa and D_e = 1 - pe.
+
+    With one category irrCAC sets pe = 1e-15; here D_e = 0 and D_o = 0, so the shared
+    convention gives 1 with a PredstabDegenerateWarning.
+    """
+    d_e = 1.0 - pe if q >= 2 else 0.0
+    return one_minus_ratio(1.0 - pa, d_e, name=name, what="disagreement", stacklevel=stacklevel)
 
 
-def _compute(kind, table, codes, w, confidence_level):
+def _compute(kind, table, codes, w, confidence_level, depth=0):
     """Coefficient, variance, observed, expected and df of irrCAC's ``<kind>.raw`` / ``.dist``."""
     n, q = table.shape
     nan = float("nan")
     if kind == "krippendorff":
-        return _krippendorff(table, w, confidence_level)
+        return _krippendorff(table, w, confidence_level, depth)
     r_i, sum_q, pa_i, two, n2more, pa = _agreement_parts(table, w)
     if kind == "pa":
+        value = _coefficient(pa, 0.0, 2, "percent agreement", 7 + depth)
         if q < 2:
-            return pa, nan, pa, 0.0, n - 1
+            return value, nan, pa, 0.0, n - 1
         pa_ivec = (n / n2more) * pa_i
         var = np.sum((pa_ivec - pa) ** 2) / (n * (n - 1)) if n >= 2 else nan
-        return pa, var, pa, 0.0, n - 1
+        return value, var, pa, 0.0, n - 1
     pi = np.full(n, 1 / n) @ (table / r_i[:, None])
     if kind == "ac1":
         scale = w.sum() / (q * (q - 1)) if q >= 2 else nan
@@ -323,10 +325,8 @@ def _compute(kind, table, codes, w, confidence_level):
         pe = float(np.sum(w * (np.outer(p_mean, p_mean) - s2 / n_raters)))
     else:
         raise ValueError(f"unknown coefficient {kind!r}")
-    if q < 2:
-        return _coefficient(pa, pe, q, kind), nan, pa, pe, n - 1
-    coef = _coefficient(pa, pe, q, kind)
-    if np.isnan(coef) or pe == 1.0:
+    coef = _coefficient(pa, pe, q, _NAMES[kind][0], 7 + depth)
+    if q < 2 or np.isnan(coef) or pe == 1.0:
         return coef, nan, pa, pe, n - 1
     c_i = (n / n2more) * (pa_i - pe * two) / (1 - pe)
     if kind == "bp":
@@ -349,7 +349,7 @@ def _compute(kind, table, codes, w, confidence_level):
     return coef, var, pa, pe, n - 1
 
 
-def _krippendorff(table, w, confidence_level):
+def _krippendorff(table, w, confidence_level, depth=0):
     n0, q = table.shape
     nan = float("nan")
     r_all = table.sum(axis=1)
@@ -366,10 +366,8 @@ def _krippendorff(table, w, confidence_level):
     pa = (1 - eps) * pa_prime + eps
     pi = np.full(n, 1 / n) @ (table / r_mean)
     pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
-    if q < 2:
-        return _coefficient(pa, pe, q, "Krippendorff's alpha"), nan, pa, pe, n - 1
-    coef = _coefficient(pa, pe, q, "Krippendorff's alpha")
-    if pe == 1.0:
+    coef = _coefficient(pa, pe, q, "Krippendorff's alpha", stacklevel=8 + depth)
+    if q < 2 or pe == 1.0:
         return coef, nan, pa, pe, n - 1
     coef_prime = (pa_prime - pe) / (1 - pe)
     # irrCAC 1.0 centres with pa (its 2021 revision: pa'), and uses n - 1 degrees of freedom over
@@ -389,15 +387,15 @@ _NAMES = {"pa": ("Percent Agreement", "pa.coeff"), "ac1": ("AC1", "gwet.ac1"),
           "krippendorff": ("Krippendorff's Alpha", "krippen.alpha")}
 
 
-def _run(kind, ratings, weights, confidence_level, counts, categories):
+def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
+    """Read, compute, infer; ``depth``: extra frames between the user and the public function."""
     name, r_name = _NAMES[kind]
     function = f"irrCAC::{r_name}.{'dist' if counts else 'raw'}"
     if kind == "conger" and counts:
         raise ValueError("`counts` must be False for Conger's kappa: it needs each rater's ratings, "
                          "which a count table does not keep (irrCAC has no conger.kappa.dist either).")
-    table, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights,
-                                                       function=function)
-    coef, var, pa, pe, df = _compute(kind, table, codes, w, confidence_level)
+    table, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth)
+    coef, var, pa, pe, df = _compute(kind, table, codes, w, confidence_level, depth)
     se, ci, pvalue = _inference(coef, var, df, confidence_level)
     if kind == "ac1":
         name = "AC1" if len(cats) == 1 or w.sum() == len(cats) else "AC2"
@@ -583,22 +581,41 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
 
 
 @validate_params(_COMMON)
-def cac_fleiss_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
+def cac_fleiss_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None,
+                     _depth=0):
     """irrCAC's Fleiss' kappa (``fleiss.kappa.raw`` / ``.dist``).
 
     Reached by ``fleiss_kappa(..., weights=...)`` or ``fleiss_kappa(..., counts=True)``.
 
     :math:`p_e = \\sum_{kl} w_{kl} \\pi_k \\pi_l`, :math:`\\pi_k` as in :func:`gwet_ac1`.
     """
-    return _run("fleiss", ratings, weights, confidence_level, counts, categories)
+    return _run("fleiss", ratings, weights, confidence_level, counts, categories, _depth)
 
 
 @validate_params(_COMMON)
 def cac_krippendorff_alpha(ratings, /, *, weights=None, confidence_level=0.95, counts=False,
-                           categories=None):
+                           categories=None, _depth=0):
     """irrCAC's Krippendorff's alpha (``krippen.alpha.raw`` / ``.dist``) with Gwet's standard error.
 
     Reached by ``krippendorff_alpha(..., weights=...)``. Only objects rated at least twice
     count (``n_objects``; ``df = n_objects - 1``), as irrCAC 1.0 does.
     """
-    return _run("krippendorff", ratings, weights, confidence_level, counts, categories)
+    return _run("krippendorff", ratings, weights, confidence_level, counts, categories, _depth)
+
+
+def dispatch_fleiss(ratings, *, weights, counts, exact, detail):
+    """``fleiss_kappa(..., weights=..., counts=...)``: irrCAC's Fleiss' kappa, irr's options checked."""
+    if exact or detail:
+        raise ValueError("`exact` and `detail` are options of irr's kappam.fleiss; with `weights` or "
+                         "counts=True (irrCAC's fleiss.kappa.raw / .dist) they must be False.")
+    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, _depth=2)
+
+
+def dispatch_krippendorff(ratings, *, weights, counts, level, levels):
+    """``krippendorff_alpha(..., weights=..., counts=...)``: irrCAC's alpha; ``levels`` are its categories."""
+    if level != "nominal":
+        raise ValueError(f"`level` must be 'nominal' (the default) when `weights` are given: the weights "
+                         f"replace the level of measurement (irrCAC's krippen.alpha.raw); got {level!r}.")
+    categories = None if levels is None else (
+        list(levels.categories) if isinstance(levels, pd.CategoricalDtype) else levels)
+    return cac_krippendorff_alpha(ratings, weights=weights, counts=counts, categories=categories, _depth=2)

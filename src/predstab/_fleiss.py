@@ -147,7 +147,7 @@ def _two_sided_p(z):
     return 2 * special.ndtr(-np.abs(z))
 
 
-def fleiss_kappa(ratings, /, *, exact=False, detail=False):
+def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=False):
     r"""Fleiss' kappa for an (objects x raters) matrix of categories.
 
     Matches `irr::kappam.fleiss`; see validation/.
@@ -177,6 +177,12 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     detail : bool, default False
         Also compute kappa, z and p per category in ``.per_category``. irr rounds
         these to 3 decimals; predstab does not.
+    weights, counts : optional
+        Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
+        included) or ``counts=True`` (``ratings`` is an objects x categories count table),
+        irrCAC's ``fleiss.kappa.raw`` / ``fleiss.kappa.dist`` is computed instead, every
+        available rating used, and an ``AgreementCoefficientResult`` (``.value``,
+        ``.standard_error``, ``.confidence_interval``, ``.pvalue``) is returned.
 
     Returns
     -------
@@ -218,6 +224,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
+    if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
+        from ._cac import dispatch_fleiss
+        return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail)
     codes, categories, exact, detail = _fleiss_kappa_iv(ratings, exact, detail)
     n, m = codes.shape
     q = len(categories)

@@ -260,7 +260,7 @@ def _interval(x):
     return d_o, d_e, n_units, n
 
 
-def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
+def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None, counts=False):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
     Krippendorff's (2011) canonical definition. Missing values (None, NaN, pd.NA)
@@ -303,6 +303,12 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
         Every value must be one of them. Categories in ``levels`` that are never used
         do not change alpha.
+    weights, counts : optional
+        Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
+        included; ``level`` must then stay "nominal" and ``levels`` lists the categories)
+        or ``counts=True`` (an objects x categories count table), irrCAC's
+        ``krippen.alpha.raw`` / ``.dist`` is computed instead, with Gwet's standard
+        error, and an ``AgreementCoefficientResult`` is returned.
 
     Returns
     -------
@@ -350,6 +356,9 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
     """
+    if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
+        from ._cac import dispatch_krippendorff
+        return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels)
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
     present = codes >= 0 if x is None else ~np.isnan(x)
     if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
