@@ -6,7 +6,7 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, stats
+from scipy import stats
 
 from ._ratings import as_numeric_matrix, as_rating_matrix
 from ._results import Result, r_signif, result
@@ -108,10 +108,10 @@ def _smc(r):
     """Squared multiple correlations 1 - 1 / diag(R^-1) (psych's ``smc`` on a non-singular R)."""
     if r.shape[0] == 1:
         return np.ones(1)
-    try:
-        inv = linalg.inv(r)
-    except linalg.LinAlgError:
-        inv = linalg.pinv(r)
+    try:  # numpy's inv: scipy.linalg.inv costs ~1000 times more on small matrices (scipy 1.17)
+        inv = np.linalg.inv(r)
+    except np.linalg.LinAlgError:
+        inv = np.linalg.pinv(r)
     return 1 - 1 / np.diag(inv)
 
 
@@ -191,8 +191,14 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     """
     x, names = _cronbach_alpha_iv(items)
     n, k = x.shape
-    frame = pd.DataFrame(x, columns=names)
-    c = frame.cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
+    complete = not np.isnan(x).any()
+    if complete:  # one centring pass and one matrix product: every statistic below comes from C
+        item_mean = x.mean(axis=0)
+        centred = x - item_mean
+        c = centred.T @ centred / (n - 1)
+        del centred
+    else:
+        c = pd.DataFrame(x).cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
     sd_items = np.sqrt(np.diag(c))
     r = c / np.outer(sd_items, sd_items)
     total = _alpha_1(c, r, n)
@@ -208,18 +214,26 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     alpha_drop = pd.DataFrame(rows, index=pd.Index(names), columns=_DROP_COLUMNS)
 
     # item statistics
-    present = ~np.isnan(x)
-    item_mean = np.nanmean(x, axis=0)
-    item_sd = np.nanstd(x, axis=0, ddof=1)
-    row_mean = np.nanmean(x, axis=1)  # psych's total: the mean of each object's items
+    if complete:
+        present_n = np.full(k, float(n))
+        item_sd = np.sqrt(np.diag(c))
+        row_mean = None  # psych's total (each object's mean item): its mean and sd follow from C
+    else:
+        present_n = (~np.isnan(x)).sum(axis=0).astype(float)
+        item_mean = np.nanmean(x, axis=0)
+        item_sd = np.nanstd(x, axis=0, ddof=1)
+        row_mean = np.nanmean(x, axis=1)
     std_r = r.sum(axis=0) / np.sqrt(r.sum())
     rc = r.copy()
     np.fill_diagonal(rc, _smc(r))
     r_cor = rc.sum(axis=0) / np.sqrt(rc.sum())
     rest_sum = c.sum() - 2 * c.sum(axis=0) + np.diag(c)  # sum of C without row and column i
     r_drop = (c.sum(axis=0) - np.diag(c)) / np.sqrt(np.diag(c) * rest_sum)
-    raw_r = np.array([pd.Series(row_mean).corr(pd.Series(x[:, j])) for j in range(k)])
-    item_stats = pd.DataFrame({"n": present.sum(axis=0).astype(float), "raw.r": raw_r, "std.r": std_r,
+    if complete:  # cor(rowMeans(x), x_j) from C: cov = sum_l C_lj / k, var = sum(C) / k^2
+        raw_r = c.sum(axis=0) / np.sqrt(c.sum() * np.diag(c))
+    else:
+        raw_r = np.array([pd.Series(row_mean).corr(pd.Series(x[:, j])) for j in range(k)])
+    item_stats = pd.DataFrame({"n": present_n, "raw.r": raw_r, "std.r": std_r,
                                "r.cor": r_cor, "r.drop": r_drop, "mean": item_mean, "sd": item_sd},
                               index=pd.Index(names))
 
@@ -227,11 +241,15 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     df1, df2 = n - 1, (n - 1) * (k - 1)
     low = 1 - (1 - total["raw"]) * stats.f.ppf(1 - a / 2, df1, df2)
     high = 1 - (1 - total["raw"]) * stats.f.ppf(a / 2, df1, df2)
-    valid_rows = row_mean[~np.isnan(row_mean)]
+    if complete:
+        total_mean, total_sd = float(item_mean.mean()), float(np.sqrt(c.sum()) / k)
+    else:
+        valid_rows = row_mean[~np.isnan(row_mean)]
+        total_mean, total_sd = float(valid_rows.mean()), float(np.std(valid_rows, ddof=1))
     return CronbachAlphaResult(
         value=float(total["raw"]), standardized=float(total["std"]), g6=float(total["g6"]),
         average_r=float(total["av_r"]), median_r=float(total["med_r"]), signal_noise=float(total["sn"]),
-        standard_error=float(total["ase"]), mean=float(valid_rows.mean()),
-        sd=float(np.std(valid_rows, ddof=1)), confidence_interval=ConfidenceInterval(float(low), float(high)),
+        standard_error=float(total["ase"]), mean=total_mean, sd=total_sd,
+        confidence_interval=ConfidenceInterval(float(low), float(high)),
         confidence_level=float(confidence_level),
         n_objects=int(n), n_items=int(k), alpha_drop=alpha_drop, item_stats=item_stats)

@@ -177,12 +177,26 @@ def _raw_codes(ratings, categories):
     return codes, cats
 
 
+_SMALL = 256  # raters x categories up to which counting compares codes (no scatter); bincount above
+
+
 def _count_table(codes, q):
-    n = codes.shape[0]
-    rows = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] * q, codes.shape)
-    present = codes >= 0
-    flat = (rows + codes)[present] if not present.all() else (rows + codes).ravel()
-    return np.bincount(flat, minlength=n * q).reshape(n, q)
+    """The count table, category-major: ``table[k, i]`` raters who put object i in category k.
+
+    Category-major so that every category is one contiguous vector of objects: the sums over
+    categories below are additions of vectors, not reductions along a short axis.
+    """
+    n, m = codes.shape
+    if m * q <= _SMALL:  # few raters and categories: compare and add, no scatter
+        dtype = np.int16 if m < 2**15 else np.int64
+        table = np.zeros((q, n), dtype=dtype)
+        for column in np.ascontiguousarray(codes.T):
+            for k in range(q):
+                table[k] += column == k
+        return table
+    flat = codes * n + np.arange(n, dtype=np.int64)[:, None]
+    flat = flat[codes >= 0]
+    return np.bincount(flat, minlength=q * n).reshape(q, n)
 
 
 def _read_counts(ratings, categories):
@@ -216,24 +230,70 @@ def _increasing(values):
 
 
 def _drop_unrated(table, codes, stacklevel=6):
-    totals = table.sum(axis=1)
+    """Leave out objects (columns of the category-major ``table``) with no rating."""
+    totals = table.sum(axis=0)
     empty = totals == 0
     if empty.any():
-        warnings.warn(f"{int(empty.sum())} of {table.shape[0]} objects have no rating and were left out "
+        warnings.warn(f"{int(empty.sum())} of {table.shape[1]} objects have no rating and were left out "
                       "(irrCAC asks to exclude them; it returns NaN otherwise).", PredstabDataWarning,
                       stacklevel=stacklevel)
-        table = table[~empty]
+        table = table[:, ~empty]
         codes = None if codes is None else codes[~empty]
-    if table.shape[0] == 0:
+    if table.shape[1] == 0:
         raise ValueError("`ratings` must have at least one rated object; got none.")
     return table, codes
 
 
-def _prepare(ratings, counts, categories, weights, *, depth=0):
-    if counts:
+def _integer_table(ratings, need_codes):
+    """Fast path for integer (or boolean) ratings in a small range: counts by comparing values.
+
+    No factorisation: each rater's column is compared with each value in ``[min, max]``;
+    values nobody used are dropped afterwards. None when it does not apply.
+    """
+    if isinstance(ratings, pd.DataFrame):
+        if not all(d.kind in "biu" for d in ratings.dtypes):
+            return None
+        arr = ratings.to_numpy()
+    elif isinstance(ratings, np.ndarray) and ratings.dtype.kind in "biu":
+        arr = ratings
+    else:
+        return None
+    arr = as_rating_matrix(arr)
+    is_bool = arr.dtype.kind == "b"
+    if is_bool:
+        arr = arr.view(np.uint8)
+    n, m = arr.shape
+    lo, hi = int(arr.min()), int(arr.max())
+    if (hi - lo + 1) * m > _SMALL:
+        return None
+    dtype = np.int16 if m < 2**15 else np.int64
+    table = np.zeros((hi - lo + 1, n), dtype=dtype)
+    # shifted to int8 (range <= 256 here) before the transpose: 8 times fewer bytes to move
+    shifted = (arr - lo).astype(np.int8) if hi - lo < 128 else arr - lo
+    for column in np.ascontiguousarray(shifted.T):
+        for k in range(hi - lo + 1):
+            table[k] += column == k
+    used = np.flatnonzero(table.any(axis=1))
+    values = np.arange(lo, hi + 1)[used]
+    cats = values.astype(bool) if is_bool else values.astype(arr.dtype)
+    codes = None
+    if need_codes:
+        lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
+        lookup[used] = np.arange(len(used))
+        codes = lookup[arr.astype(np.int64) - lo]
+    return table[used], cats, codes, m
+
+
+def _prepare(ratings, counts, categories, weights, *, depth=0, need_codes=False):
+    fast = None if counts or categories is not None else _integer_table(ratings, need_codes)
+    if fast is not None:
+        table, cats, codes, n_raters = fast
+        table, codes = _drop_unrated(table, codes, 6 + depth)  # nothing to drop: no missing values
+        weight_values = cats
+    elif counts:
         values, cats = _read_counts(ratings, categories)
-        table, codes = _drop_unrated(values, None, 6 + depth)
-        n_raters = int(table.sum(axis=1).max())
+        table, codes = _drop_unrated(np.ascontiguousarray(values.T), None, 6 + depth)
+        n_raters = int(table.sum(axis=0).max())
         given_numbers = categories is not None and _is_numeric_categories(cats)
         weight_values = cats if given_numbers else np.arange(1, len(cats) + 1)
     else:
@@ -254,11 +314,17 @@ def _prepare(ratings, counts, categories, weights, *, depth=0):
 
 
 # --------------------------------------------------------------------------- core
+def _weighted(w, table):
+    """Weighted counts n*_ki = sum_l w_kl n_li (einsum: no BLAS call for a q x q by q x n product)."""
+    if np.array_equal(w, np.eye(len(w))):
+        return table
+    return np.einsum("kl,ln->kn", w, table)
+
+
 def _agreement_parts(table, w):
     """irrCAC's common quantities: r_i, sum_q_i, pa_i (0 when r_i < 2), n2more and pa."""
-    r_i = table.sum(axis=1)
-    weighted = table @ w.T  # n*_ik = sum_l w_kl n_il
-    sum_q = np.einsum("ik,ik->i", table, weighted - 1)
+    r_i = table.sum(axis=0)
+    sum_q = np.einsum("kn,kn->n", table, _weighted(w, table)) - r_i  # sum_k n_ik (n*_ik - 1)
     den = r_i * (r_i - 1)
     den[den == 0] = -1  # as irrCAC: objects with one rating have sum_q = 0, hence pa_i = 0
     pa_i = sum_q / den
@@ -294,7 +360,7 @@ def _coefficient(pa, pe, q, name, stacklevel=7):
 
 def _compute(kind, table, codes, w, confidence_level, depth=0):
     """Coefficient, variance, observed, expected and df of irrCAC's ``<kind>.raw`` / ``.dist``."""
-    n, q = table.shape
+    q, n = table.shape
     nan = float("nan")
     if kind == "krippendorff":
         return _krippendorff(table, w, confidence_level, depth)
@@ -306,7 +372,7 @@ def _compute(kind, table, codes, w, confidence_level, depth=0):
         pa_ivec = (n / n2more) * pa_i
         var = np.sum((pa_ivec - pa) ** 2) / (n * (n - 1)) if n >= 2 else nan
         return value, var, pa, 0.0, n - 1
-    pi = np.full(n, 1 / n) @ (table / r_i[:, None])
+    pi = np.einsum("kn,n->k", table, 1 / r_i) / n  # pi_k = mean_i n_ik / r_i
     if kind == "ac1":
         scale = w.sum() / (q * (q - 1)) if q >= 2 else nan
         pe = float(scale * np.sum(pi * (1 - pi))) if q >= 2 else nan
@@ -333,10 +399,10 @@ def _compute(kind, table, codes, w, confidence_level, depth=0):
         x_i = c_i
     else:
         if kind == "ac1":
-            pe_i = scale * (table @ (1 - pi)) / r_i
+            pe_i = scale * np.einsum("k,kn->n", 1 - pi, table) / r_i
         elif kind == "fleiss":
             pi_w = (w @ pi + w.T @ pi) / 2
-            pe_i = (table @ pi_w) / r_i
+            pe_i = np.einsum("k,kn->n", pi_w, table) / r_i
         else:  # conger: Gwet's lambda_ig, summed over the raters g
             a = (n_raters * p_mean[None, :] - p_gk) @ w  # a_gl = sum_k (r p_k - p_gk) w_kl
             b = np.einsum("gl,gl->g", p_gk, a)
@@ -350,21 +416,21 @@ def _compute(kind, table, codes, w, confidence_level, depth=0):
 
 
 def _krippendorff(table, w, confidence_level, depth=0):
-    n0, q = table.shape
+    q, n0 = table.shape
     nan = float("nan")
-    r_all = table.sum(axis=1)
+    r_all = table.sum(axis=0)
     keep = r_all >= 2
-    table = table[keep]
+    table = table[:, keep] if not keep.all() else table
     r_i = r_all[keep]
-    n = table.shape[0]
+    n = table.shape[1]
     if n == 0:
         return nan, nan, nan, nan, n0 - 1
     r_mean = r_i.mean()
     eps = 1 / r_i.sum()
-    sum_q = np.einsum("ik,ik->i", table, table @ w.T - 1)
+    sum_q = np.einsum("kn,kn->n", table, _weighted(w, table)) - r_i
     pa_prime = float(np.sum(sum_q / (r_mean * (r_i - 1))) / n)
     pa = (1 - eps) * pa_prime + eps
-    pi = np.full(n, 1 / n) @ (table / r_mean)
+    pi = table.sum(axis=1) / r_mean / n
     pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
     coef = _coefficient(pa, pe, q, "Krippendorff's alpha", stacklevel=8 + depth)
     if q < 2 or pe == 1.0:
@@ -375,7 +441,7 @@ def _krippendorff(table, w, confidence_level, depth=0):
     pa_i = sum_q / (r_mean * (r_i - 1)) - pa * (r_i - r_mean) / r_mean
     k_i = (pa_i - pe) / (1 - pe)
     pi_w = (w @ pi + w.T @ pi) / 2
-    pe_i = (table @ pi_w) / r_mean - pe * (r_i - r_mean) / r_mean
+    pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pe * (r_i - r_mean) / r_mean
     x_i = k_i - 2 * (1 - coef_prime) * (pe_i - pe) / (1 - pe)
     var = np.sum((x_i - coef_prime) ** 2) / (n * (n - 1)) if n >= 2 else nan
     return coef, var, pa, pe, n - 1
@@ -394,7 +460,8 @@ def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
     if kind == "conger" and counts:
         raise ValueError("`counts` must be False for Conger's kappa: it needs each rater's ratings, "
                          "which a count table does not keep (irrCAC has no conger.kappa.dist either).")
-    table, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth)
+    table, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth,
+                                                       need_codes=kind == "conger")
     coef, var, pa, pe, df = _compute(kind, table, codes, w, confidence_level, depth)
     se, ci, pvalue = _inference(coef, var, df, confidence_level)
     if kind == "ac1":
