@@ -474,10 +474,22 @@ def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
         categories=cats, weight_matrix=w, _function=function)
 
 
-_PARAMS_DOC = """
+@validate_params(_COMMON)
+def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
+    r"""Percent agreement among any number of raters, with irrCAC's standard error.
+
+    Matches `irrCAC::pa.coeff.raw` (and ``pa.coeff.dist`` with ``counts=True``); see validation/.
+
+    .. math::
+
+        p_a = \frac{1}{n'} \sum_{i: r_i \ge 2} \sum_k \frac{n_{ik}(n^\star_{ik} - 1)}{r_i(r_i - 1)},
+        \qquad n^\star_{ik} = \sum_l w_{kl} n_{il}
+
+    over the :math:`n'` objects rated at least twice (:math:`r_i` ratings of object i).
+
     Parameters
     ----------
-    ratings : array-like of shape (n_objects, n_raters), or (n_objects, n_categories) with counts=True
+    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
         Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
         / None for a missing rating (every available rating is used, as irrCAC does).
         Objects with no rating at all are left out with a ``PredstabDataWarning``. With
@@ -506,9 +518,9 @@ _PARAMS_DOC = """
     AgreementCoefficientResult
         ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
         ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
-"""
 
-_NOTES_DOC = """
+    Notes
+    -----
     irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
     predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
     labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
@@ -516,32 +528,7 @@ _NOTES_DOC = """
     ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
     :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
     NaN standard error.
-"""
 
-
-def _doc(func):
-    doc = func.__doc__.replace("    %(params)s\n", _PARAMS_DOC)
-    func.__doc__ = doc.replace("    %(notes)s\n", _NOTES_DOC)
-    return func
-
-
-@_doc
-@validate_params(_COMMON)
-def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
-    r"""Percent agreement among any number of raters, with irrCAC's standard error.
-
-    Matches `irrCAC::pa.coeff.raw` (and ``pa.coeff.dist`` with ``counts=True``); see validation/.
-
-    .. math::
-
-        p_a = \frac{1}{n'} \sum_{i: r_i \ge 2} \sum_k \frac{n_{ik}(n^\star_{ik} - 1)}{r_i(r_i - 1)},
-        \qquad n^\star_{ik} = \sum_l w_{kl} n_{il}
-
-    over the :math:`n'` objects rated at least twice (:math:`r_i` ratings of object i).
-    %(params)s
-    Notes
-    -----
-    %(notes)s
     Examples
     --------
     >>> from predstab import percent_agreement
@@ -552,7 +539,6 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
     return _run("pa", ratings, weights, confidence_level, counts, categories)
 
 
-@_doc
 @validate_params(_COMMON)
 def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Gwet's AC1 (AC2 with weights) for any number of raters.
@@ -567,10 +553,49 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
 
     with :math:`p_a` as in :func:`percent_agreement`. The variance is Gwet's (2008)
     linearisation, :math:`\frac{1}{n(n-1)}\sum_i (AC_i^\star - AC)^2`.
-    %(params)s
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
+        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
+        / None for a missing rating (every available rating is used, as irrCAC does).
+        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
+        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
+        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
+        ``*.dist`` functions).
+    weights : None, str or array-like of shape (q, q), default None
+        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
+        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        and columns follow ``.categories``. Numeric categories are weighted by their
+        values, other categories by their positions (1, ..., q) in sorted order (or in the
+        order of ``categories``, or of a Categorical's categories).
+    confidence_level : float, default 0.95
+        Level of the confidence interval (irrCAC's ``conflev``).
+    counts : bool, default False
+        Whether ``ratings`` is an (objects x categories) count table.
+    categories : array-like, optional
+        Raw ratings: every category raters could choose, in their order (irrCAC's
+        ``categ.labels``); unused ones count in the chance agreement of AC1 and
+        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
+        by default the weights use the positions 1..q, as irrCAC does.
+
+    Returns
+    -------
+    AgreementCoefficientResult
+        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
+        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
+
     Notes
     -----
-    %(notes)s
+    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
+    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
+    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
+    p-values use the t survival function, accurate in the tail where irrCAC's
+    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
+    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
+    NaN standard error.
+
     References
     ----------
     .. [1] Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the
@@ -587,7 +612,6 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     return _run("ac1", ratings, weights, confidence_level, counts, categories)
 
 
-@_doc
 @validate_params(_COMMON)
 def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Brennan and Prediger's coefficient for any number of raters.
@@ -597,10 +621,49 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     .. math::
 
         BP = \frac{p_a - p_e}{1 - p_e},\qquad p_e = \frac{1}{q^2}\sum_{kl} w_{kl}
-    %(params)s
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
+        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
+        / None for a missing rating (every available rating is used, as irrCAC does).
+        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
+        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
+        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
+        ``*.dist`` functions).
+    weights : None, str or array-like of shape (q, q), default None
+        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
+        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        and columns follow ``.categories``. Numeric categories are weighted by their
+        values, other categories by their positions (1, ..., q) in sorted order (or in the
+        order of ``categories``, or of a Categorical's categories).
+    confidence_level : float, default 0.95
+        Level of the confidence interval (irrCAC's ``conflev``).
+    counts : bool, default False
+        Whether ``ratings`` is an (objects x categories) count table.
+    categories : array-like, optional
+        Raw ratings: every category raters could choose, in their order (irrCAC's
+        ``categ.labels``); unused ones count in the chance agreement of AC1 and
+        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
+        by default the weights use the positions 1..q, as irrCAC does.
+
+    Returns
+    -------
+    AgreementCoefficientResult
+        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
+        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
+
     Notes
     -----
-    %(notes)s
+    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
+    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
+    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
+    p-values use the t survival function, accurate in the tail where irrCAC's
+    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
+    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
+    NaN standard error.
+
     References
     ----------
     .. [1] Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses,
@@ -616,7 +679,6 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     return _run("bp", ratings, weights, confidence_level, counts, categories)
 
 
-@_doc
 @validate_params(_COMMON)
 def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Conger's (1980) kappa for any number of raters, with Gwet's standard error.
@@ -629,10 +691,49 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
 
         p_e = \sum_{kl} w_{kl}\Big(\bar p_k \bar p_l - \frac{s^2_{kl}}{r}\Big),\qquad
         s^2_{kl} = \frac{1}{r-1}\sum_g (p_{gk} - \bar p_k)(p_{gl} - \bar p_l)
-    %(params)s
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
+        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
+        / None for a missing rating (every available rating is used, as irrCAC does).
+        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
+        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
+        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
+        ``*.dist`` functions).
+    weights : None, str or array-like of shape (q, q), default None
+        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
+        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        and columns follow ``.categories``. Numeric categories are weighted by their
+        values, other categories by their positions (1, ..., q) in sorted order (or in the
+        order of ``categories``, or of a Categorical's categories).
+    confidence_level : float, default 0.95
+        Level of the confidence interval (irrCAC's ``conflev``).
+    counts : bool, default False
+        Whether ``ratings`` is an (objects x categories) count table.
+    categories : array-like, optional
+        Raw ratings: every category raters could choose, in their order (irrCAC's
+        ``categ.labels``); unused ones count in the chance agreement of AC1 and
+        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
+        by default the weights use the positions 1..q, as irrCAC does.
+
+    Returns
+    -------
+    AgreementCoefficientResult
+        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
+        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
+
     Notes
     -----
-    %(notes)s
+    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
+    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
+    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
+    p-values use the t survival function, accurate in the tail where irrCAC's
+    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
+    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
+    NaN standard error.
+
     References
     ----------
     .. [1] Conger, A. J. (1980). Integration and generalization of kappas for multiple
