@@ -115,14 +115,32 @@ def _smc(r):
     return 1 - 1 / np.diag(inv)
 
 
-def _alpha_1(c, r, n):
+def _drop_one_smc(r):
+    """Squared multiple correlations of R without item i, for every i, from one inverse of R.
+
+    The inverse of R without row and column i is the Schur complement
+    P_-i,-i - P_-i,i P_i,-i / P_ii of P = R^-1, so its diagonal is P_jj - P_ji^2 / P_ii.
+    Row i holds the smc of the other items (NaN at i). None when R is singular.
+    """
+    try:
+        p = np.linalg.inv(r)
+    except np.linalg.LinAlgError:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diag_drop = np.diag(p)[None, :] - p**2 / np.diag(p)[:, None]
+        out = 1 - 1 / diag_drop
+    np.fill_diagonal(out, np.nan)
+    return out
+
+
+def _alpha_1(c, r, n, smc=None):
     """psych's internal ``alpha.1``: the summary statistics of one covariance / correlation pair."""
     k = c.shape[0]
     sum_c, tr_c = c.sum(), np.trace(c)
     raw = (1 - tr_c / sum_c) * (k / (k - 1))
     sum_r = r.sum()
     std = (1 - k / sum_r) * (k / (k - 1))
-    g6 = 1 - (k - _smc(r).sum()) / sum_r
+    g6 = 1 - (k - (_smc(r) if smc is None else smc).sum()) / sum_r
     av_r = (sum_r - k) / (k * (k - 1))
     off = r[~np.eye(k, dtype=bool)]
     lower = r[np.tril_indices(k, -1)]
@@ -191,9 +209,9 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     """
     x, names = _cronbach_alpha_iv(items)
     n, k = x.shape
-    complete = not np.isnan(x).any()
+    item_mean = x.mean(axis=0)
+    complete = bool(np.isfinite(item_mean).all())  # a NaN makes its column's mean NaN
     if complete:  # one centring pass and one matrix product: every statistic below comes from C
-        item_mean = x.mean(axis=0)
         centred = x - item_mean
         c = centred.T @ centred / (n - 1)
         del centred
@@ -204,10 +222,12 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     total = _alpha_1(c, r, n)
 
     rows = []
+    smc_drop = _drop_one_smc(r) if k > 2 else None
     for i in range(k):
         keep = np.arange(k) != i
         if k > 2:
-            d = _alpha_1(c[np.ix_(keep, keep)], r[np.ix_(keep, keep)], n)
+            smc = None if smc_drop is None else smc_drop[i, keep]
+            d = _alpha_1(c[np.ix_(keep, keep)], r[np.ix_(keep, keep)], n, smc)
             rows.append([d["raw"], d["std"], d["g6"], d["av_r"], d["sn"], d["ase"], d["var_r"], d["med_r"]])
         else:
             rows.append([np.nan] * len(_DROP_COLUMNS))
