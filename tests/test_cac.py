@@ -324,3 +324,26 @@ def test_no_warning_on_ordinary_data():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gwet_ac1(read_case("o_40x4"), weights="quadratic")
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_many_categories_count_by_scatter_as_by_comparison(missing):
+    # raters x categories > 256: the count table is built with np.bincount instead of comparisons
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 40, size=(200, 10)).astype(float)
+    x[:, 1] = x[:, 0]  # some agreement
+    if missing:
+        x[rng.random(x.shape) < 0.1] = np.nan
+    cats = np.unique(x[~np.isnan(x)])
+    table = count_table(pd.DataFrame(x), list(cats))
+    for weights in (None, "quadratic"):
+        raw = gwet_ac1(x, weights=weights)
+        res = gwet_ac1(table, counts=True, weights=weights, categories=cats)
+        assert (raw.value, raw.standard_error) == pytest.approx((res.value, res.standard_error), rel=1e-12)
+        # Conger's chance agreement from each rater's category proportions, by hand (Conger 1980)
+        conger = conger_kappa(x, weights=weights)
+        p = np.array([[np.mean(x[~np.isnan(x[:, g]), g] == c) for c in cats] for g in range(x.shape[1])])
+        w = conger.weight_matrix
+        s2 = np.cov(p, rowvar=False)  # between-rater covariance of the proportions (n - 1)
+        pe = np.sum(w * (np.outer(p.mean(0), p.mean(0)) - s2 / x.shape[1]))
+        assert conger.expected == pytest.approx(pe, rel=1e-12)
