@@ -145,6 +145,10 @@ MEASURES = [
                          ("conger_kappa", predstab.conger_kappa),
                          ("fleiss_kappa(irrCAC)", lambda x: predstab.fleiss_kappa(x, weights="unweighted")),
                          ("alpha(irrCAC)", lambda x: predstab.krippendorff_alpha(x, weights="unweighted")))],
+    Measure("gwet_ac1(ordinal weights)",
+            lambda x, baseline=None, target=None: predstab.gwet_ac1(x, weights="ordinal").value, "ordinal",
+            (INCREASING,), collapsed=_CONST_I,
+            why_not="D_e = 0 only with a single category, which makes D_o = 0"),
     Measure("percent_agreement", lambda x, baseline=None, target=None: predstab.percent_agreement(x).value,
             "nominal", (RELABEL,), low=0.0, why_not="D_e = 1: percent agreement has no chance correction"),
     # --- APS prediction stability

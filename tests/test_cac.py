@@ -241,11 +241,15 @@ def test_text_labels_and_missing_values():
     assert res.value == pytest.approx(gwet_ac1(codes).value, rel=1e-14)
 
 
-def test_one_category_is_perfect_agreement_with_a_warning():
+@pytest.mark.parametrize("weights", [None, "linear", "ordinal", "circular"])
+def test_one_category_is_perfect_agreement_with_a_warning(weights):
+    # irrCAC: pe = 1e-15 and, for weighted forms, 0/0 weights (NaN); predstab's convention: 1
     with pytest.warns(PredstabDegenerateWarning):
-        res = gwet_ac1(np.ones((5, 3)))
+        res = gwet_ac1(np.ones((5, 3)), weights=weights)
     assert res.value == 1.0
     assert np.isnan(res.standard_error)
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+    np.testing.assert_array_equal(res.weight_matrix, [[1.0]])
 
 
 def test_perfect_agreement_has_zero_standard_error():

@@ -342,7 +342,7 @@ def _inference(coef, var, df, confidence_level):
     pvalue = float(2 * stats.t.sf(abs(t), df)) if df >= 1 and not np.isnan(t) else float("nan")
     if df >= 1:
         half = se * stats.t.ppf(1 - (1 - confidence_level) / 2, df)
-        ci = ConfidenceInterval(float(coef - half), float(min(1.0, coef + half)))
+        ci = ConfidenceInterval(float(coef - half), float(np.minimum(1.0, coef + half)))  # NaN stays NaN
     else:
         ci = ConfidenceInterval(float("nan"), float("nan"))
     return se, ci, pvalue
