@@ -138,6 +138,19 @@ MEASURES = [
     Measure("alpha(interval)", _alpha("interval"), "interval", (AFFINE,), collapsed=_CONST_F,
             why_not=_COMPLETE_PAIRS),
     Measure("alpha(ratio)", _alpha("ratio"), "ratio", (SCALE,), collapsed=_CONST_F, why_not=_COMPLETE_PAIRS),
+    # --- irrCAC's chance-corrected coefficients (unweighted: nominal)
+    *[Measure(name, (lambda f: lambda x, baseline=None, target=None: f(x).value)(func), "nominal", (RELABEL,),
+              collapsed=_CONST_I, why_not="D_e = 0 only with a single category, which makes D_o = 0")
+      for name, func in (("gwet_ac1", predstab.gwet_ac1), ("brennan_prediger", predstab.brennan_prediger),
+                         ("conger_kappa", predstab.conger_kappa),
+                         ("fleiss_kappa(irrCAC)", lambda x: predstab.fleiss_kappa(x, weights="unweighted")),
+                         ("alpha(irrCAC)", lambda x: predstab.krippendorff_alpha(x, weights="unweighted")))],
+    Measure("gwet_ac1(ordinal weights)",
+            lambda x, baseline=None, target=None: predstab.gwet_ac1(x, weights="ordinal").value, "ordinal",
+            (INCREASING,), collapsed=_CONST_I,
+            why_not="D_e = 0 only with a single category, which makes D_o = 0"),
+    Measure("percent_agreement", lambda x, baseline=None, target=None: predstab.percent_agreement(x).value,
+            "nominal", (RELABEL,), low=0.0, why_not="D_e = 1: percent agreement has no chance correction"),
     # --- APS prediction stability
     Measure("phi(metric)", _stab(predstab.phi, "metric"), "interval", (AFFINE,), collapsed=_CONST_F,
             undefined=_METRIC_UNDEFINED),
