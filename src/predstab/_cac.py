@@ -775,7 +775,7 @@ def dispatch_fleiss(ratings, *, weights, counts, exact, detail):
     if exact or detail:
         raise ValueError("`exact` and `detail` are options of irr's kappam.fleiss; with `weights` or "
                          "counts=True (irrCAC's fleiss.kappa.raw / .dist) they must be False.")
-    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, _depth=2)
+    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, _depth=3)  # + validate_params
 
 
 def dispatch_krippendorff(ratings, *, weights, counts, level, levels):
@@ -785,4 +785,5 @@ def dispatch_krippendorff(ratings, *, weights, counts, level, levels):
                          f"replace the level of measurement (irrCAC's krippen.alpha.raw); got {level!r}.")
     categories = None if levels is None else (
         list(levels.categories) if isinstance(levels, pd.CategoricalDtype) else levels)
-    return cac_krippendorff_alpha(ratings, weights=weights, counts=counts, categories=categories, _depth=2)
+    return cac_krippendorff_alpha(ratings, weights=weights, counts=counts, categories=categories,
+                                  _depth=3)  # + the validate_params wrapper
