@@ -243,3 +243,22 @@ def test_bootstrap_interval_names_its_parameters():
         res.bootstrap_interval(n_resamples=0)
     with pytest.raises(InvalidParameterError, match="`by`"):
         res.bootstrap_interval(by="replicates")
+
+
+def test_three_class_interval_endpoints_against_an_independent_optimisation():
+    from scipy.optimize import minimize
+
+    pred = [["a", "a", "a", "b", "c", "a", "b"]]
+    base = ["a"] * 5 + ["b"] * 3 + ["c"] * 2
+    res = psi(pred, base)
+    counts, r, level = np.array([4, 2, 1]), 7, 0.05 / 3  # Bonferroni over the 3 categories
+    low = np.where(counts > 0, stats.beta.ppf(level / 2, counts, r - counts + 1), 0.0)
+    high = np.where(counts < r, stats.beta.ppf(1 - level / 2, counts + 1, r - counts), 1.0)
+    theta_low = low.sum() ** 2 - (low ** 2).sum()
+    best = minimize(lambda p: (p ** 2).sum(), counts / r, method="SLSQP",
+                    bounds=list(zip(low, high, strict=True)),
+                    constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}], options={"ftol": 1e-14})
+    theta_high = min(1 - best.fun, 2 / 3)
+    d_e = 1 - (0.5 ** 2 + 0.3 ** 2 + 0.2 ** 2)
+    assert res.confidence_interval.low == pytest.approx(1 - theta_high / d_e, rel=1e-7)
+    assert res.confidence_interval.high == pytest.approx(1 - theta_low / d_e, rel=1e-12)

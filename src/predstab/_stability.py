@@ -313,8 +313,9 @@ def _class_object_intervals(table, r, delta2, confidence_level):
     Two categories: ``theta = 2 delta^2 p (1 - p)``; its range over the exact Clopper-Pearson
     interval of ``p`` (coverage at least nominal). More categories: simultaneous Bonferroni
     Clopper-Pearson intervals ``[L_c, U_c]`` of the shares, and ``theta`` between ``L' Delta L``
-    and ``U' Delta U`` (``Delta`` has non-negative entries, so ``theta`` is increasing in each
-    share), capped at the largest possible disagreement: conservative.
+    (``Delta`` has non-negative entries, so ``theta`` is increasing in each share) and, for
+    categories, the largest ``1 - sum p_c^2`` over the box on the simplex (water filling; for
+    ordinal levels ``U' Delta U``), capped at the largest possible disagreement: conservative.
     """
     alpha = 1.0 - confidence_level
     n_categories = table.shape[1]
@@ -348,11 +349,29 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         low, high = _share_bounds(dense, r[:, None], level)
         if delta2 is None:  # Delta = 11' - I: x' Delta x = (sum x)^2 - sum x^2
             theta_low = low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low)
-            theta_high = high.sum(axis=1) ** 2 - np.einsum("ij,ij->i", high, high)
+            theta_high = 1.0 - _least_sum_of_squares(low, high)
         else:
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
             theta_high = np.einsum("ij,ij->i", high @ delta2, high)
     return theta_low, np.minimum(theta_high, cap)
+
+
+def _least_sum_of_squares(low, high, n_iter=60):
+    """``min sum_c p_c^2`` over shares with ``low <= p <= high`` and ``sum_c p_c = 1``, per row.
+
+    The minimiser is ``p_c = clip(t, low_c, high_c)`` (water filling); ``t`` is found by
+    bisection, all rows at once. The box contains the observed shares, so it is feasible.
+    """
+    lo = np.zeros(low.shape[0])
+    hi = np.ones(low.shape[0])
+    for _ in range(n_iter):
+        t = (lo + hi) / 2
+        over = np.clip(t[:, None], low, high).sum(axis=1) > 1.0
+        hi = np.where(over, t, hi)
+        lo = np.where(over, lo, t)
+    p = np.clip(hi[:, None], low, high)
+    p /= p.sum(axis=1, keepdims=True)  # removes the bisection's last 1e-18 of mass error
+    return np.einsum("ij,ij->i", p, p)
 
 
 def _to_stability(d_low, d_high, d_e):
