@@ -262,3 +262,17 @@ def test_three_class_interval_endpoints_against_an_independent_optimisation():
     d_e = 1 - (0.5 ** 2 + 0.3 ** 2 + 0.2 ** 2)
     assert res.confidence_interval.low == pytest.approx(1 - theta_high / d_e, rel=1e-7)
     assert res.confidence_interval.high == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+
+
+def test_bootstrap_interval_pinned_to_scipy_with_the_same_generator():
+    rng = np.random.default_rng(4)
+    pred = rng.normal(size=(40, 6)) * rng.uniform(0.5, 1.5, size=(40, 1))
+    base = rng.normal(size=80) * 2
+    res = phi(pred, base)
+    d_o_i, d_e = pred.var(axis=1, ddof=1), base.var(ddof=1)
+    ref = stats.bootstrap((d_o_i,), lambda x, axis=-1: 1 - np.mean(x, axis=axis) / d_e, vectorized=True,
+                          n_resamples=300, confidence_level=0.9, method="percentile",
+                          rng=np.random.default_rng(8))
+    got = res.bootstrap_interval(0.9, n_resamples=300, random_state=8)
+    assert got.low == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert got.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
