@@ -276,3 +276,22 @@ def test_bootstrap_interval_pinned_to_scipy_with_the_same_generator():
     got = res.bootstrap_interval(0.9, n_resamples=300, random_state=8)
     assert got.low == pytest.approx(ref.confidence_interval.low, rel=1e-12)
     assert got.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+
+
+def test_intervals_with_varying_repetition_counts_and_many_repetitions():
+    rng = np.random.default_rng(9)
+    pred = rng.normal(size=(30, 3000))
+    pred[::3, 1500:] = np.nan  # every third object has half its repetitions missing
+    base = rng.normal(size=50) * 2
+    res = _quiet(phi, pred, base)
+    count = np.where(np.arange(30) % 3 == 0, 1500, 3000)
+    s2 = np.nanvar(pred, axis=1, ddof=1)
+    low = 1 - (count - 1) * s2 / stats.chi2.ppf(0.025, count - 1) / base.var(ddof=1)
+    np.testing.assert_allclose(res.per_object_low, low, rtol=1e-10)
+    votes = (rng.random((20, 5000)) < 0.3).astype(int)
+    votes_res = _quiet(psi, votes, [0, 1, 1, 0], scale="categorical")
+    k = (votes == 0).sum(axis=1)
+    hi = stats.beta.ppf(0.975, k + 1, 5000 - k)
+    lo = stats.beta.ppf(0.025, k, 5000 - k + 1)
+    theta_high = np.maximum(2 * lo * (1 - lo), 2 * hi * (1 - hi))
+    np.testing.assert_allclose(votes_res.per_object_low, 1 - theta_high / 0.5, rtol=1e-10)
