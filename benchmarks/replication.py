@@ -159,7 +159,9 @@ def fit_curve(grid, values, flags):
     row = dict(points=int(keep.sum()), excluded=int((~keep).sum()), p1=np.nan, p2=np.nan, r2=np.nan,
                converged=False, recommend=None, n95=None, fit=None)
     if keep.sum() < 3:
-        row["why"] = "fewer than 3 regular points"
+        tally = pd.Series([f.split(":")[0] for f in flags if f]).value_counts()
+        shown = ", ".join(f"{'0/0 set to 1' if k == 'degenerate' else k} at {v}" for k, v in tally.items())
+        row["why"] = f"fewer than 3 regular points ({shown} of {len(flags)} forest sizes)"
         return row
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -174,7 +176,9 @@ def fit_curve(grid, values, flags):
     why = "2PL fit failed"
     if not fit.converged and np.nanmin(np.asarray(values, dtype=float)[keep]) < 0:
         why += " (negative values: below the 2PL's range (0, 1))"
-    row["why"] = "" if fit.converged else why
+    if fit.converged:
+        why = f"poor fit (R² {fit.r_squared:.2f} < 0.9): do not recommend from it" if fit.poor_fit else ""
+    row["why"] = why
     return row
 
 
@@ -305,11 +309,29 @@ def verdicts(curves, fits, small, maize):
     psi_vals = [v for v, f in zip(c["psi (OOB)"], c["psi (OOB) flag"], strict=True) if f == ""]
     psi_note = (f"psi (OOB) {psi_vals[-1]:.3f}" if psi_vals else
                 "psi (OOB) undefined (the out-of-bag baseline predicts one class only, D_e = 0)")
+    mid = c[(c["n"] >= 10) & (c["psi (OOB) flag"] == "")]
+    psi_dip = None
+    if len(mid) and mid["psi (OOB)"].min() < 0.8:
+        j = mid["psi (OOB)"].idxmin()
+        psi_dip = (f"psi (OOB) dips to {mid.loc[j, 'psi (OOB)']:.3f} at {int(mid.loc[j, 'n'])} trees "
+                   "on the way "
+                   "(the forests' out-of-bag predictions converge on the majority class too, so D_e shrinks "
+                   "with D_o)")
+    undefined = [m for m in ("psi (OOB pool)", "psi (5-fold)")
+                 if (c[f"{m} flag"] != "").all()]
+    if undefined:
+        psi_dip = (psi_dip + "; " if psi_dip else "") + (
+            f"{' and '.join(undefined)} never defined (their baselines hold the majority class only: "
+            "D_e = 0)")
     maize_note = ""
     if maize is not None:
         kp, ph = maize["prevalence"]["kappa"][0], maize["prevalence"]["phi"][0]
         maize_note = f"; maize maturity class: kappa {kp:.3f} against phi {ph:.3f}"
-    if kappa_low and phi_high >= 0.9 and psi_vals and psi_vals[-1] >= 0.9:
+    if kappa_low and phi_high >= 0.9 and psi_vals and psi_vals[-1] >= 0.9 and psi_dip:
+        out[2] = ("reproduced with a difference", f"rare class: {kappa_text}, while phi is {phi_high:.3f} "
+                  "and "
+                  f"{psi_note} at the largest regular point; but {psi_dip}{maize_note}.")
+    elif kappa_low and phi_high >= 0.9 and psi_vals and psi_vals[-1] >= 0.9:
         out[2] = ("reproduced", f"rare class: {kappa_text}, while phi is {phi_high:.3f} and {psi_note} at "
                   f"{int(c['n'].max())} trees{maize_note}.")
     elif kappa_low and phi_high >= 0.9:
@@ -339,8 +361,14 @@ def verdicts(curves, fits, small, maize):
     fr = fits["rare"]
     phi_rec, kappa_rec = fr["phi"]["recommend"], fr["kappa"]["recommend"]
     if phi_rec is not None and (kappa_rec is None or kappa_rec >= 10 * phi_rec):
-        what = ("kappa has no recommendation (" + (fr["kappa"]["why"] or "no flat point") + ")"
-                if kappa_rec is None else f"kappa recommends {kappa_rec:,} trees")
+        if kappa_rec is None:
+            what = "kappa has no recommendation (" + (
+                fr["kappa"]["why"] or "its fitted curve never flattens") + ")"
+            if fr["kappa"]["converged"]:
+                what += (f"; its 2PL has p1 = {fr['kappa']['p1']:,.0f} trees, R² {fr['kappa']['r2']:.2f}, "
+                         f"n for 0.95 = {_fmt(fr['kappa']['n95'])}")
+        else:
+            what = f"kappa recommends {kappa_rec:,} trees"
         out[4] = ("reproduced", f"rare class: phi's 2PL recommends {phi_rec:,} trees, {what} "
                   "(paper: about 3,000 against 68,000 or none).")
     elif phi_rec is not None:
