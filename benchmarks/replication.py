@@ -437,7 +437,8 @@ def _plots(curves, fits, small, maize, img):
 
     def curve_panel(ax, name, measures, extend=None):
         c = curves[name]
-        grid = np.geomspace(c["n"].min(), extend or c["n"].max(), 200)
+        # the 2PL is evaluated at whole numbers of trees: a line through them, no steps
+        grid = np.unique(np.geomspace(c["n"].min(), extend or c["n"].max(), 400).round())
         for m in measures:
             regular = c[m + " flag"] == ""
             ax.plot(c["n"][regular], c[m][regular], "o", color=colors[m], label=m, ms=4)
