@@ -243,3 +243,55 @@ def test_bootstrap_interval_names_its_parameters():
         res.bootstrap_interval(n_resamples=0)
     with pytest.raises(InvalidParameterError, match="`by`"):
         res.bootstrap_interval(by="replicates")
+
+
+def test_three_class_interval_endpoints_against_an_independent_optimisation():
+    from scipy.optimize import minimize
+
+    pred = [["a", "a", "a", "b", "c", "a", "b"]]
+    base = ["a"] * 5 + ["b"] * 3 + ["c"] * 2
+    res = psi(pred, base)
+    counts, r, level = np.array([4, 2, 1]), 7, 0.05 / 3  # Bonferroni over the 3 categories
+    low = np.where(counts > 0, stats.beta.ppf(level / 2, counts, r - counts + 1), 0.0)
+    high = np.where(counts < r, stats.beta.ppf(1 - level / 2, counts + 1, r - counts), 1.0)
+    theta_low = low.sum() ** 2 - (low ** 2).sum()
+    best = minimize(lambda p: (p ** 2).sum(), counts / r, method="SLSQP",
+                    bounds=list(zip(low, high, strict=True)),
+                    constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}], options={"ftol": 1e-14})
+    theta_high = min(1 - best.fun, 2 / 3)
+    d_e = 1 - (0.5 ** 2 + 0.3 ** 2 + 0.2 ** 2)
+    assert res.confidence_interval.low == pytest.approx(1 - theta_high / d_e, rel=1e-7)
+    assert res.confidence_interval.high == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+
+
+def test_bootstrap_interval_pinned_to_scipy_with_the_same_generator():
+    rng = np.random.default_rng(4)
+    pred = rng.normal(size=(40, 6)) * rng.uniform(0.5, 1.5, size=(40, 1))
+    base = rng.normal(size=80) * 2
+    res = phi(pred, base)
+    d_o_i, d_e = pred.var(axis=1, ddof=1), base.var(ddof=1)
+    ref = stats.bootstrap((d_o_i,), lambda x, axis=-1: 1 - np.mean(x, axis=axis) / d_e, vectorized=True,
+                          n_resamples=300, confidence_level=0.9, method="percentile",
+                          rng=np.random.default_rng(8))
+    got = res.bootstrap_interval(0.9, n_resamples=300, random_state=8)
+    assert got.low == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert got.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+
+
+def test_intervals_with_varying_repetition_counts_and_many_repetitions():
+    rng = np.random.default_rng(9)
+    pred = rng.normal(size=(30, 3000))
+    pred[::3, 1500:] = np.nan  # every third object has half its repetitions missing
+    base = rng.normal(size=50) * 2
+    res = _quiet(phi, pred, base)
+    count = np.where(np.arange(30) % 3 == 0, 1500, 3000)
+    s2 = np.nanvar(pred, axis=1, ddof=1)
+    low = 1 - (count - 1) * s2 / stats.chi2.ppf(0.025, count - 1) / base.var(ddof=1)
+    np.testing.assert_allclose(res.per_object_low, low, rtol=1e-10)
+    votes = (rng.random((20, 5000)) < 0.3).astype(int)
+    votes_res = _quiet(psi, votes, [0, 1, 1, 0], scale="categorical")
+    k = (votes == 0).sum(axis=1)
+    hi = stats.beta.ppf(0.975, k + 1, 5000 - k)
+    lo = stats.beta.ppf(0.025, k, 5000 - k + 1)
+    theta_high = np.maximum(2 * lo * (1 - lo), 2 * hi * (1 - hi))
+    np.testing.assert_allclose(votes_res.per_object_low, 1 - theta_high / 0.5, rtol=1e-10)

@@ -173,8 +173,8 @@ def _measure_all(job, matrices, y_train, space):
             final_psi = psi(matrix, space, scale=scale, levels=levels)
             row = {"n_trees": n_trees}
             for name, result in (("phi", final_phi), ("psi", final_psi)):
-                # bootstrap over test objects, D_e fixed (StabilityResult.confidence_interval)
-                interval = result.confidence_interval(0.95, n_resamples=400, random_state=job.seed)
+                # bootstrap over test objects, D_e fixed (StabilityResult.bootstrap_interval)
+                interval = result.bootstrap_interval(0.95, n_resamples=400, random_state=job.seed)
                 _with_interval(row, name, result.value, tuple(interval))
             if job.task == "regression":
                 res = icc(np.asarray(matrix, dtype=float))

@@ -1,0 +1,100 @@
+"""The APS paper replication (benchmarks/replication.py) in its quick mode: the direction of
+each of the paper's four claims, recomputed from the study's own tables.
+
+A change in predstab that breaks a claim (e.g. psi aborting on a class absent from the
+baseline, kappa's degenerate points entering the 2PL fit, phi's mean drifting on small test
+sets) fails here.
+"""
+
+import importlib.util
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import predstab
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    path = ROOT / "benchmarks" / "replication.py"
+    spec = importlib.util.spec_from_file_location("predstab_replication", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    out = tmp_path_factory.mktemp("replication")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = _module().main(["--quick", "--out", str(out)])
+    res["out"] = out
+    return res
+
+
+def test_page_and_plots_are_generated(study):
+    out = study["out"]
+    page = (out / "replication.md").read_text(encoding="utf-8")
+    for claim in (1, 2, 3, 4):
+        status, text = study["verdict"][claim]
+        assert status in ("reproduced", "reproduced with a difference", "not reproduced")
+        assert f"| **{status}** | {text} |" in page
+    for png in ("claim1_curves", "claim2_prevalence", "claim3_small_test_sets", "claim4_recommendations"):
+        assert (out / "img" / "replication" / f"{png}.png").stat().st_size > 5000
+    assert study["elapsed"] < 120  # about 20 s on an idle 2-core machine
+
+
+def test_claim1_phi_rises_and_follows_a_2pl_in_every_scenario(study):
+    for name, curve in study["curves"].items():
+        phi = curve["phi"].to_numpy()
+        assert phi[-1] > phi[0] + 0.1, name
+        fit = study["fits"][name]["phi"]
+        assert fit["converged"] and fit["r2"] >= 0.9, (name, fit["r2"])
+        # the fitted curve is the 2PL law s = 1 / (1 + (p1 / n)^p2) at the fitted parameters
+        n = curve["n"].to_numpy(dtype=float)
+        expected = 1 / (1 + (fit["p1"] / n) ** fit["p2"])
+        np.testing.assert_allclose(fit["fit"].stability(n), expected, rtol=1e-12)
+
+
+def test_claim2_kappa_low_or_degenerate_while_phi_and_psi_near_one(study):
+    rare = study["curves"]["rare"]
+    later = rare[rare["n"] > rare["n"].min()]
+    regular = later[later["kappa flag"] == ""]["kappa"]
+    assert (regular < 0.5).all(), regular.tolist()
+    assert (later["kappa flag"] == "degenerate").any()  # every forest predicts the majority class
+    assert rare["phi"].iloc[-1] >= 0.9
+    # psi is computed (not an error) although the out-of-bag baseline lacks the rare class
+    assert not rare["psi (OOB) flag"].str.startswith("error").any()
+    assert rare["psi (OOB)"].iloc[-1] >= 0.9
+
+
+def test_claim3_icc_varies_far_more_than_psi_on_two_objects(study):
+    small = study["small"].set_index(["objects", "measure"])
+    assert small.loc[(2, "ICC(1)"), "sd"] >= 3 * small.loc[(2, "psi (OOB)"), "sd"]
+    assert small.loc[(2, "ICC(1)"), "mean"] < small.loc[(2, "ICC(1)"), "full"] - 0.05  # biased down
+    for m in ("phi", "psi (OOB)"):  # the mean of D_o,i is unbiased: phi/psi keep their mean
+        for size in (2, 5, 10, 15, 30):
+            assert abs(small.loc[(size, m), "mean"] - small.loc[(size, m), "full"]) < 0.02, (m, size)
+    sd = [small.loc[(size, "ICC(1)"), "sd"] for size in (2, 5, 10, 15, 30)]
+    assert sd == sorted(sd, reverse=True)
+
+
+def test_claim4_kappa_recommends_far_more_trees_than_phi_or_none(study):
+    fits = study["fits"]["rare"]
+    phi_rec, kappa_rec = fits["phi"]["recommend"], fits["kappa"]["recommend"]
+    assert phi_rec is not None
+    assert kappa_rec is None or kappa_rec >= 10 * phi_rec
+    assert study["verdict"][4][0] == "reproduced"
+
+
+def test_measure_flags_follow_the_degenerate_convention():
+    module = _module()
+    same = np.array([["a"] * 5] * 4, dtype=object)
+    assert module.measure(predstab.fleiss_kappa, same) == (1.0, "degenerate")
+    value, flag = module.measure(predstab.phi, np.array([[1.0, 2.0, 3.0, 4.0, 5.0]]), [2.0, 2.0])
+    assert np.isnan(value) and flag == "undefined"
+    assert module.measure(predstab.phi, [[1.0]], [1.0, 2.0])[1].startswith("error")
