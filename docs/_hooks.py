@@ -34,6 +34,8 @@ _SECTIONS = {
     "._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
     "._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
     "._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
+    "._cac": "Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, Conger)",
+    "._alpha": "Reliability: Cronbach's alpha (psych::alpha)",
     "._stability": "Prediction stability: phi and psi (APS)",
     "._repeated": "Prediction matrices from estimators",
     "._twopl": "Number of learners: the 2PL curve (optRF)",
@@ -41,6 +43,7 @@ _SECTIONS = {
     "._tune": "Number of learners: tuning (optRF::opt_prediction)",
     "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
+    "._io": "Reading files (CSV, Parquet)",
 }
 
 

@@ -378,7 +378,7 @@ def test_baselines_of_any_length_shape_rules():
     (lambda: cmp.mcnemar(old=[1, 0, 1], new=[1, 0]), "old"),
     (lambda: cmp.paired_bootstrap([1, 0, 1, 1], [1, 0, 1], [1, 1, 1, 1],
                                   metric=lambda t, p: float(np.mean(t == p))), "pred_a"),
-    (lambda: cmp.permutation_test([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
+    (lambda: cmp.mean_permutation_test([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
     (lambda: predstab.fit_2pl([10, 20, 30], [0.1, 0.2]), "n"),
 ])
 def test_paired_vectors_of_the_wrong_length(call, params):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import predstab
-from predstab import _cohen, _convention, _fleiss, _icc, _irr, _krippendorff, _stability
+from predstab import _cac, _cohen, _convention, _fleiss, _icc, _irr, _krippendorff, _stability
 from predstab._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabUndefinedWarning
 from tests._registry import MEASURES, RELABEL, lower_bound, sample, transform
 
@@ -138,7 +138,7 @@ def test_every_degenerate_case_is_tested_or_explained(measure):
         assert measure.why_not
 
 
-_MODULES = (_icc, _fleiss, _krippendorff, _stability, _cohen, _irr)
+_MODULES = (_icc, _fleiss, _krippendorff, _stability, _cohen, _irr, _cac)
 
 
 @pytest.fixture

@@ -588,7 +588,10 @@ def test_paired_bootstrap_same_indices_and_reproducible():
     assert r1.se_difference < np.hypot(r1.se_a, r1.se_b)
     assert r1.ci_difference.low > 0 and r1.pvalue < 0.01
     assert "95% CI" in str(r1)
-    assert r1.to_frame().shape == (3, 5)
+    assert r1.summary_frame().shape == (3, 5)
+    row = r1.to_frame()  # the one-row convention: the difference and its interval
+    assert row.shape == (1, 7)
+    assert row.loc[0, "difference"] == r1.difference and row.loc[0, "ci_low"] == r1.confidence_interval.low
 
 
 def test_paired_bootstrap_non_mean_metric_and_bca():

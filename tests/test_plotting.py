@@ -96,8 +96,9 @@ def test_per_object_histogram_from_a_stability_result():
     result = predstab.phi(pred, rng.normal(scale=3, size=200))
     fig = plot_per_object(result, kind="hist", n_labelled=3)
     assert png_bytes(fig)[:8] == PNG_MAGIC
-    worst = np.argsort(result.per_object)[:3] + 1
+    worst = np.argsort(result.per_object)[:3]  # 0-based, as per_object_frame()'s index
     assert [t.get_text() for t in fig.axes[0].texts] == [str(i) for i in worst]
+    assert list(result.per_object_frame().index[:3]) == list(worst)
     assert fig.axes[0].get_title().startswith("phi")
 
 
@@ -114,3 +115,86 @@ def test_per_object_bad_input(kwargs, match):
 def test_empty_per_object_is_an_error():
     with pytest.raises(ValueError, match="`stability`"):
         plot_per_object([])
+
+
+# --------------------------------------------------------------------------- issue 13, items 10-11
+def test_per_object_names_objects_by_the_inputs_row_labels():
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    pred = pd.DataFrame(rng.normal(size=(6, 5)) * [[0.1], [2.0], [0.1], [0.1], [3.0], [0.1]],
+                        index=["ann", "bob", "cy", "dee", "eve", "flo"])
+    result = predstab.phi(pred, rng.normal(scale=2, size=100))
+    fig = plot_per_object(result, n_labelled=2)
+    shown = [t.get_text() for t in fig.axes[0].texts]
+    assert shown == list(result.per_object_frame().index[:2]) == ["eve", "bob"]
+
+
+@pytest.fixture(scope="module")
+def tuning():
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small pool for a fast test
+        return predstab.tune_num_learners(RandomForestRegressor(min_samples_leaf=5), X[:200], y[:200],
+                                          X[200:260], grid=(5, 10, 20, 40), n_repeats=3, n_bootstrap=0,
+                                          measures=("icc", "phi", "psi"), random_state=0)
+
+
+def test_stability_curve_from_a_tuning_result(tuning):
+    fig = plot_stability_curve(tuning)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["icc", "phi", "psi"]
+    assert [t.get_text() for t in ax.texts] == [f"icc: {tuning.recommendation}"]
+    # each measure's points are the table's values at its grid
+    for container, name in zip(ax.containers, ["icc", "phi", "psi"], strict=True):
+        x, y = container.lines[0].get_data()
+        np.testing.assert_allclose(x, tuning.table["n_learners"])
+        np.testing.assert_allclose(y, tuning.table[name])
+    # the 2PL lines are the result's fits
+    lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 200]
+    assert len(lines) == 3
+    x, y = lines[0].get_xdata()[-1], lines[0].get_ydata()[-1]
+    fit = tuning.fits["icc"]
+    assert y == pytest.approx(1 / (1 + (fit.p1 / x) ** fit.p2))
+    with pytest.raises(TypeError, match="`stability` must be omitted"):
+        plot_stability_curve(tuning, [0.5, 0.6, 0.7, 0.8])
+    with pytest.raises(TypeError, match="`stability` is needed"):
+        plot_stability_curve([1, 2, 3])
+
+
+def test_plot_dispatches_and_every_plot_is_a_figure(tuning):
+    from matplotlib.figure import Figure
+
+    from predstab import compare
+    from predstab.plotting import plot, plot_cd_diagram
+
+    rng = np.random.default_rng(0)
+    ranks = compare.friedman_nemenyi(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0])
+    stability = predstab.phi(rng.normal(size=(20, 5)), rng.normal(size=50))
+    figures = [plot(tuning), plot(stability), plot(ranks), plot_cd_diagram(ranks),
+               plot_stability_curve(tuning), plot_per_object(stability)]
+    assert all(isinstance(f, Figure) for f in figures)
+    assert [t.get_text() for t in figures[1].axes[0].texts] == [
+        t.get_text() for t in figures[5].axes[0].texts]
+    assert png_bytes(figures[2])[:8] == PNG_MAGIC
+    with pytest.raises(TypeError, match="`result`"):
+        plot([1, 2, 3])
+
+
+def test_equally_stable_objects_are_not_named_and_coinciding_curves_stay_visible():
+    fig = plot_per_object(np.ones(12), n_labelled=5)
+    assert len(fig.axes[0].texts) == 0  # all at 1.000: none is "least stable"
+    fig = plot_per_object([1.0, 0.9, 1.0, 1.0], n_labelled=3)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["1"]
+    n = [50, 100, 200]
+    fig = plot_stability_curve(n, {"fleiss": [1, 1, 1], "phi": [1, 1, 1], "psi": [1, 1, 1]})
+    lines = [c.lines[0] for c in fig.axes[0].containers]
+    assert [ln.get_marker() for ln in lines] == ["o", "s", "^"]
+    sizes = [ln.get_markersize() for ln in lines]
+    assert sizes == sorted(sizes, reverse=True)  # drawn on top of each other, later ones smaller
+    assert all(ln.get_markerfacecolor() == "none" for ln in lines)

@@ -1,4 +1,5 @@
-"""The README's first Python example runs as written."""
+"""README.md: its Python examples run as written and print what the text says; its set-up
+block holds the two commands .ci/run runs verbatim."""
 
 import re
 import warnings
@@ -7,13 +8,26 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_phi_psi_example_runs(capsys):
+def test_readme_python_examples_run(capsys, tmp_path, monkeypatch):
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert blocks, "README.md has no python example"
-    code = blocks[0].replace("RandomForestRegressor()", "RandomForestRegressor(n_estimators=20)")
+    assert len(blocks) >= 2, "README.md has fewer python examples than it shows"
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(compile(code, "README.md", "exec"), {})
+        for k, code in enumerate(blocks):
+            exec(compile(code, f"README.md (python block {k + 1})", "exec"), namespace)
     out = capsys.readouterr().out
     assert "Data-based prediction stability (phi)" in out
     assert "Model-based prediction stability (psi)" in out
+    assert "stability  observed_instability" in out  # per_object_frame(), least stable first
+
+
+def test_readme_setup_block_holds_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- setup:start -->\s*```bash\n(.*?)```\s*<!-- setup:end -->", text, flags=re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert len(commands) == 2  # what .ci/run expects
+    assert commands[0].endswith("pip install -e . && predstab demo")
+    assert commands[1].endswith("python -m pytest")

@@ -63,6 +63,14 @@ _EXPORTS = {
     "IotaResult": "._irr",
     "inter_intra_reliability": "._irr",
     "InterIntraReliabilityResult": "._irr",
+    # irrCAC's chance-corrected agreement coefficients, psych's alpha
+    "percent_agreement": "._cac",
+    "gwet_ac1": "._cac",
+    "brennan_prediger": "._cac",
+    "conger_kappa": "._cac",
+    "AgreementCoefficientResult": "._cac",
+    "cronbach_alpha": "._alpha",
+    "CronbachAlphaResult": "._alpha",
     # APS prediction stability
     "phi": "._stability",
     "psi": "._stability",
@@ -85,6 +93,8 @@ _EXPORTS = {
     # scikit-learn integration
     "make_stability_scorer": "._scorer",
     "RefitEnsemble": "._scorer",
+    # files (CSV / Parquet) as the command line reads them
+    "read_table": "._io",
 }
 _SUBMODULES = ("compare", "plotting", "cli")
 

@@ -16,6 +16,7 @@ from ._ratings import (
 )
 from ._results import Result, r_rows, r_signif, result
 from ._validation import validate_params
+from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
 
@@ -159,8 +160,9 @@ def _two_sided_p(z):
     return 2 * special.ndtr(-np.abs(z))
 
 
-@validate_params({"ratings": ["array-like"], "exact": ["boolean"], "detail": ["boolean"]})
-def fleiss_kappa(ratings, /, *, exact=False, detail=False):
+@validate_params({"ratings": ["array-like"], "exact": ["boolean"], "detail": ["boolean"],
+                  "weights": WEIGHTS_CONSTRAINT, "counts": ["boolean"]})
+def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=False):
     r"""Fleiss' kappa for an (objects x raters) matrix of categories.
 
     Matches `irr::kappam.fleiss`; see validation/.
@@ -190,6 +192,12 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     detail : bool, default False
         Also compute kappa, z and p per category in ``.per_category``. irr rounds
         these to 3 decimals; predstab does not.
+    weights, counts : optional
+        Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
+        included) or ``counts=True`` (``ratings`` is an objects x categories count table),
+        irrCAC's ``fleiss.kappa.raw`` / ``fleiss.kappa.dist`` is computed instead, every
+        available rating used, and an ``AgreementCoefficientResult`` (``.value``,
+        ``.standard_error``, ``.confidence_interval``, ``.pvalue``) is returned.
 
     Returns
     -------
@@ -231,6 +239,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False):
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
+    if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
+        from ._cac import dispatch_fleiss
+        return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail)
     codes, categories, exact, detail = _fleiss_kappa_iv(ratings, exact, detail)
     n, m = codes.shape
     q = len(categories)

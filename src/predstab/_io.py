@@ -4,25 +4,45 @@ Reading: CSV (including R's ``write.csv`` output, with or without row names, "NA
 missing values) and Parquet into a :class:`pandas.DataFrame`; every problem becomes an
 :class:`InputError` whose message names the file and, where it can, the line and column.
 
+A CSV's first line is its header unless it holds only numbers (and missing values): then it
+is the first data row, and an :class:`InputNote` says so (``header=True`` / ``header=False``,
+the CLI's ``--header`` / ``--no-header``, decide explicitly). A first line ``0,1,...,k-1`` or
+``1,2,...,k`` (the header pandas writes for a NumPy matrix) is still read as a header.
+
 Writing: every output goes to a temporary file in the target directory and is moved into
 place with :func:`os.replace`, so an interrupted run (Ctrl-C, a crash) never leaves a
-half-written file; an existing file is never replaced unless ``force=True``.
+half-written file; an existing file is never replaced unless ``force=True``. New files get
+the permissions :func:`open` would give them (``0o666`` minus the umask); a replaced file
+keeps its mode. :func:`check_output_file` and :func:`check_output_dir` check an output path
+*before* any computing: an existing file without ``force``, a missing parent folder (never
+created silently) or a place where nothing can be written is an :class:`InputError`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import difflib
 import os
-import tempfile
+import secrets
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._exceptions import PredstabDataWarning
+
 __all__ = [
     "InputError",
+    "InputNote",
     "read_table",
+    "check_output_file",
+    "check_output_dir",
+    "make_output_dir",
+    "check_orientation",
+    "check_target_kind",
     "numeric_matrix",
     "column",
     "parse_list",
@@ -40,7 +60,43 @@ class InputError(ValueError):
     """A problem with the user's input that the CLI reports as one line (exit code 2)."""
 
 
-def read_table(path, *, what="input") -> pd.DataFrame:
+class InputNote(UserWarning):
+    """Something the reader decided about the input that the user should know (the CLI prints
+    it as ``note: ...``), e.g. that a first row of numbers was read as data."""
+
+
+def _is_number(text) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _first_row_is_data(path) -> bool:
+    """True when the first CSV line holds only numbers and missing values (at least one number),
+    and is not the column numbers ``0..k-1`` / ``1..k`` that pandas writes as a header (after an
+    empty first name when the file has row names)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            first = next(csv.reader(handle), None)
+    except (UnicodeDecodeError, csv.Error):
+        return False  # read_csv reports the problem
+    if not first:
+        return False
+    cells = [cell.strip() for cell in first]
+    numbers = [cell for cell in cells if cell not in _NA_VALUES]
+    if not numbers or not all(_is_number(cell) for cell in numbers):
+        return False
+    names = cells[1:] if cells[0] == "" else cells  # an empty first name: the row-names column
+    if names and all(cell.isdigit() for cell in names):
+        values = [int(cell) for cell in names]
+        if values in (list(range(len(names))), list(range(1, len(names) + 1))):
+            return False
+    return True
+
+
+def read_table(path, *, what="input", header=None) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame.
 
     A first column without a name (R's ``write.csv`` row names) becomes the index.
@@ -51,18 +107,40 @@ def read_table(path, *, what="input") -> pd.DataFrame:
         ``.parquet``/``.pq`` files are read with pandas' Parquet reader, anything else as CSV.
     what : str
         How the file is called in error messages (``"PREDICTIONS"``, ``"--test"``).
+    header : bool or None, default None
+        Whether the first CSV line names the columns. None: it does unless it holds only
+        numbers (and missing values), in which case it is read as data, an
+        :class:`InputNote` says so and the columns are named ``V1, V2, ...`` as R's
+        ``read.csv(header = FALSE)`` names them. Parquet files always name their columns
+        (a given ``header`` is then ignored with an :class:`InputNote`).
 
     Raises
     ------
     InputError
         Missing file, empty file, or a CSV line that cannot be parsed (with its line number).
+
+    Examples
+    --------
+    >>> import tempfile, warnings
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = Path(folder, "p.csv").write_text("1.5,2\\n3,4\\n")
+    >>> with warnings.catch_warnings(record=True) as notes:
+    ...     warnings.simplefilter("always")
+    ...     frame = read_table(Path(folder, "p.csv"))
+    >>> frame.shape, list(frame.columns), notes[0].category.__name__
+    ((2, 2), ['V1', 'V2'], 'InputNote')
     """
+    if header is not None and not isinstance(header, (bool, np.bool_)):
+        raise TypeError(f"`header` must be True, False or None; got {header!r}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"{what} file '{path}' does not exist")
     if path.is_dir():
         raise InputError(f"{what} '{path}' is a directory; expected a CSV or Parquet file")
     if path.suffix.lower() in (".parquet", ".pq"):
+        if header is not None:
+            warnings.warn(f"{what} '{path}' is a Parquet file, which always names its columns: "
+                          f"--{'' if header else 'no-'}header is ignored", InputNote, stacklevel=2)
         try:
             frame = pd.read_parquet(path)
         except ImportError:
@@ -71,8 +149,10 @@ def read_table(path, *, what="input") -> pd.DataFrame:
         except Exception as exc:  # pyarrow raises many types; all mean "not a readable parquet file"
             raise InputError(f"{what} file '{path}' is not a readable Parquet file: {exc}") from None
     else:
+        headerless = (not header) if header is not None else _first_row_is_data(path)
         try:
-            frame = pd.read_csv(path, na_values=_NA_VALUES, keep_default_na=False, skipinitialspace=True)
+            frame = pd.read_csv(path, na_values=_NA_VALUES, keep_default_na=False, skipinitialspace=True,
+                                header=None if headerless else "infer")
         except pd.errors.EmptyDataError:
             raise InputError(f"{what} file '{path}' is empty") from None
         except pd.errors.ParserError as exc:
@@ -81,6 +161,12 @@ def read_table(path, *, what="input") -> pd.DataFrame:
             raise InputError(f"{what} file '{path}' could not be read as CSV: {detail}") from None
         except UnicodeDecodeError as exc:
             raise InputError(f"{what} file '{path}' is not UTF-8 text (byte {exc.start})") from None
+        if headerless:
+            frame.columns = [f"V{j + 1}" for j in range(frame.shape[1])]
+            if header is None:
+                warnings.warn(f"{what} file '{path}': its first row holds only numbers, so it is read as "
+                              f"data (columns named V1..V{frame.shape[1]}); pass --header if it names the "
+                              "columns", InputNote, stacklevel=2)
     if frame.shape[1] > 0 and (str(frame.columns[0]) == "" or str(frame.columns[0]).startswith("Unnamed: 0")):
         frame = frame.set_index(frame.columns[0])
         frame.index.name = None
@@ -127,10 +213,27 @@ def numeric_matrix(frame, *, what="input", allow_missing=True) -> np.ndarray:
 
 
 def column(frame, name, *, what="input") -> pd.Series:
-    """Column ``name`` of ``frame``; a missing column lists the ones that exist."""
+    """Column ``name`` of ``frame``; a missing column lists all the ones that exist, the
+    closest matches (:func:`difflib.get_close_matches`, ignoring case) first.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame(columns=["alpha", "beta", "Target", "gamma"])
+    >>> try:
+    ...     column(frame, "target")
+    ... except InputError as exc:
+    ...     print(str(exc).split("; ", 1)[1])
+    closest: 'Target'; all 4 columns: Target, alpha, beta, gamma
+    """
     if name not in frame.columns:
-        shown = ", ".join(map(str, list(frame.columns)[:12])) + (" ..." if frame.shape[1] > 12 else "")
-        raise InputError(f"{what} '{frame.attrs.get('path', '')}' has no column '{name}'; columns: {shown}")
+        names = [str(c) for c in frame.columns]
+        lowered = {n.lower(): n for n in reversed(names)}
+        matches = difflib.get_close_matches(str(name).lower(), list(lowered), n=5, cutoff=0.6)
+        close = [lowered[m] for m in matches]
+        ordered = close + [n for n in names if n not in close]
+        hint = f"closest: {', '.join(repr(n) for n in close)}; " if close else ""
+        raise InputError(f"{what} '{frame.attrs.get('path', '')}' has no column '{name}'; {hint}"
+                         f"all {len(names)} columns: {', '.join(ordered)}")
     return frame[name]
 
 
@@ -146,25 +249,233 @@ def parse_list(text, *, option, convert=str) -> list:
                          f"got {text!r}") from None
 
 
-def atomic_write(path, write: Callable[[Path], None], *, force=False) -> Path:
-    """Write ``path`` through ``write(tmp_path)`` and move it into place atomically.
+def _probe_writable(folder, *, shown) -> None:
+    """Create and remove a file in ``folder``: the only test that also catches /proc, read-only
+    mounts and root's unwritable places (``os.access`` says yes to root everywhere)."""
+    probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as exc:
+        raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        probe.unlink()
 
-    The temporary file lives in the same directory (so :func:`os.replace` is atomic) and is
-    removed if ``write`` fails or is interrupted, so no half-written output is ever left.
+
+def check_output_file(path, *, force=False, option="--out") -> Path:
+    """Check, before any computing, that ``path`` can be written; return it as a Path.
 
     Raises
     ------
     InputError
-        ``path`` exists and ``force`` is False.
+        ``path`` exists and ``force`` is False ("exists; use --force"), is a folder, its parent
+        folder does not exist (it is never created silently) or nothing can be written there.
+
+    Examples
+    --------
+    >>> check_output_file("/no/such/folder/out.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    predstab._io.InputError: --out '/no/such/folder/out.csv': the folder '/no/such/folder' does not exist; ...
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{option} '{path}' is a folder; give a file name")
+    if path.exists() and not force:
+        raise InputError(f"'{path}' already exists; use --force to overwrite it")
+    parent = path.parent
+    if not parent.exists():
+        raise InputError(f"{option} '{path}': the folder '{parent}' does not exist; create it first "
+                         "(predstab does not create folders for output files)")
+    if not parent.is_dir():
+        raise InputError(f"{option} '{path}': '{parent}' is not a folder")
+    _probe_writable(parent, shown=f"{option} '{path}'")
+    return path
+
+
+def check_output_dir(path, *, force=False, option="--out") -> Path:
+    """Check, before any computing, that ``path`` can be used as an output folder; return it.
+
+    One rule for every command that writes a folder (``predstab tune``, ``predstab demo``):
+
+    - a folder that does not exist is created (by :func:`make_output_dir`) when its parent
+      exists; a missing parent is an error, never created silently;
+    - an existing *empty* folder is used as it is;
+    - an existing folder that holds files is refused unless ``force`` (then files of the same
+      names are replaced, others are left alone); the message names the first free
+      ``path-2``, ``path-3``, ... to use instead;
+    - a file of that name, or a place where nothing can be written (``/proc/x``), is an error.
+
+    Raises
+    ------
+    InputError
+    """
+    path = Path(path)
+    if path.exists():
+        if not path.is_dir():
+            raise InputError(f"{option} '{path}' is a file, not a folder")
+        if any(path.iterdir()) and not force:
+            k = 2
+            while Path(f"{path}-{k}").exists():
+                k += 1
+            raise InputError(f"{option} '{path}' already holds files; use --force to write into it "
+                             f"(files of the same names are replaced) or choose a new folder, e.g. "
+                             f"--out {path}-{k}")
+        _probe_writable(path, shown=f"{option} '{path}'")
+        return path
+    parent = path.parent
+    if not parent.exists():
+        raise InputError(f"{option} '{path}': the folder '{parent}' does not exist; create it first "
+                         "(predstab creates only the output folder itself, not its parents)")
+    if not parent.is_dir():
+        raise InputError(f"{option} '{path}': '{parent}' is not a folder")
+    _probe_writable(parent, shown=f"{option} '{path}'")
+    return path
+
+
+def make_output_dir(path, *, force=False, option="--out") -> Path:
+    """:func:`check_output_dir`, then create the folder (not its parents) if it is missing."""
+    path = check_output_dir(path, force=force, option=option)
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _line_agreement(matrix) -> float:
+    """Mean over rows of the chance that two different cells of a row hold the same value
+    (missing values count as one more value): an unbiased estimate whatever the row length,
+    so long rows and short columns compare fairly. Linear in the size of ``matrix``."""
+    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str))
+    n_rows, n_cols = matrix.shape
+    k = max(len(uniques), 1)
+    counts = np.bincount(np.repeat(np.arange(n_rows), n_cols) * k + codes,
+                         minlength=n_rows * k).reshape(n_rows, k).astype(float)
+    return float(np.mean((counts * (counts - 1)).sum(axis=1) / (n_cols * (n_cols - 1))))
+
+
+def check_orientation(matrix, *, what="PREDICTIONS", option="--transpose", ratio=3) -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when ``matrix`` looks transposed (replicates
+    in rows, objects in columns); return True when it does.
+
+    A prediction or rating matrix has objects in rows and replicates (refits, raters) in
+    columns, so its values agree more along a row than down a column. The warning fires when
+    there are at least ``ratio`` times more columns than rows *and* the columns agree clearly
+    more than the rows: for numbers, a mean variance (``ddof=1``) down the columns below half
+    the one along the rows; for categories, a chance that two cells agree at least 0.1 higher
+    down the columns than along the rows. Both are unbiased whatever the line length, so
+    unstructured data do not trigger it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> rng = np.random.default_rng(0)
+    >>> objects = rng.normal(size=40)
+    >>> wide = objects[None, :] + rng.normal(scale=0.1, size=(5, 40))   # 5 refits in rows
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_orientation(wide), check_orientation(wide.T)
+    (True, False)
+    """
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2 or matrix.shape[1] < ratio * matrix.shape[0] or matrix.shape[0] < 2:
+        return False
+    numeric = matrix.dtype.kind in "fiub"
+    if numeric:
+        values = matrix.astype(float)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            along_rows = np.nanmean(np.nanvar(values, axis=1, ddof=1))
+            down_columns = np.nanmean(np.nanvar(values, axis=0, ddof=1))
+        transposed = bool(down_columns < 0.5 * along_rows)
+    else:
+        transposed = _line_agreement(matrix.T) > _line_agreement(matrix) + 0.1
+    if transposed:
+        warnings.warn(f"{what} has {matrix.shape[0]} rows and {matrix.shape[1]} columns, and its values "
+                      "agree more down the columns than along the rows: it looks transposed. Objects "
+                      f"belong in rows and refits (raters) in columns; if the file has them the other "
+                      f"way round, add {option}", PredstabDataWarning, stacklevel=2)
+    return transposed
+
+
+def check_target_kind(y, task, *, name="target") -> None:
+    """Check that a target suits ``task`` ("regression", "classification" or "ordinal"), in the
+    user's words: a continuous target given to a class task, or text given to regression.
+
+    Raises
+    ------
+    InputError
+
+    Examples
+    --------
+    >>> try:
+    ...     check_target_kind([0.5, -0.436, 1.25, 2.0, 3.5, 0.1], "classification")
+    ... except InputError as exc:
+    ...     print(str(exc)[:72])
+    the target 'target' looks continuous (6 distinct numbers in 6 rows, e.g.
+    """
+    if task not in ("regression", "classification", "ordinal"):
+        raise InputError(f"--task must be regression, classification or ordinal; got {task!r}")
+    values = pd.Series(np.asarray(y, dtype=object)).dropna()
+    numbers = pd.to_numeric(values, errors="coerce")
+    numeric = bool(len(values)) and not numbers.isna().any()
+    if task == "regression":
+        if not numeric:
+            bad = values[numbers.isna()].astype(str).unique()[:3]
+            raise InputError(f"the target '{name}' holds text ({', '.join(map(repr, bad))}), not numbers: "
+                             "--task regression needs a numeric target; use --task classification "
+                             "(or --task ordinal with --levels) for categories")
+        return
+    if not numeric:
+        return
+    distinct = np.unique(numbers.to_numpy(dtype=float))
+    fractional = bool(np.any(distinct != np.round(distinct)))
+    many = distinct.size > max(20, len(values) // 2)
+    if fractional or many:
+        shown = ", ".join(f"{v:.4g}" for v in distinct[:3])
+        raise InputError(f"the target '{name}' looks continuous ({distinct.size} distinct numbers in "
+                         f"{len(values)} rows, e.g. {shown}, ...): --task {task} needs class labels; "
+                         "use --task regression, or cut the target into classes first")
+
+
+def _mode_for_new_file() -> int:
+    """The mode :func:`open` gives a new file: 0o666 minus the process's umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def atomic_write(path, write: Callable[[Path], None], *, force=False) -> Path:
+    """Write ``path`` through ``write(tmp_path)`` and move it into place atomically.
+
+    The temporary file lives in the same directory (so :func:`os.replace` is atomic) and is
+    removed if ``write`` fails or is interrupted, so no half-written output is ever left. It is
+    created with the permissions :func:`open` would give (``0o666`` minus the umask), or the
+    mode of the file it replaces. A missing parent folder is created only when its own parent
+    exists (the output folder of ``tune`` / ``demo``); check paths first with
+    :func:`check_output_file` / :func:`check_output_dir`.
+
+    Raises
+    ------
+    InputError
+        ``path`` exists and ``force`` is False, or its folder cannot be made.
     """
     path = Path(path)
     if path.exists() and not force:
         raise InputError(f"'{path}' already exists; use --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + path.suffix, dir=path.parent)
+    if not path.parent.exists():
+        if not path.parent.parent.exists():
+            raise InputError(f"'{path}': the folder '{path.parent.parent}' does not exist; create it first")
+        path.parent.mkdir()
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _mode_for_new_file()
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp{path.suffix}"
+        try:
+            fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            continue
+        break
     os.close(fd)
-    tmp = Path(tmp)
     try:
+        os.chmod(tmp, mode)
         write(tmp)
         os.replace(tmp, path)
     except BaseException:  # also KeyboardInterrupt: never leave the temporary file behind
@@ -187,15 +498,16 @@ def write_figure(path, figure, *, force=False, dpi=120) -> Path:
 
 
 def fresh_directory(path, *, force=False) -> tuple[Path, bool]:
-    """Return ``(directory, renamed)``: ``path`` itself if it is new (or ``force``), else the
-    first free ``path-2``, ``path-3``, ... so earlier results are never touched."""
+    """Return ``(directory, renamed)``: ``path`` itself if it is new, empty (or ``force``), else
+    the first free ``path-2``, ``path-3``, ... so earlier results are never touched.
+
+    Kept for callers written before :func:`check_output_dir`, which is the rule the CLI follows
+    (refuse a folder holding files, naming the free name). Missing parents are never created.
+    """
     path = Path(path)
-    if force or not path.exists():
-        path.mkdir(parents=True, exist_ok=True)
-        return path, False
+    if force or not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        return make_output_dir(path, force=True), False
     k = 2
     while Path(f"{path}-{k}").exists():
         k += 1
-    new = Path(f"{path}-{k}")
-    new.mkdir(parents=True)
-    return new, True
+    return make_output_dir(Path(f"{path}-{k}")), True

@@ -14,6 +14,7 @@ from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
 from ._results import Result, r_rows, r_signif, result
 from ._utils import missing_mask
 from ._validation import InvalidParameterError, Options, validate_params
+from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
 
@@ -271,8 +272,9 @@ def _interval(x):
 
 
 @validate_params({"ratings": ["array-like"], "level": [Options(_LEVELS)],
-                  "levels": [None, "array-like", pd.CategoricalDtype]})
-def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
+                  "levels": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
+                  "counts": ["boolean"]})
+def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None, counts=False):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
     Krippendorff's (2011) canonical definition. Missing values (None, NaN, pd.NA)
@@ -315,6 +317,12 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
         ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
         Every value must be one of them. Categories in ``levels`` that are never used
         do not change alpha.
+    weights, counts : optional
+        Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
+        included; ``level`` must then stay "nominal" and ``levels`` lists the categories)
+        or ``counts=True`` (an objects x categories count table), irrCAC's
+        ``krippen.alpha.raw`` / ``.dist`` is computed instead, with Gwet's standard
+        error, and an ``AgreementCoefficientResult`` is returned.
 
     Returns
     -------
@@ -362,6 +370,9 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None):
     ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
     """
+    if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
+        from ._cac import dispatch_krippendorff
+        return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels)
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
     shape = (codes if x is None else x).shape
     present = codes >= 0 if x is None else ~np.isnan(x)

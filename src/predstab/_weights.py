@@ -27,7 +27,9 @@ With :math:`d = x_k - x_l`, :math:`x_{\min}`, :math:`x_{\max}` the extreme value
   :math:`b_{kl} = d^2 / \big((x_k + x_l - 2x_{\min})(2x_{\max} - x_k - x_l)\big)`, :math:`b_{kk} = 0`
 - ordinal: :math:`1 - o_{kl} / \max o`, :math:`o_{kl} = \binom{|k - l| + 1}{2}` (positions)
 
-With a single category the non-identity families are 0/0 (NaN), as in R.
+With a single category irrCAC's non-identity families are 0/0 (NaN); here every family
+gives the 1 x 1 matrix [[1]] (a category agrees with itself), so that a coefficient on data
+with one category follows predstab's degenerate-data convention instead of being NaN.
 
 References
 ----------
@@ -41,7 +43,10 @@ import numbers
 
 import numpy as np
 
-__all__ = ["WEIGHT_FAMILIES", "weight_matrix", "category_values", "identity_weights", "linear_weights",
+from ._validation import Options
+
+__all__ = ["WEIGHT_FAMILIES", "WEIGHTS_CONSTRAINT", "weight_matrix", "category_values", "identity_weights",
+           "linear_weights",
            "quadratic_weights", "ordinal_weights", "radical_weights", "ratio_weights",
            "circular_weights", "bipolar_weights"]
 
@@ -186,6 +191,10 @@ WEIGHT_FAMILIES = {
     "circular": circular_weights,
     "bipolar": bipolar_weights,
 }
+
+# the declared constraint of every ``weights`` parameter (Cohen, Gwet, Brennan-Prediger, Conger,
+# Fleiss, Krippendorff): a family name, a user matrix, or None (unweighted)
+WEIGHTS_CONSTRAINT = [None, Options(tuple(WEIGHT_FAMILIES)), "array-like"]
 """Name -> weight function (``"unweighted"`` is irrCAC's name for identity weights)."""
 
 
@@ -219,6 +228,8 @@ def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
         if weights not in WEIGHT_FAMILIES:
             raise ValueError(f"`{name}` must be None, one of {sorted(WEIGHT_FAMILIES)} or a square matrix; "
                              f"got {weights!r}.")
+        if q == 1:  # irrCAC: 0/0 = NaN for every family but identity
+            return np.ones((1, 1))
         return WEIGHT_FAMILIES[weights](categories)
     try:
         w = np.asarray(weights, dtype=float)

@@ -26,6 +26,9 @@ import numpy as np
 
 from ._io import (
     InputError,
+    InputNote,
+    check_orientation,
+    check_output_file,
     column,
     numeric_matrix,
     parse_list,
@@ -38,6 +41,7 @@ __all__ = ["main", "ProgressBar"]
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for `yes | head`
 
 
 class ProgressBar:
@@ -189,27 +193,66 @@ first: the single-forecast check.
 """
 
 
-def _read_values(path, *, what, scale, col=None):
-    frame = read_table(path, what=what)
+def _read_values(path, *, what, scale, col=None, header=None, transpose=False, with_labels=False):
+    """The values of a file as an array (objects in rows); with ``with_labels`` also the
+    objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions."""
+    import pandas as pd
+
+    frame = read_table(path, what=what, header=header)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
     if scale == "metric":
-        return numeric_matrix(frame, what=what)
-    values = frame.to_numpy(dtype=object)
-    return np.where(frame.isna().to_numpy(), None, values)
+        values = numeric_matrix(frame, what=what)
+    else:
+        values = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+    labels = frame.columns if transpose else frame.index
+    if isinstance(labels, pd.RangeIndex) or (transpose and not _named(frame.columns)):
+        labels = np.arange(len(labels))
+    values = values.T if transpose else values
+    return (values, np.asarray(labels)) if with_labels else values
+
+
+def _named(columns) -> bool:
+    """False for the V1..Vk names given to the columns of a headerless file."""
+    return list(map(str, columns)) != [f"V{j + 1}" for j in range(len(columns))]
+
+
+def _warn_ignored(args, selector, used_by):
+    """Warn about options given (not at their default) that the chosen ``selector`` ignores.
+
+    ``used_by`` maps an option's dest to the selector values that use it; the defaults are the
+    parser's (``args.option_defaults``)."""
+    chosen = getattr(args, selector)
+    for dest, users in used_by.items():
+        if chosen in users:
+            continue
+        if getattr(args, dest, None) != args.option_defaults.get(dest):
+            flag = "--" + dest.replace("_", "-")
+            warnings.warn(f"{flag} is only used with --{selector} {' / '.join(users)}; it is ignored with "
+                          f"--{selector} {chosen}", UserWarning, stacklevel=2)
 
 
 def _cmd_stability(args, out):
     import predstab
 
-    pred = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale)
+    if args.out:
+        check_output_file(args.out, force=args.force)
+    pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
+                                transpose=args.transpose, with_labels=True)
+    if not args.transpose:
+        check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = _read_values(args.training_observations, what="--training-observations",
-                            scale=args.scale, col=args.column)
+                            scale=args.scale, col=args.column, header=args.header)
+        if base.shape[1] > 1:
+            warnings.warn(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
+                          "columns; it should be one column of training responses. All "
+                          f"{base.size} values are pooled as one sample; choose one column with "
+                          "--column COL", UserWarning, stacklevel=1)
         func = predstab.phi
     else:
         base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                            col=args.column)
+                            col=args.column, header=args.header)
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -230,11 +273,15 @@ def _cmd_stability(args, out):
     if args.per_object or args.out:
         import pandas as pd
 
-        table = pd.DataFrame({"object": np.arange(1, per.size + 1), "stability": per,
+        # objects are numbered as everywhere in predstab: the input's row labels, else the
+        # 0-based row position (the index of StabilityResult.per_object_frame())
+        table = pd.DataFrame({"object": labels, "stability": per,
                               "observed_instability": np.asarray(result.per_object_observed, dtype=float)})
         table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
     if args.per_object:
-        print("\nper object, least stable first (object = row number in PREDICTIONS):", file=out)
+        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(per.size))
+        where = "0-based row position" if positions else "row name"
+        print(f"\nper object, least stable first (object = {where} in PREDICTIONS):", file=out)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
     if args.out:
         written = write_text(args.out, table.to_csv(index=False), force=args.force)
@@ -277,9 +324,21 @@ RATINGS has one row per object and one column per rater (or refit), like irr's m
 
 
 def _cmd_agree(args, out):
+    import pandas as pd
+
     import predstab
 
-    frame = read_table(args.ratings, what="RATINGS")
+    _warn_ignored(args, "measure", {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
+                                    "conf_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
+                                    "level": ("alpha",), "levels": ("alpha",)})
+    frame = read_table(args.ratings, what="RATINGS", header=args.header)
+    if args.transpose:
+        frame = frame.T
+    elif frame.shape[1] >= 3 * frame.shape[0]:
+        numbers = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+        matrix = (frame.to_numpy(dtype=float) if numbers
+                  else np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object)))
+        check_orientation(matrix, what=f"RATINGS '{args.ratings}'")
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
@@ -308,9 +367,34 @@ def _cmd_agree(args, out):
     return 0
 
 
+_TITLES = {"ICCResult": "Intraclass Correlation", "FleissKappaResult": "Fleiss' Kappa for m Raters",
+           "KrippendorffAlphaResult": "Krippendorff's alpha"}
+
+
 def _print_result(result, out):
-    frame = result.to_frame()
-    print(frame.T.to_string(header=False, float_format=lambda v: f"{v:.6g}"), file=out)
+    """The result as R prints it: ``str(result)`` (irr's layout, R's p-values).
+
+    Results not yet declared on :class:`predstab._results.Result` get the same kind of block
+    from their ``to_frame()`` row (``name = value``, R's significant digits, ``p-value < 2.2e-16``).
+    """
+    from ._results import Result, r_block, r_pvalue, r_signif
+
+    if isinstance(result, Result):
+        print(str(result), file=out)
+        return
+    row = result.to_frame().iloc[0]
+    rows, pvalue = [], None
+    for name, value in row.items():
+        if name == "pvalue":
+            pvalue = value
+        elif isinstance(value, (float, np.floating)):
+            rows.append((name, r_signif(value)))
+        else:
+            rows.append((name, value))
+    lines = r_block(_TITLES.get(type(result).__name__, type(result).__name__), rows)
+    if pvalue is not None:
+        lines += ["", f" {r_pvalue(pvalue)}"]
+    print("\n".join(lines), file=out)
 
 
 # ----------------------------------------------------------------------------- compare
@@ -337,6 +421,16 @@ without --force).
 """
 
 _TESTS = ("friedman", "mcnemar", "permutation", "bootstrap", "corrected-t", "wilcoxon")
+_AB = ("permutation", "bootstrap", "corrected-t", "wilcoxon")
+# which tests use each test-specific option (the others warn that they ignore it)
+_COMPARE_OPTIONS = {
+    "alpha": ("friedman",), "plot": ("friedman",), "lower_is_better": ("friedman",),
+    "old": ("mcnemar",), "new": ("mcnemar",), "id": ("mcnemar", "friedman"), "mid_p": ("mcnemar",),
+    "a": _AB, "b": _AB, "paired": ("permutation",), "truth": ("bootstrap",), "metric": ("bootstrap",),
+    "resamples": ("bootstrap",), "interval": ("bootstrap",), "level": ("bootstrap", "corrected-t"),
+    "n_train": ("corrected-t",), "n_test": ("corrected-t",), "no_correct": ("wilcoxon",),
+    "seed": ("permutation", "bootstrap"),
+}
 
 
 def _accuracy(y_true, y_pred):
@@ -375,10 +469,16 @@ def _label_column(frame, name, *, option, test):
 
 
 def _print_fields(fields, out):
-    """``name value`` lines, numbers to 6 significant digits (the layout of ``agree``)."""
+    """``name value`` lines, numbers to 6 significant digits; a p-value below R's 2.2e-16 (machine
+    epsilon) is shown as R shows it, ``< 2.2e-16``, not as 0."""
     width = max(len(name) for name in fields)
     for name, value in fields.items():
-        shown = f"{value:.6g}" if isinstance(value, (float, np.floating)) else str(value)
+        if name == "pvalue" and isinstance(value, (float, np.floating)) and value < np.finfo(float).eps:
+            shown = "< 2.2e-16"
+        elif isinstance(value, (float, np.floating)):
+            shown = f"{value:.6g}"
+        else:
+            shown = str(value)
         print(f"{name:<{width}}  {shown}", file=out)
 
 
@@ -421,11 +521,12 @@ def _compare_bootstrap(frame, args, out):
     else:
         raise InputError(f"--metric must be one of {', '.join(_METRICS)}; got {metric!r}")
     result = compare.paired_bootstrap(y, a, b, metric=_METRICS[metric], n_resamples=args.resamples,
-                                      level=args.level, method=args.interval, random_state=args.seed)
+                                      method=args.interval, random_state=args.seed,
+                                      confidence_level=args.level)
     print(f"paired bootstrap of {metric}, A = '{args.a}', B = '{args.b}': {args.resamples} resamples of "
           f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})",
           file=out)
-    table = result.to_frame()
+    table = result.summary_frame()
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
     print(f"pvalue  {result.pvalue:.6g}  (two-sided, B - A = 0)", file=out)
     table["pvalue"] = [np.nan, np.nan, result.pvalue]
@@ -438,12 +539,26 @@ def _cmd_compare(args, out):
 
     from . import compare
 
-    frame = read_table(args.scores, what="SCORES")
+    for option in ("plot", "out"):
+        if getattr(args, option):
+            check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
+    _warn_ignored(args, "test", _COMPARE_OPTIONS)
+    frame = read_table(args.scores, what="SCORES", header=args.header)
     if args.test == "friedman":
-        scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        if args.id is not None:
+            column(frame, args.id, what="SCORES")
+            frame = frame.drop(columns=[args.id])
+        try:
+            scores = numeric_matrix(frame, what="SCORES", allow_missing=False)
+        except InputError as exc:
+            if args.id is None and "expected a number" in str(exc):
+                raise InputError(f"{exc} (a column of data-set names? give it with --id COL)") from None
+            raise
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        print(f"Friedman chi2 = {result.statistic:.6g}, p = {result.pvalue:.6g}, "
+        from ._results import r_pvalue
+
+        print(f"Friedman chi2 = {result.statistic:.6g}, {r_pvalue(result.pvalue)}, "
               f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
@@ -460,19 +575,19 @@ def _cmd_compare(args, out):
         new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
-        _print_result(result, out)
+        _print_fields(result.to_frame().iloc[0].to_dict(), out)
         _write_csv(args, result.to_frame(), out)
         return 0
     a = _score_column(frame, args.a, option="--a", test=args.test)
     b = _score_column(frame, args.b, option="--b", test=args.test)
     if args.test == "permutation":
-        result = compare.permutation_test(a, b, paired=args.paired, random_state=args.seed)
+        result = compare.mean_permutation_test(a, b, paired=args.paired, random_state=args.seed)
     elif args.test == "corrected-t":
         if args.n_train is None or args.n_test is None:
             raise InputError("--test corrected-t needs --n-train and --n-test (the training and test "
                              "set sizes of one split)")
         result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
-                                                   level=args.level)
+                                                   confidence_level=args.level)
     elif args.test == "wilcoxon":
         result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
@@ -523,6 +638,8 @@ def _cmd_power(args, out):
         if value is not None:
             raise InputError(f"{option} is not used by predstab power {args.question}")
 
+    if args.out:
+        check_output_file(args.out, force=args.force)
     strict = not args.r_default
     if args.question in ("seeds", "power", "effect") and args.win_rate is not None:
         raise InputError(f"--win-rate is only used by predstab power games; got {args.question}")
@@ -594,6 +711,14 @@ _probability = _checked(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 _positive_float = _checked(float, lambda v: bool(np.isfinite(v) and v > 0), "a positive number")
 
 
+def add_header_option(p):
+    """``--header`` / ``--no-header``: whether the first CSV line names the columns (default:
+    yes, unless it holds only numbers). Every command that reads CSV files takes it."""
+    p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="the first CSV line names the columns (default: yes unless it holds only "
+                        "numbers, which is then read as data, with a note)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``predstab`` (one sub-parser per command)."""
     from . import __version__
@@ -663,6 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-object", action="store_true", help="print every object's stability")
     p.add_argument("--out", metavar="FILE", help="write the per-object table as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.add_argument("--transpose", action="store_true",
+                   help="PREDICTIONS has refits in rows and objects in columns")
+    add_header_option(p)
     p.set_defaults(func=_cmd_stability)
 
     p = command("agree", "Agreement of raters or refits: ICC, Fleiss' kappa, Krippendorff's alpha.",
@@ -679,6 +807,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
                    help="alpha (default nominal)")
     p.add_argument("--levels", metavar="A,B,C", help="alpha: ordinal categories in order")
+    p.add_argument("--transpose", action="store_true",
+                   help="RATINGS has raters (refits) in rows and objects in columns")
+    add_header_option(p)
     p.set_defaults(func=_cmd_agree)
 
     p = command("compare", "Did B beat A? Friedman-Nemenyi, McNemar, permutation, paired bootstrap, "
@@ -691,7 +822,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="friedman: scores are errors or losses (rank 1 = lowest)")
     p.add_argument("--old", default="old", metavar="COL", help="mcnemar: old model's 0/1 column")
     p.add_argument("--new", default="new", metavar="COL", help="mcnemar: new model's 0/1 column")
-    p.add_argument("--id", metavar="COL", help="mcnemar: case id column")
+    p.add_argument("--id", metavar="COL",
+                   help="mcnemar: case id column; friedman: a column of data-set names (not scores)")
     p.add_argument("--mid-p", action="store_true", help="mcnemar: mid-p value")
     p.add_argument("--a", metavar="COL", help="scores (or predictions, bootstrap) of A")
     p.add_argument("--b", metavar="COL", help="scores (or predictions, bootstrap) of B")
@@ -713,6 +845,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="permutation, bootstrap: random seed (default 0)")
     p.add_argument("--out", metavar="FILE", help="write the numbers as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --plot / --out")
+    add_header_option(p)
     p.set_defaults(func=_cmd_compare)
 
     p = command("power", "How many seeds or games? Power of the two-sample t-test and of win rates.",
@@ -731,7 +864,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the table as CSV")
     p.add_argument("--force", action="store_true", help="overwrite --out")
     p.set_defaults(func=_cmd_power)
+    for p in sub.choices.values():  # what "given" means for options a choice ignores
+        p.set_defaults(option_defaults={a.dest: a.default for a in p._actions})
     return parser
+
+
+def _silence(stream):
+    """Point ``stream``'s file descriptor at /dev/null so the interpreter's final flush of the
+    broken pipe raises nothing (the recipe of Python's signal documentation)."""
+    import os
+
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _one_line(message) -> str:
@@ -756,13 +905,20 @@ def main(argv=None, *, stdout=None) -> int:
     prog = f"predstab {args.command}"
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{prog}: warning: {_one_line(message)}", file=sys.stderr)
+        kind = "note" if issubclass(category, InputNote) else "warning"
+        print(f"{prog}: {kind}: {_one_line(message)}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
-            return int(args.func(args, out) or 0)
+            code = int(args.func(args, out) or 0)
+            out.flush()  # a closed pipe shows up here, not at interpreter exit
+            return code
+        except BrokenPipeError:
+            # `predstab ... | head`: the reader has gone; stop quietly, as Unix tools do
+            _silence(out)
+            return EXIT_BROKEN_PIPE
         except KeyboardInterrupt:
             print(f"{prog}: interrupted; no partial output was written", file=sys.stderr)
             return EXIT_INTERRUPTED

@@ -1,14 +1,20 @@
 """Plots of prediction stability (matplotlib).
 
-Both functions return a :class:`matplotlib.figure.Figure` built without pyplot, so they work
-on headless machines (no display, no backend set-up) and never touch pyplot's global state;
-pass ``ax=`` to draw into an axes of your own figure instead. matplotlib is imported only
-when a plot is made.
+Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so they
+work on headless machines (no display, no backend set-up) and never touch pyplot's global
+state; pass ``ax=`` to draw into an axes of your own figure instead (the figure of that axes
+is returned). matplotlib is imported only when a plot is made. Each takes the result object
+that holds its data, and :func:`plot` picks the right one for any result (what a result's
+``.plot()`` method calls).
 
 - :func:`plot_stability_curve`: stability versus number of trees, measured points with error
-  bars, the fitted 2PL curve and the recommended number of trees, one line per measure.
+  bars, the fitted 2PL curve and the recommended number of trees, one line per measure; from
+  arrays or a :class:`~predstab.TuningResult`.
 - :func:`plot_per_object`: every test object's stability (sorted bars or a histogram), the
-  least stable objects labelled: the single-object forecast check at a glance.
+  least stable objects labelled: the single-object forecast check at a glance. Objects are
+  named as everywhere in predstab: the input's row labels, else their 0-based row position
+  (the index of :meth:`~predstab.StabilityResult.per_object_frame`).
+- :func:`plot_cd_diagram`: the critical-difference diagram of a Friedman-Nemenyi result.
 """
 
 from __future__ import annotations
@@ -17,9 +23,10 @@ import numbers
 
 import numpy as np
 
-__all__ = ["plot_stability_curve", "plot_per_object"]
+__all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
 _KINDS = ("bar", "hist")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 
 
 def _new_axes(ax, figsize):
@@ -89,14 +96,46 @@ def _plot_stability_curve_iv(n, stability, errors, fits, recommended):
     return n, curves, errors, fits, recommended
 
 
-def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended=None, ax=None,
+_TABLE_EXTRAS = ("n_learners", "seconds", "n_forests")
+
+
+def _is_tuning_result(obj) -> bool:
+    return hasattr(obj, "table") and hasattr(obj, "fits") and hasattr(obj, "recommendation")
+
+
+def _from_tuning_result(result, errors, fits, recommended, title):
+    """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win)."""
+    table = result.table
+    if "n_learners" not in table.columns:
+        raise ValueError("`n` is a tuning result without an `n_learners` column in its table; "
+                         f"got columns {list(table.columns)}.")
+    measures = [c for c in table.columns if c not in _TABLE_EXTRAS]
+    stability = {m: table[m].to_numpy(dtype=float) for m in measures}
+    if errors is None and getattr(result, "bands", None):
+        errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])
+                  for m, band in result.bands.items() if m in stability}
+    if fits is None:
+        fits = {m: f for m, f in result.fits.items() if m in stability and getattr(f, "converged", True)}
+    if recommended is None and result.recommendation is not None:
+        primary = getattr(result, "primary", None)
+        recommended = {primary: result.recommendation} if primary in stability else result.recommendation
+    if title is None:
+        title = f"stability against the number of trees ({getattr(result, 'method', 'tuning')})"
+    return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title
+
+
+def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recommended=None, ax=None,
                          title=None, logx=None):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
     Parameters
     ----------
-    n : array-like of shape (n_grid,)
-        Numbers of trees (learners) at which stability was measured.
+    n : array-like of shape (n_grid,), or TuningResult
+        Numbers of trees (learners) at which stability was measured, or a result of
+        :func:`predstab.tune_num_learners` (then ``stability`` is omitted: its ``table`` gives
+        the grid and one curve per measure, its ``fits`` the 2PL curves, its
+        ``recommendation`` the dashed line and, for the closed form, its ``bands`` the error
+        bars; arguments given explicitly take precedence).
     stability : array-like or dict of str to array-like
         One measure, or ``{measure name: values}``. Values of shape ``(n_grid,)`` are plotted as
         points; of shape ``(n_grid, n_repeats)`` as their mean with ± one standard deviation as
@@ -126,6 +165,14 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
     >>> fig.axes[0].get_ylabel()
     'stability'
     """
+    if _is_tuning_result(n):
+        if stability is not None:
+            raise TypeError("`stability` must be omitted when `n` is a tuning result (it holds the curves).")
+        n, stability, errors, fits, recommended, title = _from_tuning_result(n, errors, fits, recommended,
+                                                                             title)
+    elif stability is None:
+        raise TypeError("`stability` is needed when `n` is an array of numbers of learners; or pass a "
+                        "TuningResult (from predstab.tune_num_learners) alone.")
     n, curves, errors, fits, recommended = _plot_stability_curve_iv(n, stability, errors, fits, recommended)
     fig, ax = _new_axes(ax, (6.4, 4.2))
     colours = [f"C{i}" for i in range(10)]
@@ -143,7 +190,10 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
             err = np.asarray(errors[name], dtype=float)
             if err.ndim == 2:  # limits -> distances from the point
                 err = np.vstack([centre - err[0], err[1] - centre])
-        ax.errorbar(n, centre, yerr=err, fmt="o", color=colour, capsize=3, label=name)
+        # curves that coincide (all at 1.000) stay visible: a marker of their own per measure,
+        # hollow, the first drawn largest, so a later one never hides an earlier one
+        ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour, capsize=3, label=name,
+                    markersize=max(8 - 1.5 * i, 3), markerfacecolor="none", zorder=3 + i)
         if name in fits:
             ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8, lw=1.5)
     # one dashed line per recommended value; measures that agree share it (and its label)
@@ -175,8 +225,10 @@ def plot_stability_curve(n, stability, /, *, errors=None, fits=None, recommended
 
 
 def _plot_per_object_iv(stability, kind, labels, n_labelled):
+    default_labels = None
     if hasattr(stability, "per_object"):
         what = f"{getattr(stability, 'kind', 'stability')} per object"
+        default_labels = getattr(stability, "object_labels", None)
         values = _floats(stability.per_object, "stability")
     else:
         what = "stability per object"
@@ -186,8 +238,10 @@ def _plot_per_object_iv(stability, kind, labels, n_labelled):
                          f"got shape {values.shape}.")
     if kind not in _KINDS:
         raise ValueError(f"`kind` must be one of {_KINDS}; got {kind!r}.")
-    if labels is None:
-        labels = [str(i + 1) for i in range(values.size)]
+    if labels is None and default_labels is not None and len(default_labels) == values.size:
+        labels = [str(v) for v in default_labels]
+    elif labels is None:
+        labels = [str(i) for i in range(values.size)]  # 0-based, as per_object_frame() and warnings
     else:
         labels = [str(v) for v in labels]
         if len(labels) != values.size:
@@ -211,9 +265,12 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         ``"bar"``: one bar per object, sorted from least to most stable. ``"hist"``: a
         histogram (for many objects), the least stable objects marked below it.
     labels : sequence of str, optional
-        Names of the objects (default: their row numbers, from 1).
+        Names of the objects. Default: the row labels of the input DataFrame (a result's
+        ``object_labels``), else the 0-based row positions, the numbering of
+        :meth:`~predstab.StabilityResult.per_object_frame` and of predstab's warnings.
     n_labelled : int, default 5
-        How many of the least stable objects to name.
+        How many of the least stable objects to name; objects at the highest value are never
+        named (when all objects are equally stable, none is).
     threshold : float, optional
         A reference stability (e.g. 0.9) drawn as a line.
     ax : matplotlib Axes, optional
@@ -227,14 +284,17 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     --------
     >>> fig = plot_per_object([0.99, 0.42, 0.97, 0.88], n_labelled=1)
     >>> [t.get_text() for t in fig.axes[0].texts]
-    ['2']
+    ['1']
     """
     values, labels, n_labelled, what = _plot_per_object_iv(stability, kind, labels, n_labelled)
     defined = np.flatnonzero(~np.isnan(values))
     order = defined[np.argsort(values[defined], kind="stable")]
     n_undefined = values.size - defined.size
     fig, ax = _new_axes(ax, (6.4, 4.2))
-    lowest = order[:n_labelled]
+    # name only objects below the most stable value: when every object is at 1.000 (a flat,
+    # converged forest) none is "least stable"
+    top = values[order[-1]] if order.size else np.nan
+    lowest = np.array([i for i in order[:n_labelled] if values[i] < top], dtype=int)
     if kind == "bar":
         x = np.arange(order.size)
         colours = ["C3" if i in set(lowest) else "C0" for i in order]
@@ -268,3 +328,45 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     ax.set_title(heading)
     ax.grid(alpha=0.3, axis="y")
     return fig
+
+
+def plot_cd_diagram(result, /, *, ax=None, **kwargs):
+    """The critical-difference diagram of a :func:`predstab.compare.friedman_nemenyi` result,
+    returned as a Figure like every plot here (``kwargs`` go to
+    :func:`predstab.compare.plot_cd_diagram`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .compare import plot_cd_diagram as draw
+
+    fig, ax = _new_axes(ax, (6.4, 3.0))
+    drawn = draw(result, ax=ax, **kwargs)
+    return getattr(drawn, "figure", fig) if drawn is not None else fig
+
+
+def plot(result, /, **kwargs):
+    """Plot any predstab result with the function made for it; return the Figure.
+
+    A :class:`~predstab.TuningResult` -> :func:`plot_stability_curve`; a
+    :class:`~predstab.StabilityResult` (or anything with ``per_object``) ->
+    :func:`plot_per_object`; a Friedman-Nemenyi result -> :func:`plot_cd_diagram`. Results'
+    ``.plot(**kwargs)`` methods call this.
+
+    Examples
+    --------
+    >>> import predstab
+    >>> result = predstab.phi([[1.0, 1.1, 0.9, 1.0, 1.2], [2.0, 2.6, 1.5, 2.2, 2.0], [3.0] * 5],
+    ...                       [1.0, 2.0, 3.0, 4.0])
+    >>> type(plot(result, n_labelled=1)).__name__
+    'Figure'
+    """
+    if _is_tuning_result(result):
+        return plot_stability_curve(result, **kwargs)
+    if hasattr(result, "per_object"):
+        return plot_per_object(result, **kwargs)
+    if hasattr(result, "average_ranks") and hasattr(result, "critical_difference"):
+        return plot_cd_diagram(result, **kwargs)
+    raise TypeError(f"`result` must be a TuningResult, a StabilityResult or a Friedman-Nemenyi result; "
+                    f"got {type(result).__name__}.")

@@ -85,12 +85,12 @@ class PairedBootstrapResult(Result):
         })
 
     def to_frame(self) -> pd.DataFrame:
-        """The three rows of :meth:`summary_frame` (A, B, B - A).
-
-        The one result whose ``to_frame`` is not one row: ``predstab compare --test
-        bootstrap`` writes these three rows; use :meth:`summary_frame` in new code.
-        """
-        return self.summary_frame()
+        """One row: the difference B - A with its interval (``ci_low`` / ``ci_high``), both scores
+        and the p-value; :meth:`summary_frame` has A, B and B - A in three rows."""
+        return pd.DataFrame({"score_a": [self.score_a], "score_b": [self.score_b],
+                             "difference": [self.difference], "se_difference": [self.se_difference],
+                             "pvalue": [self.pvalue], "ci_low": [self.confidence_interval.low],
+                             "ci_high": [self.confidence_interval.high]})
 
     def _str_lines(self):
         pct = f"{100 * self.confidence_level:g}"

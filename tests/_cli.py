@@ -1,0 +1,38 @@
+"""Run the installed ``predstab`` command as a user runs it (shared by the CLI test files)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_SCRIPT = shutil.which("predstab", path=str(Path(sys.executable).parent)) or shutil.which("predstab")
+
+
+def predstab_cli(*args, cwd=None, umask=None, shell_suffix=None, timeout=120):
+    """Run the installed console script with this checkout's source first on the path."""
+    if _SCRIPT is None:
+        pytest.skip("the `predstab` command is not installed: pip install -e . puts it on the PATH")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
+    argv = [_SCRIPT, *map(str, args)]
+    preexec = (lambda: os.umask(umask)) if umask is not None else None
+    if shell_suffix:
+        command = " ".join(shlex.quote(a) for a in argv) + " " + shell_suffix
+        return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, cwd=cwd,
+                              timeout=timeout)
+    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, preexec_fn=preexec,
+                          timeout=timeout)
+
+
+def one_line_error(proc, *fragments):
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]

@@ -1,0 +1,56 @@
+"""Skip reasons that tell a user what to do (issue 13, item 23).
+
+``pytest.importorskip`` says only "could not import 'pingouin'"; this adds the command that
+installs what is missing (the project's extras where one exists), and rewords reasons
+written for the maintainers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+# module -> what installs it
+_INSTALL = {
+    "pingouin": 'pip install -e ".[bench]"',
+    "krippendorff": 'pip install -e ".[bench]"',
+    "dask": 'pip install -e ".[dask]"',
+    "distributed": 'pip install -e ".[dask]"',
+    "pyarrow": 'pip install -e ".[parquet]"',
+    "hypothesis": 'pip install -e ".[dev]"',
+    "statsmodels": "pip install statsmodels",
+}
+_MISSING = re.compile(r"could not import '([\w.]+)'")
+# skip reasons written for the maintainers, reworded for a user (the test stays where it is)
+_REWORDED = {
+    "../shared/r-reference not beside the project": (
+        "a maintainers' check that validation/r-reference/ is an exact copy of ../shared/r-reference; "
+        "a user's checkout has no ../shared and needs nothing: the copy in validation/ is what the "
+        "parity tests use"),
+}
+
+
+def install_hint(reason: str) -> str:
+    """``reason`` with the command that installs the missing module appended.
+
+    >>> print(install_hint("could not import 'dask.distributed': No module named 'dask'"))
+    could not import 'dask.distributed': No module named 'dask' (to run it: pip install -e ".[dask]")
+    """
+    prefix = "Skipped: " if reason.startswith("Skipped: ") else ""
+    if reason[len(prefix):] in _REWORDED:
+        return prefix + _REWORDED[reason[len(prefix):]]
+    match = _MISSING.search(reason)
+    if match is None or "to run it:" in reason:
+        return reason
+    top = match.group(1).split(".")[0]
+    return f"{reason} (to run it: {_INSTALL.get(top, f'pip install {top}')})"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, install_hint(reason))

@@ -1,0 +1,353 @@
+"""irrCAC's coefficients: percent_agreement, gwet_ac1, brennan_prediger, conger_kappa and the
+weighted fleiss_kappa / krippendorff_alpha, from raw ratings and count tables; the weights."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from predstab import (
+    PredstabDataWarning,
+    PredstabDegenerateWarning,
+    brennan_prediger,
+    conger_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    percent_agreement,
+)
+from predstab import _weights as W
+from predstab._validation import InvalidParameterError
+from validation.suites.cac import FUNCTIONS, r_round_text, r_text, read_case, records, run
+
+RECORDS = [(key, case, rec) for key in FUNCTIONS for case, rec in records(key)]
+IDS = [f"{FUNCTIONS[k][0]}-{c}-{r['weights']}" for k, c, r in RECORDS]
+RTOL = 1e-10
+
+
+# --------------------------------------------------------------------------- R records
+@pytest.mark.parametrize(("key", "case", "rec"), RECORDS, ids=IDS)
+def test_every_irrcac_record(key, case, rec):
+    # R: irrCAC::<fn>.raw(x, weights = w)$est (irrCAC 1.0); *.exact: same code with round() the identity
+    res = run(key, case, rec)
+    assert res.value == pytest.approx(rec["coeff"], rel=RTOL)
+    assert res.observed == pytest.approx(rec["pa"], rel=RTOL)
+    assert res.expected == pytest.approx(rec["pe"], rel=RTOL, abs=1e-15)
+    assert res.standard_error == pytest.approx(rec["coeff.se.exact"], rel=RTOL)
+    assert res.confidence_interval.low == pytest.approx(rec["conf.int.exact"][0], rel=RTOL)
+    assert res.confidence_interval.high == pytest.approx(rec["conf.int.exact"][1], rel=RTOL)
+    assert res.pvalue == pytest.approx(rec["p.value"], abs=1e-12)  # R: 2 * (1 - pt(|t|, df))
+    # the rounded fields, after rounding as irrCAC does
+    if "coeff.val" in rec["rounded"]:
+        assert round(res.value, 5) == pytest.approx(rec["coeff.val"], abs=1e-12)
+    else:  # pa.coeff.raw returns pa unrounded
+        assert res.value == pytest.approx(rec["coeff.val"], rel=RTOL)
+    assert round(res.standard_error, 5) == pytest.approx(rec["coeff.se"], abs=1e-12)
+    ci = res.confidence_interval
+    assert f"({r_round_text(ci.low)},{r_round_text(ci.high)})" == rec["conf.int"]
+    assert res.coefficient == rec["coeff.name"]
+    assert res.weights == rec["w.name"]
+    assert [r_text(c).upper() for c in res.categories] == rec["categories"]
+    np.testing.assert_allclose(res.weight_matrix, np.asarray(rec["weights.matrix"], float), rtol=0,
+                               atol=1e-15)
+
+
+# --------------------------------------------------------------------------- count tables
+def count_table(x, categories):
+    """Objects x categories counts built independently of predstab (pandas)."""
+    long = x.reset_index().melt(id_vars="index").dropna()
+    return pd.crosstab(long["index"], long["value"]).reindex(columns=categories, fill_value=0).to_numpy()
+
+
+COUNT_KEYS = [k for k in FUNCTIONS if k != "conger_kappa"]
+COUNT_CASES = sorted({(k, c, r["weights"]) for k, c, r in RECORDS if k in COUNT_KEYS})
+
+
+@pytest.mark.parametrize(("key", "case", "weights"), COUNT_CASES)
+def test_count_table_of_the_raw_ratings_gives_the_same_numbers(key, case, weights):
+    raw = run(key, case, {"weights": weights})
+    cats = list(raw.categories)
+    table = count_table(read_case(case), cats)
+    if key == "fleiss_kappa":
+        res = fleiss_kappa(table, counts=True, weights=weights)
+    elif key == "krippen_alpha":
+        res = krippendorff_alpha(table, counts=True, weights=weights, levels=cats)
+    else:
+        func = {"pa_coeff": percent_agreement, "gwet_ac1": gwet_ac1, "bp_coeff": brennan_prediger}[key]
+        res = func(table, counts=True, weights=weights, categories=cats)
+    for field in ("value", "standard_error", "pvalue", "observed", "expected"):
+        assert getattr(res, field) == pytest.approx(getattr(raw, field), rel=1e-12, abs=1e-15), field
+    np.testing.assert_allclose(res.confidence_interval, raw.confidence_interval, rtol=1e-12)
+
+
+def test_statsmodels_aggregate_raters_layout():
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    x = read_case("c_3cat_40x10").to_numpy()
+    table, cats = inter_rater.aggregate_raters(x)
+    for func in (gwet_ac1, brennan_prediger, percent_agreement):
+        assert func(table, counts=True).value == pytest.approx(func(x).value, rel=1e-12)
+    assert fleiss_kappa(table, counts=True).value == pytest.approx(fleiss_kappa(x).value, rel=1e-12)
+    # statsmodels' own Fleiss' kappa on its table: the same number (complete data)
+    assert fleiss_kappa(table, counts=True).value == pytest.approx(inter_rater.fleiss_kappa(table), rel=1e-12)
+
+
+# Fleiss (1971): 6 psychiatrists, 15 patients, 5 diagnoses; irrCAC's distrib.6raters. Expected values
+# from irrCAC's README (gwet.ac1.dist(distrib.6raters) etc.). Its p-values are one-sided: irrCAC
+# switched to 1 - pt(t, n - 1) in November 2021, after 1.0 (two-sided, as predstab).
+DISTRIB_6RATERS = np.array([
+    [0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0], [2, 0, 4, 0, 0],
+    [0, 0, 4, 0, 2], [2, 0, 3, 1, 0], [2, 0, 0, 4, 0], [0, 0, 0, 0, 6], [1, 0, 0, 5, 0], [1, 1, 0, 4, 0],
+    [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1]])
+
+
+@pytest.mark.parametrize(("func", "coeff", "se", "ci", "p_one_sided", "pe"), [
+    (gwet_ac1, 0.4448007, 0.08418757, (0.264, 0.625), 5.779637e-05, 0.1914815),
+    (lambda t, **k: fleiss_kappa(t, **k), 0.4139265, 0.08119291, (0.24, 0.588), 8.113618e-05, 0.2340741),
+    (brennan_prediger, 0.4388889, 0.08312142, (0.261, 0.617), 5.814998e-05, 0.2),
+], ids=["gwet.ac1.dist", "fleiss.kappa.dist", "bp.coeff.dist"])
+def test_published_count_table_example(func, coeff, se, ci, p_one_sided, pe):
+    res = func(DISTRIB_6RATERS, counts=True)
+    assert res.value == pytest.approx(coeff, abs=5e-8)  # printed to 7 significant digits
+    assert res.standard_error == pytest.approx(se, abs=5e-9)
+    assert res.observed == pytest.approx(0.5511111, abs=5e-8)
+    assert res.expected == pytest.approx(pe, abs=5e-8)
+    assert tuple(round(v, 3) for v in res.confidence_interval) == ci
+    assert res.pvalue / 2 == pytest.approx(p_one_sided, rel=1e-6)
+
+
+def test_published_krippendorff_count_table_value():
+    # krippen.alpha.dist(distrib.6raters): 0.4204384, pa 0.5560988, pe 0.2340741. Its standard error
+    # (0.08243228) comes from a variance formula of its own that differs from krippen.alpha.raw's; predstab
+    # uses the .raw formulas for both inputs, so that a count table gives what its raw ratings give.
+    res = krippendorff_alpha(DISTRIB_6RATERS, counts=True)
+    expected = (0.4204384, 0.5560988, 0.2340741)
+    assert (res.value, res.observed, res.expected) == pytest.approx(expected, abs=5e-8)
+
+
+# Gwet's Handbook, 4th ed.: irrCAC's cac.raw4raters (12 subjects, 4 raters, missing ratings)
+NAN = np.nan
+RAW4RATERS = np.array([[1, 1, NAN, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+                       [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [NAN, 5, 5, 5], [NAN, NAN, 1, 1],
+                       [NAN, NAN, 3, NAN]])
+
+
+@pytest.mark.parametrize(("func", "coeff", "se", "pe"), [
+    (percent_agreement, 0.8181818, 0.12561, 0.0),
+    (gwet_ac1, 0.77544, 0.14295, 0.1903212),
+    (lambda x: fleiss_kappa(x, weights="unweighted"), 0.76117, 0.15302, 0.2387153),
+], ids=["pa.coeff.raw", "gwet.ac1.raw", "fleiss.kappa.raw"])
+def test_published_raw_example(func, coeff, se, pe):
+    # irrCAC README: pa.coeff.raw(cac.raw4raters) etc.; coeff.val and coeff.se rounded to 5 decimals
+    res = func(RAW4RATERS)
+    assert res.value == pytest.approx(coeff, abs=5e-6)
+    assert res.standard_error == pytest.approx(se, abs=5e-6)
+    assert res.expected == pytest.approx(pe, abs=5e-8)
+    assert res.observed == pytest.approx(0.8181818, abs=5e-8)
+    assert res.confidence_interval.high == 1.0  # capped at 1, as irrCAC's "(0.461,1)"
+
+
+def test_irrcac_krippendorff_equals_the_canonical_nominal_alpha():
+    # Gwet's formulation of alpha, with identity weights, is Krippendorff's alpha (missing data included)
+    for x in (RAW4RATERS, read_case("c_4cat_30x6_na"), read_case("o_25x6_na")):
+        assert krippendorff_alpha(x, weights="unweighted").value == pytest.approx(krippendorff_alpha(x).value,
+                                                                                  rel=1e-12)
+    assert krippendorff_alpha(RAW4RATERS, weights="unweighted").value == pytest.approx(0.74342, abs=5e-6)
+
+
+def test_irrcac_fleiss_equals_irr_fleiss_on_complete_data():
+    x = read_case("c_3cat_40x10")
+    assert fleiss_kappa(x, weights="unweighted").value == pytest.approx(fleiss_kappa(x).value, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- weights
+CATS = [1.0, 2.0, 4.0]
+
+
+def test_weight_families_by_hand():
+    x = np.array(CATS)
+    d = x[:, None] - x[None, :]
+    s = x[:, None] + x[None, :]
+    np.testing.assert_allclose(W.linear_weights(CATS), 1 - np.abs(d) / 3)
+    np.testing.assert_allclose(W.quadratic_weights(CATS), 1 - d**2 / 9)
+    np.testing.assert_allclose(W.radical_weights(CATS), 1 - np.sqrt(np.abs(d)) / np.sqrt(3))
+    np.testing.assert_allclose(W.ratio_weights(CATS), 1 - (d / s) ** 2 / (3 / 5) ** 2)
+    circ = np.sin(np.pi * d / 4) ** 2
+    np.testing.assert_allclose(W.circular_weights(CATS), 1 - circ / circ.max())
+    with np.errstate(invalid="ignore"):  # 0/0 on the diagonal (1,1) and (4,4): set to 0 below
+        bip = d**2 / ((s - 2) * (8 - s))
+    np.fill_diagonal(bip, 0)
+    np.testing.assert_allclose(W.bipolar_weights(CATS), 1 - bip / bip.max())
+    # ordinal: positions only, n_kl = |k - l| + 1, o = n(n-1)/2 = 0, 1, 3
+    np.testing.assert_allclose(W.ordinal_weights(CATS), 1 - np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]]) / 3)
+    np.testing.assert_array_equal(W.identity_weights(CATS), np.eye(3))
+
+
+def test_text_categories_use_positions_and_numbers_are_sorted():
+    np.testing.assert_allclose(W.linear_weights(["lo", "mid", "hi"]), W.linear_weights([1, 2, 3]))
+    np.testing.assert_allclose(W.quadratic_weights([4, 1, 2]), W.quadratic_weights([1, 2, 4]))
+
+
+def test_user_matrix_equals_the_family_it_spells():
+    x = read_case("o_40x4")
+    lin = gwet_ac1(x, weights="linear")
+    assert gwet_ac1(x, weights=lin.weight_matrix.tolist()).value == pytest.approx(lin.value, rel=1e-15)
+    assert gwet_ac1(x, weights=lin.weight_matrix).weights == "custom"
+
+
+@pytest.mark.parametrize("family", ["radical", "ratio", "circular", "bipolar", "ordinal"])
+def test_every_family_runs_through_every_coefficient(family):
+    # the coefficients depend on the weights only through W: a user matrix gives the same numbers
+    x = read_case("o_25x6_na")
+    for func in (gwet_ac1, brennan_prediger, conger_kappa, percent_agreement):
+        a, b = func(x, weights=family), func(x, weights=W.WEIGHT_FAMILIES[family]([1, 2, 3, 4, 5]))
+        assert (a.value, a.standard_error) == pytest.approx((b.value, b.standard_error), rel=1e-15)
+
+
+def test_ordered_categorical_orders_the_weights():
+    x = read_case("o_40x4").to_numpy().astype(int)
+    names = np.array(["none", "low", "mid", "high", "max"])
+    dtype = pd.CategoricalDtype(list(names), ordered=True)
+    frame = pd.DataFrame(names[x - 1]).astype(dtype)
+    expected = gwet_ac1(x, weights="quadratic").value
+    assert gwet_ac1(frame, weights="quadratic").value == pytest.approx(expected, rel=1e-14)
+    assert gwet_ac1(names[x - 1], weights="quadratic", categories=list(names)).value == pytest.approx(
+        expected, rel=1e-14)
+
+
+def test_unused_categories_count_in_chance_agreement():
+    # irrCAC's categ.labels: a category nobody used raises q, hence AC1's and BP's pe
+    x = read_case("c_bin_40x2").to_numpy()
+    res = brennan_prediger(x, categories=[0, 1, 2])
+    assert res.expected == pytest.approx(1 / 3)
+    table = np.column_stack([count_table(pd.DataFrame(x), [0, 1]), np.zeros(len(x), int)])
+    assert res.value == pytest.approx(brennan_prediger(table, counts=True).value, rel=1e-14)
+
+
+# --------------------------------------------------------------------------- data conventions
+def test_objects_without_any_rating_are_left_out_with_a_warning():
+    x = RAW4RATERS
+    with_empty = np.vstack([x, [NAN] * 4])
+    with pytest.warns(PredstabDataWarning, match="no rating"):
+        res = gwet_ac1(with_empty)
+    assert res == gwet_ac1(x)
+
+
+def test_text_labels_and_missing_values():
+    x = read_case("c_str_45x2")
+    res = gwet_ac1(x)
+    assert res.categories == ("cat", "dog", "fox", "owl")
+    codes = x.replace({"cat": 1, "dog": 2, "fox": 3, "owl": 4}).astype(float)
+    assert res.value == pytest.approx(gwet_ac1(codes).value, rel=1e-14)
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "ordinal", "circular"])
+def test_one_category_is_perfect_agreement_with_a_warning(weights):
+    # irrCAC: pe = 1e-15 and, for weighted forms, 0/0 weights (NaN); predstab's convention: 1
+    with pytest.warns(PredstabDegenerateWarning):
+        res = gwet_ac1(np.ones((5, 3)), weights=weights)
+    assert res.value == 1.0
+    assert np.isnan(res.standard_error)
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+    np.testing.assert_array_equal(res.weight_matrix, [[1.0]])
+
+
+def test_perfect_agreement_has_zero_standard_error():
+    x = np.repeat(np.arange(6) % 3, 3).reshape(6, 3)
+    res = conger_kappa(x)
+    assert (res.value, res.standard_error, res.pvalue) == (1.0, 0.0, 0.0)  # R: t = Inf, p = 0
+
+
+def test_confidence_level():
+    x = read_case("o_60x3")
+    a, b = gwet_ac1(x), gwet_ac1(x, confidence_level=0.9)
+    from scipy import stats
+    half = b.standard_error * stats.t.ppf(0.95, b.df)
+    assert b.confidence_interval.low == pytest.approx(a.value - half, rel=1e-14)
+    assert b.confidence_level == 0.9
+
+
+# --------------------------------------------------------------------------- result convention
+def test_result_convention():
+    res = gwet_ac1(read_case("c_4cat_30x6_na"), weights="linear")
+    text = str(res)
+    assert text.splitlines()[0] == " AC2 for 6 raters (irrCAC::gwet.ac1.raw)"
+    assert "p-value = 1.997e-07" in text
+    assert len(repr(res)) < 300
+    frame = res.to_frame()
+    assert frame.loc[0, "ci_low"] == res.confidence_interval.low
+    assert (res.pa, res.pe) == (res.observed, res.expected)
+    assert res == gwet_ac1(read_case("c_4cat_30x6_na"), weights="linear")
+    assert res != gwet_ac1(read_case("c_4cat_30x6_na"))
+
+
+def test_irr_fleiss_kappa_unchanged_without_weights():
+    x = read_case("c_3cat_40x10")
+    assert type(fleiss_kappa(x)).__name__ == "FleissKappaResult"
+    assert type(fleiss_kappa(x, weights="linear")).__name__ == "AgreementCoefficientResult"
+
+
+# --------------------------------------------------------------------------- bad input
+X = [[1, 2], [2, 2], [1, 1]]
+
+
+@pytest.mark.parametrize("func", [percent_agreement, gwet_ac1, brennan_prediger, conger_kappa])
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"weights": "cubic"}, "weights"), ({"weights": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "weights"),
+    ({"confidence_level": 1.5}, "confidence_level"), ({"counts": "yes"}, "counts"),
+    ({"categories": [1]}, "categories"), ({"categories": "12"}, "categories"),
+])
+def test_bad_parameters_name_the_parameter(func, kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=f"`{name}`"):
+        func(X, **kwargs)
+
+
+def test_bad_ratings_name_the_parameter():
+    with pytest.raises(ValueError, match="`ratings`"):
+        gwet_ac1([1, 2, 3])
+    with pytest.raises(ValueError, match="`ratings`"):
+        gwet_ac1([[1, -1], [2, 0]], counts=True)
+    with pytest.raises(ValueError, match="`ratings`"):
+        gwet_ac1([[np.nan, np.nan], [np.nan, np.nan]])
+    with pytest.raises(ValueError, match="`counts`"):
+        conger_kappa([[1, 2], [3, 0]], counts=True)
+    with pytest.raises(ValueError, match="`categories`"):
+        gwet_ac1([[1, 2], [3, 0]], counts=True, categories=[1, 2, 3])
+
+
+def test_fleiss_and_krippendorff_options_that_do_not_mix():
+    with pytest.raises(ValueError, match="`exact`"):
+        fleiss_kappa(X, weights="linear", exact=True)
+    with pytest.raises(ValueError, match="`level`"):
+        krippendorff_alpha(X, weights="linear", level="ordinal")
+    with pytest.raises(InvalidParameterError, match="`weights`"):
+        fleiss_kappa(X, weights="cubic")
+
+
+def test_no_warning_on_ordinary_data():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gwet_ac1(read_case("o_40x4"), weights="quadratic")
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_many_categories_count_by_scatter_as_by_comparison(missing):
+    # raters x categories > 256: the count table is built with np.bincount instead of comparisons
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 40, size=(200, 10)).astype(float)
+    x[:, 1] = x[:, 0]  # some agreement
+    if missing:
+        x[rng.random(x.shape) < 0.1] = np.nan
+    cats = np.unique(x[~np.isnan(x)])
+    table = count_table(pd.DataFrame(x), list(cats))
+    for weights in (None, "quadratic"):
+        raw = gwet_ac1(x, weights=weights)
+        res = gwet_ac1(table, counts=True, weights=weights, categories=cats)
+        assert (raw.value, raw.standard_error) == pytest.approx((res.value, res.standard_error), rel=1e-12)
+        # Conger's chance agreement from each rater's category proportions, by hand (Conger 1980)
+        conger = conger_kappa(x, weights=weights)
+        p = np.array([[np.mean(x[~np.isnan(x[:, g]), g] == c) for c in cats] for g in range(x.shape[1])])
+        w = conger.weight_matrix
+        s2 = np.cov(p, rowvar=False)  # between-rater covariance of the proportions (n - 1)
+        pe = np.sum(w * (np.outer(p.mean(0), p.mean(0)) - s2 / x.shape[1]))
+        assert conger.expected == pytest.approx(pe, rel=1e-12)

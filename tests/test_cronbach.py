@@ -1,0 +1,103 @@
+"""predstab.cronbach_alpha against psych::alpha (psych 2.2.9) and independent computations."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from predstab import cronbach_alpha
+from validation._table import load_json
+from validation.suites.cac import ALPHA_TOTAL, read_case
+
+PSYCH = load_json("agreement", "expected", "psych_alpha.json")
+RTOL = 1e-10
+
+
+@pytest.mark.parametrize("case", sorted(PSYCH))
+def test_psych_alpha_total_and_feldt(case):
+    # R: psych::alpha(x)$total and $feldt (psych 2.2.9, default arguments)
+    rec = PSYCH[case]
+    res = cronbach_alpha(read_case(case))
+    for r_field, attr in ALPHA_TOTAL.items():
+        assert getattr(res, attr) == pytest.approx(rec["total"][r_field], rel=RTOL), r_field
+    assert res.confidence_interval.low == pytest.approx(rec["feldt"]["lower.ci"], rel=RTOL)
+    assert res.confidence_interval.high == pytest.approx(rec["feldt"]["upper.ci"], rel=RTOL)
+    assert res.value == pytest.approx(rec["feldt"]["alpha"], rel=RTOL)
+
+
+@pytest.mark.parametrize("case", sorted(PSYCH))
+def test_psych_alpha_drop_and_item_stats(case):
+    # R: psych::alpha(x)$alpha.drop and $item.stats; var.r is NA when only two items remain
+    rec = PSYCH[case]
+    res = cronbach_alpha(read_case(case))
+    assert list(res.alpha_drop.index) == list(rec["alpha.drop"])
+    for item, fields in rec["alpha.drop"].items():
+        for r_field, value in fields.items():
+            got = res.alpha_drop.loc[item, r_field]
+            if value is None:
+                assert np.isnan(got), (item, r_field)
+            else:
+                assert got == pytest.approx(value, rel=RTOL), (item, r_field)
+    for item, fields in rec["item.stats"].items():
+        for r_field, value in fields.items():
+            assert res.item_stats.loc[item, r_field] == pytest.approx(value, rel=RTOL), (item, r_field)
+
+
+def test_alpha_by_hand():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 5)) + rng.normal(size=(40, 1))
+    k = x.shape[1]
+    item_var = x.var(axis=0, ddof=1).sum()
+    total_var = x.sum(axis=1).var(ddof=1)
+    res = cronbach_alpha(x)
+    assert res.value == pytest.approx(k / (k - 1) * (1 - item_var / total_var), rel=1e-13)
+    r = np.corrcoef(x, rowvar=False)
+    r_bar = (r.sum() - k) / (k * (k - 1))
+    assert res.standardized == pytest.approx(k * r_bar / (1 + (k - 1) * r_bar), rel=1e-13)
+    assert res.signal_noise == pytest.approx(k * r_bar / (1 - r_bar), rel=1e-13)
+    # alpha without item 0, from scratch
+    y = x[:, 1:]
+    drop0 = (k - 1) / (k - 2) * (1 - y.var(axis=0, ddof=1).sum() / y.sum(axis=1).var(ddof=1))
+    assert res.alpha_drop.iloc[0]["raw_alpha"] == pytest.approx(drop0, rel=1e-13)
+    # Feldt: 1 - (1 - alpha) F quantiles with (n - 1, (n - 1)(k - 1)) df
+    f_hi = stats.f.ppf(0.975, 39, 39 * 4)
+    assert res.confidence_interval.low == pytest.approx(1 - (1 - res.value) * f_hi, rel=1e-13)
+
+
+def test_matches_pingouin():
+    pingouin = pytest.importorskip("pingouin")
+    x = pd.DataFrame(read_case("m_20x6"))
+    value, ci = pingouin.cronbach_alpha(x)
+    assert cronbach_alpha(x).value == pytest.approx(value, rel=1e-12)
+
+
+def test_missing_scores_use_pairwise_covariances():
+    x = read_case("m_30x4").to_numpy()
+    x[[0, 3, 7], [1, 2, 0]] = np.nan
+    frame = pd.DataFrame(x)
+    c = frame.cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
+    k = 4
+    expected = (1 - np.trace(c) / c.sum()) * k / (k - 1)
+    assert cronbach_alpha(x).value == pytest.approx(expected, rel=1e-13)
+    assert cronbach_alpha(x).item_stats["n"].tolist() == [29.0, 29.0, 29.0, 30.0]
+
+
+def test_result_convention():
+    res = cronbach_alpha(read_case("m_30x4"))
+    text = str(res)
+    assert "raw_alpha std.alpha G6(smc) average_r S/N   ase" in text
+    assert "Reliability if an item is dropped:" in text
+    assert len(repr(res)) < 300
+    assert res.to_frame().loc[0, "ci_high"] == res.confidence_interval.high
+    assert res == cronbach_alpha(read_case("m_30x4"))
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="`confidence_level`"):
+        cronbach_alpha([[1, 2], [2, 3], [3, 5]], confidence_level=2)
+    with pytest.raises(ValueError, match="`items`"):
+        cronbach_alpha([[1, 2], [2, 3]])
+    with pytest.raises(ValueError, match="`items`"):
+        cronbach_alpha([1, 2, 3])
+    with pytest.raises(TypeError, match="`items`"):
+        cronbach_alpha([["a", "b"], ["c", "d"], ["e", "f"]])
