@@ -285,6 +285,43 @@ def _fit():
     return predstab.fit_2pl(*_GRID)
 
 
+def _case(name):
+    """A small (objects x raters) matrix of the R reference (validation/r-reference/agreement/cases)."""
+    import pandas as pd
+
+    from validation._table import REFERENCE
+
+    return pd.read_csv(REFERENCE / "agreement" / "cases" / f"{name}.csv").to_numpy()
+
+
+_BINARY = _case("c_bin_40x2")  # 40 objects x 2 raters, 0/1
+_ORDINAL = _case("o_30x2")  # 30 objects x 2 raters, scores 1..5
+_ORDINAL_MANY = _case("o_60x3")  # 60 objects x 3 raters
+_THREE_CATS = _case("c_3cat_40x10")[:, :4]  # 40 objects x 4 raters, categories 1..3
+_REPEATED = _case("rii_15_3x2")  # 15 objects x (3 raters x 2 measurements)
+_IOTA = [_case("iq_20x3_v1"), _case("iq_20x3_v2")]  # two variables, 20 objects x 3 raters
+_CAT_COUNTS = np.stack([(_THREE_CATS == k).sum(axis=1) for k in (1, 2, 3)], axis=1)  # objects x categories
+_ITEMS = _case("m_30x4")  # 30 persons x 4 items
+
+
+def _compare_calls():
+    """predstab.compare's example calls: the one table of tests/test_compare_results.py."""
+    from predstab import compare
+    from tests.test_compare_results import CALLS as COMPARE_CALLS
+
+    return {f"compare.{name}": (getattr(compare, name), args, kwargs)
+            for name, (args, kwargs) in COMPARE_CALLS.items()}
+
+
+def _compare(name, *args, **kwargs):
+    """A result of predstab.compare: the example call of ``name`` or the given arguments."""
+    from predstab import compare
+    from tests.test_compare_results import CALLS as COMPARE_CALLS
+
+    default_args, default_kwargs = COMPARE_CALLS[name]
+    return getattr(compare, name)(*(args or default_args), **(default_kwargs if not args else {}), **kwargs)
+
+
 # A valid call of every public function and declared public method: name -> (callable, args, kwargs).
 # The registry test substitutes the invalid values generated from each declared constraint, one at a
 # time, and expects InvalidParameterError naming the parameter.
@@ -311,6 +348,30 @@ CALLS = {
     "StabilityResult.bootstrap_interval": (
         lambda *a, **kw: predstab.phi(_RATINGS, _RATINGS[:, 0]).bootstrap_interval(*a, **kw), (),
         {"n_resamples": 99, "random_state": 0}),
+    # agreement coefficients of irr and psych (R reference cases)
+    "agree": (predstab.agree, (_THREE_CATS,), {"tolerance": 1}),
+    "kendall_w": (predstab.kendall_w, (_ORDINAL_MANY,), {"correct": True}),
+    "finn": (predstab.finn, (_ORDINAL_MANY,), {"n_levels": 5, "model": "twoway"}),
+    "robinson_a": (predstab.robinson_a, (_ORDINAL_MANY,), {}),
+    "mean_correlation": (predstab.mean_correlation, (_IOTA[0],), {}),
+    "mean_spearman": (predstab.mean_spearman, (_ORDINAL_MANY,), {}),
+    "maxwell_re": (predstab.maxwell_re, (_BINARY,), {}),
+    "rater_bias": (predstab.rater_bias, (_ORDINAL,), {}),
+    "stuart_maxwell": (predstab.stuart_maxwell, (_ORDINAL,), {}),
+    "bhapkar": (predstab.bhapkar, (_ORDINAL,), {}),
+    "iota": (predstab.iota, (_IOTA,), {"level": "quantitative", "standardize": True}),
+    "inter_intra_reliability": (predstab.inter_intra_reliability, (_REPEATED,), {"n_raters": 3}),
+    "cohen_kappa": (predstab.cohen_kappa, (_ORDINAL,), {"weights": "quadratic", "levels": [1, 2, 3, 4, 5]}),
+    "light_kappa": (predstab.light_kappa, (_THREE_CATS,), {}),
+    "kappa_sample_size": (predstab.kappa_sample_size, (0.6, 0.4), {"rate1": 0.3, "rate2": 0.4}),
+    # irrCAC's coefficients and psych::alpha
+    "percent_agreement": (predstab.percent_agreement, (_THREE_CATS,), {"weights": "linear"}),
+    "gwet_ac1": (predstab.gwet_ac1, (_THREE_CATS,), {"weights": "quadratic", "categories": [1, 2, 3]}),
+    "brennan_prediger": (predstab.brennan_prediger, (_CAT_COUNTS,), {"counts": True}),
+    "conger_kappa": (predstab.conger_kappa, (_THREE_CATS,), {"confidence_level": 0.9}),
+    "cronbach_alpha": (predstab.cronbach_alpha, (_ITEMS,), {}),
+    # predstab.compare: the calls of tests/test_compare_results.py
+    **_compare_calls(),
 }
 
 # Where a call goes through a lambda, the function whose declarations it exercises.
@@ -327,6 +388,18 @@ TARGETS = {
 # need no declaration; a data parameter that has one (e.g. "array-like") is not listed here.
 DATA = {
     "repeated_predictions": {"X", "y", "X_test"},
+    "phi": {"predictions", "training_observations"},
+    "psi": {"predictions", "prediction_space"},
+    "calculate_phi": {"prediction_matrix", "training_observations"},
+    "calculate_psi": {"prediction_matrix", "prediction_space"},
+    **{name: {"ratings"} for name in (
+        "agree", "kendall_w", "finn", "robinson_a", "mean_correlation", "mean_spearman", "maxwell_re",
+        "rater_bias", "stuart_maxwell", "bhapkar", "iota", "inter_intra_reliability", "cohen_kappa",
+        "light_kappa", "percent_agreement", "gwet_ac1", "brennan_prediger", "conger_kappa")},
+    "cronbach_alpha": {"items"},
+    # not data: a matplotlib Axes (or None) that matplotlib itself checks; predstab.compare leaves it
+    # undeclared on purpose (tests/test_compare_results.py exempts `ax` too)
+    "compare.plot_cd_diagram": {"ax"},
 }
 
 # Public functions and methods that get their declarations on other branches (compare, tuning
@@ -338,12 +411,8 @@ PENDING = {
     # tuning engine (_tune.py, _pool.py)
     "tune_num_learners", "TreePool.fit", "TreePool.extend", "TreePool.forests", "TreePool.oob_baseline",
     "TreePool.closed_form", "TuningResult.seconds_for",
-    # predstab.compare
-    *(f"compare.{name}" for name in (
-        "mcnemar", "paired_bootstrap", "permutation_test", "ttest", "wilcoxon", "corrected_resampled_ttest",
-        "cv5x2_ttest", "cv5x2_ftest", "friedman_nemenyi", "plot_cd_diagram", "seeds_needed", "power_ttest",
-        "power_ttest_n", "detectable_effect", "win_rate_test", "games_needed", "iqm", "mean_ci",
-        "stratified_bootstrap_ci", "expected_max_normal", "variance_components")),
+    # file reader of the command line (_io.py, `io` branch): `what` and `header` still undeclared
+    "read_table",
 }
 
 # Public classes whose methods are not functions of this registry: scikit-learn estimators validate
@@ -388,14 +457,68 @@ RESULTS = [
      _with_warnings_ignored(lambda: _repeated(baseline="kfold", cv=3))),
     # class labels with missing out-of-bag predictions (None in an object array)
     ("RepeatedPredictions(classes)", "RepeatedPredictions", _with_warnings_ignored(lambda: _classes())),
+    # agreement coefficients of irr and psych
+    ("AgreeResult", "AgreeResult", lambda: predstab.agree(_THREE_CATS, tolerance=1)),
+    ("AgreeResult(text)", "AgreeResult", _with_warnings_ignored(lambda: predstab.agree(_case("c_str_45x2")))),
+    ("KendallWResult", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY)),
+    ("KendallWResult(correct)", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY, correct=True)),
+    ("FinnResult", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5)),
+    ("FinnResult(twoway)", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5, model="twoway")),
+    ("RobinsonAResult", "RobinsonAResult", lambda: predstab.robinson_a(_ORDINAL_MANY)),
+    ("MeanCorrelationResult", "MeanCorrelationResult", lambda: predstab.mean_correlation(_IOTA[0])),
+    ("MeanCorrelationResult(spearman)", "MeanCorrelationResult",
+     lambda: predstab.mean_spearman(_ORDINAL_MANY, fisher=False)),
+    ("MaxwellREResult", "MaxwellREResult", lambda: predstab.maxwell_re(_BINARY)),
+    ("RaterBiasResult", "RaterBiasResult", lambda: predstab.rater_bias(_ORDINAL)),
+    ("StuartMaxwellResult", "StuartMaxwellResult", lambda: predstab.stuart_maxwell(_ORDINAL)),
+    ("BhapkarResult", "BhapkarResult", lambda: predstab.bhapkar(_ORDINAL)),
+    ("IotaResult", "IotaResult", lambda: predstab.iota(_IOTA)),
+    ("IotaResult(nominal)", "IotaResult", lambda: predstab.iota(_case("in_30x3_v1"), level="nominal")),
+    ("IotaResult(standardized)", "IotaResult", lambda: predstab.iota(_IOTA, standardize=True)),
+    ("InterIntraReliabilityResult", "InterIntraReliabilityResult",
+     lambda: predstab.inter_intra_reliability(_REPEATED, n_raters=3)),
+    ("CohenKappaResult", "CohenKappaResult", lambda: predstab.cohen_kappa(_BINARY)),
+    ("CohenKappaResult(weighted)", "CohenKappaResult",
+     lambda: predstab.cohen_kappa(_ORDINAL, weights="quadratic", confidence_level=0.9)),
+    ("CohenKappaResult(raters)", "CohenKappaResult", lambda: predstab.cohen_kappa(_THREE_CATS)),
+    ("LightKappaResult", "LightKappaResult", lambda: predstab.light_kappa(_THREE_CATS)),
+    ("KappaSampleSizeResult", "KappaSampleSizeResult",
+     lambda: predstab.kappa_sample_size(0.6, 0.4, rate1=0.3, rate2=0.4)),
+    ("KappaSampleSizeResult(marginals)", "KappaSampleSizeResult",
+     lambda: predstab.kappa_sample_size(0.6, 0.4, marginals=[0.2, 0.3, 0.5], two_sided=True)),
+    # irrCAC's coefficients and psych::alpha
+    ("AgreementCoefficientResult", "AgreementCoefficientResult", lambda: predstab.gwet_ac1(_THREE_CATS)),
+    ("AgreementCoefficientResult(weighted)", "AgreementCoefficientResult",
+     lambda: predstab.percent_agreement(_THREE_CATS, weights="quadratic")),
+    ("AgreementCoefficientResult(counts)", "AgreementCoefficientResult",
+     lambda: predstab.brennan_prediger(_CAT_COUNTS, counts=True)),
+    ("AgreementCoefficientResult(conger)", "AgreementCoefficientResult",
+     lambda: predstab.conger_kappa(_THREE_CATS)),
+    ("CronbachAlphaResult", "CronbachAlphaResult", lambda: predstab.cronbach_alpha(_ITEMS)),
+    # predstab.compare (the example calls of tests/test_compare_results.py)
+    ("McNemarResult", "compare.McNemarResult", lambda: _compare("mcnemar")),
+    ("McNemarResult(Bowker)", "compare.McNemarResult",
+     lambda: _compare("mcnemar", [[24, 10, 10], [5, 30, 7], [5, 14, 14]], method="asymptotic")),
+    ("TestResult(ttest)", "compare.TestResult", lambda: _compare("ttest")),
+    ("TestResult(F)", "compare.TestResult", lambda: _compare("cv5x2_ftest")),
+    ("TestResult(corrected)", "compare.TestResult", lambda: _compare("corrected_resampled_ttest")),
+    ("TestResult(permutation)", "compare.TestResult", lambda: _compare("mean_permutation_test")),
+    ("WilcoxonResult", "compare.WilcoxonResult", _with_warnings_ignored(lambda: _compare("wilcoxon"))),
+    ("PairedBootstrapResult", "compare.PairedBootstrapResult", lambda: _compare("paired_bootstrap")),
+    ("BootstrapResult", "compare.BootstrapResult", lambda: _compare("bootstrap_ci")),
+    ("FriedmanNemenyiResult", "compare.FriedmanNemenyiResult", lambda: _compare("friedman_nemenyi")),
+    ("BonferroniDunnResult", "compare.BonferroniDunnResult", lambda: _compare("bonferroni_dunn")),
+    ("WinRateResult", "compare.WinRateResult", lambda: _compare("win_rate_test")),
+    ("GamesNeeded", "compare.GamesNeeded", lambda: _compare("games_needed")),
+    ("MeanCI", "compare.MeanCI", lambda: _compare("mean_ci")),
+    ("StratifiedBootstrapResult", "compare.StratifiedBootstrapResult",
+     lambda: _compare("stratified_bootstrap_ci")),
+    ("ProbabilityOfImprovement", "compare.ProbabilityOfImprovement",
+     lambda: _compare("probability_of_improvement")),
+    ("VarianceComponents", "compare.VarianceComponents", lambda: _compare("variance_components")),
 ]
 
-# Public result classes converted on other branches (StabilityResult: the stability engineer;
-# TuningResult: the tuning engineer; predstab.compare's results: the compare engineer).
-PENDING_RESULTS = {"TuningResult", "compare.McNemarResult",
-                   "compare.PairedBootstrapResult", "compare.TestResult", "compare.FriedmanNemenyiResult",
-                   "compare.WinRateResult",
-                   "compare.GamesNeeded", "compare.MeanCI", "compare.StratifiedBootstrapResult",
-                   "compare.VarianceComponents"}
+# Public result classes converted on other branches (TuningResult: the tuning engineer, `engine` branch).
+PENDING_RESULTS = {"TuningResult"}
 # Public classes that are not results.
 NOT_RESULTS = {"TreePool", *NOT_REGISTERED_CLASSES}

@@ -978,7 +978,8 @@ _DOC_DEFINITION = r"""
     otherwise (``PredstabUndefinedWarning``)."""
 
 
-@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+@validate_params({"scale": [Options(_SCALES), None], "levels": ["array-like", None],
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
 def phi(predictions, training_observations, /, *, scale=None, levels=None,
         confidence_level=0.95) -> StabilityResult:
     r"""Data-based prediction stability phi: refit-to-refit instability against the training data.
@@ -1070,7 +1071,8 @@ def _phi_iv(predictions, training_observations, scale, levels):
                                                                      "levels")
 
 
-@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+@validate_params({"scale": [Options(_SCALES), None], "levels": ["array-like", None],
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
 def psi(predictions, prediction_space, /, *, scale=None, levels=None,
         confidence_level=0.95) -> StabilityResult:
     r"""Model-based prediction stability psi: refit-to-refit instability against the model's own spread.
@@ -1146,7 +1148,8 @@ def _psi_iv(predictions, prediction_space, scale, levels):
     return predictions, prediction_space, scale, levels, _Names("predictions", "prediction_space", "levels")
 
 
-@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+@validate_params({"scale": [Options(_SCALES)], "ordinal_levels": ["array-like", None],
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
 def calculate_phi(prediction_matrix, training_observations, scale="metric", ordinal_levels=None, *,
                   confidence_level=0.95):
     """APS's ``calculate_phi`` with its argument names and default ``scale="metric"``.
@@ -1192,7 +1195,8 @@ def _calculate_phi_iv(prediction_matrix, training_observations, scale, ordinal_l
             _Names("prediction_matrix", "training_observations", "ordinal_levels"))
 
 
-@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+@validate_params({"scale": [Options(_SCALES)], "ordinal_levels": ["array-like", None],
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
 def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_levels=None, *,
                   confidence_level=0.95):
     """APS's ``calculate_psi`` with its argument names and default ``scale="metric"``.
