@@ -143,7 +143,10 @@ class Options(Constraint):
 
     def is_satisfied_by(self, value):
         try:
-            return any(type(value) is type(o) and value == o for o in self.options)
+            # strings match as strings (numpy's str_ too); other values need their exact type, so
+            # that True never passes for 1
+            return any((isinstance(value, str) and value == o) if isinstance(o, str)
+                       else (type(value) is type(o) and value == o) for o in self.options)
         except Exception:
             return False
 
