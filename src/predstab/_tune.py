@@ -840,7 +840,8 @@ class _Opts:
 
 def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
                           select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
-                          target, n_bootstrap, progress, precision, scale, levels, confidence_level):
+                          target, n_bootstrap, progress, precision, scale, levels, confidence_level,
+                          rec_thresh, round_to):
     from sklearn.base import is_classifier
 
     from ._importance import _selection_size
@@ -905,6 +906,10 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         raise ValueError(f"`voting` must be 'soft', 'hard' or None; got {voting!r}.")
     if not (isinstance(target, float) and 0 < target < 1):
         raise ValueError(f"`target` must be a float in (0, 1); got {target!r}.")
+    if isinstance(rec_thresh, bool) or not (isinstance(rec_thresh, (int, float)) and 0 < rec_thresh < np.inf):
+        raise ValueError(f"`rec_thresh` must be a positive finite number; got {rec_thresh!r}.")
+    if not isinstance(round_to, str) or round_to not in _ROUNDING:
+        raise ValueError(f"`round_to` must be one of {sorted(_ROUNDING)}; got {round_to!r}.")
     if not (isinstance(confidence_level, float) and 0 < confidence_level < 1):
         raise ValueError(f"`confidence_level` must be a float in (0, 1); got {confidence_level!r}.")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
@@ -1151,7 +1156,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     grid, measures, is_clf, pool_size, explicit_pool, voting, spec = _tune_num_learners_iv(
         estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
         importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress,
-        precision, scale, levels, confidence_level)
+        precision, scale, levels, confidence_level, rec_thresh, round_to)
     rng = check_rng(random_state)
     y = spec.y
     opts = _Opts(is_clf=is_clf, voting=voting, n_jobs=n_jobs,
