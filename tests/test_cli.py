@@ -297,6 +297,12 @@ def test_tune_errors(tmp_path, capsys, diabetes_csv):
     code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--task", "ordinal")
     assert_one_line_error(code, err, "--levels")
 
+    frame = pd.read_csv(diabetes_csv)
+    frame["target"] = frame["target"] + 0.5
+    frame.to_csv(bad, index=False)
+    code, _, err = run(capsys, "tune", bad, "--target", "target", "--task", "classification")
+    assert_one_line_error(code, err, "looks continuous", "--task regression")
+
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("a,b,target\n1,2,3\n4,5,6,7\n")
     code, _, err = run(capsys, "tune", ragged, "--target", "target")

@@ -541,3 +541,35 @@ def test_classifier_defaults_select_the_last_class():
     with pytest.raises(ValueError, match="some but not all classes"):
         tune_num_learners(RandomForestClassifier(), Xc[:60], yc[:60], Xc[60:], grid=(3, 6, 12),
                           select_for="high")
+
+
+def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
+    from predstab._tune import _primary_message, _recommend
+    from validation._table import load_json
+
+    curve = load_json("aps", "expected", "aps_maize.json")["curve"]  # ranger, psi with moving OOB baseline
+    n = np.array([p["num_trees"] for p in curve], dtype=float)
+    values = np.array([p["psi"] for p in curve])
+    fit = fit_2pl(n, values)
+    assert fit.poor_fit and fit.converged
+    rec = _recommend("psi", fit, n, values, int(n.max()), 0.95, 1e-6, "thousand")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        assert rec.value == fit.recommend() and rec.rule == "optRF"  # optRF's number stays visible
+    assert "fits poorly" in rec.note
+    problems, message = _primary_message("psi", fit, rec, n.astype(int).tolist(), [])
+    assert problems and "fits poorly" in message and "would resolve it" in message
+
+
+def test_per_object_plot_labels_no_object_that_is_perfectly_stable():
+    from predstab import _demo
+
+    rng = np.random.default_rng(0)
+    Xf = np.vstack([rng.normal(0, 1, (40, 3)), rng.normal(12, 1, (40, 3))])
+    yf = np.repeat(["a", "b"], 40).astype(object)
+    job = _demo.TuneJob(task="classification", X=Xf[::2], y=yf[::2], X_test=Xf[1::2], y_test=yf[1::2],
+                        grid=[5, 10, 20], n_repeats=3, n_bootstrap=0, title="blobs")
+    res = _demo.compute(job)
+    assert np.all(np.asarray(res.largest_psi.per_object) == 1)
+    _, per_object = _demo._figures(res, job)
+    assert [t.get_text() for t in per_object.axes[0].texts] == []

@@ -116,6 +116,7 @@ def _check_job(job):
             raise InputError("--method closed-form supports regression and classification; "
                              "use --method pool for an ordinal target")
     elif job.task == "classification":
+        _not_continuous(job.y)
         job.y = np.asarray(job.y).astype(str).astype(object)
         job.y_test = np.asarray(job.y_test).astype(str).astype(object)
     elif job.task == "regression":
@@ -130,6 +131,19 @@ def _check_job(job):
         raise InputError(f"--method must be one of {sorted(_METHODS)}; got {job.method!r}")
     if job.X.shape[0] < 10:
         raise InputError(f"need at least 10 training rows; got {job.X.shape[0]}")
+
+
+def _not_continuous(y):
+    """A class target that is really a measurement: say so in the user's terms."""
+    try:
+        values = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        return
+    distinct = np.unique(values[np.isfinite(values)])
+    if distinct.size > 20 and np.any(distinct != np.round(distinct)):
+        raise InputError(f"the target looks continuous ({distinct.size} distinct numbers such as "
+                         f"{distinct[0]:g} and {distinct[-1]:g}); use --task regression, or --task "
+                         "classification with class labels")
 
 
 def tune_arguments(job):
