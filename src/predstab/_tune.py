@@ -1242,6 +1242,44 @@ def _point_notes(failed, degenerate):
 
 def _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to, n_bootstrap,
                confidence_level, rng, pool_size, notes, settings):
+    """The TuningResult: fits and recommendations, bands, the primary's interval, run time."""
+    fits, recs = _fits_and_recommendations(table, measures, target, rec_thresh, round_to)
+    primary = measures[0]
+    fit, rec = fits[primary], recs[primary]
+    recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
+    excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
+    problems, message = _primary_message(primary, fit, rec, grid, excluded)
+    if problems:
+        warnings.warn(message, PredstabWarning, stacklevel=3)
+    resampled = _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap,
+                       confidence_level, rng)
+    interval = unrounded = ConfidenceInterval(float("nan"), float("nan"))
+    if resampled is not None and rec.rule == "optRF" and recommendation is not None:
+        interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
+    table = _ordered(table, measures)
+    largest = values.get(max(grid))
+    return TuningResult(
+        table=table, fits=fits, recommendations=recs, summary=_summary_frame(fits, recs), primary=primary,
+        recommendation=recommendation, reliable=not problems, message=message, target=target,
+        n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
+        interval_covers=_COVERS["closed_form" if method == "closed_form" else "objects"],
+        confidence_level=confidence_level, runtime=runtime_model(table["n_learners"], table["seconds"]),
+        method=method, pool_size=pool_size, psi_baseline=spec.baseline_text if "psi" in measures else "",
+        largest_phi=_largest(largest, spec, "phi", measures),
+        largest_psi=_largest(largest, spec, "psi", measures), notes=tuple(notes), settings=settings,
+    )
+
+
+_COVERS = {
+    "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
+                   "not the sampling of the test objects",
+    "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
+               "not of new forests",
+}
+
+
+def _fits_and_recommendations(table, measures, target, rec_thresh, round_to):
+    """Each measure's 2PL fit (finite, non-degenerate points) and recommendation."""
     n = table["n_learners"].to_numpy(dtype=float)
     fits, recs = {}, {}
     for m in measures:
@@ -1250,57 +1288,36 @@ def _summarise(table, values, grid, measures, spec, method, closed, target, rec_
         usable = np.isfinite(curve) & ~flagged
         fits[m] = _fit(n, curve, usable)
         recs[m] = _recommend(m, fits[m], n[usable], curve[usable], int(n.max()), target, rec_thresh, round_to)
-    primary = measures[0]
-    fit, rec = fits[primary], recs[primary]
-    recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
-    excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
-    problems, message = _primary_message(primary, fit, rec, grid, excluded)
-    if problems:
-        warnings.warn(message, PredstabWarning, stacklevel=3)
-    # bootstrap: bands (refit / pool) and the primary's recommendation interval
-    nan = ConfidenceInterval(float("nan"), float("nan"))
-    interval = unrounded = nan
-    if method == "closed_form":
-        covers = ("the pool's learners resampled: only the error from the pool's finite number of learners, "
-                  "not the sampling of the test objects")
-    else:
-        covers = ("test objects resampled, the forests held fixed: the sampling of the test objects, "
-                  "not of new forests")
-    resampled = None
-    if n_bootstrap and method == "closed_form" and primary in closed:
-        if closed[primary][3] is not None:
-            resampled = np.minimum(table[primary].to_numpy(float) - closed[primary][3], 1.0)
-    elif n_bootstrap and all(values[g].test is not None for g in grid):
-        todo = [m for m in measures if m not in closed]
-        curves = _bootstrap_objects(values, grid, todo, primary, spec, n_bootstrap, rng)
-        resampled = curves.get(primary)
-        alpha = (1 - confidence_level) / 2
-        for m, c in curves.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-                low, high = np.nanquantile(c, [alpha, 1 - alpha], axis=0)
-            table[f"{m}_low"], table[f"{m}_high"] = low, high
-    if resampled is not None and rec.rule == "optRF" and recommendation is not None:
-        interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
-    table = _ordered(table, measures)
-    intercept, slope = runtime_model(table["n_learners"], table["seconds"])
-    largest = values[max(grid)] if max(grid) in values else None
-    largest_phi = _largest(largest, spec, "phi", measures)
-    largest_psi = _largest(largest, spec, "psi", measures)
-    summary = pd.DataFrame([{
+    return fits, recs
+
+
+def _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap, confidence_level, rng):
+    """Add the object-bootstrap bands to ``table`` (refit / pool); return the primary measure's
+    resampled curves (rows) for its recommendation interval, or None."""
+    if not n_bootstrap:
+        return None
+    if method == "closed_form" and primary in closed:
+        errors = closed[primary][3]  # resampled pools' errors about the pool's own curve
+        return None if errors is None else np.minimum(table[primary].to_numpy(float) - errors, 1.0)
+    if not all(values[g].test is not None for g in grid):
+        return None
+    curves = _bootstrap_objects(values, grid, [m for m in measures if m not in closed], primary, spec,
+                                n_bootstrap, rng)
+    alpha = (1 - confidence_level) / 2
+    for m, c in curves.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            table[f"{m}_low"], table[f"{m}_high"] = np.nanquantile(c, [alpha, 1 - alpha], axis=0)
+    return curves.get(primary)
+
+
+def _summary_frame(fits, recs):
+    return pd.DataFrame([{
         "measure": m, "p1": fits[m].p1, "p2": fits[m].p2, "r_squared": fits[m].r_squared,
         "poor_fit": fits[m].poor_fit, "flattened": fits[m].flattened, "recommended": r.value,
         "rule": r.rule, "unrounded": r.unrounded, "n_for_target": r.n_for_target,
         "beyond_grid": r.beyond_grid, "suggested_max": fits[m].suggested_max, "note": r.note}
         for m, r in recs.items()]).set_index("measure")
-    return TuningResult(
-        table=table, fits=fits, recommendations=recs, summary=summary, primary=primary,
-        recommendation=recommendation, reliable=not problems, message=message, target=target,
-        n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
-        interval_covers=covers, confidence_level=confidence_level, runtime=(intercept, slope), method=method,
-        pool_size=pool_size, psi_baseline=spec.baseline_text if "psi" in measures else "",
-        largest_phi=largest_phi, largest_psi=largest_psi, notes=tuple(notes), settings=settings,
-    )
 
 
 def _ordered(table, measures):
