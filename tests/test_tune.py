@@ -518,8 +518,8 @@ def test_closed_form_precision_out_of_reach_warns(monkeypatch):
 
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"method": "pool", "precision": 0.02}, "applies to method='closed_form'"),
-    ({"method": "closed_form", "precision": 0}, "band half-width in"),
-    ({"method": "closed_form", "precision": True}, "band half-width in"),
+    ({"method": "closed_form", "precision": 0}, "`precision` must be a float in the open interval"),
+    ({"method": "closed_form", "precision": True}, "`precision`"),
 ])
 def test_precision_rejects_bad_use(kwargs, match):
     with pytest.raises(ValueError, match=match):

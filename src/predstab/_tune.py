@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
 from ._results import Result, r_signif, result
 from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
+from ._validation import Interval, Options, validate_params
 
 __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model"]
 
@@ -996,6 +998,29 @@ def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh
 
 
 # ----------------------------------------------------------------------------------------
+@validate_params({
+    "grid": ["array-like"],
+    "n_repeats": [Interval(Integral, 2, None)],
+    "measures": [str, "array-like", None],
+    "method": [Options(_METHODS)],
+    "select_fraction": [Interval(Real, 0, None, closed="neither"), None],
+    "importance_fraction": [Interval(Real, 0, None, closed="neither"), None],
+    "importance": [Options(("permutation", "impurity"))],
+    "psi_baseline": [Options(_PSI_BASELINES)],
+    "pool_size": [Interval(Integral, 2, None), None],
+    "precision": [Interval(Real, 0, 1, closed="neither"), None],
+    "voting": [Options(("soft", "hard")), None],
+    "scale": [Options(("metric", "categorical", "ordinal")), None],
+    "levels": ["array-like", None],
+    "target": [Interval(Real, 0, 1, closed="neither")],
+    "rec_thresh": [Interval(Real, 0, None, closed="neither")],
+    "round_to": [Options(tuple(_ROUNDING))],
+    "n_bootstrap": [Interval(Integral, 0, None)],
+    "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+    "progress": ["callable", None],
+})
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
                       measures=None, method="pool", select_fraction=None, select_for=None,
                       importance_fraction=None, importance="permutation", psi_baseline="fixed",
