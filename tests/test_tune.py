@@ -277,18 +277,19 @@ def test_recommendation_explains_itself_and_follows_the_rule_options():
 
 def test_bootstrap_interval_of_the_rounded_and_unrounded_recommendation():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PredstabWarning)
+        warnings.simplefilter("ignore")
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc", "phi"),
                                 method="pool", pool_size=96, n_bootstrap=20, random_state=0)
     # the same pool, then the resamples drawn from the generator after it (rows shared by all n)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=96, random_state=rng).fit(XTR, YTR, XTE, oob=False)
     forests = {n: pool.forests(n, n_forests=3) for n in GRID}
-    rounded, raw, icc_curves = [], [], []
+    rounded, raw, icc_curves, phi_curves = [], [], [], []
     for _ in range(20):
         rows = rng.integers(0, len(XTE), len(XTE))
         curve = [icc(forests[n][rows]).value for n in GRID]
         icc_curves.append(curve)
+        phi_curves.append([phi(forests[n][rows], YTR).value for n in GRID])
         fit = fit_2pl(GRID, curve)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PredstabWarning)
@@ -302,6 +303,9 @@ def test_bootstrap_interval_of_the_rounded_and_unrounded_recommendation():
     band_low, band_high = np.quantile(np.array(icc_curves), [0.025, 0.975], axis=0)
     np.testing.assert_allclose(res.table["icc_low"], band_low, rtol=1e-12)
     np.testing.assert_allclose(res.table["icc_high"], band_high, rtol=1e-12)
+    band_low, band_high = np.quantile(np.array(phi_curves), [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(res.table["phi_low"], band_low, rtol=1e-12)
+    np.testing.assert_allclose(res.table["phi_high"], band_high, rtol=1e-12)
     assert res.seconds_for(100) == pytest.approx(res.runtime[0] + 100 * res.runtime[1])
     assert "test objects resampled" in res.interval_covers
 

@@ -792,12 +792,31 @@ def _bootstrap_objects(values, grid, measures, primary, spec, n_bootstrap, rng):
     same = [m for m in measures if (m in _IMPORTANCE) == kind]
     first = values[grid[0]]
     n_objects = len(first.importances if kind else first.test)
+    # phi and psi hold D_e fixed, so a resample's value is 1 - mean(D_o,i over its rows) / D_e:
+    # the per-object disagreements of one call give every resample (as the direct call would)
+    parts = {(m, n): _per_object_parts(m, values[n], spec) for m in same if m in ("phi", "psi") for n in grid}
     curves = {m: np.empty((int(n_bootstrap), len(grid))) for m in same}
     for b in range(int(n_bootstrap)):
         rows = rng.integers(0, n_objects, n_objects)
         for m in same:
-            curves[m][b] = [_resampled(m, values[n], spec, rows) for n in grid]
+            curves[m][b] = [_resampled(m, values[n], spec, rows) if parts.get((m, n)) is None
+                            else _from_parts(parts[(m, n)], rows) for n in grid]
     return curves
+
+
+def _per_object_parts(name, gv, spec):
+    """``(per-object observed disagreement, D_e)`` of phi / psi, or None (then computed directly)."""
+    res = _largest(gv, spec, name, (name,))
+    if res is None or not (np.isfinite(res.expected) and res.expected > 0):
+        return None
+    return np.asarray(res.per_object_observed, dtype=float), float(res.expected)
+
+
+def _from_parts(parts, rows):
+    observed, expected = parts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # every resampled object dropped
+        return float(1.0 - np.nanmean(observed[rows]) / expected)
 
 
 def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level):
