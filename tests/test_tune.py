@@ -233,6 +233,30 @@ def test_rare_class_no_measure_aborts_the_run(rare):
         np.testing.assert_allclose(res.table.loc[gi, "psi"], expected, atol=1e-12)
 
 
+def test_a_measure_that_fails_at_one_n_is_nan_there_with_no_band(monkeypatch):
+    import predstab._tune as tune_module
+
+    real = tune_module._measure
+
+    def failing(name, gv, spec, rows=None):
+        if name == "psi" and gv.n == 8 and rows is None:
+            raise ValueError("psi cannot be computed here")
+        return real(name, gv, spec, rows)
+
+    monkeypatch.setattr(tune_module, "_measure", failing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc", "psi"),
+                                pool_size=96, n_bootstrap=10, random_state=0)
+    assert np.isnan(res.table.loc[1, "psi"]) and res.table["psi"].drop(index=1).notna().all()
+    assert res.table.loc[1, ["psi_low", "psi_high"]].isna().all()  # no band about a missing value
+    assert res.table.drop(index=1)[["psi_low", "psi_high"]].notna().all().all()
+    note = "psi could not be computed at n = 8 (NaN there): ValueError: psi cannot be computed here"
+    assert note in res.notes
+    assert res.fits["psi"].n.tolist() == [4, 16, 32]  # the fit uses the other points
+    assert "psi could not be computed at n = 8" in str(res)
+
+
 def test_rare_class_degenerate_fleiss_is_marked_and_left_out_of_the_fit(rare):
     res, pool = rare
     one_class = [n for n in RARE_GRID

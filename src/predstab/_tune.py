@@ -1351,7 +1351,10 @@ def _bands(table, values, grid, measures, primary, closed, spec, method, n_boots
     for m, c in curves.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-            table[f"{m}_low"], table[f"{m}_high"] = np.nanquantile(c, [alpha, 1 - alpha], axis=0)
+            low, high = np.nanquantile(c, [alpha, 1 - alpha], axis=0)
+        undefined = ~np.isfinite(table[m].to_numpy(dtype=float))  # no band about a value that is not there
+        table[f"{m}_low"] = np.where(undefined, np.nan, low)
+        table[f"{m}_high"] = np.where(undefined, np.nan, high)
     return curves.get(primary)
 
 
