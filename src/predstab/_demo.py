@@ -209,8 +209,15 @@ def _figures(res, job):
               if f"{m}_low" in table and np.isfinite(table[f"{m}_low"]).all()}
     recommended = {m: r.value for m, r in res.recommendations.items()
                    if r.value is not None and (r.rule == "already stable" or not res.fits[m].poor_fit)}
+    curves = {}
+    for m in measures:
+        values = table[m].to_numpy(float)
+        flagged = np.array([m in d.split(",") for d in table["degenerate"]], dtype=bool)
+        curves[m] = np.where(flagged, np.nan, values)
+        if flagged.any():  # degenerate points (0/0 set to 1) are drawn as their own, unfitted series
+            curves[f"{m}: degenerate, 0/0 set to 1"] = np.where(flagged, values, np.nan)
     curve_fig = plot_stability_curve(
-        table["n_learners"].to_numpy(float), {m: table[m].to_numpy(float) for m in measures}, errors=errors,
+        table["n_learners"].to_numpy(float), curves, errors=errors,
         fits={m: f for m, f in res.fits.items() if f.converged}, recommended=recommended,
         title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
     per_fig = None
