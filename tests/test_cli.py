@@ -77,23 +77,51 @@ def test_unknown_command_is_one_line_exit_2(capsys):
 
 
 # --------------------------------------------------------------------------- demo
-def test_demo_prints_recommendation_writes_pngs_and_never_overwrites(tmp_path, capsys):
+def _without_timing(summary):
+    """stability.json / TuningResult.to_dict() without what depends on the clock."""
+    job = ("data", "task", "n_train", "n_test", "seed", "runtime")
+    out = {k: v for k, v in summary.items() if k not in job}
+    out["table"] = {k: v for k, v in out["table"].items() if k != "seconds"}
+    return out
+
+
+def _same_table(path, res):
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    expected = res.table
+    assert list(table.columns) == list(expected.columns)
+    for col in expected.columns:
+        if col == "seconds":
+            continue
+        if expected[col].dtype.kind == "f":
+            np.testing.assert_allclose(table[col].to_numpy(float), expected[col].to_numpy(float), rtol=1e-12)
+        else:
+            assert table[col].fillna("").astype(str).tolist() == expected[col].astype(str).tolist(), col
+
+
+def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_path, capsys):
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.model_selection import train_test_split
+
     out_dir = tmp_path / "predstab-demo"
     code, out, err = run(capsys, "demo", "--quick", "--quiet", "--out", out_dir)
     assert code == 0, err
-    assert "Recommendation:" in out
+    # the same call, written out: the demo is tune_num_learners on the diabetes data
+    X, y = load_diabetes(return_X_y=True)
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    res = predstab.tune_num_learners(
+        RandomForestRegressor(max_features="sqrt", min_samples_leaf=5), X_train, y_train, X_test,
+        grid=[2, 5, 10, 25, 50], n_repeats=5, measures=("icc", "phi", "psi"), method="pool", pool_size=250,
+        random_state=0, n_jobs=-1)
+    _same_table(out_dir / "stability.csv", res)
+    summary = json.loads((out_dir / "stability.json").read_text())
+    assert _without_timing(summary) == _without_timing(json.loads(predstab.cli.dumps(res.to_dict())))
     assert "Data-based prediction stability (phi)" in out and "Model-based prediction stability (psi)" in out
+    assert f"Recommendation: {res.recommendation} learners" in out
+    assert str(res).splitlines()[0] in out
     for name in ("stability.csv", "stability.json", "stability.png", "per_object.png"):
         assert (out_dir / name).is_file()
     assert (out_dir / "stability.png").read_bytes()[:8] == PNG_MAGIC
-    table = pd.read_csv(out_dir / "stability.csv")
-    assert list(table["n_trees"]) == [2, 5, 10, 25, 50]
-    # stability rises with the number of trees (phi, psi and ICC(1) all follow the 2PL law)
-    for measure in ("phi", "psi", "ICC(1)"):
-        assert table[measure].iloc[-1] > table[measure].iloc[0]
-        assert (table[f"{measure}_low"] <= table[measure] + 1e-12).all()
-    summary = json.loads((out_dir / "stability.json").read_text())
-    assert summary["fits"]["ICC(1)"]["converged"]
     first = (out_dir / "stability.csv").read_bytes()
 
     # the README runs the demo twice on CI: the second run must succeed in a fresh directory
@@ -102,139 +130,110 @@ def test_demo_prints_recommendation_writes_pngs_and_never_overwrites(tmp_path, c
     assert f"{out_dir}-2" in out
     assert (Path(f"{out_dir}-2") / "stability.png").is_file()
     assert (out_dir / "stability.csv").read_bytes() == first
-    # same seed, same numbers (only the timing column may differ)
-    again = pd.read_csv(Path(f"{out_dir}-2") / "stability.csv")
-    pd.testing.assert_frame_equal(table.drop(columns="seconds_per_forest"),
-                                  again.drop(columns="seconds_per_forest"))
-
     # --force reuses the directory
     code, out, _ = run(capsys, "demo", "--quick", "--quiet", "--out", out_dir, "--force")
     assert code == 0 and not Path(f"{out_dir}-3").exists()
 
 
-@pytest.mark.parametrize("dataset, optrf", [("wine", "Fleiss kappa"), ("ordinal", "Fleiss kappa")])
-def test_demo_on_class_data(tmp_path, capsys, dataset, optrf):
+@pytest.mark.parametrize("dataset", ["wine", "ordinal"])
+def test_demo_on_class_data(tmp_path, capsys, dataset):
     code, out, err = run(capsys, "demo", "--quick", "--quiet", "--dataset", dataset, "--out", tmp_path / "d")
     assert code == 0, err
-    assert optrf in out and "Recommendation:" in out
+    summary = json.loads((tmp_path / "d" / "stability.json").read_text())
+    assert summary["primary"] == "fleiss" and summary["settings"]["scale"] == (
+        "ordinal" if dataset == "ordinal" else "categorical")
+    assert "Recommendation:" in out and "fleiss" in out
+
+
+def test_tune_already_flat_curve_says_the_smallest_grid_value_is_enough(tmp_path, capsys):
+    # two far-apart blobs: kappa is 1 at every grid value and the 2PL fit fails on the flat curve
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(np.vstack([rng.normal(0, 1, (60, 3)), rng.normal(12, 1, (60, 3))]),
+                         columns=list("abc"))
+    frame["target"] = np.repeat(["x", "y"], 60)
+    frame.to_csv(tmp_path / "flat.csv", index=False)
+    code, out, err = run(capsys, "tune", tmp_path / "flat.csv", "--target", "target", "--task",
+                         "classification", "--grid", "5,10,20,40", "--repeats", "4", "--bootstrap", "0",
+                         "--quiet", "--out", tmp_path / "o")
+    assert code == 0, err
+    summary = json.loads((tmp_path / "o" / "stability.json").read_text())
+    assert summary["table"]["fleiss"] == [1.0, 1.0, 1.0, 1.0]
+    assert summary["recommendations"]["fleiss"]["rule"] == "already stable" and summary["recommendation"] == 5
+    assert "Recommendation: 5 learners" in out and "no larger grid is needed" in out
+    assert "would resolve" not in out and "warning" not in err
 
 
 # --------------------------------------------------------------------------- tune
 @pytest.mark.parametrize("method", ["pool", "refit", "closed-form"])
-def test_tune_writes_outputs_and_refuses_to_overwrite(tmp_path, capsys, diabetes_csv, method):
+def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_csv, method):
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.model_selection import train_test_split
+
     out_dir = tmp_path / "tuned"
-    args = ["tune", diabetes_csv, "--target", "target", "--grid", "5,10,20", "--repeats", "3",
-            "--method", method, "--quiet", "--out", out_dir]
+    args = ["tune", diabetes_csv, "--target", "target", "--grid", "5,10,20", "--repeats", "3", "--seed", "4",
+            "--method", method, "--bootstrap", "20", "--max-features", "0.5", "--min-samples-leaf", "3",
+            "--sample-fraction", "0.8", "--round-to", "hundred", "--rec-thresh", "1e-5",
+            "--target-stability", "0.9", "--quiet", "--out", out_dir]
     code, out, err = run(capsys, *args)
     assert code == 0, err
-    assert "Recommendation:" in out
-    table = pd.read_csv(out_dir / "stability.csv")
-    assert list(table["n_trees"]) == [5, 10, 20]
-    assert ((table["phi"] > 0) & (table["phi"] <= 1)).all()
+    frame = pd.read_csv(diabetes_csv)
+    X, X_test, y, _ = train_test_split(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
+                                       test_size=0.2, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabWarning)
+        res = predstab.tune_num_learners(
+            RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8), X, y, X_test,
+            grid=[5, 10, 20], n_repeats=3, measures=("icc", "phi", "psi"), method=method.replace("-", "_"),
+            pool_size=None if method == "refit" else 60, n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
+            target=0.9, random_state=4)
+    _same_table(out_dir / "stability.csv", res)
+    summary = json.loads((out_dir / "stability.json").read_text())
+    assert _without_timing(summary) == _without_timing(json.loads(predstab.cli.dumps(res.to_dict())))
+    # the settings used are printed
+    assert "RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8" in out
+    assert "rounded to the nearest hundred" in out and "rec_thresh = 1e-05" in out
+    assert "icc = 0.9 " in out or res.n_for_target is None
     before = (out_dir / "stability.json").read_bytes()
     code, _, err = run(capsys, *args)
     assert_one_line_error(code, err, "already exists", "--force")
     assert (out_dir / "stability.json").read_bytes() == before
-    if method == "pool":
-        assert run(capsys, *args, "--force")[0] == 0
 
 
-def test_tune_pool_gives_the_numbers_of_tune_num_learners(tmp_path, capsys, diabetes_csv):
-    # the CLI builds its forests from the same TreePool as predstab.tune_num_learners(method="pool"),
-    # so for the same seed and a pool of max(grid) * repeats trees the curves are identical
-    code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--grid", "5,10,20",
-                       "--repeats", "3", "--seed", "4", "--quiet", "--out", tmp_path / "o")
-    assert code == 0, err
-    frame = pd.read_csv(diabetes_csv)
-    from predstab import _demo
-
-    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
-                                    seed=4)
-    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=(5, 10, 20),
-                                     n_repeats=3, measures=("icc", "phi", "psi"), method="pool",
-                                     pool_size=60, n_bootstrap=0, random_state=4)
-    table = pd.read_csv(tmp_path / "o" / "stability.csv")
-    for ours, theirs in (("ICC(1)", "icc"), ("phi", "phi"), ("psi", "psi")):
-        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
-
-
-def test_tune_shows_the_interval_and_runtime_of_tune_num_learners(tmp_path, capsys, diabetes_csv,
-                                                                   monkeypatch):
-    # the recommendation's bootstrap interval is tune_num_learners' (same pool, same generator
-    # state): every resampled curve handed to fit_2pl must be the same in both runs
-    from predstab import _demo, _twopl
-    from predstab._tune import runtime_model
-
-    curves = []
-    real_fit = _twopl.fit_2pl
-
-    def spy(n, values, *args, **kwargs):
-        curves.append(np.array(values, dtype=float))
-        return real_fit(n, values, *args, **kwargs)
-
-    monkeypatch.setattr(_twopl, "fit_2pl", spy)
-    grid = (2, 5, 10, 20, 40)
-    args = ["tune", diabetes_csv, "--target", "target", "--grid", "2,5,10,20,40", "--repeats", "3",
-            "--seed", "4", "--quiet"]
-    code, out, err = run(capsys, *args, "--bootstrap", "30", "--out", tmp_path / "o")
-    assert code == 0, err
-    cli_curves, curves[:] = curves[-30:], []
-    frame = pd.read_csv(diabetes_csv)
-    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(), frame["target"].to_numpy(),
-                                    seed=4)
-    res = predstab.tune_num_learners(_demo._forest("regression", 1), X, y, X_test, grid=grid, n_repeats=3,
-                                     measures=("icc", "phi", "psi"), method="pool", pool_size=120,
-                                     n_bootstrap=30, random_state=4)
-    lib_curves = curves[-30:]
-    assert len(cli_curves) == len(lib_curves) == 30
-    for ours, theirs in zip(cli_curves, lib_curves, strict=True):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
-    summary = json.loads((tmp_path / "o" / "stability.json").read_text())
-    interval = summary["recommendation_interval"]
-    assert res.recommendation is not None and np.isfinite(res.confidence_interval.low)
-    assert interval["recommended_n"] == res.recommendation
-    assert (interval["low"], interval["high"]) == tuple(res.confidence_interval)
-    assert interval["n_bootstrap"] == 30 and interval["measure"] == "ICC(1)"
-    assert f"{res.confidence_interval.low:g} to {res.confidence_interval.high:g} trees" in out
-    # the run-time model is tune_num_learners' least-squares line over the printed seconds
-    table = pd.read_csv(tmp_path / "o" / "stability.csv")
-    intercept, slope = runtime_model(table["n_trees"], table["seconds_per_forest"])
-    runtime = summary["runtime"]
-    assert runtime["seconds_per_tree"] == pytest.approx(slope, rel=1e-12) and slope > 0
-    assert runtime["intercept_seconds"] == pytest.approx(intercept, abs=1e-12)
-    assert runtime["recommended_seconds_per_forest"] == pytest.approx(
-        intercept + slope * summary["recommended_n"], rel=1e-12)
-    assert f"{slope:.4g} * trees" in out
-    # --bootstrap 0: no interval (as n_bootstrap=0)
-    code, out, err = run(capsys, *args, "--bootstrap", "0", "--out", tmp_path / "p")
-    assert code == 0, err
-    summary = json.loads((tmp_path / "p" / "stability.json").read_text())
-    assert summary["recommendation_interval"]["low"] is None
-    assert "bootstrap interval" not in out and "Run time:" in out
+def test_tune_help_shows_forest_and_rule_options(capsys):
+    code, out, _ = run(capsys, "tune", "--help")
+    assert code == 0
+    for option in ("--max-features", "--min-samples-leaf", "--sample-fraction", "--round-to", "--rec-thresh",
+                   "--target-stability"):
+        assert option in out
+    code, _, err = run(capsys, "tune", "x.csv", "--target", "y", "--sample-fraction", "1.5")
+    assert_one_line_error(code, err, "--sample-fraction", "1.5")
+    code, _, err = run(capsys, "tune", "x.csv", "--target", "y", "--max-features", "many")
+    assert_one_line_error(code, err, "--max-features", "many")
 
 
 def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, capsys):
     from sklearn.datasets import load_wine
-
-    from predstab import _demo
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import train_test_split
 
     frame = load_wine(as_frame=True).frame
     frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
     frame.to_csv(tmp_path / "wine.csv", index=False)
-    code, _, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
-                       "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
-                       "--out", tmp_path / "o")
+    code, out, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
+                         "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
+                         "--bootstrap", "0", "--out", tmp_path / "o")
     assert code == 0, err
-    X, X_test, y, _ = _demo.holdout(frame.drop(columns="target").to_numpy(),
-                                    frame["target"].to_numpy(dtype=object), seed=2)
+    y = frame["target"].to_numpy(dtype=object)
+    X, X_test, y, _ = train_test_split(frame.drop(columns="target").to_numpy(), y, test_size=0.2,
+                                       random_state=2, stratify=y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
-        res = predstab.tune_num_learners(_demo._forest("classification", 1), X, y, X_test, grid=(2, 4, 8),
-                                         n_repeats=3, measures=("fleiss", "phi", "psi"), method="pool",
-                                         pool_size=24, n_bootstrap=0, random_state=2)  # hard voting
-    table = pd.read_csv(tmp_path / "o" / "stability.csv")
-    for ours, theirs in (("Fleiss kappa", "fleiss"), ("phi", "phi"), ("psi", "psi")):
-        np.testing.assert_allclose(table[ours], res.table[theirs], rtol=1e-12)
+        res = predstab.tune_num_learners(RandomForestClassifier(max_features="sqrt", min_samples_leaf=1), X,
+                                         y, X_test, grid=(2, 4, 8), n_repeats=3,
+                                         measures=("fleiss", "phi", "psi"), method="pool", pool_size=24,
+                                         n_bootstrap=0, random_state=2)
+    _same_table(tmp_path / "o" / "stability.csv", res)
+    assert "hard voting" in out
 
 
 def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
@@ -248,7 +247,7 @@ def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
                          tmp_path / "test.csv", "--task", "classification", "--grid", "5,10,20",
                          "--repeats", "3", "--quiet", "--out", tmp_path / "o")
     assert code == 0, err
-    assert "38 test objects" in out and "Fleiss kappa" in out
+    assert "38 test objects" in out and "fleiss" in out
 
 
 def test_parquet_input(tmp_path):
@@ -298,6 +297,12 @@ def test_tune_errors(tmp_path, capsys, diabetes_csv):
 
     code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--task", "ordinal")
     assert_one_line_error(code, err, "--levels")
+
+    frame = pd.read_csv(diabetes_csv)
+    frame["target"] = frame["target"] + 0.5
+    frame.to_csv(bad, index=False)
+    code, _, err = run(capsys, "tune", bad, "--target", "target", "--task", "classification")
+    assert_one_line_error(code, err, "looks continuous", "--task regression")
 
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("a,b,target\n1,2,3\n4,5,6,7\n")
@@ -704,7 +709,7 @@ def test_interrupt_during_a_run_exits_130_without_output(tmp_path, capsys, monke
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_demo, "compute_curve", interrupted)
+    monkeypatch.setattr(_demo, "compute", interrupted)
     code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--quiet", "--out", tmp_path / "o")
     assert code == 130 and "interrupted" in err
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())

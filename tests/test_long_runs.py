@@ -179,7 +179,7 @@ def test_interrupt_while_fitting_writes_nothing(tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_demo, "compute_curve", interrupted)
+    monkeypatch.setattr(_demo, "compute", interrupted)
     code, _, err = _run(capsys, "demo", "--quick", "--quiet", "--out", tmp_path / "run")
     assert code == 130 and "interrupted" in err
     assert not (tmp_path / "run").exists() or _listing(tmp_path / "run") == []

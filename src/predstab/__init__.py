@@ -86,6 +86,7 @@ _EXPORTS = {
     "TreePool": "._pool",
     "tune_num_learners": "._tune",
     "TuningResult": "._tune",
+    "Recommendation": "._tune",
     "selection_stability": "._importance",
     "importance_stability": "._importance",
     "SelectionStabilityResult": "._importance",

@@ -3,7 +3,13 @@
 The estimator-facing layer of the tuning area: it produces, for a grid of ensemble sizes,
 the stability measures of refitted ensembles (by refitting, by aggregating a pool of
 learners, or in closed form), fits optRF's 2PL curve to each measure (``_twopl``) and
-turns the curves into recommendations.
+turns the curves into recommendations. Everything ``predstab tune`` and ``predstab demo``
+print and write is a field of :class:`TuningResult`; those commands compute nothing of
+their own.
+
+Layout: one function per method (:func:`_run_refit`, :func:`_run_pool`, the closed form in
+:func:`_closed_columns`) fills one :class:`_GridValue` per grid value; :func:`_table`
+measures them, :func:`_recommend_all` fits and recommends, :func:`_bootstrap` resamples.
 """
 
 from __future__ import annotations
@@ -11,19 +17,28 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
-from ._exceptions import PredstabDataWarning, PredstabWarning
+from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
+from ._results import Result, r_signif, result
 from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
+from ._validation import Interval, Options, validate_params
 
-__all__ = ["tune_num_learners", "TuningResult", "runtime_model"]
+__all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model"]
 
 _METHODS = ("pool", "refit", "closed_form")
 _PSI_BASELINES = ("fixed", "kfold", "per_forest")
 _CLOSED = ("icc", "fleiss", "phi", "psi")
 _ALL_MEASURES = ("icc", "fleiss", "phi", "psi", "selection", "importance", "importance_selection")
+_IMPORTANCE = ("importance", "importance_selection")
+_MINIMUM = 500  # optRF's floor for recommendations
+_MAX_LEARNERS = 1_000_000  # end of optRF's scan
+_MAX_POOL = 100_000
+_ROUNDING = {"thousand": "the nearest thousand", "hundred": "the nearest hundred", "ten": "the nearest ten",
+             "none": "no rounding"}
 
 
 def runtime_model(n, seconds, /):
@@ -52,49 +67,141 @@ def runtime_model(n, seconds, /):
     return float(intercept), float(slope)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # eq on arrays is ambiguous
-class TuningResult:
-    """Result of :func:`tune_num_learners`.
+# ----------------------------------------------------------------------------------------
+# results
+# ----------------------------------------------------------------------------------------
+@result
+class Recommendation(Result):
+    """One measure's recommended number of learners (a field of :class:`TuningResult`).
+
+    Attributes
+    ----------
+    measure : str
+    value : int or None
+        optRF 1.2.1's recommendation (``rule="optRF"``): the first ``n`` (scanned in steps of
+        10 up to 1,000,000) whose fitted gain in stability per added learner is below
+        ``rec_thresh``, rounded as ``round_to`` says, at least ``minimum``; or, for an
+        already flat curve (``rule="already stable"``), the smallest grid value from which
+        the observed stability stays at or above ``target``. None: no recommendation.
+    unrounded : float or None
+        optRF's scan before rounding and before the floor of ``minimum``.
+    rule : {"optRF", "already stable", "none"}
+    rec_thresh : float
+    round_to : str
+    minimum : int
+    n_for_target : int or None
+        Learners at which the fitted curve reaches ``target`` (optRF's ``estimate_numtrees``).
+    target : float
+    grid_max : int
+        The largest grid value; ``beyond_grid`` says whether ``value`` exceeds it.
+    beyond_grid : bool
+    expected_stability : float
+        The fitted stability at ``value`` (NaN without one).
+    note : str
+        Why there is no (trusted) recommendation, or that it is an extrapolation.
+    """
+
+    measure: str
+    value: int | None
+    unrounded: float | None
+    rule: str
+    rec_thresh: float
+    round_to: str
+    minimum: int
+    n_for_target: int | None
+    target: float
+    grid_max: int
+    beyond_grid: bool
+    expected_stability: float
+    note: str = ""
+    _title = "Recommended number of learners"
+
+    def explain(self) -> str:
+        """One line: the value and the rule that gave it."""
+        if self.value is None:
+            return f"{self.measure}: no recommendation ({self.note or 'no rule applies'})"
+        if self.rule == "already stable":
+            return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
+                    f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
+                    "is enough")
+        text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added learner "
+                f"below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; rounded to "
+                f"{_ROUNDING[self.round_to]}, at least {self.minimum})")
+        if self.beyond_grid:
+            text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
+                     f"{self.grid_max} (an extrapolation of the fitted curve)")
+        return text
+
+
+@result
+class TuningResult(Result):
+    """Result of :func:`tune_num_learners`: everything ``predstab tune`` prints and writes.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per grid value: ``n_learners``, one column per measure, ``seconds`` (per
-        forest; estimated as pool time x n / pool size for the pool methods) and
-        ``n_forests`` (forests behind each value; 0 for closed forms).
+        One row per grid value: ``n_learners``, one column per measure (NaN where a measure
+        could not be computed, see ``notes``), ``<measure>_low`` / ``<measure>_high`` (the
+        95% bands, when computed), ``degenerate`` (the measures whose value at that ``n``
+        is a degenerate 0/0 set to 1 by predstab's convention, comma-separated; such points
+        are left out of the 2PL fits), ``seconds`` (per forest; estimated as pool time x n /
+        pool size for the pool methods) and ``n_forests`` (forests behind each value; 0 for
+        closed forms).
     fits : dict of str -> TwoPL
-        The 2PL fit of each measure.
+        The 2PL fit of each measure (on its finite, non-degenerate points).
+    recommendations : dict of str -> Recommendation
+        Each measure's recommendation (optRF's rule, the unrounded value, the learners for
+        ``target``; see :class:`Recommendation`).
     summary : pandas.DataFrame
-        Per measure: p1, p2, R^2, ``poor_fit``, ``flattened``, optRF's recommendation
-        (``recommended``), the learners for the target stability (``n_for_target``) and a
-        grid maximum that would resolve the curve (``suggested_max``).
+        ``fits`` and ``recommendations`` as one row per measure.
     primary : str
-        The measure the recommendation is for ("icc" for regression, "fleiss" for
-        classification: prediction stability as optRF computes it, unless changed).
+        The measure ``recommendation`` is for (the first of ``measures``; "icc" for
+        regression, "fleiss" for classification by default: optRF's prediction stability).
     recommendation : int or None
-        optRF 1.2.1's recommendation from the primary measure's curve; None when the fit
-        failed or is poor (R^2 < 0.9) -- optRF's number is still in ``summary``.
+        The primary measure's recommendation; None when its fit failed or is poor
+        (R^2 < 0.9) and its curve is not already flat -- optRF's number is still in
+        ``recommendations``.
     reliable : bool
-        False when the primary fit failed, is poor (R^2 < 0.9) or has not flattened within
-        the grid; ``message`` then says why and what grid would help.
+        False when the primary fit failed, is poor or has not flattened within the grid
+        (and the curve is not already flat); ``message`` then says why.
     message : str
     target : float
-        Target stability; ``n_for_target`` learners reach it on the primary curve.
     n_for_target : int or None
+        The primary measure's learners for ``target``.
     confidence_interval : ConfidenceInterval
-        Bootstrap percentile interval of the recommendation (objects resampled for
-        "refit"/"pool", learners for "closed_form"); NaN if not computed.
+        95% (``confidence_level``) bootstrap percentile interval of the (rounded)
+        recommendation; ``interval_covers`` says what was resampled. NaN if not computed.
+    unrounded_interval : ConfidenceInterval
+        The same resamples' interval of the unrounded recommendation.
+    interval_covers : str
+        What the intervals and bands reflect: for "refit" / "pool" the test objects are
+        resampled (the sampling of test objects; the forests are held fixed); for
+        "closed_form" the pool's learners are resampled, so the interval covers only the
+        error of the pool's finite number of learners, not the test objects' sampling: it
+        is narrower than the spread of refit runs on other test objects.
+    confidence_level : float
     runtime : tuple of float
         ``(intercept, slope)`` of seconds per forest against learners.
     method : str
-    bands : dict of str -> pandas.DataFrame
-        "closed_form" only: bootstrap-over-learners bands (``low``, ``high``) per measure.
     pool_size : int or None
         Learners in the pool ("pool", "closed_form"; after enlarging it for ``precision``).
+    psi_baseline : str
+        What psi was measured against, e.g. "out-of-bag predictions of one forest of 250
+        learners (the same for every n)".
+    largest_phi, largest_psi : StabilityResult or None
+        phi and psi of the forests of the largest grid value (the per-object view; None when
+        the measure was not asked for or no two forests of that size exist).
+    notes : tuple of str
+        Measures that could not be computed at some n, degenerate points left out of a fit,
+        forests fewer than ``n_repeats``.
+    settings : dict
+        The settings used: estimator and its main parameters, grid, repeats, voting, scale,
+        the recommendation rule's options, bootstrap resamples.
     """
 
     table: pd.DataFrame
     fits: dict
+    recommendations: dict
     summary: pd.DataFrame
     primary: str
     recommendation: int | None
@@ -103,10 +210,44 @@ class TuningResult:
     target: float
     n_for_target: int | None
     confidence_interval: ConfidenceInterval
+    unrounded_interval: ConfidenceInterval
+    interval_covers: str
+    confidence_level: float
     runtime: tuple
     method: str
-    bands: dict = dataclasses.field(default_factory=dict, repr=False)
-    pool_size: int | None = None
+    pool_size: int | None
+    psi_baseline: str
+    largest_phi: object = None
+    largest_psi: object = None
+    notes: tuple = ()
+    settings: dict = dataclasses.field(default_factory=dict)
+
+    _title = "Stability against the number of learners"
+
+    def __eq__(self, other):
+        # fits and stability results are dataclasses holding arrays: compare them field by field
+        from ._results import _equal
+
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(_equal(_plain_fields(getattr(self, f.name)), _plain_fields(getattr(other, f.name)))
+                   for f in dataclasses.fields(self))
+
+    @property
+    def measures(self) -> tuple:
+        """The measures, primary first."""
+        return tuple(self.fits)
+
+    @property
+    def bands(self) -> dict:
+        """``{measure: DataFrame(n_learners, low, high)}`` for the measures with bands."""
+        out = {}
+        for m in self.measures:
+            if f"{m}_low" in self.table:
+                out[m] = pd.DataFrame({"n_learners": self.table["n_learners"].to_numpy(),
+                                       "low": self.table[f"{m}_low"].to_numpy(),
+                                       "high": self.table[f"{m}_high"].to_numpy()})
+        return out
 
     @property
     def recommendation_seconds(self):
@@ -117,87 +258,226 @@ class TuningResult:
         """Predicted seconds to fit one forest of ``n`` learners (linear run-time model)."""
         return self.runtime[0] + self.runtime[1] * np.asarray(n, dtype=float)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-grid-value table (a copy)."""
-        return self.table.copy()
+    def to_dict(self) -> dict:
+        """Everything as plain Python (JSON-ready: lists, numbers, strings, None for NaN)."""
+        def plain(v):
+            if isinstance(v, (np.floating, float)):
+                return None if not np.isfinite(v) else float(v)
+            if isinstance(v, (np.integer,)):
+                return int(v)
+            if isinstance(v, (np.bool_,)):
+                return bool(v)
+            if isinstance(v, np.ndarray):
+                return [plain(x) for x in v.tolist()]
+            if isinstance(v, dict):
+                return {str(k): plain(x) for k, x in v.items()}
+            if isinstance(v, (list, tuple)):
+                return [plain(x) for x in v]
+            return v
 
-    def __str__(self):
-        measures = [c for c in self.table.columns if c not in ("n_learners", "seconds", "n_forests")]
+        def stability(res):
+            if res is None:
+                return None
+            return {"value": res.value, "observed": res.observed, "expected": res.expected,
+                    "per_object": np.asarray(res.per_object, dtype=float)}
+
+        fits = {m: {"p1": f.p1, "p2": f.p2, "r_squared": f.r_squared, "converged": f.converged,
+                    "poor_fit": f.poor_fit, "flattened": f.flattened, "message": f.message,
+                    "suggested_max": f.suggested_max} for m, f in self.fits.items()}
+        recs = {m: {f.name: getattr(r, f.name) for f in dataclasses.fields(r)}
+                for m, r in self.recommendations.items()}
+        return plain({
+            "method": self.method, "primary": self.primary, "recommendation": self.recommendation,
+            "reliable": self.reliable, "message": self.message, "target": self.target,
+            "n_for_target": self.n_for_target,
+            "recommendation_interval": {"low": self.confidence_interval.low,
+                                        "high": self.confidence_interval.high,
+                                        "unrounded_low": self.unrounded_interval.low,
+                                        "unrounded_high": self.unrounded_interval.high,
+                                        "confidence_level": self.confidence_level,
+                                        "covers": self.interval_covers},
+            "runtime": {"intercept_seconds": self.runtime[0], "seconds_per_learner": self.runtime[1],
+                        "recommended_seconds_per_forest": self.recommendation_seconds},
+            "pool_size": self.pool_size, "psi_baseline": self.psi_baseline,
+            "table": {c: self.table[c].tolist() for c in self.table.columns},
+            "fits": fits, "recommendations": recs, "notes": list(self.notes), "settings": self.settings,
+            "largest_forest": {"n_learners": int(self.table["n_learners"].max()),
+                               "phi": stability(self.largest_phi), "psi": stability(self.largest_psi)},
+        })
+
+    def _str_lines(self):
         pool = "" if self.pool_size is None else f", pool of {self.pool_size} learners"
-        lines = [f"Stability against the number of learners ({self.method}{pool})",
-                 self.table[["n_learners", *measures]].to_string(index=False, float_format="%.4f"),
-                 ""]
-        if self.bands:
-            # the closed form's sampling error: it comes from the pool's finite number of learners
-            bands = pd.DataFrame({"n_learners": self.table["n_learners"]})
-            for m, band in self.bands.items():
-                bands[m] = [f"{lo:.4f} to {hi:.4f}" for lo, hi in zip(band["low"], band["high"], strict=True)]
-            lines += ["95% bootstrap bands (learners of the pool resampled):",
-                      bands.to_string(index=False), ""]
-        lines.append("2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2):")
+        lines = [f" {self._title} ({self.method}{pool})", ""]
+        settings = self.settings
+        if settings.get("estimator"):
+            lines.append(f" Estimator: {settings['estimator']}")
+        forests = ("closed form" if self.method == "closed_form"
+                   else f"{settings.get('n_repeats')} forests per grid value")
+        voting = f", {settings['voting']} voting" if settings.get("voting") else ""
+        lines.append(f" {forests}{voting}; scale {settings.get('scale')}")
+        if "psi" in self.measures:
+            lines.append(f" psi baseline: {self.psi_baseline}")
+        lines.append("")
+        shown = self.table[["n_learners", *self.measures]].copy()
+        if self.table["degenerate"].astype(bool).any():
+            shown["degenerate"] = self.table["degenerate"].replace("", "-")
+        lines += [" " + line for line in shown.to_string(index=False, float_format="%.4f").splitlines()]
+        lines.append("")
+        bands = self.bands
+        if bands:
+            shown = pd.DataFrame({"n_learners": self.table["n_learners"]})
+            for m, band in bands.items():
+                shown[m] = [f"{lo:.4f} to {hi:.4f}" for lo, hi in zip(band["low"], band["high"], strict=True)]
+            lines += [f" {self.confidence_level:.0%} bootstrap bands ({self.interval_covers.split(':')[0]}):"]
+            lines += ["  " + line for line in shown.to_string(index=False).splitlines()] + [""]
+        lines.append(" 2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2), and each measure's recommendation:")
+        rows = []
         for m, fit in self.fits.items():
-            lines.append(f"  {m}: p1 {fit.p1:.4g}, p2 {fit.p2:.4g}, R^2 {fit.r_squared:.4f}"
-                         + (" (poor fit)" if fit.poor_fit else ""))
+            rec = self.recommendations[m]
+            rows.append({"measure": m, "p1": r_signif(fit.p1), "p2": r_signif(fit.p2),
+                         "R^2": r_signif(fit.r_squared),
+                         "recommended": "-" if rec.value is None else str(rec.value),
+                         "rule": rec.rule,
+                         "unrounded": "-" if rec.unrounded is None else f"{rec.unrounded:.0f}",
+                         f"n for {self.target:g}": "-" if rec.n_for_target is None
+                         else str(rec.n_for_target)})
+        lines += ["  " + line for line in pd.DataFrame(rows).to_string(index=False).splitlines()]
+        any_rec = next(iter(self.recommendations.values()))
+        lines.append(f" optRF 1.2.1's rule: the first n whose fitted gain in stability per added learner is "
+                     f"below rec_thresh = {any_rec.rec_thresh:g}, rounded to {_ROUNDING[any_rec.round_to]}, "
+                     f"at least {any_rec.minimum}.")
+        for m, rec in self.recommendations.items():
+            if rec.note and m != self.primary:
+                lines.append(f"  note ({m}): {rec.note}")
+        lines.append("")
+        rec = self.recommendations[self.primary]
         if self.recommendation is None:
-            lines.append(f"No recommendation: {self.message}")
+            lines.append(f" Recommendation: none. {self.message}")
         else:
+            lines.append(f" Recommendation: {self.recommendation} learners -- {rec.explain()}.")
             low, high = self.confidence_interval
-            lines.append(f"Recommendation ({self.primary}, optRF 1.2.1's rule): {self.recommendation} "
-                         f"learners (bootstrap interval {low:g} to {high:g})")
+            if np.isfinite(low):
+                u_low, u_high = self.unrounded_interval
+                lines.append(f"  {self.confidence_level:.0%} bootstrap interval: {low:g} to {high:g} "
+                             f"learners (unrounded {rec.unrounded:.0f}: {u_low:.0f} to {u_high:.0f}; "
+                             f"{self.interval_covers})")
             if self.message:
-                lines.append(self.message)
+                lines.append(f"  {self.message}")
         if self.n_for_target is not None:
-            lines.append(f"{self.n_for_target} learners reach {self.primary} = {self.target:g}")
-        return "\n".join(lines)
+            lines.append(f" {self.n_for_target} learners reach {self.primary} = {self.target:g} "
+                         "on the fitted curve")
+        intercept, slope = self.runtime
+        shown_intercept = 0.0 if abs(intercept) < 1e-9 else intercept  # pool times are proportional to n
+        at = "" if self.recommendation is None else (
+            f"; {self.recommendation} learners: about {self.recommendation_seconds:.3g} s per forest")
+        lines.append(f" Run time: seconds per forest ~ {shown_intercept:.4g} + {slope:.4g} * learners{at}")
+        if self.notes:
+            lines += ["", " Notes:"] + [f"  - {note}" for note in self.notes]
+        return lines
+
+
+def _plain_fields(value):
+    """Dataclasses (TwoPL, StabilityResult) as dicts of their fields, recursively, for ``==``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Result):
+        return {f.name: _plain_fields(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: _plain_fields(v) for k, v in value.items()}
+    return value
 
 
 # ----------------------------------------------------------------------------------------
-# measures over the matrices of one grid value
+# what one grid value holds and what the measures need
 # ----------------------------------------------------------------------------------------
-def _measure(name, data, ctx, rows=None):
-    """Value of one measure from one grid value's matrices (``rows`` resamples objects)."""
+@dataclasses.dataclass
+class _GridValue:
+    """The forests of one grid value: predictions, baselines, importances, time."""
+
+    n: int
+    test: np.ndarray | None  # (objects, forests); None: too few forests in the pool
+    space: np.ndarray | None = None  # per-forest out-of-bag baselines (psi_baseline="per_forest")
+    importances: np.ndarray | None = None  # (features, forests)
+    seconds: float = float("nan")
+    n_forests: int = 0
+
+
+@dataclasses.dataclass
+class _Spec:
+    """The validated options every measure reads (what used to travel in a dict)."""
+
+    y: np.ndarray
+    scale: str
+    levels: list | None
+    psi_baseline: str
+    select_fraction: float
+    select_for: object
+    importance_fraction: float
+    baseline: np.ndarray | None = None  # psi's fixed baseline
+    baseline_text: str = ""
+
+
+def _measure(name, gv, spec, rows=None):
+    """Value of one measure at one grid value (``rows`` resamples objects); may raise."""
     from ._fleiss import fleiss_kappa
     from ._icc import icc
     from ._importance import importance_stability, selection_stability
     from ._stability import phi, psi
 
-    importance = name in ("importance", "importance_selection")
-    test = data["test"] if rows is None or importance else data["test"][rows]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "icc":
-            return icc(test.astype(float)).value
-        if name == "fleiss":
-            return fleiss_kappa(test).value
-        if name == "phi":
-            return phi(test, ctx["y"], scale=ctx["scale"]).value
-        if name == "psi":
-            space = data["space"] if ctx["psi_baseline"] == "per_forest" else ctx["fixed_space"]
-            return psi(test, space, scale=ctx["scale"]).value
-        if name == "selection":
-            return selection_stability(test, fraction=ctx["select_fraction"],
-                                       select_for=ctx["select_for"]).value
-        if name in ("importance", "importance_selection"):
-            imp = data["importances"] if rows is None else data["importances"][rows]
-            res = importance_stability(imp, fraction=ctx["importance_fraction"])
-            return res.value if name == "importance" else res.selection
+    if name in _IMPORTANCE:
+        imp = gv.importances if rows is None else gv.importances[rows]
+        res = importance_stability(imp, fraction=spec.importance_fraction)
+        return res.value if name == "importance" else res.selection
+    test = gv.test if rows is None else gv.test[rows]
+    if name == "icc":
+        return icc(test.astype(float)).value
+    if name == "fleiss":
+        return fleiss_kappa(test).value
+    if name == "phi":
+        return phi(test, spec.y, scale=spec.scale, levels=spec.levels).value
+    if name == "psi":
+        space = gv.space if spec.psi_baseline == "per_forest" else spec.baseline
+        return psi(test, space, scale=spec.scale, levels=spec.levels).value
+    if name == "selection":
+        return selection_stability(test, fraction=spec.select_fraction, select_for=spec.select_for).value
     raise ValueError(f"unknown measure {name!r}")  # unreachable after validation
+
+
+def _measure_point(name, gv, spec):
+    """``(value, degenerate, error)``: a measure that cannot be computed is NaN, never raised."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = float(_measure(name, gv, spec))
+    except Exception as exc:  # noqa: BLE001 -- no single measure may abort the run
+        return float("nan"), False, f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    degenerate = any(issubclass(w.category, PredstabDegenerateWarning) for w in caught)
+    return value, degenerate, ""
+
+
+def _resampled(name, gv, spec, rows):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(_measure(name, gv, spec, rows))
+    except Exception:  # noqa: BLE001 -- a resample where the measure is undefined
+        return float("nan")
 
 
 # ----------------------------------------------------------------------------------------
 # the three ways to get forests of n learners
 # ----------------------------------------------------------------------------------------
 def _forest_with(estimator, n, seed, n_jobs):
-    from sklearn.base import clone
+    """A clone with ``n`` learners, every random_state set to ``seed`` and ``n_jobs``."""
+    from ._repeated import _with_seed
 
-    model = clone(estimator)
-    params = {"n_estimators": int(n), "random_state": int(seed)}
+    model = _with_seed(estimator, seed)
+    params = {"n_estimators": int(n)}
     if "n_jobs" in model.get_params():
         params["n_jobs"] = n_jobs
     return model.set_params(**params)
 
 
 def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_clf, importance):
+    """One forest: ``(test predictions, out-of-bag baseline or None, importances or None, seconds)``."""
     from ._forest import aggregate, inbag_mask, oob_predict, tree_predictions
 
     model = _forest_with(estimator, n, seed, n_jobs)
@@ -217,8 +497,7 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
         if X_test is None:
             space = test
         else:
-            per_tree = tree_predictions(model, X)
-            space = aggregate(per_tree, ~inbag_mask(model, len(y)), voting=voting,
+            space = aggregate(tree_predictions(model, X), ~inbag_mask(model, len(y)), voting=voting,
                               classes=model.classes_ if is_clf else None)
     if importance == "permutation":
         from ._pool import tree_permutation_importances
@@ -240,6 +519,32 @@ def _kfold_space(estimator, X, y, n, rng, n_jobs, is_clf):
     return cross_val_predict(_forest_with(estimator, n, seed, n_jobs), X, y, cv=folds)
 
 
+def _run_refit(estimator, X, y, X_test, grid, n_repeats, spec, rng, opts):
+    """``n_repeats`` new forests per grid value; the first of the largest gives psi's baseline."""
+    seeds = seeds_from(rng, len(grid) * n_repeats).reshape(len(grid), n_repeats)
+    total, done, values = len(grid) * n_repeats, 0, {}
+    for gi in np.argsort(grid)[::-1]:  # the largest forests first
+        n, outs = grid[gi], []
+        for r in range(n_repeats):
+            want_space = opts.need_space and (spec.psi_baseline == "per_forest" or spec.baseline is None)
+            outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test, want_space, opts.voting,
+                                   opts.n_jobs, opts.is_clf, opts.importance))
+            if opts.need_space and spec.baseline is None and spec.psi_baseline == "fixed":
+                spec.baseline = outs[0][1]
+                spec.baseline_text = (f"out-of-bag predictions of one forest of {n} learners (the first "
+                                      "refit of the largest grid value), the same for every n")
+            done += 1
+            if opts.progress is not None:
+                opts.progress(done, total)
+        per_forest = spec.psi_baseline == "per_forest" and opts.need_space
+        values[n] = _GridValue(
+            n=n, test=np.column_stack([o[0] for o in outs]),
+            space=np.column_stack([o[1] for o in outs]) if per_forest else None,
+            importances=None if opts.importance is None else np.column_stack([o[2] for o in outs]),
+            seconds=float(np.mean([o[3] for o in outs])), n_forests=n_repeats)
+    return values
+
+
 def _tree_importances(ensemble):
     return np.stack([t.feature_importances_ for t in ensemble.estimators_], axis=1)  # (features, trees)
 
@@ -247,7 +552,7 @@ def _tree_importances(ensemble):
 def _grouped_importances(tree_imp, n, n_forests, *, normalise):
     """Forest importances of disjoint groups of trees: the mean over a group's trees
     (ranger's permutation importance), renormalised to sum 1 for impurity importance as
-    scikit-learn's ``feature_importances_`` does."""
+    scikit-learn's ``feature_importances_`` does (its mean leaves out trees without a split)."""
     groups = tree_imp[:, : n * n_forests].reshape(tree_imp.shape[0], n_forests, n).mean(axis=2)
     if not normalise:
         return groups
@@ -255,12 +560,309 @@ def _grouped_importances(tree_imp, n, n_forests, *, normalise):
     return np.divide(groups, totals, out=np.zeros_like(groups), where=totals > 0)
 
 
+def _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_size, precision, n_bootstrap):
+    """The pool (enlarged for ``precision``) and psi's fixed baseline from it."""
+    from ._pool import TreePool
+
+    pool = TreePool(estimator, n_learners=pool_size, voting=opts.voting, random_state=rng, n_jobs=opts.n_jobs)
+    pool.fit(X, y, X_test, oob=opts.need_space)
+    n_max = max(grid)
+    if opts.need_space and spec.psi_baseline == "fixed":
+        spec.baseline, spec.baseline_text = _pool_baseline(pool, estimator, X, y, n_max, rng, opts)
+    if precision is not None:
+        closed = [m for m in measures if m in _CLOSED]
+        for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
+            widest = _widest_band(pool, grid, closed, _closed_baselines(spec), max(n_bootstrap, 100))
+            if widest <= precision or steps == 3 or pool_size >= _MAX_POOL:
+                break
+            needed = min(_MAX_POOL, int(np.ceil(1.1 * pool_size * (widest / precision) ** 2)))
+            pool.extend(max(needed - pool_size, 2))
+            pool_size = pool.test_predictions_.shape[1]
+        if widest > precision:
+            warnings.warn(
+                f"`precision`={precision} not reached: the 95% bands of a pool of {pool_size} learners "
+                f"reach +-{widest:.3f} (at most {_MAX_POOL} learners, three enlargements).",
+                PredstabWarning, stacklevel=3,
+            )
+    if opts.progress is not None:
+        opts.progress(1, 1)
+    return pool, pool_size
+
+
+def _pool_baseline(pool, estimator, X, y, n_max, rng, opts):
+    """psi's fixed baseline for the pool methods: the out-of-bag predictions of one forest of
+    ``max(grid)`` learners -- the first ``max(grid)`` learners of the pool, or (a pool smaller
+    than that) one forest of that size fitted for it -- as for ``method="refit"``."""
+    size = pool.test_predictions_.shape[1]
+    if size >= n_max:
+        return (pool.forests(n_max, n_forests=1, on="oob")[:, 0],
+                f"out-of-bag predictions of one forest of {n_max} learners (the first {n_max} of the pool), "
+                "the same for every n")
+    seed = int(seeds_from(rng, 1)[0])
+    _, space, _, _ = _refit_one(estimator, n_max, seed, X, y, X, True, opts.voting, opts.n_jobs, opts.is_clf,
+                                None)
+    return space, (f"out-of-bag predictions of one forest of {n_max} learners (fitted for the baseline: the "
+                   f"pool has {size}), the same for every n")
+
+
+def _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method, explicit_pool):
+    """Disjoint groups of the pool's learners as the forests of each grid value."""
+    from ._pool import tree_permutation_importances
+
+    if opts.importance == "permutation":
+        tree_imp = tree_permutation_importances(pool.ensemble_, X, y, rng)
+    elif opts.importance == "impurity":
+        tree_imp = _tree_importances(pool.ensemble_)
+    else:
+        tree_imp = None
+    only_closed = method == "closed_form" and set(measures) <= set(_CLOSED)
+    values, short = {}, []
+    for n in grid:
+        k = min(n_repeats, pool_size // n)
+        seconds = pool.fit_seconds_ * n / pool_size
+        if k < 2:
+            values[n] = _GridValue(n=n, test=None, seconds=seconds, n_forests=0 if only_closed else k)
+            continue
+        if k < n_repeats and not only_closed:
+            short.append(f"{n} ({k})")
+        values[n] = _GridValue(
+            n=n, test=pool.forests(n, n_forests=k),
+            space=pool.forests(n, n_forests=k, on="oob")
+            if opts.need_space and spec.psi_baseline == "per_forest" else None,
+            importances=None if tree_imp is None
+            else _grouped_importances(tree_imp, n, k, normalise=opts.importance == "impurity"),
+            seconds=seconds, n_forests=0 if only_closed else k)
+    notes = []
+    if short:
+        text = (f"The pool of {pool_size} learners holds fewer than n_repeats={n_repeats} disjoint forests "
+                f"for n = {', '.join(short)} (forests used in brackets)")
+        if explicit_pool:
+            warnings.warn(f"{text}; pass pool_size >= {n_repeats * max(grid)} for {n_repeats} forests "
+                          "everywhere.", PredstabDataWarning, stacklevel=3)
+        notes.append(text + ".")
+    return values, notes
+
+
+def _closed_baselines(spec):
+    """Baselines of the closed forms: psi's fixed one (the same as the other methods')."""
+    return {} if spec.baseline is None else {"psi": spec.baseline}
+
+
+def _widest_band(pool, grid, measures, baselines, n_bootstrap):
+    """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
+    bands = pool._closed_form_bands(grid, measures, baselines=baselines, n_bootstrap=n_bootstrap)
+    return max(float(np.nanmax((high - low) / 2)) for _, low, high, _ in bands.values())
+
+
+def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level):
+    """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN."""
+    closed = [m for m in measures if m in _CLOSED]
+    failed = {}
+    if not closed:
+        return {}, failed
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            return pool._closed_form_bands(grid, closed, baselines=_closed_baselines(spec),
+                                           n_bootstrap=n_bootstrap, conf_level=confidence_level), failed
+    except Exception:  # noqa: BLE001 -- find the measure that fails; the others still count
+        pass
+    out = {}
+    for m in closed:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PredstabWarning)
+                out.update(pool._closed_form_bands(grid, (m,), baselines=_closed_baselines(spec),
+                                                   n_bootstrap=n_bootstrap, conf_level=confidence_level))
+        except Exception as exc:  # noqa: BLE001
+            nan = np.full(len(grid), np.nan)
+            out[m] = (nan, nan if n_bootstrap else None, nan if n_bootstrap else None, None)
+            failed[m] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    return out, failed
+
+
+# ----------------------------------------------------------------------------------------
+# fits and recommendations
+# ----------------------------------------------------------------------------------------
+def _failed_fit(n, values, reason):
+    from ._twopl import TwoPL
+
+    n = np.asarray(n, dtype=float)
+    values = np.asarray(values, dtype=float)
+    nan = np.full(n.shape, np.nan)
+    return TwoPL(p1=float("nan"), p2=float("nan"), converged=False, message=reason,
+                 r_squared=float("nan"), poor_fit=True, flattened=False,
+                 suggested_max=int(4 * n.max()) if n.size else 0, n=n, observed=values, fitted=nan,
+                 residuals=nan, start=(float("nan"), float("nan")), n_evaluations=0)
+
+
+def _fit(n, values, usable):
+    from ._twopl import fit_2pl
+
+    if usable.sum() < 3:
+        return _failed_fit(n, values,
+                           f"fewer than 3 usable grid points ({int(usable.sum())} of {len(n)})")
+    return fit_2pl(n[usable], values[usable])
+
+
+def _optrf_rule(fit, rec_thresh, round_to, minimum):
+    """``(value, reason)`` of optRF 1.2.1's rule (TwoPL.recommend; its warning becomes the reason)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PredstabWarning)
+        value = fit.recommend(rec_thresh=rec_thresh, round_to=round_to, minimum=minimum,
+                              max_learners=_MAX_LEARNERS)
+    reason = str(caught[-1].message) if value is None and caught else ""
+    return value, reason
+
+
+def _already_stable(n, values, target):
+    """The smallest grid value from which the observed curve stays at or above ``target``."""
+    ok = np.isfinite(values) & (values >= target)
+    if not ok.size or not ok[-1]:
+        return None
+    first = len(ok) - np.argmin(ok[::-1]) if not ok.all() else 0
+    return int(n[first])
+
+
+def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
+    value, reason = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
+    unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
+    n_t = fit.num_learners_for(target) if fit.converged else -1
+    rule, note = ("optRF" if value is not None else "none"), reason
+    if fit.converged and fit.poor_fit:
+        note = f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
+    elif fit.converged and not fit.flattened:
+        note = (f"the curve has not flattened within the grid (fitted stability "
+                f"{fit.stability(grid_max):.2f} at {grid_max} learners); a grid up to about "
+                f"{fit.suggested_max} learners would resolve it")
+    if not fit.converged or fit.poor_fit:
+        flat = _already_stable(np.asarray(n), np.asarray(values, dtype=float), target)
+        if flat is not None:
+            value, rule, unrounded = flat, "already stable", None
+            why = "the 2PL fit failed" if not fit.converged else "the 2PL fits poorly"
+            note = (f"already stable: {measure} >= {target:g} at every grid value from {flat} learners on "
+                    f"({why} on a flat curve); no larger grid is needed")
+            n_t = flat
+    if rule == "optRF" and value > grid_max and not note:
+        note = (f"beyond the grid: {value} is {value / grid_max:.3g} x the largest grid value {grid_max} "
+                "(an extrapolation of the fitted curve)")
+    expected = float(fit.stability(value)) if value is not None and fit.converged else float("nan")
+    return Recommendation(
+        measure=measure, value=None if value is None else int(value),
+        unrounded=None if unrounded is None else float(unrounded), rule=rule, rec_thresh=float(rec_thresh),
+        round_to=round_to, minimum=_MINIMUM, n_for_target=None if n_t is None or n_t < 0 else int(n_t),
+        target=float(target), grid_max=grid_max, beyond_grid=bool(value is not None and value > grid_max),
+        expected_stability=expected, note=note)
+
+
+def _primary_message(primary, fit, rec, grid, excluded):
+    """``(problems, message)`` about the primary measure's recommendation."""
+    if rec.rule == "already stable":
+        return [], f"{primary}: {rec.note}."
+    if excluded and (not fit.converged or fit.poor_fit):
+        how = "failed" if not fit.converged else "is poor"
+        problems = [f"the 2PL fit {how} on the points left after its "
+                    f"degenerate ones (n = {', '.join(map(str, excluded))}; see notes)"]
+        return problems, f"{primary}: {problems[0]}."
+    problems = []
+    if not fit.converged:
+        problems.append(f"the 2PL fit failed ({fit.message})")
+    else:
+        if fit.poor_fit:
+            problems.append(f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it")
+        if not fit.flattened:
+            problems.append(
+                "the curve has not flattened within the grid (fitted stability "
+                f"{fit.stability(max(grid)):.2f} at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
+            )
+    if not problems:
+        return [], ""
+    return problems, (f"{primary}: " + "; ".join(problems) + ". A grid up to about "
+                      f"{fit.suggested_max} learners would resolve it, e.g. {fit.suggested_grid()}.")
+
+
+# ----------------------------------------------------------------------------------------
+# bootstrap: bands and the recommendation's interval
+# ----------------------------------------------------------------------------------------
+def _bootstrap_objects(values, grid, measures, primary, spec, n_bootstrap, rng):
+    """``{measure: (n_bootstrap, len(grid)) resampled curves}``: objects resampled (the same rows
+    for every grid value and every measure of the primary's kind: test objects, or variables
+    for the importance measures)."""
+    kind = primary in _IMPORTANCE
+    same = [m for m in measures if (m in _IMPORTANCE) == kind]
+    first = values[grid[0]]
+    n_objects = len(first.importances if kind else first.test)
+    # phi and psi hold D_e fixed, so a resample's value is 1 - mean(D_o,i over its rows) / D_e:
+    # the per-object disagreements of one call give every resample (as the direct call would)
+    parts = {(m, n): _per_object_parts(m, values[n], spec) for m in same if m in ("phi", "psi") for n in grid}
+    curves = {m: np.empty((int(n_bootstrap), len(grid))) for m in same}
+    for b in range(int(n_bootstrap)):
+        rows = rng.integers(0, n_objects, n_objects)
+        for m in same:
+            curves[m][b] = [_resampled(m, values[n], spec, rows) if parts.get((m, n)) is None
+                            else _from_parts(parts[(m, n)], rows) for n in grid]
+    return curves
+
+
+def _per_object_parts(name, gv, spec):
+    """``(per-object observed disagreement, D_e)`` of phi / psi, or None (then computed directly)."""
+    res = _largest(gv, spec, name, (name,))
+    if res is None or not (np.isfinite(res.expected) and res.expected > 0):
+        return None
+    return np.asarray(res.per_object_observed, dtype=float), float(res.expected)
+
+
+def _from_parts(parts, rows):
+    observed, expected = parts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # every resampled object dropped
+        return float(1.0 - np.nanmean(observed[rows]) / expected)
+
+
+def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level):
+    """Percentile intervals of the rounded and the unrounded recommendation over resampled curves."""
+    from ._twopl import fit_2pl
+
+    rounded, raw = [], []
+    n_grid = np.asarray(grid, dtype=float)
+    for curve in curves:
+        if not np.all(np.isfinite(curve)):
+            continue
+        fit = fit_2pl(n_grid, curve)
+        rec, _ = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
+        if rec is not None:
+            rounded.append(rec)
+            raw.append(_optrf_rule(fit, rec_thresh, "none", 0)[0])
+    nan = ConfidenceInterval(float("nan"), float("nan"))
+    if len(rounded) < n_bootstrap / 2:
+        return nan, nan
+    alpha = 100 * (1 - confidence_level) / 2
+    # recommendations are rounded counts: report resampled values, not interpolations
+    low, high = np.percentile(rounded, [alpha, 100 - alpha], method="inverted_cdf")
+    raw = [r for r in raw if r is not None]
+    u_low, u_high = np.percentile(raw, [alpha, 100 - alpha], method="inverted_cdf") if raw else (np.nan,) * 2
+    return ConfidenceInterval(float(low), float(high)), ConfidenceInterval(float(u_low), float(u_high))
+
+
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Opts:
+    """How forests are fitted and what they must deliver."""
+
+    is_clf: bool
+    voting: str
+    n_jobs: int | None
+    need_space: bool
+    importance: str | None
+    progress: object
+
+
 def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
                           select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
-                          target, n_bootstrap, progress, precision=None):
+                          target, n_bootstrap, progress, precision, scale, levels, confidence_level,
+                          rec_thresh, round_to):
     from sklearn.base import is_classifier
 
     from ._importance import _selection_size
@@ -293,10 +895,30 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     for m in measures:
         if m not in _ALL_MEASURES:
             raise ValueError(f"`measures` must be among {_ALL_MEASURES}; got {m!r}.")
+    if len(set(measures)) != len(measures):
+        raise ValueError(f"`measures` must not repeat a measure; got {measures!r}.")
     if is_clf and "icc" in measures:
         raise ValueError("`measures`: 'icc' needs metric predictions; use 'fleiss' for a classifier.")
     if not is_clf and "fleiss" in measures:
         raise ValueError("`measures`: 'fleiss' needs class predictions; use 'icc' for a regressor.")
+    if scale is None:
+        scale = "categorical" if is_clf else "metric"
+    if is_clf and scale not in ("categorical", "ordinal"):
+        raise ValueError(f"`scale` must be 'categorical' or 'ordinal' for a classifier; got {scale!r}.")
+    if not is_clf and scale != "metric":
+        raise ValueError(f"`scale` must be 'metric' for a regressor; got {scale!r}.")
+    if scale == "ordinal":
+        if levels is None or isinstance(levels, str) or np.ndim(levels) != 1 or len(levels) < 2:
+            raise ValueError(f"`levels` must list the ordered categories for scale='ordinal'; "
+                             f"got {levels!r}.")
+        unknown = sorted(set(map(str, np.asarray(y, dtype=object))) - set(map(str, levels)))
+        if unknown:
+            raise ValueError(f"`levels` must contain every value of `y`; missing {unknown[:5]}.")
+        if method == "closed_form" and ({"phi", "psi"} & set(measures)):
+            raise ValueError("`scale`='ordinal' has no closed form for phi / psi; use method='pool'.")
+        levels = list(levels)
+    elif levels is not None:
+        raise ValueError(f"`levels` applies to scale='ordinal'; got scale={scale!r}.")
     if psi_baseline not in _PSI_BASELINES:
         raise ValueError(f"`psi_baseline` must be one of {_PSI_BASELINES}; got {psi_baseline!r}.")
     if method == "closed_form" and psi_baseline == "per_forest" and "psi" in measures:
@@ -305,6 +927,12 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         raise ValueError(f"`voting` must be 'soft', 'hard' or None; got {voting!r}.")
     if not (isinstance(target, float) and 0 < target < 1):
         raise ValueError(f"`target` must be a float in (0, 1); got {target!r}.")
+    if isinstance(rec_thresh, bool) or not (isinstance(rec_thresh, (int, float)) and 0 < rec_thresh < np.inf):
+        raise ValueError(f"`rec_thresh` must be a positive finite number; got {rec_thresh!r}.")
+    if not isinstance(round_to, str) or round_to not in _ROUNDING:
+        raise ValueError(f"`round_to` must be one of {sorted(_ROUNDING)}; got {round_to!r}.")
+    if not (isinstance(confidence_level, float) and 0 < confidence_level < 1):
+        raise ValueError(f"`confidence_level` must be a float in (0, 1); got {confidence_level!r}.")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
         raise ValueError(f"`n_bootstrap` must be a non-negative integer; got {n_bootstrap!r}.")
     if progress is not None and not callable(progress):
@@ -313,6 +941,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         select_for = "high"
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
         raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
+    explicit_pool = pool_size is not None
     if pool_size is None:
         # class closed forms are unbiased up to half the pool (TreePool's Notes)
         pool_size = max(grid_list) * 2 if method == "pool" or is_clf else 1000
@@ -338,10 +967,16 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         )
     if importance not in ("permutation", "impurity"):
         raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
-    # fail before any fitting: the selection sizes optRF's alpha gives on these data
+    # fail before any fitting: the selection sizes optRF's alpha gives on these data. The
+    # defaults (None) are optRF's alphas, but never fewer than one item.
+    n_objects = len(X if X_test is None else X_test)
+    if select_fraction is None:
+        select_fraction = 0.15 if round(n_objects * 0.15) >= 1 else 1
+    if importance_fraction is None:
+        importance_fraction = 0.05 if round(np.shape(X)[1] * 0.05) >= 1 else 1
     if "selection" in measures and not is_clf:
-        _selection_size(len(X if X_test is None else X_test), select_fraction, "select_fraction")
-    if {"importance", "importance_selection"} & set(measures):
+        _selection_size(n_objects, select_fraction, "select_fraction")
+    if set(_IMPORTANCE) & set(measures):
         _selection_size(np.shape(X)[1], importance_fraction, "importance_fraction")
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
@@ -358,23 +993,66 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
             )
     if len(y) != len(X):
         raise ValueError(f"`X` and `y` must have the same number of rows; got {len(X)} and {len(y)}.")
-    return grid_list, measures, is_clf, int(pool_size), voting, y, select_for
+    spec = _Spec(y=y, scale=scale, levels=levels, psi_baseline=psi_baseline, select_fraction=select_fraction,
+                 select_for=select_for, importance_fraction=importance_fraction)
+    return grid_list, measures, is_clf, int(pool_size), explicit_pool, voting, spec
+
+
+def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to, n_bootstrap,
+              confidence_level, measures):
+    params = estimator.get_params()
+    names = ("max_features", "min_samples_leaf", "max_samples", "bootstrap", "max_depth", "criterion")
+    main = {k: params[k] for k in names if k in params}
+    settings = {"estimator": type(estimator).__name__ + "(" + ", ".join(f"{k}={v!r}" for k, v in main.items())
+                + ")", "estimator_params": main, "grid": list(grid), "n_repeats": n_repeats,
+                "method": method, "measures": list(measures), "scale": spec.scale, "levels": spec.levels,
+                "voting": opts.voting if opts.is_clf else None, "target": target, "rec_thresh": rec_thresh,
+                "round_to": round_to, "n_bootstrap": int(n_bootstrap), "confidence_level": confidence_level}
+    if "selection" in measures:
+        settings["select_fraction"] = spec.select_fraction
+    if set(_IMPORTANCE) & set(measures):
+        settings["importance_fraction"] = spec.importance_fraction
+        settings["importance"] = opts.importance
+    return settings
 
 
 # ----------------------------------------------------------------------------------------
+@validate_params({
+    "grid": ["array-like"],
+    "n_repeats": [Interval(Integral, 2, None)],
+    "measures": [str, "array-like", None],
+    "method": [Options(_METHODS)],
+    "select_fraction": [Interval(Real, 0, None, closed="neither"), None],
+    "importance_fraction": [Interval(Real, 0, None, closed="neither"), None],
+    "importance": [Options(("permutation", "impurity"))],
+    "psi_baseline": [Options(_PSI_BASELINES)],
+    "pool_size": [Interval(Integral, 2, None), None],
+    "precision": [Interval(Real, 0, 1, closed="neither"), None],
+    "voting": [Options(("soft", "hard")), None],
+    "scale": [Options(("metric", "categorical", "ordinal")), None],
+    "levels": ["array-like", None],
+    "target": [Interval(Real, 0, 1, closed="neither")],
+    "rec_thresh": [Interval(Real, 0, None, closed="neither")],
+    "round_to": [Options(tuple(_ROUNDING))],
+    "n_bootstrap": [Interval(Integral, 0, None)],
+    "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+    "progress": ["callable", None],
+})
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
-                      measures=None, method="pool", select_fraction=0.15, select_for=None,
-                      importance_fraction=0.05, importance="permutation", psi_baseline="fixed",
-                      pool_size=None, precision=None, voting=None,
+                      measures=None, method="pool", select_fraction=None, select_for=None,
+                      importance_fraction=None, importance="permutation", psi_baseline="fixed",
+                      pool_size=None, precision=None, voting=None, scale=None, levels=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
-                      random_state=None, n_jobs=None, progress=None):
+                      confidence_level=0.95, random_state=None, n_jobs=None, progress=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
 
     For each number of learners ``n`` in ``grid`` the stability of ``n_repeats`` ensembles
     of ``n`` learners is measured, optRF's 2PL curve
     :math:`s(n) = 1 / (1 + (p_1 / n)^{p_2})` is fitted to each measure
-    (:func:`predstab.fit_2pl`) and the number of learners is recommended by optRF 1.2.1's
-    rule and for a target stability.
+    (:func:`predstab.fit_2pl`) and the number of learners is recommended, for every
+    measure, by optRF 1.2.1's rule and for a target stability.
 
     Parameters
     ----------
@@ -399,32 +1077,38 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         "importance_selection" (optRF ``opt_importance``: ICC of the variable importances and
         Fleiss' kappa of the top ``importance_fraction`` of variables). Default: the
         prediction measure, "phi", "psi" and (except for "closed_form") "selection". The
-        first one is ``primary``.
+        first one is ``primary``. A measure that cannot be computed at some ``n`` is NaN
+        there (``notes`` says why); it never stops the run.
     method : {"pool", "refit", "closed_form"}, default "pool"
         "refit": ``n_repeats`` new ensembles per grid value (what optRF does).
         "pool": one pool of ``pool_size`` learners; the ensembles of ``n`` learners are
         disjoint groups of it (exactly distributed as refits, see :class:`TreePool`); when
-        the pool holds fewer than ``n_repeats`` groups of ``n``, fewer forests are used and
-        a warning says so. "closed_form": icc / fleiss / phi / psi in closed form from a pool
-        (:meth:`TreePool.closed_form`) with bootstrap bands; the other measures from the
-        pool's groups.
-    select_fraction : float, default 0.15
-        optRF's ``alpha`` for selection stability.
+        the pool holds fewer than ``n_repeats`` groups of ``n``, fewer forests are used
+        (``n_forests``; a warning when ``pool_size`` was given). "closed_form": icc / fleiss
+        / phi / psi in closed form from a pool (:meth:`TreePool.closed_form`) with bootstrap
+        bands; the other measures from the pool's groups.
+    select_fraction : float, optional
+        optRF's ``alpha`` for selection stability; default 0.15 (one object when 15% of
+        the objects round to none).
     select_for : {"high", "low", "zero"}, class label(s) or None, default None
         optRF's ``select_for``; for a classifier, the class(es) selected. None: "high" for a
         regressor (optRF's default); for a classifier the last of its sorted classes
         (scikit-learn's positive class of a binary problem), so that the default measures
         work whatever the labels are.
-    importance_fraction : float, default 0.05
-        optRF ``opt_importance``'s ``alpha``.
+    importance_fraction : float, optional
+        optRF ``opt_importance``'s ``alpha``; default 0.05 (one variable when 5% of the
+        variables round to none, e.g. for 10 variables).
     importance : {"permutation", "impurity"}, default "permutation"
         Variable importance for the importance measures (optRF's ``importance``):
         "permutation" is ranger's out-of-bag permutation importance, tree by tree
         (RandomForest* / ExtraTrees* with bootstrap); "impurity" is scikit-learn's
         ``feature_importances_``.
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
-        psi's prediction space. "fixed": the out-of-bag predictions of the largest forest
-        (the pool, or the first refit at ``max(grid)``), the same for every grid value.
+        psi's prediction space. "fixed": the out-of-bag predictions of one forest of
+        ``max(grid)`` learners, the same for every grid value and every method (refit: the
+        first refit at ``max(grid)``; pool and closed form: the first ``max(grid)`` learners
+        of the pool, or a forest of that size fitted for it when the pool is smaller);
+        ``psi_baseline`` of the result says which.
         "kfold": 5-fold out-of-fold predictions of one forest of ``max(grid)`` learners
         (also fixed; works without bootstrapping, costs 5 extra fits).
         "per_forest": each ensemble's own out-of-bag predictions, as APS computes psi for a
@@ -449,14 +1133,25 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         On optRF's SNP data +-0.02 took 13,478 trees (38 s, one thread).
     voting : {"soft", "hard"}, optional
         Classifier aggregation; default "hard" (ranger's majority vote, as optRF).
+    scale : {"metric", "categorical", "ordinal"}, optional
+        Scale of phi and psi: "metric" for a regressor, "categorical" (default) or "ordinal"
+        (with ``levels``) for a classifier. Fleiss' kappa and selection treat classes as
+        nominal whatever the scale (optRF's measure).
+    levels : sequence, optional
+        The ordered categories for ``scale="ordinal"``.
     target : float, default 0.95
         Stability for ``n_for_target``.
     rec_thresh, round_to :
-        Passed to :meth:`TwoPL.recommend`.
+        optRF's rule, as in :meth:`TwoPL.recommend` (floor 500 learners).
     n_bootstrap : int, default 100
-        Bootstrap resamples for the recommendation's confidence interval and, for
-        "closed_form", the curves' 95% bands (``bands``; learners of the pool resampled).
-        0: none.
+        Bootstrap resamples for the recommendation's confidence interval and the curves'
+        bands (``<measure>_low`` / ``_high`` in ``table``). "refit" / "pool": the test
+        objects are resampled (the forests held fixed). "closed_form": the learners of the
+        pool are resampled, so its interval and bands reflect only the pool's finite number
+        of learners, not the sampling of the test objects (a refit run on other objects can
+        fall outside them). 0: none.
+    confidence_level : float, default 0.95
+        Of the bands and the recommendation's interval.
     random_state : None, int or numpy.random.Generator
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs``.
@@ -466,16 +1161,19 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     Returns
     -------
     TuningResult
-        ``.table``, ``.fits``, ``.summary``, ``.recommendation``, ``.reliable``,
-        ``.message``, ``.n_for_target``, ``.confidence_interval``, ``.runtime``,
-        ``.seconds_for(n)``, ``.bands``.
+        ``.table``, ``.fits``, ``.recommendations``, ``.summary``, ``.recommendation``,
+        ``.reliable``, ``.message``, ``.n_for_target``, ``.confidence_interval``,
+        ``.unrounded_interval``, ``.runtime``, ``.seconds_for(n)``, ``.bands``,
+        ``.psi_baseline``, ``.largest_phi``, ``.largest_psi``, ``.notes``, ``.settings``.
 
     Warns
     -----
     PredstabWarning
-        When the primary curve's fit failed, is poor or has not flattened within the grid.
+        When the primary curve's fit failed, is poor or has not flattened within the grid
+        (not when the curve is already flat at the target).
     PredstabDataWarning
-        When the pool holds fewer than ``n_repeats`` disjoint forests of some grid value.
+        When a pool of the given ``pool_size`` holds fewer than ``n_repeats`` disjoint
+        forests of some grid value.
 
     References
     ----------
@@ -495,231 +1193,201 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     ...                         grid=(5, 10, 20, 40), n_repeats=4, measures=("icc",),
     ...                         pool_size=160, n_bootstrap=0, random_state=0)
     >>> list(res.table.columns)
-    ['n_learners', 'icc', 'seconds', 'n_forests']
+    ['n_learners', 'icc', 'degenerate', 'seconds', 'n_forests']
     >>> res.recommendation >= 500
     True
     """
-    from ._pool import TreePool
-
-    grid, measures, is_clf, pool_size, voting, y, select_for = _tune_num_learners_iv(
+    grid, measures, is_clf, pool_size, explicit_pool, voting, spec = _tune_num_learners_iv(
         estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
         importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress,
-        precision)
+        precision, scale, levels, confidence_level, rec_thresh, round_to)
     rng = check_rng(random_state)
-    ctx = {"y": y, "scale": "categorical" if is_clf else "metric", "psi_baseline": psi_baseline,
-           "select_fraction": select_fraction, "select_for": select_for,
-           "importance_fraction": importance_fraction, "fixed_space": None}
-    need_space = "psi" in measures and psi_baseline != "kfold"
-    need_imp = importance if {"importance", "importance_selection"} & set(measures) else None
+    y = spec.y
+    opts = _Opts(is_clf=is_clf, voting=voting, n_jobs=n_jobs,
+                 need_space="psi" in measures and psi_baseline != "kfold",
+                 importance=importance if set(_IMPORTANCE) & set(measures) else None, progress=progress)
     if "psi" in measures and psi_baseline == "kfold":
-        ctx["fixed_space"] = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
-    data, seconds, n_forests = {}, {}, {}
-    pool = None
+        spec.baseline = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
+        spec.baseline_text = (f"5-fold out-of-fold predictions of forests of {max(grid)} learners, "
+                              "the same for every n")
+    elif psi_baseline == "per_forest":
+        spec.baseline_text = "each forest's own out-of-bag predictions (moves with n)"
+    notes, pool = [], None
     if method == "refit":
-        seeds = seeds_from(rng, len(grid) * n_repeats).reshape(len(grid), n_repeats)
-        total, done = len(grid) * n_repeats, 0
-        # the largest forests first: the first of them gives psi's fixed baseline
-        for gi in np.argsort(grid)[::-1]:
-            n = grid[gi]
-            outs = []
-            for r in range(n_repeats):
-                want_space = need_space and (psi_baseline == "per_forest" or ctx["fixed_space"] is None)
-                outs.append(_refit_one(estimator, n, seeds[gi, r], X, y, X_test, want_space,
-                                       voting, n_jobs, is_clf, need_imp))
-                if need_space and ctx["fixed_space"] is None:
-                    ctx["fixed_space"] = outs[0][1]
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-            data[n] = {"test": np.column_stack([o[0] for o in outs]),
-                       "space": (np.column_stack([o[1] for o in outs])
-                                 if psi_baseline == "per_forest" and need_space else None),
-                       "importances": None if need_imp is None else np.column_stack([o[2] for o in outs])}
-            seconds[n] = float(np.mean([o[3] for o in outs]))
-            n_forests[n] = n_repeats
+        values = _run_refit(estimator, X, y, X_test, grid, n_repeats, spec, rng, opts)
+        pool_size = None
     else:
-        pool = TreePool(estimator, n_learners=pool_size, voting=voting, random_state=rng, n_jobs=n_jobs)
-        pool.fit(X, y, X_test, oob=need_space)
-        if precision is not None:
-            closed = [m for m in measures if m in _CLOSED]
-            for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
-                widest = _widest_band(pool, grid, closed, _closed_baselines(ctx, psi_baseline),
-                                      max(n_bootstrap, 100))
-                if widest <= precision or steps == 3 or pool_size >= _MAX_POOL:
-                    break
-                needed = min(_MAX_POOL, int(np.ceil(1.1 * pool_size * (widest / precision) ** 2)))
-                pool.extend(max(needed - pool_size, 2))
-                pool_size = pool.test_predictions_.shape[1]
-            if widest > precision:
-                warnings.warn(
-                    f"`precision`={precision} not reached: the 95% bands of a pool of {pool_size} learners "
-                    f"reach +-{widest:.3f} (at most {_MAX_POOL} learners, three enlargements).",
-                    PredstabWarning, stacklevel=2,
-                )
-        if progress is not None:
-            progress(1, 1)
-        if need_space:
-            ctx["fixed_space"] = pool.oob_baseline()
-        if need_imp == "permutation":
-            from ._pool import tree_permutation_importances
+        pool, pool_size = _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_size,
+                                    precision, n_bootstrap)
+        values, notes = _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method,
+                                  explicit_pool)
+    table, closed, failed, degenerate = _table(values, grid, measures, spec, pool, method, n_bootstrap,
+                                               confidence_level, pool_size)
+    notes += _point_notes(failed, degenerate)
+    return _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
+                      n_bootstrap, confidence_level, rng, pool_size, notes,
+                      _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to,
+                                n_bootstrap, confidence_level, measures))
 
-            tree_imp = tree_permutation_importances(pool.ensemble_, X, y, rng)
-        elif need_imp == "impurity":
-            tree_imp = _tree_importances(pool.ensemble_)
-        else:
-            tree_imp = None
-        short = []
-        for n in grid:
-            k = min(n_repeats, pool_size // n)
-            n_forests[n] = 0 if method == "closed_form" and set(measures) <= set(_CLOSED) else k
-            seconds[n] = pool.fit_seconds_ * n / pool_size
-            if k < 2:
-                data[n] = None
-                continue
-            if k < n_repeats and not (method == "closed_form" and set(measures) <= set(_CLOSED)):
-                short.append(f"{n} ({k})")
-            data[n] = {"test": pool.forests(n, n_forests=k),
-                       "space": pool.forests(n, n_forests=k, on="oob")
-                       if need_space and psi_baseline == "per_forest" else None,
-                       "importances": None if tree_imp is None
-                       else _grouped_importances(tree_imp, n, k, normalise=need_imp == "impurity")}
-        if short:
-            warnings.warn(
-                f"The pool of {pool_size} learners holds fewer than n_repeats={n_repeats} disjoint forests "
-                f"for n = {', '.join(short)} (forests used in brackets); pass pool_size >= "
-                f"{n_repeats * max(grid)} for {n_repeats} forests everywhere.",
-                PredstabDataWarning, stacklevel=2,
-            )
 
-    # the table
-    columns = {"n_learners": grid}
-    bands, errors = {}, {}
-    closed = [m for m in measures if method == "closed_form" and m in _CLOSED]
-    if closed:
-        # one bootstrap for all closed forms: its errors give the bands and, for the primary
-        # measure, the recommendation's interval
-        closed = pool._closed_form_bands(grid, closed, baselines=_closed_baselines(ctx, psi_baseline),
-                                         n_bootstrap=n_bootstrap)
+def _table(values, grid, measures, spec, pool, method, n_bootstrap, confidence_level, pool_size):
+    """The grid table; closed-form columns (with their resampled errors); failures; degenerate points."""
+    columns = {"n_learners": list(grid)}
+    failed, degenerate = {}, {}
+    closed, closed_failed = ({}, {}) if method != "closed_form" else _closed_columns(
+        pool, grid, measures, spec, n_bootstrap, confidence_level)
+    for m, reason in closed_failed.items():
+        failed[m] = {n: reason for n in grid}
     for m in measures:
         if m in closed:
-            columns[m], low, high, errors[m] = closed[m]
-            if n_bootstrap:
-                bands[m] = pd.DataFrame({"n_learners": grid, "low": low, "high": high})
-        else:
-            missing = [n for n in grid if data[n] is None]
-            if missing:
-                raise ValueError(
-                    f"measure {m!r} needs at least 2 disjoint forests; the pool of {pool_size} learners has "
-                    f"fewer for n = {missing}. Increase `pool_size`."
-                )
-            columns[m] = [_measure(m, data[n], ctx) for n in grid]
-    columns["seconds"] = [seconds[n] for n in grid]
-    columns["n_forests"] = [n_forests[n] for n in grid]
-    table = pd.DataFrame(columns)
-    closed_curves = {m: table[m].to_numpy(dtype=float) - e for m, e in errors.items() if e is not None}
-    result = _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
-                        n_bootstrap, rng, bands)
-    return result if pool is None else dataclasses.replace(result, pool_size=pool_size)
+            curve, low, high, _ = closed[m]
+            columns[m] = np.asarray(curve, dtype=float)
+            if low is not None:
+                columns[f"{m}_low"], columns[f"{m}_high"] = np.asarray(low, float), np.asarray(high, float)
+            continue
+        column = []
+        for n in grid:
+            gv = values[n]
+            if gv.test is None:
+                column.append(float("nan"))
+                failed.setdefault(m, {})[n] = (f"fewer than 2 disjoint forests in the pool of {pool_size} "
+                                               "learners; increase `pool_size`")
+                continue
+            value, flat, error = _measure_point(m, gv, spec)
+            column.append(value)
+            if error:
+                failed.setdefault(m, {})[n] = error
+            if flat:
+                degenerate.setdefault(m, []).append(n)
+        columns[m] = np.asarray(column, dtype=float)
+    columns["degenerate"] = [",".join(m for m in measures if n in degenerate.get(m, ())) for n in grid]
+    columns["seconds"] = [values[n].seconds for n in grid]
+    columns["n_forests"] = [values[n].n_forests for n in grid]
+    return pd.DataFrame(columns), closed, failed, degenerate
 
 
-def _summarise(table, measures, method, grid, data, ctx, closed_curves, target, rec_thresh, round_to,
-               n_bootstrap, rng, bands):
-    from ._twopl import fit_2pl
+def _point_notes(failed, degenerate):
+    notes = []
+    for m, where in failed.items():
+        reasons = {}
+        for n, reason in where.items():
+            reasons.setdefault(reason, []).append(n)
+        for reason, ns in reasons.items():
+            notes.append(f"{m} could not be computed at n = {', '.join(map(str, ns))} (NaN there): {reason}")
+    for m, ns in degenerate.items():
+        what = ("every forest predicted one class for every object" if m in ("fleiss", "selection")
+                else "no disagreement observed and none expected")
+        irr = "; irr's kappam.fleiss returns NaN there" if m == "fleiss" else ""
+        notes.append(f"{m} at n = {', '.join(map(str, ns))} is degenerate ({what}: 0/0, set to 1 by "
+                     f"predstab's convention{irr}); marked in the table's `degenerate` column and left "
+                     "out of the 2PL fit")
+    return notes
 
-    fits, rows = {}, []
-    for m in measures:
-        fit = fit_2pl(table["n_learners"].to_numpy(), table[m].to_numpy(dtype=float))
-        rec, _ = fit._recommend_detail(rec_thresh=rec_thresh, round_to=round_to, minimum=500,
-                                       max_learners=1_000_000)
-        n_t = fit.num_learners_for(target) if fit.converged else -1
-        fits[m] = fit
-        rows.append({"measure": m, "p1": fit.p1, "p2": fit.p2, "r_squared": fit.r_squared,
-                     "poor_fit": fit.poor_fit, "flattened": fit.flattened, "recommended": rec,
-                     "n_for_target": None if n_t < 0 else int(n_t), "suggested_max": fit.suggested_max})
-    summary = pd.DataFrame(rows).set_index("measure")
+
+def _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to, n_bootstrap,
+               confidence_level, rng, pool_size, notes, settings):
+    """The TuningResult: fits and recommendations, bands, the primary's interval, run time."""
+    fits, recs = _fits_and_recommendations(table, measures, target, rec_thresh, round_to)
     primary = measures[0]
-    fit = fits[primary]
-    recommendation = summary.loc[primary, "recommended"]
-    recommendation = None if recommendation is None or pd.isna(recommendation) else int(recommendation)
-    problems = []
-    if not fit.converged:
-        problems.append(f"the 2PL fit failed ({fit.message})")
-    else:
-        if fit.poor_fit:
-            problems.append(f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it")
-        if not fit.flattened:
-            problems.append(
-                "the curve has not flattened within the grid (fitted stability "
-                f"{fit.stability(max(grid)):.2f} "
-                f"at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
-            )
-    if fit.poor_fit:
-        # a recommendation from a curve the data do not follow would only look precise;
-        # optRF's number stays visible in summary["recommended"]
-        recommendation = None
-    message = ""
+    fit, rec = fits[primary], recs[primary]
+    recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
+    excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
+    problems, message = _primary_message(primary, fit, rec, grid, excluded)
     if problems:
-        message = (f"{primary}: " + "; ".join(problems) + ". A grid up to about "
-                   f"{fit.suggested_max} learners would resolve it, e.g. {fit.suggested_grid()}.")
         warnings.warn(message, PredstabWarning, stacklevel=3)
-    intercept, slope = runtime_model(table["n_learners"], table["seconds"])
-    ci = ConfidenceInterval(float("nan"), float("nan"))
-    if n_bootstrap and recommendation is not None:
-        ci = _bootstrap_recommendation(primary, grid, data, ctx, closed_curves.get(primary), rec_thresh,
-                                       round_to, n_bootstrap, rng)
-    n_t = summary.loc[primary, "n_for_target"]
+    resampled = _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap,
+                       confidence_level, rng)
+    interval = unrounded = ConfidenceInterval(float("nan"), float("nan"))
+    if resampled is not None and rec.rule == "optRF" and recommendation is not None:
+        interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
+    table = _ordered(table, measures)
+    largest = values.get(max(grid))
     return TuningResult(
-        table=table, fits=fits, summary=summary, primary=primary, recommendation=recommendation,
-        reliable=not problems, message=message, target=target,
-        n_for_target=None if n_t is None or pd.isna(n_t) else int(n_t), confidence_interval=ci,
-        runtime=(intercept, slope), method=method, bands=bands,
+        table=table, fits=fits, recommendations=recs, summary=_summary_frame(fits, recs), primary=primary,
+        recommendation=recommendation, reliable=not problems, message=message, target=target,
+        n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
+        interval_covers=_COVERS["closed_form" if method == "closed_form" else "objects"],
+        confidence_level=confidence_level, runtime=runtime_model(table["n_learners"], table["seconds"]),
+        method=method, pool_size=pool_size, psi_baseline=spec.baseline_text if "psi" in measures else "",
+        largest_phi=_largest(largest, spec, "phi", measures),
+        largest_psi=_largest(largest, spec, "psi", measures), notes=tuple(notes), settings=settings,
     )
 
 
-_MAX_POOL = 100_000
+_COVERS = {
+    "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
+                   "not the sampling of the test objects",
+    "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
+               "not of new forests",
+}
 
 
-def _closed_baselines(ctx, psi_baseline):
-    """Baselines for TreePool's closed forms: psi's k-fold one; the pool's own otherwise."""
-    return {"psi": ctx["fixed_space"]} if psi_baseline == "kfold" else {}
+def _fits_and_recommendations(table, measures, target, rec_thresh, round_to):
+    """Each measure's 2PL fit (finite, non-degenerate points) and recommendation."""
+    n = table["n_learners"].to_numpy(dtype=float)
+    fits, recs = {}, {}
+    for m in measures:
+        curve = table[m].to_numpy(dtype=float)
+        flagged = np.array([m in d.split(",") for d in table["degenerate"]], dtype=bool)
+        usable = np.isfinite(curve) & ~flagged
+        fits[m] = _fit(n, curve, usable)
+        recs[m] = _recommend(m, fits[m], n[usable], curve[usable], int(n.max()), target, rec_thresh, round_to)
+    return fits, recs
 
 
-def _widest_band(pool, grid, measures, baselines, n_bootstrap):
-    """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
-    bands = pool._closed_form_bands(grid, measures, baselines=baselines, n_bootstrap=n_bootstrap)
-    return max(float(np.nanmax((high - low) / 2)) for _, low, high, _ in bands.values())
+def _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap, confidence_level, rng):
+    """Add the object-bootstrap bands to ``table`` (refit / pool); return the primary measure's
+    resampled curves (rows) for its recommendation interval, or None."""
+    if not n_bootstrap:
+        return None
+    if method == "closed_form" and primary in closed:
+        errors = closed[primary][3]  # resampled pools' errors about the pool's own curve
+        return None if errors is None else np.minimum(table[primary].to_numpy(float) - errors, 1.0)
+    if not all(values[g].test is not None for g in grid):
+        return None
+    curves = _bootstrap_objects(values, grid, [m for m in measures if m not in closed], primary, spec,
+                                n_bootstrap, rng)
+    alpha = (1 - confidence_level) / 2
+    for m, c in curves.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            low, high = np.nanquantile(c, [alpha, 1 - alpha], axis=0)
+        undefined = ~np.isfinite(table[m].to_numpy(dtype=float))  # no band about a value that is not there
+        table[f"{m}_low"] = np.where(undefined, np.nan, low)
+        table[f"{m}_high"] = np.where(undefined, np.nan, high)
+    return curves.get(primary)
 
 
-def _bootstrap_recommendation(primary, grid, data, ctx, closed_curves, rec_thresh, round_to, n_bootstrap,
-                              rng):
-    """Percentile interval of optRF's recommendation over bootstrap curves.
+def _summary_frame(fits, recs):
+    return pd.DataFrame([{
+        "measure": m, "p1": fits[m].p1, "p2": fits[m].p2, "r_squared": fits[m].r_squared,
+        "poor_fit": fits[m].poor_fit, "flattened": fits[m].flattened, "recommended": r.value,
+        "rule": r.rule, "unrounded": r.unrounded, "n_for_target": r.n_for_target,
+        "beyond_grid": r.beyond_grid, "suggested_max": fits[m].suggested_max, "note": r.note}
+        for m, r in recs.items()]).set_index("measure")
 
-    ``closed_curves`` (closed forms): resampled curves, one row each -- the estimate minus a
-    resampled pool's error about its population, the bootstrap behind
-    ``TreePool.closed_form``'s bands. Otherwise the objects of ``data`` are resampled.
-    """
-    from ._twopl import fit_2pl
 
-    recs = []
-    closed = closed_curves is not None
-    n_grid = np.asarray(grid, dtype=float)
-    key = "importances" if primary in ("importance", "importance_selection") else "test"
-    n_objects = None if closed else len(data[grid[0]][key])
-    for b in range(int(n_bootstrap)):
-        if closed:
-            curve = np.minimum(closed_curves[b], 1.0)
-        else:
-            rows = rng.integers(0, n_objects, n_objects)
-            curve = np.array([_measure(primary, data[n], ctx, rows=rows) for n in grid])
-        if not np.all(np.isfinite(curve)):
-            continue
-        fit = fit_2pl(n_grid, curve)
-        rec, _ = fit._recommend_detail(rec_thresh=rec_thresh, round_to=round_to, minimum=500,
-                                       max_learners=1_000_000)
-        if rec is not None:
-            recs.append(rec)
-    if len(recs) < n_bootstrap / 2:
-        return ConfidenceInterval(float("nan"), float("nan"))
-    # recommendations are rounded counts: report resampled values, not interpolations
-    low, high = np.percentile(recs, [2.5, 97.5], method="inverted_cdf")
-    return ConfidenceInterval(float(low), float(high))
+def _ordered(table, measures):
+    """Columns: n_learners, each measure with its band, degenerate, seconds, n_forests."""
+    order = ["n_learners"]
+    for m in measures:
+        order += [c for c in (m, f"{m}_low", f"{m}_high") if c in table]
+    order += ["degenerate", "seconds", "n_forests"]
+    return table[order]
+
+
+def _largest(gv, spec, name, measures):
+    """phi or psi of the largest grid value's forests (the per-object view), or None."""
+    from ._stability import phi, psi
+
+    if name not in measures or gv is None or gv.test is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if name == "phi":
+                return phi(gv.test, spec.y, scale=spec.scale, levels=spec.levels)
+            space = gv.space if spec.psi_baseline == "per_forest" else spec.baseline
+            return psi(gv.test, space, scale=spec.scale, levels=spec.levels)
+    except Exception:  # noqa: BLE001 -- the per-object view is optional; the table has the NaN and the note
+        return None

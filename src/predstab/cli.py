@@ -16,9 +16,7 @@ predstab ...
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -29,7 +27,9 @@ from ._io import (
     InputNote,
     check_orientation,
     check_output_file,
+    ProgressBar,
     column,
+    dumps,
     numeric_matrix,
     parse_list,
     read_table,
@@ -37,56 +37,11 @@ from ._io import (
     write_text,
 )
 
-__all__ = ["main", "ProgressBar"]
+__all__ = ["main", "ProgressBar", "dumps"]  # ProgressBar and dumps live in _io
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what the shell reports for `yes | head`
-
-
-class ProgressBar:
-    """A one-line progress bar on a stream (stderr), drawn only when that stream is a terminal.
-
-    Call it as ``bar(done, total)`` (the progress callback protocol of
-    :func:`predstab.repeated_predictions`) or ``bar()`` to advance by one.
-    """
-
-    def __init__(self, label="fitting", *, total=None, stream=None, enabled=None, width=28):
-        self.stream = sys.stderr if stream is None else stream
-        isatty = getattr(self.stream, "isatty", lambda: False)
-        self.enabled = bool(isatty()) if enabled is None else bool(enabled)
-        self.label, self.total, self.width = label, total, width
-        self.done = 0
-        self._start = time.perf_counter()
-        self._last_draw = 0.0
-
-    def __call__(self, done=None, total=None, *args, **kwargs):
-        self.done = self.done + 1 if done is None else int(done)
-        if total is not None:
-            self.total = int(total)
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        finished = self.total is not None and self.done >= self.total
-        if now - self._last_draw < 0.1 and not finished:
-            return
-        self._last_draw = now
-        elapsed = now - self._start
-        if self.total:
-            filled = int(self.width * min(self.done, self.total) / self.total)
-            bar = "#" * filled + "." * (self.width - filled)
-            text = f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f}s"
-        else:
-            text = f"\r{self.label} {self.done} {elapsed:5.1f}s"
-        self.stream.write(text)
-        self.stream.flush()
-
-    def close(self):
-        """End the line (if anything was drawn)."""
-        if self.enabled and self._last_draw:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._last_draw = 0.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -107,19 +62,31 @@ example:
   predstab demo --dataset wine --out wine-demo --seed 3
   predstab demo --quick --quiet      # smaller grid, no progress bar
 
-The demo refits a random forest, prints phi (training responses as baseline), psi
-(out-of-bag predictions as baseline) and ICC(1) per number of trees, fits optRF's 2PL
-curve, prints the recommended number of trees and writes stability.csv, stability.json
-and stability.png. An existing output directory is never touched: a fresh name
-(predstab-demo-2, ...) is chosen and printed, unless --force is given.
+The demo calls predstab.tune_num_learners on a random forest and prints its result: phi
+(training responses as baseline), psi (out-of-bag predictions of one forest of the largest
+grid value as baseline) and ICC(1) / Fleiss' kappa per number of trees, each measure's 2PL
+fit and recommendation (optRF 1.2.1's rule: the first n whose fitted gain per added tree is
+below --rec-thresh, rounded to --round-to, at least 500; and the trees for
+--target-stability). It writes stability.csv (the result's table), stability.json
+(everything the result holds), stability.png and per_object.png. An existing output
+directory is never touched: a fresh name (predstab-demo-2, ...) is chosen and printed,
+unless --force is given.
 """
+
+
+def _tuning_options(args):
+    """The TuneJob fields shared by demo and tune: the forest and the recommendation rule."""
+    return {"target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to,
+            "max_features": args.max_features, "min_samples_leaf": args.min_samples_leaf,
+            "max_samples": args.sample_fraction}
 
 
 def _cmd_demo(args, out):
     from . import _demo
 
     return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
-                          n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out)
+                          n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out,
+                          **_tuning_options(args))
 
 
 # ----------------------------------------------------------------------------- tune
@@ -127,14 +94,20 @@ _TUNE_EXAMPLE = """\
 example:
   predstab tune train.csv --target yield --test test.csv --grid 50,100,200,400 \\
       --repeats 10 --jobs 2 --seed 1 --out tuned/
+  predstab tune train.csv --target yield --max-features 0.33 --min-samples-leaf 5 \\
+      --sample-fraction 0.632 --round-to hundred --target-stability 0.99
 
-Fits a random forest (regression, or classification / ordinal with --task) n_repeats times per
-grid value, prints phi, psi and ICC(1) / Fleiss' kappa per number of trees, fits optRF's 2PL
-curve and prints the recommendation with tune_num_learners' bootstrap interval (--bootstrap
-resamples) and run-time model (seconds per forest = intercept + slope * trees); writes
-stability.csv, stability.json, stability.png and per_object.png to --out (refusing to
-overwrite without --force). Without --test, a random 20% of
-DATA is held out. Feature columns must be numeric (encode categories first).
+Calls predstab.tune_num_learners on a random forest (regression, or classification / ordinal
+with --task; --max-features, --min-samples-leaf and --sample-fraction set the forest as
+ranger's mtry, min.node.size and sample.fraction do) and prints its result: phi, psi and
+ICC(1) / Fleiss' kappa per number of trees with bootstrap bands, each measure's 2PL fit and
+recommendation (optRF 1.2.1's rule: the first n whose fitted gain per added tree is below
+--rec-thresh, rounded to --round-to, at least 500; the unrounded value and its bootstrap
+interval over --bootstrap resamples; the trees for --target-stability), flags a
+recommendation beyond the grid and the run-time model (seconds per forest = intercept +
+slope * trees). Writes stability.csv, stability.json, stability.png and per_object.png to
+--out (refusing to overwrite without --force). Without --test, a random 20% of DATA is held
+out. Feature columns must be numeric (encode categories first).
 """
 
 
@@ -171,7 +144,7 @@ def _cmd_tune(args, out):
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
-                        voting=args.voting, n_bootstrap=args.bootstrap)
+                        voting=args.voting, n_bootstrap=args.bootstrap, **_tuning_options(args))
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          fresh=False)
 
@@ -709,6 +682,25 @@ _positive_int = _checked(int, lambda v: v >= 1, "a positive integer")
 _non_negative_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 _probability = _checked(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 _positive_float = _checked(float, lambda v: bool(np.isfinite(v) and v > 0), "a positive number")
+_fraction = _checked(float, lambda v: 0 < v <= 1, "a fraction in (0, 1]")
+
+
+def _max_features(text):
+    """--max-features: sqrt, log2, all (None), a count (int) or a fraction (float in (0, 1])."""
+    if text in ("sqrt", "log2"):
+        return text
+    if text in ("all", "none", "None"):
+        return None
+    expected = f"expected sqrt, log2, all, a count or a fraction, got {text!r}"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(expected) from None
+    if value.is_integer() and value >= 1 and "." not in text:
+        return int(value)
+    if 0 < value <= 1:
+        return value
+    raise argparse.ArgumentTypeError(expected)
 
 
 def add_header_option(p):
@@ -743,6 +735,25 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--force", action="store_true", help="overwrite existing output files")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    def tuning_options(p):
+        forest = p.add_argument_group("forest (scikit-learn's RandomForest*; ranger's names in brackets)")
+        forest.add_argument("--max-features", type=_max_features, default="sqrt", metavar="M",
+                            help="features tried per split (mtry): sqrt (default), log2, all, a count "
+                                 "or a fraction in (0, 1]")
+        forest.add_argument("--min-samples-leaf", type=_positive_int, default=None, metavar="N",
+                            help="smallest leaf (min.node.size); default 5 for regression, 1 for classes")
+        forest.add_argument("--sample-fraction", type=_fraction, default=None, metavar="F",
+                            help="bootstrap sample per tree as a fraction of the rows (sample.fraction, "
+                                 "max_samples); default 1")
+        rec = p.add_argument_group("recommendation")
+        rec.add_argument("--target-stability", type=_probability, default=0.95, metavar="S",
+                         help="stability for 'n for target' (default 0.95)")
+        rec.add_argument("--rec-thresh", type=_positive_float, default=1e-6, metavar="G",
+                         help="optRF's rule: gain in stability per added tree below which the curve "
+                              "counts as flat (default 1e-6)")
+        rec.add_argument("--round-to", choices=("thousand", "hundred", "ten", "none"), default="thousand",
+                         help="rounding of optRF's recommendation (default thousand, as optRF)")
+
     p = command("demo", "Run the main job on scikit-learn's bundled data (phi, psi, tree count).",
                 _DEMO_EXAMPLE)
     p.add_argument("--dataset", choices=("diabetes", "breast_cancer", "wine", "ordinal"), default="diabetes",
@@ -750,6 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "ordinal (diabetes target in quartiles); default diabetes")
     p.add_argument("--quick", action="store_true", help="smaller grid and fewer refits")
     fitting_options(p, "predstab-demo")
+    tuning_options(p)
     p.set_defaults(func=_cmd_demo)
 
     p = command("tune", "Stability versus number of trees of a random forest, with optRF's 2PL "
@@ -773,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "forest; closed-form: expected curves from the pool's per-tree predictions "
                         "with bootstrap bands, not for ordinal targets (default pool)")
     fitting_options(p, "predstab-tune")
+    tuning_options(p)
     p.set_defaults(func=_cmd_tune)
 
     p = command("stability", "APS's phi or psi of a prediction matrix (objects x refits).",
@@ -933,30 +946,6 @@ def main(argv=None, *, stdout=None) -> int:
             print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} "
                   "(rerun with --debug for the traceback)", file=sys.stderr)
             return 1
-
-
-def _json_default(value):
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return None if not np.isfinite(value) else float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
-
-
-def dumps(obj) -> str:
-    """JSON text of ``obj`` (NumPy scalars and arrays allowed; NaN becomes null)."""
-    def clean(v):
-        if isinstance(v, float) and not np.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {str(k): clean(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [clean(x) for x in v]
-        return v
-
-    return json.dumps(clean(obj), indent=2, default=_json_default) + "\n"
 
 
 if __name__ == "__main__":  # pragma: no cover
