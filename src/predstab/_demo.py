@@ -17,7 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import InputError, ProgressBar, dumps, fresh_directory, write_figure, write_text
+from ._io import (
+    InputError,
+    ProgressBar,
+    check_output_dir,
+    check_target_kind,
+    dumps,
+    make_output_dir,
+    write_figure,
+    write_text,
+)
 
 __all__ = ["TuneJob", "run_job", "run_demo", "load_dataset", "holdout", "forest", "tune_arguments", "compute"]
 
@@ -50,6 +59,7 @@ class TuneJob:
     max_features: object = "sqrt"
     min_samples_leaf: int | None = None  # None: ranger's 5 (regression) / 1 (classes)
     max_samples: float | None = None
+    target_name: str = "target"  # the target column's name, for messages
 
 
 def load_dataset(name, *, seed=0):
@@ -116,34 +126,18 @@ def _check_job(job):
             raise InputError("--method closed-form supports regression and classification; "
                              "use --method pool for an ordinal target")
     elif job.task == "classification":
-        _not_continuous(job.y)
+        check_target_kind(job.y, "classification", name=job.target_name)
         job.y = np.asarray(job.y).astype(str).astype(object)
         job.y_test = np.asarray(job.y_test).astype(str).astype(object)
     elif job.task == "regression":
-        try:
-            job.y = np.asarray(job.y, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError("the target column must be numeric for --task regression; "
-                             "use --task classification or ordinal for categories") from None
+        check_target_kind(job.y, "regression", name=job.target_name)
+        job.y = np.asarray(job.y, dtype=float)
     else:
         raise InputError(f"--task must be regression, classification or ordinal; got {job.task!r}")
     if job.method not in _METHODS:
         raise InputError(f"--method must be one of {sorted(_METHODS)}; got {job.method!r}")
     if job.X.shape[0] < 10:
         raise InputError(f"need at least 10 training rows; got {job.X.shape[0]}")
-
-
-def _not_continuous(y):
-    """A class target that is really a measurement: say so in the user's terms."""
-    try:
-        values = np.asarray(y, dtype=float)
-    except (TypeError, ValueError):
-        return
-    distinct = np.unique(values[np.isfinite(values)])
-    if distinct.size > 20 and np.any(distinct != np.round(distinct)):
-        raise InputError(f"the target looks continuous ({distinct.size} distinct numbers such as "
-                         f"{distinct[0]:g} and {distinct[-1]:g}); use --task regression, or --task "
-                         "classification with class labels")
 
 
 def tune_arguments(job):
@@ -230,18 +224,17 @@ def _figures(res, job):
     return curve_fig, per_fig
 
 
-def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, fresh=False, renamed_from=None):
-    """Tune, print, write the four outputs; return the exit code (0)."""
+def run_job(job, *, out_dir, force=False, quiet=False, stdout=None):
+    """Tune, print, write the four outputs; return the exit code (0).
+
+    The output folder follows the one rule of :func:`predstab._io.check_output_dir` (checked
+    before anything is fitted; an existing empty folder is used; one that holds files is
+    refused unless ``force``).
+    """
     import sys
 
     stdout = sys.stdout if stdout is None else stdout
-    out_dir = Path(out_dir)
-    if not fresh and not force:
-        # fail before fitting anything, not after
-        existing = [name for name in OUTPUTS if (out_dir / name).exists()]
-        if existing:
-            raise InputError(f"'{out_dir / existing[0]}' already exists; use --force to overwrite it "
-                             "or --out to choose another directory")
+    out_dir = check_output_dir(Path(out_dir), force=force)
     bar = ProgressBar("fitting forests", enabled=False if quiet else None)
     start = time.perf_counter()
     try:
@@ -250,11 +243,7 @@ def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, fresh=False,
         bar.close()
     elapsed = time.perf_counter() - start
     print(_report(res, job, elapsed), file=stdout)
-    if fresh:
-        out_dir, renamed = fresh_directory(out_dir, force=force)
-        if renamed:
-            print(f"\n'{renamed_from or out_dir}' exists, so this run writes to '{out_dir}' "
-                  "(nothing was overwritten; --force reuses the directory)", file=stdout)
+    out_dir = make_output_dir(out_dir, force=force)
     curve_fig, per_fig = _figures(res, job)
     written = [
         write_text(out_dir / "stability.csv", res.table.to_csv(index=False), force=force),
@@ -280,5 +269,4 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
     job = TuneJob(task=task, X=X_train, y=y_train, X_test=X_test, y_test=y_test, grid=grid,
                   n_repeats=5 if quick else 10, method="pool", seed=seed,
                   n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title, **options)
-    return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout, fresh=True,
-                   renamed_from=out)
+    return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout)

@@ -25,9 +25,9 @@ import numpy as np
 from ._io import (
     InputError,
     InputNote,
+    ProgressBar,
     check_orientation,
     check_output_file,
-    ProgressBar,
     column,
     dumps,
     numeric_matrix,
@@ -69,8 +69,9 @@ fit and recommendation (optRF 1.2.1's rule: the first n whose fitted gain per ad
 below --rec-thresh, rounded to --round-to, at least 500; and the trees for
 --target-stability). It writes stability.csv (the result's table), stability.json
 (everything the result holds), stability.png and per_object.png. An existing output
-directory is never touched: a fresh name (predstab-demo-2, ...) is chosen and printed,
-unless --force is given.
+directory that holds files is never touched: the run stops before fitting and names a free
+folder to use instead (predstab-demo-2, ...), unless --force is given; an existing empty
+folder is used.
 """
 
 
@@ -111,8 +112,8 @@ out. Feature columns must be numeric (encode categories first).
 """
 
 
-def _read_xy(path, target, *, what):
-    frame = read_table(path, what=what)
+def _read_xy(path, target, *, what, header=None):
+    frame = read_table(path, what=what, header=header)
     y = column(frame, target, what=what)
     features = frame.drop(columns=[target])
     if features.shape[1] == 0:
@@ -127,9 +128,9 @@ def _read_xy(path, target, *, what):
 def _cmd_tune(args, out):
     from . import _demo
 
-    X, y, names = _read_xy(args.data, args.target, what="DATA")
+    X, y, names = _read_xy(args.data, args.target, what="DATA", header=args.header)
     if args.test is not None:
-        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test")
+        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test", header=args.header)
         if test_names != names:
             raise InputError(f"--test '{args.test}' must have the same columns as DATA '{args.data}'")
     else:
@@ -144,9 +145,9 @@ def _cmd_tune(args, out):
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
-                        voting=args.voting, n_bootstrap=args.bootstrap, **_tuning_options(args))
-    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
-                         fresh=False)
+                        voting=args.voting, n_bootstrap=args.bootstrap, target_name=str(args.target),
+                        **_tuning_options(args))
+    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out)
 
 
 # ----------------------------------------------------------------------------- stability
@@ -767,6 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("tune", "Stability versus number of trees of a random forest, with optRF's 2PL "
                         "recommendation.", _TUNE_EXAMPLE)
     p.add_argument("data", metavar="DATA", help="CSV or Parquet with the features and the target")
+    add_header_option(p)
     p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
     p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression")
     p.add_argument("--levels", metavar="A,B,C", help="ordered categories for --task ordinal")
