@@ -13,6 +13,7 @@ from sklearn.ensemble import (
 from sklearn.linear_model import LinearRegression
 
 from predstab import PredstabWarning, TreePool, fit_2pl, fleiss_kappa, icc
+from predstab._closed_form import closed_form_stats, curve_from_stats
 from predstab._forest import oob_predict
 
 
@@ -125,8 +126,10 @@ def test_closed_form_classes_unbiased_near_tied_votes():
         votes = rng.random((40, 100)) < p[:, None]
         pool.test_predictions_ = np.stack([~votes, votes], axis=2).astype(float)
         closed.append(pool.closed_form([50], measure="fleiss")[0])
-        stats_ = pool._closed_stats(pool.test_predictions_, None, np.array([50.0]), "hard", rng, plug_in=True)
-        extrapolated.append(pool._curve_from_stats(stats_, np.array([50.0]), "fleiss", None)[0])
+        # the pool's vote shares taken as exact: the bootstrap world's value for two classes
+        stats_ = closed_form_stats(pool.test_predictions_, None, [50.0], classifier=True, voting="hard",
+                                   rng=rng, population=True)
+        extrapolated.append(curve_from_stats(stats_, np.array([50.0]), "fleiss")[0])
     assert np.mean(closed) == pytest.approx(truth, abs=0.025)  # sd of the mean about 0.008
     assert np.mean(extrapolated) - truth > 0.04
 
