@@ -112,6 +112,13 @@ class TreePool:
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
     ``closed_form`` warns; use a pool of at least twice the largest ``n`` for classes.
 
+    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab._closed_form`): the
+    learners are resampled with replacement, and the basic bootstrap interval pivots on the
+    exact value of the same estimator in that bootstrap world (the pool as the population):
+    the plug-in curve for metric predictions, the disjoint-forest U-statistic over forests
+    drawn with replacement for classes. Metric resampling is one matrix product of the
+    per-learner predictions with the resampling counts, linear in the test objects.
+
     No single R function does this; the forests it builds have the distribution of the
     refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
     checks its curves against refits; see benchmarks/bench_tuning.py.
