@@ -131,31 +131,69 @@ def expected_disagreement(values, *, classes):
 
 
 # --------------------------------------------------------------------------- metric
-def metric_moments(preds, mask=None):
+def _block_rows(n_obj):
+    """Objects per block of the metric passes: temporaries of at most about 1,024 objects x
+    learners in float64, and at most an eighth of the objects (small inputs stay small)."""
+    return int(np.clip(n_obj // 8, 64, _ROWS))
+
+
+def metric_moments(preds, mask=None, counts=None):
     """Per object: the mean and variance (``ddof=1``) of the (voting) learners' predictions
     and their number, in float64, in blocks of objects (no full-size temporary).
 
-    With ``mask``, only rows with at least two voting learners are returned.
+    With ``mask``, only rows with at least two voting learners are returned. With
+    ``counts`` (resampling counts, n_bootstrap x learners; test objects only), the same
+    pass also returns the sums over objects that the resampled pools' statistics need
+    (see :func:`_metric_bootstrap`).
     """
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
     count = np.full(n_obj, float(size))
-    for start in range(0, n_obj, _ROWS):
-        block = np.asarray(preds[start:start + _ROWS], dtype=np.float64)
-        rows = slice(start, start + len(block))
+    rows = _block_rows(n_obj)
+    if counts is not None:
+        weights = np.ascontiguousarray(counts.T, dtype=np.float32)  # learners x resamples
+        sums = np.zeros((3, len(counts)))  # per resample: sum of var*, of mu* - ref, of its square
+        ref = None
+    for start in range(0, n_obj, rows):
+        block = preds[start:start + rows]
+        here = slice(start, start + len(block))
         if mask is None:
-            mu[rows] = block.mean(axis=1)
-            var[rows] = block.var(axis=1, ddof=1)
+            mu[here] = block.mean(axis=1, dtype=np.float64)
+            dev = block - mu[here, None]  # float64
+            var[here] = np.einsum("ij,ij->i", dev, dev) / (size - 1)
+            if counts is not None:
+                ref = float(mu[start]) if ref is None else ref
+                _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size, sums)
             continue
-        keep = mask[rows]
-        count[rows] = keep.sum(axis=1)
+        block = np.asarray(block, dtype=np.float64)
+        keep = mask[here]
+        count[here] = keep.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mu[rows] = np.where(keep, block, 0).sum(axis=1) / count[rows]
-            var[rows] = np.where(keep, (block - mu[rows, None]) ** 2, 0).sum(axis=1) / (count[rows] - 1)
+            mu[here] = np.where(keep, block, 0).sum(axis=1) / count[here]
+            var[here] = np.where(keep, (block - mu[here, None]) ** 2, 0).sum(axis=1) / (count[here] - 1)
     if mask is not None:
         ok = count > 1
         mu, var, count = mu[ok], var[ok], count[ok]
+    if counts is not None:
+        return mu, var, count, sums
     return mu, var, count
+
+
+def _bootstrap_sums(dev, offset, weights, size, sums):
+    """Add one block of objects to the resampled pools' sums (see :func:`_metric_bootstrap`).
+
+    ``dev``: the block's predictions minus their pool means (float32, overwritten);
+    ``offset``: the pool means minus a fixed reference (keeps the sums of squares exact).
+    A resampled pool holds learner ``j`` ``counts[b, j]`` times, so its per-object sums are
+    one product of the deviations with the counts: s1 = sum_j w_j d_ij, s2 = sum_j w_j d_ij^2.
+    """
+    s1 = (dev @ weights).astype(np.float64)
+    np.square(dev, out=dev)
+    s2 = (dev @ weights).astype(np.float64)
+    sums[0] += (np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)).sum(axis=0)
+    resampled_mu = offset[:, None] + s1 / size
+    sums[1] += resampled_mu.sum(axis=0)
+    sums[2] += (resampled_mu**2).sum(axis=0)
 
 
 def _metric_stats(mu, var, count, n, pool_size, masked, plug_in):
@@ -188,37 +226,22 @@ def mean_inverse_count(n, rate):
     return out[:, where.ravel()]
 
 
-def _metric_bootstrap(preds, mask, n, counts, plug_mu):
+def _metric_bootstrap(preds, mask, n, counts, sums=None):
     """Stats of the resampled pools given by the resampling ``counts`` (n_bootstrap x learners).
 
-    A resampled pool holds learner ``j`` ``counts[b, j]`` times, so its per-object sums are
-    one matrix product of the (centred) per-learner predictions with the counts: the
-    bootstrap costs two products of (objects x learners) by (learners x resamples) in float32,
-    block by block of objects, and no copy of the pool.
+    Test objects: from the per-resample sums over objects that :func:`metric_moments`
+    accumulated in its pass (two float32 products of the deviations, objects x learners, by
+    the counts, learners x resamples, block by block: cost linear in objects, no copy of the
+    pool). Out of bag: the per-object sums of every resample at once.
     """
     n_obj, size = preds.shape
     n_boot = len(counts)
-    weights = np.ascontiguousarray(counts.T, dtype=np.float32)  # learners x resamples
     if mask is None:
-        # per resample: sum over objects of var*, of (mu* - ref) and of its square
-        ref = float(np.mean(plug_mu))
-        s_var, s_mu, s_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
-        for start in range(0, n_obj, _ROWS):
-            block = np.asarray(preds[start:start + _ROWS], dtype=np.float64)
-            centre = block.mean(axis=1)
-            dev = (block - centre[:, None]).astype(np.float32)
-            s1 = (dev @ weights).astype(np.float64)           # sum_j w_j (t_ij - centre_i)
-            np.square(dev, out=dev)
-            s2 = (dev @ weights).astype(np.float64)
-            var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
-            mu = (centre - ref)[:, None] + s1 / size
-            s_var += var.sum(axis=0)
-            s_mu += mu.sum(axis=0)
-            s_mu2 += (mu**2).sum(axis=0)
-        w = s_var / n_obj
-        between = (s_mu2 - s_mu**2 / n_obj) / (n_obj - 1)
+        w = sums[0] / n_obj
+        between = (sums[2] - sums[1] ** 2 / n_obj) / (n_obj - 1)
         b = np.maximum(between - w / size, 0.0)  # the resampled pool's own noise, as the estimate
         return [{"d_o": w[k] / n, "b": float(b[k]), "w": float(w[k])} for k in range(n_boot)]
+    weights = np.ascontiguousarray(counts.T, dtype=np.float32)  # learners x resamples
     # out of bag (training rows, usually few): per-object sums of every resample at once
     keep = mask.astype(np.float32)
     values = np.where(mask, preds, 0.0)
@@ -565,8 +588,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     n_bootstrap = int(n_bootstrap)
     if classifier:
         stats = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng)
-    else:  # one pass over the pool for the estimate and the bootstrap world's value
-        mu, var, count = metric_moments(preds, mask)
+    else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples
+        counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap) if n_bootstrap else None
+        mu, var, count, *sums = metric_moments(preds, mask, None if mask is not None else counts)
         stats = _metric_stats(mu, var, count, n, size, mask is not None, False)
     curves = {m: curve_from_stats(stats, n, m, value, warn=True) for m, value in d_e.items()}
     errors = {m: None for m in d_e}
@@ -577,8 +601,8 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
         else:
             population = _metric_stats(mu, var, count, n, size, mask is not None, True)
         truth = {m: curve_from_stats(population, n, m, value) for m, value in d_e.items()}
-        counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap)
         if classifier:
+            counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap)
             n_perm = max(5, _orderings(len(preds)) // 8)
             resampled = []
             for b in range(n_bootstrap):
@@ -586,7 +610,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
                 resampled.append(closed_form_stats(preds[:, cols], None if mask is None else mask[:, cols], n,
                                                    classifier=True, voting=voting, rng=rng, n_perm=n_perm))
         else:
-            resampled = _metric_bootstrap(preds, mask, n, counts, mu)
+            resampled = _metric_bootstrap(preds, mask, n, counts, sums[0] if sums else None)
         errors = {m: np.stack([curve_from_stats(s, n, m, d_e[m]) for s in resampled]) - truth[m] for m in d_e}
     out = {}
     for m in d_e:

@@ -199,10 +199,12 @@ class TreePool:
         self.on_train_ = X_test is None
         self._data = (X, y, X_test, oob)  # references, for extend()
         need_train = oob or X_test is None
-        self.train_predictions_ = learner_predictions(model, X, dtype=self.dtype) if need_train else None
+        self.train_predictions_ = (learner_predictions(model, X, dtype=self.dtype, n_jobs=self.n_jobs)
+                                   if need_train else None)
         start = time.perf_counter()
         self.test_predictions_ = (self.train_predictions_ if X_test is None
-                                  else learner_predictions(model, X_test, dtype=self.dtype))
+                                  else learner_predictions(model, X_test, dtype=self.dtype,
+                                                      n_jobs=self.n_jobs))
         self.predict_seconds_ = time.perf_counter() - start
         self.oob_ = None
         if need_train:
