@@ -480,3 +480,25 @@ def test_soft_vote_bands_are_centred_on_the_estimate():
         assert low < curve < high
         offsets.append(((low + high) / 2 - curve) / ((high - low) / 2))
     assert abs(np.mean(offsets)) < 0.2
+
+
+def test_float32_cache_and_threads_give_the_same_predictions():
+    X, y = make_regression(70, 5, noise=10, random_state=6)
+    kw = {"n_learners": 30, "random_state": 3}
+    base = TreePool(RandomForestRegressor(max_features=2), **kw).fit(X[:50], y[:50], X[50:])
+    single = TreePool(RandomForestRegressor(max_features=2), dtype="float32", **kw)
+    single.fit(X[:50], y[:50], X[50:])
+    threads = TreePool(RandomForestRegressor(max_features=2), n_jobs=2, **kw).fit(X[:50], y[:50], X[50:])
+    np.testing.assert_array_equal(threads.test_predictions_, base.test_predictions_)
+    assert single.test_predictions_.dtype == np.float32
+    np.testing.assert_allclose(single.test_predictions_, base.test_predictions_, rtol=1e-6)
+    # the closed forms accumulate in float64: the float32 cache changes them by ~1e-7
+    np.testing.assert_allclose(single.closed_form([3, 30]), base.closed_form([3, 30]), rtol=1e-5)
+    with pytest.raises(ValueError, match="`dtype`"):
+        TreePool(RandomForestRegressor(), dtype="int8").fit(X, y)
+
+
+def test_permutation_importances_live_beside_the_other_importances():
+    from predstab import _importance, _pool
+
+    assert _pool.tree_permutation_importances is _importance.tree_permutation_importances
