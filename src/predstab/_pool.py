@@ -248,6 +248,7 @@ class TreePool:
                                   else joined(self.test_predictions_, more.test_predictions_))
         self.oob_ = joined(self.oob_, more.oob_)
         self.fit_seconds_ += more.fit_seconds_
+        self.predict_seconds_ += more.predict_seconds_
         _join_ensembles(self.ensemble_, more.ensemble_)
         return self
 
