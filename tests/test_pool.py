@@ -494,6 +494,14 @@ def test_float32_cache_and_threads_give_the_same_predictions():
     np.testing.assert_allclose(single.test_predictions_, base.test_predictions_, rtol=1e-6)
     # the closed forms accumulate in float64: the float32 cache changes them by ~1e-7
     np.testing.assert_allclose(single.closed_form([3, 30]), base.closed_form([3, 30]), rtol=1e-5)
+    # threads over blocks of objects: the same bands (the blocks' sums are added in order)
+    big = TreePool(RandomForestRegressor(max_features=2, max_depth=3), n_learners=40, random_state=1)
+    big.fit(X[:50], y[:50], np.random.default_rng(0).normal(size=(2000, 5)), oob=False)
+    one = big.closed_form_bands([3, 30], n_bootstrap=30, random_state=2)
+    big.n_jobs = 2
+    two = big.closed_form_bands([3, 30], n_bootstrap=30, random_state=2)
+    np.testing.assert_allclose(two.errors, one.errors, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(two.curve, one.curve, rtol=1e-12)
     with pytest.raises(ValueError, match="`dtype`"):
         TreePool(RandomForestRegressor(), dtype="int8").fit(X, y)
 

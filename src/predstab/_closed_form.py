@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 from scipy import stats as sps
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
@@ -137,63 +138,77 @@ def _block_rows(n_obj):
     return int(np.clip(n_obj // 8, 64, _ROWS))
 
 
-def metric_moments(preds, mask=None, counts=None):
+def metric_moments(preds, mask=None, counts=None, *, n_jobs=None):
     """Per object: the mean and variance (``ddof=1``) of the (voting) learners' predictions
     and their number, in float64, in blocks of objects (no full-size temporary).
 
     With ``mask``, only rows with at least two voting learners are returned. With
     ``counts`` (resampling counts, n_bootstrap x learners; test objects only), the same
     pass also returns the sums over objects that the resampled pools' statistics need
-    (see :func:`_metric_bootstrap`).
+    (see :func:`_metric_bootstrap`). ``n_jobs``: threads over the blocks of test objects
+    (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
+    numbers do not depend on it.
     """
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
     count = np.full(n_obj, float(size))
     rows = _block_rows(n_obj)
-    if counts is not None:
-        weights = np.ascontiguousarray(counts.T, dtype=np.float32)  # learners x resamples
-        sums = np.zeros((3, len(counts)))  # per resample: sum of var*, of mu* - ref, of its square
-        ref = None
-    for start in range(0, n_obj, rows):
-        block = preds[start:start + rows]
-        here = slice(start, start + len(block))
-        if mask is None:
+    if mask is None:
+        weights = None if counts is None else np.ascontiguousarray(counts.T, dtype=np.float32)
+        ref = float(np.mean(preds[0], dtype=np.float64))  # keeps the sums of squares exact
+
+        def one_block(start):
+            block = preds[start:start + rows]
+            here = slice(start, start + len(block))
             mu[here] = block.mean(axis=1, dtype=np.float64)
             dev = block - mu[here, None]  # float64
             var[here] = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-            if counts is not None:
-                ref = float(mu[start]) if ref is None else ref
-                _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size, sums)
-            continue
-        block = np.asarray(block, dtype=np.float64)
+            if weights is None:
+                return None
+            return _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size)
+
+        starts = range(0, n_obj, rows)
+        workers = min(effective_n_jobs(n_jobs), len(starts))
+        if workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                parts = list(pool.map(one_block, starts))
+        else:
+            parts = [one_block(start) for start in starts]
+        if counts is None:
+            return mu, var, count
+        sums = np.zeros((3, len(counts)))  # per resample: sum of var*, of mu* - ref, of its square
+        for part in parts:
+            sums += part
+        return mu, var, count, sums
+    for start in range(0, n_obj, rows):
+        here = slice(start, min(start + rows, n_obj))
+        block = np.asarray(preds[here], dtype=np.float64)
         keep = mask[here]
         count[here] = keep.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             mu[here] = np.where(keep, block, 0).sum(axis=1) / count[here]
             var[here] = np.where(keep, (block - mu[here, None]) ** 2, 0).sum(axis=1) / (count[here] - 1)
-    if mask is not None:
-        ok = count > 1
-        mu, var, count = mu[ok], var[ok], count[ok]
-    if counts is not None:
-        return mu, var, count, sums
-    return mu, var, count
+    ok = count > 1
+    return mu[ok], var[ok], count[ok]
 
 
-def _bootstrap_sums(dev, offset, weights, size, sums):
-    """Add one block of objects to the resampled pools' sums (see :func:`_metric_bootstrap`).
+def _bootstrap_sums(dev, offset, weights, size):
+    """One block of objects' contribution to the resampled pools' sums (see
+    :func:`_metric_bootstrap`): rows sum of var*, of mu* - ref, of its square per resample.
 
     ``dev``: the block's predictions minus their pool means (float32, overwritten);
-    ``offset``: the pool means minus a fixed reference (keeps the sums of squares exact).
-    A resampled pool holds learner ``j`` ``counts[b, j]`` times, so its per-object sums are
-    one product of the deviations with the counts: s1 = sum_j w_j d_ij, s2 = sum_j w_j d_ij^2.
+    ``offset``: the pool means minus a fixed reference. A resampled pool holds learner ``j``
+    ``counts[b, j]`` times, so its per-object sums are one product of the deviations with the
+    counts: s1 = sum_j w_j d_ij, s2 = sum_j w_j d_ij^2.
     """
     s1 = (dev @ weights).astype(np.float64)
     np.square(dev, out=dev)
     s2 = (dev @ weights).astype(np.float64)
-    sums[0] += (np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)).sum(axis=0)
     resampled_mu = offset[:, None] + s1 / size
-    sums[1] += resampled_mu.sum(axis=0)
-    sums[2] += (resampled_mu**2).sum(axis=0)
+    return np.stack([(np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)).sum(axis=0), resampled_mu.sum(axis=0),
+                     (resampled_mu**2).sum(axis=0)])
 
 
 def _metric_stats(mu, var, count, n, pool_size, masked, plug_in):
@@ -542,7 +557,7 @@ def closed_form_curves(preds, mask, n, d_e, *, classifier, voting, random_state=
 
 
 def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=200, confidence_level=0.95,
-                      random_state=None):
+                      random_state=None, n_jobs=None):
     """Closed-form curves with bootstrap-over-learners bands: ``{measure: ClosedFormResult}``.
 
     Parameters
@@ -564,6 +579,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     confidence_level : float, default 0.95
     random_state : None, int or numpy.random.Generator
         The class closed forms' random orderings and the resampling.
+    n_jobs : int or None
+        Threads over blocks of test objects (metric predictions); the numbers do not depend
+        on it.
 
     Notes
     -----
@@ -590,7 +608,8 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
         stats = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng)
     else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples
         counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap) if n_bootstrap else None
-        mu, var, count, *sums = metric_moments(preds, mask, None if mask is not None else counts)
+        mu, var, count, *sums = metric_moments(preds, mask, None if mask is not None else counts,
+                                               n_jobs=n_jobs)
         stats = _metric_stats(mu, var, count, n, size, mask is not None, False)
     curves = {m: curve_from_stats(stats, n, m, value, warn=True) for m, value in d_e.items()}
     errors = {m: None for m in d_e}

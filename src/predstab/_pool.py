@@ -45,7 +45,8 @@ class TreePool:
     random_state : None, int or numpy.random.Generator
         Seeds the pool (one integer seed for the ensemble) and the closed forms' resampling.
     n_jobs : int or None
-        Passed to the ensemble's ``n_jobs`` for fitting and predicting.
+        Passed to the ensemble's ``n_jobs`` for fitting; threads over the trees for the
+        prediction cache and over blocks of test objects for the metric closed forms.
     dtype : {"float64", "float32"}, default "float64"
         Storage of the per-learner predictions. "float32" halves the memory of the cache
         (for 10^6 test objects and 1,000 learners: 4 GB instead of 8 GB); the closed forms
@@ -469,7 +470,8 @@ class TreePool:
             )
         return closed_form_bands(self.test_predictions_, self.oob_ if self.on_train_ else None, n, d_e,
                                  classifier=self.is_classifier_, voting=voting, n_bootstrap=n_bootstrap,
-                                 confidence_level=confidence_level, random_state=rng)
+                                 confidence_level=confidence_level, random_state=rng,
+                                 n_jobs=self.n_jobs)
 
     def _closed_form_bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0,
                            confidence_level=0.95, random_state=None, conf_level=None):
