@@ -26,7 +26,7 @@ import pandas as pd
 from joblib import effective_n_jobs
 from scipy import stats as sps
 
-from ._convention import one_minus_ratio, one_minus_ratio_array
+from . import _convention  # the one degenerate-data convention (not a registry measure: no matrix input)
 from ._results import Result, r_block, r_signif, result
 from ._utils import ConfidenceInterval, check_rng
 
@@ -530,21 +530,21 @@ def curve_from_stats(stats, n, measure, d_e=None, *, warn=False):
     d_o = np.broadcast_to(np.asarray(stats["d_o"], dtype=float), np.shape(n))
     if measure == "icc":
         d_e = stats["b"] + d_o
-        out = one_minus_ratio_array(d_o, d_e)
+        out = _convention.one_minus_ratio_array(d_o, d_e)
         pos = d_e > 0
         out[pos] = stats["b"] / d_e[pos]  # b / (b + d_o): exact also when b is tiny
     elif measure == "fleiss":
         d_e = 1.0 - np.sum(stats["share"] ** 2, axis=1)
-        out = one_minus_ratio_array(d_o, d_e)
+        out = _convention.one_minus_ratio_array(d_o, d_e)
     elif measure in ("phi", "psi"):
         d_e = np.broadcast_to(np.asarray(d_e, dtype=float), d_o.shape)
-        out = one_minus_ratio_array(d_o, d_e)
+        out = _convention.one_minus_ratio_array(d_o, d_e)
     else:
         raise ValueError(f"`measure` must be 'icc', 'fleiss', 'phi' or 'psi'; got {measure!r}.")
     if warn:
         zero = np.flatnonzero(d_e == 0)
         if zero.size:  # the convention's warning, once per curve
-            one_minus_ratio(d_o[zero[0]], 0.0, name=_NAMES[measure], stacklevel=4)
+            _convention.one_minus_ratio(d_o[zero[0]], 0.0, name=_NAMES[measure], stacklevel=4)
     return out
 
 
