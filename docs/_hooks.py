@@ -40,6 +40,7 @@ _SECTIONS = {
     "._repeated": "Prediction matrices from estimators",
     "._twopl": "Number of learners: the 2PL curve (optRF)",
     "._pool": "Number of learners: tree pool",
+    "._closed_form": "Number of learners: closed forms of a tree pool",
     "._tune": "Number of learners: tuning (optRF::opt_prediction)",
     "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",

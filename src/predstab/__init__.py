@@ -84,6 +84,7 @@ _EXPORTS = {
     "fit_2pl": "._twopl",
     "TwoPL": "._twopl",
     "TreePool": "._pool",
+    "ClosedFormResult": "._closed_form",
     "tune_num_learners": "._tune",
     "TuningResult": "._tune",
     "Recommendation": "._tune",

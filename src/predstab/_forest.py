@@ -357,3 +357,47 @@ def oob_predict(forest, X, *, voting="soft") -> np.ndarray:
         )
     classes = getattr(forest, "classes_", None) if _is_classifier(forest) else None
     return aggregate(per_tree, oob, voting=voting, classes=classes)
+
+
+def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_rows=4096):
+    """Object-major per-learner predictions: ``(n_rows, n_learners[, n_classes])`` in ``dtype``.
+
+    The pool's cache (:class:`~predstab.TreePool`). Forests: each tree's ``tree_.predict``
+    on blocks of rows (no input validation per tree; the leaf values -- means for
+    regression, class fractions for classification -- as ``predict`` uses them), in
+    ``n_jobs`` threads over the trees (the tree code releases the GIL). The blocks go into
+    the preallocated result, so the peak memory is the result plus one block of
+    ``block_rows`` rows (at most ``n_rows / 8``): no leaf-index matrix, no stacked copy.
+    """
+    learners = ensemble.estimators_
+    if getattr(ensemble, "estimators_features_", None) is not None or not all(hasattr(e, "tree_")
+                                                                              for e in learners):
+        return np.moveaxis(tree_predictions(ensemble, X), 0, 1).astype(dtype, copy=False)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from joblib import effective_n_jobs
+    from sklearn.utils.validation import check_array
+
+    X = check_array(X, dtype=np.float32, accept_sparse=["csr"], ensure_all_finite=False)
+    if hasattr(X, "tocsr"):
+        X = X.tocsr()
+    n_rows = X.shape[0]
+    classes = getattr(ensemble, "classes_", None)
+    width = () if classes is None else (len(classes),)
+    out = np.empty((n_rows, len(learners)) + width, dtype=dtype)
+    rows = int(np.clip(n_rows // 8, 256, block_rows))
+    workers = max(1, min(effective_n_jobs(n_jobs), len(learners)))
+    groups = np.array_split(np.arange(len(learners)), workers)
+
+    def fill(trees, Xb, block):
+        for j in trees:
+            value = learners[j].tree_.predict(Xb)  # (rows, n_classes or 1): leaf values
+            block[j] = value[:, 0] if classes is None else value
+
+    with ThreadPoolExecutor(workers) as pool:
+        for start in range(0, n_rows, rows):
+            Xb = X[start:start + rows]
+            block = np.empty((len(learners), Xb.shape[0]) + width, dtype=dtype)  # learner-major
+            list(pool.map(fill, groups, [Xb] * workers, [block] * workers))
+            out[start:start + Xb.shape[0]] = np.moveaxis(block, 0, 1)
+    return out

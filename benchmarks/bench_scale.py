@@ -1,0 +1,254 @@
+"""Benchmark: the closed form and its bands at scale (issue 15, items 5 and 7).
+
+The job of the issue: regression, 2,000 training rows x 20 features (Friedman #1 with 15
+noise features), a pool of 1,000 trees (``RandomForestRegressor(max_features="sqrt",
+min_samples_split=5)``, ranger's defaults as optRF calls it), grid 50, 100, 200, ICC(1) with
+its 95 % band from 200 bootstrap resamples of the pool's trees, on 10^3 ... 10^6 test
+objects. Each size runs in a fresh process (so its peak memory is its own) and reports:
+
+- ``fit``: fitting the pool's 1,000 trees (``TreePool.fit_seconds_``);
+- ``predict``: caching every tree's prediction on the test objects (``predict_seconds_``;
+  scikit-learn's own ``predict`` of the same forest, which keeps no per-tree values, is
+  printed beside it up to 10^5 objects);
+- ``curve``: ``TreePool.closed_form(grid)``, the estimate alone;
+- ``bands``: ``TreePool.closed_form_bands(grid, n_bootstrap=200)``, estimate and band;
+- ``total``: the whole ``fit()`` call (training-row cache for out-of-bag baselines
+  included) plus ``bands``, and ``total / (fit + predict)`` (goal: at most 1.5);
+- ``peak``: the process's peak resident memory above what it held before fitting
+  (``resource.getrusage``), over the per-tree prediction matrix (goal: at most 1.5; the
+  fitted forest itself, about 0.1 GB, and the training-row cache are in it).
+
+With ``--jobs`` the n_jobs = 2 speed-up of the fit, the prediction cache, the curve and the
+bands is measured at one size (BLAS threads set by ``threadpoolctl`` to match).
+
+Usage::
+
+    python benchmarks/bench_scale.py                                  # 1e3 ... 1e5, then --jobs
+    python benchmarks/bench_scale.py --sizes 1e3 1e4 1e5 1e6 --jobs 1e4 --markdown docs/benchmarks/scale.md
+    python benchmarks/bench_scale.py --quick                          # small smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "2")  # --jobs limits them per step with threadpoolctl
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+GRID = [50, 100, 200]
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _peak_bytes():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+
+
+def _data(n_test, seed=0):
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(2000, 20, noise=1.0, random_state=seed)
+    X_test = np.random.default_rng(seed + 1).uniform(size=(int(n_test), 20)).astype(np.float32)
+    return X.astype(np.float32), y, X_test
+
+
+def _estimator():
+    from sklearn.ensemble import RandomForestRegressor
+
+    return RandomForestRegressor(max_features="sqrt", min_samples_split=5)
+
+
+def one_size(n_test, pool_size, n_bootstrap, dtype, sklearn_predict):
+    """Measure one size in this process; return a dict."""
+    from threadpoolctl import threadpool_limits
+
+    from predstab import TreePool
+
+    X, y, X_test = _data(n_test)
+    before = _rss_bytes()
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype).fit(X, y, X_test)
+        fit_call = time.perf_counter() - start
+        pool.closed_form_bands(GRID[:1], n_bootstrap=2)  # warm-up (imports, caches)
+        start = time.perf_counter()
+        pool.closed_form(GRID)
+        curve_s = time.perf_counter() - start
+        start = time.perf_counter()
+        res = pool.closed_form_bands(GRID, n_bootstrap=n_bootstrap, random_state=0)
+        bands_s = time.perf_counter() - start
+        peak = _peak_bytes() - before
+        sk = None
+        if sklearn_predict:
+            start = time.perf_counter()
+            pool.ensemble_.predict(X_test)
+            sk = time.perf_counter() - start
+    return {
+        "n_test": int(n_test), "pool": pool_size, "dtype": dtype, "fit": pool.fit_seconds_,
+        "predict": pool.predict_seconds_, "sklearn_predict": sk, "fit_call": fit_call, "curve": curve_s,
+        "bands": bands_s, "total": fit_call + bands_s, "matrix_bytes": int(pool.test_predictions_.nbytes),
+        "peak_bytes": int(peak), "icc": res.curve.tolist(), "low": res.low.tolist(),
+        "high": res.high.tolist(),
+    }
+
+
+def jobs(n_test, pool_size, n_bootstrap, dtype):
+    """Seconds of fit / prediction cache / curve / bands with 1 and 2 jobs (threads)."""
+    from threadpoolctl import threadpool_limits
+
+    from predstab import TreePool
+
+    X, y, X_test = _data(n_test)
+    out = {}
+    for n_jobs in (1, 2):
+        with threadpool_limits(n_jobs):
+            pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype, n_jobs=n_jobs)
+            pool.fit(X, y, X_test, oob=False)
+            pool.closed_form_bands(GRID[:1], n_bootstrap=2)  # warm-up (imports, caches)
+            start = time.perf_counter()
+            pool.closed_form(GRID)
+            curve_s = time.perf_counter() - start
+            start = time.perf_counter()
+            pool.closed_form_bands(GRID, n_bootstrap=n_bootstrap, random_state=0)
+            bands_s = time.perf_counter() - start
+        out[n_jobs] = {"fit": pool.fit_seconds_, "predict": pool.predict_seconds_, "curve": curve_s,
+                       "bands": bands_s}
+    return {"n_test": int(n_test), "jobs": out}
+
+
+def _child(args_list):
+    """Run one measurement in a fresh interpreter; return its JSON line."""
+    proc = subprocess.run([sys.executable, __file__, *args_list], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-2000:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _machine():
+    load = os.getloadavg()
+    try:
+        with open("/proc/meminfo") as fh:
+            mem = int(fh.readline().split()[1]) / 2**20
+    except OSError:
+        mem = float("nan")
+    import sklearn
+
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, {mem:.0f} GB; Python "
+            f"{platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}"), load
+
+
+def _gb(x):
+    return f"{x / 1e9:.2f}"
+
+
+def table(rows):
+    head = ("| test objects | fit s | predict s (sklearn predict) | curve s | bands s | total s | "
+            "total / (fit + predict) | matrix GB | peak GB | peak / matrix |")
+    lines = [head, "|" + "---|" * 10]
+    for r in rows:
+        sk = f" ({r['sklearn_predict']:.1f})" if r["sklearn_predict"] is not None else ""
+        lines.append(
+            f"| {r['n_test']:,} | {r['fit']:.1f} | {r['predict']:.1f}{sk} | {r['curve']:.2f} | "
+            f"{r['bands']:.2f} | "
+            f"{r['total']:.1f} | {r['total'] / (r['fit'] + r['predict']):.2f} | {_gb(r['matrix_bytes'])} | "
+            f"{_gb(r['peak_bytes'])} | {r['peak_bytes'] / r['matrix_bytes']:.2f} |")
+    return lines
+
+
+def jobs_table(res):
+    one, two = res["jobs"]["1"], res["jobs"]["2"]
+    lines = [f"n_jobs = 1 and 2 at {res['n_test']:,} test objects (BLAS threads = n_jobs):", "",
+             "| step | 1 job s | 2 jobs s | speed-up |", "|---|---|---|---|"]
+    for step in ("fit", "predict", "curve", "bands"):
+        lines.append(f"| {step} | {one[step]:.2f} | {two[step]:.2f} | {one[step] / two[step]:.2f} |")
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="+", type=float, default=[1e3, 1e4, 1e5])
+    ap.add_argument("--pool", type=int, default=1000)
+    ap.add_argument("--n-bootstrap", type=int, default=200)
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    ap.add_argument("--jobs", type=float, default=1e4, help="size of the n_jobs comparison (0: skip)")
+    ap.add_argument("--markdown", type=Path, help="write the tables to this Markdown file")
+    ap.add_argument("--quick", action="store_true", help="sizes 1e3, 1e4 and a pool of 200")
+    ap.add_argument("--one", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--one-jobs", type=float, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(one_size(args.one, args.pool, args.n_bootstrap, args.dtype, args.one <= 1e5)))
+        return
+    if args.one_jobs is not None:
+        print(json.dumps(jobs(args.one_jobs, args.pool, args.n_bootstrap, args.dtype)))
+        return
+    if args.quick:
+        args.sizes, args.pool = [1e3, 1e4], 200
+    common = ["--pool", str(args.pool), "--n-bootstrap", str(args.n_bootstrap), "--dtype", args.dtype]
+    machine, load_start = _machine()
+    print(machine)
+    print(f"load average at start: {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}", flush=True)
+    rows = []
+    for size in args.sizes:
+        rows.append(_child(["--one", str(size), *common]))
+        print(table(rows)[-1], f"  (load {os.getloadavg()[0]:.2f})", flush=True)
+    lines = table(rows)
+    jobs_res = None
+    if args.jobs:
+        jobs_res = _child(["--one-jobs", str(args.jobs), *common])
+        lines_jobs = jobs_table(jobs_res)
+        print("\n".join(lines_jobs))
+    load_end = os.getloadavg()
+    print(f"load average at end: {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
+    print("\n".join(lines))
+    if args.markdown:
+        text = [
+            "# Closed form at scale", "",
+            "Generated by `python benchmarks/bench_scale.py "
+            + " ".join(sys.argv[1:]) + "`; do not edit by hand.", "",
+            f"Regression, 2,000 training rows x 20 features (Friedman #1), a pool of {args.pool:,} trees "
+            "(`RandomForestRegressor(max_features=\"sqrt\", min_samples_split=5)`), grid 50, 100, 200, "
+            f"ICC(1) with its 95 % band from {args.n_bootstrap} bootstrap resamples of the trees; per-tree "
+            f"predictions stored as {args.dtype}; one thread except in the n_jobs table. Each size ran in a "
+            "fresh process.", "",
+            f"Machine: {machine}. Load average (1, 5, 15 min) at start {load_start[0]:.2f}, "
+            f"{load_start[1]:.2f}, {load_start[2]:.2f}; at end {load_end[0]:.2f}, {load_end[1]:.2f}, "
+            f"{load_end[2]:.2f} (the 2 cores are shared with other jobs: absolute seconds are inflated by an "
+            "unknown factor, the ratios within a row come from the same process).", "",
+            "- **fit**: the pool's trees; **predict**: the per-tree prediction cache on the test objects "
+            "(scikit-learn's own `predict` of the same forest in brackets, up to 10^5 objects); "
+            "**curve**: `TreePool.closed_form(grid)`; **bands**: `TreePool.closed_form_bands(grid, "
+            "n_bootstrap=...)` (estimate and band); **total**: the `fit()` call plus the bands; "
+            "**peak**: peak resident memory above the process's before fitting (the fitted forest, about "
+            "0.1 GB, and the training-row cache included).", "",
+            *lines, "",
+        ]
+        if jobs_res is not None:
+            text += [*lines_jobs, ""]
+        text += ["ICC(1) and band at the largest size: "
+                 + ", ".join(f"{n}: {c:.4f} [{lo:.4f}, {hi:.4f}]"
+                             for n, c, lo, hi in zip(GRID, rows[-1]["icc"], rows[-1]["low"], rows[-1]["high"],
+                                                     strict=True)), ""]
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text("\n".join(text), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+
+
+if __name__ == "__main__":
+    main()
