@@ -473,20 +473,6 @@ class TreePool:
                                  confidence_level=confidence_level, random_state=rng,
                                  n_jobs=self.n_jobs)
 
-    def _closed_form_bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0,
-                           confidence_level=0.95, random_state=None, conf_level=None):
-        """``{measure: (curve, low, high, errors)}`` (None without ``n_bootstrap``).
-
-        Kept for :func:`predstab.tune_num_learners` and the demo; new code calls
-        :meth:`closed_form_bands` (one measure, a :class:`ClosedFormResult`).
-        """
-        if conf_level is not None:
-            confidence_level = conf_level
-        out = self._bands(n, measures, baselines=baselines, voting=voting, n_bootstrap=n_bootstrap,
-                          confidence_level=confidence_level, random_state=random_state)
-        return {m: (r.curve, r.low, r.high, r.errors) if n_bootstrap else (r.curve, None, None, None)
-                for m, r in out.items()}
-
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""
         from ._closed_form import expected_disagreement

@@ -650,31 +650,28 @@ def _closed_baselines(spec):
 
 def _widest_band(pool, grid, measures, baselines, n_bootstrap):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
-    bands = pool._closed_form_bands(grid, measures, baselines=baselines, n_bootstrap=n_bootstrap)
-    return max(float(np.nanmax((high - low) / 2)) for _, low, high, _ in bands.values())
+    bands = [pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m), n_bootstrap=n_bootstrap)
+             for m in measures]
+    return max(float(np.nanmax((r.high - r.low) / 2)) for r in bands)
 
 
 def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level):
-    """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN."""
-    closed = [m for m in measures if m in _CLOSED]
-    failed = {}
-    if not closed:
-        return {}, failed
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PredstabWarning)
-            return pool._closed_form_bands(grid, closed, baselines=_closed_baselines(spec),
-                                           n_bootstrap=n_bootstrap, conf_level=confidence_level), failed
-    except Exception:  # noqa: BLE001 -- find the measure that fails; the others still count
-        pass
-    out = {}
-    for m in closed:
+    """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN.
+
+    One :meth:`TreePool.closed_form_bands` call per measure: with the pool's default
+    ``random_state`` every call draws the same orderings and resamples, so the measures share
+    them (as one call over all measures would).
+    """
+    baselines = _closed_baselines(spec)
+    out, failed = {}, {}
+    for m in (m for m in measures if m in _CLOSED):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PredstabWarning)
-                out.update(pool._closed_form_bands(grid, (m,), baselines=_closed_baselines(spec),
-                                                   n_bootstrap=n_bootstrap, conf_level=confidence_level))
-        except Exception as exc:  # noqa: BLE001
+                r = pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m),
+                                           n_bootstrap=n_bootstrap, confidence_level=confidence_level)
+            out[m] = (r.curve, r.low, r.high, r.errors) if n_bootstrap else (r.curve, None, None, None)
+        except Exception as exc:  # noqa: BLE001 -- the other measures still count
             nan = np.full(len(grid), np.nan)
             out[m] = (nan, nan if n_bootstrap else None, nan if n_bootstrap else None, None)
             failed[m] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
