@@ -368,7 +368,8 @@ class TreePool:
             return np.random.default_rng([self.seed_, self.test_predictions_.shape[1]])
         return check_rng(random_state)
 
-    @validate_params(_closed_form_constraints)
+    @validate_params({**_closed_form_constraints,
+                      "conf_level": [Interval(Real, 0, 1, closed="neither"), None]})  # deprecated spelling
     def closed_form(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
                     confidence_level=0.95, random_state=None, conf_level=None):
         """Expected stability of forests of ``n`` learners, in closed form from the pool.

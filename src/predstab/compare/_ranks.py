@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from .._results import Result, r_signif, result
-from .._validation import Interval, Options, validate_params
+from .._validation import HasMethods, Interval, Options, validate_params
 from ._common import PROBABILITY, read_scores
 from ._results import htest_lines
 from ._rmath import tukey_quantile_secant
@@ -391,6 +391,7 @@ def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
 
 @validate_params({"result": [FriedmanNemenyiResult, BonferroniDunnResult], "alpha": [*PROBABILITY, None],
                   "labels": ["array-like", dict, None], "colors": [str, "array-like", dict, None],
+                  "ax": [None, HasMethods(["plot", "text", "set_xlim", "set_ylim", "axis"])],
                   "order": [Options(("best_left", "best_right"))], "show_cliques": ["boolean"],
                   "clique_color": [str], "title": [str, None], "decimals": [Interval(Integral, 0, None)]})
 def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, order="best_left",
