@@ -19,7 +19,7 @@ from ._results import Result, r_rows, result
 from ._utils import check_rng, missing_mask, seeds_from
 from ._validation import HasMethods, Interval, Options, validate_params
 
-__all__ = ["repeated_predictions", "RepeatedPredictions"]
+__all__ = ["repeated_predictions", "RepeatedPredictions", "with_seed"]
 
 _BASELINES = ("oob", "kfold", None)
 _RESPONSES = ("predict", "predict_proba")
@@ -183,8 +183,12 @@ def _final_step(estimator):
 # ---------------------------------------------------------------------------- refits
 
 
-def _with_seed(estimator, seed):
-    """Clone ``estimator`` and set every ``random_state`` parameter (also nested) to ``seed``."""
+def with_seed(estimator, seed):
+    """Clone ``estimator`` and set every ``random_state`` parameter (also nested) to ``seed``.
+
+    The package's one way to seed a refit (repeated predictions, the tuning engine's refits,
+    the stability scorer and :class:`~predstab.RefitEnsemble`).
+    """
     from sklearn.base import clone
 
     est = clone(estimator)
@@ -248,7 +252,7 @@ def _run_task(task, estimator, X, y, X_test, response, voting):
                     f"got {type(out).__name__}."
                 )
             return task, out[0], out[1], None
-        est = _with_seed(estimator, seed)
+        est = with_seed(estimator, seed)
         with warnings.catch_warnings():
             # scikit-learn's own OOB warning duplicates ours (we count the objects and warn once)
             warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")

@@ -51,7 +51,7 @@ class _StabilityScorer:
         from sklearn.base import is_classifier
 
         from ._forest import aggregate, is_bagging_ensemble, tree_predictions
-        from ._repeated import _with_seed
+        from ._repeated import with_seed
 
         pre, final = _final_step(estimator)
         if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
@@ -78,7 +78,7 @@ class _StabilityScorer:
         X_fit, y_fit = self.fit_data
         columns = []
         for seed in seeds_from(self.random_state, self.n_repeats):
-            model = _with_seed(estimator, seed)
+            model = with_seed(estimator, seed)
             columns.append(np.asarray(model.fit(X_fit, y_fit).predict(X)))
         return np.column_stack(columns), "refits"
 
@@ -338,7 +338,7 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
         from sklearn.utils.multiclass import check_classification_targets
         from sklearn.utils.validation import validate_data
 
-        from ._repeated import _with_seed
+        from ._repeated import with_seed
 
         # scikit-learn's convention: an estimator's parameters are checked in fit, with the declarations'
         # constraints and messages
@@ -350,7 +350,7 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
             check_classification_targets(y)
             self.classes_ = np.unique(y)
         self.seeds_ = seeds_from(self.random_state, self.n_repeats)
-        self.estimators_ = [_with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
+        self.estimators_ = [with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
         return self
 
     def replicate_predictions(self, X):

@@ -476,9 +476,9 @@ def _resampled(name, gv, spec, rows):
 # ----------------------------------------------------------------------------------------
 def _forest_with(estimator, n, seed, n_jobs):
     """A clone with ``n`` learners, every random_state set to ``seed`` and ``n_jobs``."""
-    from ._repeated import _with_seed
+    from ._repeated import with_seed
 
-    model = _with_seed(estimator, seed)
+    model = with_seed(estimator, seed)
     params = {"n_estimators": int(n)}
     if "n_jobs" in model.get_params():
         params["n_jobs"] = n_jobs
