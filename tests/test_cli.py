@@ -445,7 +445,8 @@ def test_compare_friedman(tmp_path, capsys):
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
     def ranks(text):
-        rows = [line.split() for line in text.splitlines() if "average rank " in line and line.startswith("  ")]
+        rows = [line.split() for line in text.splitlines()
+                if "average rank " in line and line.startswith("  ")]
         return {row[0]: float(row[-1]) for row in rows}
 
     higher = ranks(out)
