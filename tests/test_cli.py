@@ -439,11 +439,14 @@ def test_compare_friedman(tmp_path, capsys):
                          "--plot", tmp_path / "cd.png")
     assert code == 0, err
     direct = compare.friedman_nemenyi(scores.to_numpy())
-    assert f"Friedman chi2 = {direct.statistic:.6g}, p-value = {r_signif(direct.pvalue)}," in out
+    assert str(direct) in out  # base R's print.htest layout
+    assert f"Friedman chi-squared = {r_signif(direct.statistic, 5)}" in out  # print.htest: 5 digits
+    assert f"p-value = {r_signif(direct.pvalue)}" in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
     def ranks(text):
-        rows = [line.split() for line in text.splitlines() if "average rank" in line]
+        rows = [line.split() for line in text.splitlines()
+                if "average rank " in line and line.startswith("  ")]
         return {row[0]: float(row[-1]) for row in rows}
 
     higher = ranks(out)
