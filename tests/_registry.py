@@ -299,6 +299,14 @@ def _pool():
     return predstab.TreePool(_forest(), n_learners=16, random_state=0).fit(X, y, X_test)
 
 
+def _closed(fig):
+    """A figure of a plot call, closed (the registry only checks the call)."""
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return fig
+
+
 def _csv():
     import tempfile
     from pathlib import Path
@@ -400,6 +408,11 @@ CALLS = {
     "TreePool.closed_form_bands": (lambda *a, **kw: _pool().closed_form_bands(*a, **kw), ([4, 8],),
                                    {"n_bootstrap": 5, "random_state": 0}),
     "read_table": (predstab.read_table, (_csv(),), {}),
+    # results' .plot()
+    "TuningResult.plot": (lambda **kw: _closed(_with_warnings_ignored(_tuning)().plot(**kw)), (), {}),
+    "StabilityResult.plot": (lambda **kw: _closed(predstab.phi(_RATINGS, _RATINGS[:, 0]).plot(**kw)), (), {}),
+    "compare.FriedmanNemenyiResult.plot": (lambda **kw: _closed(_compare("friedman_nemenyi").plot(**kw)),
+                                           (), {}),
     # predstab.compare: the calls of tests/test_compare_results.py
     **_compare_calls(),
 }
@@ -414,6 +427,9 @@ TARGETS = {
     "StabilityResult.bootstrap_interval": lambda: predstab.StabilityResult.bootstrap_interval,
     "TuningResult.seconds_for": lambda: predstab.TuningResult.seconds_for,
     "TreePool.closed_form": lambda: predstab.TreePool.closed_form,
+    "TuningResult.plot": lambda: predstab.TuningResult.plot,
+    "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
+    "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
     "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 

@@ -136,6 +136,20 @@ class StabilityResult(Result):
             "",
         ]
 
+    @validate_params({})
+    def plot(self, **kwargs):
+        """Each object's stability, least stable first, as :func:`predstab.plotting.plot_per_object`
+        draws it (keyword arguments -- ``kind``, ``labels``, ``n_labelled``, ``threshold``,
+        ``ax``, ``title`` -- go there through :func:`predstab.plotting.plot`).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plotting import plot  # the plotting surface, imported only when a plot is made
+
+        return plot(self, **kwargs)
+
     def per_object_frame(self, *, sort=True) -> pd.DataFrame:
         """Per-object stability as a DataFrame, least stable first when ``sort`` is True.
 

@@ -262,6 +262,23 @@ class TuningResult(Result):
         """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
         return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
 
+    @validate_params({})
+    def plot(self, **kwargs):
+        """The stability curves: each measure's values (with their bands), its 2PL fit and the
+        recommendation, as :func:`predstab.plotting.plot_stability_curve` draws them.
+
+        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``)
+        go to :func:`predstab.plotting.plot_stability_curve` through
+        :func:`predstab.plotting.plot`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plotting import plot  # the plotting surface, imported only when a plot is made
+
+        return plot(self, **kwargs)
+
     @validate_params({"n": ["array-like", Real]})
     def seconds_for(self, n):
         """Predicted seconds to fit one forest of ``n`` learners (linear run-time model)."""

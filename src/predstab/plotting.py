@@ -109,7 +109,9 @@ def _from_tuning_result(result, errors, fits, recommended, title):
     if "n_learners" not in table.columns:
         raise ValueError("`n` is a tuning result without an `n_learners` column in its table; "
                          f"got columns {list(table.columns)}.")
-    measures = [c for c in table.columns if c not in _TABLE_EXTRAS]
+    # the result's measures: the table also holds their bands (<m>_low / _high) and `degenerate`
+    measures = [m for m in getattr(result, "measures", None) or
+                [c for c in table.columns if c not in _TABLE_EXTRAS] if m in table.columns]
     stability = {m: table[m].to_numpy(dtype=float) for m in measures}
     if errors is None and getattr(result, "bands", None):
         errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])

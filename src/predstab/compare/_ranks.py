@@ -96,6 +96,21 @@ class FriedmanNemenyiResult(Result):
         """Maximal groups of methods (in rank order) whose ranks all lie within less than the CD."""
         return _cliques(self.average_ranks, self.critical_difference, self.names)
 
+    @validate_params({})
+    def plot(self, **kwargs):
+        """The critical-difference diagram (:func:`plot_cd_diagram`; keyword arguments go there).
+
+        Returns the Figure, like every plot of predstab (:func:`predstab.plotting.plot` gives
+        the same diagram); :func:`plot_cd_diagram` itself returns its Axes.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        # the diagram is drawn here, in predstab.compare, and not through predstab.plotting,
+        # which imports predstab.compare: calling it would make an import cycle
+        return plot_cd_diagram(self, **kwargs).figure
+
 
 def _cliques(average_ranks, cd, names):
     order = np.argsort(average_ranks, kind="stable")
