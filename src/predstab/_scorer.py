@@ -70,10 +70,14 @@ class _StabilityScorer:
                 columns.append(aggregate(per_tree[pick], voting=self.voting, classes=classes))
             return np.column_stack(columns), "trees"
         if self.fit_data is None:
+            name = type(final).__name__
             raise TypeError(
-                f"make_stability_scorer: {type(final).__name__} is not a fitted bagging ensemble "
-                "(RandomForest*, ExtraTrees* with bootstrap=True, Bagging*), so stability needs refits, "
-                "and a scorer is not given the training data: pass `fit_data=(X_train, y_train)`."
+                f"make_stability_scorer: {name} is not a fitted bagging ensemble (RandomForest*, "
+                "ExtraTrees* with bootstrap=True, Bagging*), so its stability needs refits, and a scorer "
+                f"is not given the training data. Wrap it: predstab.RefitEnsemble({name}(...), "
+                "n_repeats=5) fits its refits in fit, on each fold's own training rows, so the scorer "
+                "works in cross_validate and grid searches. `fit_data=(X_train, y_train)` refits on one "
+                "fixed training set (only outside cross-validation: it cannot change per fold)."
             )
         X_fit, y_fit = self.fit_data
         columns = []
