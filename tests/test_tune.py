@@ -5,6 +5,7 @@ the derived seeds, out-of-bag predictions from scikit-learn's ``estimators_sampl
 forest importances by scikit-learn's formula, the pool's own groups of trees.
 """
 
+import dataclasses
 import re
 import warnings
 
@@ -423,7 +424,12 @@ def test_result_convention():
     res = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
     again = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
     assert len(repr(res)) < 300 and repr(res).startswith("TuningResult(primary='icc'")
-    assert (res == res) and (res != again) == (not res.table.equals(again.table))  # seconds differ
+    # == compares the numbers, not the measured run time (the table's seconds, runtime)
+    assert res == res and res == again
+    timed = res.table.assign(seconds=res.table["seconds"] + 1.0)
+    assert dataclasses.replace(res, table=timed, runtime=(9.0, 9.0)) == res
+    changed = res.table.assign(icc=res.table["icc"] + 1e-9)
+    assert dataclasses.replace(res, table=changed) != res
     assert res != _quiet(method="closed_form", measures=("icc",), pool_size=64)
     frame = res.to_frame()
     assert len(frame) == 1 and frame.loc[0, "recommendation"] == res.recommendation
