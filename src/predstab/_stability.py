@@ -150,6 +150,7 @@ class StabilityResult(Result):
 
         return plot(self, **kwargs)
 
+    @validate_params({"sort": ["boolean"]})
     def per_object_frame(self, *, sort=True) -> pd.DataFrame:
         """Per-object stability as a DataFrame, least stable first when ``sort`` is True.
 
