@@ -103,6 +103,27 @@ def _tie_sizes(x):
     return np.diff(np.append(starts, s.size)).astype(float)
 
 
+def _rank_sums(x):
+    """Per-object sums of each rater's average ranks (``rank`` in R) and the sizes of the tie runs.
+
+    One unstable (SIMD) argsort per rater: every position in a run of equal values gets the
+    run's average rank (start + (size - 1) / 2 + 1), so the order within a run is irrelevant
+    and the half-integer ranks and their sums are exact, equal to ``scipy.stats.rankdata``'s.
+    """
+    n = x.shape[0]
+    xt = np.ascontiguousarray(x.T)
+    order = np.argsort(xt, axis=1)
+    s = np.take_along_axis(xt, order, axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    flat = new.ravel()
+    starts = np.flatnonzero(flat)
+    sizes = np.diff(np.append(starts, s.size))
+    average = (starts % n) + (sizes - 1) / 2 + 1
+    ranks = np.repeat(average, sizes)
+    return np.bincount(order.ravel(), weights=ranks, minlength=n), sizes.astype(float)
+
+
 def _ties(x):
     """irr's test for ties: some rater gives two objects the same value."""
     s = np.sort(np.ascontiguousarray(x.T), axis=1)
@@ -279,10 +300,8 @@ def kendall_w(ratings, /, *, correct=False):
     """
     x = _complete_numeric(ratings, "irr::kendall")
     n, m = x.shape
-    ranks = stats.rankdata(np.ascontiguousarray(x.T), axis=1)  # raters in rows: contiguous sorts
-    sums = np.ones(m) @ ranks
+    sums, runs = _rank_sums(x)
     s = float(np.sum((sums - sums.mean()) ** 2))
-    runs = _tie_sizes(x)
     ties = bool((runs > 1).any())
     denominator = m**2 * (n**3 - n)
     if correct:
