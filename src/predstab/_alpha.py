@@ -93,15 +93,27 @@ class CronbachAlphaResult(Result):
 
 
 def _cronbach_alpha_iv(items):
+    """Items as floats, their names and their column sums (None when some score is missing).
+
+    For numeric input the column sums are the one pass that both checks the data are finite
+    and gives the item means; anything else goes through ``as_numeric_matrix``.
+    """
     arr = as_rating_matrix(items, name="items")
-    x = as_numeric_matrix(arr, name="items")
+    col_sum = None
+    if arr.dtype.kind in "biuf":
+        x = arr.astype(float, copy=False)
+        col_sum = x.sum(axis=0)
+        if not np.isfinite(col_sum).all():  # NaN (missing) or inf: the generic reader decides
+            x, col_sum = as_numeric_matrix(arr, name="items"), None
+    else:
+        x = as_numeric_matrix(arr, name="items")
     if x.shape[0] < 3:
         raise ValueError(f"`items` must have at least 3 objects (rows); got shape {x.shape}.")
     if isinstance(items, pd.DataFrame):
         names = [str(c) for c in items.columns]
     else:
         names = [f"V{j + 1}" for j in range(x.shape[1])]
-    return x, names
+    return x, names, col_sum
 
 
 def _smc(r):
@@ -275,9 +287,9 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     >>> round(res.value, 4), round(res.standardized, 4)
     (0.9184, 0.9208)
     """
-    x, names = _cronbach_alpha_iv(items)
+    x, names, col_sum = _cronbach_alpha_iv(items)
     n, k = x.shape
-    item_mean = x.mean(axis=0)
+    item_mean = x.mean(axis=0) if col_sum is None else col_sum / n
     complete = bool(np.isfinite(item_mean).all())  # a NaN makes its column's mean NaN
     c = _covariance(x, item_mean) if complete else pd.DataFrame(x).cov().to_numpy()  # pairwise-complete
     sd_items = np.sqrt(np.diag(c))
