@@ -18,13 +18,21 @@ objects. Each size runs in a fresh process (so its peak memory is its own) and r
   (``resource.getrusage``), over the per-tree prediction matrix (goal: at most 1.5; the
   fitted forest itself, about 0.1 GB, and the training-row cache are in it).
 
+With ``--dask SIZE`` the same measurement runs at one size with the pool fitted on a
+``dask.distributed.LocalCluster`` of 2 worker processes (1 thread each) through joblib's dask
+backend (``joblib.parallel_config(backend="dask")`` around ``TreePool.fit``: scikit-learn's
+tree-building tasks run on the workers; the per-tree prediction cache runs in the client's
+threads, as many as the cluster has worker threads; the curve and bands are numpy in the
+client). Needs ``dask[distributed]``.
+
 With ``--jobs`` the n_jobs = 2 speed-up of the fit, the prediction cache, the curve and the
 bands is measured at one size (BLAS threads set by ``threadpoolctl`` to match).
 
 Usage::
 
     python benchmarks/bench_scale.py                                  # 1e3 ... 1e5, then --jobs
-    python benchmarks/bench_scale.py --sizes 1e3 1e4 1e5 1e6 --jobs 1e4 --markdown docs/benchmarks/scale.md
+    python benchmarks/bench_scale.py --sizes 1e3 1e4 1e5 1e6 --jobs 1e5 --dask 1e6 \\
+        --markdown docs/benchmarks/scale.md
     python benchmarks/bench_scale.py --quick                          # small smoke run
 """
 
@@ -74,17 +82,47 @@ def _estimator():
     return RandomForestRegressor(max_features="sqrt", min_samples_split=5)
 
 
-def one_size(n_test, pool_size, n_bootstrap, dtype, sklearn_predict):
-    """Measure one size in this process; return a dict."""
+def one_size(n_test, pool_size, n_bootstrap, dtype, sklearn_predict, dask=False):
+    """Measure one size in this process; return a dict.
+
+    ``dask``: fit the pool through joblib's dask backend on a LocalCluster of 2 worker
+    processes (started before the measurement; their memory is not in ``peak``).
+    """
+    import contextlib
+
+    X, y, X_test = _data(n_test)
+    with contextlib.ExitStack() as stack:
+        backend = contextlib.nullcontext()
+        stream = None
+        if dask:
+            import joblib
+            from dask import distributed
+
+            cluster = stack.enter_context(distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None))
+            client = stack.enter_context(distributed.Client(cluster))
+            stream = distributed.get_task_stream(client)
+            backend = contextlib.ExitStack()
+            backend.enter_context(joblib.parallel_config(backend="dask"))
+            backend.enter_context(stream)
+        out = _measure(X, y, X_test, pool_size, n_bootstrap, dtype, sklearn_predict, backend, dask)
+        if stream is not None:  # the tree-building tasks really ran on the cluster's workers
+            out["dask_tasks"] = len(stream.data)
+            out["dask_workers"] = len({t["worker"] for t in stream.data})
+        return out
+
+
+def _measure(X, y, X_test, pool_size, n_bootstrap, dtype, sklearn_predict, backend, dask):
     from threadpoolctl import threadpool_limits
 
     from predstab import TreePool
 
-    X, y, X_test = _data(n_test)
+    n_test = len(X_test)
     before = _rss_bytes()
     with threadpool_limits(1):
         start = time.perf_counter()
-        pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype).fit(X, y, X_test)
+        with backend:
+            pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype).fit(X, y, X_test)
         fit_call = time.perf_counter() - start
         pool.closed_form_bands(GRID[:1], n_bootstrap=2)  # warm-up (imports, caches)
         start = time.perf_counter()
@@ -100,7 +138,7 @@ def one_size(n_test, pool_size, n_bootstrap, dtype, sklearn_predict):
             pool.ensemble_.predict(X_test)
             sk = time.perf_counter() - start
     return {
-        "n_test": int(n_test), "pool": pool_size, "dtype": dtype, "fit": pool.fit_seconds_,
+        "n_test": int(n_test), "pool": pool_size, "dtype": dtype, "dask": dask, "fit": pool.fit_seconds_,
         "predict": pool.predict_seconds_, "sklearn_predict": sk, "fit_call": fit_call, "curve": curve_s,
         "bands": bands_s, "total": fit_call + bands_s, "matrix_bytes": int(pool.test_predictions_.nbytes),
         "peak_bytes": int(peak), "icc": res.curve.tolist(), "low": res.low.tolist(),
@@ -163,8 +201,9 @@ def table(rows):
     lines = [head, "|" + "---|" * 10]
     for r in rows:
         sk = f" ({r['sklearn_predict']:.1f})" if r["sklearn_predict"] is not None else ""
+        name = f"{r['n_test']:,}" + (" (Dask, 2 workers)" if r.get("dask") else "")
         lines.append(
-            f"| {r['n_test']:,} | {r['fit']:.1f} | {r['predict']:.1f}{sk} | {r['curve']:.2f} | "
+            f"| {name} | {r['fit']:.1f} | {r['predict']:.1f}{sk} | {r['curve']:.2f} | "
             f"{r['bands']:.2f} | "
             f"{r['total']:.1f} | {r['total'] / (r['fit'] + r['predict']):.2f} | {_gb(r['matrix_bytes'])} | "
             f"{_gb(r['peak_bytes'])} | {r['peak_bytes'] / r['matrix_bytes']:.2f} |")
@@ -187,13 +226,19 @@ def main(argv=None):
     ap.add_argument("--n-bootstrap", type=int, default=200)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--jobs", type=float, default=1e4, help="size of the n_jobs comparison (0: skip)")
+    ap.add_argument("--dask", type=float, default=0,
+                    help="also this size with the pool fitted on a Dask LocalCluster of 2 workers (0: skip)")
     ap.add_argument("--markdown", type=Path, help="write the tables to this Markdown file")
     ap.add_argument("--quick", action="store_true", help="sizes 1e3, 1e4 and a pool of 200")
     ap.add_argument("--one", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--one-jobs", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--one-dask", type=float, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
         print(json.dumps(one_size(args.one, args.pool, args.n_bootstrap, args.dtype, args.one <= 1e5)))
+        return
+    if args.one_dask is not None:
+        print(json.dumps(one_size(args.one_dask, args.pool, args.n_bootstrap, args.dtype, False, dask=True)))
         return
     if args.one_jobs is not None:
         print(json.dumps(jobs(args.one_jobs, args.pool, args.n_bootstrap, args.dtype)))
@@ -209,6 +254,28 @@ def main(argv=None):
         rows.append(_child(["--one", str(size), *common]))
         print(table(rows)[-1], f"  (load {os.getloadavg()[0]:.2f})", flush=True)
     lines = table(rows)
+    dask_row = None
+    if args.dask:
+        dask_row = _child(["--one-dask", str(args.dask), *common])
+        print(table([dask_row])[-1], f"  (load {os.getloadavg()[0]:.2f})", flush=True)
+        serial = next((r for r in rows if r["n_test"] == dask_row["n_test"]), None)
+        lines = table(rows + [dask_row])
+        dask_lines = [f"Dask row: the pool's {args.pool:,} trees fitted on a `LocalCluster(n_workers=2, "
+                      "threads_per_worker=1, processes=True)` through "
+                      "`joblib.parallel_config(backend=\"dask\")` around `TreePool.fit` "
+                      f"({dask_row['dask_tasks']} tasks on {dask_row['dask_workers']} workers); the "
+                      "prediction cache in the client's 2 threads (one per worker thread), curve and bands "
+                      "in the client; peak memory of the client process only."]
+        if serial is not None:
+            dask_lines[0] += (" Against the one-thread row of the same size: fit "
+                              f"{serial['fit'] / dask_row['fit']:.2f}x, predict "
+                              f"{serial['predict'] / dask_row['predict']:.2f}x, total "
+                              f"{serial['total'] / dask_row['total']:.2f}x as fast.")
+        dask_lines.append("ICC(1) there: " + ", ".join(f"{n}: {c:.4f}" for n, c in zip(GRID, dask_row["icc"],
+                                                                                        strict=True))
+                          + (" (one-thread row: " + ", ".join(f"{c:.4f}" for c in serial["icc"]) + ")"
+                             if serial is not None else ""))
+        print("\n".join(dask_lines))
     jobs_res = None
     if args.jobs:
         jobs_res = _child(["--one-jobs", str(args.jobs), *common])
@@ -239,6 +306,8 @@ def main(argv=None):
             "0.1 GB, and the training-row cache included).", "",
             *lines, "",
         ]
+        if dask_row is not None:
+            text += [*dask_lines[:1], "", *dask_lines[1:], ""]
         if jobs_res is not None:
             text += [*lines_jobs, ""]
         text += ["ICC(1) and band at the largest size: "

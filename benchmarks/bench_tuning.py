@@ -1,25 +1,38 @@
-"""Benchmark: the number of trees for stable predictions, predstab against optRF.
+"""Benchmark: the number of trees for stable predictions, predstab against optRF, in one run.
 
-The same work as optRF 1.2.1's ``opt_prediction`` example: SNPdata (optRF's own data),
-train on rows 1-200, test on rows 201-250, grid 250, 500, 750, 1000, 2000, 10 repeats,
-one thread. predstab runs ``tune_num_learners`` with ``method="refit"`` (what optRF does),
-``"pool"`` and ``"closed_form"`` in this process and prints seconds, ratios and the ICC at
-each grid value per method.
+The same work as optRF 1.2.1's ``opt_prediction`` on optRF's own SNPdata (250 wheat lines,
+yield and 5,000 SNPs; train on rows 1-200, predict rows 201-250, one thread):
 
-R is not needed: optRF's time on this machine kind (42.5 s, from the project's issue) is
-printed as the reference. When ``Rscript`` with optRF is installed, optRF is also run here.
+- regression: grid 250, 500, 750, 1000, 2000, 10 repeats, ICC(1) (``irr::icc``, as optRF);
+- classification: yield above its median ("high" / "low", a factor response), grid 50, 100,
+  250, 500, 1000, 5 repeats, Fleiss' kappa (``irr::kappam.fleiss``), ``select_for = "high"``:
+  the run of ``validation/r-reference/optrf`` (recommendation 42,000 trees).
+
+Each of ``--runs`` runs (seed r = 1, 2, ...) times optRF (``Rscript``; the seconds are
+measured inside R around ``opt_prediction``, R's start-up and ``library()`` excluded) and
+predstab's ``tune_num_learners`` with ``method="pool"`` and ``"closed_form"`` (pools of
+``--closed-pool`` trees) one after the other, printing the load average with every timing.
+The median seconds of the runs and each method's precision -- the run-to-run standard
+deviation of its stability at each grid value over the runs -- are printed side by side;
+``--markdown`` writes them to ``docs/benchmarks/tuning.md``. ``--refit-runs`` adds
+``method="refit"`` (what optRF does, with scikit-learn trees: minutes per run).
 
 Usage::
 
-    python benchmarks/bench_tuning.py            # full benchmark (the refit part takes minutes)
-    python benchmarks/bench_tuning.py --quick    # grid / 10 and 3 repeats, for a smoke test
+    python benchmarks/bench_tuning.py --runs 3 --markdown docs/benchmarks/tuning.md
+    python benchmarks/bench_tuning.py --quick                # small grids, 2 runs, smoke test
+    python benchmarks/bench_tuning.py --precision 40         # sampling-error study (no R)
+    python benchmarks/bench_tuning.py --importance           # opt_importance example (no R)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,61 +45,94 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from sklearn.ensemble import RandomForestRegressor  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from predstab import PredstabWarning, TreePool, icc, tune_num_learners  # noqa: E402
 
-OPTRF_SECONDS = 42.5  # optRF 1.2.1 opt_prediction, same work, same machine kind (issue 5)
-OPTRF_ICC = "0.52 -> 0.87 (2PL p1 254, p2 0.88; recommends 19,000 trees)"
+TASKS = {
+    # name: (grid, repeats, predstab measure)
+    "regression": ((250, 500, 750, 1000, 2000), 10, "icc"),
+    "classification": ((50, 100, 250, 500, 1000), 5, "fleiss"),
+}
 R_SCRIPT = """
-suppressMessages(library(optRF)); data(SNPdata); set.seed(1)
+suppressMessages({library(optRF); library(jsonlite)}); data(SNPdata)
+a <- commandArgs(TRUE); task <- a[1]; seed <- as.integer(a[2]); reps <- as.integer(a[3])
+grid <- as.numeric(strsplit(a[4], ",")[[1]])
+y <- SNPdata[, 1]
+extra <- list()
+if (task == "classification") {
+  y <- factor(ifelse(y > median(y), "high", "low")); extra <- list(select_for = "high")
+}
+set.seed(seed)
 t0 <- Sys.time()
-r <- opt_prediction(y = SNPdata[1:200, 1], X = SNPdata[1:200, -1], X_Test = SNPdata[201:250, -1],
-                    num.trees_values = c({grid}), number_repetitions = {repeats}, verbose = FALSE,
-                    num.threads = 1)
-cat(as.numeric(difftime(Sys.time(), t0, units = "secs")), "\\n")
+r <- do.call(opt_prediction, c(list(y = y[1:200], X = SNPdata[1:200, -1], X_Test = SNPdata[201:250, -1],
+             num.trees_values = grid, number_repetitions = reps, recommendation = "prediction",
+             verbose = FALSE, num.threads = 1), extra))
+secs <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+cat(toJSON(list(seconds = secs, stability = r$result.table$pred_stability,
+                recommendation = if (is.null(r$recommendation)) NA else r$recommendation),
+           auto_unbox = TRUE, digits = NA), "\\n")
 """
 
 
-def load_snp():
+def load_snp(task="regression"):
     path = HERE / "data" / "SNPdata.csv"
     if not path.exists():
         path = HERE.parent.parent / "shared" / "data" / "SNPdata.csv"
     df = pd.read_csv(path, index_col=0)
     y = df["Yield"].to_numpy(dtype=float)
+    if task == "classification":  # optRF's run: factor(ifelse(y > median(y), "high", "low"))
+        y = np.where(y > np.median(y), "high", "low")
     X = df.drop(columns="Yield").to_numpy(dtype=np.float32)
     return X[:200], y[:200], X[200:250]
 
 
-def optrf_seconds(grid, repeats):
-    """optRF's seconds when Rscript with optRF is installed, else None."""
+def _load():
+    return os.getloadavg()[0]
+
+
+def have_optrf():
     rscript = shutil.which("Rscript")
     if rscript is None:
         return None
-    check = subprocess.run([rscript, "-e", "library(optRF)"], capture_output=True)
-    if check.returncode != 0:
-        return None
+    check = subprocess.run([rscript, "-e", "library(optRF); library(jsonlite)"], capture_output=True)
+    return rscript if check.returncode == 0 else None
+
+
+def optrf_run(rscript, task, grid, repeats, seed):
+    """optRF's ``opt_prediction`` in Rscript: (seconds inside R, stability per grid value, recommendation)."""
     with tempfile.NamedTemporaryFile("w", suffix=".R", delete=False) as fh:
-        fh.write(R_SCRIPT.format(grid=", ".join(map(str, grid)), repeats=repeats))
-    out = subprocess.run([rscript, fh.name], capture_output=True, text=True)
-    os.unlink(fh.name)
-    return float(out.stdout.split()[-1]) if out.returncode == 0 else None
+        fh.write(R_SCRIPT)
+    try:
+        out = subprocess.run([rscript, fh.name, task, str(seed), str(repeats), ",".join(map(str, grid))],
+                             capture_output=True, text=True)
+    finally:
+        os.unlink(fh.name)
+    if out.returncode != 0:
+        raise RuntimeError(f"optRF failed: {out.stderr[-1500:]}")
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return res["seconds"], np.asarray(res["stability"], dtype=float), res["recommendation"]
 
 
-def run(method, X, y, X_test, grid, repeats, seed=1, **kwargs):
-    # ranger's defaults as optRF calls them: mtry = floor(sqrt(p)), min.node.size = 5
-    # (the minimal size of a node that may be split), sampling with replacement
-    est = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_jobs=1)
+def _estimator(task, n_jobs=1):
+    # ranger's defaults as optRF calls them: mtry = floor(sqrt(p)), sampling with replacement;
+    # min.node.size = 5 for regression (the minimal size of a node that may be split), 1 for classes
+    if task == "classification":
+        return RandomForestClassifier(max_features="sqrt", n_jobs=n_jobs)
+    return RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_jobs=n_jobs)
+
+
+def run(method, X, y, X_test, grid, repeats, seed=1, task="regression", measure="icc", **kwargs):
+    est = _estimator(task)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
-        res = tune_num_learners(est, X, y, X_test, grid=grid, n_repeats=repeats, measures=("icc",),
+        res = tune_num_learners(est, X, y, X_test, grid=grid, n_repeats=repeats, measures=(measure,),
                                 method=method, random_state=seed, n_bootstrap=0, **kwargs)
     return time.perf_counter() - start, res
-
 
 def importance_example(X, y):
     """optRF's opt_importance run of validation/r-reference/optrf (R: 37.8 s, 2 threads)."""
@@ -163,79 +209,245 @@ refit runs within 0.02 of each other; band covers: share of the closed forms' 95
 bands (closed_form(..., n_bootstrap=200)) that contain E[refit].""")
 
 
+def _machine(rscript):
+    import sklearn
+
+    try:
+        with open("/proc/meminfo") as fh:
+            mem = f"{int(fh.readline().split()[1]) / 2**20:.0f} GB"
+    except OSError:
+        mem = "? GB"
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    text = (f"{cpu}, {os.cpu_count()} cores, {mem}; Python {platform.python_version()}, numpy "
+            f"{np.__version__}, scikit-learn {sklearn.__version__}")
+    if rscript:
+        code = ('cat(R.version$major, R.version$minor, format(packageVersion("optRF")), '
+                'format(packageVersion("ranger")))')
+        out = subprocess.run([rscript, "-e", code], capture_output=True, text=True)
+        major, minor, optrf, ranger = out.stdout.split()
+        text += f"; R {major}.{minor}, optRF {optrf}, ranger {ranger}"
+    return text
+
+
+def _methods(task, args):
+    names = ["optRF", "pool"]
+    pools = args.closed_pool if task == "regression" else args.class_pool
+    names += [f"closed_form ({p})" for p in pools]
+    if task == "regression" and args.refit_runs:
+        names.append("refit")
+    return names
+
+
+def same_run(args):
+    """optRF and predstab, run after run, in this process tree; returns the records."""
+    rscript = have_optrf()
+    if rscript is None:
+        raise SystemExit("Rscript with optRF and jsonlite is needed (bash ../shared/r-peers/install.sh)")
+    tasks = {k: v for k, v in TASKS.items() if k in args.tasks}
+    if args.quick:
+        tasks = {k: (tuple(max(g // 10, 5) for g in grid), 3, m) for k, (grid, _, m) in tasks.items()}
+    machine = _machine(rscript)
+    print(machine)
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    data = {task: load_snp(task) for task in tasks}
+    records = {task: {m: [] for m in _methods(task, args)} for task in tasks}
+    for r in range(1, args.runs + 1):
+        for task, (grid, repeats, measure) in tasks.items():
+            X, y, X_test = data[task]
+            for name in records[task]:
+                if name == "refit" and r > args.refit_runs:
+                    continue
+                load_before = _load()
+                if name == "optRF":
+                    secs, stab, rec = optrf_run(rscript, task, grid, repeats, r)
+                else:
+                    kw = {}
+                    if name.startswith("closed_form"):
+                        kw["pool_size"] = int(name.split("(")[1].rstrip(")"))
+                    secs, res = run(name.split(" ")[0], X, y, X_test, grid, repeats, seed=r, task=task,
+                                    measure=measure, **kw)
+                    stab, rec = res.table[measure].to_numpy(dtype=float), res.recommendation
+                load = (load_before + _load()) / 2
+                rec = None if rec is None or rec != rec else int(rec)
+                records[task][name].append({"run": r, "seconds": secs, "load": load,
+                                            "stability": stab.tolist(), "recommendation": rec})
+                print(f"run {r} {task:<14} {name:<20} {secs:8.2f} s  load {load:4.2f}  "
+                      + ", ".join(f"{v:.3f}" for v in stab) + f"  rec {rec}", flush=True)
+    return {"machine": machine, "load_end": list(os.getloadavg()), "tasks": tasks, "records": records,
+            "argv": sys.argv[1:]}
+
+
+def _sd(values):
+    return np.std(values, axis=0, ddof=1) if len(values) > 1 else np.full(np.shape(values)[1], np.nan)
+
+
+def summarise(out):
+    """Markdown lines of the same-run tables, one section per task."""
+    lines = []
+    goals = []
+    for task, (grid, repeats, measure) in out["tasks"].items():
+        recs = out["records"][task]
+        ref = recs["optRF"]
+        ref_secs = np.array([x["seconds"] for x in ref])
+        ref_sd = _sd(np.array([x["stability"] for x in ref]))
+        by_run = {x["run"]: x["seconds"] for x in ref}
+        label = "ICC(1)" if measure == "icc" else "Fleiss' kappa"
+        lines += [f"### {task.capitalize()}: {label}, grid {', '.join(map(str, grid))}, {repeats} repeats",
+                  "",
+                  "| method | runs | median s (min - max) | load | / optRF, same run (median) | "
+                  f"mean {label} at each n | run-to-run SD at each n | max SD / optRF's SD | "
+                  "recommendations | est. s at optRF's precision | / optRF |",
+                  "|" + "---|" * 11]
+        for name, xs in recs.items():
+            secs = np.array([x["seconds"] for x in xs])
+            stab = np.array([x["stability"] for x in xs])
+            sd = _sd(stab)
+            ratio = statistics.median(x["seconds"] / by_run[x["run"]] for x in xs)
+            med = float(np.median(secs))
+            worst = float(np.nanmax(sd / ref_sd)) if len(xs) > 1 else float("nan")
+            if name == "optRF":
+                eq, eq_ratio = med, 1.0
+            elif np.isfinite(worst):
+                # the sampling SD falls as 1 / sqrt(learners) (closed form: pool; pool: its forests),
+                # and the time is about linear in the learners: scale by the worst SD ratio squared
+                eq = med * max(worst, 1.0) ** 2
+                eq_ratio = eq / float(np.median(ref_secs))
+            else:
+                eq = eq_ratio = float("nan")
+            rec_text = ", ".join(f"{x['recommendation']:,}" if x["recommendation"] else "-" for x in xs)
+            lines.append(
+                f"| {name} | {len(xs)} | {med:.2f} ({secs.min():.2f} - {secs.max():.2f}) | "
+                f"{min(x['load'] for x in xs):.1f} - {max(x['load'] for x in xs):.1f} | {ratio:.4f} | "
+                + ", ".join(f"{v:.3f}" for v in stab.mean(axis=0)) + " | "
+                + ", ".join(f"{v:.3f}" for v in sd)
+                + f" | {worst:.2f} | {rec_text} | {eq:.1f} | {eq_ratio:.3f} |")
+            if name.startswith("closed_form") and len(xs) > 1:
+                met_sd = bool(np.all(sd <= ref_sd))
+                met = met_sd and ratio <= 0.01
+                goals.append(
+                    f"- {task}, {name}: run-to-run SD <= optRF's at every n: **{'yes' if met_sd else 'no'}** "
+                    f"(worst SD ratio {worst:.2f}); time {ratio:.4f} of optRF's same run "
+                    f"({'within' if ratio <= 0.01 else 'above'} 1/100)"
+                    + ("" if met_sd else f"; at optRF's precision (extrapolated) {eq_ratio:.3f} of optRF")
+                    + f": goal **{'met' if met else 'missed'}**.")
+        lines.append("")
+    return lines, goals
+
+
+def reference_check(out):
+    """optRF's seed-1 classification run against the stored reference of validation/r-reference/optrf."""
+    path = HERE.parent / "validation" / "r-reference" / "optrf" / "expected" / "optRF_runs.json"
+    if "classification" not in out["records"] or not path.exists():
+        return []
+    stored = json.loads(path.read_text())["snp_classification"]
+    first = next((x for x in out["records"]["classification"]["optRF"] if x["run"] == 1), None)
+    if first is None or list(out["tasks"]["classification"][0]) != stored["grid"]:
+        return []
+    ref = [row["pred_stability"] for row in stored["result_table"]]
+    dev = float(np.max(np.abs(np.array(first["stability"]) - ref)))
+    return [f"optRF's classification run 1 (set.seed(1)) against the stored reference "
+            f"(`validation/r-reference/optrf`, recommendation {stored['recommendation']:,}): recommendation "
+            f"{first['recommendation']:,}, max |kappa difference| {dev:.2g}."]
+
+
+MARKER = "<!-- end of the generated part: what follows is kept by bench_tuning.py --markdown -->"
+
+
+def write_markdown(path, out, lines, goals, check, argv):
+    command = "`python benchmarks/bench_tuning.py " + " ".join(out.get("argv", argv)) + "`"
+    if "--from-json" in argv:
+        command += (" (records written with `--json`), then `python benchmarks/bench_tuning.py "
+                    + " ".join(argv) + "`")
+    kept = ""
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        if MARKER in text:
+            kept = text.split(MARKER, 1)[1]
+    load_end = out["load_end"]
+    head = [
+        "# Speed of `tune_num_learners` against optRF, in the same run", "",
+        f"Generated by {command}; do not edit this part by hand.", "",
+        "optRF 1.2.1's `opt_prediction` on its own SNPdata (train rows 1-200, predict rows 201-250, one "
+        "thread), run by `Rscript` in the same benchmark run as predstab's `tune_num_learners`, run after "
+        "run (run r uses seed r in R and in Python; within a run the closed-form pools of different sizes "
+        "share that seed, so they are nested). optRF's seconds are measured inside R around "
+        "`opt_prediction`; predstab's around `tune_num_learners` (`n_bootstrap=0`, as optRF computes no "
+        "bands). predstab fits `RandomForestRegressor(max_features=\"sqrt\", min_samples_split=5)` and "
+        "`RandomForestClassifier(max_features=\"sqrt\")` (ranger's defaults as optRF calls it).", "",
+        f"Machine: {out['machine']}. Load average (1 min) during each timing in the table; at the end "
+        f"{load_end[0]:.2f}, {load_end[1]:.2f}, {load_end[2]:.2f}. The 2 cores are shared with other "
+        "jobs, so absolute seconds are inflated by a varying factor; the same-run ratio (each method's "
+        "seconds over optRF's seconds of the same run, median over runs) is the figure to quote.", "",
+        "**Precision** is the run-to-run standard deviation of the stability at each grid value over the "
+        "runs (seeds); with 3 runs each SD is itself uncertain by a factor of about 2 (a 95 % interval for "
+        "an SD from 3 values spans 0.52-6.3 times the estimate). **est. s at optRF's precision**: the "
+        "median seconds times (max SD / optRF's SD)^2 when that ratio exceeds 1 (the sampling SD falls as "
+        "1 / sqrt(trees) and the time is about linear in the trees), i.e. the pool that would match "
+        "optRF's run-to-run SD at its worst grid value -- an extrapolation, not a measurement.", "",
+    ]
+    body = [*head, *lines]
+    if check:
+        body += [*check, ""]
+    body += ["## Against the goal of issue 15 (closed form at optRF's precision in <= 1/100 of its time)", "",
+             *goals, "", MARKER]
+    path.write_text("\n".join(body) + (kept if kept else "\n"), encoding="utf-8")
+    print(f"wrote {path}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="grid / 10, 3 repeats")
+    parser.add_argument("--runs", type=int, default=3, help="same-run repetitions (seeds 1..RUNS; default 3)")
+    parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
+    parser.add_argument("--quick", action="store_true", help="grids / 10, 3 repeats, 2 runs, small pools")
     parser.add_argument("--closed-pool", type=int, nargs="+", default=[500, 1000],
-                        help="pool sizes for the closed form (default 500 1000)")
-    parser.add_argument("--closed-seeds", type=int, default=1,
-                        help="repeat each closed form with this many pool seeds to show its spread")
-    parser.add_argument("--skip-refit", action="store_true",
-                        help="skip method='refit' (minutes); ratios are then against the pool")
+                        help="regression: pool sizes of the closed form (default 500 1000)")
+    parser.add_argument("--class-pool", type=int, nargs="+", default=[2000],
+                        help="classification: pool sizes of the closed form (default 2000, twice the "
+                             "largest grid value)")
+    parser.add_argument("--refit-runs", type=int, default=0,
+                        help="also method='refit' (regression) in the first REFIT_RUNS runs (minutes each)")
+    parser.add_argument("--markdown", type=Path, help="write the same-run tables to this Markdown file "
+                        "(keeping what follows its marker line)")
+    parser.add_argument("--json", type=Path, help="also write the raw records as JSON")
+    parser.add_argument("--from-json", type=Path, help="no run: summarise the records of an earlier --json")
     parser.add_argument("--importance", action="store_true",
-                        help="also optRF's opt_importance example (grid 250-2000, 5 repeats, pool)")
-    parser.add_argument("--closed-precision", type=float, default=0.0, metavar="HALF_WIDTH",
-                        help="also the closed form with tune_num_learners(precision=HALF_WIDTH), e.g. 0.02")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="also time the closed form with this many threads (the comparison with "
-                             "optRF is one thread)")
+                        help="only optRF's opt_importance example (grid 250-2000, 5 repeats, pool; no R)")
     parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
-                        help="sampling-error study: POOLS independent pools of 1,000 trees "
-                             "(40: about 1.5 min)")
+                        help="only the sampling-error study: POOLS independent pools of 1,000 trees "
+                             "(40: about 1.5 min; no R)")
     args = parser.parse_args(argv)
-    grid = (250, 500, 750, 1000, 2000)
-    repeats = 10
-    if args.quick:
-        grid, repeats = tuple(g // 10 for g in grid), 3
-        args.closed_pool = [max(p // 10, 50) for p in args.closed_pool]
-    X, y, X_test = load_snp()
-    if args.importance:
-        importance_example(X, y)
-    if args.precision:
-        precision_study(X, y, X_test, grid, repeats, args.precision)
+    if args.importance or args.precision:
+        X, y, X_test = load_snp()
+        if args.importance:
+            importance_example(X, y)
+        if args.precision:
+            precision_study(X, y, X_test, TASKS["regression"][0], TASKS["regression"][1], args.precision)
         return
-    print(f"SNPdata: train {X.shape}, test {X_test.shape}; grid {grid}; {repeats} repeats; one thread; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    runs = {} if args.skip_refit else {"refit": run("refit", X, y, X_test, grid, repeats)}
-    runs["pool"] = run("pool", X, y, X_test, grid, repeats)
-    for size in args.closed_pool:
-        for seed in range(1, args.closed_seeds + 1):
-            label = f"closed_form ({size})" + (f" s{seed}" if args.closed_seeds > 1 else "")
-            runs[label] = run("closed_form", X, y, X_test, grid, repeats, seed=seed, pool_size=size)
-    if args.closed_precision:  # the closed form made as precise as asked (a larger pool)
-        label = f"closed_form +-{args.closed_precision:g}"
-        runs[label] = run("closed_form", X, y, X_test, grid, repeats, precision=args.closed_precision)
-    if args.threads > 1:  # not the issue's one-thread comparison: shows what a second core buys
-        for size in args.closed_pool:
-            runs[f"closed_form ({size}) {args.threads} thr"] = run("closed_form", X, y, X_test, grid, repeats,
-                                                                  pool_size=size, n_jobs=args.threads)
-    base = "pool" if args.skip_refit else "refit"
-    refit_s = runs[base][0]
-    measured = optrf_seconds(grid, repeats)
-    reference = measured if measured is not None else (OPTRF_SECONDS if not args.quick else None)
+    if args.quick:
+        args.runs = min(args.runs, 2)
+        args.closed_pool = [max(p // 10, 50) for p in args.closed_pool]
+        args.class_pool = [max(p // 10, 50) for p in args.class_pool]
+    if args.from_json:
+        out = json.loads(args.from_json.read_text())
+        out["tasks"] = {k: tuple(v) for k, v in out["tasks"].items()}
+    else:
+        out = same_run(args)
+    lines, goals = summarise(out)
+    check = reference_check(out)
     print()
-    print(f"{'method':<22}{'seconds':>9}{'/ ' + base:>9}{'/ optRF':>9}   ICC at " + ", ".join(map(str, grid)))
-    for name, (secs, res) in runs.items():
-        vs = f"{secs / reference:9.3f}" if reference else f"{'-':>9}"
-        iccs = ", ".join(f"{v:.3f}" for v in res.table["icc"])
-        print(f"{name:<22}{secs:9.2f}{secs / refit_s:9.3f}{vs}   {iccs}")
-    if measured is not None:
-        print(f"{'optRF (R, measured)':<22}{measured:9.2f}{measured / refit_s:9.3f}{1:9.3f}")
-    elif not args.quick:
-        print(f"{'optRF (reference)':<22}{OPTRF_SECONDS:9.2f}{OPTRF_SECONDS / refit_s:9.3f}{1:9.3f}   "
-              f"{OPTRF_ICC}  [R not installed: issue's figure]")
-    print()
-    refit_icc = runs[base][1].table["icc"].to_numpy()
-    for name, (_, res) in runs.items():
-        if name != base:
-            dev = np.abs(res.table["icc"].to_numpy() - refit_icc)
-            print(f"{name}: max |ICC - {base} ICC| = {dev.max():.3f} (target for the closed form <= 0.02)")
-    for name, (_, res) in runs.items():
-        fit = res.fits["icc"]
-        pool = "" if res.pool_size is None else f" (pool of {res.pool_size})"
-        print(f"{name}{pool}: 2PL p1 {fit.p1:.0f}, p2 {fit.p2:.2f}, R^2 {fit.r_squared:.3f}; optRF rule "
-              f"recommends {res.recommendation}; {res.n_for_target} trees for ICC 0.95")
+    print("\n".join(lines))
+    print("\n".join(check))
+    print("\n".join(goals))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    if args.markdown:
+        write_markdown(args.markdown, out, lines, goals, check, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":
