@@ -11,7 +11,8 @@ written with ``--json``) is what ``docs/mutation.md`` reports::
 Without module names every module of ``MODULES`` is measured (several hours on a 2-core
 machine). ``--mutmut`` names the mutmut executable (default: the one beside this Python).
 
-The score is killed / (killed + survived + timeout + suspicious); mutants listed in
+The score is detected / (detected + survived + suspicious + no tests), "detected" being killed,
+timeout (the tests ran 10 times longer than usual: an endless loop) or segfault; mutants listed in
 ``EQUIVALENT`` (changes no test can see: a message text, a dead default) are reported apart and
 counted neither way, the reason next to each.
 """
@@ -49,6 +50,9 @@ MODULES: dict[str, list[str]] = {
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
 
+# a test run that fails, or is stopped after 10 x its usual time (mutmut's "timeout", e.g. an
+# endless loop), or crashes, has detected the mutant
+DETECTED = ("killed", "timeout", "segfault")
 _IGNORE = shutil.ignore_patterns("mutants", ".git", "__pycache__", ".venv", "site", ".hypothesis",
                                  ".pytest_cache", ".ruff_cache", "*.egg-info")
 _LINE = re.compile(r"^\s*(?P<name>[\w.]+__mutmut_\d+):\s*(?P<status>[\w ]+?)\s*$")
@@ -98,13 +102,16 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
         m = _LINE.match(line)
         if m:
             statuses[m["name"]] = m["status"]
+    if statuses and set(statuses.values()) == {"not checked"}:
+        raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated code "
+                           f"failed (run `mutmut run` in {work} with --keep to see why)")
     counts = Counter(statuses.values())
-    equivalent = sorted(n for n, s in statuses.items() if n in EQUIVALENT and s != "killed")
+    equivalent = sorted(n for n, s in statuses.items() if n in EQUIVALENT and s not in DETECTED)
     for n in equivalent:
         counts[statuses[n]] -= 1
-    killed = counts.get("killed", 0)
-    alive = sum(v for k, v in counts.items() if k not in ("killed", "skipped", "not checked"))
-    survived = sorted(n for n, s in statuses.items() if s != "killed" and n not in EQUIVALENT)
+    killed = sum(counts.get(s, 0) for s in DETECTED)
+    alive = sum(v for k, v in counts.items() if k not in DETECTED + ("skipped", "not checked"))
+    survived = sorted(n for n, s in statuses.items() if s not in DETECTED and n not in EQUIVALENT)
     return {"module": module, "mutants": len(statuses), "killed": killed, "not_killed": alive,
             "equivalent": len(equivalent), "counts": dict(counts),
             "score": killed / (killed + alive) if killed + alive else float("nan"),
