@@ -83,7 +83,7 @@ def test_rank_check_on_a_repeated_grid_point():
     assert _rank_deficient(n, 300.0, 0.9) is True
 
 
-@pytest.mark.parametrize("spread,deficient", [(1e-9, True), (1e-4, False)])
+@pytest.mark.parametrize("spread,deficient", [(1e-9, True), (5e-7, False), (1e-4, False)])
 def test_rank_check_near_the_tolerance(spread, deficient):
     # two nearly equal grid points: the ratio is ~ spread (x a constant); R's 1e-7 decides
     n = np.array([500.0, 500.0 * (1 + spread), 500.0])
@@ -94,7 +94,8 @@ def test_rank_check_near_the_tolerance(spread, deficient):
 def test_rank_check_degenerate_parameters():
     n = np.array([250.0, 500.0, 1000.0])
     assert _rank_deficient(n, 300.0, 0.0) is True  # flat curve: d/dp1 is exactly 0
-    assert _rank_deficient(n, np.inf, 0.9) is True  # non-finite gradient
+    assert _rank_deficient(n, np.inf, 0.9) is True  # s = 0 everywhere: d/dp1 is 0
+    assert _rank_deficient(n, np.nan, 0.9) is True  # non-finite curve and gradient
     assert _rank_deficient(n, 0.0, 0.9) is True  # p1 = 0: s = 1, step sqrt(eps); d/dp2 is 0
     # p2 = 0 takes the absolute step sqrt(eps) (a relative one would be 0 and divide by 0)
     with warnings.catch_warnings():
