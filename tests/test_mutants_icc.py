@@ -143,9 +143,11 @@ def test_mean_squares_constant_rows_are_exact():
     assert ms.msr == pytest.approx(3 * sum((v - grand) ** 2 for v in (0.1, 0.7, 0.3, 0.9)) / 3, rel=1e-12)
     ms = _mean_squares(np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]]))
     assert ms.msr == pytest.approx(14 / 3, rel=1e-14)  # 2 * (16 + 1 + 25) / 9 / 2
-    # a constant matrix: every mean square exactly 0
-    ms = _mean_squares(np.full((5, 3), 0.1))
-    assert (ms.msr, ms.msw, ms.msc, ms.mse) == (0.0, 0.0, 0.0, 0.0)
+    # a constant matrix: every mean square exactly 0 (the mean of three 0.1 is not 0.1 in
+    # floating point: the sums of squares would be ~1e-33, not 0)
+    for n in (3, 5, 6):
+        ms = _mean_squares(np.full((n, 3), 0.1))
+        assert (ms.msr, ms.msw, ms.msc, ms.mse) == (0.0, 0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("model,type,unit", FORMS)

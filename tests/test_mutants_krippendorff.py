@@ -57,14 +57,14 @@ def check(res, units, level, rel=1e-10):
 
 
 def test_interval_over_several_blocks_of_rows():
-    # 2.5 blocks of 8192 rows, with missing values; the second block has no pairable unit at all
-    # and the last one exactly one: the blocks are merged (Chan's update), none is skipped
+    # four blocks of 8192 rows, with missing values and a mean far from 0; the second block has
+    # no pairable unit and the third exactly one: the blocks are merged by Chan's update (the
+    # running mean included), none is skipped
     rng = np.random.default_rng(5)
-    x = np.round(rng.normal(size=(20000, 3)) + 3 * rng.normal(size=(20000, 1)), 1)
+    x = np.round(5 + rng.normal(size=(30000, 3)) + 3 * rng.normal(size=(30000, 1)), 1)
     x[rng.random(x.shape) < 0.2] = np.nan
-    x[8192:16384, 1:] = np.nan
-    x[16384:, 1:] = np.nan
-    x[19000, :2] = [7.0, 7.5]
+    x[8192:24576, 1:] = np.nan
+    x[19000, :2] = [17.0, 17.5]
     res = krippendorff_alpha(x, level="interval")
     # the reference by variances of the pairable values (the pair-by-pair sums are too slow here)
     keep = np.count_nonzero(~np.isnan(x), axis=1) >= 2
@@ -80,7 +80,7 @@ def test_interval_over_several_blocks_of_rows():
     assert res.expected == pytest.approx(d_e, rel=1e-10)
     assert res.value == pytest.approx(1 - d_o / d_e, rel=1e-10)
     # and the same reference agrees with the pair-by-pair definition on the last rows
-    tail = x[18990:]
+    tail = x[18990:19010]
     check(krippendorff_alpha(tail, level="interval"), tail.tolist(), "interval")
 
 
