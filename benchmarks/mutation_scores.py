@@ -47,6 +47,10 @@ MODULES: dict[str, list[str]] = {
     "_io": ["tests/test_cli_files.py"],
 }
 
+# tests that check the file a warning points at: under mutmut every call passes through its
+# trampoline (extra stack frames), so they fail on the unmutated code and are left out
+DESELECT = ["tests/test_stability.py::test_warnings_point_at_the_callers_line"]
+
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
 
@@ -63,6 +67,10 @@ def _tests_for(module: str) -> list[str]:
     return MODULES[module] + extra
 
 
+def _deselect() -> list[str]:
+    return [arg for test in DESELECT for arg in ("--deselect", test)]
+
+
 def _config(module: str) -> str:
     def toml_list(items):
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
@@ -71,7 +79,7 @@ def _config(module: str) -> str:
             'source_paths = ["src"]\n'
             f'only_mutate = {toml_list([f"src/predstab/{module}.py"])}\n'
             f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
-            'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]\n'
+            f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', '-x', *_deselect()])}\n"
             'also_copy = ["validation", "tests"]\n')
 
 
