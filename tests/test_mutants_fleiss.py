@@ -36,9 +36,12 @@ def irr_kappam_fleiss(x):
     return cats, kappa, z, 2 * stats.norm.sf(abs(z)), kappa_j, z_j, 2 * stats.norm.sf(np.abs(z_j))
 
 
-@pytest.mark.parametrize("as_frame", [False, True])
+@pytest.mark.parametrize("as_frame", [None, "category", "shared categories"])
 def test_detail_after_dropping_an_object(as_frame):
-    ratings = pd.DataFrame(X).astype("category") if as_frame else X
+    # a DataFrame of Categoricals sharing one set of categories is read from its codes
+    shared = pd.CategoricalDtype([1.0, 2.0, 3.0, 4.0])
+    ratings = X if as_frame is None else pd.DataFrame(X).astype(
+        "category" if as_frame == "category" else shared)
     with pytest.warns(PredstabDataWarning) as record:
         res = fleiss_kappa(ratings, detail=True)
     assert [str(w.message) for w in record] == [
