@@ -1,0 +1,155 @@
+"""Mutation score per core module (issue 12, item 8), with mutmut.
+
+Each module is mutated on its own, in a scratch copy of the project, against the test files
+that exercise it (``MODULES`` below; the ``tests/test_mutants_*.py`` files written to kill
+mutants are added automatically when their name matches the module). The table printed (and
+written with ``--json``) is what ``docs/mutation.md`` reports::
+
+    pip install -e ".[dev]"            # brings mutmut
+    nice -n 19 python benchmarks/mutation_scores.py _icc _twopl --max-children 1 --json mutation.json
+
+Without module names every module of ``MODULES`` is measured (several hours on a 2-core
+machine). ``--mutmut`` names the mutmut executable (default: the one beside this Python).
+
+The score is detected / (detected + survived + suspicious + no tests), "detected" being killed,
+timeout (the tests ran 10 times longer than usual: an endless loop) or segfault; mutants listed in
+``EQUIVALENT`` (changes no test can see: a message text, a dead default) are reported apart and
+counted neither way, the reason next to each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# module -> test files that exercise it (relative to the project root)
+MODULES: dict[str, list[str]] = {
+    "_stability": ["tests/test_stability.py", "tests/test_stability_intervals.py",
+                   "tests/test_stability_properties.py"],
+    "_icc": ["tests/test_icc.py"],
+    "_fleiss": ["tests/test_fleiss.py"],
+    "_krippendorff": ["tests/test_krippendorff.py"],
+    "_twopl": ["tests/test_twopl.py"],
+    "_tune": ["tests/test_tune.py"],
+    "_pool": ["tests/test_pool.py"],
+    "_closed_form": ["tests/test_pool.py"],
+    "_repeated": ["tests/test_repeated.py"],
+    "_io": ["tests/test_cli_files.py"],
+}
+
+# tests that check the file a warning points at: under mutmut every call passes through its
+# trampoline (extra stack frames), so they fail on the unmutated code and are left out
+DESELECT = ["tests/test_stability.py::test_warnings_point_at_the_callers_line"]
+
+# mutant name -> why no test can tell it from the original (counted neither killed nor survived)
+EQUIVALENT: dict[str, str] = {}
+
+# a test run that fails, or is stopped after 10 x its usual time (mutmut's "timeout", e.g. an
+# endless loop), or crashes, has detected the mutant
+DETECTED = ("killed", "timeout", "segfault")
+_IGNORE = shutil.ignore_patterns("mutants", ".git", "__pycache__", ".venv", "site", ".hypothesis",
+                                 ".pytest_cache", ".ruff_cache", "*.egg-info")
+_LINE = re.compile(r"^\s*(?P<name>[\w.]+__mutmut_\d+):\s*(?P<status>[\w ]+?)\s*$")
+
+
+def _tests_for(module: str) -> list[str]:
+    extra = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutants{module}*.py"))
+    return MODULES[module] + extra
+
+
+def _deselect() -> list[str]:
+    return [arg for test in DESELECT for arg in ("--deselect", test)]
+
+
+def _config(module: str) -> str:
+    def toml_list(items):
+        return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+    return ("[tool.mutmut]\n"
+            'source_paths = ["src"]\n'
+            f'only_mutate = {toml_list([f"src/predstab/{module}.py"])}\n'
+            f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
+            f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', '-x', *_deselect()])}\n"
+            'also_copy = ["validation", "tests"]\n')
+
+
+def _with_config(pyproject: str, section: str) -> str:
+    # drop the project's own [tool.mutmut] section (up to the next table) and append this one
+    text = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
+    return text.rstrip() + "\n\n" + section
+
+
+def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = None) -> dict:
+    """Run mutmut on ``src/predstab/<module>.py`` in a scratch copy; return the counts."""
+    work = Path(tempfile.mkdtemp(prefix=f"mutation{module}-")) if keep is None else keep
+    try:
+        for name in ("src", "tests", "validation"):
+            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True)
+        (work / "pyproject.toml").write_text(
+            _with_config((ROOT / "pyproject.toml").read_text(), _config(module)))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        subprocess.run([mutmut, "run", "--max-children", str(max_children)], cwd=work, env=env,
+                       stdout=subprocess.DEVNULL, check=False)
+        out = subprocess.run([mutmut, "results", "--all", "true"], cwd=work, env=env,
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    statuses = {}
+    for line in out.splitlines():
+        m = _LINE.match(line)
+        if m:
+            statuses[m["name"]] = m["status"]
+    if statuses and set(statuses.values()) == {"not checked"}:
+        raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated code "
+                           f"failed (run `mutmut run` in {work} with --keep to see why)")
+    counts = Counter(statuses.values())
+    equivalent = sorted(n for n, s in statuses.items() if n in EQUIVALENT and s not in DETECTED)
+    for n in equivalent:
+        counts[statuses[n]] -= 1
+    killed = sum(counts.get(s, 0) for s in DETECTED)
+    alive = sum(v for k, v in counts.items() if k not in DETECTED + ("skipped", "not checked"))
+    survived = sorted(n for n, s in statuses.items() if s not in DETECTED and n not in EQUIVALENT)
+    return {"module": module, "mutants": len(statuses), "killed": killed, "not_killed": alive,
+            "equivalent": len(equivalent), "counts": dict(counts),
+            "score": killed / (killed + alive) if killed + alive else float("nan"),
+            "survivors": survived, "tests": _tests_for(module)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"modules (default: all of {', '.join(MODULES)})")
+    parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--mutmut", default=str(Path(sys.executable).with_name("mutmut")))
+    parser.add_argument("--json", type=Path, help="write the counts and the surviving mutants' names")
+    parser.add_argument("--keep", type=Path, help="run in this folder and keep it (for `mutmut show`)")
+    args = parser.parse_args(argv)
+    modules = args.modules or list(MODULES)
+    unknown = [m for m in modules if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; choose from {list(MODULES)}")
+    rows = []
+    print(f"{'module':<16}{'mutants':>8}{'killed':>8}{'alive':>7}{'equiv.':>7}{'score':>8}", flush=True)
+    for module in modules:
+        keep = None if args.keep is None else args.keep / module
+        row = measure(module, mutmut=args.mutmut, max_children=args.max_children, keep=keep)
+        rows.append(row)
+        print(f"{module + '.py':<16}{row['mutants']:>8}{row['killed']:>8}{row['not_killed']:>7}"
+              f"{row['equivalent']:>7}{row['score']:>8.1%}", flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""Value-pinning checks of predstab.icc / icc_table written to kill mutmut's surviving mutants.
+
+The R references (irr_icc.json, psych_ICC.json) hold r0 = 0 at the 95 % level only; here an
+independent transcription of irr 0.84.1's ``icc`` (loops over the ANOVA sums, scipy.stats.f
+for R's ``pf``/``qf``) checks every form at r0 > 0 and other confidence levels, and the
+degenerate cases follow what the docstrings promise (shared convention, perfect agreement).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from predstab import PredstabDataWarning, PredstabDegenerateWarning, PredstabUndefinedWarning, icc, icc_table
+from predstab._icc import _mean_squares
+from validation._table import REFERENCE
+
+SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+                          [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], dtype=float)
+# mse == 1 exactly (and msw, msc not 0 or 1): a mutant taking mse == 1 for "perfect" shows here
+MSE_ONE = np.array([[3, 1, 3], [2, 0, 2], [0, 1, 3]], dtype=float)
+FORMS = [(m, t, u) for m, t in (("oneway", "consistency"), ("twoway", "consistency"), ("twoway", "agreement"))
+         for u in ("single", "average")]
+
+
+def anova(x):
+    """Mean squares by the textbook sums (loops, no vectorisation)."""
+    n, k = x.shape
+    grand = sum(sum(r) for r in x) / (n * k)
+    rows = [sum(r) / k for r in x]
+    cols = [sum(x[i][j] for i in range(n)) / n for j in range(k)]
+    ss_r = k * sum((r - grand) ** 2 for r in rows)
+    ss_c = n * sum((c - grand) ** 2 for c in cols)
+    ss_w = sum((x[i][j] - rows[i]) ** 2 for i in range(n) for j in range(k))
+    ss_e = sum((x[i][j] - rows[i] - cols[j] + grand) ** 2 for i in range(n) for j in range(k))
+    return ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1))
+
+
+def irr_icc(x, model, type, unit, r0, conf_level):
+    """irr::icc (irr 0.84.1), line by line: (name, value, F, df1, df2, p, lbound, ubound)."""
+    n, k = x.shape
+    msr, msw, msc, mse = anova(x)
+    alpha = 1 - conf_level
+    qf = stats.f.ppf
+    if model == "oneway":
+        df1, df2 = n - 1, n * (k - 1)
+        fl = (msr / msw) / qf(1 - alpha / 2, df1, df2)
+        fu = (msr / msw) * qf(1 - alpha / 2, df2, df1)
+        if unit == "single":
+            name, value = "ICC(1)", (msr - msw) / (msr + (k - 1) * msw)
+            f = msr / msw * ((1 - r0) / (1 + (k - 1) * r0))
+            low, high = (fl - 1) / (fl + (k - 1)), (fu - 1) / (fu + (k - 1))
+        else:
+            name, value = f"ICC({k})", (msr - msw) / msr
+            f = msr / msw * (1 - r0)
+            low, high = 1 - 1 / fl, 1 - 1 / fu
+    elif type == "consistency":
+        df1, df2 = n - 1, (n - 1) * (k - 1)
+        fl = (msr / mse) / qf(1 - alpha / 2, df1, df2)
+        fu = (msr / mse) * qf(1 - alpha / 2, df2, df1)
+        if unit == "single":
+            name, value = "ICC(C,1)", (msr - mse) / (msr + (k - 1) * mse)
+            f = msr / mse * ((1 - r0) / (1 + (k - 1) * r0))
+            low, high = (fl - 1) / (fl + (k - 1)), (fu - 1) / (fu + (k - 1))
+        else:
+            name, value = f"ICC(C,{k})", (msr - mse) / msr
+            f = msr / mse * (1 - r0)
+            low, high = 1 - 1 / fl, 1 - 1 / fu
+    else:
+        df1 = n - 1
+        if unit == "single":
+            name = "ICC(A,1)"
+            value = (msr - mse) / (msr + (k - 1) * mse + (k / n) * (msc - mse))
+            a = (k * r0) / (n * (1 - r0))
+            b = 1 + (k * r0 * (n - 1)) / (n * (1 - r0))
+        else:
+            name = f"ICC(A,{k})"
+            value = (msr - mse) / (msr + (msc - mse) / n)
+            a = r0 / (n * (1 - r0))
+            b = 1 + (r0 * (n - 1)) / (n * (1 - r0))
+        f = msr / (a * msc + b * mse)
+        a = (k * value) / (n * (1 - value))
+        b = 1 + (k * value * (n - 1)) / (n * (1 - value))
+        df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+        fl = qf(1 - alpha / 2, n - 1, df2)
+        fu = qf(1 - alpha / 2, df2, n - 1)
+        if unit == "single":
+            spread = k * msc + (k * n - k - n) * mse
+            low = (n * (msr - fl * mse)) / (fl * spread + n * msr)
+            high = (n * (fu * msr - mse)) / (spread + n * fu * msr)
+        else:
+            low = (n * (msr - fl * mse)) / (fl * (msc - mse) + n * msr)
+            high = (n * (fu * msr - mse)) / (msc - mse + n * fu * msr)
+    p = stats.f.sf(f, df1, df2)
+    return name, value, f, df1, df2, p, low, high
+
+
+def check(res, ref):
+    name, value, f, df1, df2, p, low, high = ref
+    assert res.name == name
+    assert res.value == pytest.approx(value, rel=1e-9)
+    assert res.statistic == pytest.approx(f, rel=1e-9)
+    assert (res.df1, res.df2) == (pytest.approx(df1, rel=1e-12), pytest.approx(df2, rel=1e-9))
+    assert res.pvalue == pytest.approx(p, rel=1e-7, abs=1e-300)
+    assert res.confidence_interval.low == pytest.approx(low, rel=1e-9)
+    assert res.confidence_interval.high == pytest.approx(high, rel=1e-9)
+
+
+def matrices():
+    rng = np.random.default_rng(12)
+    m20 = pd.read_csv(REFERENCE / "classic" / "cases" / "m_20x3.csv").to_numpy(dtype=float)
+    return {"shrout_fleiss": SHROUT_FLEISS, "mse_one": MSE_ONE, "m_20x3": m20,
+            "random_9x5": rng.normal(size=(9, 5)) + rng.normal(size=(9, 1)) * 2}
+
+
+@pytest.mark.parametrize("name", ["shrout_fleiss", "mse_one", "m_20x3", "random_9x5"])
+@pytest.mark.parametrize("r0,confidence_level", [(0.0, 0.95), (0.3, 0.9), (0.55, 0.99)])
+def test_every_form_matches_irr_transcription(name, r0, confidence_level):
+    x = matrices()[name]
+    for model, type, unit in FORMS:
+        res = icc(x, model=model, type=type, unit=unit, r0=r0, confidence_level=confidence_level)
+        check(res, irr_icc(x, model, type, unit, r0, confidence_level))
+        assert (res.model, res.type, res.unit, res.r0, res.confidence_level) == (
+            model, type, unit, r0, confidence_level)
+
+
+def test_mean_squares_match_textbook_sums():
+    for x in matrices().values():
+        ms = _mean_squares(x)
+        assert (ms.n, ms.k) == x.shape
+        np.testing.assert_allclose([ms.msr, ms.msw, ms.msc, ms.mse], anova(x), rtol=1e-12, atol=1e-14)
+
+
+def test_mean_squares_constant_rows_are_exact():
+    # every rater agrees on each object: within, rater and residual sums exactly 0; the
+    # between-object mean square still k * sum((row mean - grand)^2) / (n - 1)
+    x = np.array([[0.1] * 3, [0.7] * 3, [0.3] * 3, [0.9] * 3])
+    ms = _mean_squares(x)
+    assert (ms.msw, ms.msc, ms.mse) == (0.0, 0.0, 0.0)
+    grand = (0.1 + 0.7 + 0.3 + 0.9) / 4
+    assert ms.msr == pytest.approx(3 * sum((v - grand) ** 2 for v in (0.1, 0.7, 0.3, 0.9)) / 3, rel=1e-12)
+    ms = _mean_squares(np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]]))
+    assert ms.msr == pytest.approx(14 / 3, rel=1e-14)  # 2 * (16 + 1 + 25) / 9 / 2
+    # a constant matrix: every mean square exactly 0 (the mean of three 0.1 is not 0.1 in
+    # floating point: the sums of squares would be ~1e-33, not 0)
+    for n in (3, 5, 6):
+        ms = _mean_squares(np.full((n, 3), 0.1))
+        assert (ms.msr, ms.msw, ms.msc, ms.mse) == (0.0, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("model,type,unit", FORMS)
+def test_perfect_agreement_on_differing_objects(model, type, unit):
+    # no within-object variation: ICC 1, F infinite, p 0, interval (1, 1), and no numpy
+    # division warning escapes (msr / 0)
+    x = np.array([[0.1] * 3, [0.7] * 3, [0.3] * 3, [0.2] * 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = icc(x, model=model, type=type, unit=unit)
+    assert res.value == 1.0
+    assert res.statistic == np.inf and res.pvalue == 0.0
+    assert tuple(res.confidence_interval) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("model,type,unit", FORMS)
+def test_additive_raters(model, type, unit):
+    # x = object effect + rater effect: residual 0 (consistency is perfect), rater mean square
+    # exactly 1, within-object variation > 0 (one-way and agreement are not perfect)
+    x = np.array([[0.0, 1.0], [3.0, 4.0]])
+    ms = _mean_squares(x)
+    assert (ms.mse, ms.msc) == (0.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = icc(x, model=model, type=type, unit=unit)
+    if (model, type) == ("twoway", "consistency"):
+        assert (res.value, res.statistic, res.pvalue) == (1.0, np.inf, 0.0)
+        assert tuple(res.confidence_interval) == (1.0, 1.0)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ref = irr_icc(x, model, type, unit, 0.0, 0.95)
+        check(res, ref)
+        assert res.confidence_interval.high < 1.0
+
+
+@pytest.mark.parametrize("model,type,unit", FORMS)
+def test_constant_matrix_is_one_with_the_convention_warning(model, type, unit):
+    # D_e = D_o = 0: ICC 1 with the shared message; F = 0 / 0 is undefined (as R's NaN), and
+    # numpy's invalid-value warning stays inside
+    x = np.full((4, 3), 0.1)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        res = icc(x, model=model, type=type, unit=unit)
+    assert [(w.category, str(w.message)) for w in record] == [(
+        PredstabDegenerateWarning,
+        "Both expected and observed variance are zero; ICC is set to 1 (perfect agreement). "
+        "This may indicate that the model collapsed to a single value.")]
+    assert res.value == 1.0
+    assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+
+
+def test_equal_object_means_average_form_undefined():
+    # every object has the same mean: MS_R = 0 < MS_W, so ICC(k) = 1 - MS_W / 0 -> NaN, and the
+    # bounds 1 - 1 / 0 are -inf without a numpy warning
+    x = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 2.0]])
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        res = icc(x, unit="average")
+    assert [(w.category, str(w.message)) for w in record] == [(
+        PredstabUndefinedWarning,
+        "Expected variance is zero but observed is not; ICC is undefined and set to nan.")]
+    assert np.isnan(res.value) and res.statistic == 0.0 and res.pvalue == 1.0
+    assert tuple(res.confidence_interval) == (-np.inf, -np.inf)
+
+
+def test_confidence_level_whose_quantile_is_infinite():
+    # 1 - alpha / 2 rounds to 1.0: qf is infinite, the upper F bound infinite; the single-form
+    # bound takes its limit 1 (not NaN), the lower is -1/(k - 1); the average form 1 - 1/0
+    level = 1 - 1e-16
+    k = SHROUT_FLEISS.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = icc(SHROUT_FLEISS, confidence_level=level)
+        average = icc(SHROUT_FLEISS, unit="average", confidence_level=level)
+    assert tuple(single.confidence_interval) == (pytest.approx(-1 / (k - 1), rel=1e-14), 1.0)
+    assert tuple(average.confidence_interval) == (-np.inf, 1.0)
+
+
+def test_missing_objects_warning_names_the_r_function():
+    m = SHROUT_FLEISS.copy()
+    m[2, 1] = np.nan
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        icc(m)
+        icc_table(m)
+    assert [(w.category, str(w.message)) for w in record] == [
+        (PredstabDataWarning, "1 of 6 objects have a missing value and were dropped "
+         "(as irr::icc does with na.omit)."),
+        (PredstabDataWarning, "1 of 6 objects have a missing value and were dropped "
+         "(as psych::ICC on na.omit(x) does with na.omit).")]
+
+
+def test_too_few_complete_objects_message():
+    m = np.array([[1.0, 2.0, 3.0], [np.nan, 1.0, 2.0]])
+    for f in (icc, icc_table):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabDataWarning)
+            with pytest.raises(ValueError) as info:
+                f(m)
+        assert str(info.value) == ("`ratings` must have at least 2 complete objects (rows); got 1 after "
+                                   "dropping objects with a missing value.")
+
+
+def test_print_digits_follow_irr():
+    # irr print.icclist: F(df1 with 7 significant digits, df2 with 3), "H0: r0 = " signif(r0, 7),
+    # the level as round(100 * conf.level, 1)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(12346, 2)) + rng.normal(size=(12346, 1))
+    lines = str(icc(x, r0=0.12345678, confidence_level=0.91234)).splitlines()
+    assert " F-Test, H0: r0 = 0.1234568 ; H1: r0 > 0.1234568" in lines
+    assert any(line.lstrip().startswith("F(12345,12346) = ") for line in lines)
+    assert " 91.2%-Confidence Interval for ICC Population Values:" in lines

@@ -1,0 +1,273 @@
+"""Value-pinning checks of predstab's 2PL curve written to kill mutmut's surviving mutants.
+
+The recommendation rule is checked against an independent transcription of optRF 1.2.1's
+scan (``test_seq = seq(10, max, 10)``, ``diff(stability) / 10 < rec.thresh``, threshold
+lowered tenfold while the recommendation is below the inflection point), the print layout
+against R's ``print.nls`` lines written out, the grid advice against the rule its docstring
+states, and R's rank check against a QR decomposition of the analytic gradient.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from predstab import PredstabWarning, fit_2pl
+from predstab._twopl import TwoPL, _curve, _rank_deficient, _suggested_max
+from predstab._validation import InvalidParameterError
+
+
+def two_pl(p1, p2, *, n=(250.0, 500.0, 1000.0), converged=True, message="converged", suggested_max=1000):
+    n = np.asarray(n, dtype=float)
+    fitted = 1 / (1 + (p1 / n) ** p2) if converged else np.full(n.shape, np.nan)
+    observed = fitted + np.array([0.01, -0.02, 0.005])[: n.size]
+    return TwoPL(p1=p1, p2=p2, converged=converged, message=message, r_squared=0.97, poor_fit=False,
+                 flattened=True, suggested_max=suggested_max, n=n, observed=observed, fitted=fitted,
+                 residuals=observed - fitted, start=(500.0, 0.5), n_evaluations=12)
+
+
+def optrf_recommend(p1, p2, rec_thresh, digits, minimum, max_learners):
+    """optRF 1.2.1's recommendation, written from its R source with plain Python floats."""
+    seq = list(range(10, int(max_learners) + 1, 10))
+    s = [1 / (1 + (p1 / m) ** p2) for m in seq]
+    gain = [(b - a) / 10 for a, b in zip(s[:-1], s[1:], strict=True)]
+    thresh = rec_thresh
+    while thresh > 0:
+        hits = [seq[i + 1] for i, g in enumerate(gain) if g < thresh]
+        if not hits:
+            return None
+        rec = round(hits[0], digits)  # Python's round: ties to even, as R's
+        if rec >= p1:
+            return max(int(rec), minimum)
+        thresh *= 0.1
+    return None
+
+
+# ------------------------------------------------------------------------------------------ curve
+
+
+def test_curve_limits_without_numpy_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _curve(np.array([0.0]), 5.0, 1.0)[0] == 0.0  # p1 / 0 = inf (divide)
+        assert _curve(np.array([1e-300]), 1e10, 50.0)[0] == 0.0  # (1e310) overflows to inf
+        assert np.isnan(_curve(np.array([0.0]), 0.0, 1.0)[0])  # 0 / 0 (invalid)
+        assert _curve([500, 1000], 500.0, 2.0).tolist() == [0.5, 0.8]
+
+
+# ---------------------------------------------------------------------------------- rank check
+
+
+def qr_ratio(n, p1, p2):
+    """|R22| / ||column 2|| of the QR of the analytic gradient (what dqrdc2 compares to 1e-7)."""
+    n = np.asarray(n, dtype=float)
+    s = 1 / (1 + (p1 / n) ** p2)
+    u = (p1 / n) ** p2
+    d1 = -s**2 * u * p2 / p1
+    d2 = -s**2 * u * np.log(p1 / n)
+    r = np.linalg.qr(np.column_stack([d1, d2]), mode="r")
+    return abs(r[1, 1]) / np.linalg.norm(d2)
+
+
+def test_rank_check_on_a_well_conditioned_grid():
+    n = np.array([250.0, 500.0, 1000.0, 2000.0])
+    assert qr_ratio(n, 300.0, 0.9) > 1e-2
+    assert _rank_deficient(n, 300.0, 0.9) is False
+
+
+def test_rank_check_on_a_repeated_grid_point():
+    # one distinct n: both gradient columns are proportional, rank 1
+    n = np.full(4, 500.0)
+    assert qr_ratio(n, 300.0, 0.9) < 1e-12
+    assert _rank_deficient(n, 300.0, 0.9) is True
+
+
+@pytest.mark.parametrize("spread,deficient", [(1e-9, True), (5e-7, False), (1e-4, False)])
+def test_rank_check_near_the_tolerance(spread, deficient):
+    # two nearly equal grid points: the ratio is ~ spread (x a constant); R's 1e-7 decides
+    n = np.array([500.0, 500.0 * (1 + spread), 500.0])
+    assert bool(qr_ratio(n, 300.0, 0.9) < 1e-7) is deficient
+    assert _rank_deficient(n, 300.0, 0.9) is deficient
+
+
+def test_rank_check_degenerate_parameters():
+    n = np.array([250.0, 500.0, 1000.0])
+    assert _rank_deficient(n, 300.0, 0.0) is True  # flat curve: d/dp1 is exactly 0
+    assert _rank_deficient(n, np.inf, 0.9) is True  # s = 0 everywhere: d/dp1 is 0
+    assert _rank_deficient(n, np.nan, 0.9) is True  # non-finite curve and gradient
+    assert _rank_deficient(n, 0.0, 0.9) is True  # p1 = 0: s = 1, step sqrt(eps); d/dp2 is 0
+    # p2 = 0 takes the absolute step sqrt(eps) (a relative one would be 0 and divide by 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _rank_deficient(n, 300.0, 0.0) is True
+
+
+def test_fit_with_a_repeated_grid_is_refused_as_r_does():
+    fit = fit_2pl([500, 500, 500, 500], [0.6, 0.61, 0.59, 0.6])
+    assert fit.converged is False and math.isnan(fit.p1) and math.isnan(fit.p2)
+    assert fit.poor_fit is True and fit.flattened is False and math.isnan(fit.r_squared)
+
+
+# ------------------------------------------------------------------------------ recommendation
+
+
+def test_recommendation_matches_optrf_transcription():
+    fit = fit_2pl([250, 500, 750, 1000, 2000], [0.488, 0.679, 0.704, 0.772, 0.870])
+    for rec_thresh, round_to, digits in ((1e-6, "thousand", -3), (1e-5, "hundred", -2), (3e-6, "ten", -1),
+                                         (2e-5, "none", 0)):
+        expected = optrf_recommend(fit.p1, fit.p2, rec_thresh, digits, 500, 1_000_000)
+        assert fit.recommend(rec_thresh=rec_thresh, round_to=round_to) == expected
+    assert fit._recommend_detail(rec_thresh=1e-6, round_to="thousand", minimum=500,
+                                 max_learners=1_000_000) == (18000, "")
+
+
+def test_recommendation_lowers_the_threshold_below_the_inflection_point():
+    # a steep curve (p2 = 3): its gain is tiny at n = 20, far below p1, so the scan restarts
+    # with 1e-7, 1e-8, ... until the first flat point lies past p1
+    fit = two_pl(5000.0, 3.0)
+    expected = optrf_recommend(5000.0, 3.0, 1e-6, -2, 500, 1_000_000)
+    assert expected is not None and expected > 5000
+    assert fit.recommend(round_to="hundred") == expected
+
+
+def test_recommendation_exactly_at_the_inflection_point_is_kept():
+    fit = two_pl(1000.0, 0.8)
+    s = _curve(np.array([990.0, 1000.0]), 1000.0, 0.8)
+    gain_1000 = (s[1] - s[0]) / 10
+    thresh = gain_1000 * (1 + 1e-9)
+    assert optrf_recommend(1000.0, 0.8, thresh, 0, 0, 2000) == 1000
+    assert fit.recommend(rec_thresh=thresh, round_to="none", minimum=0, max_learners=2000) == 1000
+
+
+def test_scan_ends_at_max_learners():
+    # the first point whose gain is below the threshold is n = 1010: found with a scan up to 1010,
+    # not up to 1009 (R's seq(10, 1009, 10) stops at 1000) nor 1000
+    fit = two_pl(100.0, 0.8)
+    s = _curve(np.array([1000.0, 1010.0]), 100.0, 0.8)
+    thresh = (s[1] - s[0]) / 10 * (1 + 1e-9)
+    assert fit.recommend(rec_thresh=thresh, round_to="none", minimum=0, max_learners=1010) == 1010
+    for max_learners in (1009, 1000):
+        with pytest.warns(PredstabWarning) as record:
+            assert fit.recommend(rec_thresh=thresh, round_to="none", minimum=0,
+                                 max_learners=max_learners) is None
+        assert str(record[0].message) == (
+            f"No recommendation: the fitted curve's gain per learner never falls below {thresh:g} up to "
+            f"{max_learners} learners (optRF gives none either).")
+
+
+def test_decreasing_curve_gives_no_recommendation():
+    fit = two_pl(1000.0, -0.5)
+    with pytest.warns(PredstabWarning) as record:
+        assert fit.recommend(max_learners=2000) is None
+    assert str(record[0].message) == (
+        "No recommendation: the fitted curve does not increase (p2 <= 0 or p1 <= 0).")
+    failed = two_pl(float("nan"), float("nan"), converged=False, message="MINPACK said no")
+    assert failed._recommend_detail(rec_thresh=1e-6, round_to="none", minimum=0, max_learners=100) == (
+        None, "No recommendation: the 2PL fit failed (MINPACK said no).")
+
+
+@pytest.mark.parametrize("name,value", [("rec_thresh", 0.0), ("rec_thresh", math.inf), ("round_to", "tens"),
+                                        ("minimum", -1), ("max_learners", -5)])
+def test_recommend_detail_checks_its_options(name, value):
+    # _tune calls _recommend_detail directly: it checks the options itself, naming them
+    options = dict(rec_thresh=1e-6, round_to="thousand", minimum=500, max_learners=1000)
+    options[name] = value
+    with pytest.raises(InvalidParameterError, match=f"^`{name}` must"):
+        two_pl(300.0, 0.9)._recommend_detail(**options)
+
+
+# ------------------------------------------------------------------------------- grid advice
+
+
+def suggested(n_max, p1, p2):
+    """The docstring's rule: at least 2 p1, the n where s = 0.8, and n_max, rounded up at the
+    second significant digit (but to at least a multiple of 10)."""
+    target = max(2 * p1, p1 * 4 ** (1 / p2), n_max)  # s = 0.8 <=> (p1 / n)^p2 = 1/4
+    magnitude = 10 ** max(len(str(int(target))) - 2, 1)
+    return int(math.ceil(target / magnitude) * magnitude)
+
+
+@pytest.mark.parametrize("n_max,p1,p2", [(2000.0, 1000.0, 0.5), (500.0, 1000.0, 10.0), (1000.0, 1172.5, 10.0),
+                                         (100.0, 117.25, 10.0), (2000.0, 0.5, 0.9)])
+def test_suggested_max_follows_its_rule(n_max, p1, p2):
+    assert _suggested_max(n_max, p1, p2, True) == suggested(n_max, p1, p2)
+
+
+def test_suggested_max_literal_values():
+    assert _suggested_max(2000.0, 1000.0, 0.5, True) == 16000  # 1000 / 0.25^2
+    assert _suggested_max(500.0, 1000.0, 10.0, True) == 2000  # 2 p1
+    assert _suggested_max(1000.0, 1172.5, 10.0, True) == 2400  # 2345 up to the hundred
+    assert _suggested_max(100.0, 117.25, 10.0, True) == 240  # 234.5 up to the ten
+
+
+@pytest.mark.parametrize("p1,p2,converged", [(300.0, 0.9, False), (0.0, 0.9, True), (300.0, 0.0, True),
+                                             (300.0, -0.5, True), (-3.0, 0.9, True), (np.nan, 0.9, True),
+                                             (np.inf, 0.9, True)])
+def test_suggested_max_without_a_usable_curve(p1, p2, converged):
+    assert _suggested_max(2000.0, p1, p2, converged) == 8000  # four times the grid's maximum
+
+
+def test_suggested_grid_doubles_up_to_the_maximum():
+    assert two_pl(300.0, 0.9, suggested_max=1000).suggested_grid() == (250, 500, 1000)
+    assert two_pl(300.0, 0.9, suggested_max=1001).suggested_grid() == (250, 500, 1000, 2000)
+    assert two_pl(300.0, 0.9, suggested_max=250).suggested_grid() == (250,)
+
+
+# -------------------------------------------------------------------------------------- print
+
+
+def test_print_layout_of_a_converged_fit():
+    fit = two_pl(253.3, 0.9)
+    rss = float(np.sum(fit.residuals**2))
+    assert rss == pytest.approx(0.000525, rel=1e-12)
+    assert str(fit).splitlines() == [
+        "Nonlinear regression model",
+        "  model: stability ~ 1/(1 + (p1/n)^p2)",
+        "   data: 3 numbers of learners, 250 to 1000",
+        "   p1    p2",
+        "253.3   0.9",
+        " residual sum-of-squares: 0.000525",
+        "",
+        "Number of function evaluations: 12",
+        "Converged: converged",
+        "R-squared: 0.97; poor fit: no; flattened within the grid: yes",
+    ]
+    # the wider of the two numbers sets the column width
+    assert str(two_pl(5.0, 0.90215)).splitlines()[3:5] == ["    p1     p2", "     5 0.9022"]
+    assert str(two_pl(5.0, 1.0)).splitlines()[3:5] == ["p1 p2", " 5  1"]
+
+
+def test_print_layout_of_a_failed_fit():
+    fit = TwoPL(p1=np.nan, p2=np.nan, converged=False, message="singular gradient", r_squared=np.nan,
+                poor_fit=True, flattened=False, suggested_max=8000, n=np.array([10.0, 20.0, 40.0]),
+                observed=np.array([0.1, 0.2, 0.3]), fitted=np.full(3, np.nan), residuals=np.full(3, np.nan),
+                start=(20.0, 0.5), n_evaluations=3)
+    assert str(fit).splitlines() == [
+        "Nonlinear regression model",
+        "  model: stability ~ 1/(1 + (p1/n)^p2)",
+        "   data: 3 numbers of learners, 10 to 40",
+        "p1 p2",
+        "NA NA",
+        " residual sum-of-squares: NA",
+        "",
+        "Number of function evaluations: 3",
+        "Not converged: singular gradient",
+        "R-squared: NA; poor fit: yes; flattened within the grid: no",
+    ]
+
+
+# ------------------------------------------------------------------------------------- input
+
+
+def test_input_errors_name_the_argument():
+    with pytest.raises(InvalidParameterError, match="^`n` must be a 1-D sequence"):
+        fit_2pl(["a", 2, 3], [0.1, 0.2, 0.3])
+    with pytest.raises(InvalidParameterError, match="^`stability` must be a 1-D sequence"):
+        fit_2pl([1, 2, 3], ["a", 0.2, 0.3])
+    with pytest.raises(ValueError) as info:
+        fit_2pl([[100, 200, 300]], [0.1, 0.2, 0.3])
+    assert str(info.value) == "`n` and `stability` must be 1-D; got shapes (1, 3) and (3,)."
+    with pytest.raises(ValueError) as info:
+        fit_2pl([100, 200, 300], [[0.1, 0.2, 0.3]])
+    assert str(info.value) == "`n` and `stability` must be 1-D; got shapes (3,) and (1, 3)."
