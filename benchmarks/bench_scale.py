@@ -31,7 +31,7 @@ bands is measured at one size (BLAS threads set by ``threadpoolctl`` to match).
 Usage::
 
     python benchmarks/bench_scale.py                                  # 1e3 ... 1e5, then --jobs
-    python benchmarks/bench_scale.py --sizes 1e3 1e4 1e5 1e6 --jobs 1e5 --dask 1e6 \\
+    python benchmarks/bench_scale.py --sizes 1e3 1e4 1e5 1e6 --jobs 1e4 --dask 1e6 \\
         --markdown docs/benchmarks/scale.md
     python benchmarks/bench_scale.py --quick                          # small smoke run
 """
