@@ -198,3 +198,34 @@ def test_equally_stable_objects_are_not_named_and_coinciding_curves_stay_visible
     sizes = [ln.get_markersize() for ln in lines]
     assert sizes == sorted(sizes, reverse=True)  # drawn on top of each other, later ones smaller
     assert all(ln.get_markerfacecolor() == "none" for ln in lines)
+
+
+def test_coinciding_fitted_curves_have_line_styles_of_their_own():
+    # wine: kappa, phi and psi fit the same 2PL curve; the lines drawn later must not hide it
+    n = [2, 5, 10, 25, 50]
+    values = curve(n, 0.93, 1.68)
+    fig = plot_stability_curve(n, {"fleiss": values, "phi": values, "psi": values},
+                               fits={"fleiss": (0.95, 1.70), "phi": (0.93, 1.68), "psi": (0.93, 1.68)})
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 200]
+    assert [ln.get_linestyle() for ln in lines] == ["-", "--", ":"]
+
+
+def test_tuning_result_degenerate_points_are_a_series_of_their_own():
+    import pandas as pd
+
+    from predstab.plotting import _from_tuning_result
+
+    class Tuned:  # the parts of a TuningResult the plot reads
+        table = pd.DataFrame({"n_learners": [5, 10, 50], "fleiss": [0.2, 0.5, 1.0], "phi": [0.6, 0.8, 0.95],
+                              "degenerate": ["", "", "fleiss"], "seconds": [0.1, 0.2, 1.0]})
+        fits = {"fleiss": (3.0, 1.0), "phi": (1.0, 1.0)}
+        measures = ("fleiss", "phi")
+        recommendation, primary, bands = None, "fleiss", None
+
+    n, stability, errors, fits, recommended, _ = _from_tuning_result(Tuned(), None, None, None, None)
+    assert list(stability) == ["fleiss", "fleiss: degenerate, 0/0 set to 1", "phi"]
+    np.testing.assert_array_equal(stability["fleiss"], [0.2, 0.5, np.nan])
+    np.testing.assert_array_equal(stability["fleiss: degenerate, 0/0 set to 1"], [np.nan, np.nan, 1.0])
+    assert errors == {} and recommended is None
+    fig = plot_stability_curve(Tuned())
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == list(stability)
