@@ -229,3 +229,17 @@ def test_tuning_result_degenerate_points_are_a_series_of_their_own():
     assert errors == {} and recommended is None
     fig = plot_stability_curve(Tuned())
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == list(stability)
+
+
+def test_results_plot_themselves(tuning):
+    # item 11: TuningResult, StabilityResult and a Friedman-Nemenyi result have .plot()
+    from predstab import compare
+
+    rng = np.random.default_rng(0)
+    ranks = compare.friedman_nemenyi(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0])
+    stability = predstab.phi(rng.normal(size=(20, 5)), rng.normal(size=50))
+    curve_fig = tuning.plot()
+    assert [t.get_text() for t in curve_fig.axes[0].get_legend().get_texts()] == ["icc", "phi", "psi"]
+    assert [t.get_text() for t in stability.plot(n_labelled=2).axes[0].texts] == [
+        t.get_text() for t in plot_per_object(stability, n_labelled=2).axes[0].texts]
+    assert len(ranks.plot().axes) == 1

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._results import Result, result
+from ._results import Plottable, Result, result
 from ._scales import ColumnCodes, Values, encode, match_keys, read_values
 from ._utils import ConfidenceInterval, check_rng
 from ._validation import Interval, InvalidParameterError, Options, validate_params
@@ -51,7 +51,7 @@ def _r_number(x) -> str:
 
 
 @result
-class StabilityResult(Result):
+class StabilityResult(Plottable, Result):
     """Prediction stability (APS's phi or psi), its confidence interval and its parts.
 
     Attributes

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
-from ._results import Result, r_signif, result
+from ._results import Plottable, Result, r_signif, result
 from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
 from ._validation import Interval, Options, validate_params
 
@@ -134,7 +134,7 @@ class Recommendation(Result):
 
 
 @result
-class TuningResult(Result):
+class TuningResult(Plottable, Result):
     """Result of :func:`tune_num_learners`: everything ``predstab tune`` prints and writes.
 
     Attributes

@@ -386,3 +386,4 @@ def plot(result, /, **kwargs):
         return plot_cd_diagram(result, **kwargs)
     raise TypeError(f"`result` must be a TuningResult, a StabilityResult or a Friedman-Nemenyi result; "
                     f"got {type(result).__name__}.")
+

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._results import Result, r_signif, result
+from .._results import Plottable, Result, r_signif, result
 from .._validation import Interval, Options, validate_params
 from ._common import PROBABILITY, read_scores
 from ._results import htest_lines
@@ -21,7 +21,7 @@ __all__ = ["friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "Bonf
 
 
 @result
-class FriedmanNemenyiResult(Result):
+class FriedmanNemenyiResult(Plottable, Result):
     """Result of :func:`friedman_nemenyi`.
 
     Attributes
