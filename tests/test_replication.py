@@ -88,7 +88,9 @@ def test_claim4_kappa_recommends_far_more_trees_than_phi_or_none(study):
     phi_rec, kappa_rec = fits["phi"]["recommend"], fits["kappa"]["recommend"]
     assert phi_rec is not None
     assert kappa_rec is None or kappa_rec >= 10 * phi_rec
-    assert study["verdict"][4][0] == "reproduced"
+    # a kappa curve too poor to recommend from is "the same 2PL law" only in part
+    expected = "reproduced" if kappa_rec is not None else "reproduced with a difference"
+    assert study["verdict"][4][0] == expected
 
 
 def test_measure_flags_follow_the_degenerate_convention():
