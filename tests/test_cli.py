@@ -439,7 +439,10 @@ def test_compare_friedman(tmp_path, capsys):
                          "--plot", tmp_path / "cd.png")
     assert code == 0, err
     direct = compare.friedman_nemenyi(scores.to_numpy())
-    assert f"Friedman chi2 = {direct.statistic:.6g}, p-value = {r_signif(direct.pvalue)}," in out
+    # R: friedman.test(as.matrix(scores)) prints "Friedman chi-squared = ..., df = 2, p-value = ..."
+    # (print.htest: the statistic to 5 significant digits, the p-value to 4)
+    assert (f"Friedman chi-squared = {r_signif(direct.statistic, 5)}, df = 2, "
+            f"p-value = {r_signif(direct.pvalue)}; Nemenyi CD = {direct.critical_difference:.6g}") in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
     def ranks(text):

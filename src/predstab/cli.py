@@ -341,34 +341,9 @@ def _cmd_agree(args, out):
     return 0
 
 
-_TITLES = {"ICCResult": "Intraclass Correlation", "FleissKappaResult": "Fleiss' Kappa for m Raters",
-           "KrippendorffAlphaResult": "Krippendorff's alpha"}
-
-
 def _print_result(result, out):
-    """The result as R prints it: ``str(result)`` (irr's layout, R's p-values).
-
-    Results not yet declared on :class:`predstab._results.Result` get the same kind of block
-    from their ``to_frame()`` row (``name = value``, R's significant digits, ``p-value < 2.2e-16``).
-    """
-    from ._results import Result, r_block, r_pvalue, r_signif
-
-    if isinstance(result, Result):
-        print(str(result), file=out)
-        return
-    row = result.to_frame().iloc[0]
-    rows, pvalue = [], None
-    for name, value in row.items():
-        if name == "pvalue":
-            pvalue = value
-        elif isinstance(value, (float, np.floating)):
-            rows.append((name, r_signif(value)))
-        else:
-            rows.append((name, value))
-    lines = r_block(_TITLES.get(type(result).__name__, type(result).__name__), rows)
-    if pvalue is not None:
-        lines += ["", f" {r_pvalue(pvalue)}"]
-    print("\n".join(lines), file=out)
+    """The result as R prints it: ``str(result)`` (irr's layout, R's p-values)."""
+    print(str(result), file=out)
 
 
 # ----------------------------------------------------------------------------- compare
@@ -531,10 +506,10 @@ def _cmd_compare(args, out):
             raise
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        from ._results import r_pvalue
-
-        print(f"Friedman chi2 = {result.statistic:.6g}, {r_pvalue(result.pvalue)}, "
-              f"Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
+        # R's friedman.test line, as the result prints it ("Friedman chi-squared = 14, df = 2,
+        # p-value = 0.0009119"), then the critical difference
+        r_line = next(line for line in str(result).splitlines() if line.startswith("Friedman chi-squared"))
+        print(f"{r_line}; Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
         if args.plot:
