@@ -98,3 +98,14 @@ def test_classification_of_a_continuous_target_is_refused_before_fitting(tmp_pat
     one_line_error(proc, "the target 'yield' looks continuous", "use --task regression")
     assert "prediction_space" not in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_confidence_level_has_one_name(tmp_path):
+    rng = np.random.default_rng(3)
+    ratings = rng.normal(size=(30, 1)) + 0.5 * rng.normal(size=(30, 4))
+    np.savetxt(tmp_path / "r.csv", ratings, delimiter=",", fmt="%.5f")
+    args = ("agree", tmp_path / "r.csv", "--measure", "icc", "--no-header")
+    new = predstab_cli(*args, "--confidence-level", "0.9")
+    old = predstab_cli(*args, "--conf-level", "0.9")
+    assert new.returncode == 0 and new.stdout == old.stdout
+    assert str(predstab.icc(np.round(ratings, 5), confidence_level=0.9)).strip() == new.stdout.strip()
