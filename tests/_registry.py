@@ -285,6 +285,37 @@ def _fit():
     return predstab.fit_2pl(*_GRID)
 
 
+# a small, fast tuning run (refit and pool results, closed-form bands of a 16-tree pool)
+_TUNE = {"grid": (2, 4, 8), "n_repeats": 2, "measures": ("icc",), "pool_size": 16, "n_bootstrap": 0,
+         "random_state": 0}
+
+
+def _tuning(**kw):
+    return predstab.tune_num_learners(_forest(), *_regression_data(), **{**_TUNE, **kw})
+
+
+def _pool():
+    X, y, X_test = _regression_data()
+    return predstab.TreePool(_forest(), n_learners=16, random_state=0).fit(X, y, X_test)
+
+
+def _closed(fig):
+    """A figure of a plot call, closed (the registry only checks the call)."""
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return fig
+
+
+def _csv():
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "t.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    return path
+
+
 def _case(name):
     """A small (objects x raters) matrix of the R reference (validation/r-reference/agreement/cases)."""
     import pandas as pd
@@ -370,6 +401,25 @@ CALLS = {
     "brennan_prediger": (predstab.brennan_prediger, (_CAT_COUNTS,), {"counts": True}),
     "conger_kappa": (predstab.conger_kappa, (_THREE_CATS,), {"confidence_level": 0.9}),
     "cronbach_alpha": (predstab.cronbach_alpha, (_ITEMS,), {}),
+    # tuning the number of learners, the tree pool's closed forms, the file reader
+    "tune_num_learners": (predstab.tune_num_learners, (_forest(), *_regression_data()), dict(_TUNE)),
+    "TuningResult.seconds_for": (lambda *a, **kw: _tuning().seconds_for(*a, **kw), (100,), {}),
+    "TreePool.closed_form": (lambda *a, **kw: _pool().closed_form(*a, **kw), ([4, 8],), {}),
+    "TreePool.fit": (lambda *a, **kw: predstab.TreePool(_forest(), n_learners=8, random_state=0)
+                     .fit(*a, **kw), _regression_data(), {}),
+    "TreePool.extend": (lambda *a, **kw: _pool().extend(*a, **kw), (4,), {}),
+    "TreePool.forests": (lambda *a, **kw: _pool().forests(*a, **kw), (4,), {"n_forests": 2}),
+    "TreePool.oob_baseline": (lambda *a, **kw: _pool().oob_baseline(*a, **kw), (), {}),
+    "StabilityResult.per_object_frame": (
+        lambda *a, **kw: predstab.phi(_RATINGS, _RATINGS[:, 0]).per_object_frame(*a, **kw), (), {}),
+    "TreePool.closed_form_bands": (lambda *a, **kw: _pool().closed_form_bands(*a, **kw), ([4, 8],),
+                                   {"n_bootstrap": 5, "random_state": 0}),
+    "read_table": (predstab.read_table, (_csv(),), {}),
+    # results' .plot()
+    "TuningResult.plot": (lambda **kw: _closed(_with_warnings_ignored(_tuning)().plot(**kw)), (), {}),
+    "StabilityResult.plot": (lambda **kw: _closed(predstab.phi(_RATINGS, _RATINGS[:, 0]).plot(**kw)), (), {}),
+    "compare.FriedmanNemenyiResult.plot": (lambda **kw: _closed(_compare("friedman_nemenyi").plot(**kw)),
+                                           (), {}),
     # predstab.compare: the calls of tests/test_compare_results.py
     **_compare_calls(),
 }
@@ -382,6 +432,17 @@ TARGETS = {
     "RepeatedPredictions.phi": lambda: predstab.RepeatedPredictions.phi,
     "RepeatedPredictions.psi": lambda: predstab.RepeatedPredictions.psi,
     "StabilityResult.bootstrap_interval": lambda: predstab.StabilityResult.bootstrap_interval,
+    "TuningResult.seconds_for": lambda: predstab.TuningResult.seconds_for,
+    "TreePool.closed_form": lambda: predstab.TreePool.closed_form,
+    "TreePool.fit": lambda: predstab.TreePool.fit,
+    "TreePool.extend": lambda: predstab.TreePool.extend,
+    "TreePool.forests": lambda: predstab.TreePool.forests,
+    "TreePool.oob_baseline": lambda: predstab.TreePool.oob_baseline,
+    "StabilityResult.per_object_frame": lambda: predstab.StabilityResult.per_object_frame,
+    "TuningResult.plot": lambda: predstab.TuningResult.plot,
+    "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
+    "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
+    "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 
 # Data parameters: read and checked by the function's reader (tests/test_bad_input.py), so they
@@ -397,23 +458,18 @@ DATA = {
         "rater_bias", "stuart_maxwell", "bhapkar", "iota", "inter_intra_reliability", "cohen_kappa",
         "light_kappa", "percent_agreement", "gwet_ac1", "brennan_prediger", "conger_kappa")},
     "cronbach_alpha": {"items"},
-    # not data: a matplotlib Axes (or None) that matplotlib itself checks; predstab.compare leaves it
-    # undeclared on purpose (tests/test_compare_results.py exempts `ax` too)
-    "compare.plot_cd_diagram": {"ax"},
+    "tune_num_learners": {"estimator", "X", "y", "X_test"},
+    "TreePool.closed_form": {"n"},
+    "TreePool.fit": {"X", "y", "X_test"},
+    "TreePool.closed_form_bands": {"n"},
+    "read_table": {"path"},
 }
 
 # Public functions and methods that get their declarations on other branches (compare, tuning
 # engine, phi/psi, TreePool, StabilityResult). The merge empties this set: a name stays here only
 # while it is undeclared (the registry test fails once a pending name is declared, so that it is
 # moved to CALLS).
-PENDING = {
-    "StabilityResult.per_object_frame",
-    # tuning engine (_tune.py, _pool.py)
-    "tune_num_learners", "TreePool.fit", "TreePool.extend", "TreePool.forests", "TreePool.oob_baseline",
-    "TreePool.closed_form", "TuningResult.seconds_for",
-    # file reader of the command line (_io.py, `io` branch): `what` and `header` still undeclared
-    "read_table",
-}
+PENDING: set = set()  # every public function and method is declared
 
 # Public classes whose methods are not functions of this registry: scikit-learn estimators validate
 # their parameters in fit (scikit-learn's convention), warnings and named tuples have no options.
@@ -495,6 +551,14 @@ RESULTS = [
     ("AgreementCoefficientResult(conger)", "AgreementCoefficientResult",
      lambda: predstab.conger_kappa(_THREE_CATS)),
     ("CronbachAlphaResult", "CronbachAlphaResult", lambda: predstab.cronbach_alpha(_ITEMS)),
+    # tuning the number of learners and the tree pool's closed forms
+    ("TuningResult", "TuningResult", _with_warnings_ignored(_tuning)),
+    ("TuningResult(closed_form)", "TuningResult",
+     _with_warnings_ignored(lambda: _tuning(method="closed_form", measures=("icc", "phi"), n_bootstrap=5))),
+    ("Recommendation", "Recommendation",
+     _with_warnings_ignored(lambda: _tuning().recommendations["icc"])),
+    ("ClosedFormResult", "ClosedFormResult",
+     lambda: _pool().closed_form_bands([4, 8], n_bootstrap=5, random_state=0)),
     # predstab.compare (the example calls of tests/test_compare_results.py)
     ("McNemarResult", "compare.McNemarResult", lambda: _compare("mcnemar")),
     ("McNemarResult(Bowker)", "compare.McNemarResult",
@@ -518,7 +582,10 @@ RESULTS = [
     ("VarianceComponents", "compare.VarianceComponents", lambda: _compare("variance_components")),
 ]
 
-# Public result classes converted on other branches (TuningResult: the tuning engineer, `engine` branch).
-PENDING_RESULTS = {"TuningResult"}
+# Public result classes converted on other branches (none left).
+PENDING_RESULTS = set()
+# Results that are curves over forest sizes: to_frame() has one row per size (n_learners, value,
+# ci_low, ci_high), not the one row of a single-value result.
+CURVE_RESULTS = {"ClosedFormResult"}
 # Public classes that are not results.
 NOT_RESULTS = {"TreePool", *NOT_REGISTERED_CLASSES}

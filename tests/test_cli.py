@@ -439,14 +439,14 @@ def test_compare_friedman(tmp_path, capsys):
                          "--plot", tmp_path / "cd.png")
     assert code == 0, err
     direct = compare.friedman_nemenyi(scores.to_numpy())
-    # R: friedman.test(as.matrix(scores)) prints "Friedman chi-squared = ..., df = 2, p-value = ..."
-    # (print.htest: the statistic to 5 significant digits, the p-value to 4)
-    assert (f"Friedman chi-squared = {r_signif(direct.statistic, 5)}, df = 2, "
-            f"p-value = {r_signif(direct.pvalue)}; Nemenyi CD = {direct.critical_difference:.6g}") in out
+    assert str(direct) in out  # base R's print.htest layout
+    assert f"Friedman chi-squared = {r_signif(direct.statistic, 5)}" in out  # print.htest: 5 digits
+    assert f"p-value = {r_signif(direct.pvalue)}" in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
     def ranks(text):
-        rows = [line.split() for line in text.splitlines() if "average rank" in line]
+        rows = [line.split() for line in text.splitlines()
+                if "average rank " in line and line.startswith("  ")]
         return {row[0]: float(row[-1]) for row in rows}
 
     higher = ranks(out)

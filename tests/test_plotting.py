@@ -200,14 +200,17 @@ def test_equally_stable_objects_are_not_named_and_coinciding_curves_stay_visible
     assert all(ln.get_markerfacecolor() == "none" for ln in lines)
 
 
-def test_coinciding_fitted_curves_have_line_styles_of_their_own():
-    # wine: kappa, phi and psi fit the same 2PL curve; the lines drawn later must not hide it
+def test_coinciding_fitted_curves_stay_visible():
+    # wine: kappa, phi and psi fit the same 2PL curve; the lines drawn later must not hide it:
+    # solid (dashes mean a recommendation), each later one narrower and on top
     n = [2, 5, 10, 25, 50]
     values = curve(n, 0.93, 1.68)
     fig = plot_stability_curve(n, {"fleiss": values, "phi": values, "psi": values},
                                fits={"fleiss": (0.95, 1.70), "phi": (0.93, 1.68), "psi": (0.93, 1.68)})
     lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 200]
-    assert [ln.get_linestyle() for ln in lines] == ["-", "--", ":"]
+    assert [ln.get_linestyle() for ln in lines] == ["-", "-", "-"]
+    assert [ln.get_linewidth() for ln in lines] == [3.0, 2.25, 1.5]
+    assert [ln.get_zorder() for ln in lines] == [2, 3, 4]
 
 
 def test_tuning_result_degenerate_points_are_a_series_of_their_own():

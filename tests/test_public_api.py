@@ -33,9 +33,7 @@ OLD_NAMES = {"conf_level": "confidence_level", "n_trees": "n_learners", "num_tre
 # functions whose `level` is a level of measurement (iota: "quantitative" or "nominal", irr's scaledata)
 MEASUREMENT_LEVEL = {"krippendorff_alpha", "iota"}
 # parameters of functions renamed on other branches: the merge empties this
-PENDING_NAMES = {
-    ("TreePool.closed_form", "conf_level"),  # renamed to confidence_level on the `pool` branch
-}
+PENDING_NAMES: set = set()  # every old name is gone
 # Functions that still accept `level=` as a backwards-compatible keyword alias of `confidence_level`
 # (predstab.compare._common.accepts_level; the command line passes `level=`). Their signatures show
 # only `confidence_level`, so test_one_name_per_idea cannot see the alias: it is listed here instead.

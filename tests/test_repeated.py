@@ -1,6 +1,7 @@
 """repeated_predictions: refits, seeds, OOB and K-fold baselines, parallel determinism, errors."""
 
 import importlib.util
+import warnings
 
 import joblib
 import numpy as np
@@ -320,3 +321,51 @@ def test_to_frame_is_one_row_and_long_frame_the_matrices(reg):
     row = frame[(frame["matrix"] == "space") & (frame["object"] == 7) & (frame["repetition"] == 1)]
     np.testing.assert_array_equal(row["prediction"].to_numpy(), rp.space[7, 1])
     assert (row["seed"] == rp.seeds[1]).all()
+
+
+# ------------------------------------------------------------------ issue 13, item 18
+def _classifier_refits():
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(70, 4))
+    y = np.digitize(X[:, 0] + rng.normal(scale=0.7, size=70), [-0.5, 0.5])  # integer classes 0, 1, 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        return repeated_predictions(RandomForestClassifier(n_estimators=15), X[:50], y[:50], X[50:],
+                                    n_repeats=5, random_state=1)
+
+
+def test_a_classifiers_refits_default_to_the_categorical_scale():
+    from predstab import phi, psi
+
+    rp = _classifier_refits()
+    np.testing.assert_array_equal(rp.classes, [0, 1, 2])
+    # the plain functions cannot tell integer classes from counts: they ask for the scale ...
+    with pytest.raises(ValueError, match="`scale`"):
+        phi(rp.test, rp.y_train)
+    # ... the refits know they came from a classifier
+    assert rp.phi() == phi(rp.test, rp.y_train, scale="categorical")
+    assert rp.psi() == psi(rp.test, rp.space, scale="categorical")
+    assert rp.phi().scale == "categorical"
+    # ordinal: the estimator's classes as the ordered levels, unless levels are given
+    assert rp.phi(scale="ordinal") == phi(rp.test, rp.y_train, scale="ordinal", levels=[0, 1, 2])
+    assert rp.psi(scale="ordinal") == psi(rp.test, rp.space, scale="ordinal", levels=[0, 1, 2])
+    assert rp.phi(levels=[2, 0, 1]) == phi(rp.test, rp.y_train, scale="ordinal", levels=[2, 0, 1])
+    assert rp.phi(levels=[2, 0, 1]).value != rp.phi(scale="ordinal").value
+    # the categorical and the ordinal scale give different numbers here
+    assert rp.phi().value != rp.phi(scale="ordinal").value
+
+
+def test_regressor_and_probability_refits_keep_the_functions_defaults():
+    from sklearn.ensemble import RandomForestRegressor
+
+    from predstab import phi
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3))
+    y = np.round(X[:, 0] * 3)  # integer-valued responses of a regressor: no class default
+    rp = repeated_predictions(RandomForestRegressor(n_estimators=5), X[:30], y[:30], X[30:], n_repeats=5,
+                              random_state=0)
+    assert rp.classes is None
+    assert rp.phi() == phi(rp.test, rp.y_train)

@@ -21,7 +21,7 @@ import pytest
 
 import predstab
 from predstab._results import Result
-from tests._registry import NOT_RESULTS, PENDING_RESULTS, RESULTS
+from tests._registry import CURVE_RESULTS, NOT_RESULTS, PENDING_RESULTS, RESULTS
 
 IDS = [label for label, _, _ in RESULTS]
 
@@ -122,6 +122,12 @@ def test_str_is_an_r_style_block(label, cls, factory):
 def test_to_frame_is_one_row_with_the_interval_as_ci_low_ci_high(label, cls, factory):
     res = factory()
     frame = res.to_frame()
+    if cls in CURVE_RESULTS:  # a curve: one row per forest size, the interval's arrays as columns
+        assert isinstance(frame, pd.DataFrame) and frame.shape[0] == len(res.n_learners) > 1
+        np.testing.assert_array_equal(frame["n_learners"], res.n_learners)
+        np.testing.assert_array_equal(frame["ci_low"], res.confidence_interval.low)
+        np.testing.assert_array_equal(frame["ci_high"], res.confidence_interval.high)
+        return
     assert isinstance(frame, pd.DataFrame) and frame.shape[0] == 1
     assert "lower" not in frame.columns and "upper" not in frame.columns
     ci = getattr(res, "confidence_interval", None)

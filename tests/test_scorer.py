@@ -274,3 +274,27 @@ def test_refit_ensemble_predicts_by_consensus(wine):
     got, how = scorer.replicate_predictions(model, X)
     assert how == "ensemble" and (got == matrix).all()
     assert scorer(model, X, y) == predstab.fleiss_kappa(matrix).value
+
+
+# ------------------------------------------------------------------ issue 13, item 19
+def test_in_cross_validate_the_message_points_to_refit_ensemble(diabetes):
+    from sklearn.model_selection import KFold
+
+    X, y = diabetes
+    X, y = X[:120], y[:120]
+    gb = GradientBoostingRegressor(n_estimators=10, subsample=0.5, random_state=0)
+    scorer = make_stability_scorer("icc")
+    advice = r"predstab\.RefitEnsemble\(GradientBoostingRegressor\(\.\.\.\)"
+    with pytest.raises(TypeError, match=advice) as info:
+        cross_validate(gb, X, y, scoring=scorer, cv=3, error_score="raise")
+    assert "cannot change per fold" in str(info.value)  # fit_data is not the advice for cross-validation
+    # scikit-learn's default (error_score=nan) shows the same advice in its warning
+    with pytest.warns(UserWarning, match="RefitEnsemble"):
+        cross_validate(gb, X, y, scoring=scorer, cv=3)
+    # and the advice works: each fold's score is the ICC(1) of that fold's refits on its test rows
+    folds = KFold(3)
+    res = cross_validate(RefitEnsemble(gb, n_repeats=4, random_state=0), X, y, scoring=scorer, cv=folds,
+                         error_score="raise", return_estimator=True)
+    for (_, test), model, score in zip(folds.split(X), res["estimator"], res["test_score"], strict=True):
+        assert score == predstab.icc(model.replicate_predictions(X[test])).value
+    assert len(set(res["test_score"])) == 3 and np.all(res["test_score"] < 1)

@@ -5,6 +5,8 @@ the derived seeds, out-of-bag predictions from scikit-learn's ``estimators_sampl
 forest importances by scikit-learn's formula, the pool's own groups of trees.
 """
 
+import dataclasses
+import re
 import warnings
 
 import numpy as np
@@ -155,7 +157,7 @@ def test_impurity_importances_of_pool_forests_are_normalised():
     est = RandomForestRegressor(max_depth=2)
     grid = (5, 10, 20)
     res = tune_num_learners(est, Xi, yi, grid=grid, n_repeats=3, method="pool", pool_size=60,
-                            measures=("importance", "importance_selection"), importance="impurity",
+                            measures=("importance", "importance_selection"), importance={"kind": "impurity"},
                             n_bootstrap=0, random_state=0)
     pool = TreePool(est, n_learners=60, random_state=0).fit(Xi, yi)
     trees = pool.ensemble_.estimators_
@@ -169,7 +171,7 @@ def test_impurity_importances_of_pool_forests_are_normalised():
 
 
 def test_impurity_importances_of_refits_are_the_forests():
-    res = _quiet(method="refit", measures=("importance",), importance="impurity", importance_fraction=0.5)
+    res = _quiet(method="refit", measures=("importance",), importance={"kind": "impurity", "fraction": 0.5})
     forests = _refits(EST, GRID, 3, XTR, YTR)
     for gi, n in enumerate(GRID):
         imp = np.column_stack([_forest_importance(f.estimators_) for f in forests[n]])
@@ -422,7 +424,12 @@ def test_result_convention():
     res = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
     again = _quiet(method="closed_form", measures=("icc", "phi"), pool_size=64)
     assert len(repr(res)) < 300 and repr(res).startswith("TuningResult(primary='icc'")
-    assert (res == res) and (res != again) == (not res.table.equals(again.table))  # seconds differ
+    # == compares the numbers, not the measured run time (the table's seconds, runtime)
+    assert res == res and res == again
+    timed = res.table.assign(seconds=res.table["seconds"] + 1.0)
+    assert dataclasses.replace(res, table=timed, runtime=(9.0, 9.0)) == res
+    changed = res.table.assign(icc=res.table["icc"] + 1e-9)
+    assert dataclasses.replace(res, table=changed) != res
     assert res != _quiet(method="closed_form", measures=("icc",), pool_size=64)
     frame = res.to_frame()
     assert len(frame) == 1 and frame.loc[0, "recommendation"] == res.recommendation
@@ -447,7 +454,8 @@ def test_classifier_measures_and_progress():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], labels[:60], Xc[60:],
-                                grid=(3, 6, 12), n_repeats=3, method="refit", select_for="high",
+                                grid=(3, 6, 12), n_repeats=3, method="refit",
+                                selection={"select_for": "high"},
                                 measures=("fleiss", "selection", "phi", "psi"), n_bootstrap=0,
                                 random_state=0, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (9, 9)
@@ -461,17 +469,21 @@ def test_classifier_measures_and_progress():
      ({"grid": (10, 10, 20)}, ValueError, "repeat"), ({"n_repeats": 1}, ValueError, "`n_repeats`"),
      ({"measures": ("kappa",)}, ValueError, "`measures`"), ({"measures": ("fleiss",)}, ValueError, "fleiss"),
      ({"psi_baseline": "moving"}, ValueError, "`psi_baseline`"), ({"target": 1.5}, ValueError, "`target`"),
-     ({"select_for": "middle"}, ValueError, "`select_for`"), ({"progress": 3}, TypeError, "`progress`"),
+     ({"selection": {"select_for": "middle"}}, ValueError, "`selection['select_for']`"),
+     ({"progress": 3}, TypeError, "`progress`"),
      ({"method": "closed_form", "psi_baseline": "per_forest"}, ValueError, "no closed form"),
-     ({"measures": ("selection",), "select_fraction": 0.01}, ValueError, "`select_fraction`"),
-     ({"measures": ("importance",), "importance_fraction": 0.01}, ValueError, "`importance_fraction`"),
-     ({"measures": ("importance",), "importance": "gini"}, ValueError, "`importance`"),
+     ({"measures": ("selection",), "selection": {"fraction": 0.01}}, ValueError, "`selection['fraction']`"),
+     ({"measures": ("importance",), "importance": {"fraction": 0.01}}, ValueError,
+      "`importance['fraction']`"),
+     ({"measures": ("importance",), "importance": {"kind": "gini"}}, ValueError, "`importance['kind']`"),
+     ({"importance": {"kinds": "impurity"}}, ValueError, "`importance` must be a dict with keys"),
+     ({"selection": "high"}, ValueError, "`selection`"),
      ({"scale": "ordinal"}, ValueError, "`scale`"), ({"levels": ["a", "b"]}, ValueError, "`levels`"),
      ({"confidence_level": 95}, ValueError, "`confidence_level`")],
 )
 def test_bad_arguments(kwargs, exc, match):
     args = {"grid": GRID, "n_bootstrap": 0} | kwargs
-    with pytest.raises(exc, match=match):
+    with pytest.raises(exc, match=re.escape(match)):
         tune_num_learners(EST, XTR, YTR, XTE, **args)
 
 
@@ -563,12 +575,13 @@ def test_classifier_defaults_select_the_last_class():
         res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
                                 grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0)
         named = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
-                                  grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0, select_for=1)
+                                  grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0,
+                                  selection={"select_for": 1})
     assert "selection" in res.table
     np.testing.assert_allclose(res.table["selection"], named.table["selection"], rtol=1e-12)
     with pytest.raises(ValueError, match="some but not all classes"):
         tune_num_learners(RandomForestClassifier(), Xc[:60], yc[:60], Xc[60:], grid=(3, 6, 12),
-                          select_for="high")
+                          selection={"select_for": "high"})
 
 
 def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():

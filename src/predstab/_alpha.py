@@ -93,15 +93,27 @@ class CronbachAlphaResult(Result):
 
 
 def _cronbach_alpha_iv(items):
+    """Items as floats, their names and their column sums (None when some score is missing).
+
+    For numeric input the column sums are the one pass that both checks the data are finite
+    and gives the item means; anything else goes through ``as_numeric_matrix``.
+    """
     arr = as_rating_matrix(items, name="items")
-    x = as_numeric_matrix(arr, name="items")
+    col_sum = None
+    if arr.dtype.kind in "biuf":
+        x = arr.astype(float, copy=False)
+        col_sum = x.sum(axis=0)
+        if not np.isfinite(col_sum).all():  # NaN (missing) or inf: the generic reader decides
+            x, col_sum = as_numeric_matrix(arr, name="items"), None
+    else:
+        x = as_numeric_matrix(arr, name="items")
     if x.shape[0] < 3:
         raise ValueError(f"`items` must have at least 3 objects (rows); got shape {x.shape}.")
     if isinstance(items, pd.DataFrame):
         names = [str(c) for c in items.columns]
     else:
         names = [f"V{j + 1}" for j in range(x.shape[1])]
-    return x, names
+    return x, names, col_sum
 
 
 def _smc(r):
@@ -152,6 +164,74 @@ def _alpha_1(c, r, n, smc=None):
     # psych's ase: sqrt(Q / n) with n the number of objects
     return dict(raw=raw, std=std, g6=g6, av_r=av_r, sn=sn, ase=float(np.sqrt(q / n)), var_r=var_r,
                 med_r=med_r)
+
+
+#: Largest ratio E[x^2] / Var(x) of an item for which the covariance comes from the uncentred
+#: Gram matrix X'X (one BLAS pass); the cancellation then costs at most log10 of it (2) digits
+#: (relative error ~1e-14). Beyond it, the data are centred first (one more pass).
+_MAX_UNCENTRED_RATIO = 1e2
+
+
+def _covariance(x, mean):
+    """Item covariance matrix of complete data, ``cov(x)`` in R.
+
+    From the uncentred Gram matrix ``x.T @ x`` (one BLAS pass, no copy of the data) when every
+    item's mean is small beside its spread, else from the centred data.
+    """
+    n = x.shape[0]
+    gram = x.T @ x
+    c = (gram - n * np.outer(mean, mean)) / (n - 1)
+    var = np.diag(c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.diag(gram) / ((n - 1) * var)
+    if np.all(var > 0) and np.all(ratio <= _MAX_UNCENTRED_RATIO):
+        return (c + c.T) / 2  # exactly symmetric, as the centred product is
+    centred = x - mean
+    return centred.T @ centred / (n - 1)
+
+
+def _alpha_drop_rows(c, r, n):
+    """psych's ``alpha.drop`` for every item at once (k > 2), from the sums of C and R.
+
+    Dropping item i removes row and column i: sum(C_-i) = sum(C) - 2 rowsum_i + C_ii, the
+    trace loses C_ii, tr(C_-i^2) = sum(C^2) - 2 sum_j C_ij^2 + C_ii^2, and the row sums of
+    C_-i are rowsum_j - C_ij. The squared multiple correlations of R_-i come from one inverse
+    of R (:func:`_drop_one_smc`); the median correlation is taken item by item.
+    """
+    k = c.shape[0]
+    kk = k - 1
+    dc, dr = np.diag(c), np.diag(r)
+    rs_c, rs_r = c.sum(axis=0), r.sum(axis=0)
+    sum_c = c.sum() - 2 * rs_c + dc
+    tr_c = np.trace(c) - dc
+    raw = (1 - tr_c / sum_c) * (kk / (kk - 1))
+    sum_r = r.sum() - 2 * rs_r + dr
+    std = (1 - kk / sum_r) * (kk / (kk - 1))
+    smc_drop = _drop_one_smc(r)
+    keep = ~np.eye(k, dtype=bool)
+    if smc_drop is None:  # singular R: psych's smc of each reduced matrix
+        smc_sum = np.array([_smc(r[np.ix_(keep[i], keep[i])]).sum() for i in range(k)])
+    else:
+        smc_sum = smc_drop[keep].reshape(k, k - 1).sum(axis=1)
+    g6 = 1 - (kk - smc_sum) / sum_r
+    av_r = (sum_r - kk) / (kk * (kk - 1))
+    sn = kk * av_r / (1 - av_r)
+    tr_cc = (c**2).sum() - 2 * (c**2).sum(axis=0) + dc**2
+    cc_sum = ((rs_c[None, :] - c) ** 2).sum(axis=1) - (rs_c - dc) ** 2
+    q = (2 * kk**2 / ((kk - 1) ** 2 * sum_c**3)) * (sum_c * (tr_cc + tr_c**2) - 2 * (tr_c * cc_sum))
+    ase = np.sqrt(q / n)
+    lower_i, lower_j = np.tril_indices(k, -1)
+    lower = r[lower_i, lower_j]
+    m = kk * (kk - 1) // 2  # pairs left after dropping an item
+    if m > 1:  # var of the remaining correlations, about their overall mean (no cancellation)
+        dev = np.where(keep, r - lower.mean(), 0.0)
+        s1 = dev[lower_i, lower_j].sum() - dev.sum(axis=1)
+        s2 = (dev[lower_i, lower_j] ** 2).sum() - (dev**2).sum(axis=1)
+        var_r = (s2 - s1**2 / m) / (m - 1)
+    else:
+        var_r = np.full(k, np.nan)  # NA in R for one pair
+    med_r = np.array([np.median(lower[(lower_i != i) & (lower_j != i)]) for i in range(k)])
+    return np.column_stack([raw, std, g6, av_r, sn, ase, var_r, med_r])
 
 
 @validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
@@ -207,30 +287,19 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     >>> round(res.value, 4), round(res.standardized, 4)
     (0.9184, 0.9208)
     """
-    x, names = _cronbach_alpha_iv(items)
+    x, names, col_sum = _cronbach_alpha_iv(items)
     n, k = x.shape
-    item_mean = x.mean(axis=0)
+    item_mean = x.mean(axis=0) if col_sum is None else col_sum / n
     complete = bool(np.isfinite(item_mean).all())  # a NaN makes its column's mean NaN
-    if complete:  # one centring pass and one matrix product: every statistic below comes from C
-        centred = x - item_mean
-        c = centred.T @ centred / (n - 1)
-        del centred
-    else:
-        c = pd.DataFrame(x).cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
+    c = _covariance(x, item_mean) if complete else pd.DataFrame(x).cov().to_numpy()  # pairwise-complete
     sd_items = np.sqrt(np.diag(c))
     r = c / np.outer(sd_items, sd_items)
     total = _alpha_1(c, r, n)
 
-    rows = []
-    smc_drop = _drop_one_smc(r) if k > 2 else None
-    for i in range(k):
-        keep = np.arange(k) != i
-        if k > 2:
-            smc = None if smc_drop is None else smc_drop[i, keep]
-            d = _alpha_1(c[np.ix_(keep, keep)], r[np.ix_(keep, keep)], n, smc)
-            rows.append([d["raw"], d["std"], d["g6"], d["av_r"], d["sn"], d["ase"], d["var_r"], d["med_r"]])
-        else:
-            rows.append([np.nan] * len(_DROP_COLUMNS))
+    if k > 2:
+        rows = _alpha_drop_rows(c, r, n)
+    else:
+        rows = np.full((k, len(_DROP_COLUMNS)), np.nan)
     alpha_drop = pd.DataFrame(rows, index=pd.Index(names), columns=_DROP_COLUMNS)
 
     # item statistics

@@ -770,15 +770,16 @@ def cac_krippendorff_alpha(ratings, /, *, weights=None, confidence_level=0.95, c
     return _run("krippendorff", ratings, weights, confidence_level, counts, categories, _depth)
 
 
-def dispatch_fleiss(ratings, *, weights, counts, exact, detail):
+def dispatch_fleiss(ratings, *, weights, counts, exact, detail, confidence_level=0.95):
     """``fleiss_kappa(..., weights=..., counts=...)``: irrCAC's Fleiss' kappa, irr's options checked."""
     if exact or detail:
         raise ValueError("`exact` and `detail` are options of irr's kappam.fleiss; with `weights` or "
                          "counts=True (irrCAC's fleiss.kappa.raw / .dist) they must be False.")
-    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, _depth=3)  # + validate_params
+    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, confidence_level=confidence_level,
+                            _depth=3)  # + validate_params
 
 
-def dispatch_krippendorff(ratings, *, weights, counts, level, levels):
+def dispatch_krippendorff(ratings, *, weights, counts, level, levels, confidence_level=0.95):
     """``krippendorff_alpha(..., weights=..., counts=...)``: irrCAC's alpha; ``levels`` are its categories."""
     if level != "nominal":
         raise ValueError(f"`level` must be 'nominal' (the default) when `weights` are given: the weights "
@@ -786,4 +787,4 @@ def dispatch_krippendorff(ratings, *, weights, counts, level, levels):
     categories = None if levels is None else (
         list(levels.categories) if isinstance(levels, pd.CategoricalDtype) else levels)
     return cac_krippendorff_alpha(ratings, weights=weights, counts=counts, categories=categories,
-                                  _depth=3)  # + the validate_params wrapper
+                                  confidence_level=confidence_level, _depth=3)  # + validate_params

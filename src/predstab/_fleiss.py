@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 from scipy import sparse, special
@@ -15,7 +17,7 @@ from ._ratings import (
     factorize_values,
 )
 from ._results import Result, r_rows, r_signif, result
-from ._validation import validate_params
+from ._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
@@ -161,8 +163,9 @@ def _two_sided_p(z):
 
 
 @validate_params({"ratings": ["array-like"], "exact": ["boolean"], "detail": ["boolean"],
-                  "weights": WEIGHTS_CONSTRAINT, "counts": ["boolean"]})
-def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=False):
+                  "weights": WEIGHTS_CONSTRAINT, "counts": ["boolean"],
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]})
+def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=False, confidence_level=None):
     r"""Fleiss' kappa for an (objects x raters) matrix of categories.
 
     Matches `irr::kappam.fleiss`; see validation/.
@@ -198,6 +201,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
         irrCAC's ``fleiss.kappa.raw`` / ``fleiss.kappa.dist`` is computed instead, every
         available rating used, and an ``AgreementCoefficientResult`` (``.value``,
         ``.standard_error``, ``.confidence_interval``, ``.pvalue``) is returned.
+    confidence_level : float, optional
+        Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when None). Only
+        with ``weights`` or ``counts=True``: irr's kappam.fleiss gives no interval.
 
     Returns
     -------
@@ -241,7 +247,11 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     """
     if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
         from ._cac import dispatch_fleiss
-        return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail)
+        return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail,
+                               confidence_level=0.95 if confidence_level is None else confidence_level)
+    if confidence_level is not None:
+        raise ValueError(f"`confidence_level` applies to irrCAC's Fleiss' kappa, with `weights` or "
+                         f"counts=True (irr's kappam.fleiss has no interval); got {confidence_level!r}.")
     codes, categories, exact, detail = _fleiss_kappa_iv(ratings, exact, detail)
     n, m = codes.shape
     q = len(categories)

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning
+from ._validation import validate_params
 
 __all__ = [
     "InputError",
@@ -96,6 +97,7 @@ def _first_row_is_data(path) -> bool:
     return True
 
 
+@validate_params({"what": [str], "header": ["boolean", None]})
 def read_table(path, *, what="input", header=None) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame.
 
@@ -130,8 +132,6 @@ def read_table(path, *, what="input", header=None) -> pd.DataFrame:
     >>> frame.shape, list(frame.columns), notes[0].category.__name__
     ((2, 2), ['V1', 'V2'], 'InputNote')
     """
-    if header is not None and not isinstance(header, (bool, np.bool_)):
-        raise TypeError(f"`header` must be True, False or None; got {header!r}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"{what} file '{path}' does not exist")
@@ -140,7 +140,7 @@ def read_table(path, *, what="input", header=None) -> pd.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         if header is not None:
             warnings.warn(f"{what} '{path}' is a Parquet file, which always names its columns: "
-                          f"--{'' if header else 'no-'}header is ignored", InputNote, stacklevel=2)
+                          f"--{'' if header else 'no-'}header is ignored", InputNote, stacklevel=3)
         try:
             frame = pd.read_parquet(path)
         except ImportError:
@@ -167,7 +167,7 @@ def read_table(path, *, what="input", header=None) -> pd.DataFrame:
                 named = "column named V1" if frame.shape[1] == 1 else f"columns named V1..V{frame.shape[1]}"
                 warnings.warn(f"{what} file '{path}': its first row holds only numbers, so it is read as "
                               f"data ({named}); pass --header if it names the "
-                              "columns", InputNote, stacklevel=2)
+                              "columns", InputNote, stacklevel=3)
     if frame.shape[1] > 0 and (str(frame.columns[0]) == "" or str(frame.columns[0]).startswith("Unnamed: 0")):
         frame = frame.set_index(frame.columns[0])
         frame.index.name = None

@@ -103,6 +103,27 @@ def _tie_sizes(x):
     return np.diff(np.append(starts, s.size)).astype(float)
 
 
+def _rank_sums(x):
+    """Per-object sums of each rater's average ranks (``rank`` in R) and the sizes of the tie runs.
+
+    One unstable (SIMD) argsort per rater: every position in a run of equal values gets the
+    run's average rank (start + (size - 1) / 2 + 1), so the order within a run is irrelevant
+    and the half-integer ranks and their sums are exact, equal to ``scipy.stats.rankdata``'s.
+    """
+    n = x.shape[0]
+    xt = np.ascontiguousarray(x.T)
+    order = np.argsort(xt, axis=1)
+    s = np.take_along_axis(xt, order, axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    flat = new.ravel()
+    starts = np.flatnonzero(flat)
+    sizes = np.diff(np.append(starts, s.size))
+    average = (starts % n) + (sizes - 1) / 2 + 1
+    ranks = np.repeat(average, sizes)
+    return np.bincount(order.ravel(), weights=ranks, minlength=n), sizes.astype(float)
+
+
 def _ties(x):
     """irr's test for ties: some rater gives two objects the same value."""
     s = np.sort(np.ascontiguousarray(x.T), axis=1)
@@ -279,10 +300,8 @@ def kendall_w(ratings, /, *, correct=False):
     """
     x = _complete_numeric(ratings, "irr::kendall")
     n, m = x.shape
-    ranks = stats.rankdata(np.ascontiguousarray(x.T), axis=1)  # raters in rows: contiguous sorts
-    sums = np.ones(m) @ ranks
+    sums, runs = _rank_sums(x)
     s = float(np.sum((sums - sums.mean()) ** 2))
-    runs = _tie_sizes(x)
     ties = bool((runs > 1).any())
     denominator = m**2 * (n**3 - n)
     if correct:
@@ -632,6 +651,34 @@ def _two_rater_table(ratings, function):
     return _pair_table(codes[:, 0], codes[:, 1], k), categories, codes.shape[0]
 
 
+def _square_table(table, name="ratings"):
+    """A ready-made C x C table of counts (rater 1 in rows), its categories and its total.
+
+    Categories are a DataFrame's row labels (``pd.crosstab`` output), else 1..C as R numbers
+    the rows of a matrix without dimnames.
+    """
+    import pandas as pd
+
+    labels = None
+    if isinstance(table, pd.DataFrame):
+        if list(table.index) != list(table.columns):
+            raise ValueError(f"`{name}` as a table must have the same labels, in the same order, on its rows "
+                             f"and columns; got rows {list(table.index)!r:.80} and columns "
+                             f"{list(table.columns)!r:.80}.")
+        labels = np.asarray(table.index, dtype=object)
+    try:
+        t = np.asarray(table, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` as a table must hold counts (numbers); got {table!r:.80}.") from None
+    if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] < 2:
+        raise ValueError(f"`{name}` as a table must be a square C x C table of counts (C >= 2); got shape "
+                         f"{t.shape}.")
+    if not (np.isfinite(t).all() and (t >= 0).all() and (t == np.round(t)).all()):
+        raise ValueError(f"`{name}` as a table must hold non-negative whole counts.")
+    categories = labels if labels is not None else np.arange(1, t.shape[0] + 1)
+    return t, categories, int(t.sum())
+
+
 @result
 class MaxwellREResult(_IrrResult):
     """Result of :func:`maxwell_re`: ``.value`` (Maxwell's RE), ``.n_objects``, ``.n_raters``."""
@@ -707,8 +754,8 @@ class RaterBiasResult(_IrrResult):
         return "Chisq(1)"
 
 
-@validate_params({})
-def rater_bias(ratings, /):
+@validate_params({"table": ["boolean"]})
+def rater_bias(ratings, /, *, table=False):
     r"""Systematic bias of one rater against another (two raters).
 
     Matches `irr::rater.bias` called on the C x C table of (rater 1, rater 2) over the sorted
@@ -719,9 +766,13 @@ def rater_bias(ratings, /):
 
     Parameters
     ----------
-    ratings : array-like of shape (n_objects, 2)
+    ratings : array-like of shape (n_objects, 2), or (C, C) with ``table=True``
         Categories in a meaningful order (numbers, or text sorted as text); objects with a
-        missing rating are dropped.
+        missing rating are dropped. With ``table=True``: the C x C table of counts itself
+        (rater 1 in rows, categories in their order), as irr also accepts; a DataFrame such
+        as ``pd.crosstab`` output gives the categories by its labels.
+    table : bool, default False
+        ``ratings`` is a ready-made C x C table of counts.
 
     Returns
     -------
@@ -738,8 +789,11 @@ def rater_bias(ratings, /):
     >>> rater_bias([[1, 2], [1, 2], [2, 1], [2, 2], [1, 3]]).value
     0.75
     """
-    table, categories, n = _two_rater_table(ratings, "irr::rater.bias")
-    b, c = float(np.triu(table, 1).sum()), float(np.tril(table, -1).sum())
+    if table:
+        counts, categories, n = _square_table(ratings)
+    else:  # called here, not through a helper: its warnings' stacklevel counts these frames
+        counts, categories, n = _two_rater_table(ratings, "irr::rater.bias")
+    b, c = float(np.triu(counts, 1).sum()), float(np.tril(counts, -1).sum())
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(np.float64(b) / (b + c))
         statistic = float(np.float64(b - c) ** 2 / (b + c))
@@ -748,7 +802,7 @@ def rater_bias(ratings, /):
         statistic=statistic,
         pvalue=float(stats.chi2.sf(statistic, 1)),
         categories=tuple(categories.tolist()),
-        table=table,
+        table=counts,
         n_objects=n,
         n_raters=2,
     )
@@ -801,8 +855,8 @@ def _quadratic_form(d, s, test):
         return float("nan")
 
 
-@validate_params({})
-def stuart_maxwell(ratings, /):
+@validate_params({"table": ["boolean"]})
+def stuart_maxwell(ratings, /, *, table=False):
     r"""Stuart-Maxwell test of marginal homogeneity for two raters.
 
     Matches `irr::stuart.maxwell.mh` called on the C x C table over the sorted categories; see
@@ -815,8 +869,12 @@ def stuart_maxwell(ratings, /):
 
     Parameters
     ----------
-    ratings : array-like of shape (n_objects, 2)
-        Categories; objects with a missing rating are dropped.
+    ratings : array-like of shape (n_objects, 2), or (C, C) with ``table=True``
+        Categories; objects with a missing rating are dropped. With ``table=True``: the C x C
+        table of counts itself (rater 1 in rows), as irr also accepts; a DataFrame such as
+        ``pd.crosstab`` output gives the categories by its labels.
+    table : bool, default False
+        ``ratings`` is a ready-made C x C table of counts.
 
     Returns
     -------
@@ -843,10 +901,13 @@ def stuart_maxwell(ratings, /):
     >>> round(stuart_maxwell([[1, 2], [1, 2], [2, 1], [2, 2], [1, 3], [3, 3]]).statistic, 4)
     1.3333
     """
-    table, categories, n = _two_rater_table(ratings, "irr::stuart.maxwell.mh")
-    rows, cols = table.sum(axis=1), table.sum(axis=0)
+    if table:
+        counts, categories, n = _square_table(ratings)
+    else:
+        counts, categories, n = _two_rater_table(ratings, "irr::stuart.maxwell.mh")
+    rows, cols = counts.sum(axis=1), counts.sum(axis=0)
     unequal = rows != cols
-    t = table[np.ix_(unequal, unequal)]
+    t = counts[np.ix_(unequal, unequal)]
     if t.shape[0] < 2:
         statistic, df, pvalue = 0.0, 0, 1.0
     else:
@@ -864,7 +925,7 @@ def stuart_maxwell(ratings, /):
         pvalue=pvalue,
         n_used=int(t.sum()),
         categories=tuple(categories.tolist()),
-        table=table,
+        table=counts,
         n_objects=n,
         n_raters=2,
     )

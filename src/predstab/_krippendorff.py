@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ from ._exceptions import PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
 from ._results import Result, r_rows, r_signif, result
 from ._utils import missing_mask
-from ._validation import InvalidParameterError, Options, validate_params
+from ._validation import Interval, InvalidParameterError, Options, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
@@ -273,8 +274,9 @@ def _interval(x):
 
 @validate_params({"ratings": ["array-like"], "level": [Options(_LEVELS)],
                   "levels": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
-                  "counts": ["boolean"]})
-def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None, counts=False):
+                  "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]})
+def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None, counts=False,
+                       confidence_level=None):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
     Krippendorff's (2011) canonical definition. Missing values (None, NaN, pd.NA)
@@ -323,6 +325,9 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
         or ``counts=True`` (an objects x categories count table), irrCAC's
         ``krippen.alpha.raw`` / ``.dist`` is computed instead, with Gwet's standard
         error, and an ``AgreementCoefficientResult`` is returned.
+    confidence_level : float, optional
+        Level of that result's ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
+        None). Only with ``weights`` or ``counts=True``.
 
     Returns
     -------
@@ -372,7 +377,11 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     """
     if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
         from ._cac import dispatch_krippendorff
-        return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels)
+        return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels,
+                                     confidence_level=0.95 if confidence_level is None else confidence_level)
+    if confidence_level is not None:
+        raise ValueError(f"`confidence_level` applies to irrCAC's alpha, with `weights` or counts=True "
+                         f"(Krippendorff's alpha has no interval); got {confidence_level!r} without them.")
     codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
     shape = (codes if x is None else x).shape
     present = codes >= 0 if x is None else ~np.isnan(x)

@@ -156,6 +156,7 @@ class TreePool:
         self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------------------
+    @validate_params({"oob": ["boolean"]})
     def fit(self, X, y, X_test=None, *, oob=True):
         """Fit the pool and cache every learner's predictions.
 
@@ -218,6 +219,7 @@ class TreePool:
             )
         return self
 
+    @validate_params({"n_learners": [Interval(Integral, 2, None)]})
     def extend(self, n_learners):
         """Add ``n_learners`` learners to the fitted pool, on the data it was fitted on.
 
@@ -287,6 +289,8 @@ class TreePool:
             labels[keep.sum(axis=2) == 0] = None
         return labels
 
+    @validate_params({"n": [Interval(Integral, 1, None)], "n_forests": [Interval(Integral, 1, None), None],
+                      "on": [Options(("test", "oob"))], "voting": [Options(("soft", "hard")), None]})
     def forests(self, n, *, n_forests=None, on="test", voting=None):
         """Predictions of ``n_forests`` forests of ``n`` learners (disjoint groups of the pool).
 
@@ -336,6 +340,7 @@ class TreePool:
             )
         return int(n), int(n_forests)
 
+    @validate_params({"voting": [Options(("soft", "hard")), None]})
     def oob_baseline(self, *, voting=None):
         """Out-of-bag predictions of the whole pool on the training rows (psi's fixed baseline).
 
@@ -370,7 +375,7 @@ class TreePool:
 
     @validate_params(_closed_form_constraints)
     def closed_form(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
-                    confidence_level=0.95, random_state=None, conf_level=None):
+                    confidence_level=0.95, random_state=None):
         """Expected stability of forests of ``n`` learners, in closed form from the pool.
 
         Parameters
@@ -395,9 +400,6 @@ class TreePool:
             The class closed forms' random orderings of the pool and the bootstrap's
             resampling. None: a generator derived from the pool's seed, so that two calls
             give the same numbers.
-        conf_level : float, optional
-            Deprecated spelling of ``confidence_level``.
-
         Returns
         -------
         ndarray of shape (len(n),)
@@ -405,9 +407,6 @@ class TreePool:
             numbers as a result object (with the bootstrap errors):
             :meth:`closed_form_bands`.
         """
-        if conf_level is not None:
-            warnings.warn("`conf_level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
-            confidence_level = conf_level
         res = self._bands(n, (measure,), baselines={measure: baseline}, voting=voting,
                           n_bootstrap=n_bootstrap,
                           confidence_level=confidence_level, random_state=random_state)[measure]
@@ -472,20 +471,6 @@ class TreePool:
                                  classifier=self.is_classifier_, voting=voting, n_bootstrap=n_bootstrap,
                                  confidence_level=confidence_level, random_state=rng,
                                  n_jobs=self.n_jobs)
-
-    def _closed_form_bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0,
-                           confidence_level=0.95, random_state=None, conf_level=None):
-        """``{measure: (curve, low, high, errors)}`` (None without ``n_bootstrap``).
-
-        Kept for :func:`predstab.tune_num_learners` and the demo; new code calls
-        :meth:`closed_form_bands` (one measure, a :class:`ClosedFormResult`).
-        """
-        if conf_level is not None:
-            confidence_level = conf_level
-        out = self._bands(n, measures, baselines=baselines, voting=voting, n_bootstrap=n_bootstrap,
-                          confidence_level=confidence_level, random_state=random_state)
-        return {m: (r.curve, r.low, r.high, r.errors) if n_bootstrap else (r.curve, None, None, None)
-                for m, r in out.items()}
 
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""

@@ -19,7 +19,7 @@ from ._results import Result, r_rows, result
 from ._utils import check_rng, missing_mask, seeds_from
 from ._validation import HasMethods, Interval, Options, validate_params
 
-__all__ = ["repeated_predictions", "RepeatedPredictions"]
+__all__ = ["repeated_predictions", "RepeatedPredictions", "with_seed"]
 
 _BASELINES = ("oob", "kfold", None)
 _RESPONSES = ("predict", "predict_proba")
@@ -51,6 +51,11 @@ class RepeatedPredictions(Result):
         K-fold refits use seeds derived from it).
     y_train : ndarray of shape (n_train,) or None
         The training responses (the baseline of ``phi``).
+    classes : ndarray or None
+        The classifier's classes when ``test`` holds class labels (``response="predict"``):
+        scikit-learn's ``classes_``, the sorted labels of ``y``. :meth:`phi` and :meth:`psi`
+        then default to ``scale="categorical"``, and to these classes as the ``levels`` of
+        ``scale="ordinal"``. None for regressors, probabilities and ``fit_predict`` callables.
     """
 
     test: np.ndarray
@@ -58,6 +63,7 @@ class RepeatedPredictions(Result):
     baseline: str | None
     seeds: np.ndarray
     y_train: np.ndarray | None
+    classes: np.ndarray | None = None
 
     _derived_fields = ("n_test", "n_train", "n_repeats")
     _frame_fields = ("baseline", "n_test", "n_train", "n_repeats")
@@ -108,20 +114,41 @@ class RepeatedPredictions(Result):
 
     @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
     def phi(self, *, scale=None, levels=None):
-        """APS's data-based stability :func:`predstab.phi` of ``test`` against ``y_train``."""
+        """APS's data-based stability :func:`predstab.phi` of ``test`` against ``y_train``.
+
+        Class predictions of a classifier (``classes`` is set): ``scale`` defaults to
+        "categorical", or to "ordinal" when ``levels`` is given; ``scale="ordinal"`` without
+        ``levels`` orders the categories as ``classes`` (sorted; pass ``levels`` for another
+        order). Otherwise ``scale`` and ``levels`` are those of :func:`predstab.phi`.
+        """
         from ._stability import phi
 
         if self.y_train is None:
             raise ValueError("`y_train` is None: pass `y` to repeated_predictions to compute phi.")
+        scale, levels = self._scale(scale, levels)
         return phi(self.test, self.y_train, scale=scale, levels=levels)
+
+    def _scale(self, scale, levels):
+        """phi's / psi's scale and levels: a classifier's labels are categories by default."""
+        if self.classes is None:
+            return scale, levels
+        if scale is None:
+            scale = "categorical" if levels is None else "ordinal"
+        if scale == "ordinal" and levels is None:
+            levels = list(self.classes)
+        return scale, levels
 
     @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
     def psi(self, *, scale=None, levels=None):
-        """APS's model-based stability :func:`predstab.psi` of ``test`` against ``space``."""
+        """APS's model-based stability :func:`predstab.psi` of ``test`` against ``space``.
+
+        ``scale`` and ``levels`` default as in :meth:`phi` (categories for a classifier's labels).
+        """
         from ._stability import psi
 
         if self.space is None:
             raise ValueError("`space` is None: refit with baseline='oob' or 'kfold' to compute psi.")
+        scale, levels = self._scale(scale, levels)
         return psi(self.test, self.space, scale=scale, levels=levels)
 
 
@@ -183,8 +210,12 @@ def _final_step(estimator):
 # ---------------------------------------------------------------------------- refits
 
 
-def _with_seed(estimator, seed):
-    """Clone ``estimator`` and set every ``random_state`` parameter (also nested) to ``seed``."""
+def with_seed(estimator, seed):
+    """Clone ``estimator`` and set every ``random_state`` parameter (also nested) to ``seed``.
+
+    The package's one way to seed a refit (repeated predictions, the tuning engine's refits,
+    the stability scorer and :class:`~predstab.RefitEnsemble`).
+    """
     from sklearn.base import clone
 
     est = clone(estimator)
@@ -248,7 +279,7 @@ def _run_task(task, estimator, X, y, X_test, response, voting):
                     f"got {type(out).__name__}."
                 )
             return task, out[0], out[1], None
-        est = _with_seed(estimator, seed)
+        est = with_seed(estimator, seed)
         with warnings.catch_warnings():
             # scikit-learn's own OOB warning duplicates ours (we count the objects and warn once)
             warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
@@ -474,7 +505,14 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
                 f"{n_none} of {space.shape[0]} training objects have no {label} prediction in any "
                 "repetition (in the bag of every learner, or in no test fold); psi will drop them.",
                 PredstabDataWarning, stacklevel=3)  # + 1: the validate_params wrapper
-    return RepeatedPredictions(test=test, space=space, baseline=label, seeds=seeds, y_train=y)
+    classes = None
+    if estimator_ is not None and response == "predict":
+        from sklearn.base import is_classifier
+
+        if is_classifier(estimator_):
+            classes = np.unique(y)  # scikit-learn's classes_ (LabelEncoder: the sorted labels)
+    return RepeatedPredictions(test=test, space=space, baseline=label, seeds=seeds, y_train=y,
+                               classes=classes)
 
 
 def _run_all(tasks, estimator, X, y, X_test, response, voting, n_jobs, progress):

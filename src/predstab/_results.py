@@ -35,7 +35,6 @@ Demo(value=0.5, ...)
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 import numbers
 
@@ -163,22 +162,6 @@ class Result:
         if isinstance(ci, tuple) and len(ci) == 2:
             row["ci_low"], row["ci_high"] = float(ci[0]), float(ci[1])
         return pd.DataFrame({k: [v] for k, v in row.items()})
-
-
-class Plottable:
-    """Mixin of the results that have a plot (TuningResult, StabilityResult, FriedmanNemenyiResult).
-
-    ``result.plot(**kwargs)`` is :func:`predstab.plotting.plot` ``(result, **kwargs)``: the
-    stability curve, the per-object bars or the critical-difference diagram, as a Figure.
-    """
-
-    __slots__ = ()
-
-    def plot(self, **kwargs):
-        """Draw this result with the plot made for it (:func:`predstab.plotting.plot`); a Figure."""
-        # the plotting surface is looked up at call time (as pandas' DataFrame.plot finds its
-        # backend), so the core never imports it and matplotlib loads only when a plot is made
-        return importlib.import_module("predstab.plotting").plot(self, **kwargs)
 
 
 # --------------------------------------------------------------------------- R-style numbers

@@ -51,7 +51,7 @@ class _StabilityScorer:
         from sklearn.base import is_classifier
 
         from ._forest import aggregate, is_bagging_ensemble, tree_predictions
-        from ._repeated import _with_seed
+        from ._repeated import with_seed
 
         pre, final = _final_step(estimator)
         if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
@@ -70,15 +70,19 @@ class _StabilityScorer:
                 columns.append(aggregate(per_tree[pick], voting=self.voting, classes=classes))
             return np.column_stack(columns), "trees"
         if self.fit_data is None:
+            name = type(final).__name__
             raise TypeError(
-                f"make_stability_scorer: {type(final).__name__} is not a fitted bagging ensemble "
-                "(RandomForest*, ExtraTrees* with bootstrap=True, Bagging*), so stability needs refits, "
-                "and a scorer is not given the training data: pass `fit_data=(X_train, y_train)`."
+                f"make_stability_scorer: {name} is not a fitted bagging ensemble (RandomForest*, "
+                "ExtraTrees* with bootstrap=True, Bagging*), so its stability needs refits, and a scorer "
+                f"is not given the training data. Wrap it: predstab.RefitEnsemble({name}(...), "
+                "n_repeats=5) fits its refits in fit, on each fold's own training rows, so the scorer "
+                "works in cross_validate and grid searches. `fit_data=(X_train, y_train)` refits on one "
+                "fixed training set (only outside cross-validation: it cannot change per fold)."
             )
         X_fit, y_fit = self.fit_data
         columns = []
         for seed in seeds_from(self.random_state, self.n_repeats):
-            model = _with_seed(estimator, seed)
+            model = with_seed(estimator, seed)
             columns.append(np.asarray(model.fit(X_fit, y_fit).predict(X)))
         return np.column_stack(columns), "refits"
 
@@ -338,7 +342,7 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
         from sklearn.utils.multiclass import check_classification_targets
         from sklearn.utils.validation import validate_data
 
-        from ._repeated import _with_seed
+        from ._repeated import with_seed
 
         # scikit-learn's convention: an estimator's parameters are checked in fit, with the declarations'
         # constraints and messages
@@ -350,7 +354,7 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
             check_classification_targets(y)
             self.classes_ = np.unique(y)
         self.seeds_ = seeds_from(self.random_state, self.n_repeats)
-        self.estimators_ = [_with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
+        self.estimators_ = [with_seed(self._inner(), seed).fit(X, y, **fit_params) for seed in self.seeds_]
         return self
 
     def replicate_predictions(self, X):

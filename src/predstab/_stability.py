@@ -20,7 +20,7 @@ import pandas as pd
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._results import Plottable, Result, result
+from ._results import Result, result
 from ._scales import ColumnCodes, Values, encode, match_keys, read_values
 from ._utils import ConfidenceInterval, check_rng
 from ._validation import Interval, InvalidParameterError, Options, validate_params
@@ -51,7 +51,7 @@ def _r_number(x) -> str:
 
 
 @result
-class StabilityResult(Plottable, Result):
+class StabilityResult(Result):
     """Prediction stability (APS's phi or psi), its confidence interval and its parts.
 
     Attributes
@@ -136,6 +136,21 @@ class StabilityResult(Plottable, Result):
             "",
         ]
 
+    @validate_params({})
+    def plot(self, **kwargs):
+        """Each object's stability, least stable first, as :func:`predstab.plotting.plot_per_object`
+        draws it (keyword arguments -- ``kind``, ``labels``, ``n_labelled``, ``threshold``,
+        ``ax``, ``title`` -- go there through :func:`predstab.plotting.plot`).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plotting import plot  # the plotting surface, imported only when a plot is made
+
+        return plot(self, **kwargs)
+
+    @validate_params({"sort": ["boolean"]})
     def per_object_frame(self, *, sort=True) -> pd.DataFrame:
         """Per-object stability as a DataFrame, least stable first when ``sort`` is True.
 

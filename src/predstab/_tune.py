@@ -17,15 +17,16 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
-from ._results import Plottable, Result, r_signif, result
+from ._results import Result, r_signif, result
 from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
-from ._validation import Interval, Options, validate_params
+from ._validation import Interval, InvalidParameterError, Options, check_param, validate_params
 
 __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model"]
 
@@ -134,7 +135,7 @@ class Recommendation(Result):
 
 
 @result
-class TuningResult(Plottable, Result):
+class TuningResult(Result):
     """Result of :func:`tune_num_learners`: everything ``predstab tune`` prints and writes.
 
     Attributes
@@ -225,13 +226,20 @@ class TuningResult(Plottable, Result):
     _title = "Stability against the number of learners"
 
     def __eq__(self, other):
+        """Equal numbers, not equal timings: the table's ``seconds`` and ``runtime`` are
+        measured run time, which differs from run to run, so ``==`` leaves them out."""
         # fits and stability results are dataclasses holding arrays: compare them field by field
         from ._results import _equal
 
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(_equal(_plain_fields(getattr(self, f.name)), _plain_fields(getattr(other, f.name)))
-                   for f in dataclasses.fields(self))
+
+        def untimed(res, name):
+            value = getattr(res, name)
+            return value.drop(columns="seconds", errors="ignore") if name == "table" else value
+
+        return all(_equal(_plain_fields(untimed(self, f.name)), _plain_fields(untimed(other, f.name)))
+                   for f in dataclasses.fields(self) if f.name != "runtime")
 
     @property
     def measures(self) -> tuple:
@@ -254,6 +262,24 @@ class TuningResult(Plottable, Result):
         """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
         return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
 
+    @validate_params({})
+    def plot(self, **kwargs):
+        """The stability curves: each measure's values (with their bands), its 2PL fit and the
+        recommendation, as :func:`predstab.plotting.plot_stability_curve` draws them.
+
+        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``)
+        go to :func:`predstab.plotting.plot_stability_curve` through
+        :func:`predstab.plotting.plot`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plotting import plot  # the plotting surface, imported only when a plot is made
+
+        return plot(self, **kwargs)
+
+    @validate_params({"n": ["array-like", Real]})
     def seconds_for(self, n):
         """Predicted seconds to fit one forest of ``n`` learners (linear run-time model)."""
         return self.runtime[0] + self.runtime[1] * np.asarray(n, dtype=float)
@@ -467,9 +493,9 @@ def _resampled(name, gv, spec, rows):
 # ----------------------------------------------------------------------------------------
 def _forest_with(estimator, n, seed, n_jobs):
     """A clone with ``n`` learners, every random_state set to ``seed`` and ``n_jobs``."""
-    from ._repeated import _with_seed
+    from ._repeated import with_seed
 
-    model = _with_seed(estimator, seed)
+    model = with_seed(estimator, seed)
     params = {"n_estimators": int(n)}
     if "n_jobs" in model.get_params():
         params["n_jobs"] = n_jobs
@@ -650,31 +676,28 @@ def _closed_baselines(spec):
 
 def _widest_band(pool, grid, measures, baselines, n_bootstrap):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
-    bands = pool._closed_form_bands(grid, measures, baselines=baselines, n_bootstrap=n_bootstrap)
-    return max(float(np.nanmax((high - low) / 2)) for _, low, high, _ in bands.values())
+    bands = [pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m), n_bootstrap=n_bootstrap)
+             for m in measures]
+    return max(float(np.nanmax((r.high - r.low) / 2)) for r in bands)
 
 
 def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level):
-    """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN."""
-    closed = [m for m in measures if m in _CLOSED]
-    failed = {}
-    if not closed:
-        return {}, failed
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PredstabWarning)
-            return pool._closed_form_bands(grid, closed, baselines=_closed_baselines(spec),
-                                           n_bootstrap=n_bootstrap, conf_level=confidence_level), failed
-    except Exception:  # noqa: BLE001 -- find the measure that fails; the others still count
-        pass
-    out = {}
-    for m in closed:
+    """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN.
+
+    One :meth:`TreePool.closed_form_bands` call per measure: with the pool's default
+    ``random_state`` every call draws the same orderings and resamples, so the measures share
+    them (as one call over all measures would).
+    """
+    baselines = _closed_baselines(spec)
+    out, failed = {}, {}
+    for m in (m for m in measures if m in _CLOSED):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PredstabWarning)
-                out.update(pool._closed_form_bands(grid, (m,), baselines=_closed_baselines(spec),
-                                                   n_bootstrap=n_bootstrap, conf_level=confidence_level))
-        except Exception as exc:  # noqa: BLE001
+                r = pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m),
+                                           n_bootstrap=n_bootstrap, confidence_level=confidence_level)
+            out[m] = (r.curve, r.low, r.high, r.errors) if n_bootstrap else (r.curve, None, None, None)
+        except Exception as exc:  # noqa: BLE001 -- the other measures still count
             nan = np.full(len(grid), np.nan)
             out[m] = (nan, nan if n_bootstrap else None, nan if n_bootstrap else None, None)
             failed[m] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
@@ -859,6 +882,27 @@ class _Opts:
     progress: object
 
 
+_GROUP_CHECKS = {
+    ("selection", "fraction"): [Interval(Real, 0, None, closed="neither"), None],
+    ("importance", "fraction"): [Interval(Real, 0, None, closed="neither"), None],
+    ("importance", "kind"): [Options(("permutation", "impurity"))],
+}
+
+
+def _group(name, options, defaults):
+    """The values of an option group (``selection=`` / ``importance=``), defaults filled in."""
+    options = {} if options is None else dict(options)
+    unknown = sorted(set(options) - set(defaults), key=str)
+    if unknown:
+        raise InvalidParameterError(f"`{name}` must be a dict with keys among {sorted(defaults)}; "
+                                    f"got unknown key(s) {unknown}.")
+    values = {**defaults, **options}
+    for key, value in values.items():
+        if (name, key) in _GROUP_CHECKS:
+            check_param(f"{name}['{key}']", value, _GROUP_CHECKS[(name, key)])
+    return tuple(values.values())
+
+
 def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction,
                           select_for, importance_fraction, importance, psi_baseline, pool_size, voting,
                           target, n_bootstrap, progress, precision, scale, levels, confidence_level,
@@ -940,7 +984,8 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     if select_for is None and not is_clf:
         select_for = "high"
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
-        raise ValueError(f"`select_for` must be 'high', 'low' or 'zero' for a regressor; got {select_for!r}.")
+        raise InvalidParameterError(f"`selection['select_for']` must be 'high', 'low' or 'zero' for a "
+                                    f"regressor; got {select_for!r}.")
     explicit_pool = pool_size is not None
     if pool_size is None:
         # class closed forms are unbiased up to half the pool (TreePool's Notes)
@@ -966,7 +1011,8 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
             "does not bootstrap; use psi_baseline='kfold' or bootstrap=True."
         )
     if importance not in ("permutation", "impurity"):
-        raise ValueError(f"`importance` must be 'permutation' or 'impurity'; got {importance!r}.")
+        raise InvalidParameterError(f"`importance['kind']` must be 'permutation' or 'impurity'; "
+                                    f"got {importance!r}.")
     # fail before any fitting: the selection sizes optRF's alpha gives on these data. The
     # defaults (None) are optRF's alphas, but never fewer than one item.
     n_objects = len(X if X_test is None else X_test)
@@ -975,9 +1021,9 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     if importance_fraction is None:
         importance_fraction = 0.05 if round(np.shape(X)[1] * 0.05) >= 1 else 1
     if "selection" in measures and not is_clf:
-        _selection_size(n_objects, select_fraction, "select_fraction")
+        _selection_size(n_objects, select_fraction, "selection['fraction']")
     if set(_IMPORTANCE) & set(measures):
-        _selection_size(np.shape(X)[1], importance_fraction, "importance_fraction")
+        _selection_size(np.shape(X)[1], importance_fraction, "importance['fraction']")
     voting = voting or ("hard" if is_clf else "soft")
     y = np.asarray(y)
     if is_clf and select_for is None:
@@ -988,7 +1034,8 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         if not wanted or not wanted <= classes or wanted == classes:
             # optRF: "select_for must be a subset of its classes" and "cannot include all classes"
             raise ValueError(
-                f"`select_for` must name some but not all classes of `y` {sorted(map(str, classes))} "
+                f"`selection['select_for']` must name some but not all classes of `y` "
+                f"{sorted(map(str, classes))} "
                 f"for a classifier; got {select_for!r}."
             )
     if len(y) != len(X):
@@ -1022,9 +1069,8 @@ def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh
     "n_repeats": [Interval(Integral, 2, None)],
     "measures": [str, "array-like", None],
     "method": [Options(_METHODS)],
-    "select_fraction": [Interval(Real, 0, None, closed="neither"), None],
-    "importance_fraction": [Interval(Real, 0, None, closed="neither"), None],
-    "importance": [Options(("permutation", "impurity"))],
+    "selection": [Mapping, None],
+    "importance": [Mapping, None],
     "psi_baseline": [Options(_PSI_BASELINES)],
     "pool_size": [Interval(Integral, 2, None), None],
     "precision": [Interval(Real, 0, 1, closed="neither"), None],
@@ -1041,11 +1087,10 @@ def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh
     "progress": ["callable", None],
 })
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
-                      measures=None, method="pool", select_fraction=None, select_for=None,
-                      importance_fraction=None, importance="permutation", psi_baseline="fixed",
-                      pool_size=None, precision=None, voting=None, scale=None, levels=None,
+                      measures=None, method="pool", pool_size=None, voting=None, scale=None, levels=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
-                      confidence_level=0.95, random_state=None, n_jobs=None, progress=None):
+                      confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
+                      psi_baseline="fixed", precision=None, selection=None, importance=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
 
     For each number of learners ``n`` in ``grid`` the stability of ``n_repeats`` ensembles
@@ -1087,36 +1132,6 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         (``n_forests``; a warning when ``pool_size`` was given). "closed_form": icc / fleiss
         / phi / psi in closed form from a pool (:meth:`TreePool.closed_form`) with bootstrap
         bands; the other measures from the pool's groups.
-    select_fraction : float, optional
-        optRF's ``alpha`` for selection stability; default 0.15 (one object when 15% of
-        the objects round to none).
-    select_for : {"high", "low", "zero"}, class label(s) or None, default None
-        optRF's ``select_for``; for a classifier, the class(es) selected. None: "high" for a
-        regressor (optRF's default); for a classifier the last of its sorted classes
-        (scikit-learn's positive class of a binary problem), so that the default measures
-        work whatever the labels are.
-    importance_fraction : float, optional
-        optRF ``opt_importance``'s ``alpha``; default 0.05 (one variable when 5% of the
-        variables round to none, e.g. for 10 variables).
-    importance : {"permutation", "impurity"}, default "permutation"
-        Variable importance for the importance measures (optRF's ``importance``):
-        "permutation" is ranger's out-of-bag permutation importance, tree by tree
-        (RandomForest* / ExtraTrees* with bootstrap); "impurity" is scikit-learn's
-        ``feature_importances_``.
-    psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
-        psi's prediction space. "fixed": the out-of-bag predictions of one forest of
-        ``max(grid)`` learners, the same for every grid value and every method (refit: the
-        first refit at ``max(grid)``; pool and closed form: the first ``max(grid)`` learners
-        of the pool, or a forest of that size fitted for it when the pool is smaller);
-        ``psi_baseline`` of the result says which.
-        "kfold": 5-fold out-of-fold predictions of one forest of ``max(grid)`` learners
-        (also fixed; works without bootstrapping, costs 5 extra fits).
-        "per_forest": each ensemble's own out-of-bag predictions, as APS computes psi for a
-        single forest size -- but then the baseline moves with ``n``: the out-of-bag
-        predictions of a small forest are noisy, its D_e shrinks as learners are added and
-        psi is not monotone in ``n`` (ranger on APS's maize yield: 0.68, 0.69, 0.73, 0.72,
-        0.72, 0.78, 0.83, 0.90 for 5 ... 1000 trees; its 2PL fit is meaningless). The fixed
-        baseline keeps D_e constant, so psi follows the same 2PL law as the other measures.
     pool_size : int, optional
         Learners in the pool. "pool": default ``2 * max(grid)``. "closed_form": 1000 for
         regressors, ``max(1000, 2 * max(grid))`` for classifiers (class closed forms are
@@ -1124,13 +1139,6 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
-    precision : float, optional
-        "closed_form" only: the widest 95% band to accept, as a half-width (e.g. 0.02 for
-        +-0.02). The pool's bands are measured (100 resamples at least) and, where any
-        closed-form measure's band is wider at some grid value, learners are added to the pool
-        (:meth:`TreePool.extend`) as the 1 / sqrt(pool) law asks (10% more; checked again, up
-        to three enlargements and 100,000 learners, with a warning when that is not enough).
-        On optRF's SNP data +-0.02 took 13,478 trees (38 s, one thread).
     voting : {"soft", "hard"}, optional
         Classifier aggregation; default "hard" (ranger's majority vote, as optRF).
     scale : {"metric", "categorical", "ordinal"}, optional
@@ -1157,6 +1165,49 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         Passed to the ensemble's ``n_jobs``.
     progress : callable, optional
         ``progress(done, total)`` after each fitted ensemble.
+    psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
+        psi's prediction space. "fixed": the out-of-bag predictions of one forest of
+        ``max(grid)`` learners, the same for every grid value and every method (refit: the
+        first refit at ``max(grid)``; pool and closed form: the first ``max(grid)`` learners
+        of the pool, or a forest of that size fitted for it when the pool is smaller);
+        ``psi_baseline`` of the result says which.
+        "kfold": 5-fold out-of-fold predictions of one forest of ``max(grid)`` learners
+        (also fixed; works without bootstrapping, costs 5 extra fits).
+        "per_forest": each ensemble's own out-of-bag predictions, as APS computes psi for a
+        single forest size -- but then the baseline moves with ``n``: the out-of-bag
+        predictions of a small forest are noisy, its D_e shrinks as learners are added and
+        psi is not monotone in ``n`` (ranger on APS's maize yield: 0.68, 0.69, 0.73, 0.72,
+        0.72, 0.78, 0.83, 0.90 for 5 ... 1000 trees; its 2PL fit is meaningless). The fixed
+        baseline keeps D_e constant, so psi follows the same 2PL law as the other measures.
+    precision : float, optional
+        "closed_form" only: the widest 95% band to accept, as a half-width (e.g. 0.02 for
+        +-0.02). The pool's bands are measured (100 resamples at least) and, where any
+        closed-form measure's band is wider at some grid value, learners are added to the pool
+        (:meth:`TreePool.extend`) as the 1 / sqrt(pool) law asks (10% more; checked again, up
+        to three enlargements and 100,000 learners, with a warning when that is not enough).
+        On optRF's SNP data +-0.02 took 13,478 trees (38 s, one thread).
+    selection : dict, optional
+        Options of selection stability (rarely changed; optRF's ``opt_prediction``):
+
+        - ``"fraction"``: optRF's ``alpha``; default 0.15 (one object when 15% of the
+          objects round to none).
+        - ``"select_for"``: {"high", "low", "zero"} or class label(s); optRF's
+          ``select_for``. Default "high" for a regressor (optRF's default); for a classifier
+          the last of its sorted classes (scikit-learn's positive class of a binary problem),
+          so that the default measures work whatever the labels are.
+
+        E.g. ``selection={"fraction": 0.1, "select_for": "low"}``.
+    importance : dict, optional
+        Options of the importance measures (rarely changed; optRF's ``opt_importance``):
+
+        - ``"fraction"``: optRF ``opt_importance``'s ``alpha``; default 0.05 (one variable
+          when 5% of the variables round to none, e.g. for 10 variables).
+        - ``"kind"``: {"permutation", "impurity"}, default "permutation" (optRF's
+          ``importance``): "permutation" is ranger's out-of-bag permutation importance,
+          tree by tree (RandomForest* / ExtraTrees* with bootstrap); "impurity" is
+          scikit-learn's ``feature_importances_``.
+
+        E.g. ``importance={"kind": "impurity", "fraction": 0.2}``.
 
     Returns
     -------
@@ -1197,6 +1248,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     >>> res.recommendation >= 500
     True
     """
+    select_fraction, select_for = _group("selection", selection, {"fraction": None, "select_for": None})
+    importance_fraction, importance = _group("importance", importance,
+                                             {"fraction": None, "kind": "permutation"})
     grid, measures, is_clf, pool_size, explicit_pool, voting, spec = _tune_num_learners_iv(
         estimator, X, y, X_test, grid, n_repeats, measures, method, select_fraction, select_for,
         importance_fraction, importance, psi_baseline, pool_size, voting, target, n_bootstrap, progress,

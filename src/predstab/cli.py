@@ -506,10 +506,8 @@ def _cmd_compare(args, out):
             raise
         result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        # R's friedman.test line, as the result prints it ("Friedman chi-squared = 14, df = 2,
-        # p-value = 0.0009119"), then the critical difference
-        r_line = next(line for line in str(result).splitlines() if line.startswith("Friedman chi-squared"))
-        print(f"{r_line}; Nemenyi CD = {result.critical_difference:.6g} (alpha {args.alpha})", file=out)
+        print(str(result), file=out)  # base R's print.htest layout, R's p-value
+        print(f"\nmethods by average rank (Nemenyi CD = {result.critical_difference:.6g}):", file=out)
         for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
             print(f"  {name:<24} average rank {rank:.4f}", file=out)
         if args.plot:

@@ -27,8 +27,6 @@ __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
 _KINDS = ("bar", "hist")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
-# fitted curves that coincide (phi, psi and kappa on a converged classifier) stay told apart
-_LINESTYLES = ("-", "--", ":", "-.")
 
 
 def _new_axes(ax, figsize):
@@ -210,8 +208,11 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour, capsize=3, label=name,
                     markersize=max(8 - 1.5 * i, 3), markerfacecolor="none", zorder=3 + i)
         if name in fits:
-            ax.plot(grid, _curve_of(fits[name])(grid), ls=_LINESTYLES[i % len(_LINESTYLES)], color=colour,
-                    alpha=0.8, lw=1.5, zorder=2 + i)
+            # solid (dashed lines are recommendations); fitted curves that coincide (phi, psi and
+            # kappa on a converged classifier) stay told apart: the first drawn widest, each
+            # later one narrower on top of it
+            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
+                    lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
     # one dashed line per recommended value; measures that agree share it (and its label)
     by_value = {}
     for name, rec in recommended.items():

@@ -141,6 +141,9 @@ def _record2_rows(i, rec):
         if what == "power":
             yield rel(SUITE, case, f"power ({test})", rec["power"],
                       compare.power_ttest(rec["delta"] / sd, rec["n"], **kw))
+            if "power_tol1e-10" in rec:  # the same power from R's run at tol = 1e-10 (no root to solve)
+                yield rel(SUITE, case, f"power, tol = 1e-10 ({test})", rec["power_tol1e-10"],
+                          compare.power_ttest(rec["delta"] / sd, rec["n"], **kw))
         elif what == "n":
             d = rec["delta"] / sd
             yield rel(SUITE, case, f"n ({test})", rec["n"],

@@ -91,7 +91,7 @@ def kappa2_rows():
                 cohen_kappa, m, weights=IRR_WEIGHTS[r["weight"]], levels=r_levels(m, r["levels_order"])
             )
             label = f"irr::kappa2 {case} {r['weight']} sort.levels={r['sort.levels']}"
-            yield exact(SUITE, label, "subjects", r["subjects"], res.n_objects)
+            yield from meta_rows(label, r, res)
             yield rel(SUITE, label, "value", r["value"], res.value)
             yield rel(SUITE, label, "z", r["statistic"], res.statistic)
             yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
@@ -137,6 +137,10 @@ def psych_rows():
             ci["unweighted kappa"]["upper"],
             res.unweighted_confidence_interval.high,
         )
+        yield rel(SUITE, label, "confid unweighted estimate", ci["unweighted kappa"]["estimate"],
+                  res.unweighted_kappa)
+        yield rel(SUITE, label, "confid weighted estimate", ci["weighted kappa"]["estimate"],
+                  res.weighted_kappa)
         agree, weight = np.array(r["agree"]), np.array(r["weight"])
         yield Row(
             SUITE,
@@ -242,7 +246,7 @@ def light_rows():
     for case, r in expected("irr_kappam_light").items():
         res = quiet(light_kappa, read_case(case))  # R: kappam.light(m)
         label = f"irr::kappam.light {case}"
-        yield exact(SUITE, label, "subjects", r["subjects"], res.n_objects)
+        yield from meta_rows(label, r, res)
         yield rel(SUITE, label, "value", r["value"], res.value)
         note = "R: sqrt of a negative variance ('NaNs produced')" if r.get("r_warnings") else ""
         yield rel(SUITE, label, "z", r_num(r["statistic"]), res.statistic, note=note)
@@ -299,13 +303,30 @@ def rii_fields(res):
     return {k: float(v) for k, v in out.items()}
 
 
+def _r_label(v):
+    """A category as R writes it in the JSON (numbers without a trailing .0)."""
+    return v if isinstance(v, str) else f"{v:g}"
+
+
+def meta_rows(label, r, res, *, subjects=True):
+    """The counts and names irr prints with every result: subjects, raters, irr.name (exact)."""
+    if subjects and "subjects" in r:
+        yield exact(SUITE, label, "subjects", r["subjects"], res.n_objects)
+    if "raters" in r:
+        yield exact(SUITE, label, "raters", r["raters"], res.n_raters)
+    if "irr.name" in r:  # irr prints "<irr.name> = <value>": so must predstab's R-style print
+        name, printed = r["irr.name"], str(res)
+        shown = name if f"{name} = " in printed else printed[:40]
+        yield exact(SUITE, label, "irr.name (printed)", name, shown)
+
+
 def irr_rows():
     for case, recs in expected("irr_agree").items():
         m = read_case(case)
         for r in recs:
             res = quiet(agree, m, tolerance=r["tolerance"])  # R: agree(m, tolerance)
             label = f"irr::agree {case} tolerance={r['tolerance']}"
-            yield exact(SUITE, label, "subjects", r["subjects"], res.n_objects)
+            yield from meta_rows(label, r, res)
             yield exact(SUITE, label, "method", r["method"], res._method())
             yield rel(SUITE, label, "value", r["value"], res.value)
     for case, recs in expected("irr_kendall").items():
@@ -313,6 +334,7 @@ def irr_rows():
         for r in recs:
             res = quiet(kendall_w, m, correct=r["correct"])  # R: kendall(m, correct)
             label = f"irr::kendall {case} correct={r['correct']}"
+            yield from meta_rows(label, r, res)
             yield exact(SUITE, label, "df", r["df"], res.df)
             yield rel(SUITE, label, "value", r["value"], res.value)
             yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
@@ -323,18 +345,21 @@ def irr_rows():
         for r in recs:
             res = quiet(finn, m, n_levels=r["s.levels"], model=r["model"])  # R: finn(m, s.levels, model)
             label = f"irr::finn {case} s.levels={r['s.levels']} {r['model']}"
+            yield from meta_rows(label, r, res)
+            yield exact(SUITE, label, "df1", float(r["df1"]), res.df1)  # R: Inf
             yield rel(SUITE, label, "value", r["value"], res.value)
             yield rel(SUITE, label, "F", r["statistic"], res.statistic)
             yield rel(SUITE, label, "df2", r["df2"], res.df2)
             yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
     for case, r in expected("irr_robinson").items():
-        yield rel(
-            SUITE, f"irr::robinson {case}", "value", r["value"], quiet(robinson_a, read_case(case)).value
-        )
+        res = quiet(robinson_a, read_case(case))
+        yield from meta_rows(f"irr::robinson {case}", r, res)
+        yield rel(SUITE, f"irr::robinson {case}", "value", r["value"], res.value)
     for func, name in ((mean_correlation, "meancor"), (mean_spearman, "meanrho")):
         for case, r in expected(f"irr_{name}").items():
             res = quiet(func, read_case(case))  # R: meancor(m, fisher = TRUE) / meanrho(m, fisher = TRUE)
             label = f"irr::{name} {case}"
+            yield from meta_rows(label, r, res)
             yield rel(SUITE, label, "value", r["value"], res.value)
             yield rel(SUITE, label, "z", r["statistic"], res.statistic)
             yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
@@ -342,26 +367,40 @@ def irr_rows():
                 SUITE, label, "ties note", "ties" in r.get("error", ""), name == "meanrho" and res.ties
             )
     for case, r in expected("irr_maxwell").items():
-        yield rel(
-            SUITE, f"irr::maxwell {case}", "value", r["value"], quiet(maxwell_re, read_case(case)).value
-        )
+        res = quiet(maxwell_re, read_case(case))
+        yield from meta_rows(f"irr::maxwell {case}", r, res)
+        yield rel(SUITE, f"irr::maxwell {case}", "value", r["value"], res.value)
     for case, r in expected("irr_rater_bias").items():
         res = quiet(rater_bias, read_case(case))  # R: rater.bias(CxC table over the sorted categories)
         label = f"irr::rater.bias {case}"
+        yield from meta_rows(label, r, res)
+        yield exact(SUITE, label, "categories", r["categories"], [_r_label(v) for v in res.categories])
         yield exact(SUITE, label, "table", r["table"], res.table.astype(int).tolist())
+        # R was called on the C x C table: the same call, rater_bias(table, table=True)
+        tab = rater_bias(np.array(r["table"]), table=True)
+        yield rel(SUITE, label, "value (table=True)", r["value"], tab.value)
+        yield rel(SUITE, label, "statistic (table=True)", r["statistic"], tab.statistic)
+        yield rel(SUITE, label, "p (table=True)", r["p.value"], tab.pvalue, atol=P_ATOL)
         yield rel(SUITE, label, "value", r["value"], res.value)
         yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
         yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
     for case, r in expected("irr_stuart_maxwell_mh").items():
         res = quiet(stuart_maxwell, read_case(case))  # R: stuart.maxwell.mh(CxC table)
         label = f"irr::stuart.maxwell.mh {case}"
+        yield from meta_rows(label, r, res, subjects=False)
+        yield exact(SUITE, label, "categories", r["categories"], [_r_label(v) for v in res.categories])
+        yield exact(SUITE, label, "table", r["table"], res.table.astype(int).tolist())
         yield exact(SUITE, label, "subjects", r["subjects"], res.n_used)
+        tab = quiet(stuart_maxwell, np.array(r["table"]), table=True)  # R's own call: on the C x C table
+        yield rel(SUITE, label, "statistic (table=True)", r["statistic"], tab.statistic)
+        yield rel(SUITE, label, "p (table=True)", r["p.value"], tab.pvalue, atol=P_ATOL)
         yield exact(SUITE, label, "stat.name", r["stat.name"], f"Chisq({res.df})")
         yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
         yield rel(SUITE, label, "p", r["p.value"], res.pvalue, atol=P_ATOL)
     for case, r in expected("irr_bhapkar").items():
         res = quiet(bhapkar, read_case(case))  # R: bhapkar(m)
         label = f"irr::bhapkar {case}"
+        yield from meta_rows(label, r, res)
         yield exact(SUITE, label, "df", r["df"], res.df)
         yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
         yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
@@ -371,9 +410,10 @@ def irr_rows():
             res = quiet(
                 iota, [read_case(f) for f in r["files"]], level=r["scaledata"], standardize=r["standardize"]
             )
-            yield rel(
-                SUITE, f"irr::iota {case} standardize={r['standardize']}", "value", r["value"], res.value
-            )
+            label = f"irr::iota {case} standardize={r['standardize']}"
+            yield from meta_rows(label, r, res)
+            yield exact(SUITE, label, "method", r["method"], res._method())
+            yield rel(SUITE, label, "value", r["value"], res.value)
     for case, recs in expected("irr_relInterIntra").items():
         m = read_case(case)
         for r in recs:

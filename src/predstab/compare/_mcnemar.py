@@ -123,6 +123,31 @@ def _zero_one(arr, name):
 
 
 
+def _is_count_frame(frame):
+    """A DataFrame of counts (``pd.crosstab(old, new)``) rather than (id, old, new) records:
+    not 3 columns, or 3 columns labelled like its rows (a 3 x 3 crosstab)."""
+    if frame.shape[1] != 3:
+        return True
+    return set(frame.index.tolist()) == set(frame.columns.tolist())
+
+
+def _count_frame(frame):
+    """The counts of a crosstab as an array, rows and columns aligned on the union of the labels.
+
+    0/1 (or False/True) labels are put success first, the order of ``[[a, b], [c, d]]``
+    (``pd.crosstab`` sorts 0 before 1); other labels keep the order of the rows, then the
+    columns not among them.
+    """
+    labels = list(dict.fromkeys([*frame.index.tolist(), *frame.columns.tolist()]))
+    try:
+        binary = all(v in (0, 1) for v in labels)
+    except TypeError:
+        binary = False
+    if binary:
+        labels = sorted(labels, reverse=True)
+    return frame.reindex(index=labels, columns=labels, fill_value=0).to_numpy()
+
+
 def _mcnemar_iv(table, old, new, ids, method, mid_p):
     if mid_p:
         if method not in ("exact", "mid-p"):
@@ -131,6 +156,8 @@ def _mcnemar_iv(table, old, new, ids, method, mid_p):
     if table is not None:
         if old is not None or new is not None or ids is not None:
             raise TypeError("Give either `table` or `old`/`new` (with optional `ids`), not both.")
+        if isinstance(table, pd.DataFrame) and _is_count_frame(table):
+            table = _count_frame(table)
         if isinstance(table, pd.DataFrame):
             if table.shape[1] != 3:
                 raise ValueError(f"`table` as a DataFrame must have 3 columns (id, old, new); got "
@@ -239,7 +266,12 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     table : array-like of shape (2, 2), (k, k) or (n_cases, 3), or DataFrame, optional
         The counts ``[[a, b], [c, d]]`` (or a k × k table: row = class given by the first
         classifier, column = by the second), or case records ``(id, old, new)`` (a sequence
-        of triples or a 3-column DataFrame). Give this or ``old`` and ``new``. With
+        of triples or a 3-column DataFrame). A DataFrame of counts such as
+        ``pd.crosstab(old, new)`` works too (a DataFrame that does not have 3 columns, or whose
+        3 columns carry its row labels): rows and columns are aligned on their labels (a
+        category one classifier never gives counts 0), and 0/1 or False/True labels are put
+        success (1) first, so ``pd.crosstab`` of 0/1 judgments gives the same test as
+        ``mcnemar(old=, new=)``. Give this or ``old`` and ``new``. With
         ``method="asymptotic"`` a 3 × 3 array is a table of counts, not three records.
     old, new : array-like of shape (n_cases,), optional
         Per-case judgments, 1 = success, 0 = failure (booleans accepted). A missing
@@ -304,6 +336,10 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     (2, 1, 2, 0)
     >>> mcnemar([("q1", 1, 1), ("q2", 0, 1), ("q3", 1, 0), ("q4", 0, 1)]).table
     (1, 1, 2, 0)
+    >>> import pandas as pd
+    >>> old, new = pd.Series([1, 1, 0, 0, 1], name="old"), pd.Series([1, 0, 1, 1, 1], name="new")
+    >>> mcnemar(pd.crosstab(old, new)).table
+    (2, 1, 2, 0)
     """
     counts, method = _mcnemar_iv(table, old, new, ids, method, mid_p)
     n = int(counts.sum())

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._results import Plottable, Result, r_signif, result
-from .._validation import Interval, Options, validate_params
+from .._results import Result, r_signif, result
+from .._validation import HasMethods, Interval, Options, validate_params
 from ._common import PROBABILITY, read_scores
 from ._results import htest_lines
 from ._rmath import tukey_quantile_secant
@@ -21,7 +21,7 @@ __all__ = ["friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "Bonf
 
 
 @result
-class FriedmanNemenyiResult(Plottable, Result):
+class FriedmanNemenyiResult(Result):
     """Result of :func:`friedman_nemenyi`.
 
     Attributes
@@ -95,6 +95,21 @@ class FriedmanNemenyiResult(Plottable, Result):
     def cliques(self) -> list[tuple[str, ...]]:
         """Maximal groups of methods (in rank order) whose ranks all lie within less than the CD."""
         return _cliques(self.average_ranks, self.critical_difference, self.names)
+
+    @validate_params({})
+    def plot(self, **kwargs):
+        """The critical-difference diagram (:func:`plot_cd_diagram`; keyword arguments go there).
+
+        Returns the Figure, like every plot of predstab (:func:`predstab.plotting.plot` gives
+        the same diagram); :func:`plot_cd_diagram` itself returns its Axes.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        # the diagram is drawn here, in predstab.compare, and not through predstab.plotting,
+        # which imports predstab.compare: calling it would make an import cycle
+        return plot_cd_diagram(self, **kwargs).figure
 
 
 def _cliques(average_ranks, cd, names):
@@ -391,6 +406,7 @@ def _plot_cd_diagram_iv(result, alpha, labels, colors, order, show_cliques):
 
 @validate_params({"result": [FriedmanNemenyiResult, BonferroniDunnResult], "alpha": [*PROBABILITY, None],
                   "labels": ["array-like", dict, None], "colors": [str, "array-like", dict, None],
+                  "ax": [None, HasMethods(["plot", "text", "set_xlim", "set_ylim", "axis"])],
                   "order": [Options(("best_left", "best_right"))], "show_cliques": ["boolean"],
                   "clique_color": [str], "title": [str, None], "decimals": [Interval(Integral, 0, None)]})
 def plot_cd_diagram(result, *, alpha=None, ax=None, labels=None, colors=None, order="best_left",
