@@ -509,7 +509,7 @@ def test_compare_bootstrap_accuracy_equals_paired_bootstrap(tmp_path, capsys, cl
     path, y, a, b = class_predictions
     out_csv = tmp_path / "boot.csv"
     args = ["compare", path, "--test", "bootstrap", "--a", "old", "--b", "new", "--resamples", "300",
-            "--level", "0.9", "--seed", "3", "--out", out_csv]
+            "--confidence-level", "0.9", "--seed", "3", "--out", out_csv]
     code, out, err = run(capsys, *args)
     assert code == 0, err
     # the CLI's own accuracy against scikit-learn's, through the library function

@@ -198,3 +198,51 @@ def test_equally_stable_objects_are_not_named_and_coinciding_curves_stay_visible
     sizes = [ln.get_markersize() for ln in lines]
     assert sizes == sorted(sizes, reverse=True)  # drawn on top of each other, later ones smaller
     assert all(ln.get_markerfacecolor() == "none" for ln in lines)
+
+
+def test_coinciding_fitted_curves_stay_visible():
+    # wine: kappa, phi and psi fit the same 2PL curve; the lines drawn later must not hide it:
+    # solid (dashes mean a recommendation), each later one narrower and on top
+    n = [2, 5, 10, 25, 50]
+    values = curve(n, 0.93, 1.68)
+    fig = plot_stability_curve(n, {"fleiss": values, "phi": values, "psi": values},
+                               fits={"fleiss": (0.95, 1.70), "phi": (0.93, 1.68), "psi": (0.93, 1.68)})
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 200]
+    assert [ln.get_linestyle() for ln in lines] == ["-", "-", "-"]
+    assert [ln.get_linewidth() for ln in lines] == [3.0, 2.25, 1.5]
+    assert [ln.get_zorder() for ln in lines] == [2, 3, 4]
+
+
+def test_tuning_result_degenerate_points_are_a_series_of_their_own():
+    import pandas as pd
+
+    from predstab.plotting import _from_tuning_result
+
+    class Tuned:  # the parts of a TuningResult the plot reads
+        table = pd.DataFrame({"n_learners": [5, 10, 50], "fleiss": [0.2, 0.5, 1.0], "phi": [0.6, 0.8, 0.95],
+                              "degenerate": ["", "", "fleiss"], "seconds": [0.1, 0.2, 1.0]})
+        fits = {"fleiss": (3.0, 1.0), "phi": (1.0, 1.0)}
+        measures = ("fleiss", "phi")
+        recommendation, primary, bands = None, "fleiss", None
+
+    n, stability, errors, fits, recommended, _ = _from_tuning_result(Tuned(), None, None, None, None)
+    assert list(stability) == ["fleiss", "fleiss: degenerate, 0/0 set to 1", "phi"]
+    np.testing.assert_array_equal(stability["fleiss"], [0.2, 0.5, np.nan])
+    np.testing.assert_array_equal(stability["fleiss: degenerate, 0/0 set to 1"], [np.nan, np.nan, 1.0])
+    assert errors == {} and recommended is None
+    fig = plot_stability_curve(Tuned())
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == list(stability)
+
+
+def test_results_plot_themselves(tuning):
+    # item 11: TuningResult, StabilityResult and a Friedman-Nemenyi result have .plot()
+    from predstab import compare
+
+    rng = np.random.default_rng(0)
+    ranks = compare.friedman_nemenyi(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0])
+    stability = predstab.phi(rng.normal(size=(20, 5)), rng.normal(size=50))
+    curve_fig = tuning.plot()
+    assert [t.get_text() for t in curve_fig.axes[0].get_legend().get_texts()] == ["icc", "phi", "psi"]
+    assert [t.get_text() for t in stability.plot(n_labelled=2).axes[0].texts] == [
+        t.get_text() for t in plot_per_object(stability, n_labelled=2).axes[0].texts]
+    assert len(ranks.plot().axes) == 1

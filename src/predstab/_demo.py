@@ -181,8 +181,15 @@ def _report(res, job, elapsed):
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
         order = np.argsort(np.where(np.isnan(per), np.inf, per), kind="stable")[:3]
-        worst = ", ".join(f"#{i + 1} (psi {per[i]:.3f})" for i in order if np.isfinite(per[i]) and per[i] < 1)
-        lines += [f"  least stable test objects: {worst or 'none (every object has psi = 1)'}", ""]
+        # numbered as everywhere in predstab (and in per_object.png): the row labels, else 0-based rows
+        labels = getattr(res.largest_psi, "object_labels", None)
+        positions = labels is None or len(labels) != per.size
+        names = [str(i) for i in range(per.size)] if positions else [str(v) for v in labels]
+        worst = ", ".join(f"{names[i]} (psi {per[i]:.3f})" for i in order
+                          if np.isfinite(per[i]) and per[i] < 1)
+        how = "0-based row" if positions else "row name"
+        lines += [f"  least stable test objects, by {how} as in per_object.png: "
+                  f"{worst or 'none (every object has psi = 1)'}", ""]
     lines.append(str(res))
     lines.append(f"(finished in {elapsed:.1f} s)")
     return "\n".join(lines)
@@ -198,29 +205,21 @@ def _figures(res, job):
     from .plotting import plot_per_object, plot_stability_curve
 
     table = res.table
-    measures = list(res.fits)
-    errors = {m: table[[f"{m}_low", f"{m}_high"]].to_numpy(float).T for m in measures
-              if f"{m}_low" in table and np.isfinite(table[f"{m}_low"]).all()}
+    # every measure's recommendation (as the printed table), unless its 2PL fit is poor; the
+    # points, bands, fits and degenerate points come from the result as plot_stability_curve reads it
     recommended = {m: r.value for m, r in res.recommendations.items()
                    if r.value is not None and (r.rule == "already stable" or not res.fits[m].poor_fit)}
-    curves = {}
-    for m in measures:
-        values = table[m].to_numpy(float)
-        flagged = np.array([m in d.split(",") for d in table["degenerate"]], dtype=bool)
-        curves[m] = np.where(flagged, np.nan, values)
-        if flagged.any():  # degenerate points (0/0 set to 1) are drawn as their own, unfitted series
-            curves[f"{m}: degenerate, 0/0 set to 1"] = np.where(flagged, values, np.nan)
-    curve_fig = plot_stability_curve(
-        table["n_learners"].to_numpy(float), curves, errors=errors,
-        fits={m: f for m, f in res.fits.items() if f.converged}, recommended=recommended,
-        title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
+    curve_fig = plot_stability_curve(res, recommended=recommended,
+                                     title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
     per_fig = None
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
         unstable = int(np.sum(np.isfinite(per) & (per < 1)))  # objects at psi = 1 are not "least stable"
+        which = ("least stable labelled by 0-based row" if unstable else
+                 "every object at psi = 1: none is least stable")
         per_fig = plot_per_object(res.largest_psi, n_labelled=min(5, unstable),
                                   title=f"psi per test object, {int(table['n_learners'].max())} trees "
-                                        "(least stable labelled by row)")
+                                        f"({which})")
     return curve_fig, per_fig
 
 

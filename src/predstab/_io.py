@@ -164,8 +164,9 @@ def read_table(path, *, what="input", header=None) -> pd.DataFrame:
         if headerless:
             frame.columns = [f"V{j + 1}" for j in range(frame.shape[1])]
             if header is None:
+                named = "column named V1" if frame.shape[1] == 1 else f"columns named V1..V{frame.shape[1]}"
                 warnings.warn(f"{what} file '{path}': its first row holds only numbers, so it is read as "
-                              f"data (columns named V1..V{frame.shape[1]}); pass --header if it names the "
+                              f"data ({named}); pass --header if it names the "
                               "columns", InputNote, stacklevel=3)
     if frame.shape[1] > 0 and (str(frame.columns[0]) == "" or str(frame.columns[0]).startswith("Unnamed: 0")):
         frame = frame.set_index(frame.columns[0])

@@ -303,7 +303,7 @@ def _cmd_agree(args, out):
     import predstab
 
     _warn_ignored(args, "measure", {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
-                                    "conf_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
+                                    "confidence_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
                                     "level": ("alpha",), "levels": ("alpha",)})
     frame = read_table(args.ratings, what="RATINGS", header=args.header)
     if args.transpose:
@@ -316,10 +316,10 @@ def _cmd_agree(args, out):
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
-            print(predstab.icc_table(ratings, confidence_level=args.conf_level).to_string(), file=out)
+            print(predstab.icc_table(ratings, confidence_level=args.confidence_level).to_string(), file=out)
             return 0
         result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
-                              confidence_level=args.conf_level)
+                              confidence_level=args.confidence_level)
     elif args.measure == "fleiss":
         ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
         result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
@@ -358,7 +358,7 @@ example:
   predstab compare runs.csv --test permutation --a A --b B --seed 1
   # preds.csv: the truth and two models' predictions per test case
   predstab compare preds.csv --test bootstrap --truth y --a old --b new --metric accuracy \\
-      --level 0.95 --resamples 2000 --seed 1 --out boot.csv
+      --confidence-level 0.95 --resamples 2000 --seed 1 --out boot.csv
   # cv.csv: fold-by-fold scores of 10 x 10-fold CV on 1000 cases
   predstab compare cv.csv --test corrected-t --a A --b B --n-train 900 --n-test 100
 
@@ -376,7 +376,7 @@ _COMPARE_OPTIONS = {
     "alpha": ("friedman",), "plot": ("friedman",), "lower_is_better": ("friedman",),
     "old": ("mcnemar",), "new": ("mcnemar",), "id": ("mcnemar", "friedman"), "mid_p": ("mcnemar",),
     "a": _AB, "b": _AB, "paired": ("permutation",), "truth": ("bootstrap",), "metric": ("bootstrap",),
-    "resamples": ("bootstrap",), "interval": ("bootstrap",), "level": ("bootstrap", "corrected-t"),
+    "resamples": ("bootstrap",), "interval": ("bootstrap",), "confidence_level": ("bootstrap", "corrected-t"),
     "n_train": ("corrected-t",), "n_test": ("corrected-t",), "no_correct": ("wilcoxon",),
     "seed": ("permutation", "bootstrap"),
 }
@@ -471,9 +471,10 @@ def _compare_bootstrap(frame, args, out):
         raise InputError(f"--metric must be one of {', '.join(_METRICS)}; got {metric!r}")
     result = compare.paired_bootstrap(y, a, b, metric=_METRICS[metric], n_resamples=args.resamples,
                                       method=args.interval, random_state=args.seed,
-                                      confidence_level=args.level)
+                                      confidence_level=args.confidence_level)
     print(f"paired bootstrap of {metric}, A = '{args.a}', B = '{args.b}': {args.resamples} resamples of "
-          f"{result.n_units} cases, {100 * args.level:g}% {args.interval} intervals (seed {args.seed})",
+          f"{result.n_units} cases, {100 * args.confidence_level:g}% {args.interval} intervals "
+          f"(seed {args.seed})",
           file=out)
     table = result.summary_frame()
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
@@ -534,7 +535,7 @@ def _cmd_compare(args, out):
             raise InputError("--test corrected-t needs --n-train and --n-test (the training and test "
                              "set sizes of one split)")
         result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
-                                                   confidence_level=args.level)
+                                                   confidence_level=args.confidence_level)
     elif args.test == "wilcoxon":
         result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
@@ -789,7 +790,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--type", choices=("consistency", "agreement"), default="consistency", help="icc")
     p.add_argument("--unit", choices=("single", "average"), default="single", help="icc")
     p.add_argument("--table", action="store_true", help="icc: all six forms of psych::ICC")
-    p.add_argument("--conf-level", type=_probability, default=0.95, help="icc (default 0.95)")
+    p.add_argument("--confidence-level", "--conf-level", dest="confidence_level", type=_probability,
+                   default=0.95,
+                   help="icc: confidence level of the interval (irr's conf.level; default 0.95)")
     p.add_argument("--exact", action="store_true", help="fleiss: Conger's exact kappa")
     p.add_argument("--detail", action="store_true", help="fleiss: per-category kappas")
     p.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
@@ -823,7 +826,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap: resamples (default 2000)")
     p.add_argument("--interval", choices=("percentile", "bca"), default="percentile",
                    help="bootstrap: interval method (default percentile)")
-    p.add_argument("--level", type=_probability, default=0.95,
+    # --confidence-level as everywhere in predstab (agree's --level is a measurement level);
+    # --level, the earlier name, still works
+    p.add_argument("--confidence-level", "--level", dest="confidence_level", type=_probability, default=0.95,
                    help="bootstrap, corrected-t: confidence level (default 0.95)")
     p.add_argument("--n-train", type=_positive_float, metavar="N",
                    help="corrected-t: training cases of one split")

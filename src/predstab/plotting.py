@@ -96,26 +96,37 @@ def _plot_stability_curve_iv(n, stability, errors, fits, recommended):
     return n, curves, errors, fits, recommended
 
 
-_TABLE_EXTRAS = ("n_learners", "seconds", "n_forests")
-
-
 def _is_tuning_result(obj) -> bool:
     return hasattr(obj, "table") and hasattr(obj, "fits") and hasattr(obj, "recommendation")
 
 
 def _from_tuning_result(result, errors, fits, recommended, title):
-    """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win)."""
+    """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win).
+
+    The measures are the result's fitted ones (the table also holds ``<m>_low`` / ``<m>_high``
+    bands, the ``degenerate`` flags, timings); points flagged degenerate (0/0 set to 1) are
+    drawn as a series of their own, not as part of the fitted measure's points.
+    """
     table = result.table
     if "n_learners" not in table.columns:
         raise ValueError("`n` is a tuning result without an `n_learners` column in its table; "
                          f"got columns {list(table.columns)}.")
-    # the result's measures: the table also holds their bands (<m>_low / _high) and `degenerate`
-    measures = [m for m in getattr(result, "measures", None) or
-                [c for c in table.columns if c not in _TABLE_EXTRAS] if m in table.columns]
-    stability = {m: table[m].to_numpy(dtype=float) for m in measures}
-    if errors is None and getattr(result, "bands", None):
-        errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])
-                  for m, band in result.bands.items() if m in stability}
+    measures = [m for m in getattr(result, "measures", None) or result.fits if m in table.columns]
+    flags = table["degenerate"].fillna("").astype(str) if "degenerate" in table.columns else None
+    stability = {}
+    for m in measures:
+        values = table[m].to_numpy(dtype=float)
+        flagged = (np.array([m in d.split(",") for d in flags], dtype=bool) if flags is not None
+                   else np.zeros(values.size, dtype=bool))
+        stability[m] = np.where(flagged, np.nan, values)
+        if flagged.any():
+            stability[f"{m}: degenerate, 0/0 set to 1"] = np.where(flagged, values, np.nan)
+    if errors is None:
+        errors = {m: table[[f"{m}_low", f"{m}_high"]].to_numpy(float).T for m in measures
+                  if f"{m}_low" in table.columns and np.isfinite(table[f"{m}_low"].to_numpy(float)).all()}
+        if not errors and getattr(result, "bands", None):
+            errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])
+                      for m, band in result.bands.items() if m in stability}
     if fits is None:
         fits = {m: f for m, f in result.fits.items() if m in stability and getattr(f, "converged", True)}
     if recommended is None and result.recommendation is not None:
@@ -197,7 +208,11 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour, capsize=3, label=name,
                     markersize=max(8 - 1.5 * i, 3), markerfacecolor="none", zorder=3 + i)
         if name in fits:
-            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8, lw=1.5)
+            # solid (dashed lines are recommendations); fitted curves that coincide (phi, psi and
+            # kappa on a converged classifier) stay told apart: the first drawn widest, each
+            # later one narrower on top of it
+            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
+                    lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
     # one dashed line per recommended value; measures that agree share it (and its label)
     by_value = {}
     for name, rec in recommended.items():
@@ -372,3 +387,4 @@ def plot(result, /, **kwargs):
         return plot_cd_diagram(result, **kwargs)
     raise TypeError(f"`result` must be a TuningResult, a StabilityResult or a Friedman-Nemenyi result; "
                     f"got {type(result).__name__}.")
+
