@@ -1,6 +1,5 @@
 """repeated_predictions: refits, seeds, OOB and K-fold baselines, parallel determinism, errors."""
 
-import importlib.util
 import warnings
 
 import joblib
@@ -24,8 +23,6 @@ from sklearn.preprocessing import StandardScaler
 
 from predstab import PredstabDataWarning, RepeatedPredictions, repeated_predictions
 from predstab._utils import seeds_from
-
-HAS_STABILITY = importlib.util.find_spec("predstab._stability") is not None
 
 
 @pytest.fixture(scope="module")
@@ -280,7 +277,6 @@ def test_never_out_of_bag_warns(reg):
     assert np.isnan(rp.space).any()
 
 
-@pytest.mark.skipif(not HAS_STABILITY, reason="phi/psi live on the stability branch")
 def test_phi_psi_methods(reg, clf):
     import predstab
 
