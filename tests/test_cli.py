@@ -513,7 +513,7 @@ def test_compare_bootstrap_accuracy_equals_paired_bootstrap(tmp_path, capsys, cl
     code, out, err = run(capsys, *args)
     assert code == 0, err
     # the CLI's own accuracy against scikit-learn's, through the library function
-    direct = compare.paired_bootstrap(y, a, b, metric=accuracy_score, n_resamples=300, level=0.9,
+    direct = compare.paired_bootstrap(y, a, b, metric=accuracy_score, n_resamples=300, confidence_level=0.9,
                                       random_state=3)
     table = pd.read_csv(out_csv)
     assert list(table["quantity"]) == ["A", "B", "B - A"]
@@ -568,7 +568,7 @@ def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, caps
                          "--b", "B", "--n-train", "900", "--n-test", "100", "--level", "0.9",
                          "--out", tmp_path / "t.csv")
     assert code == 0, err
-    direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, level=0.9)
+    direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, confidence_level=0.9)
     printed = _fields(out)
     for name, value in (("statistic", direct.statistic), ("pvalue", direct.pvalue), ("df", direct.df),
                         ("estimate", direct.estimate), ("ci_low", direct.confidence_interval.low),

@@ -641,7 +641,6 @@ def test_paired_bootstrap_clusters():
 @pytest.mark.parametrize("kwargs, exc, match", [
     (dict(metric="accuracy"), TypeError, "`metric`"),
     (dict(metric=_acc, method="BCa"), ValueError, "`method`"),   # "bca" is the one spelling
-    (dict(metric=_acc, level=95), ValueError, "`confidence_level`"),
     (dict(metric=_acc, confidence_level=95), ValueError, "`confidence_level`"),
     (dict(metric=_acc, n_resamples=200.0), ValueError, "`n_resamples`"),
     (dict(metric=_acc, n_resamples=1), ValueError, "`n_resamples`"),

@@ -13,7 +13,6 @@ Y = [0.83, 0.85, 0.80, 0.82, 0.88]
 # (call, exception, text that names the parameter)
 BAD_INPUT = {
     "ttest level": (lambda: compare.ttest(X, Y, confidence_level=1.5), ValueError, "`confidence_level`"),
-    "ttest former level": (lambda: compare.ttest(X, Y, level=1.5), ValueError, "`confidence_level`"),
     "ttest paired+equal_var": (lambda: compare.ttest(X, Y, paired=True, equal_var=True), ValueError,
                                "`equal_var`"),
     "ttest paired lengths": (lambda: compare.ttest(X, Y[:-1], paired=True), ValueError, "same shape"),

@@ -34,11 +34,6 @@ OLD_NAMES = {"conf_level": "confidence_level", "n_trees": "n_learners", "num_tre
 MEASUREMENT_LEVEL = {"krippendorff_alpha", "iota"}
 # parameters of functions renamed on other branches: the merge empties this
 PENDING_NAMES: set = set()  # every old name is gone
-# Functions that still accept `level=` as a backwards-compatible keyword alias of `confidence_level`
-# (predstab.compare._common.accepts_level; the command line passes `level=`). Their signatures show
-# only `confidence_level`, so test_one_name_per_idea cannot see the alias: it is listed here instead.
-LEVEL_ALIASES = {f"compare.{f}" for f in ("paired_bootstrap", "ttest", "corrected_resampled_ttest",
-                                          "win_rate_test", "mean_ci", "stratified_bootstrap_ci")}
 
 
 def test_one_name_per_idea():
@@ -51,14 +46,3 @@ def test_one_name_per_idea():
                 found.add((name, param))
     assert found - PENDING_NAMES == set(), "use confidence_level / n_learners / level (measurement only)"
     assert PENDING_NAMES - found == set(), "renamed now: remove from PENDING_NAMES"
-
-
-def test_level_aliases_are_listed():
-    from predstab.compare._common import accepts_level
-    from tests.test_param_registry import FUNCTIONS
-
-    alias = accepts_level(lambda *, confidence_level=0.95: confidence_level).__code__  # the wrapper's code
-    found = {name for name, func in FUNCTIONS.items() if getattr(func, "__code__", None) is alias}
-    assert found == LEVEL_ALIASES
-    for name in found:
-        assert "level" not in inspect.signature(FUNCTIONS[name]).parameters

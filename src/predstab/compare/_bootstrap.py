@@ -14,7 +14,7 @@ from .._exceptions import PredstabUndefinedWarning
 from .._results import Result, r_pvalue, r_signif, result
 from .._utils import ConfidenceInterval, check_rng
 from .._validation import Interval, Options, validate_params
-from ._common import CONFIDENCE, accepts_level, read_scores, rng_keyword
+from ._common import CONFIDENCE, read_scores, rng_keyword
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
            "bootstrap_interval"]
@@ -199,7 +199,6 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, groups):
     return y, pa, pb, codes
 
 
-@accepts_level
 @validate_params({"y_true": ["array-like"], "pred_a": ["array-like"], "pred_b": ["array-like"],
                   "metric": ["callable"], "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "method": [Options(_METHODS)],

@@ -9,7 +9,6 @@ an integer everywhere (``3.0`` is rejected, as by every other predstab function)
 
 from __future__ import annotations
 
-import functools
 import inspect
 from numbers import Integral, Real
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from .._validation import Interval, Options
 
-__all__ = ["rng_keyword", "read_scores", "read_counts", "accepts_level", "CONFIDENCE", "PROBABILITY", "COUNT",
+__all__ = ["rng_keyword", "read_scores", "read_counts", "CONFIDENCE", "PROBABILITY", "COUNT",
            "POSITIVE_COUNT", "ALTERNATIVE", "ALTERNATIVES", "alternative_name"]
 
 #: ``confidence_level``: a float in (0, 1)
@@ -88,24 +87,3 @@ def read_counts(values, name, *, square=True):
             raise ValueError(f"`{name}` must hold non-negative whole counts; got {v!r}.")
         counts.append(int(v))
     return np.array(counts, dtype=np.int64).reshape(tab.shape)
-
-
-def accepts_level(func):
-    """Let ``level=`` still reach ``confidence_level`` (the spelling before the rename).
-
-    Only the keyword is translated; giving both is an error. The command line calls a few
-    functions with ``level=``; new code uses ``confidence_level``.
-    """
-    params = inspect.signature(func).parameters
-    if "confidence_level" not in params:  # pragma: no cover - programming error
-        raise ValueError(f"{func.__qualname__} has no `confidence_level` parameter.")
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if "level" in kwargs:
-            if "confidence_level" in kwargs:
-                raise TypeError("Give `confidence_level` only (`level` is its former name); got both.")
-            kwargs["confidence_level"] = kwargs.pop("level")
-        return func(*args, **kwargs)
-
-    return wrapper

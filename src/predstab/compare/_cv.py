@@ -24,7 +24,7 @@ from scipy import stats
 from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from .._utils import ConfidenceInterval
 from .._validation import Interval, Options, validate_params
-from ._common import ALTERNATIVE, CONFIDENCE, accepts_level, read_scores
+from ._common import ALTERNATIVE, CONFIDENCE, read_scores
 from ._results import TestResult, WilcoxonResult
 
 __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest"]
@@ -79,7 +79,6 @@ def _from_scipy(res, estimate, level, method, alternative, null_value=0.0, shift
                       null_value=null_value)
 
 
-@accepts_level
 @validate_params({"scores_a": ["array-like"], "scores_b": ["array-like", None], "paired": ["boolean"],
                   "equal_var": ["boolean"], "mu": [Interval(Real, None, None)], "alternative": ALTERNATIVE,
                   "confidence_level": CONFIDENCE})
@@ -285,7 +284,6 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-@accepts_level
 @validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"], "n_train": _POSITIVE,
                   "n_test": _POSITIVE, "alternative": ALTERNATIVE, "confidence_level": CONFIDENCE})
 def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided",

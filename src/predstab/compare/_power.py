@@ -11,7 +11,7 @@ from scipy import stats
 from .._results import Result, result
 from .._utils import ConfidenceInterval
 from .._validation import Interval, Options, validate_params
-from ._common import CONFIDENCE, PROBABILITY, accepts_level
+from ._common import CONFIDENCE, PROBABILITY
 from ._results import htest_lines
 from ._rmath import R_UNIROOT_TOL, brent_zero
 
@@ -383,7 +383,6 @@ def binomial_two_sided_p(x, n):
     return min(1.0, 2.0 * float(stats.binom.cdf(k, n, 0.5)))
 
 
-@accepts_level
 @validate_params({"wins": [Interval(Integral, 0, None)], "n": [Interval(Integral, 1, None)],
                   "p": PROBABILITY, "alternative": [Options(("two-sided", "greater", "less"))],
                   "confidence_level": CONFIDENCE})

@@ -13,7 +13,7 @@ from .._results import Result, r_signif, result
 from .._utils import ConfidenceInterval, check_rng
 from .._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
-from ._common import CONFIDENCE, accepts_level, read_scores
+from ._common import CONFIDENCE, read_scores
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
@@ -89,7 +89,6 @@ def _pct(level):
     return f"{100 * level:g}"
 
 
-@accepts_level
 @validate_params({"x": ["array-like"], "confidence_level": CONFIDENCE})
 def mean_ci(x, *, confidence_level=0.95):
     r"""Mean of run scores with Student's t confidence interval.
@@ -154,7 +153,6 @@ class StratifiedBootstrapResult(Result):
     _title = "Stratified bootstrap percentile interval"
 
 
-@accepts_level
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "random_state": ["random_state"]})
