@@ -235,27 +235,7 @@ _X = np.where(
     np.random.default_rng(3).random((40, 2)) < 0.7, [[1]], np.random.default_rng(4).integers(1, 4, (40, 2))
 )
 _X[:3] = [[1, 2], [2, 3], [3, 3]]
-CALLS = {
-    "cohen_kappa": (cohen_kappa, (_X,), {}),
-    "light_kappa": (light_kappa, (_X,), {}),
-    "kappa_sample_size": (kappa_sample_size, (0.6, 0.4), {"rate1": 0.5, "rate2": 0.4}),
-}
-_DECLARED = [
-    (name, param, bad)
-    for name, (func, _, _) in CALLS.items()
-    for param, cons in func._parameter_constraints.items()
-    for bad in [v for c in cons for v in c.invalid_values()]
-    if not any(c.is_satisfied_by(bad) for c in cons)
-]
-
-
-@pytest.mark.parametrize(("name", "param", "bad"), _DECLARED, ids=[f"{n}-{p}-{b!r}" for n, p, b in _DECLARED])
-def test_every_declared_parameter_rejects_bad_values_by_name(name, param, bad):
-    func, args, kw = CALLS[name]
-    if param in ("kappa1", "kappa0"):
-        args, kw = (), {**kw, "kappa1": 0.6, "kappa0": 0.4}
-    with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
-        func(*args, **{**kw, param: bad})
+# invalid values of every declared parameter: tests/test_param_registry.py (one table for all)
 
 
 def test_swapping_raters_and_permuting_objects_changes_nothing():

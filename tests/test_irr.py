@@ -264,20 +264,7 @@ CALLS = {
     "iota": (iota, _NUM, {}),
     "inter_intra_reliability": (inter_intra_reliability, _NUM, {"n_raters": 2}),
 }
-_DECLARED = [
-    (name, param, bad)
-    for name, (func, _, _) in CALLS.items()
-    for param, cons in func._parameter_constraints.items()
-    for bad in [v for c in cons for v in c.invalid_values()]
-    if not any(c.is_satisfied_by(bad) for c in cons)
-]
-
-
-@pytest.mark.parametrize(("name", "param", "bad"), _DECLARED, ids=[f"{n}-{p}-{b!r}" for n, p, b in _DECLARED])
-def test_every_declared_parameter_rejects_bad_values_by_name(name, param, bad):
-    func, data, kw = CALLS[name]
-    with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
-        func(data, **{**kw, param: bad})
+# invalid values of every declared parameter: tests/test_param_registry.py (one table for all)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
