@@ -683,3 +683,18 @@ def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
 def test_interval_option_is_validated():
     with pytest.raises(ValueError, match="`interval` must be"):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, method="closed_form", interval="objects")
+
+
+def test_resampled_metric_stats_equal_the_copied_pools():
+    from predstab._closed_form import closed_form_stats
+    from predstab._tune import _learner_object_draws, _resampled_metric_stats
+
+    preds = np.random.default_rng(3).normal(5.0, 2.0, (9000, 12))  # two blocks of objects
+    rows, cols = _learner_object_draws(np.random.default_rng(4), 3, 9000, 12)
+    n = np.array([2.0, 7.0])
+    fast = _resampled_metric_stats(preds, rows, cols, n)
+    for b in range(3):
+        copied = closed_form_stats(preds[rows[b]][:, cols[b]], None, n, classifier=False, voting="soft",
+                                   rng=None)
+        for key in ("d_o", "b", "w"):
+            np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-10)

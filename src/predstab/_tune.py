@@ -1480,13 +1480,48 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng):
                                                    rng=rng, population=True), n, measure, d_e)
         n_perm = max(5, _orderings(preds.shape[0]) // 8) if classifier else None
         out = np.empty((int(n_bootstrap), len(n)))
+        fast = None if classifier or mask is not None else _resampled_metric_stats(preds, rows, cols, n)
         for b in range(int(n_bootstrap)):
-            here = preds[rows[b]][:, cols[b]]
-            here_mask = None if mask is None else mask[rows[b]][:, cols[b]]
-            stats = closed_form_stats(here, here_mask, n, classifier=classifier, voting=voting, rng=rng,
-                                      n_perm=n_perm)
+            if fast is not None:
+                stats = fast[b]
+            else:
+                here = preds[rows[b]][:, cols[b]]
+                here_mask = None if mask is None else mask[rows[b]][:, cols[b]]
+                stats = closed_form_stats(here, here_mask, n, classifier=classifier, voting=voting, rng=rng,
+                                          n_perm=n_perm)
             out[b] = curve - (curve_from_stats(stats, n, measure, d_e) - truth)
     return np.minimum(out, 1.0)
+
+
+def _resampled_metric_stats(preds, rows, cols, n):
+    """The closed-form statistics of ``preds[rows[b]][:, cols[b]]`` for every resample ``b``
+    (metric test predictions) without copying the pool: a resampled pool holds learner ``j``
+    ``w_bj`` times, so each object's resampled mean and variance follow from one product of
+    the deviations from its pool mean with the counts, and a resampled set of objects weighs
+    object ``i`` by its count ``r_bi`` (blocks of objects; float64)."""
+    n_obj, size = preds.shape
+    n_boot = len(rows)
+    weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
+    r = np.stack([np.bincount(x, minlength=n_obj) for x in rows], axis=1).astype(np.float64)
+    sum_var, sum_mu, sum_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
+    ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
+    for start in range(0, n_obj, 4096):
+        here = slice(start, min(start + 4096, n_obj))
+        block = np.asarray(preds[here], dtype=np.float64)
+        mu = block.mean(axis=1)
+        dev = block - mu[:, None]
+        s1 = dev @ weights
+        s2 = (dev * dev) @ weights
+        var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
+        centred = (mu - ref)[:, None] + s1 / size
+        counts = r[here]
+        sum_var += (counts * var).sum(axis=0)
+        sum_mu += (counts * centred).sum(axis=0)
+        sum_mu2 += (counts * centred**2).sum(axis=0)
+    mean_var = sum_var / n_obj
+    between = (sum_mu2 - sum_mu**2 / n_obj) / (n_obj - 1)
+    return [{"d_o": mean_var[b] / n, "b": max(float(between[b] - mean_var[b] / size), 0.0),
+             "w": float(mean_var[b])} for b in range(n_boot)]
 
 
 def _summary_frame(fits, recs):
