@@ -336,11 +336,11 @@ def test_bootstrap_interval_of_the_rounded_and_unrounded_recommendation():
     assert "test objects resampled" in res.interval_covers
 
 
-def test_closed_form_interval_says_it_covers_only_the_pools_learners():
+def test_closed_form_learner_interval_says_it_covers_only_the_pools_learners():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
-                                pool_size=64, n_bootstrap=20, random_state=0)
+                                pool_size=64, n_bootstrap=20, random_state=0, interval="learners")
     low, high = res.confidence_interval
     assert low % 1000 == 0 and high % 1000 == 0  # resampled recommendations, not interpolations
     assert "pool's learners resampled" in res.interval_covers
@@ -614,3 +614,87 @@ def test_per_object_plot_labels_no_object_that_is_perfectly_stable():
     assert np.all(np.asarray(res.largest_psi.per_object) == 1)
     _, per_object = _demo._figures(res, job)
     assert [t.get_text() for t in per_object.axes[0].texts] == []
+
+
+# ----------------------------------------------------------------------------------------- issue 15.3
+def _hand_icc(preds, n, *, plug_in=False):
+    """ICC(1) of forests of ``n`` learners in closed form, written out: b / (b + mean var / n),
+    b the between-object variance of the learners' means less their noise mean(var) / learners."""
+    mu, var = preds.mean(axis=1), preds.var(axis=1, ddof=1)
+    noise = 0.0 if plug_in else np.mean(var / preds.shape[1])
+    b = max(np.var(mu, ddof=1) - noise, 0.0)
+    return b / (b + np.mean(var) / np.asarray(n, dtype=float))
+
+
+def _interval_of(curves, round_to):
+    rounded, raw = [], []
+    for curve in curves:
+        fit = fit_2pl(GRID, curve)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            rec = fit.recommend(round_to=round_to)
+        if rec is not None:
+            rounded.append(rec)
+            raw.append(fit.recommend(round_to="none", minimum=0))
+    pct = [2.5, 97.5]
+    return (tuple(np.percentile(rounded, pct, method="inverted_cdf")),
+            tuple(np.percentile(raw, pct, method="inverted_cdf")))
+
+
+def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
+    kwargs = dict(grid=GRID, measures=("icc",), method="closed_form", pool_size=64, n_bootstrap=20,
+                  random_state=0, round_to="ten")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        both = tune_num_learners(EST, XTR, YTR, XTE, **kwargs)
+        learners = tune_num_learners(EST, XTR, YTR, XTE, interval="learners", **kwargs)
+    # the same pool, then the draws from the generator after it: all rows, then all learners
+    rng = check_rng(0)
+    pool = TreePool(EST, n_learners=64, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    rows = rng.integers(0, len(XTE), (20, len(XTE)))
+    cols = rng.integers(0, 64, (20, 64))
+    preds = pool.test_predictions_.astype(float)
+    curve = _hand_icc(preds, GRID)
+    np.testing.assert_allclose(both.table["icc"], curve, rtol=1e-10)
+    truth = _hand_icc(preds, GRID, plug_in=True)  # the bootstrap world's exact value: pivot on it
+    curves = [np.minimum(curve - (_hand_icc(preds[r][:, c], GRID) - truth), 1.0)
+              for r, c in zip(rows, cols, strict=True)]
+    rounded, raw = _interval_of(curves, "ten")
+    assert tuple(both.confidence_interval) == rounded
+    assert tuple(both.unrounded_interval) == raw
+    # the learner-only interval: the bands' resampled pools, unchanged (main at e30d08e gave these)
+    errors = pool.closed_form_bands(GRID, n_bootstrap=20).errors
+    assert _interval_of(np.minimum(curve - errors, 1.0), "ten") == ((1110, 1270), (1110, 1270))
+    assert tuple(learners.confidence_interval) == (1110, 1270) == tuple(learners.unrounded_interval)
+    low, high = both.confidence_interval
+    assert (low, high) == (500, 1320) and high - low >= 1270 - 1110
+    assert both.unrounded_interval.high - both.unrounded_interval.low >= 1270 - 1110
+    # bands are the learners' under either option; the interval says what it covers
+    np.testing.assert_allclose(both.table["icc_low"], learners.table["icc_low"], rtol=0)
+    assert both.interval_covers.startswith("test objects and the pool's learners resampled together")
+    assert learners.interval_covers.startswith("the pool's learners resampled: only")
+    assert both.settings["interval"] == "learners+objects" and learners.settings["interval"] == "learners"
+    text = str(both)
+    assert "500 to 1320 learners" in text and 'interval="learners+objects"' in text
+    assert "95% bootstrap bands (the pool's learners resampled)" in text
+    assert 'interval="learners"' in str(learners)
+
+
+def test_interval_option_is_validated():
+    with pytest.raises(ValueError, match="`interval` must be"):
+        tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, method="closed_form", interval="objects")
+
+
+def test_resampled_metric_stats_equal_the_copied_pools():
+    from predstab._closed_form import closed_form_stats
+    from predstab._tune import _learner_object_draws, _resampled_metric_stats
+
+    preds = np.random.default_rng(3).normal(5.0, 2.0, (9000, 12))  # two blocks of objects
+    rows, cols = _learner_object_draws(np.random.default_rng(4), 3, 9000, 12)
+    n = np.array([2.0, 7.0])
+    fast = _resampled_metric_stats(preds, rows, cols, n)
+    for b in range(3):
+        copied = closed_form_stats(preds[rows[b]][:, cols[b]], None, n, classifier=False, voting="soft",
+                                   rng=None)
+        for key in ("d_o", "b", "w"):
+            np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-10)

@@ -32,6 +32,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
 
 _METHODS = ("pool", "refit", "closed_form")
 _PSI_BASELINES = ("fixed", "kfold", "per_forest")
+_INTERVALS = ("learners+objects", "learners")  # closed form: what its interval resamples
 _CLOSED = ("icc", "fleiss", "phi", "psi")
 _ALL_MEASURES = ("icc", "fleiss", "phi", "psi", "selection", "importance", "importance_selection")
 _IMPORTANCE = ("importance", "importance_selection")
@@ -176,10 +177,13 @@ class TuningResult(Result):
         The same resamples' interval of the unrounded recommendation.
     interval_covers : str
         What the intervals and bands reflect: for "refit" / "pool" the test objects are
-        resampled (the sampling of test objects; the forests are held fixed); for
-        "closed_form" the pool's learners are resampled, so the interval covers only the
-        error of the pool's finite number of learners, not the test objects' sampling: it
-        is narrower than the spread of refit runs on other test objects.
+        resampled (the sampling of test objects; the forests are held fixed). For
+        "closed_form" the bands resample the pool's learners; the recommendation's
+        interval (``interval="learners+objects"``, the default) resamples the test objects
+        and the learners together, so it covers the test objects' sampling as the pool
+        method's does, or (``interval="learners"``) only the learners: then it covers only
+        the error of the pool's finite number of learners and is narrower than the spread
+        of refit runs on other test objects.
     confidence_level : float
     runtime : tuple of float
         ``(intercept, slope)`` of seconds per forest against learners.
@@ -354,7 +358,8 @@ class TuningResult(Result):
             shown = pd.DataFrame({"n_learners": self.table["n_learners"]})
             for m, band in bands.items():
                 shown[m] = [f"{lo:.4f} to {hi:.4f}" for lo, hi in zip(band["low"], band["high"], strict=True)]
-            lines += [f" {self.confidence_level:.0%} bootstrap bands ({self.interval_covers.split(':')[0]}):"]
+            covers = _COVERS["closed_form"] if self.method == "closed_form" else self.interval_covers
+            lines += [f" {self.confidence_level:.0%} bootstrap bands ({covers.split(':')[0]}):"]
             lines += ["  " + line for line in shown.to_string(index=False).splitlines()] + [""]
         lines.append(" 2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2), and each measure's recommendation:")
         rows = []
@@ -1072,6 +1077,7 @@ def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh
     "selection": [Mapping, None],
     "importance": [Mapping, None],
     "psi_baseline": [Options(_PSI_BASELINES)],
+    "interval": [Options(_INTERVALS)],
     "pool_size": [Interval(Integral, 2, None), None],
     "precision": [Interval(Real, 0, 1, closed="neither"), None],
     "voting": [Options(("soft", "hard")), None],
@@ -1090,7 +1096,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
                       measures=None, method="pool", pool_size=None, voting=None, scale=None, levels=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_bootstrap=100,
                       confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
-                      psi_baseline="fixed", precision=None, selection=None, importance=None):
+                      psi_baseline="fixed", precision=None, selection=None, importance=None,
+                      interval="learners+objects"):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
 
     For each number of learners ``n`` in ``grid`` the stability of ``n_repeats`` ensembles
@@ -1154,10 +1161,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     n_bootstrap : int, default 100
         Bootstrap resamples for the recommendation's confidence interval and the curves'
         bands (``<measure>_low`` / ``_high`` in ``table``). "refit" / "pool": the test
-        objects are resampled (the forests held fixed). "closed_form": the learners of the
-        pool are resampled, so its interval and bands reflect only the pool's finite number
-        of learners, not the sampling of the test objects (a refit run on other objects can
-        fall outside them). 0: none.
+        objects are resampled (the forests held fixed). "closed_form": the bands resample
+        the learners of the pool, so they reflect only the pool's finite number of
+        learners; the recommendation's interval resamples what ``interval`` says. 0: none.
     confidence_level : float, default 0.95
         Of the bands and the recommendation's interval.
     random_state : None, int or numpy.random.Generator
@@ -1179,6 +1185,17 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         psi is not monotone in ``n`` (ranger on APS's maize yield: 0.68, 0.69, 0.73, 0.72,
         0.72, 0.78, 0.83, 0.90 for 5 ... 1000 trees; its 2PL fit is meaningless). The fixed
         baseline keeps D_e constant, so psi follows the same 2PL law as the other measures.
+    interval : {"learners+objects", "learners"}, default "learners+objects"
+        "closed_form" only: what the recommendation's interval resamples (recorded in
+        ``interval_covers``). "learners+objects": in each resample the test objects (the
+        rows of the pool's per-learner predictions) and the pool's learners are drawn with
+        replacement, the closed-form curve of that pool is computed (pivoted on the
+        bootstrap world's exact value, as the bands are), the 2PL refitted and optRF's
+        recommendation taken; the percentile interval of those covers the test objects'
+        sampling as the pool method's does. "learners": the learners only (the bands'
+        resamples): the error of the pool's finite size alone -- another closed-form run on
+        the same objects falls inside it, a refit run on other objects often does not.
+        The refit and pool methods always resample the test objects.
     precision : float, optional
         "closed_form" only: the widest 95% band to accept, as a half-width (e.g. 0.02 for
         +-0.02). The pool's bands are measured (100 resamples at least) and, where any
@@ -1278,10 +1295,13 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     table, closed, failed, degenerate = _table(values, grid, measures, spec, pool, method, n_bootstrap,
                                                confidence_level, pool_size)
     notes += _point_notes(failed, degenerate)
+    settings = _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to,
+                         n_bootstrap, confidence_level, measures)
+    if method == "closed_form":
+        settings["interval"] = interval
     return _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
-                      n_bootstrap, confidence_level, rng, pool_size, notes,
-                      _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to,
-                                n_bootstrap, confidence_level, measures))
+                      n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
+                      interval_kind=interval)
 
 
 def _table(values, grid, measures, spec, pool, method, n_bootstrap, confidence_level, pool_size):
@@ -1339,7 +1359,7 @@ def _point_notes(failed, degenerate):
 
 
 def _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to, n_bootstrap,
-               confidence_level, rng, pool_size, notes, settings):
+               confidence_level, rng, pool_size, notes, settings, *, pool=None, interval_kind="learners"):
     """The TuningResult: fits and recommendations, bands, the primary's interval, run time."""
     fits, recs = _fits_and_recommendations(table, measures, target, rec_thresh, round_to)
     primary = measures[0]
@@ -1351,6 +1371,10 @@ def _summarise(table, values, grid, measures, spec, method, closed, target, rec_
         warnings.warn(message, PredstabWarning, stacklevel=3)
     resampled = _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap,
                        confidence_level, rng)
+    both = method == "closed_form" and interval_kind == "learners+objects" and primary in closed
+    if both and resampled is not None:  # the bands stay the learners'; the interval also resamples objects
+        resampled = _learner_object_curves(pool, grid, primary, spec, table[primary].to_numpy(float),
+                                           n_bootstrap, rng)
     interval = unrounded = ConfidenceInterval(float("nan"), float("nan"))
     if resampled is not None and rec.rule == "optRF" and recommendation is not None:
         interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
@@ -1360,7 +1384,7 @@ def _summarise(table, values, grid, measures, spec, method, closed, target, rec_
         table=table, fits=fits, recommendations=recs, summary=_summary_frame(fits, recs), primary=primary,
         recommendation=recommendation, reliable=not problems, message=message, target=target,
         n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
-        interval_covers=_COVERS["closed_form" if method == "closed_form" else "objects"],
+        interval_covers=_covers(method, primary in closed, interval_kind),
         confidence_level=confidence_level, runtime=runtime_model(table["n_learners"], table["seconds"]),
         method=method, pool_size=pool_size, psi_baseline=spec.baseline_text if "psi" in measures else "",
         largest_phi=_largest(largest, spec, "phi", measures),
@@ -1368,9 +1392,19 @@ def _summarise(table, values, grid, measures, spec, method, closed, target, rec_
     )
 
 
+def _covers(method, closed_primary, interval_kind):
+    """What the recommendation's interval resampled (``interval_covers``)."""
+    if method != "closed_form" or not closed_primary:
+        return _COVERS["objects"]
+    return _COVERS["learners+objects" if interval_kind == "learners+objects" else "closed_form"]
+
+
 _COVERS = {
+    "learners+objects": "test objects and the pool's learners resampled together: the sampling of the test "
+                        "objects and the error from the pool's finite number of learners "
+                        "(interval=\"learners+objects\"; the bands resample the learners only)",
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
-                   "not the sampling of the test objects",
+                   "not the sampling of the test objects (interval=\"learners\")",
     "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
                "not of new forests",
 }
@@ -1410,6 +1444,84 @@ def _bands(table, values, grid, measures, primary, closed, spec, method, n_boots
         table[f"{m}_low"] = np.where(undefined, np.nan, low)
         table[f"{m}_high"] = np.where(undefined, np.nan, high)
     return curves.get(primary)
+
+
+def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):
+    """``(rows, cols)``: per resample, test objects and learners drawn with replacement
+    (``rows``: n_bootstrap x n_objects, then ``cols``: n_bootstrap x n_learners, both from
+    ``rng`` in that order, before anything else draws from it)."""
+    rows = rng.integers(0, n_objects, (int(n_bootstrap), n_objects))
+    cols = rng.integers(0, n_learners, (int(n_bootstrap), n_learners))
+    return rows, cols
+
+
+def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng):
+    """``(n_bootstrap, len(grid))`` closed-form curves with test objects and learners resampled.
+
+    Each resample is the pool's per-learner predictions at resampled rows (test objects, or
+    the training rows out of bag) and resampled columns (learners), drawn by
+    :func:`_learner_object_draws`. As for the learners' bands (:func:`closed_form_bands`)
+    the interval is pivotal: the resample's closed form minus the exact value of the same
+    estimator in the bootstrap world (the pool and its objects as the population) is the
+    error, subtracted from the pool's curve; phi's / psi's D_e stays fixed (their baselines
+    are not the test objects), as in the object bootstrap of the pool method.
+    """
+    from ._closed_form import _orderings, closed_form_stats, curve_from_stats
+
+    preds = pool.test_predictions_
+    mask = pool.oob_ if pool.on_train_ else None
+    classifier, voting = pool.is_classifier_, pool.voting_
+    d_e = pool._closed_form_expected(measure, _closed_baselines(spec).get(measure), voting)
+    n = np.asarray(grid, dtype=float)
+    rows, cols = _learner_object_draws(rng, n_bootstrap, preds.shape[0], preds.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degenerate resamples are NaN or 1 by the convention
+        truth = curve_from_stats(closed_form_stats(preds, mask, n, classifier=classifier, voting=voting,
+                                                   rng=rng, population=True), n, measure, d_e)
+        n_perm = max(5, _orderings(preds.shape[0]) // 8) if classifier else None
+        out = np.empty((int(n_bootstrap), len(n)))
+        fast = None if classifier or mask is not None else _resampled_metric_stats(preds, rows, cols, n)
+        for b in range(int(n_bootstrap)):
+            if fast is not None:
+                stats = fast[b]
+            else:
+                here = preds[rows[b]][:, cols[b]]
+                here_mask = None if mask is None else mask[rows[b]][:, cols[b]]
+                stats = closed_form_stats(here, here_mask, n, classifier=classifier, voting=voting, rng=rng,
+                                          n_perm=n_perm)
+            out[b] = curve - (curve_from_stats(stats, n, measure, d_e) - truth)
+    return np.minimum(out, 1.0)
+
+
+def _resampled_metric_stats(preds, rows, cols, n):
+    """The closed-form statistics of ``preds[rows[b]][:, cols[b]]`` for every resample ``b``
+    (metric test predictions) without copying the pool: a resampled pool holds learner ``j``
+    ``w_bj`` times, so each object's resampled mean and variance follow from one product of
+    the deviations from its pool mean with the counts, and a resampled set of objects weighs
+    object ``i`` by its count ``r_bi`` (blocks of objects; float64)."""
+    n_obj, size = preds.shape
+    n_boot = len(rows)
+    weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
+    r = np.stack([np.bincount(x, minlength=n_obj) for x in rows], axis=1).astype(np.float64)
+    sum_var, sum_mu, sum_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
+    ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
+    for start in range(0, n_obj, 4096):
+        here = slice(start, min(start + 4096, n_obj))
+        block = np.asarray(preds[here], dtype=np.float64)
+        mu = block.mean(axis=1)
+        dev = block - mu[:, None]
+        s1 = dev @ weights
+        s2 = (dev * dev) @ weights
+        var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
+        centred = (mu - ref)[:, None] + s1 / size
+        counts = r[here]
+        sum_var += (counts * var).sum(axis=0)
+        sum_mu += (counts * centred).sum(axis=0)
+        sum_mu2 += (counts * centred**2).sum(axis=0)
+    mean_var = sum_var / n_obj
+    between = (sum_mu2 - sum_mu**2 / n_obj) / (n_obj - 1)
+    return [{"d_o": mean_var[b] / n, "b": max(float(between[b] - mean_var[b] / size), 0.0),
+             "w": float(mean_var[b])} for b in range(n_boot)]
 
 
 def _summary_frame(fits, recs):
