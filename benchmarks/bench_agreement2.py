@@ -29,25 +29,14 @@ import argparse
 import datetime
 import os
 import platform
-import time
 import warnings
 from importlib import metadata
 
 import numpy as np
 import pandas as pd
+from bench_agreement import best_time  # the same timing rule as the first agreement benchmark
 
 import predstab
-
-
-def best_time(func, repeat):
-    func()  # warm-up: imports, page faults
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
 
 ROWS = []  # (task, ours s, peer s, peer, ratio, target, verdict, diff) for --markdown
 NOTES = []

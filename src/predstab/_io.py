@@ -284,13 +284,7 @@ def check_output_file(path, *, force=False, option="--out") -> Path:
         raise InputError(f"{option} '{path}' is a folder; give a file name")
     if path.exists() and not force:
         raise InputError(f"'{path}' already exists; use --force to overwrite it")
-    parent = path.parent
-    if not parent.exists():
-        raise InputError(f"{option} '{path}': the folder '{parent}' does not exist; create it first "
-                         "(predstab does not create folders for output files)")
-    if not parent.is_dir():
-        raise InputError(f"{option} '{path}': '{parent}' is not a folder")
-    _probe_writable(parent, shown=f"{option} '{path}'")
+    _check_parent(path, option, "predstab does not create folders for output files")
     return path
 
 
@@ -324,14 +318,19 @@ def check_output_dir(path, *, force=False, option="--out") -> Path:
                              f"--out {path}-{k}")
         _probe_writable(path, shown=f"{option} '{path}'")
         return path
+    _check_parent(path, option, "predstab creates only the output folder itself, not its parents")
+    return path
+
+
+def _check_parent(path, option, why_not_created):
+    """The folder an output goes into must exist (it is never created) and take a file."""
     parent = path.parent
     if not parent.exists():
         raise InputError(f"{option} '{path}': the folder '{parent}' does not exist; create it first "
-                         "(predstab creates only the output folder itself, not its parents)")
+                         f"({why_not_created})")
     if not parent.is_dir():
         raise InputError(f"{option} '{path}': '{parent}' is not a folder")
     _probe_writable(parent, shown=f"{option} '{path}'")
-    return path
 
 
 def make_output_dir(path, *, force=False, option="--out") -> Path:
