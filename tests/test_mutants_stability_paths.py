@@ -1,0 +1,272 @@
+"""phi / psi on the code paths the other stability tests do not reach (written from mutmut's
+survivors of ``_stability.py``; see docs/mutation.md).
+
+Each value is checked against an independent computation written here: the share of
+disagreeing ordered pairs counted per object with :class:`collections.Counter`, Krippendorff's
+ordinal distances from the level counts, the variance of a list. The paths: many categories
+(the sparse count table, the (N x K) @ (K x K) product of more than 16 ordinal levels), integer
+codes that do not start at 0, objects whose every prediction is missing, categories absent from
+the baseline (psi), pandas Categoricals, and the names each entry point gives in its errors.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from predstab import PredstabDataWarning, calculate_phi, calculate_psi, phi, psi
+
+# ----------------------------------------------------------------------------- references
+
+
+def pair_disagreement(row):
+    """Share of ordered pairs of a row's non-missing predictions that differ."""
+    values = [v for v in row if v is not None and not (isinstance(v, float) and np.isnan(v))]
+    r = len(values)
+    if r < 2:
+        return np.nan
+    same = sum(n * n for n in Counter(values).values())
+    return (r * r - same) / (r * (r - 1))
+
+
+def gini(values):
+    counts = np.array(list(Counter(values).values()), dtype=float)
+    p = counts / counts.sum()
+    return 1.0 - float(np.sum(p * p))
+
+
+def ordinal_reference(pred, base, levels):
+    """Krippendorff's ordinal D_o per object and D_e, pair by pair, from the level counts."""
+    m = np.array([sum(1 for b in base if b == lev) for lev in levels], dtype=float)
+    pos = {lev: float(m[: j].sum() + m[j] / 2.0) for j, lev in enumerate(levels)}
+    d_o = []
+    for row in pred:
+        r = len(row)
+        total = sum((pos[a] - pos[b]) ** 2 for i, a in enumerate(row) for j, b in enumerate(row) if i != j)
+        d_o.append(total / (r * (r - 1)))
+    n = len(base)
+    d_e = sum((pos[a] - pos[b]) ** 2 for a in base for b in base) / (n * n)
+    return np.array(d_o), d_e
+
+
+def quiet(fn, *args, **kwargs):
+    with pytest.warns(PredstabDataWarning):
+        return fn(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- many categories
+
+
+def test_many_text_classes_use_the_sparse_table_with_missing_rows():
+    # 2,000 objects x 5 refits over 600 labels: more count cells than the dense limit (2**20)
+    rng = np.random.default_rng(3)
+    labels = np.array([f"c{j:03d}" for j in range(600)], dtype=object)
+    pred = labels[rng.integers(0, 600, size=(2000, 5))].astype(object)
+    pred[17, 2] = None
+    pred[-1, :] = None  # the last object has no prediction at all: dropped
+    base = list(labels) + list(labels[:100])
+    with pytest.warns(PredstabDataWarning, match="missing"):
+        res = phi(pred, np.array(base, dtype=object), scale="categorical")
+    expected_rows = np.array([pair_disagreement(row) for row in pred])
+    np.testing.assert_allclose(res.per_object_observed, expected_rows, rtol=1e-12, equal_nan=True)
+    assert np.isnan(res.per_object_observed[-1])
+    assert res.per_object_count[17] == 4 and res.per_object_count[-1] == 0
+    assert res.per_object_count[:17].tolist() == [5] * 17
+    assert res.expected == pytest.approx(gini(base), rel=1e-12)
+    assert res.observed == pytest.approx(np.nanmean(expected_rows), rel=1e-12)
+    assert res.value == pytest.approx(1 - np.nanmean(expected_rows) / gini(base), rel=1e-12)
+
+
+def test_integer_codes_not_starting_at_zero_on_the_sparse_table():
+    # 50,000 x 5 integers 1..20 are read as direct codes (offset 1) and counted sparsely
+    rng = np.random.default_rng(4)
+    pred = rng.integers(1, 21, size=(50_000, 5))
+    base = np.tile(np.arange(1, 21), 3)
+    res = phi(pred, base, scale="categorical")
+    counts = np.stack([(pred == v).sum(axis=1) for v in range(1, 21)], axis=1)
+    d_o = (25 - (counts ** 2).sum(axis=1)) / 20
+    np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
+    assert res.expected == pytest.approx(1 - 1 / 20, rel=1e-12)
+    assert res.levels == tuple(range(1, 21))
+    # the same data shifted to 0..19 give the same stability
+    shifted = phi(pred - 1, base - 1, scale="categorical")
+    assert shifted.value == pytest.approx(res.value, rel=1e-12)
+
+
+def test_seventeen_ordinal_levels_take_the_matrix_product_path():
+    rng = np.random.default_rng(5)
+    levels = list(range(17))
+    base = list(np.repeat(levels, 2)) + [3, 3, 8, 16]
+    pred = rng.integers(0, 17, size=(30, 6))
+    pred[0] = 4  # unanimous
+    res = phi(pred, np.array(base), scale="ordinal", levels=levels)
+    d_o, d_e = ordinal_reference(pred.tolist(), base, levels)
+    np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12, atol=1e-12)
+    assert res.expected == pytest.approx(d_e, rel=1e-12)
+    assert res.value == pytest.approx(1 - d_o.mean() / d_e, rel=1e-12)
+    # the same computation over 5 levels (pair loop) agrees with the reference too
+    small = np.clip(pred, 0, 4)
+    res5 = phi(small, np.clip(np.array(base), 0, 4), scale="ordinal", levels=levels[:5])
+    d_o5, d_e5 = ordinal_reference(small.tolist(), list(np.clip(base, 0, 4)), levels[:5])
+    np.testing.assert_allclose(res5.per_object_observed, d_o5, rtol=1e-12, atol=1e-12)
+    assert res5.expected == pytest.approx(d_e5, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- levels and scales
+
+
+def test_levels_as_index_and_numpy_scalars_come_back_as_python_values():
+    pred = np.array([["lo", "mid", "hi", "mid", "mid"], ["hi", "hi", "hi", "mid", "hi"]], dtype=object)
+    base = np.array(["lo", "lo", "mid", "hi", "hi", "mid"], dtype=object)
+    as_list = phi(pred, base, scale="ordinal", levels=["lo", "mid", "hi"])
+    as_index = phi(pred, base, scale="ordinal", levels=pd.Index(["lo", "mid", "hi"]))
+    assert as_index.value == as_list.value and as_index.levels == ("lo", "mid", "hi")
+    d_o, d_e = ordinal_reference(pred.tolist(), list(base), ["lo", "mid", "hi"])
+    assert as_list.value == pytest.approx(1 - d_o.mean() / d_e, rel=1e-12)
+    numbers = phi(np.array([[1, 2, 3, 2, 2]]), np.array([1, 2, 3, 3]), scale="ordinal",
+                  levels=np.array([1, 2, 3]))
+    assert numbers.levels == (1, 2, 3)
+    assert all(type(v) is int for v in numbers.levels)
+
+
+def test_one_ordinal_level_is_allowed_and_degenerate():
+    with pytest.warns(Warning) as record:
+        res = phi(np.array([["a"] * 5, ["a"] * 5]), np.array(["a", "a", "a"]), scale="ordinal",
+                  levels=["a"])
+    assert res.value == 1.0 and res.expected == 0.0
+    assert any("identical" in str(w.message) for w in record)
+
+
+@pytest.mark.parametrize("levels, message", [
+    ("abc", "`levels` must be an array-like or None; got 'abc'"),
+    ([["a", "b"]], "`levels` must be a sequence of levels in their order"),
+    ([], "`levels` must list at least one level; got an empty sequence"),
+    (["a", None], "`levels` must not contain missing values"),
+    (["a", float("nan")], "`levels` must not contain missing values"),
+    (["a", pd.NA], "`levels` must not contain missing values"),
+    (["a", "b", "a"], "`levels` must not repeat a level"),
+])
+def test_bad_levels_are_named(levels, message):
+    pred = np.array([["a", "b", "a", "a", "b"]], dtype=object)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        phi(pred, np.array(["a", "b"], dtype=object), scale="ordinal", levels=levels)
+
+
+def test_unordered_categoricals_are_read_as_classes():
+    cats = pd.Categorical(["x", "y", "x", "y", "y", "x"], categories=["x", "y", "z"])
+    pred = pd.DataFrame({f"r{j}": pd.Categorical(col, categories=["x", "y", "z"])
+                         for j, col in enumerate([["x", "y"], ["x", "y"], ["y", "y"], ["x", "z"], ["x", "y"]])})
+    res = psi(pred, cats)
+    assert res.scale == "categorical"
+    rows = [["x", "x", "y", "x", "x"], ["y", "y", "y", "z", "y"]]
+    expected_d_o = np.array([pair_disagreement(r) for r in rows])
+    np.testing.assert_allclose(res.per_object_observed, expected_d_o, rtol=1e-12)
+    assert res.expected == pytest.approx(0.5, rel=1e-12)
+    assert res.absent_from_baseline == ("z",)
+    ordered = pd.Categorical(["lo", "hi", "lo"], categories=["lo", "hi"], ordered=True)
+    res_o = phi(pd.DataFrame({f"r{j}": pd.Categorical(["lo", "hi"], categories=["lo", "hi"], ordered=True)
+                              for j in range(5)}), ordered)
+    assert res_o.scale == "ordinal" and res_o.levels == ("lo", "hi")
+
+
+def test_integers_need_a_scale_and_the_message_says_which_arguments():
+    with pytest.raises(ValueError, match=r"`scale` is needed: `predictions` holds integers.*"
+                                         r"scale='categorical' or scale='ordinal' \(with `levels`\)"):
+        phi(np.array([[1, 2, 1, 1, 2]]), np.array([1, 2]))
+
+
+def test_all_missing_predictions_take_the_baselines_type():
+    # no prediction at all: the scale is read from the baseline (text: classes), and the
+    # error says that no object is left, not that a scale is needed
+    pred = np.full((2, 5), None, dtype=object)
+    with pytest.raises(ValueError, match="no object with at least two non-missing predictions"):
+        quiet(phi, pred, np.array(["a", "b", "a"], dtype=object))
+    with pytest.raises(ValueError, match="no object with at least two non-missing predictions"):
+        quiet(phi, np.full((2, 5), np.nan), np.array([0.5, 1.5, 2.0]))
+
+
+# ----------------------------------------------------------------------------- psi, absent classes
+
+
+def test_psi_ordinal_prediction_of_a_level_absent_from_the_space():
+    levels = ["lo", "mid", "hi"]
+    space = np.array(["mid", "hi", "hi", "mid"], dtype=object)  # "lo" never predicted out of sample
+    pred = np.array([["lo", "mid", "mid", "mid", "lo"], ["hi", "hi", "mid", "hi", "hi"]], dtype=object)
+    res = psi(pred, space, scale="ordinal", levels=levels)
+    d_o, d_e = ordinal_reference(pred.tolist(), list(space), levels)
+    np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
+    assert res.expected == pytest.approx(d_e, rel=1e-12)
+    assert res.levels == ("lo", "mid", "hi")
+    numeric = psi(np.array([[1, 2, 2, 2, 1], [3, 3, 2, 3, 3]]), np.array([2, 3, 3, 2]), scale="ordinal",
+                  levels=[1, 2, 3])
+    assert numeric.value == pytest.approx(res.value, rel=1e-12)
+
+
+def test_psi_ordinal_values_outside_the_levels_are_listed_five_at_most():
+    pred = np.array([["a", "b", "c", "d", "e", "f", "g"]], dtype=object)
+    with pytest.raises(ValueError) as info:
+        psi(pred, np.array(["a", "a", "b"], dtype=object), scale="ordinal", levels=["a", "b"])
+    message = str(info.value)
+    assert "`predictions` contains ['c', 'd', 'e', 'f', 'g'] but the levels are ['a', 'b']" in message
+    six = np.array([["a", "b", "c", "d", "e", "f", "g", "h"]], dtype=object)
+    with pytest.raises(ValueError, match=r"contains \['c', 'd', 'e', 'f', 'g'\] but"):
+        psi(six, np.array(["a", "a", "b"], dtype=object), scale="ordinal", levels=["a", "b"])
+
+
+def test_psi_categorical_absent_numbers_become_python_levels():
+    res = psi(np.array([[0, 1, 2, 2, 0], [2, 2, 2, 1, 2]]), np.array([0, 1, 1, 0]), scale="categorical")
+    assert res.levels == (0, 1, 2) and all(type(v) is int for v in res.levels)
+    assert res.absent_from_baseline == (2,)
+    np.testing.assert_allclose(res.per_object_observed,
+                               [pair_disagreement([0, 1, 2, 2, 0]), pair_disagreement([2, 2, 2, 1, 2])])
+    assert res.expected == 0.5
+
+
+# ----------------------------------------------------------------------------- names in errors
+
+
+@pytest.mark.parametrize("fn, args, kwargs, names", [
+    (phi, (), {}, ("predictions", "training_observations", "levels")),
+    (psi, (), {}, ("predictions", "prediction_space", "levels")),
+    (calculate_phi, (), {}, ("prediction_matrix", "training_observations", "ordinal_levels")),
+    (calculate_psi, (), {}, ("prediction_matrix", "prediction_space", "ordinal_levels")),
+])
+def test_each_entry_point_names_its_own_arguments(fn, args, kwargs, names):
+    pred_name, base_name, levels_name = names
+    levels_kw = "levels" if fn in (phi, psi) else "ordinal_levels"
+    good = np.array([[0.1, 0.2, 0.3, 0.2, 0.1]])
+    with pytest.raises(ValueError, match=rf"^`{pred_name}` must be a 2-D matrix"):
+        fn(good[0], np.array([0.0, 1.0]), scale="metric")
+    with pytest.raises(ValueError, match=rf"^`{base_name}` must be a vector or a"):
+        fn(good, np.zeros((2, 2, 2)), scale="metric")
+    with pytest.raises(ValueError, match=rf"requires setting `{levels_name}`"):
+        fn(np.array([["a"] * 5]), np.array(["a", "b"]), scale="ordinal")
+    if fn in (phi, psi):  # APS's calculate_* ignore the levels on the other scales
+        with pytest.raises(ValueError, match=rf"`{levels_name}` orders the categories"):
+            fn(good, np.array([0.0, 1.0]), scale="metric", **{levels_kw: [1, 2]})
+    else:
+        ignored = fn(good, np.array([0.0, 1.0]), scale="metric", **{levels_kw: [1, 2]})
+        assert ignored.value == pytest.approx(1 - np.var(good, ddof=1) / np.var([0.0, 1.0], ddof=1))
+    with pytest.raises(ValueError, match=rf"The training data \(`{base_name}`\) must contain at least two"):
+        fn(good, np.array([1.0]), scale="metric")
+
+
+# ----------------------------------------------------------------------------- bootstrap_interval's `by`
+
+
+def test_bootstrap_by_auto_resamples_objects_from_two_objects_on():
+    rng = np.random.default_rng(6)
+    two = rng.normal(size=(2, 8)) + np.array([[0.0], [3.0]])
+    res = phi(two, rng.normal(size=50) * 2)
+    auto = res.bootstrap_interval(n_resamples=200, random_state=3)
+    objects = res.bootstrap_interval(n_resamples=200, by="objects", random_state=3)
+    assert auto == objects
+    one = phi(two[:1], rng.normal(size=50) * 2)
+    auto1 = one.bootstrap_interval(n_resamples=200, random_state=3)
+    assert auto1 == one.bootstrap_interval(n_resamples=200, by="replicates", random_state=3)
+    with pytest.raises(ValueError, match=r"`by`='objects' needs at least two objects with predictions; got 1"):
+        one.bootstrap_interval(by="objects")
+    with pytest.raises(ValueError, match=r"`by`='replicates' resamples the repetitions of a single object; "
+                                         r"the result has 2 objects"):
+        res.bootstrap_interval(by="replicates")
