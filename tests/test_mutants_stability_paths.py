@@ -270,3 +270,114 @@ def test_bootstrap_by_auto_resamples_objects_from_two_objects_on():
     with pytest.raises(ValueError, match=r"`by`='replicates' resamples the repetitions of a single object; "
                                          r"the result has 2 objects"):
         res.bootstrap_interval(by="replicates")
+
+
+# ----------------------------------------------------------------------------- metric paths
+
+
+def test_numbers_stored_as_categoricals_are_read_on_the_metric_scale():
+    values = [[1.5, 2.5, 1.5, 4.0, 2.5], [4.0, 4.0, 1.5, np.nan, 4.0]]
+    cats = [1.5, 2.5, 4.0]
+    frame = pd.DataFrame({f"r{j}": pd.Categorical([row[j] for row in values], categories=cats)
+                          for j in range(5)})
+    base = pd.Series(pd.Categorical([1.5, 4.0, 2.5, 2.5, 1.5], categories=cats))
+    with pytest.warns(PredstabDataWarning, match=r"`predictions` contains missing values \(NAs\): "
+                                                 r"1 out of 10 values are missing \(10%\)"):
+        res = phi(frame, base, scale="metric")
+    rows = [np.array(r, dtype=float) for r in values]
+    expected_d_o = [np.var(r[~np.isnan(r)], ddof=1) for r in rows]
+    np.testing.assert_allclose(res.per_object_observed, expected_d_o, rtol=1e-12)
+    assert res.expected == pytest.approx(np.var([1.5, 4.0, 2.5, 2.5, 1.5], ddof=1), rel=1e-12)
+    assert res.per_object_count.tolist() == [5, 4]
+
+
+def test_infinite_values_are_refused_naming_the_argument():
+    pred = np.array([[1.0, 2.0, np.inf, 1.5, 1.0], [1.0, 2.0, 3.0, 1.5, 1.0]])
+    with pytest.raises(ValueError, match=r"^`predictions` must hold finite values on the metric scale; "
+                                         r"got 1 infinite value\(s\)\.$"):
+        phi(pred, np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"^`prediction_space` must hold finite values on the metric scale; "
+                                         r"got 2 infinite value\(s\)\.$"):
+        psi(pred[1:], np.array([0.0, np.inf, 2.0, -np.inf]))
+
+
+def test_constant_rows_are_exactly_stable_despite_rounding():
+    # the mean of seven 1000000.1 is not 1000000.1 in floating point (a naive variance is
+    # ~1e-20); 0.1 x 6 likewise; with and without a missing value
+    pred = np.array([[1000000.1] * 7, [0.1] * 6 + [np.nan], [1000000.1] * 6 + [np.nan], [1.0, 2, 3, 4, 5, 6, 7]])
+    with pytest.warns(PredstabDataWarning, match="missing"):
+        res = phi(pred, np.array([0.0, 10.0, 20.0]))
+    assert res.per_object_observed[:3].tolist() == [0.0, 0.0, 0.0]
+    assert res.per_object[:3].tolist() == [1.0, 1.0, 1.0]
+    assert res.per_object_observed[3] == pytest.approx(np.var(np.arange(1, 8), ddof=1), rel=1e-14)
+
+
+def test_objects_with_exactly_two_predictions_have_a_chi_square_interval_with_one_df():
+    from scipy import stats
+
+    pred = np.array([[1.0, 3.0, np.nan, np.nan, np.nan], [1.0, np.nan, np.nan, np.nan, np.nan],
+                     [0.5, 1.0, 2.0, 1.0, 0.0]])
+    base = np.array([0.0, 2.0, 4.0, 1.0, 3.0])
+    with pytest.warns(PredstabDataWarning):
+        res = phi(pred, base)
+    d_e = np.var(base, ddof=1)
+    s2 = np.var([1.0, 3.0], ddof=1)
+    assert res.per_object_observed[0] == s2 and res.per_object_count[0] == 2
+    assert np.isnan(res.per_object_observed[1])
+    low = 1 - (1 * s2 / stats.chi2.ppf(0.025, 1)) / d_e
+    high = 1 - (1 * s2 / stats.chi2.ppf(0.975, 1)) / d_e
+    assert res.per_object_low[0] == pytest.approx(low, rel=1e-12)
+    assert res.per_object_high[0] == pytest.approx(high, rel=1e-12)
+    s2_5 = np.var(pred[2], ddof=1)
+    assert res.per_object_low[2] == pytest.approx(1 - (4 * s2_5 / stats.chi2.ppf(0.025, 4)) / d_e, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- class intervals, long rows
+
+
+def _box_min_sum_of_squares(low, high):
+    """min sum p^2 on {low <= p <= high, sum p = 1} by scipy's SLSQP (an independent method)."""
+    from scipy.optimize import minimize
+
+    x0 = np.clip(np.full(len(low), 1 / len(low)), low, high)
+    x0 = x0 / x0.sum()
+    out = minimize(lambda p: p @ p, x0, jac=lambda p: 2 * p, bounds=list(zip(low, high, strict=True)),
+                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1, "jac": lambda p: np.ones_like(p)}],
+                   method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+    return out.fun
+
+
+def test_many_repetitions_class_bounds_below_the_cap():
+    # 300 refits split 240 / 45 / 15: the simultaneous Clopper-Pearson box is narrow, so the
+    # upper disagreement is the box's least sum of squares, well below the cap 2/3
+    from scipy import stats
+
+    counts = np.array([240, 45, 15])
+    row = np.repeat(["a", "b", "c"], counts)
+    res = phi(row[None, :], np.array(["a", "b", "c", "a"]), scale="categorical")
+    alpha = 0.05 / 3
+    lo = stats.beta.ppf(alpha / 2, counts, 300 - counts + 1)
+    hi = stats.beta.ppf(1 - alpha / 2, counts + 1, 300 - counts)
+    theta_high = 1 - _box_min_sum_of_squares(lo, hi)
+    theta_low = lo.sum() ** 2 - lo @ lo
+    assert theta_high < 0.6
+    d_e = 1 - (0.5 ** 2 + 0.25 ** 2 + 0.25 ** 2)
+    assert res.per_object_low[0] == pytest.approx(1 - theta_high / d_e, abs=1e-7)
+    assert res.per_object_high[0] == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+    assert res.confidence_interval == (res.per_object_low[0], res.per_object_high[0])
+
+
+def test_categoricals_over_several_blocks_of_rows():
+    # 60,000 objects x 5 refits as a DataFrame of Categoricals: counted in several blocks
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 3, size=(60_000, 5))
+    labels = np.array(["x", "y", "z"], dtype=object)
+    frame = pd.DataFrame({f"r{j}": pd.Categorical.from_codes(codes[:, j], categories=["x", "y", "z"])
+                          for j in range(5)})
+    base = np.array(["x", "y", "z", "z"], dtype=object)
+    res = phi(frame, base)
+    counts = np.stack([(codes == k).sum(axis=1) for k in range(3)], axis=1)
+    d_o = (25 - (counts ** 2).sum(axis=1)) / 20
+    np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
+    plain = phi(labels[codes], base, scale="categorical")
+    assert plain.value == pytest.approx(res.value, rel=1e-12)
