@@ -96,17 +96,16 @@ def _cronbach_alpha_iv(items):
     """Items as floats, their names and their column sums (None when some score is missing).
 
     For numeric input the column sums are the one pass that both checks the data are finite
-    and gives the item means: one BLAS matrix-vector product ``1' X`` (a NaN or an infinity
-    in a column makes its sum non-finite, as in ``np.sum``), which reads the data at memory
-    speed where numpy's column-wise ``sum(axis=0)`` on C-ordered data costs several times
-    more; anything else goes through ``as_numeric_matrix``.
+    and gives the item means; anything else goes through ``as_numeric_matrix``. (A BLAS
+    matrix-vector product ``1' X`` reads the data faster on a quiet machine, but its second
+    thread made the whole function slower on the loaded benchmark machine, and it changes the
+    last bits of the means.)
     """
     arr = as_rating_matrix(items, name="items")
     col_sum = None
     if arr.dtype.kind in "biuf":
         x = arr.astype(float, copy=False)
-        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf or overflow: non-finite sum
-            col_sum = np.ones(x.shape[0]) @ x
+        col_sum = x.sum(axis=0)
         if not np.isfinite(col_sum).all():  # NaN (missing) or inf: the generic reader decides
             x, col_sum = as_numeric_matrix(arr, name="items"), None
     else:
