@@ -160,6 +160,18 @@ def bench_alpha(rng):
          "table and the item statistics in that time; pingouin alpha and its interval only")
 
 
+def cpu_model():
+    """The CPU's model name (Linux's /proc/cpuinfo), else platform's processor or machine."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def load():
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
@@ -190,7 +202,7 @@ def main():
     args = parser.parse_args()
     rng = np.random.default_rng(20261201)
     load_start = load()
-    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+    machine = (f"{cpu_model()} ({platform.machine()}), {os.cpu_count()} cores, "
                f"Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}")
     peers = (f"scikit-learn {version('scikit-learn')}, irrcac {version('irrcac')}, "
              f"pyirr {version('pyirr')}, pingouin {version('pingouin')}")

@@ -138,3 +138,19 @@ def test_bad_input_names_the_parameter():
         cronbach_alpha([1, 2, 3])
     with pytest.raises(TypeError, match="`items`"):
         cronbach_alpha([["a", "b"], ["c", "d"], ["e", "f"]])
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (1000, 7), (2049, 50), (4100, 1)])
+def test_column_sums_against_fsum(shape):
+    # the blocked column sums of C-ordered data against math.fsum (the correctly rounded sum)
+    import math
+
+    from predstab._alpha import _column_sums
+
+    x = np.random.default_rng(2).normal(loc=3, size=shape)
+    expected = [math.fsum(col) for col in x.T]
+    np.testing.assert_allclose(_column_sums(x), expected, rtol=1e-14)
+    np.testing.assert_allclose(_column_sums(np.asfortranarray(x)), expected, rtol=1e-14)
+    x[-1, 0], x[shape[0] // 2, -1] = np.nan, np.inf  # the last row lies beyond the blocks
+    sums = _column_sums(x)
+    assert np.isnan(sums[0]) and not np.isfinite(sums[-1])
