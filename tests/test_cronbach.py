@@ -64,6 +64,43 @@ def test_alpha_by_hand():
     assert res.confidence_interval.low == pytest.approx(1 - (1 - res.value) * f_hi, rel=1e-13)
 
 
+
+@pytest.mark.parametrize("k", [3, 4, 7, 8])
+def test_item_dropped_median_r_by_hand(k):
+    # med.r without item i: np.median of the correlations of the other items, item by item
+    rng = np.random.default_rng(k)
+    x = rng.integers(1, 4, size=(12, k)) + rng.integers(0, 2, size=(12, 1))  # few values: tied r
+    res = cronbach_alpha(x)
+    r = np.corrcoef(x, rowvar=False)
+    for i in range(k):
+        rest = np.delete(np.delete(r, i, axis=0), i, axis=1)
+        expected = np.median(rest[np.tril_indices(k - 1, -1)])
+        assert res.alpha_drop.iloc[i]["med.r"] == pytest.approx(expected, rel=1e-13), i  # corrcoef's rounding
+
+
+def test_drop_one_medians_with_ties_and_nan():
+    from predstab._alpha import _drop_one_medians
+
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        k = int(rng.integers(3, 10))
+        r = np.round(rng.normal(size=(k, k)), 1)  # many ties
+        if trial % 4 == 0:
+            r[rng.integers(k), rng.integers(k)] = np.nan
+        li, lj = np.tril_indices(k, -1)
+        lower = r[li, lj]
+        expected = [np.median(lower[(li != i) & (lj != i)]) for i in range(k)]
+        np.testing.assert_array_equal(_drop_one_medians(lower, k), expected)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf in the reader
+@pytest.mark.parametrize("bad", [[np.inf], [np.inf, -np.inf]])
+def test_infinite_scores_are_refused(bad):
+    x = np.random.default_rng(0).normal(size=(10, 3))
+    x[: len(bad), 1] = bad  # the column sum is inf or NaN: the generic reader names the problem
+    with pytest.raises(ValueError, match="`items` must hold finite values"):
+        cronbach_alpha(x)
+
 def test_matches_pingouin():
     pingouin = pytest.importorskip("pingouin")
     x = pd.DataFrame(read_case("m_20x6"))
@@ -101,3 +138,19 @@ def test_bad_input_names_the_parameter():
         cronbach_alpha([1, 2, 3])
     with pytest.raises(TypeError, match="`items`"):
         cronbach_alpha([["a", "b"], ["c", "d"], ["e", "f"]])
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (1000, 7), (2049, 50), (4100, 1)])
+def test_column_sums_against_fsum(shape):
+    # the blocked column sums of C-ordered data against math.fsum (the correctly rounded sum)
+    import math
+
+    from predstab._alpha import _column_sums
+
+    x = np.random.default_rng(2).normal(loc=3, size=shape)
+    expected = [math.fsum(col) for col in x.T]
+    np.testing.assert_allclose(_column_sums(x), expected, rtol=1e-14)
+    np.testing.assert_allclose(_column_sums(np.asfortranarray(x)), expected, rtol=1e-14)
+    x[-1, 0], x[shape[0] // 2, -1] = np.nan, np.inf  # the last row lies beyond the blocks
+    sums = _column_sums(x)
+    assert np.isnan(sums[0]) and not np.isfinite(sums[-1])

@@ -68,6 +68,52 @@ def test_kendall_w(case, r):
     assert ("Coefficient may be incorrect due to ties" in str(res)) == ("error" in r)
 
 
+
+def _kendall_by_hand(x, correct):
+    # W from scipy's average ranks and the tie sizes of each rater (irr::kendall's formula)
+    from scipy import stats
+
+    n, m = x.shape
+    sums = stats.rankdata(x, axis=0).sum(axis=1)
+    s = ((sums - sums.mean()) ** 2).sum()
+    ties = sum(float((t**3 - t).sum()) for t in (np.unique(col, return_counts=True)[1] for col in x.T))
+    return 12 * s / (m**2 * (n**3 - n) - (m * ties if correct else 0))
+
+
+@pytest.mark.parametrize(
+    ("kind", "counted"),
+    [("integers", True), ("one decimal", True), ("two decimals", True), ("ranks", True),
+     ("continuous", False), ("wide integers", False), ("three decimals", False)],
+)
+@pytest.mark.parametrize("correct", [False, True])
+def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
+    # ratings on a grid of 1, 0.1 or 0.01 are ranked by counting, others by sorting: both exact
+    from scipy import stats
+
+    from predstab._irr import _grid_codes
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(60, 1)) + rng.normal(size=(60, 5))
+    x = {"integers": np.round(2 * z), "one decimal": np.round(z, 1), "two decimals": np.round(z / 4, 2),
+         "ranks": stats.rankdata(z, axis=0), "continuous": z, "wide integers": np.round(z * 1e6),
+         "three decimals": np.round(z, 3)}[kind]
+    x[1] = x[0]  # ties in every kind
+    assert (_grid_codes(x) is not None) == counted
+    res = kendall_w(x, correct=correct)
+    assert res.value == pytest.approx(_kendall_by_hand(x, correct), rel=1e-14)
+    assert res.ties
+
+
+def test_kendall_w_counting_keeps_nearby_values_apart():
+    # 0.9 and the next double both give 9 at one decimal if x * 10 were rounded without checking;
+    # x == codes / 10 fails for the latter, so these ratings are sorted, and stay distinct
+    from predstab._irr import _grid_codes
+
+    x = np.array([[0.9, 1.0], [np.nextafter(0.9, 1), 2.0], [0.5, 3.0], [0.2, 4.0]])
+    assert _grid_codes(x) is None
+    res = kendall_w(x, correct=True)
+    assert not res.ties and res.value == pytest.approx(_kendall_by_hand(x, True), rel=1e-14)
+
 @pytest.mark.parametrize(("case", "r"), records("irr_finn"))
 def test_finn(case, r):
     res = quiet(

@@ -103,21 +103,73 @@ def _tie_sizes(x):
     return np.diff(np.append(starts, s.size)).astype(float)
 
 
+#: Decimal places tried by :func:`_grid_codes` (ratings on a grid of 1, 0.1 or 0.01).
+_GRID_DECIMALS = (0, 1, 2)
+
+
+def _grid_codes(x):
+    """Integer codes and their range when every rating has at most 2 decimals, else None.
+
+    Returns (codes, low, width): float integers ``codes`` with ``x == codes / 10**d`` exactly
+    (``x == codes`` for d = 0) for the first d in ``_GRID_DECIMALS`` that fits, their minimum
+    and ``width = max - min + 1``; None when no d fits, a code exceeds 2**31 in size or the
+    range is wider than ``2 n + 256``. ``codes / 10**d`` is correctly rounded, hence monotone,
+    and distinct codes below 2**31 give distinct quotients, so the codes order and tie the
+    ratings exactly as the ratings themselves do. The first 256 values screen each d first.
+    """
+    n = x.shape[0]
+    head = x.ravel()[:256]
+    for d in _GRID_DECIMALS:
+        scale = 10.0**d
+        if d == 0:
+            if not np.array_equal(np.rint(head), head):
+                continue
+            codes = np.rint(x)
+            if not np.array_equal(codes, x):
+                continue
+        else:
+            if not np.array_equal(np.rint(head * scale) / scale, head):
+                continue
+            codes = np.multiply(x, scale)
+            np.rint(codes, out=codes)
+            if not np.array_equal(codes / scale, x):
+                continue
+        low, high = float(codes.min()), float(codes.max())
+        if max(-low, high) >= 2.0**31 or high - low + 1 > 2 * n + 256:
+            return None
+        return codes, low, int(high - low) + 1
+    return None
+
+
 def _rank_sums(x):
     """Per-object sums of each rater's average ranks (``rank`` in R) and the sizes of the tie runs.
 
-    One unstable (SIMD) argsort per rater: every position in a run of equal values gets the
-    run's average rank (start + (size - 1) / 2 + 1), so the order within a run is irrelevant
-    and the half-integer ranks and their sums are exact, equal to ``scipy.stats.rankdata``'s.
+    Ratings on a grid of at most 2 decimals (:func:`_grid_codes`; integers, Likert scores,
+    ranks) are ranked by counting: one ``np.bincount`` of (rater, code) gives each rater's
+    counts per value, whose cumulative sums give each value's average rank. Other ratings take
+    one unstable (SIMD) argsort per rater: every position in a run of equal values gets the
+    run's average rank (start + (size - 1) / 2 + 1), so the order within a run is irrelevant.
+    Either way the ranks are half-integers and their sums exact, equal to
+    ``scipy.stats.rankdata``'s; the run sizes are the same multiset.
     """
-    n = x.shape[0]
+    n, m = x.shape
+    grid = _grid_codes(x)
+    if grid is not None:
+        codes, low, width = grid
+        codes += np.arange(m) * float(width) - low  # rater j's values at j * width + code - low
+        cell = codes.astype(np.intp)
+        counts = np.bincount(cell.ravel(), minlength=m * width)
+        # values below each cell within its rater (the cells of rater j follow j n ratings)
+        before = np.cumsum(counts) - counts - np.repeat(np.arange(0, m * n, n), width)
+        average = before + (counts + 1) / 2
+        return average[cell].sum(axis=1), counts[counts > 0].astype(float)
     xt = np.ascontiguousarray(x.T)
     order = np.argsort(xt, axis=1)
-    s = np.take_along_axis(xt, order, axis=1)
+    flat = (order + np.arange(0, m * n, n)[:, None]).ravel()  # positions in xt.ravel()
+    s = xt.ravel().take(flat).reshape(m, n)
     new = np.ones(s.shape, dtype=bool)
     new[:, 1:] = s[:, 1:] != s[:, :-1]
-    flat = new.ravel()
-    starts = np.flatnonzero(flat)
+    starts = np.flatnonzero(new.ravel())
     sizes = np.diff(np.append(starts, s.size))
     average = (starts % n) + (sizes - 1) / 2 + 1
     ranks = np.repeat(average, sizes)
@@ -313,7 +365,7 @@ def kendall_w(ratings, /, *, correct=False):
         value=value,
         statistic=statistic,
         df=n - 1,
-        pvalue=float(stats.chi2.sf(statistic, n - 1)),
+        pvalue=float(special.chdtrc(n - 1, statistic)),  # stats.chi2.sf without its argument checks
         correct=bool(correct),
         ties=ties,
         n_objects=n,
