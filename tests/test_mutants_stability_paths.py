@@ -381,3 +381,93 @@ def test_categoricals_over_several_blocks_of_rows():
     np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
     plain = phi(labels[codes], base, scale="categorical")
     assert plain.value == pytest.approx(res.value, rel=1e-12)
+
+
+def _cp(k, n, alpha):
+    """Two-sided Clopper-Pearson bounds of k / n at level 1 - alpha, from the beta quantiles."""
+    from scipy import stats
+
+    low = 0.0 if k == 0 else stats.beta.ppf(alpha / 2, k, n - k + 1)
+    high = 1.0 if k == n else stats.beta.ppf(1 - alpha / 2, k + 1, n - k)
+    return low, high
+
+
+def test_two_level_ordinal_object_interval_uses_the_ordinal_distance():
+    # one object, 9 refits 6 "lo" / 3 "hi"; baseline 3 lo, 1 hi: delta^2 = ((3 + 1) / 2)^2 = 4
+    res = phi(np.array([["lo"] * 6 + ["hi"] * 3]), np.array(["lo", "lo", "lo", "hi"]), scale="ordinal",
+              levels=["lo", "hi"])
+    d2 = 4.0
+    d_e = 2 * d2 * 0.75 * 0.25
+    low, high = _cp(6, 9, 0.05)
+    thetas = [2 * d2 * low * (1 - low), 2 * d2 * high * (1 - high)]
+    theta_high = 2 * d2 / 4 if low <= 0.5 <= high else max(thetas)
+    assert res.expected == pytest.approx(d_e, rel=1e-12)
+    assert res.per_object_low[0] == pytest.approx(1 - theta_high / d_e, rel=1e-12)
+    assert res.per_object_high[0] == pytest.approx(1 - min(thetas) / d_e, rel=1e-12)
+    assert res.confidence_interval == (res.per_object_low[0], res.per_object_high[0])
+
+
+def test_single_object_two_class_interval_is_clopper_pearson():
+    res = phi(np.array([[1] * 18 + [0] * 2]), np.array([0, 1, 1, 0]), scale="categorical")
+    low, high = _cp(2, 20, 0.05)  # the share of the first class (0): 2 of 20
+    f = [2 * low * (1 - low), 2 * high * (1 - high)]
+    assert high < 0.5
+    assert res.per_object_low[0] == pytest.approx(1 - max(f) / 0.5, rel=1e-12)
+    assert res.per_object_high[0] == pytest.approx(1 - min(f) / 0.5, rel=1e-12)
+
+
+def test_three_level_ordinal_upper_disagreement_is_capped():
+    # few refits: U' Delta U exceeds the largest possible disagreement delta_max^2 / 2
+    levels = ["a", "b", "c"]
+    base = ["a", "a", "b", "c", "c", "c"]
+    pred = np.array([["a", "b", "c", "b", "a"]], dtype=object)
+    res = phi(pred, np.array(base, dtype=object), scale="ordinal", levels=levels)
+    m = np.array([2.0, 1.0, 3.0])
+    pos = np.cumsum(m) - m / 2
+    delta2 = (pos[:, None] - pos[None, :]) ** 2
+    d_o, d_e = ordinal_reference(pred.tolist(), base, levels)
+    cap = delta2.max() / 2
+    alpha = 0.05 / 3
+    bounds = np.array([_cp(k, 5, alpha) for k in (2, 2, 1)])
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    assert hi @ delta2 @ hi > cap
+    assert res.per_object_low[0] == pytest.approx(1 - cap / d_e, rel=1e-12)
+    assert res.per_object_high[0] == pytest.approx(1 - (lo @ delta2 @ lo) / d_e, rel=1e-12)
+
+
+def test_class_bounds_with_a_zero_count_and_an_almost_unanimous_class():
+    # counts (299, 1, 0) and (150, 100, 50) of 300 refits: zero counts have lower bound 0 and a
+    # count of R - 1 the upper bound beta(R, 1)
+    rows = np.array([np.repeat([0, 1, 2], [299, 1, 0]), np.repeat([0, 1, 2], [150, 100, 50])])
+    res = phi(rows, np.array([0, 1, 2, 0]), scale="categorical")
+    alpha = 0.05 / 3
+    d_e = 1 - (0.25 + 0.0625 + 0.0625)
+    for i, counts in enumerate([(299, 1, 0), (150, 100, 50)]):
+        bounds = np.array([_cp(k, 300, alpha) for k in counts])
+        lo, hi = bounds[:, 0], bounds[:, 1]
+        theta_low = lo.sum() ** 2 - lo @ lo
+        theta_high = min(1 - _box_min_sum_of_squares(lo, hi), 2 / 3)
+        assert res.per_object_high[i] == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+        assert res.per_object_low[i] == pytest.approx(1 - theta_high / d_e, abs=1e-7)
+
+
+def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
+    # integers 0..799 read as direct codes, 1,400 objects x 200 refits: a sparse count table,
+    # but only the codes 0, 400 and 799 occur, so K = 3 and the upper bound is below the cap
+    rng = np.random.default_rng(8)
+    codes = np.array([0, 400, 799])
+    share = np.array([0.95, 0.04, 0.01])
+    pred = codes[rng.choice(3, size=(1400, 200), p=share)]
+    pred[:, 0] = 799
+    res = phi(pred, codes, scale="categorical")
+    alpha = 0.05 / 3
+    for i in (0, 1, 1399):
+        counts = [(pred[i] == c).sum() for c in codes]
+        bounds = np.array([_cp(k, 200, alpha) for k in counts])
+        lo, hi = bounds[:, 0], bounds[:, 1]
+        theta_low = lo.sum() ** 2 - lo @ lo
+        theta_high = min(hi.sum() ** 2 - hi @ hi, 2 / 3)
+        assert theta_high < 2 / 3
+        assert res.per_object_high[i] == pytest.approx(1 - theta_low / (2 / 3), rel=1e-10)
+        assert res.per_object_low[i] == pytest.approx(1 - theta_high / (2 / 3), rel=1e-10)
+        assert res.per_object_observed[i] == pytest.approx(pair_disagreement(pred[i].tolist()), rel=1e-12)
