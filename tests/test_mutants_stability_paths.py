@@ -155,8 +155,9 @@ def test_bad_levels_are_named(levels, message):
 
 def test_unordered_categoricals_are_read_as_classes():
     cats = pd.Categorical(["x", "y", "x", "y", "y", "x"], categories=["x", "y", "z"])
+    columns = [["x", "y"], ["x", "y"], ["y", "y"], ["x", "z"], ["x", "y"]]
     pred = pd.DataFrame({f"r{j}": pd.Categorical(col, categories=["x", "y", "z"])
-                         for j, col in enumerate([["x", "y"], ["x", "y"], ["y", "y"], ["x", "z"], ["x", "y"]])})
+                         for j, col in enumerate(columns)})
     res = psi(pred, cats)
     assert res.scale == "categorical"
     rows = [["x", "x", "y", "x", "x"], ["y", "y", "y", "z", "y"]]
@@ -265,7 +266,8 @@ def test_bootstrap_by_auto_resamples_objects_from_two_objects_on():
     one = phi(two[:1], rng.normal(size=50) * 2)
     auto1 = one.bootstrap_interval(n_resamples=200, random_state=3)
     assert auto1 == one.bootstrap_interval(n_resamples=200, by="replicates", random_state=3)
-    with pytest.raises(ValueError, match=r"`by`='objects' needs at least two objects with predictions; got 1"):
+    with pytest.raises(ValueError,
+                       match=r"`by`='objects' needs at least two objects with predictions; got 1"):
         one.bootstrap_interval(by="objects")
     with pytest.raises(ValueError, match=r"`by`='replicates' resamples the repetitions of a single object; "
                                          r"the result has 2 objects"):
@@ -304,7 +306,8 @@ def test_infinite_values_are_refused_naming_the_argument():
 def test_constant_rows_are_exactly_stable_despite_rounding():
     # the mean of seven 1000000.1 is not 1000000.1 in floating point (a naive variance is
     # ~1e-20); 0.1 x 6 likewise; with and without a missing value
-    pred = np.array([[1000000.1] * 7, [0.1] * 6 + [np.nan], [1000000.1] * 6 + [np.nan], [1.0, 2, 3, 4, 5, 6, 7]])
+    pred = np.array([[1000000.1] * 7, [0.1] * 6 + [np.nan], [1000000.1] * 6 + [np.nan],
+                     [1.0, 2, 3, 4, 5, 6, 7]])
     with pytest.warns(PredstabDataWarning, match="missing"):
         res = phi(pred, np.array([0.0, 10.0, 20.0]))
     assert res.per_object_observed[:3].tolist() == [0.0, 0.0, 0.0]
@@ -342,7 +345,8 @@ def _box_min_sum_of_squares(low, high):
     x0 = np.clip(np.full(len(low), 1 / len(low)), low, high)
     x0 = x0 / x0.sum()
     out = minimize(lambda p: p @ p, x0, jac=lambda p: 2 * p, bounds=list(zip(low, high, strict=True)),
-                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1, "jac": lambda p: np.ones_like(p)}],
+                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1,
+                                 "jac": lambda p: np.ones_like(p)}],
                    method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
     return out.fun
 
@@ -471,3 +475,133 @@ def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
         assert res.per_object_high[i] == pytest.approx(1 - theta_low / (2 / 3), rel=1e-10)
         assert res.per_object_low[i] == pytest.approx(1 - theta_high / (2 / 3), rel=1e-10)
         assert res.per_object_observed[i] == pytest.approx(pair_disagreement(pred[i].tolist()), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- baselines, messages
+
+
+def test_a_baseline_matrix_is_pooled_and_its_missing_values_dropped():
+    rng = np.random.default_rng(9)
+    pred = rng.normal(size=(6, 5))
+    base = rng.normal(size=(3, 2))
+    pooled = phi(pred, base.ravel())
+    assert phi(pred, base) == pooled
+    gap = base.copy()
+    gap[1, 0] = np.nan
+    with pytest.warns(PredstabDataWarning, match=r"The training data \(`training_observations`\) contains "
+                                                 r"missing values \(NAs\): 1 out of 6 values are missing "
+                                                 r"\(16.67%\); they are dropped\."):
+        res = phi(pred, gap)
+    assert res.expected == pytest.approx(np.var(np.delete(base.ravel(), 2), ddof=1), rel=1e-12)
+    cats = pd.Series(pd.Categorical(["a", None, "b", "b", "a", "b"]))
+    with pytest.warns(PredstabDataWarning, match=r"`prediction_space`\) contains missing values \(NAs\): "
+                                                 r"1 out of 6"):
+        res_c = psi(np.array([["a", "b", "b", "b", "a"]], dtype=object), cats)
+    assert res_c.expected == pytest.approx(1 - (0.4 ** 2 + 0.6 ** 2), rel=1e-12)
+    with pytest.raises(ValueError, match=r"^The training data \(`training_observations`\) must contain at "
+                                         r"least two elements \(non-missing\); got 1\.$"):
+        phi(pred, 3.0)
+
+
+def test_prediction_matrix_shape_errors():
+    with pytest.raises(ValueError, match=r"^`predictions` must contain at least one object \(row\); "
+                                         r"got shape \(0, 5\)\.$"):
+        phi(np.zeros((0, 5)), np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^`predictions` must contain predictions from at least two "
+                                         r"repetitions \(columns\); got shape \(3, 1\)\.$"):
+        phi(np.zeros((3, 1)), np.array([0.0, 1.0]))
+
+
+def test_values_missing_from_the_baseline_or_the_levels_are_listed():
+    base = np.array(["a", "b"], dtype=object)
+    pred = np.array([list("abcdefgh")], dtype=object)
+    with pytest.raises(ValueError, match=r"^Some prediction values do not occur in the training data: "
+                                         r"`predictions` contains \['c', 'd', 'e', 'f', 'g'\] \.\.\., "
+                                         r"absent from `training_observations`\.$"):
+        phi(pred, base, scale="categorical")
+    with pytest.raises(ValueError, match=r"contains \['c', 'd'\], absent"):
+        phi(np.array([list("abcd")], dtype=object), base, scale="categorical")
+    with pytest.raises(ValueError, match=r"^Some values do not occur in 'levels' \(`levels`\): the "
+                                         r"training data contain \['c', 'd', 'e', 'f', 'g'\] \.\.\. but "
+                                         r"the levels are \['a', 'b'\]\.$"):
+        phi(np.array([["a", "b", "a", "b", "a"]], dtype=object), np.array(list("abcdefgh"), dtype=object),
+            scale="ordinal", levels=["a", "b"])
+    with pytest.raises(ValueError, match=r"the training data contain \['z'\] but the levels"):
+        phi(np.array([["a", "b", "a", "b", "a"]], dtype=object), np.array(list("abz"), dtype=object),
+            scale="ordinal", levels=["a", "b"])
+
+
+def test_many_dropped_objects_are_listed_ten_at_most():
+    pred = np.full((14, 5), np.nan)
+    pred[12:] = [[1.0, 2.0, 3.0, 2.0, 1.0], [0.0, 2.0, 1.0, 2.0, 1.0]]
+    with pytest.warns(PredstabDataWarning) as record:
+        res = phi(pred, np.array([0.0, 2.0, 4.0]))
+    text = " | ".join(str(w.message) for w in record)
+    assert ("12 row(s) of `predictions` are excluded from the stability calculation as they have fewer "
+            "than two non-missing values (0-based rows 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 ...)") in text
+    d_o = [np.var(pred[12], ddof=1), np.var(pred[13], ddof=1)]
+    assert res.observed == pytest.approx(np.mean(d_o), rel=1e-12)
+    assert res.n_objects == 14 and res.n_replicates == 5
+
+
+def test_one_object_left_gives_its_own_interval():
+    pred = np.array([[np.nan, 1.0, np.nan, np.nan, np.nan], [1.0, 2.0, 4.0, 2.0, 1.0]])
+    with pytest.warns(PredstabDataWarning):
+        res = phi(pred, np.array([0.0, 2.0, 4.0, 6.0]))
+    assert res.confidence_interval == (res.per_object_low[1], res.per_object_high[1])
+    from scipy import stats
+
+    s2, d_e = np.var(pred[1], ddof=1), np.var([0.0, 2.0, 4.0, 6.0], ddof=1)
+    expected_low = 1 - 4 * s2 / stats.chi2.ppf(0.025, 4) / d_e
+    assert res.confidence_interval.low == pytest.approx(expected_low, rel=1e-12)
+    assert np.isnan(res.per_object_low[0]) and np.isnan(res.per_object[0])
+
+
+def test_bootstrap_over_one_objects_refits_matches_scipy():
+    from scipy import stats
+
+    row = np.array([1.0, np.nan, 2.5, 0.5, 3.0, 1.5, 2.0])
+    base = np.array([0.0, 1.0, 3.0, 5.0])
+    with pytest.warns(PredstabDataWarning):
+        res = phi(row[None, :], base)
+    got = res.bootstrap_interval(n_resamples=500, by="replicates", random_state=11)
+    d_e = np.var(base, ddof=1)
+    ref = stats.bootstrap((row[~np.isnan(row)],), lambda x, axis=-1: 1 - np.var(x, axis=axis, ddof=1) / d_e,
+                          n_resamples=500, rng=np.random.default_rng(11), vectorized=True,
+                          method="percentile")
+    assert got.low == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert got.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+    # classes (psi with a class the space lacks): the refits as codes in the order of res.levels
+    labels = np.array(["b", "c", "b", "a", "b", "c", "b", "b"], dtype=object)
+    res_c = psi(labels[None, :], np.array(["a", "b", "b", "a"], dtype=object), scale="categorical")
+    assert res_c.levels == ("a", "b", "c")
+    codes = np.sort(np.searchsorted(["a", "b", "c"], labels.astype(str)))
+    d_e_c = 0.5
+
+    def gini_stat(x, axis=-1):
+        x = np.moveaxis(x, axis, -1)
+        r = x.shape[-1]
+        n = (x[..., None] == np.arange(3)).sum(axis=-2)
+        return 1 - ((r * r - (n * n).sum(axis=-1)) / (r * (r - 1))) / d_e_c
+    got_c = res_c.bootstrap_interval(n_resamples=400, by="replicates", random_state=5)
+    ref_c = stats.bootstrap((codes,), gini_stat, n_resamples=400, rng=np.random.default_rng(5),
+                            vectorized=True, method="percentile")
+    assert got_c.low == pytest.approx(ref_c.confidence_interval.low, rel=1e-12)
+    assert got_c.high == pytest.approx(ref_c.confidence_interval.high, rel=1e-12)
+
+
+def test_ordinal_levels_on_the_sparse_table():
+    # 800 ordinal levels (direct integer codes), 1,400 objects x 200 refits: the sparse table's
+    # ordinal product table @ delta2
+    rng = np.random.default_rng(10)
+    pred = rng.integers(0, 800, size=(1400, 200))
+    pred[0, :2] = [0, 799]
+    base = np.arange(800)
+    levels = list(range(800))
+    res = phi(pred, base, scale="ordinal", levels=levels)
+    pos = np.arange(800) + 0.5  # one baseline count per level: positions 0.5, 1.5, ...
+    for i in (0, 1, 1399):
+        p = pos[pred[i]]
+        d_o = ((p[:, None] - p[None, :]) ** 2).sum() / (200 * 199)
+        assert res.per_object_observed[i] == pytest.approx(d_o, rel=1e-12)
+    assert res.expected == pytest.approx(((pos[:, None] - pos[None, :]) ** 2).mean(), rel=1e-12)
