@@ -625,3 +625,30 @@ def test_interval_over_objects_stops_at_no_instability():
         flat = phi(pred, np.array([2.0, 2.0, 2.0]))
     assert np.isnan(flat.confidence_interval.low) and np.isnan(flat.confidence_interval.high)
     assert np.isnan(flat.per_object_low).all() and np.isnan(flat.per_object_high).all()
+
+
+def test_no_numpy_warning_reaches_the_user():
+    # 0/0 for objects with fewer than two predictions, beta quantiles at counts 0 and R,
+    # inf - inf before an infinite value is refused: numpy's RuntimeWarnings stay inside
+    import warnings
+
+    metric = np.array([[1.0, np.nan, np.nan, np.nan, np.nan], [1.0, 2.0, 3.0, 2.0, np.nan],
+                       [2.0, 2.0, 2.0, 2.0, 2.0]])
+    classes = np.array([["a", None, None, None, None], ["a", "a", "a", "a", "a"], ["a", "b", "c", "b", "a"]],
+                       dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        res_m = phi(metric, np.array([0.0, 1.0, 3.0]))
+        res_c = phi(classes, np.array(["a", "b", "c", "c"], dtype=object), scale="categorical")
+        res_2 = phi(classes[:2], np.array(["a", "b"], dtype=object), scale="categorical")
+        res_o = phi(classes, np.array(["a", "b", "c", "c"], dtype=object), scale="ordinal",
+                    levels=["a", "b", "c"])
+        with pytest.raises(ValueError, match="must hold finite values"):
+            phi(np.array([[np.inf, 1.0, 2.0, 1.0, 1.0]]), np.array([0.0, 1.0]))
+        with pytest.raises(ValueError, match="must hold finite values"):
+            phi(np.array([[0.0, 1.0, 2.0, 1.0, 1.0]]), np.array([0.0, -np.inf, np.inf]))
+    assert np.isnan(res_m.per_object_observed[0]) and np.isnan(res_c.per_object_observed[0])
+    assert res_m.per_object_observed[1:].tolist() == [np.var([1.0, 2.0, 3.0, 2.0], ddof=1), 0.0]
+    assert res_c.per_object_observed[1:].tolist() == [0.0, pair_disagreement(["a", "b", "c", "b", "a"])]
+    assert res_2.per_object_high[1] == 1.0 and res_o.per_object_observed[1] == 0.0
