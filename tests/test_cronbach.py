@@ -206,7 +206,7 @@ def test_summary_against_numpy_on_every_path(layout, monkeypatch):
     import predstab._alpha as alpha_module
 
     rng = np.random.default_rng(7)
-    n, k = 3001, 9  # with 2**17 elements per block: 14563 rows per block, one block; many_blocks: 64 rows
+    n, k = 3001, 9  # 2**16 elements per block: 7264 rows, one block (227-row groups and 50 rows left)
     x = rng.normal(size=(n, 1)) + rng.normal(scale=1.3, size=(n, k)) + np.arange(k) / 3
     if layout == "F":
         x = np.asfortranarray(x)
@@ -217,7 +217,8 @@ def test_summary_against_numpy_on_every_path(layout, monkeypatch):
     elif layout == "large_mean":
         x = x + 1e3  # E[x^2] / var ~ 1e6 > _MAX_UNCENTRED_RATIO: centred variances
     elif layout == "many_blocks":
-        monkeypatch.setattr(alpha_module, "_BLOCK_ELEMENTS", 64 * k)  # 46 full blocks and a partial one
+        # blocks of 454 rows (two groups of 227 = 2048 // k rows): 6 full blocks, then 277 rows = 227 + 50
+        monkeypatch.setattr(alpha_module, "_BLOCK_ELEMENTS", 500 * k)
     short = cronbach_alpha(x, detail=False, confidence_level=0.9)
     full = cronbach_alpha(x, confidence_level=0.9)
     expected = _numpy_alpha(x, 0.9)

@@ -299,29 +299,45 @@ def _alpha_drop_rows(c, r, n, inv):
     return np.column_stack([raw, std, g6, av_r, sn, ase, var_r, med_r])
 
 
-#: Rows per block of the summary passes (about 1 MiB of float64 per block at any k): a block
-#: stays in cache between its operations, and a BLAS call on it runs on one thread (the
-#: whole-matrix gemv's second thread made it several times slower on the loaded benchmark machine).
-_BLOCK_ELEMENTS = 2**17
+#: Elements per block of rows in the summary passes (512 KiB of float64 at any k): a block stays
+#: in cache between its operations, and a BLAS call on it runs on one thread (a whole-matrix
+#: gemv's second thread made it several times slower on the loaded benchmark machine).
+_BLOCK_ELEMENTS = 2**16
+
+
+def _column_squares(block, rows):
+    """Column sums of squares of ``block``; on C-ordered data over groups of ``rows`` rows viewed
+    as one row (an inner loop of ``rows`` k elements, as in :func:`_column_sums`)."""
+    m, k = block.shape
+    q = m - m % rows
+    if not block.flags.c_contiguous or q == 0:
+        return np.einsum("ij,ij->j", block, block)
+    grouped = block[:q].reshape(q // rows, rows * k)
+    rest = block[q:]
+    partial = np.einsum("ij,ij->j", grouped, grouped).reshape(rows, k).sum(axis=0)
+    return partial + np.einsum("ij,ij->j", rest, rest)
 
 
 def _summary_moments(x):
-    """Column sums, column sums of squares and the row sums of ``x`` and of ``x / sd``, in O(n k).
+    """Item means and variances, and the variances of the row sums of ``x`` and of ``x / sd``, in O(n k).
 
     Returns ``(item_mean, item_var, total_var, standardized_total_var)``, or None when the
     shortcut does not apply (a NaN or inf, an item of zero variance): the caller then takes the
-    full path. Item variances come from the uncentred sums of squares when every item's mean is
-    small beside its spread (the bound of :func:`_covariance`), else from the centred data.
-    The variances of the row sums are taken about their mean (two passes over n numbers).
+    full path. Two passes over the data, block by block: the column sums and sums of squares,
+    then the row sums of ``x @ [1, 1 / sd]``. Item variances come from the uncentred sums of
+    squares when every item's mean is small beside its spread (the bound of
+    :func:`_covariance`), else from the centred data (one more pass). The variances of the row
+    sums are taken about their mean (two passes over n numbers).
     """
     n, k = x.shape
-    b = max(1, _BLOCK_ELEMENTS // k)
+    rows = max(1, 2048 // k)
+    b = max(rows, _BLOCK_ELEMENTS // k // rows * rows)
     ones = np.ones(min(b, n))
     col_sum, col_sq = np.zeros(k), np.zeros(k)
     for start in range(0, n, b):
         block = x[start:start + b]
         col_sum += ones[:block.shape[0]] @ block
-        col_sq += np.einsum("ij,ij->j", block, block)
+        col_sq += _column_squares(block, rows)
     if not (np.isfinite(col_sum).all() and np.isfinite(col_sq).all()):
         return None
     item_mean = col_sum / n
