@@ -324,7 +324,7 @@ def _summary_moments(x):
     Returns ``(item_mean, item_var, total_var, standardized_total_var)``, or None when the
     shortcut does not apply (a NaN or inf, an item of zero variance): the caller then takes the
     full path. Two passes over the data, block by block: the column sums and sums of squares,
-    then the row sums of ``x @ [1, 1 / sd]``. Item variances come from the uncentred sums of
+    then the row sums of ``x`` and of ``x / sd``. Item variances come from the uncentred sums of
     squares when every item's mean is small beside its spread (the bound of
     :func:`_covariance`), else from the centred data (one more pass). The variances of the row
     sums are taken about their mean (two passes over n numbers).
@@ -350,12 +350,13 @@ def _summary_moments(x):
         if not np.all(item_var > 0):
             return None
     # the row sums of the items and of the standardised items: var(sum_j z_j) = sum(R)
-    weights = np.column_stack([np.ones(k), 1 / np.sqrt(item_var)])
-    totals = np.empty((n, 2))
-    for start in range(0, n, b):
-        np.matmul(x[start:start + b], weights, out=totals[start:start + b])
-    total_var, std_total_var = np.var(totals.T.copy(), axis=1, ddof=1)  # contiguous rows: a fast reduction
-    return item_mean, item_var, float(total_var), float(std_total_var)
+    ones_k, weights = np.ones(k), 1 / np.sqrt(item_var)
+    total, std_total = np.empty(n), np.empty(n)
+    for start in range(0, n, b):  # two gemv on a block in cache
+        block = x[start:start + b]
+        np.matmul(block, ones_k, out=total[start:start + b])
+        np.matmul(block, weights, out=std_total[start:start + b])
+    return item_mean, item_var, float(np.var(total, ddof=1)), float(np.var(std_total, ddof=1))
 
 
 def _feldt(raw, n, k, confidence_level):
