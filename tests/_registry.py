@@ -551,6 +551,8 @@ RESULTS = [
     ("AgreementCoefficientResult(conger)", "AgreementCoefficientResult",
      lambda: predstab.conger_kappa(_THREE_CATS)),
     ("CronbachAlphaResult", "CronbachAlphaResult", lambda: predstab.cronbach_alpha(_ITEMS)),
+    ("CronbachAlphaResult(detail=False)", "CronbachAlphaResult",
+     lambda: predstab.cronbach_alpha(_ITEMS, detail=False)),
     # tuning the number of learners and the tree pool's closed forms
     ("TuningResult", "TuningResult", _with_warnings_ignored(_tuning)),
     ("TuningResult(closed_form)", "TuningResult",

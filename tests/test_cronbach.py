@@ -154,3 +154,137 @@ def test_column_sums_against_fsum(shape):
     x[-1, 0], x[shape[0] // 2, -1] = np.nan, np.inf  # the last row lies beyond the blocks
     sums = _column_sums(x)
     assert np.isnan(sums[0]) and not np.isfinite(sums[-1])
+
+
+# ------------------------------------------------------------------ detail=False: O(n k), no k x k matrix
+# the fields detail=False shares with detail=True
+SUMMARY_FIELDS = ("value", "standardized", "average_r", "signal_noise", "mean", "sd")
+NOT_COMPUTED = ("g6", "median_r", "standard_error", "alpha_drop", "item_stats")
+
+
+def _numpy_alpha(x, confidence_level=0.95):
+    """The shared fields from np.cov / np.corrcoef (an independent computation of the k x k path)."""
+    x = np.asarray(x, dtype=float)
+    n, k = x.shape
+    c, r = np.cov(x, rowvar=False), np.corrcoef(x, rowvar=False)
+    av_r = (r.sum() - k) / (k * (k - 1))
+    raw = k / (k - 1) * (1 - np.trace(c) / c.sum())
+    a = 1 - confidence_level
+    f_hi, f_lo = stats.f.ppf([1 - a / 2, a / 2], n - 1, (n - 1) * (k - 1))
+    return dict(value=raw, standardized=k / (k - 1) * (1 - k / r.sum()), average_r=av_r,
+                signal_noise=k * av_r / (1 - av_r), mean=x.mean(axis=1).mean(), sd=x.mean(axis=1).std(ddof=1),
+                ci=(1 - (1 - raw) * f_hi, 1 - (1 - raw) * f_lo))
+
+
+@pytest.mark.parametrize("case", sorted(PSYCH))
+def test_summary_against_psych_the_full_path_and_numpy(case):
+    # R: psych::alpha(x)$total and $feldt (psych 2.2.9, default arguments)
+    rec = PSYCH[case]
+    x = read_case(case)
+    short, full = cronbach_alpha(x, detail=False), cronbach_alpha(x)
+    shared = {f: a for f, a in ALPHA_TOTAL.items() if a in SUMMARY_FIELDS}
+    assert sorted(shared.values()) == sorted(SUMMARY_FIELDS)
+    for r_field, attr in shared.items():
+        assert getattr(short, attr) == pytest.approx(rec["total"][r_field], rel=RTOL), r_field
+        assert getattr(short, attr) == pytest.approx(getattr(full, attr), rel=1e-12), attr  # rounding only
+    assert short.confidence_interval.low == pytest.approx(rec["feldt"]["lower.ci"], rel=RTOL)
+    assert short.confidence_interval.high == pytest.approx(rec["feldt"]["upper.ci"], rel=RTOL)
+    assert short.value == pytest.approx(rec["feldt"]["alpha"], rel=RTOL)
+    assert short.confidence_interval.low == pytest.approx(full.confidence_interval.low, rel=1e-12)
+    assert short.confidence_interval.high == pytest.approx(full.confidence_interval.high, rel=1e-12)
+    expected = _numpy_alpha(x)
+    for attr in SUMMARY_FIELDS:
+        assert getattr(short, attr) == pytest.approx(expected[attr], rel=1e-12), attr
+    assert short.confidence_interval == pytest.approx(expected["ci"], rel=1e-12)
+    assert (short.n_objects, short.n_items, short.confidence_level) == (full.n_objects, full.n_items, 0.95)
+    for attr in NOT_COMPUTED:
+        assert getattr(short, attr) is None, attr
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "frame", "int", "large_mean", "many_blocks"])
+def test_summary_against_numpy_on_every_path(layout, monkeypatch):
+    import predstab._alpha as alpha_module
+
+    rng = np.random.default_rng(7)
+    n, k = 3001, 9  # 2**16 elements per block: 7264 rows, one block (227-row groups and 50 rows left)
+    x = rng.normal(size=(n, 1)) + rng.normal(scale=1.3, size=(n, k)) + np.arange(k) / 3
+    if layout == "F":
+        x = np.asfortranarray(x)
+    elif layout == "frame":
+        x = pd.DataFrame(x, columns=[f"item{j}" for j in range(k)])
+    elif layout == "int":
+        x = np.clip(np.rint(x + 3), 1, 5).astype(np.int64)  # Likert items: E[x^2] / var ~ 10
+    elif layout == "large_mean":
+        x = x + 1e3  # E[x^2] / var ~ 1e6 > _MAX_UNCENTRED_RATIO: centred variances
+    elif layout == "many_blocks":
+        # blocks of 454 rows (two groups of 227 = 2048 // k rows): 6 full blocks, then 277 rows = 227 + 50
+        monkeypatch.setattr(alpha_module, "_BLOCK_ELEMENTS", 500 * k)
+    short = cronbach_alpha(x, detail=False, confidence_level=0.9)
+    full = cronbach_alpha(x, confidence_level=0.9)
+    expected = _numpy_alpha(x, 0.9)
+    for attr in SUMMARY_FIELDS:
+        assert getattr(short, attr) == pytest.approx(expected[attr], rel=1e-12), attr
+        assert getattr(short, attr) == pytest.approx(getattr(full, attr), rel=1e-12), attr
+    assert short.confidence_interval == pytest.approx(expected["ci"], rel=1e-12)
+    assert short.confidence_level == 0.9
+
+
+def test_summary_sum_of_standardised_items():
+    # var(sum_j z_j) = k + 2 sum_{i<j} r_ij: std.alpha and average_r from it, by hand
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(500, 1)) + rng.normal(size=(500, 6))
+    z = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
+    v, k = z.sum(axis=1).var(ddof=1), 6
+    r = np.corrcoef(x, rowvar=False)
+    assert v == pytest.approx(k + 2 * r[np.tril_indices(k, -1)].sum(), rel=1e-13)
+    short = cronbach_alpha(x, detail=False)
+    assert short.standardized == pytest.approx(k / (k - 1) * (1 - k / v), rel=1e-12)
+    assert short.average_r == pytest.approx((v - k) / (k * (k - 1)), rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the constant item's r
+@pytest.mark.parametrize("kind", ["missing", "constant"])
+def test_summary_falls_back_to_the_full_path(kind):
+    # missing scores (pairwise-complete covariances) or a constant item: the full path's numbers
+    x = read_case("m_30x4").to_numpy()
+    if kind == "missing":
+        x[[0, 3, 7], [1, 2, 0]] = np.nan
+    else:
+        x[:, 2] = 2.0
+    short, full = cronbach_alpha(x, detail=False), cronbach_alpha(x)
+    for attr in (*SUMMARY_FIELDS, "n_objects", "n_items", "confidence_level", "confidence_interval"):
+        assert _same(getattr(short, attr), getattr(full, attr)), attr  # bit for bit: the same computation
+    for attr in NOT_COMPUTED:
+        assert getattr(short, attr) is None, attr
+    if kind == "missing":
+        c = pd.DataFrame(x).cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
+        assert short.value == pytest.approx((1 - np.trace(c) / c.sum()) * 4 / 3, rel=1e-13)
+
+
+def _same(a, b):
+    return bool(np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True))
+
+
+def test_summary_result_convention():
+    x = read_case("m_30x4")
+    short = cronbach_alpha(x, detail=False)
+    text = str(short)
+    assert text.splitlines()[2].split() == ["raw_alpha", "std.alpha", "average_r", "S/N", "mean", "sd"]
+    assert "Not computed (detail = FALSE): G6(smc), ase, median_r, the item-dropped table" in text
+    assert "Reliability if an item is dropped:" not in text
+    assert "g6=None" in repr(short) and len(repr(short)) < 300
+    frame, full_frame = short.to_frame(), cronbach_alpha(x).to_frame()
+    assert list(frame.columns) == list(full_frame.columns)  # the same columns, None where not computed
+    assert frame.loc[0, "g6"] is None and frame.loc[0, "ci_low"] == short.confidence_interval.low
+    assert frame.loc[0, "value"] == pytest.approx(full_frame.loc[0, "value"], rel=1e-12)
+    assert short == cronbach_alpha(x, detail=False)
+    assert short != cronbach_alpha(x)
+
+
+def test_bad_detail_names_the_parameter():
+    with pytest.raises(ValueError, match="`detail` must"):
+        cronbach_alpha([[1, 2], [2, 3], [3, 5]], detail="no")
+    with pytest.raises(ValueError, match="`items`"):  # the same reader's message as detail=True
+        cronbach_alpha([[1, 2], [2, 3]], detail=False)
+    with pytest.raises(ValueError, match="`items` must hold finite values"):
+        cronbach_alpha([[1, 2], [2, np.inf], [3, 5]], detail=False)

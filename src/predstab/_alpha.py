@@ -2,6 +2,7 @@ r"""Cronbach's alpha and its companions, as ``psych::alpha`` reports them."""
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Real
 
 import numpy as np
@@ -29,16 +30,18 @@ class CronbachAlphaResult(Result):
         Raw alpha (psych's ``raw_alpha``), from the item covariances.
     standardized : float
         Standardised alpha (``std.alpha``), from the item correlations.
-    g6 : float
-        Guttman's lambda 6 (``G6(smc)``), from the squared multiple correlations.
+    g6 : float or None
+        Guttman's lambda 6 (``G6(smc)``), from the squared multiple correlations; None with
+        ``detail=False``.
     average_r : float
         Mean inter-item correlation (``average_r``).
-    median_r : float
-        Median inter-item correlation (``median_r``).
+    median_r : float or None
+        Median inter-item correlation (``median_r``); None with ``detail=False``.
     signal_noise : float
         Signal/noise ratio :math:`k \\bar r / (1 - \\bar r)` (``S/N``).
-    standard_error : float
-        psych's ``ase`` (Duhachek & Iacobucci's asymptotic standard error).
+    standard_error : float or None
+        psych's ``ase`` (Duhachek & Iacobucci's asymptotic standard error); None with
+        ``detail=False``.
     mean, sd : float
         Mean and standard deviation of the per-object item means (``mean``, ``sd``).
     confidence_interval : ConfidenceInterval
@@ -47,48 +50,56 @@ class CronbachAlphaResult(Result):
         Level of ``confidence_interval``.
     n_objects, n_items : int
         Objects (rows) and items (columns).
-    alpha_drop : pandas.DataFrame
+    alpha_drop : pandas.DataFrame or None
         Alpha if an item is dropped (psych's ``alpha.drop``), one row per item, columns
         ``raw_alpha``, ``std.alpha``, ``G6(smc)``, ``average_r``, ``S/N``, ``alpha se``,
-        ``var.r``, ``med.r``.
-    item_stats : pandas.DataFrame
+        ``var.r``, ``med.r``; None with ``detail=False``.
+    item_stats : pandas.DataFrame or None
         Item statistics (psych's ``item.stats``): ``n``, ``raw.r``, ``std.r``, ``r.cor``,
-        ``r.drop``, ``mean``, ``sd``.
+        ``r.drop``, ``mean``, ``sd``; None with ``detail=False``.
     """
 
     value: float
     standardized: float
-    g6: float
+    g6: float | None
     average_r: float
-    median_r: float
+    median_r: float | None
     signal_noise: float
-    standard_error: float
+    standard_error: float | None
     mean: float
     sd: float
     confidence_interval: ConfidenceInterval
     confidence_level: float
     n_objects: int
     n_items: int
-    alpha_drop: pd.DataFrame
-    item_stats: pd.DataFrame
+    alpha_drop: pd.DataFrame | None = dataclasses.field(repr=False)  # tables: not in repr / to_frame
+    item_stats: pd.DataFrame | None = dataclasses.field(repr=False)
 
     _title = "Reliability analysis (psych::alpha)"
+    # the same columns for both values of ``detail`` (None where not computed)
+    _frame_fields = ("value", "standardized", "g6", "average_r", "median_r", "signal_noise", "standard_error",
+                     "mean", "sd", "confidence_level", "n_objects", "n_items")
 
     def _str_lines(self):
         lines = [" Reliability analysis (psych::alpha)", ""]
         head = ["raw_alpha", "std.alpha", "G6(smc)", "average_r", "S/N", "ase", "mean", "sd", "median_r"]
         vals = [self.value, self.standardized, self.g6, self.average_r, self.signal_noise,
                 self.standard_error, self.mean, self.sd, self.median_r]
-        cells = [r_signif(v, 2) for v in vals]
-        width = [max(len(h), len(c)) for h, c in zip(head, cells, strict=True)]
-        lines.append("  " + " ".join(h.rjust(w) for h, w in zip(head, width, strict=True)))
+        shown = [(h, v) for h, v in zip(head, vals, strict=True) if v is not None]  # None: not computed
+        cells = [r_signif(v, 2) for _, v in shown]
+        width = [max(len(h), len(c)) for (h, _), c in zip(shown, cells, strict=True)]
+        lines.append("  " + " ".join(h.rjust(w) for (h, _), w in zip(shown, width, strict=True)))
         lines.append("  " + " ".join(c.rjust(w) for c, w in zip(cells, width, strict=True)))
         ci = self.confidence_interval
         lines += ["", f" {100 * self.confidence_level:g}% confidence boundaries (Feldt)",
                   "  lower alpha upper",
                   f"  {r_signif(ci.low, 2):>5} {r_signif(self.value, 2):>5} {r_signif(ci.high, 2):>5}"]
-        lines += ["", " Reliability if an item is dropped:",
-                  *("  " + row for row in self.alpha_drop.round(2).to_string().splitlines())]
+        if self.alpha_drop is None:
+            lines += ["", " Not computed (detail = FALSE): G6(smc), ase, median_r, the item-dropped table",
+                      " and the item statistics (they need the k x k covariance matrix)."]
+        else:
+            lines += ["", " Reliability if an item is dropped:",
+                      *("  " + row for row in self.alpha_drop.round(2).to_string().splitlines())]
         return lines
 
 
@@ -288,8 +299,106 @@ def _alpha_drop_rows(c, r, n, inv):
     return np.column_stack([raw, std, g6, av_r, sn, ase, var_r, med_r])
 
 
-@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")]})
-def cronbach_alpha(items, /, *, confidence_level=0.95):
+#: Elements per block of rows in the summary passes (512 KiB of float64 at any k): a block stays
+#: in cache between its operations, and a BLAS call on it runs on one thread (a whole-matrix
+#: gemv's second thread made it several times slower on the loaded benchmark machine).
+_BLOCK_ELEMENTS = 2**16
+
+
+def _column_squares(block, rows):
+    """Column sums of squares of ``block``; on C-ordered data over groups of ``rows`` rows viewed
+    as one row (an inner loop of ``rows`` k elements, as in :func:`_column_sums`)."""
+    m, k = block.shape
+    q = m - m % rows
+    if not block.flags.c_contiguous or q == 0:
+        return np.einsum("ij,ij->j", block, block)
+    grouped = block[:q].reshape(q // rows, rows * k)
+    rest = block[q:]
+    partial = np.einsum("ij,ij->j", grouped, grouped).reshape(rows, k).sum(axis=0)
+    return partial + np.einsum("ij,ij->j", rest, rest)
+
+
+def _summary_moments(x):
+    """Item means and variances, and the variances of the row sums of ``x`` and of ``x / sd``, in O(n k).
+
+    Returns ``(item_mean, item_var, total_var, standardized_total_var)``, or None when the
+    shortcut does not apply (a NaN or inf, an item of zero variance): the caller then takes the
+    full path. Two passes over the data, block by block: the column sums and sums of squares,
+    then the row sums of ``x`` and of ``x / sd``. Item variances come from the uncentred sums of
+    squares when every item's mean is small beside its spread (the bound of
+    :func:`_covariance`), else from the centred data (one more pass). The variances of the row
+    sums are taken about their mean (two passes over n numbers).
+    """
+    n, k = x.shape
+    rows = max(1, 2048 // k)
+    b = max(rows, _BLOCK_ELEMENTS // k // rows * rows)
+    ones = np.ones(min(b, n))
+    col_sum, col_sq = np.zeros(k), np.zeros(k)
+    for start in range(0, n, b):
+        block = x[start:start + b]
+        col_sum += ones[:block.shape[0]] @ block
+        col_sq += _column_squares(block, rows)
+    if not (np.isfinite(col_sum).all() and np.isfinite(col_sq).all()):
+        return None
+    item_mean = col_sum / n
+    item_var = (col_sq - n * item_mean**2) / (n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = col_sq / ((n - 1) * item_var)
+    if not (np.all(item_var > 0) and np.all(ratio <= _MAX_UNCENTRED_RATIO)):
+        centred = x - item_mean
+        item_var = np.einsum("ij,ij->j", centred, centred) / (n - 1)
+        if not np.all(item_var > 0):
+            return None
+    # the row sums of the items and of the standardised items: var(sum_j z_j) = sum(R)
+    ones_k, weights = np.ones(k), 1 / np.sqrt(item_var)
+    total, std_total = np.empty(n), np.empty(n)
+    for start in range(0, n, b):  # two gemv on a block in cache
+        block = x[start:start + b]
+        np.matmul(block, ones_k, out=total[start:start + b])
+        np.matmul(block, weights, out=std_total[start:start + b])
+    return item_mean, item_var, float(np.var(total, ddof=1)), float(np.var(std_total, ddof=1))
+
+
+def _feldt(raw, n, k, confidence_level):
+    """Feldt's interval for alpha (psych's ``feldt``) with (n - 1, (n - 1)(k - 1)) degrees of freedom."""
+    a = 1 - confidence_level
+    df1, df2 = n - 1, (n - 1) * (k - 1)
+    # scipy.stats.f.ppf is special.fdtri after argument checks
+    low = 1 - (1 - raw) * special.fdtri(df1, df2, 1 - a / 2)
+    high = 1 - (1 - raw) * special.fdtri(df1, df2, a / 2)
+    return ConfidenceInterval(float(low), float(high))
+
+
+def _alpha_summary(items, confidence_level):
+    """The O(n k) result of ``detail=False`` for complete numeric data, else None (full path).
+
+    With item variances v_j, the variance V of the row totals and the variance V_z of the row
+    sums of the standardised items (V_z = k + 2 sum_{i<j} r_ij = sum(R)): raw alpha is
+    k / (k - 1) (1 - sum v / V), standardised alpha k / (k - 1) (1 - k / V_z), the mean
+    correlation (V_z - k) / (k (k - 1)), and psych's sd of the per-object mean item sqrt(V) / k.
+    """
+    arr = as_rating_matrix(items, name="items")
+    if arr.dtype.kind not in "biuf" or arr.ndim != 2 or arr.shape[0] < 3 or arr.shape[1] < 2:
+        return None  # the full path reads, refuses or handles it
+    x = arr.astype(float, copy=False)
+    moments = _summary_moments(x)
+    if moments is None:
+        return None
+    item_mean, item_var, total_var, sum_r = moments
+    n, k = x.shape
+    raw = (1 - item_var.sum() / total_var) * (k / (k - 1))
+    std = (1 - k / sum_r) * (k / (k - 1))
+    av_r = (sum_r - k) / (k * (k - 1))
+    return CronbachAlphaResult(
+        value=float(raw), standardized=float(std), g6=None, average_r=float(av_r), median_r=None,
+        signal_noise=float(k * av_r / (1 - av_r)), standard_error=None, mean=float(item_mean.mean()),
+        sd=float(np.sqrt(total_var) / k), confidence_interval=_feldt(raw, n, k, confidence_level),
+        confidence_level=float(confidence_level), n_objects=int(n), n_items=int(k), alpha_drop=None,
+        item_stats=None)
+
+
+@validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")], "detail": ["boolean"]})
+def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     r"""Cronbach's alpha, standardised alpha, Guttman's lambda 6 and alpha if an item is dropped.
 
     Matches `psych::alpha` (psych 2.2.9, default arguments); see validation/.
@@ -315,13 +424,25 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
         ``use = "pairwise"``). Items are not reversed (psych's ``check.keys = FALSE``).
     confidence_level : float, default 0.95
         Level of Feldt's interval (psych prints 95%).
+    detail : bool, default True
+        True: psych's full output, from the k x k covariance matrix (one ``X.T @ X``).
+        False: only what needs no k x k matrix, in O(n k) (two passes over the data): raw
+        and standardised alpha, ``average_r``, S/N, ``mean``, ``sd`` and Feldt's interval
+        (what ``pingouin.cronbach_alpha`` returns, and more), from the item variances, the
+        variance of the row totals and that of the row sums of the standardised items
+        (:math:`\operatorname{var}(\sum_j z_j) = k + 2 \sum_{i<j} r_{ij} = \sum R`);
+        ``g6``, ``median_r``, ``standard_error``, ``alpha_drop`` and ``item_stats`` are None.
+        The values are those of ``detail=True`` up to rounding (about 1e-15 relative). With
+        missing scores (pairwise-complete covariances) or an item of zero variance,
+        ``detail=False`` takes the full path and drops those fields: the same numbers, not faster.
 
     Returns
     -------
     CronbachAlphaResult
         ``.value`` (raw alpha), ``.standardized``, ``.g6``, ``.average_r``,
         ``.signal_noise``, ``.standard_error`` (ase), ``.confidence_interval`` (Feldt),
-        ``.alpha_drop`` and ``.item_stats`` (DataFrames, one row per item).
+        ``.alpha_drop`` and ``.item_stats`` (DataFrames, one row per item); with
+        ``detail=False`` the fields that need the k x k matrix are None.
 
     References
     ----------
@@ -340,7 +461,22 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     >>> res = cronbach_alpha([[1, 2, 2], [2, 2, 3], [3, 4, 3], [4, 4, 5], [2, 3, 2]])
     >>> round(res.value, 4), round(res.standardized, 4)
     (0.9184, 0.9208)
+    >>> short = cronbach_alpha([[1, 2, 2], [2, 2, 3], [3, 4, 3], [4, 4, 5], [2, 3, 2]], detail=False)
+    >>> round(short.value, 4), round(short.standardized, 4), short.g6 is None
+    (0.9184, 0.9208, True)
     """
+    if not detail:
+        summary = _alpha_summary(items, confidence_level)
+        if summary is not None:
+            return summary
+        # missing scores (pairwise-complete covariances), a constant item, one item: the full path
+        return dataclasses.replace(_psych_alpha(items, confidence_level), g6=None, median_r=None,
+                                   standard_error=None, alpha_drop=None, item_stats=None)
+    return _psych_alpha(items, confidence_level)
+
+
+def _psych_alpha(items, confidence_level):
+    """The whole of ``psych::alpha`` (``detail=True``), from the k x k covariance matrix."""
     x, names, col_sum = _cronbach_alpha_iv(items)
     n, k = x.shape
     item_mean = x.mean(axis=0) if col_sum is None else col_sum / n
@@ -382,11 +518,6 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
     item_stats = pd.DataFrame(np.column_stack([present_n, raw_r, std_r, r_cor, r_drop, item_mean, item_sd]),
                               index=index, columns=_ITEM_COLUMNS)
 
-    a = 1 - confidence_level
-    df1, df2 = n - 1, (n - 1) * (k - 1)
-    # Feldt's quantiles: scipy.stats.f.ppf is special.fdtri after argument checks
-    low = 1 - (1 - total["raw"]) * special.fdtri(df1, df2, 1 - a / 2)
-    high = 1 - (1 - total["raw"]) * special.fdtri(df1, df2, a / 2)
     if complete:
         total_mean, total_sd = float(item_mean.mean()), float(np.sqrt(c.sum()) / k)
     else:
@@ -396,6 +527,6 @@ def cronbach_alpha(items, /, *, confidence_level=0.95):
         value=float(total["raw"]), standardized=float(total["std"]), g6=float(total["g6"]),
         average_r=float(total["av_r"]), median_r=float(total["med_r"]), signal_noise=float(total["sn"]),
         standard_error=float(total["ase"]), mean=total_mean, sd=total_sd,
-        confidence_interval=ConfidenceInterval(float(low), float(high)),
+        confidence_interval=_feldt(total["raw"], n, k, confidence_level),
         confidence_level=float(confidence_level),
         n_objects=int(n), n_items=int(k), alpha_drop=alpha_drop, item_stats=item_stats)
