@@ -122,3 +122,42 @@ def test_surfaces_import_no_private_name_except_the_io_layer(surface):
 def test_cli_and_demo_use_only_public_names(surface):
     # predstab tune / demo: tune_num_learners and the I/O layer, nothing of _tune / _pool / _twopl
     assert _private_imports(surface, strict=True) == set()
+
+
+def _upward_imports(name, path):
+    """Imports of a surface by a lower module, with the name of the enclosing function."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = []
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+            if isinstance(child, ast.ImportFrom) and child.level:
+                base = package.split(".")
+                base = base[: len(base) - child.level + 1]
+                module = ".".join(base + ([child.module] if child.module else []))
+                targets = [module] + [f"{module}.{a.name}" for a in child.names]
+                for t in targets:
+                    if t in SURFACES:
+                        found.append((t, function))
+            elif isinstance(child, ast.Import):
+                found.extend((a.name, function) for a in child.names if a.name in SURFACES)
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), None)
+    return found
+
+
+def test_lower_layers_reach_a_surface_only_from_a_plot_method():
+    # results draw themselves (``res.plot()``, as pandas objects do): the one upward edge allowed
+    # is a lazy import of predstab.plotting inside a method named ``plot``; nothing else of the
+    # core imports a surface, and plotting imports none of the modules that do (no cycle above)
+    upward = {}
+    for name, path in MODULES.items():
+        if name in SURFACES or name in ("predstab", "predstab.__main__"):  # __main__ runs the CLI
+            continue
+        for target, function in _upward_imports(name, path):
+            upward.setdefault(name, set()).add((target, function))
+    assert upward, "the reader found no result that plots itself"
+    for name, edges in upward.items():
+        assert edges <= {("predstab.plotting", "plot")}, (name, sorted(edges, key=str))
