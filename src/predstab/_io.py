@@ -344,7 +344,9 @@ def _line_agreement(matrix) -> float:
     """Mean over rows of the chance that two different cells of a row hold the same value
     (missing values count as one more value): an unbiased estimate whatever the row length,
     so long rows and short columns compare fairly. Linear in the size of ``matrix``."""
-    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str))
+    # use_na_sentinel=False: a missing cell (None, NaN) gets a code of its own, not -1
+    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str),
+                                  use_na_sentinel=False)
     n_rows, n_cols = matrix.shape
     k = max(len(uniques), 1)
     counts = np.bincount(np.repeat(np.arange(n_rows), n_cols) * k + codes,
@@ -568,26 +570,30 @@ class ProgressBar:
 
 
 def _json_default(value):
+    if isinstance(value, np.bool_):
+        return bool(value)
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):
         return None if not np.isfinite(value) else float(value)
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return _clean(value.tolist())  # NaN inside an array is null too
     return str(value)
+
+
+def _clean(v):
+    """``v`` with non-finite floats as None, dict keys as text and tuples as lists."""
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {str(k): _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
 
 
 def dumps(obj) -> str:
     """JSON text of ``obj`` (NumPy scalars and arrays allowed; NaN becomes null)."""
     import json
 
-    def clean(v):
-        if isinstance(v, float) and not np.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {str(k): clean(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [clean(x) for x in v]
-        return v
-
-    return json.dumps(clean(obj), indent=2, default=_json_default) + "\n"
+    return json.dumps(_clean(obj), indent=2, default=_json_default) + "\n"
