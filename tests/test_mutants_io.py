@@ -243,7 +243,8 @@ def test_numeric_matrix_infinite_and_missing_cells():
     frame = _frame({"a": [1.0, 2.0, 3.0], "b": [1.0, np.nan, -np.inf], "c": [np.inf, 1.0, 2.0]})
     with pytest.raises(InputError) as err:
         _io.numeric_matrix(frame, what="SCORES")
-    assert str(err.value) == "SCORES: 'data.csv', line 2, column 'c': infinite values are not allowed"
+    # the first refused cell column by column, as for a cell that is not a number
+    assert str(err.value) == "SCORES: 'data.csv', line 4, column 'b': infinite values are not allowed"
     missing = _frame({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0, np.nan], "c": [0.0, np.nan, 1.0]})
     np.testing.assert_array_equal(_io.numeric_matrix(missing)[:, 2], [0.0, np.nan, 1.0])
     with pytest.raises(InputError) as err:
@@ -255,6 +256,49 @@ def test_numeric_matrix_infinite_and_missing_cells():
     with pytest.raises(InputError) as err:
         _io.numeric_matrix(nameless)
     assert str(err.value) == "input: 'input', line 2, column 'a': expected a number, got 'q'"
+
+
+@pytest.mark.parametrize("position", [0, 1, 6, 12])
+def test_numeric_matrix_finds_the_first_refused_cell_anywhere(position):
+    # 13 rows: the bad cell at the first, second, a middle and the last line
+    numbers = [float(i) for i in range(13)]
+    numbers[3] = np.nan  # a missing cell is no problem
+    infinite = numbers.copy()
+    infinite[position] = np.inf
+    if position != 12:
+        infinite[12] = -np.inf  # a later one is not the first
+    with pytest.raises(InputError) as err:
+        _io.numeric_matrix(_frame({"ok": numbers, "x": infinite}))
+    assert str(err.value) == (f"input: 'data.csv', line {position + 2}, column 'x': infinite values are "
+                              "not allowed")
+    dates = pd.Series(pd.to_datetime([f"2024-01-0{i % 9 + 1}" for i in range(13)]))
+    dates[:position] = pd.NaT
+    with pytest.raises(InputError) as err:
+        _io.numeric_matrix(_frame({"ok": numbers, "when": dates}))
+    assert str(err.value) == (f"input: 'data.csv', line {position + 2}, column 'when': expected a number, "
+                              f"got {dates.to_numpy()[position]!r}")
+
+
+def test_numeric_matrix_cells_that_are_not_numbers():
+    cases = {
+        "categories": _frame({"a": pd.Categorical(["x", "y"])}),
+        "complex": _frame({"a": np.array([1 + 2j, 3])}),
+        "objects": _frame({"a": pd.Series([1.5, None, Path("p")], dtype=object)}),
+        "text after a missing cell": _frame({"a": pd.Series([None, "2", "two"], dtype="str")}),
+    }
+    messages = {}
+    for name, frame in cases.items():
+        with pytest.raises(InputError) as err:
+            _io.numeric_matrix(frame, what="R")
+        messages[name] = str(err.value)
+    assert messages == {
+        "categories": "R: 'data.csv', line 2, column 'a': expected a number, got 'x'",
+        "complex": "R: 'data.csv', line 2, column 'a': expected a number, got np.complex128(1+2j)",
+        "objects": f"R: 'data.csv', line 4, column 'a': expected a number, got {Path('p')!r}",
+        "text after a missing cell": "R: 'data.csv', line 4, column 'a': expected a number, got 'two'",
+    }
+    numbers_as_categories = _frame({"a": pd.Categorical([2, 1, 2])})
+    assert _io.numeric_matrix(numbers_as_categories).tolist() == [[2.0], [1.0], [2.0]]
 
 
 # ----------------------------------------------------------------------------- column
@@ -305,6 +349,28 @@ def test_parse_list():
         "1,2,": "--grid must be a comma-separated list without empty items; got '1,2,'",
         "1,x": "--grid must be a comma-separated list of ints; got '1,x'",
         "1,2.5": "--grid must be a comma-separated list of ints; got '1,2.5'",
+    }
+
+
+# ----------------------------------------------------------------------------- real_values
+def test_real_values_reads_through_the_package_reader():
+    from predstab._validation import InvalidParameterError
+
+    assert _io.real_values((1, 2.5), name="n").tolist() == [1.0, 2.5]
+    assert _io.real_values([[1, 2], [3, 4]], name="s", rectangular=True).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    messages = {}
+    for values, rectangular in [(["a", 1], False), ([1 + 1j], False), ([[1, 2], [3]], True),
+                                ([[0.5, pd.NA]], True)]:
+        with pytest.raises(InvalidParameterError) as err:
+            _io.real_values(values, name="stability", rectangular=rectangular)
+        messages[str(values) if not rectangular else repr(values)[:20]] = str(err.value)
+    assert messages == {
+        "['a', 1]": "`stability` must be a 1-D sequence of real numbers; got ['a', 1].",
+        "[(1+1j)]": "`stability` must be a 1-D sequence of real numbers; got [(1+1j)].",
+        "[[1, 2], [3]]": "`stability` must be real numbers, a 1-D sequence or a rectangular 2-D array; "
+                         "got [[1, 2], [3]].",
+        "[[0.5, <NA>]]": "`stability` must be real numbers, a 1-D sequence or a rectangular 2-D array; "
+                        "got [[0.5, <NA>]].",
     }
 
 

@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning
-from ._validation import validate_params
+from ._ratings import as_numeric_matrix, as_real_vector
+from ._validation import InvalidParameterError, validate_params
 
 __all__ = [
     "InputError",
@@ -45,6 +46,7 @@ __all__ = [
     "check_orientation",
     "check_target_kind",
     "numeric_matrix",
+    "real_values",
     "column",
     "parse_list",
     "atomic_write",
@@ -186,31 +188,90 @@ def _where(frame, row_pos, col) -> str:
 
 
 def numeric_matrix(frame, *, what="input", allow_missing=True) -> np.ndarray:
-    """All columns of ``frame`` as a float array; a non-number names its line and column.
+    """All columns of ``frame`` as a float array; a bad cell is named by its line and column.
+
+    The numbers are read by the package's one reader of numeric matrices,
+    :func:`predstab._ratings.as_numeric_matrix` (numbers and booleans of any dtype, None / NaN /
+    pd.NA as NaN, no infinities), column by column. What only a file has is done here: a cell of
+    a text column that holds a number (``"1.5"``) is that number, and a refused cell is named by
+    its line (CSV) or row (Parquet) and column, the first one column by column.
 
     Raises
     ------
     InputError
-        A cell that is not a number, or a missing cell when ``allow_missing`` is False.
+        A cell that is not a number, an infinite one, or a missing cell when ``allow_missing``
+        is False.
     """
     out = np.empty(frame.shape, dtype=float)
     for j, col in enumerate(frame.columns):
-        values = frame[col]
-        if values.dtype == bool:
-            values = values.astype(float)
-        converted = pd.to_numeric(values, errors="coerce")
-        bad = converted.isna().to_numpy() & ~values.isna().to_numpy()
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{what}: {_where(frame, i, col)}: expected a number, got {values.iloc[i]!r}")
-        out[:, j] = converted.to_numpy(dtype=float, na_value=np.nan)
-    if not np.isfinite(out[~np.isnan(out)]).all():
-        i, j = np.argwhere(np.isinf(out))[0]
-        raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: infinite values are not allowed")
+        cells = _text_as_numbers(frame, j, what=what)
+        try:
+            out[:, j] = as_numeric_matrix(cells, name=what)
+        except (TypeError, ValueError) as exc:
+            i = _first_refused(cells, name=what)
+            problem = (f"expected a number, got {cells[i]!r}" if isinstance(exc, TypeError)
+                       else "infinite values are not allowed")
+            raise InputError(f"{what}: {_where(frame, i, col)}: {problem}") from None
     if not allow_missing and np.isnan(out).any():
         i, j = np.argwhere(np.isnan(out))[0]
         raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: missing value (NA) not allowed here")
     return out
+
+
+def _text_as_numbers(frame, j, *, what):
+    """Column ``j`` of ``frame`` as an array, the numbers written as text (a CSV column that also
+    holds a word stays text in pandas) turned into numbers; a text cell that is no number is an
+    :class:`InputError` naming it."""
+    values = frame.iloc[:, j]
+    if not (values.dtype == object or isinstance(values.dtype, pd.StringDtype)):
+        return values.to_numpy()
+    cells = values.to_numpy(dtype=object, copy=True)
+    text = np.array([isinstance(v, str) for v in cells], dtype=bool)
+    if text.any():
+        numbers = pd.to_numeric(pd.Series(cells[text], dtype=object), errors="coerce").to_numpy(dtype=float)
+        if np.isnan(numbers).any():
+            i = int(np.flatnonzero(text)[np.flatnonzero(np.isnan(numbers))[0]])
+            raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: expected a number, "
+                             f"got {cells[i]!r}")
+        cells[text] = numbers
+    return cells
+
+
+def _first_refused(cells, *, name) -> int:
+    """Position of the first cell :func:`~predstab._ratings.as_numeric_matrix` refuses in ``cells``
+    (which it refuses as a whole): the end of the shortest refused prefix of the cells that are not
+    missing (a missing cell is never the problem), by bisection."""
+    present = np.flatnonzero(~np.asarray(pd.isna(cells), dtype=bool))
+    accepted, refused = 0, len(present)  # present cells [:accepted] are read, [:refused] are not
+    while refused - accepted > 1:
+        middle = (accepted + refused) // 2
+        try:
+            as_numeric_matrix(cells[present[:middle]], name=name)
+        except (TypeError, ValueError):
+            refused = middle
+        else:
+            accepted = middle
+    return int(present[accepted])
+
+
+def real_values(values, *, name, rectangular=False) -> np.ndarray:
+    """``values`` as a float array, read by the package's reader of real numbers
+    (:func:`predstab._ratings.as_real_vector`): text, complex numbers, pd.NA or a ragged nesting
+    raise :class:`~predstab.InvalidParameterError` naming ``name``. ``rectangular`` says in that
+    message that a rectangular 2-D array (one column per repeat) is also accepted.
+
+    Examples
+    --------
+    >>> real_values([1, 2.5], name="n").tolist()
+    [1.0, 2.5]
+    """
+    try:
+        return as_real_vector(values, name=name)
+    except InvalidParameterError:
+        if not rectangular:
+            raise
+        raise InvalidParameterError(f"`{name}` must be real numbers, a 1-D sequence or a rectangular "
+                                    f"2-D array; got {values!r:.80}.") from None
 
 
 def column(frame, name, *, what="input") -> pd.Series:
