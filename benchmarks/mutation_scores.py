@@ -44,7 +44,9 @@ MODULES: dict[str, list[str]] = {
     "_pool": ["tests/test_pool.py"],
     "_closed_form": ["tests/test_pool.py"],
     "_repeated": ["tests/test_repeated.py"],
-    "_io": ["tests/test_cli_files.py"],
+    # test_cli.py runs the CLI in-process (main([...])); test_cli_inputs.py and test_cli_firsthour.py run it
+    # as a subprocess only, which mutmut cannot see
+    "_io": ["tests/test_cli_files.py", "tests/test_cli.py"],
 }
 
 # tests that check the file a warning points at: under mutmut every call passes through its

@@ -29,12 +29,13 @@ from predstab import PredstabDataWarning, _io
 from predstab._io import InputError, InputNote
 
 
-@pytest.fixture
-def umask():
-    """Run the test under umask 027 (new files 0o640), restoring the process's own afterwards."""
-    old = os.umask(0o027)
+@pytest.fixture(params=[0o027, 0o002])
+def umask(request):
+    """Run the test under umask 027 (new files 0o640) or 002 (0o664), restoring the process's own
+    afterwards."""
+    old = os.umask(request.param)
     try:
-        yield 0o027
+        yield request.param
     finally:
         os.umask(old)
 
@@ -415,9 +416,14 @@ def test_check_output_dir(tmp_path):
     (full / "stability.csv").write_text("x")
     (tmp_path / "full-2").mkdir()
     (tmp_path / "full-3").write_text("a file also takes the name")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.csv").write_text("x")
+    (tmp_path / "other-2").mkdir()
     messages = {}
     for name, call in {
         "full": lambda: _io.check_output_dir(full, option="--dir"),
+        "other": lambda: _io.check_output_dir(other),
         "file": lambda: _io.check_output_dir(full / "stability.csv"),
         "no parent": lambda: _io.check_output_dir(tmp_path / "a" / "b"),
         "parent is a file": lambda: _io.check_output_dir(full / "stability.csv" / "x"),
@@ -430,6 +436,8 @@ def test_check_output_dir(tmp_path):
     assert messages == {
         "full": f"--dir '{full}' already holds files; use --force to write into it (files of the same "
                 f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'full-4'}",
+        "other": f"--out '{other}' already holds files; use --force to write into it (files of the same "
+                 f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'other-3'}",
         "file": f"--out '{full / 'stability.csv'}' is a file, not a folder",
         "no parent": f"--out '{tmp_path / 'a' / 'b'}': the folder '{tmp_path / 'a'}' does not exist; "
                      "create it first (predstab creates only the output folder itself, not its parents)",
@@ -453,6 +461,8 @@ def test_make_output_dir(tmp_path):
         _io.make_output_dir(made)
     with pytest.raises(InputError, match=r"^--tune-out .* does not exist"):
         _io.make_output_dir(tmp_path / "a" / "b", option="--tune-out")
+    with pytest.raises(InputError, match=r"^--out .* does not exist"):
+        _io.make_output_dir(tmp_path / "a" / "b")
     assert not (tmp_path / "a").exists()
 
 
@@ -473,13 +483,14 @@ def test_fresh_directory(tmp_path):
 
 # ----------------------------------------------------------------------------- atomic writes
 def test_new_files_get_the_mode_open_gives_them(tmp_path, umask):
-    assert _io._mode_for_new_file() == 0o640
-    assert os.umask(0o027) == 0o027  # the process's umask is left as it was
+    mode = {0o027: 0o640, 0o002: 0o664}[umask]
+    assert _io._mode_for_new_file() == mode
+    assert os.umask(umask) == umask  # the process's umask is left as it was
     reference = tmp_path / "opened.txt"
     reference.write_text("x")  # what open() gives under this umask
     target = _io.write_text(str(tmp_path / "a.txt"), "caf\u00e9\n")
     assert target == tmp_path / "a.txt"
-    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(reference.stat().st_mode) == 0o640
+    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(reference.stat().st_mode) == mode
     assert target.read_bytes() == "caf\u00e9\n".encode()
 
 
@@ -490,6 +501,8 @@ def test_replaced_file_keeps_its_mode_and_refusal_to_overwrite(tmp_path, umask):
     with pytest.raises(InputError) as err:
         _io.write_text(target, "two")
     assert str(err.value) == f"'{target}' already exists; use --force to overwrite it"
+    with pytest.raises(InputError, match="already exists"):
+        _io.atomic_write(target, lambda tmp: tmp.write_text("three"))
     assert target.read_text() == "one"
     _io.write_text(target, "two", force=True)
     assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o604
@@ -507,7 +520,8 @@ def test_atomic_write_goes_through_a_hidden_file_beside_the_target(tmp_path, uma
     assert _io.atomic_write(target, write) == target
     (tmp, mode, existed), = seen
     assert tmp.parent == tmp_path and tmp.name.startswith(".stability.csv.") and tmp.suffix == ".csv"
-    assert mode == 0o640 and not existed  # the final mode before any byte; the target only at the end
+    # the final mode before any byte is written; the target appears only at the end
+    assert mode == {0o027: 0o640, 0o002: 0o664}[umask] and not existed
     assert target.read_text() == "a,b\n" and not tmp.exists()
 
 
@@ -595,6 +609,7 @@ def test_line_agreement_counts_agreeing_pairs():
     assert _io._line_agreement(two_rows) == pytest.approx(1 / 6)
     assert _io._line_agreement(np.array([[None, None, "a", "a"]], dtype=object)) == pytest.approx(2 / 6)
     assert _io._line_agreement(np.array([[1, 1], [2, 2]])) == 1.0
+    assert _io._line_agreement(np.array([["a", "b", "c"], ["a", "a", "a"]])) == 0.5  # 'c' only in row 1
     rng = np.random.default_rng(5)
     for shape, k in [((4, 7), 3), ((7, 4), 5), ((3, 12), 12), ((5, 2), 2)]:
         matrix = rng.integers(0, k, size=shape).astype(object)
@@ -626,6 +641,7 @@ def test_check_orientation_numbers():
     assert _warned(refits_in_rows[:, :5])[0] is False           # fewer than 3 x more columns than rows
     assert _warned(refits_in_rows, ratio=4)[0] is False
     assert _warned(refits_in_rows[:1])[0] is False              # one row
+    assert _warned(np.array([["a", "b", "c", "d"]], dtype=object))[0] is False
     assert _warned(refits_in_rows[0])[0] is False               # not a matrix
     # exactly at the rule: mean column variance (1/3) = half the mean row variance (2/3) -> no warning
     at_half = np.array([[2, 2, 3, 1, 3, 3], [3, 1, 3, 2, 2, 3]], dtype=float)
@@ -635,6 +651,9 @@ def test_check_orientation_numbers():
     below[1, 0] = 2.0  # one column now agrees: 1/4 < half of 0.6333
     assert np.mean(np.var(below, axis=0, ddof=1)) < 0.5 * np.mean(np.var(below, axis=1, ddof=1))
     assert _warned(below)[0] is True
+    # mean row variance (46/15 + 6/5) / 2 = 32/15, mean column variance 1 < 16/15: a warning
+    near = np.array([[1, 4, 4, 4, 0, 3], [1, 4, 3, 3, 3, 4]], dtype=float)
+    assert _warned(near)[0] is True
 
 
 def test_check_orientation_numbers_with_missing_values():
@@ -642,6 +661,8 @@ def test_check_orientation_numbers_with_missing_values():
                                [1.0, 11, 21, 31, np.nan, 51, 61, 71, 81], [np.nan] * 9])
     # an all-missing row, a column with one value: numpy's warnings stay inside
     assert _warned(refits_in_rows)[0] is True
+    with np.errstate(all="raise"):  # a user's np.seterr(all="raise") does not break the check
+        assert _warned(refits_in_rows)[0] is True
     bools = np.array([[True, False, True, False, True, False], [True, False, True, False, True, True]])
     assert _warned(bools)[0] is True
 
@@ -816,3 +837,29 @@ def test_progress_bar_only_on_a_terminal(clock, capsys):
     bar(1)
     bar.close()
     assert capsys.readouterr().err == "\rfitting [" + "#" * 28 + "] 1/1   1.0s\n"
+
+
+def test_progress_bar_first_step_reuse_after_close_and_redraw_interval(clock):
+    clock.now = 0.0
+    stream = _Stream()
+    bar = _io.ProgressBar("fit", total=2, stream=stream, enabled=True, width=4)
+    clock.now = 0.1  # 0.1 s after the start (and no drawing yet): drawn
+    bar()
+    assert bar.done == 1 and stream.parts == ["\rfit [##..] 1/2   0.1s"]
+    bar.close()
+    bar = _io.ProgressBar("fit", total=3, stream=stream, enabled=True, width=3)
+    clock.now = 5.0
+    bar(1)
+    bar.close()
+    clock.now = 5.01  # closed: the next drawing starts a new line at once
+    bar(2)
+    assert stream.parts[-3:] == ["\rfit [#..] 1/3   4.9s", "\n", "\rfit [##.] 2/3   4.9s"]  # from 0.1 s
+
+
+def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
+    names = iter(["aaaa", "bbbb"])
+    monkeypatch.setattr(_io.secrets, "token_hex", lambda n: next(names))
+    (tmp_path / ".predstab-probe-aaaa").write_text("a user's file")
+    assert _io.check_output_file(tmp_path / "o.csv") == tmp_path / "o.csv"
+    assert (tmp_path / ".predstab-probe-aaaa").read_text() == "a user's file"
+    assert [p.name for p in tmp_path.iterdir()] == [".predstab-probe-aaaa"]

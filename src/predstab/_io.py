@@ -314,11 +314,15 @@ def parse_list(text, *, option, convert=str) -> list:
 def _probe_writable(folder, *, shown) -> None:
     """Create and remove a file in ``folder``: the only test that also catches /proc, read-only
     mounts and root's unwritable places (``os.access`` says yes to root everywhere)."""
-    probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
-    try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError as exc:
-        raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+    while True:
+        probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            continue  # a file of that name (never touched): another name
+        except OSError as exc:
+            raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+        break
     os.close(fd)
     with contextlib.suppress(OSError):
         probe.unlink()
