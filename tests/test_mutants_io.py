@@ -353,6 +353,14 @@ def test_parse_list():
     }
 
 
+def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
+    frame = _frame({"a": pd.Series(["low", None, "high"], dtype="str"), "b": [1, 2, 3],
+                    "c": [0.5, np.nan, 2.0], "d": pd.array([True, None, False], dtype="boolean")})
+    labels = _io.label_matrix(frame)
+    assert labels.dtype == object
+    assert labels.tolist() == [["low", 1, 0.5, True], [None, 2, None, None], ["high", 3, 2.0, False]]
+
+
 # ----------------------------------------------------------------------------- real_values
 def test_real_values_reads_through_the_package_reader():
     from predstab._validation import InvalidParameterError
@@ -863,3 +871,26 @@ def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
     assert _io.check_output_file(tmp_path / "o.csv") == tmp_path / "o.csv"
     assert (tmp_path / ".predstab-probe-aaaa").read_text() == "a user's file"
     assert [p.name for p in tmp_path.iterdir()] == [".predstab-probe-aaaa"]
+
+
+def test_cli_wide_category_file_with_a_missing_first_cell(tmp_path, capsys):
+    # was "error: 'list' argument must have no negative elements": the orientation check counted
+    # a missing cell as code -1 (a crash in the first row, a miscount in the others)
+    import predstab
+    from predstab.cli import main
+
+    rows = [["abc"[j % 3] for j in range(10)] for _ in range(3)]
+    rows[0][0] = ""
+    (tmp_path / "p.csv").write_text(",".join(f"r{j}" for j in range(10)) + "\n"
+                                    + "".join(",".join(row) + "\n" for row in rows))
+    (tmp_path / "y.csv").write_text("y\na\nb\nc\n")
+    code = main(["stability", str(tmp_path / "p.csv"), "--training-observations", str(tmp_path / "y.csv"),
+                 "--scale", "categorical"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "has 3 rows and 10 columns" in err and "it looks transposed" in err
+    labels = np.array(rows, dtype=object)
+    labels[0, 0] = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = predstab.phi(labels, np.array(["a", "b", "c"], dtype=object), scale="categorical")
+    assert str(expected) in out

@@ -46,6 +46,7 @@ __all__ = [
     "check_orientation",
     "check_target_kind",
     "numeric_matrix",
+    "label_matrix",
     "real_values",
     "column",
     "parse_list",
@@ -252,6 +253,18 @@ def _first_refused(cells, *, name) -> int:
         else:
             accepted = middle
     return int(present[accepted])
+
+
+def label_matrix(frame) -> np.ndarray:
+    """All cells of ``frame`` as an object array of labels (categories, ratings as given), None
+    for a missing cell: what the measures of categories read.
+
+    Examples
+    --------
+    >>> label_matrix(pd.DataFrame({"a": ["x", None], "b": [1.0, float("nan")]})).tolist()
+    [['x', 1.0], [None, None]]
+    """
+    return np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
 
 
 def real_values(values, *, name, rectangular=False) -> np.ndarray:
