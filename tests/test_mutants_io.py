@@ -621,7 +621,7 @@ def test_line_agreement_counts_agreeing_pairs():
     rng = np.random.default_rng(5)
     for shape, k in [((4, 7), 3), ((7, 4), 5), ((3, 12), 12), ((5, 2), 2)]:
         matrix = rng.integers(0, k, size=shape).astype(object)
-        matrix[0, 0] = None
+        matrix[0, 0] = matrix[-1, 1] = None  # missing cells, one more value, in the first and last rows
         assert _io._line_agreement(matrix) == pytest.approx(_line_agreement_by_pairs(matrix), abs=1e-12)
 
 
