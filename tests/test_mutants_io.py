@@ -671,6 +671,9 @@ def test_check_orientation_numbers_with_missing_values():
     assert _warned(refits_in_rows)[0] is True
     with np.errstate(all="raise"):  # a user's np.seterr(all="raise") does not break the check
         assert _warned(refits_in_rows)[0] is True
+        with_inf = refits_in_rows.copy()
+        with_inf[0, 1] = np.inf  # inf - inf inside the variances
+        assert _warned(with_inf)[0] is True
     bools = np.array([[True, False, True, False, True, False], [True, False, True, False, True, True]])
     assert _warned(bools)[0] is True
 

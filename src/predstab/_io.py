@@ -207,9 +207,9 @@ def numeric_matrix(frame, *, what="input", allow_missing=True) -> np.ndarray:
     for j, col in enumerate(frame.columns):
         cells = _text_as_numbers(frame, j, what=what)
         try:
-            out[:, j] = as_numeric_matrix(cells, name=what)
+            out[:, j] = as_numeric_matrix(cells)  # its message is replaced by one naming the cell
         except (TypeError, ValueError) as exc:
-            i = _first_refused(cells, name=what)
+            i = _first_refused(cells)
             problem = (f"expected a number, got {cells[i]!r}" if isinstance(exc, TypeError)
                        else "infinite values are not allowed")
             raise InputError(f"{what}: {_where(frame, i, col)}: {problem}") from None
@@ -226,7 +226,7 @@ def _text_as_numbers(frame, j, *, what):
     values = frame.iloc[:, j]
     if not (values.dtype == object or isinstance(values.dtype, pd.StringDtype)):
         return values.to_numpy()
-    cells = values.to_numpy(dtype=object, copy=True)
+    cells = values.to_numpy(copy=True)  # object (str) dtype: an object array
     text = np.array([isinstance(v, str) for v in cells], dtype=bool)
     if text.any():
         numbers = pd.to_numeric(pd.Series(cells[text], dtype=object), errors="coerce").to_numpy(dtype=float)
@@ -238,16 +238,16 @@ def _text_as_numbers(frame, j, *, what):
     return cells
 
 
-def _first_refused(cells, *, name) -> int:
+def _first_refused(cells) -> int:
     """Position of the first cell :func:`~predstab._ratings.as_numeric_matrix` refuses in ``cells``
     (which it refuses as a whole): the end of the shortest refused prefix of the cells that are not
     missing (a missing cell is never the problem), by bisection."""
-    present = np.flatnonzero(~np.asarray(pd.isna(cells), dtype=bool))
+    present = np.flatnonzero(~pd.isna(cells))
     accepted, refused = 0, len(present)  # present cells [:accepted] are read, [:refused] are not
     while refused - accepted > 1:
         middle = (accepted + refused) // 2
         try:
-            as_numeric_matrix(cells[present[:middle]], name=name)
+            as_numeric_matrix(cells[present[:middle]])
         except (TypeError, ValueError):
             refused = middle
         else:
