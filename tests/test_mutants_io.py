@@ -359,6 +359,9 @@ def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
     labels = _io.label_matrix(frame)
     assert labels.dtype == object
     assert labels.tolist() == [["low", 1, 0.5, True], [None, 2, None, None], ["high", 3, 2.0, False]]
+    # integer labels stay integers beside a column of decimals (1, not 1.0)
+    numbers = _io.label_matrix(_frame({"b": [1, 2], "c": [0.5, np.nan]}))
+    assert [type(v) for v in numbers[:, 0]] == [int, int] and numbers.tolist() == [[1, 0.5], [2, None]]
 
 
 # ----------------------------------------------------------------------------- real_values
@@ -371,7 +374,10 @@ def test_real_values_reads_through_the_package_reader():
     for values, rectangular in [(["a", 1], False), ([1 + 1j], False), ([[1, 2], [3]], True),
                                 ([[0.5, pd.NA]], True)]:
         with pytest.raises(InvalidParameterError) as err:
-            _io.real_values(values, name="stability", rectangular=rectangular)
+            if rectangular:
+                _io.real_values(values, name="stability", rectangular=True)
+            else:  # the default: one sequence
+                _io.real_values(values, name="stability")
         messages[str(values) if not rectangular else repr(values)[:20]] = str(err.value)
     assert messages == {
         "['a', 1]": "`stability` must be a 1-D sequence of real numbers; got ['a', 1].",
