@@ -44,6 +44,9 @@ MODULES: dict[str, list[str]] = {
     "_pool": ["tests/test_pool.py"],
     "_closed_form": ["tests/test_pool.py"],
     "_repeated": ["tests/test_repeated.py"],
+    # tests/test_mutants_io.py (added below) runs _io in-process; test_cli_inputs.py and test_cli_firsthour.py
+    # run the CLI only as a subprocess, which mutmut cannot see; test_cli.py runs it in-process but takes
+    # ~45 s (tune and demo runs), which every surviving mutant of a function they reach would cost
     "_io": ["tests/test_cli_files.py"],
 }
 

@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning
-from ._validation import validate_params
+from ._ratings import as_numeric_matrix, as_real_vector
+from ._validation import InvalidParameterError, validate_params
 
 __all__ = [
     "InputError",
@@ -45,6 +46,8 @@ __all__ = [
     "check_orientation",
     "check_target_kind",
     "numeric_matrix",
+    "label_matrix",
+    "real_values",
     "column",
     "parse_list",
     "atomic_write",
@@ -186,31 +189,102 @@ def _where(frame, row_pos, col) -> str:
 
 
 def numeric_matrix(frame, *, what="input", allow_missing=True) -> np.ndarray:
-    """All columns of ``frame`` as a float array; a non-number names its line and column.
+    """All columns of ``frame`` as a float array; a bad cell is named by its line and column.
+
+    The numbers are read by the package's one reader of numeric matrices,
+    :func:`predstab._ratings.as_numeric_matrix` (numbers and booleans of any dtype, None / NaN /
+    pd.NA as NaN, no infinities), column by column. What only a file has is done here: a cell of
+    a text column that holds a number (``"1.5"``) is that number, and a refused cell is named by
+    its line (CSV) or row (Parquet) and column, the first one column by column.
 
     Raises
     ------
     InputError
-        A cell that is not a number, or a missing cell when ``allow_missing`` is False.
+        A cell that is not a number, an infinite one, or a missing cell when ``allow_missing``
+        is False.
     """
     out = np.empty(frame.shape, dtype=float)
     for j, col in enumerate(frame.columns):
-        values = frame[col]
-        if values.dtype == bool:
-            values = values.astype(float)
-        converted = pd.to_numeric(values, errors="coerce")
-        bad = converted.isna().to_numpy() & ~values.isna().to_numpy()
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{what}: {_where(frame, i, col)}: expected a number, got {values.iloc[i]!r}")
-        out[:, j] = converted.to_numpy(dtype=float, na_value=np.nan)
-    if not np.isfinite(out[~np.isnan(out)]).all():
-        i, j = np.argwhere(np.isinf(out))[0]
-        raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: infinite values are not allowed")
+        cells = _text_as_numbers(frame, j, what=what)
+        try:
+            out[:, j] = as_numeric_matrix(cells)  # its message is replaced by one naming the cell
+        except (TypeError, ValueError) as exc:
+            i = _first_refused(cells)
+            problem = (f"expected a number, got {cells[i]!r}" if isinstance(exc, TypeError)
+                       else "infinite values are not allowed")
+            raise InputError(f"{what}: {_where(frame, i, col)}: {problem}") from None
     if not allow_missing and np.isnan(out).any():
         i, j = np.argwhere(np.isnan(out))[0]
         raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: missing value (NA) not allowed here")
     return out
+
+
+def _text_as_numbers(frame, j, *, what):
+    """Column ``j`` of ``frame`` as an array, the numbers written as text (a CSV column that also
+    holds a word stays text in pandas) turned into numbers; a text cell that is no number is an
+    :class:`InputError` naming it."""
+    values = frame.iloc[:, j]
+    if not (values.dtype == object or isinstance(values.dtype, pd.StringDtype)):
+        return values.to_numpy()
+    cells = values.to_numpy(copy=True)  # object (str) dtype: an object array
+    text = np.array([isinstance(v, str) for v in cells], dtype=bool)
+    if text.any():
+        numbers = pd.to_numeric(pd.Series(cells[text], dtype=object), errors="coerce").to_numpy(dtype=float)
+        if np.isnan(numbers).any():
+            i = int(np.flatnonzero(text)[np.flatnonzero(np.isnan(numbers))[0]])
+            raise InputError(f"{what}: {_where(frame, i, frame.columns[j])}: expected a number, "
+                             f"got {cells[i]!r}")
+        cells[text] = numbers
+    return cells
+
+
+def _first_refused(cells) -> int:
+    """Position of the first cell :func:`~predstab._ratings.as_numeric_matrix` refuses in ``cells``
+    (which it refuses as a whole): the end of the shortest refused prefix of the cells that are not
+    missing (a missing cell is never the problem), by bisection."""
+    present = np.flatnonzero(~pd.isna(cells))
+    accepted, refused = 0, len(present)  # present cells [:accepted] are read, [:refused] are not
+    while refused - accepted > 1:
+        middle = (accepted + refused) // 2
+        try:
+            as_numeric_matrix(cells[present[:middle]])
+        except (TypeError, ValueError):
+            refused = middle
+        else:
+            accepted = middle
+    return int(present[accepted])
+
+
+def label_matrix(frame) -> np.ndarray:
+    """All cells of ``frame`` as an object array of labels (categories, ratings as given), None
+    for a missing cell: what the measures of categories read.
+
+    Examples
+    --------
+    >>> label_matrix(pd.DataFrame({"a": ["x", None], "b": [1.0, float("nan")]})).tolist()
+    [['x', 1.0], [None, None]]
+    """
+    return np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+
+
+def real_values(values, *, name, rectangular=False) -> np.ndarray:
+    """``values`` as a float array, read by the package's reader of real numbers
+    (:func:`predstab._ratings.as_real_vector`): text, complex numbers, pd.NA or a ragged nesting
+    raise :class:`~predstab.InvalidParameterError` naming ``name``. ``rectangular`` says in that
+    message that a rectangular 2-D array (one column per repeat) is also accepted.
+
+    Examples
+    --------
+    >>> real_values([1, 2.5], name="n").tolist()
+    [1.0, 2.5]
+    """
+    try:
+        return as_real_vector(values, name=name)
+    except InvalidParameterError:
+        if not rectangular:
+            raise
+        raise InvalidParameterError(f"`{name}` must be real numbers, a 1-D sequence or a rectangular "
+                                    f"2-D array; got {values!r:.80}.") from None
 
 
 def column(frame, name, *, what="input") -> pd.Series:
@@ -253,11 +327,15 @@ def parse_list(text, *, option, convert=str) -> list:
 def _probe_writable(folder, *, shown) -> None:
     """Create and remove a file in ``folder``: the only test that also catches /proc, read-only
     mounts and root's unwritable places (``os.access`` says yes to root everywhere)."""
-    probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
-    try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError as exc:
-        raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+    while True:
+        probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            continue  # a file of that name (never touched): another name
+        except OSError as exc:
+            raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+        break
     os.close(fd)
     with contextlib.suppress(OSError):
         probe.unlink()
@@ -344,7 +422,9 @@ def _line_agreement(matrix) -> float:
     """Mean over rows of the chance that two different cells of a row hold the same value
     (missing values count as one more value): an unbiased estimate whatever the row length,
     so long rows and short columns compare fairly. Linear in the size of ``matrix``."""
-    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str))
+    # use_na_sentinel=False: a missing cell (None, NaN) gets a code of its own, not -1
+    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str),
+                                  use_na_sentinel=False)
     n_rows, n_cols = matrix.shape
     k = max(len(uniques), 1)
     counts = np.bincount(np.repeat(np.arange(n_rows), n_cols) * k + codes,
@@ -568,26 +648,30 @@ class ProgressBar:
 
 
 def _json_default(value):
+    if isinstance(value, np.bool_):
+        return bool(value)
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):
         return None if not np.isfinite(value) else float(value)
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return _clean(value.tolist())  # NaN inside an array is null too
     return str(value)
+
+
+def _clean(v):
+    """``v`` with non-finite floats as None, dict keys as text and tuples as lists."""
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {str(k): _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
 
 
 def dumps(obj) -> str:
     """JSON text of ``obj`` (NumPy scalars and arrays allowed; NaN becomes null)."""
     import json
 
-    def clean(v):
-        if isinstance(v, float) and not np.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {str(k): clean(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [clean(x) for x in v]
-        return v
-
-    return json.dumps(clean(obj), indent=2, default=_json_default) + "\n"
+    return json.dumps(_clean(obj), indent=2, default=_json_default) + "\n"

@@ -30,6 +30,7 @@ from ._io import (
     check_output_file,
     column,
     dumps,
+    label_matrix,
     numeric_matrix,
     parse_list,
     read_table,
@@ -178,7 +179,7 @@ def _read_values(path, *, what, scale, col=None, header=None, transpose=False, w
     if scale == "metric":
         values = numeric_matrix(frame, what=what)
     else:
-        values = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+        values = label_matrix(frame)
     labels = frame.columns if transpose else frame.index
     if isinstance(labels, pd.RangeIndex) or (transpose and not _named(frame.columns)):
         labels = np.arange(len(labels))
@@ -310,8 +311,7 @@ def _cmd_agree(args, out):
         frame = frame.T
     elif frame.shape[1] >= 3 * frame.shape[0]:
         numbers = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
-        matrix = (frame.to_numpy(dtype=float) if numbers
-                  else np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object)))
+        matrix = frame.to_numpy(dtype=float) if numbers else label_matrix(frame)
         check_orientation(matrix, what=f"RATINGS '{args.ratings}'")
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
@@ -321,13 +321,13 @@ def _cmd_agree(args, out):
         result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
                               confidence_level=args.confidence_level)
     elif args.measure == "fleiss":
-        ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+        ratings = label_matrix(frame)
         result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
     elif args.measure == "alpha":
         if args.level in ("interval", "ratio"):
             ratings = numeric_matrix(frame, what="RATINGS")
         else:
-            ratings = np.where(frame.isna().to_numpy(), None, frame.to_numpy(dtype=object))
+            ratings = label_matrix(frame)
         levels = parse_list(args.levels, option="--levels") if args.levels else None
         if levels is not None:
             levels = _as_data_type(levels, ratings)

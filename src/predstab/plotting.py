@@ -23,6 +23,8 @@ import numbers
 
 import numpy as np
 
+from ._io import real_values
+
 __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
 _KINDS = ("bar", "hist")
@@ -53,26 +55,15 @@ def _curve_of(fit):
     return lambda n: 1.0 / (1.0 + (p1 / np.asarray(n, dtype=float)) ** p2)
 
 
-def _floats(values, name):
-    """``values`` as a float array; text, ragged, complex or pd.NA input is a TypeError naming ``name``."""
-    try:
-        if np.iscomplexobj(values):
-            raise TypeError
-        return np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be real numbers in a rectangular array; "
-                        f"got {values!r:.80}.") from None
-
-
 def _plot_stability_curve_iv(n, stability, errors, fits, recommended):
-    n = _floats(n, "n")
+    n = real_values(n, name="n")
     if n.ndim != 1 or n.size < 1 or not np.all(np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"`n` must be a 1-D array of positive numbers of learners; got {n!r}.")
     if not isinstance(stability, dict):
         stability = {"stability": stability}
     curves = {}
     for name, values in stability.items():
-        values = _floats(values, f"stability[{name!r}]")
+        values = real_values(values, name=f"stability[{name!r}]", rectangular=True)
         if values.ndim == 2 and values.shape[0] == n.size:  # (n_grid, n_repeats): summarise
             values = values
         elif values.shape != n.shape:
@@ -246,10 +237,10 @@ def _plot_per_object_iv(stability, kind, labels, n_labelled):
     if hasattr(stability, "per_object"):
         what = f"{getattr(stability, 'kind', 'stability')} per object"
         default_labels = getattr(stability, "object_labels", None)
-        values = _floats(stability.per_object, "stability")
+        values = real_values(stability.per_object, name="stability")
     else:
         what = "stability per object"
-        values = _floats(stability, "stability")
+        values = real_values(stability, name="stability")
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"`stability` must be a StabilityResult or a non-empty 1-D array; "
                          f"got shape {values.shape}.")
