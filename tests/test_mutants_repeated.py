@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
-from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, PredefinedSplit, StratifiedKFold, cross_val_predict
+from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -290,7 +291,7 @@ def test_pipelines_ending_in_a_forest(data, kind):
         if kind == "one-step":
             return Pipeline([("forest", forest)])
         if kind == "flat":
-            return make_pipeline(StandardScaler(), forest)
+            return make_pipeline(StandardScaler(), _Shift(by=2.0), forest)
         return Pipeline([("scale", StandardScaler()),
                          ("inner", Pipeline([("shift", _Shift(by=-5.0)), ("forest", forest)]))])
 
@@ -321,7 +322,7 @@ def test_a_forest_without_bootstrap_has_no_oob(data):
 
 def test_kfold_int_cv_regressor_equals_cross_val_predict_with_the_derived_splitter(data):
     X, y, Xt = data["X"], data["y"], data["Xt"]
-    # LogisticRegression(lbfgs) / LinearRegression ignore the seed, so cross_val_predict is the reference
+    # LinearRegression / GaussianNB draw nothing at random, so cross_val_predict is the reference
     with pytest.warns(PredstabDataWarning, match="LinearRegression has no `random_state` parameter"):
         rp = repeated_predictions(LinearRegression(), X, y, Xt, n_repeats=2, baseline="kfold",
                                   random_state=13)
@@ -335,8 +336,8 @@ def test_kfold_int_cv_regressor_equals_cross_val_predict_with_the_derived_splitt
 
 def test_kfold_int_cv_classifier_is_stratified_and_keeps_integer_labels(data):
     X, y, Xt = data["X"], data["codes"], data["Xt"]
-    est = LogisticRegression()
-    rp = repeated_predictions(est, X, y, Xt, n_repeats=2, baseline="kfold", cv=3, random_state=14)
+    est = GaussianNB()
+    rp = quiet(repeated_predictions, est, X, y, Xt, n_repeats=2, baseline="kfold", cv=3, random_state=14)
     split_seed = split_seed_after(14, 2)
     expected = cross_val_predict(est, X, y, cv=StratifiedKFold(3, shuffle=True, random_state=split_seed))
     assert not np.array_equal(expected, cross_val_predict(est, X, y, cv=KFold(3, shuffle=True,
@@ -349,10 +350,10 @@ def test_kfold_int_cv_classifier_is_stratified_and_keeps_integer_labels(data):
 
 def test_kfold_probabilities_of_a_non_ensemble(data):
     X, y, Xt = data["X"], data["binary"], data["Xt"]
-    est = LogisticRegression()
-    cv = KFold(3, shuffle=True, random_state=0)
-    rp = repeated_predictions(est, X, y, Xt, n_repeats=2, baseline="kfold", cv=cv, response="predict_proba",
-                              random_state=0)
+    est = GaussianNB()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)  # a splitter that needs y
+    rp = quiet(repeated_predictions, est, X, y, Xt, n_repeats=2, baseline="kfold", cv=cv,
+               response="predict_proba", random_state=0)
     expected = cross_val_predict(est, X, y, cv=cv, method="predict_proba")[:, 1]
     np.testing.assert_allclose(rp.space[:, 1], expected, rtol=1e-12)
     np.testing.assert_allclose(rp.test[:, 0], est.fit(X, y).predict_proba(Xt)[:, 1], rtol=1e-12)
@@ -390,12 +391,12 @@ def test_kfold_folds_not_covering_every_object(data):
     # labels: missing values are None
     labels = data["labels"]
     with pytest.warns(PredstabDataWarning, match="^15 of 30"):
-        rc = repeated_predictions(LogisticRegression(), X, labels, Xt, n_repeats=2, baseline="kfold",
+        rc = repeated_predictions(GaussianNB(), X, labels, Xt, n_repeats=2, baseline="kfold",
                                   cv=folds, random_state=0)
     assert rc.space.dtype == object
     assert all(v is None for v in rc.space[5:20].ravel())
     np.testing.assert_array_equal(rc.space[:5, 1],
-                                  LogisticRegression().fit(X[10:], labels[10:]).predict(X[:5]))
+                                  GaussianNB().fit(X[10:], labels[10:]).predict(X[:5]))
 
 
 # ------------------------------------------------------------------ parallel runs
@@ -569,6 +570,18 @@ def test_one_test_object_as_a_list(data):
     assert rp.test.shape == (1, 2)
 
 
+def test_sparse_training_and_test_data(data):
+    from scipy import sparse
+
+    X, y, Xt = sparse.csr_matrix(data["X"]), data["y"], sparse.csr_matrix(data["Xt"])
+    rp = quiet(repeated_predictions, RandomForestRegressor(n_estimators=2), X, y, Xt, n_repeats=2,
+               random_state=22)
+    seed = int(derived_seeds(22, 2)[0])
+    ref = RandomForestRegressor(n_estimators=2, random_state=seed).fit(X, y)
+    np.testing.assert_allclose(rp.test[:, 0], ref.predict(Xt), rtol=1e-12)
+    np.testing.assert_allclose(rp.space[:, 0], hand_oob_regression(ref, X), rtol=1e-12)
+
+
 def test_the_missing_random_state_warning_looks_into_pipelines(data):
     X, y, Xt = data["X"], data["y"], data["Xt"]
     with warnings.catch_warnings():
@@ -593,3 +606,74 @@ def test_a_callable_with_a_fit_attribute_is_still_a_callable():
     rp = repeated_predictions(_FitOnlyCallable(), n_repeats=2, random_state=0)
     np.testing.assert_array_equal(rp.test, [derived_seeds(0, 2) % 3])
     assert isinstance(rp, RepeatedPredictions) and rp.classes is None
+
+
+# ------------------------------------------------------------------ how the refits are run
+
+
+def test_progress_is_reported_as_each_refit_finishes_and_a_failure_stops_the_rest():
+    events = []
+
+    def fit_predict(seed):
+        events.append("fit")
+        return np.zeros(2), None
+
+    repeated_predictions(fit_predict, n_repeats=3, random_state=0, n_jobs=1,
+                         progress=lambda done, total: events.append((done, total)))
+    assert events == ["fit", (1, 3), "fit", (2, 3), "fit", (3, 3)]
+    calls = []
+
+    def fails(seed):
+        calls.append(seed)
+        raise ValueError("bad data")
+
+    with pytest.raises(ValueError, match="repetition 0"):
+        repeated_predictions(fails, n_repeats=4, random_state=0, n_jobs=1)
+    assert len(calls) == 1  # no refit after the first failure (serial run)
+
+
+def test_backends_without_generators_give_the_same_matrices(data):
+    X, y, Xt = data["X"], data["y"], data["Xt"]
+    est = DecisionTreeRegressor(max_features=1, max_depth=3)
+    calls = []
+    serial = repeated_predictions(est, X, y, Xt, n_repeats=2, baseline="kfold", cv=2, random_state=23)
+    with joblib.parallel_config(backend="multiprocessing"):  # n_jobs=1: no process is started
+        listed = repeated_predictions(est, X, y, Xt, n_repeats=2, baseline="kfold", cv=2, random_state=23,
+                                      n_jobs=1, progress=lambda done, total: calls.append((done, total)))
+    assert listed == serial
+    assert calls == [(i, 6) for i in range(1, 7)]
+
+
+def test_n_jobs_two_runs_two_refits_at_once():
+    import threading
+
+    barrier = threading.Barrier(2, timeout=20)
+
+    def fit_predict(seed):
+        barrier.wait()  # returns only when both refits run at the same time
+        return np.array([seed % 10]), None
+
+    with joblib.parallel_config(backend="threading"):
+        rp = repeated_predictions(fit_predict, n_repeats=2, random_state=24, n_jobs=2)
+    np.testing.assert_array_equal(rp.test, [derived_seeds(24, 2) % 10])
+
+
+class _WarnsInFit(RegressorMixin, BaseEstimator):
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        warnings.warn("the estimator's own warning", UserWarning, stacklevel=2)
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+def test_the_estimators_own_warnings_reach_the_caller(data):
+    X, y, Xt = data["X"], data["y"], data["Xt"]
+    with pytest.warns(UserWarning, match="the estimator's own warning"):
+        rp = repeated_predictions(_WarnsInFit(), X, y, Xt, n_repeats=2, baseline=None, random_state=0,
+                                  n_jobs=1)
+    np.testing.assert_array_equal(rp.test, np.full((N_TEST, 2), np.mean(y)))
