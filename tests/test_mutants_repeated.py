@@ -183,7 +183,8 @@ def test_callable_dtypes_and_missing_space_without_warning():
         return np.array([True, seed % 2 == 0]), None
 
     rb = repeated_predictions(bools, n_repeats=2, random_state=0)
-    assert rb.test.dtype == np.bool_ and rb.space is None and rb.baseline is None and rb.n_train is None
+    assert rb.test.dtype == np.bool_ and rb.space is None and rb.baseline is None
+    assert rb.y_train is None and rb.n_train is None
     mixed = iter([(np.array([1, 2]), None), (np.array([0.5, 1.5]), None)])
     rm = repeated_predictions(lambda s: next(mixed), n_repeats=2, random_state=0)
     assert rm.test.dtype == np.float64
@@ -541,7 +542,7 @@ def test_data_errors_name_the_argument(data):
             repeated_predictions(rf, *args)
     with pytest.raises(ValueError, match=r"^`y` must be one-dimensional \(one response\); got shape \(30, 2"):
         repeated_predictions(rf, X, np.c_[y, y], Xt)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="^Found input variables with inconsistent numbers of samples"):
         repeated_predictions(rf, X, y[:-1], Xt)
     with pytest.raises(ValueError, match="^`X_test` must contain at least one object; got 0.$"):
         repeated_predictions(rf, X, y, Xt[:0])
