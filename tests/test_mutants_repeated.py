@@ -189,6 +189,12 @@ def test_callable_dtypes_and_missing_space_without_warning():
     rm = repeated_predictions(lambda s: next(mixed), n_repeats=2, random_state=0)
     assert rm.test.dtype == np.float64
     np.testing.assert_array_equal(rm.test, [[1.0, 0.5], [2.0, 1.5]])
+    # every numeric kind at once (int, float, unsigned, bool): still one float matrix
+    kinds = iter([np.array([1, 2]), np.array([0.5, 1.5]), np.array([3, 4], dtype=np.uint8),
+                  np.array([True, False])])
+    rk = repeated_predictions(lambda s: (next(kinds), None), n_repeats=4, random_state=0)
+    assert rk.test.dtype == np.float64
+    np.testing.assert_array_equal(rk.test, [[1.0, 0.5, 3.0, 1.0], [2.0, 1.5, 4.0, 0.0]])
     words = repeated_predictions(lambda s: (np.array(["x", str(s % 3)]), None), n_repeats=2, random_state=1)
     assert words.test.dtype == object
     np.testing.assert_array_equal(words.test[0], ["x", "x"])
@@ -515,11 +521,15 @@ def test_a_failing_callable_is_named_by_its_function_name():
 
 @pytest.mark.parametrize("bad", [np.zeros(3), [np.zeros(3), None], (np.zeros(3),), (np.zeros(3), None, 1)])
 def test_a_callable_must_return_a_pair(bad):
-    with pytest.raises(TypeError, match="^fit_predict failed .*fit_predict\\(seed\\) must return a tuple"):
-        def fit_predict(seed):
-            return bad
+    def fit_predict(seed):
+        return bad
 
+    with pytest.raises(TypeError) as info:
         repeated_predictions(fit_predict, n_repeats=2, random_state=0)
+    seed = int(derived_seeds(0, 2)[0])
+    assert str(info.value) == (
+        f"fit_predict failed for seed {seed} (repetition 0): TypeError: fit_predict(seed) must return a "
+        f"tuple (test_predictions, space_predictions or None); got {type(bad).__name__}.")
 
 
 def test_inconsistent_callable_outputs():
