@@ -189,6 +189,11 @@ def test_callable_dtypes_and_missing_space_without_warning():
     rm = repeated_predictions(lambda s: next(mixed), n_repeats=2, random_state=0)
     assert rm.test.dtype == np.float64
     np.testing.assert_array_equal(rm.test, [[1.0, 0.5], [2.0, 1.5]])
+    # single-precision outputs (common outside scikit-learn) become float64 too
+    r32 = repeated_predictions(lambda s: (np.array([0.1, 0.2], dtype=np.float32), None), n_repeats=2,
+                               random_state=0)
+    assert r32.test.dtype == np.float64
+    np.testing.assert_array_equal(r32.test[:, 1], np.array([0.1, 0.2], dtype=np.float32).astype(np.float64))
     # every numeric kind at once (int, float, unsigned, bool): still one float matrix
     kinds = iter([np.array([1, 2]), np.array([0.5, 1.5]), np.array([3, 4], dtype=np.uint8),
                   np.array([True, False])])
