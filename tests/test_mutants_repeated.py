@@ -567,7 +567,8 @@ def test_data_errors_name_the_argument(data):
         repeated_predictions(rf, X, np.r_[y[:-1], np.nan], Xt)
     with pytest.raises(ValueError, match="^`response`='predict_proba' needs a classifier; got a regressor.$"):
         repeated_predictions(rf, X, y, Xt, response="predict_proba")
-    with pytest.raises(ValueError, match="binary targets .*; got 3 classes. Use response='predict'.$"):
+    with pytest.raises(ValueError, match=r"^`response`='predict_proba' is supported for binary targets "
+                       r"\(probability of the second class\); got 3 classes\. Use response='predict'\.$"):
         repeated_predictions(RandomForestClassifier(), X, data["labels"], Xt, response="predict_proba")
     for name, value in [("n_repeats", 1), ("cv", 1), ("baseline", "bootstrap"), ("voting", "majority"),
                         ("response", "decision_function"), ("n_jobs", 1.5), ("random_state", -1)]:
