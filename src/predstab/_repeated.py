@@ -232,11 +232,15 @@ def _ensemble_predict(fitted, X, *, voting, response, oob):
     ensemble's own ``n_jobs`` (its threaded sum is not order-stable) and lets
     ``voting`` choose the rule.
     """
+    from sklearn.pipeline import Pipeline
+
     from ._forest import aggregate, inbag_mask, tree_predictions
 
-    ensemble = _final_step(fitted)
-    if ensemble is not fitted:
-        X = fitted[:-1].transform(X)
+    ensemble = fitted
+    while isinstance(ensemble, Pipeline):  # each (nested) pipeline's preprocessing, outermost first
+        if len(ensemble.steps) > 1:
+            X = ensemble[:-1].transform(X)
+        ensemble = ensemble.steps[-1][1]
     per_tree = tree_predictions(ensemble, X)
     mask = ~inbag_mask(ensemble, per_tree.shape[1]) if oob else None
     if per_tree.ndim == 2:
