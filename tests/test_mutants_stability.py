@@ -318,8 +318,15 @@ def test_bootstrap_by_auto_resamples_objects_from_two_objects_on():
                        match=r"`by`='objects' needs at least two objects with predictions; got 1"):
         one.bootstrap_interval(by="objects")
     with pytest.raises(ValueError, match=r"`by`='replicates' resamples the repetitions of a single object; "
-                                         r"the result has 2 objects"):
+                                         r"the result has 2 objects \(2 with at least two predictions\)\. "
+                                         r"Use by='objects'\.$"):
         res.bootstrap_interval(by="replicates")
+    # one of two objects left: neither objects nor its repetitions can be resampled here
+    with pytest.warns(PredstabDataWarning):
+        left = phi(np.vstack([two[:1], np.full(8, np.nan)]), rng.normal(size=50) * 2)
+    with pytest.raises(ValueError, match=r"has 2 objects \(1 with at least two predictions\)\. With one "
+                                         r"object left, pass that object's row alone"):
+        left.bootstrap_interval()
 
 
 # ----------------------------------------------------------------------------- metric paths
@@ -459,11 +466,13 @@ def test_two_level_ordinal_object_interval_uses_the_ordinal_distance():
     assert res.confidence_interval == (res.per_object_low[0], res.per_object_high[0])
 
 
-def test_single_object_two_class_interval_is_clopper_pearson():
-    res = phi(np.array([[1] * 18 + [0] * 2]), np.array([0, 1, 1, 0]), scale="categorical")
-    low, high = _cp(2, 20, 0.05)  # the share of the first class (0): 2 of 20
+@pytest.mark.parametrize("n_first", [2, 19])
+def test_single_object_two_class_interval_is_clopper_pearson(n_first):
+    # the share of the first class (0): 2 of 20, and 19 of 20 (upper bound beta(20, 1))
+    res = phi(np.array([[0] * n_first + [1] * (20 - n_first)]), np.array([0, 1, 1, 0]), scale="categorical")
+    low, high = _cp(n_first, 20, 0.05)
     f = [2 * low * (1 - low), 2 * high * (1 - high)]
-    assert high < 0.5
+    assert not low <= 0.5 <= high
     assert res.per_object_low[0] == pytest.approx(1 - max(f) / 0.5, rel=1e-12)
     assert res.per_object_high[0] == pytest.approx(1 - min(f) / 0.5, rel=1e-12)
 
@@ -511,9 +520,11 @@ def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
     share = np.array([0.95, 0.04, 0.01])
     pred = codes[rng.choice(3, size=(1400, 200), p=share)]
     pred[:, 0] = 799
+    pred[1] = np.r_[799, np.zeros(195, dtype=int), [799] * 4]  # code 400 absent from this row
+    pred[2] = np.r_[799, [400] * 9, np.zeros(190, dtype=int)]  # code 799 once only
     res = phi(pred, codes, scale="categorical")
     alpha = 0.05 / 3
-    for i in (0, 1, 1399):
+    for i in (0, 1, 2, 1399):
         counts = [(pred[i] == c).sum() for c in codes]
         bounds = np.array([_cp(k, 200, alpha) for k in counts])
         lo, hi = bounds[:, 0], bounds[:, 1]

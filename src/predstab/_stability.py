@@ -277,9 +277,11 @@ def _bootstrap_interval_iv(result, by, random_state):
         raise InvalidParameterError(
             f"`by`='objects' needs at least two objects with predictions; got {n_kept}.")
     if by == "replicates" and result._row is None:
+        advice = ("Use by='objects'." if n_kept >= 2 else
+                  "With one object left, pass that object's row alone to resample its repetitions.")
         raise InvalidParameterError(
             "`by`='replicates' resamples the repetitions of a single object; the result "
-            f"has {n_kept} objects. Use by='objects'.")
+            f"has {result.n_objects} objects ({n_kept} with at least two predictions). {advice}")
     return by, check_rng(random_state)
 
 
