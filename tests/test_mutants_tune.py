@@ -795,24 +795,49 @@ def test_classifier_refit_hard_votes_and_its_measures():
     assert res.settings["voting"] == "soft"
 
 
-def test_classifier_default_measures_and_pool_size():
+def test_classifier_default_measures_and_selected_class():
     res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4))
     assert res.measures == ("fleiss", "phi", "psi", "selection") and res.pool_size == 8
     pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
-    for gi, n in enumerate((2, 3, 4)):
-        k = 8 // n if n > 2 else 3
-        forests = pool.forests(n, n_forests=k)
-        expected = selection_stability(forests, select_for=1).value
+    for gi, (n, k) in enumerate(((2, 3), (3, 2), (4, 2))):
+        expected = selection_stability(pool.forests(n, n_forests=k), select_for=1).value  # the last class
         assert res.table.loc[gi, "selection"] == pytest.approx(expected, abs=1e-12)
-    res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="closed_form", grid=(2, 3, 4))
-    assert res.measures == ("fleiss", "phi", "psi") and res.pool_size == 1000
 
 
-def test_regressor_default_measures_and_pool_sizes():
-    res = _tune(method="closed_form", grid=(2, 3, 4), n_bootstrap=0)
-    assert res.measures == ("icc", "phi", "psi") and res.pool_size == 1000
-    res = _tune(method="pool", grid=(2, 3, 4))
-    assert res.measures == ("icc", "phi", "psi", "selection") and res.pool_size == 8
+def _defaults(estimator, y, X_test=XTE, **kwargs):
+    """What the validation fills in: (measures, pool_size, voting, select_for, select_fraction)."""
+    args = dict(grid=(2, 3, 4), n_repeats=3, measures=None, method="pool", select_fraction=None,
+                select_for=None, importance_fraction=None, importance="permutation", psi_baseline="fixed",
+                pool_size=None, voting=None, target=0.95, n_bootstrap=0, progress=None, precision=None,
+                scale=None, levels=None, confidence_level=0.95, rec_thresh=1e-6, round_to="thousand") | kwargs
+    X_ = XC[:30] if estimator is CLF else XTR
+    grid, measures, is_clf, pool_size, explicit, voting, spec = tune_module._tune_num_learners_iv(
+        estimator, X_, y, X_test, **args)
+    return measures, pool_size, voting, spec.select_for, spec.select_fraction, explicit, is_clf
+
+
+def test_defaults_filled_in_by_the_validation():
+    assert _defaults(EST, YTR) == (("icc", "phi", "psi", "selection"), 8, "soft", "high", 0.15, False, False)
+    assert _defaults(EST, YTR, method="closed_form") == (("icc", "phi", "psi"), 1000, "soft", "high", 0.15,
+                                                          False, False)
+    assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 1000
+    assert _defaults(EST, YTR, pool_size=50)[1:2] + _defaults(EST, YTR, pool_size=50)[5:6] == (50, True)
+    assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi", "selection"), 8, "hard", "yes",
+                                                     0.15, False, True)
+    assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form") == (
+        ("fleiss", "phi", "psi"), 1000, "hard", "yes", 0.15, False, True)
+    assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form", grid=(2, 3, 700))[1] == 1400
+    assert _defaults(CLF, LABELS[:30], XC[30:], method="refit", grid=(2, 3, 700))[1] == 1400
+    assert _defaults(CLF, LABELS[:30], XC[30:], voting="soft")[2] == "soft"
+    assert _defaults(EST, YTR, measures="icc")[0] == ("icc",)
+    assert _defaults(EST, YTR, X_test=None)[4] == 0.15  # 15% of the 30 training rows
+    assert _defaults(EST, YTR, X_test=XTE[:3])[4] == 1
+    spec = tune_module._tune_num_learners_iv(
+        CLF, XC[:30], YC[:30], XC[30:], (2, 3, 4), 3, ("fleiss", "phi"), "pool", None, None, None,
+        "permutation", "fixed", None, None, 0.95, 0, None, None, "ordinal", (0, 1), 0.95, 1e-6,
+        "thousand")[-1]
+    assert spec.levels == [0, 1] and spec.scale == "ordinal"
+    assert spec.y.tolist() == YC[:30].tolist()
 
 
 # ------------------------------------------------------------------------------------- degenerate
