@@ -930,3 +930,197 @@ def test_flat_curve_is_already_stable_and_printed_so():
     assert lines[-1] == (f" Run time: seconds per forest ~ 0 + {res.runtime[1]:.4g} * "
                          f"learners; 2 learners: about {res.seconds_for(2):.3g} s per forest")
     assert res.recommendation_seconds == pytest.approx(res.runtime[0] + 2 * res.runtime[1], rel=1e-12)
+
+
+# ------------------------------------------------------------------------- rules, messages, intervals
+def _curve_fit(p1, p2, n=(10, 20, 40, 80), noise=0.0):
+    n = np.array(n, dtype=float)
+    values = 1 / (1 + (p1 / n) ** p2) + noise * np.array([1, -1, 1, -1])[: n.size]
+    return n, values, fit_2pl(n, values)
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ([0.5, 0.97, 0.96], 4), ([0.97, 0.9, 0.96], 8), ([0.97, 0.98, 0.99], 2), ([0.97, 0.98, 0.9], None),
+    ([0.95, 0.95, 0.95], 2), ([np.nan, 0.97, 0.99], 4), ([0.97, 0.97, np.nan], None), ([], None),
+])
+def test_already_stable_is_the_first_grid_value_staying_above_target(values, expected):
+    assert tune_module._already_stable(np.array([2, 4, 8][: len(values)]), np.array(values, dtype=float),
+                                       0.95) == expected
+
+
+def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
+    n, values, fit = _curve_fit(5, 1.5)  # a good, flattened fit: optRF's 1000, beyond the grid of 80
+    rec = tune_module._recommend("icc", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    assert (rec.value, rec.unrounded, rec.rule, rec.n_for_target) == (1000, 790.0, "optRF", 36)
+    assert rec.beyond_grid and rec.grid_max == 80
+    assert rec.note == ("beyond the grid: 1000 is 12.5 x the largest grid value 80 (an extrapolation of the "
+                        "fitted curve)")
+    assert rec.expected_stability == pytest.approx(1 / (1 + (5 / 1000) ** 1.5), rel=1e-6)
+    rec = tune_module._recommend("icc", fit, n, values, 2000, 0.95, 1e-6, "hundred")
+    assert (rec.value, rec.beyond_grid, rec.note, rec.round_to) == (800, False, "", "hundred")
+    n, values, fit = _curve_fit(200, 1.0)  # converged, not flattened within 80 learners
+    rec = tune_module._recommend("phi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    assert rec.note == (f"the curve has not flattened within the grid (fitted stability "
+                        f"{fit.stability(80):.2f} "
+                        f"at 80 learners); a grid up to about 810 learners would resolve it")
+    assert (rec.value, rec.rule, rec.beyond_grid) == (14000, "optRF", True)
+    problems, message = tune_module._primary_message("phi", fit, rec, [10, 20, 40, 80], [])
+    assert problems == [f"the curve has not flattened within the grid (fitted stability "
+                        f"{fit.stability(80):.2f} "
+                        f"at 80 learners, inflection point p1 = {fit.p1:.0f})"]
+    assert message == (f"phi: {problems[0]}. A grid up to about 810 learners would resolve it, e.g. "
+                       "(10, 20, 40, 80, 160, 320, 640, 1280).")
+    n, values, fit = _curve_fit(5, 1.5, noise=0.05)  # converged, poor
+    rec = tune_module._recommend("psi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    assert rec.note == f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
+    assert (rec.value, rec.rule) == (fit.recommend(), "optRF")
+    problems, message = tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [])
+    assert problems == [f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it"]
+    problems, message = tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [20, 40])
+    assert message == ("psi: the 2PL fit is poor on the points left after its degenerate ones (n = 20, "
+                       "40; see "
+                       "notes).")
+    # poor but high: already stable from the first grid value on the observed curve
+    flat = np.array([0.96, 0.99, 0.97, 0.99])
+    fit = fit_2pl(n, flat)
+    assert fit.poor_fit
+    rec = tune_module._recommend("psi", fit, n, flat, 80, 0.95, 1e-6, "thousand")
+    assert (rec.value, rec.rule, rec.unrounded, rec.n_for_target) == (10, "already stable", None, 10)
+    assert rec.note == ("already stable: psi >= 0.95 at every grid value from 10 learners on (the 2PL "
+                        "fits poorly "
+                        "on a flat curve); no larger grid is needed")
+    assert rec.expected_stability == pytest.approx(float(fit.stability(10)), rel=1e-12)
+    assert tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], []) == ([], f"psi: {rec.note}.")
+    failed = tune_module._failed_fit(n, values, "no fit")
+    problems, message = tune_module._primary_message("icc", failed, rec.__class__(
+        **{**rec.__dict__, "rule": "none"}), [10, 20, 40, 80], [])
+    assert problems == ["the 2PL fit failed (no fit)"]
+    assert message == ("icc: the 2PL fit failed (no fit). A grid up to about 320 learners would resolve it, "
+                       f"e.g. {failed.suggested_grid()}.")
+
+
+def test_interval_needs_half_of_the_resamples_to_recommend():
+    n = np.array([10.0, 20.0, 40.0, 80.0])
+    curves = [1 / (1 + (p1 / n) ** 1.5) for p1 in (4.0, 5.0, 6.0, 7.0)]
+    rounded, raw = [], []
+    for curve in curves:
+        fit = fit_2pl(n, curve)
+        rounded.append(fit.recommend(round_to="hundred"))
+        raw.append(fit.recommend(round_to="none", minimum=0))
+    interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80], 1e-6,
+                                                "hundred", 8, 0.5)
+    assert tuple(interval) == tuple(np.percentile(rounded, [25, 75], method="inverted_cdf"))
+    assert tuple(unrounded) == tuple(np.percentile(raw, [25, 75], method="inverted_cdf"))
+    interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80], 1e-6,
+                                                "hundred", 9, 0.5)
+    assert np.isnan(interval.low) and np.isnan(unrounded.high)  # 4 of 9 resamples recommend
+
+
+# ------------------------------------------------------------------------- baselines, precision, failures
+def test_kfold_psi_baseline_of_the_pool():
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    calls = []
+    res = _tune(method="pool", pool_size=24, measures=("psi",), psi_baseline="kfold",
+                progress=lambda d, t: calls.append((d, t)))
+    rng = check_rng(0)
+    seed = int(seeds_from(rng, 1)[0])
+    space = cross_val_predict(clone(EST).set_params(n_estimators=8, random_state=seed), XTR, YTR,
+                              cv=KFold(5, shuffle=True, random_state=seed))
+    pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    for gi, n in enumerate(GRID):
+        expected = psi(_group_predictions(pool, n, 3, XTE), space).value
+        assert res.table.loc[gi, "psi"] == pytest.approx(expected, rel=1e-10)
+    assert res.psi_baseline == "5-fold out-of-fold predictions of forests of 8 learners, the same for every n"
+    assert calls == [(1, 1)]
+
+
+def test_precision_reached_keeps_the_pool_and_out_of_reach_warns(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabWarning)
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
+                                pool_size=24, precision=0.9, n_bootstrap=0, random_state=0)
+    assert res.pool_size == 24
+    monkeypatch.setattr(tune_module, "_MAX_POOL", 40)
+    with pytest.warns(PredstabWarning) as caught:
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc", "phi"), method="closed_form",
+                                pool_size=24, precision=0.001, n_bootstrap=0, random_state=0)
+    pool = TreePool(EST, n_learners=24, random_state=check_rng(0)).fit(XTR, YTR, XTE, oob=False)
+    pool.extend(16)  # to the largest pool allowed, once
+    widest = max(float(np.nanmax((b.high - b.low) / 2))
+                 for b in (pool.closed_form_bands(GRID, measure=m, n_bootstrap=100) for m in ("icc", "phi")))
+    assert res.pool_size == 40
+    assert str(caught[0].message) == (f"`precision`=0.001 not reached: the 95% bands of a pool of 40 "
+                                      f"learners "
+                                      f"reach +-{widest:.3f} (at most 40 learners, three enlargements).")
+    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID), rtol=1e-10)
+
+
+def test_a_failing_closed_form_is_nan_everywhere_with_its_reason(monkeypatch):
+    real = TreePool.closed_form_bands
+
+    def failing(self, n, *, measure="icc", **kwargs):
+        if measure == "phi":
+            raise ValueError("phi\n   cannot be   computed")
+        return real(self, n, measure=measure, **kwargs)
+
+    monkeypatch.setattr(TreePool, "closed_form_bands", failing)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=5)
+    assert res.table["phi"].isna().all() and res.table["phi_low"].isna().all()
+    assert res.table["icc_low"].notna().all()
+    assert res.notes == ("phi could not be computed at n = 2, 4, 8 (NaN there): ValueError: phi cannot be "
+                         "computed",)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=0)
+    assert "phi_low" not in res.table and res.table["phi"].isna().all()
+
+
+def test_a_failing_pool_measure_is_nan_with_its_reason(monkeypatch):
+    real = tune_module._measure
+
+    def failing(name, gv, spec, rows=None):
+        if name == "phi" and gv.n == 4:
+            raise ValueError("phi here\n fails")
+        return real(name, gv, spec, rows)
+
+    monkeypatch.setattr(tune_module, "_measure", failing)
+    res = _tune(method="pool", pool_size=24, measures=("icc", "phi"), n_bootstrap=5)
+    assert np.isnan(res.table.loc[1, "phi"]) and np.isnan(res.table.loc[1, "phi_low"])
+    assert res.notes == ("phi could not be computed at n = 4 (NaN there): ValueError: phi here fails",)
+    assert res.fits["phi"].message == "fewer than 3 usable grid points (2 of 3)"
+
+
+def test_importance_primary_resamples_the_variables():
+    res = _tune(method="pool", pool_size=24, measures=("importance", "icc"), n_bootstrap=5,
+                importance={"kind": "impurity", "fraction": 0.5})
+    rng = check_rng(0)
+    pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    imp = {n: np.column_stack([_forest_importance([t for t, _ in g]) for g in _groups(pool, n, 3)])
+           for n in GRID}
+    curves = []
+    for _ in range(5):
+        rows = rng.integers(0, 4, 4)  # the variables resampled
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            curves.append([importance_stability(imp[n][rows], fraction=0.5).value for n in GRID])
+    low, high = np.nanquantile(np.array(curves, dtype=float), [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(res.table["importance_low"], low, rtol=1e-10)
+    np.testing.assert_allclose(res.table["importance_high"], high, rtol=1e-10)
+    assert "icc_low" not in res.table  # another kind of object: no band from these resamples
+
+
+def test_ordinal_pool_phi_and_psi():
+    levels = ["lo", "mid", "hi"]
+    yo = np.array(levels, dtype=object)[np.digitize(YTR, np.quantile(YTR, [1 / 3, 2 / 3]))]
+    clf = RandomForestClassifier(max_features=2)
+    res = _tune(estimator=clf, y=yo, method="pool", pool_size=24, measures=("fleiss", "phi", "psi"),
+                scale="ordinal", levels=levels)
+    pool = TreePool(clf, n_learners=24, voting="hard", random_state=0).fit(XTR, yo, XTE)
+    baseline = pool.forests(8, n_forests=1, on="oob")[:, 0]
+    for gi, n in enumerate(GRID):
+        forests = pool.forests(n, n_forests=3)
+        assert res.table.loc[gi, "phi"] == pytest.approx(
+            phi(forests, yo, scale="ordinal", levels=levels).value, abs=1e-12)
+        assert res.table.loc[gi, "psi"] == pytest.approx(
+            psi(forests, baseline, scale="ordinal", levels=levels).value, abs=1e-12)
+    assert res.settings["levels"] == levels and res.settings["scale"] == "ordinal"
+    assert " 3 forests per grid value, hard voting; scale ordinal" in str(res).splitlines()
