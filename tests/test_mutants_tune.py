@@ -1124,3 +1124,108 @@ def test_ordinal_pool_phi_and_psi():
             psi(forests, baseline, scale="ordinal", levels=levels).value, abs=1e-12)
     assert res.settings["levels"] == levels and res.settings["scale"] == "ordinal"
     assert " 3 forests per grid value, hard voting; scale ordinal" in str(res).splitlines()
+
+
+# ------------------------------------------------------------- the closed form's objects+learners resamples
+def _expected_learner_object_curves(pool, measure, baseline, curve, n_bootstrap, seed):
+    """Each resample: the pool's per-learner predictions at drawn rows and columns (rows first, then
+    columns), its closed form minus the bootstrap world's exact value, subtracted from ``curve``."""
+    from predstab._closed_form import _orderings, closed_form_stats, curve_from_stats
+
+    rng = np.random.default_rng(seed)
+    preds = pool.test_predictions_
+    mask = pool.oob_ if pool.on_train_ else None
+    rows = rng.integers(0, preds.shape[0], (n_bootstrap, preds.shape[0]))
+    cols = rng.integers(0, preds.shape[1], (n_bootstrap, preds.shape[1]))
+    d_e = pool._closed_form_expected(measure, baseline, pool.voting_)
+    n = np.asarray(GRID, dtype=float)
+    kw = {"classifier": pool.is_classifier_, "voting": pool.voting_}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stats = closed_form_stats(preds, mask, n, rng=rng, population=True, **kw)
+        truth = curve_from_stats(stats, n, measure, d_e)
+        n_perm = max(5, _orderings(preds.shape[0]) // 8) if pool.is_classifier_ else None
+        out = []
+        for r, c in zip(rows, cols, strict=True):
+            stats = closed_form_stats(preds[r][:, c], None if mask is None else mask[r][:, c], n, rng=rng,
+                                      n_perm=n_perm, **kw)
+            out.append(np.minimum(curve - (curve_from_stats(stats, n, measure, d_e) - truth), 1.0))
+    return np.array(out)
+
+
+def _spec(y, baseline=None, scale="metric"):
+    return tune_module._Spec(y=y, scale=scale, levels=None, psi_baseline="fixed", select_fraction=0.15,
+                             select_for="high", importance_fraction=1, baseline=baseline)
+
+
+@pytest.mark.parametrize("case", ["metric psi", "metric icc out of bag", "classes fleiss", "classes phi"])
+def test_learner_object_curves_are_pivoted_resampled_pools(case):
+    if case.startswith("metric"):
+        on_train = "out of bag" in case
+        pool = TreePool(EST, n_learners=12, random_state=0).fit(XTR, YTR, None if on_train else XTE)
+        y = YTR
+    else:
+        pool = TreePool(CLF, n_learners=12, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
+        y = YC[:30]
+    measure = case.split()[1]
+    baseline = pool.forests(8, n_forests=1, on="oob")[:, 0] if measure == "psi" else None
+    curve = np.array([0.5, 0.7, 0.9])
+    got = tune_module._learner_object_curves(pool, GRID, measure, _spec(y, baseline), curve, 3,
+                                             np.random.default_rng(1))
+    expected = _expected_learner_object_curves(pool, measure, baseline, curve, 3, 1)
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    assert np.ptp(expected, axis=0).max() > 1e-3  # the resamples differ
+
+
+def test_metric_resample_statistics_without_copies_equal_the_copied_pools():
+    from predstab._closed_form import closed_form_stats
+
+    preds = np.random.default_rng(3).normal(5.0, 2.0, (4100, 5))  # two blocks of 4096 objects
+    rows = np.random.default_rng(4).integers(0, 4100, (2, 4100))
+    cols = np.array([[0, 0, 1, 3, 4], [2, 2, 2, 1, 0]])
+    n = np.array([2.0, 7.0])
+    fast = tune_module._resampled_metric_stats(preds, rows, cols, n)
+    for b in range(2):
+        copied = closed_form_stats(preds[rows[b]][:, cols[b]], None, n, classifier=False, voting="soft",
+                                   rng=None)
+        assert set(fast[b]) == {"d_o", "b", "w"}
+        for key in ("d_o", "b", "w"):
+            np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-10)
+    # one learner drawn 5 times: no spread within objects, all between them
+    same = tune_module._resampled_metric_stats(preds[:50], rows[:, :50] % 50, np.zeros((2, 5), dtype=int), n)
+    copied = closed_form_stats(preds[:50][rows[0, :50] % 50][:, [0] * 5], None, n, classifier=False,
+                               voting="soft", rng=None)
+    assert same[0]["w"] == pytest.approx(0.0, abs=1e-12)
+    assert same[0]["b"] == pytest.approx(copied["b"], rel=1e-10)
+
+
+def test_impurity_importances_of_groups_with_unsplit_trees_are_renormalised():
+    # y is 0 except one row: a bootstrap sample without that row gives a tree without a split
+    # (importances all 0), so a group's mean sums to less than 1 unless renormalised
+    rng = np.random.default_rng(5)
+    Xi = rng.normal(size=(30, 4))
+    yi = np.zeros(30)
+    yi[0] = 1.0
+    est = RandomForestRegressor(max_depth=2)
+    res = _tune(estimator=est, X=Xi, y=yi, X_test=None, method="pool", pool_size=24,
+                measures=("importance", "importance_selection"),
+                importance={"kind": "impurity", "fraction": 0.5})
+    pool = TreePool(est, n_learners=24, random_state=0).fit(Xi, yi)
+    trees = pool.ensemble_.estimators_
+    assert any(t.tree_.node_count == 1 for t in trees)
+    for gi, n in enumerate(GRID):
+        imp = np.column_stack([_forest_importance(trees[j * n:(j + 1) * n]) for j in range(3)])
+        expected = importance_stability(imp, fraction=0.5)
+        assert res.table.loc[gi, "importance"] == pytest.approx(expected.value, rel=1e-10)
+        assert res.table.loc[gi, "importance_selection"] == pytest.approx(expected.selection, rel=1e-10)
+
+
+def test_groups_of_unsplit_trees_have_zero_importances():
+    # (features, trees): the first group's two trees have no split
+    tree_imp = np.array([[0.0, 0.0, 0.5, 1.0], [0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0 / 0
+        got = tune_module._grouped_importances(tree_imp, 2, 2, normalise=True)
+    np.testing.assert_array_equal(got, [[0.0, 0.75 / 1.0], [0.0, 0.25], [0.0, 0.0]])
+    np.testing.assert_array_equal(tune_module._grouped_importances(tree_imp, 2, 2, normalise=False),
+                                  [[0.0, 0.75], [0.0, 0.25], [0.0, 0.0]])
