@@ -1229,3 +1229,75 @@ def test_groups_of_unsplit_trees_have_zero_importances():
     np.testing.assert_array_equal(got, [[0.0, 0.75 / 1.0], [0.0, 0.25], [0.0, 0.0]])
     np.testing.assert_array_equal(tune_module._grouped_importances(tree_imp, 2, 2, normalise=False),
                                   [[0.0, 0.75], [0.0, 0.25], [0.0, 0.0]])
+
+
+def test_constant_response_bands_follow_the_convention():
+    # phi's D_e = 0 (constant y) and D_o = 0: 1 by the convention in every resample too; impurity
+    # importances of trees without a split are 0 (no 0 / 0)
+    y0 = np.full(30, 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(EST, XTR, y0, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
+                                measures=("phi", "icc"), n_bootstrap=3, random_state=0)
+        imp = tune_num_learners(EST, XTR, y0, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
+                                measures=("importance",), importance={"kind": "impurity", "fraction": 0.5},
+                                n_bootstrap=0, random_state=0)
+    shown = res.table[["phi", "phi_low", "phi_high", "icc_low", "icc_high"]].to_numpy()
+    assert shown.tolist() == [[1.0] * 5] * 3
+    zeros = np.zeros((4, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = importance_stability(zeros, fraction=0.5).value
+    np.testing.assert_array_equal(imp.table["importance"], [expected] * 3)
+
+
+def test_confidence_level_of_the_bands_and_the_interval():
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=10,
+                interval="learners", confidence_level=0.5)
+    pool = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE, oob=False)
+    for m in ("icc", "phi"):
+        bands = pool.closed_form_bands(GRID, measure=m, n_bootstrap=10, confidence_level=0.5)
+        np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
+        np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
+    assert res.confidence_level == 0.5 and res.settings["confidence_level"] == 0.5
+    assert " 50% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()
+    res = _tune(method="pool", pool_size=24, measures=("icc",), n_bootstrap=10, confidence_level=0.5)
+    rng = check_rng(0)
+    pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
+    preds = {n: _group_predictions(pool, n, 3, XTE) for n in GRID}
+    curves = []
+    for _ in range(10):
+        rows = rng.integers(0, len(XTE), len(XTE))
+        curves.append([icc(preds[n][rows]).value for n in GRID])
+    low, high = np.quantile(np.array(curves), [0.25, 0.75], axis=0)
+    np.testing.assert_allclose(res.table["icc_low"], low, rtol=1e-10)
+    np.testing.assert_allclose(res.table["icc_high"], high, rtol=1e-10)
+    rounded = []
+    for curve in curves:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            rec = fit_2pl(GRID, curve).recommend()
+        if rec is not None:
+            rounded.append(rec)
+    assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [25, 75], method="inverted_cdf"))
+
+
+def test_resamples_where_a_measure_fails_are_left_out_of_the_band(monkeypatch):
+    real = tune_module._measure
+
+    def failing(name, gv, spec, rows=None):
+        if name == "selection" and gv.n == 4 and rows is not None:
+            raise ValueError("no selection in this resample")
+        return real(name, gv, spec, rows)
+
+    monkeypatch.setattr(tune_module, "_measure", failing)
+    res = _tune(method="pool", pool_size=24, measures=("icc", "selection"), n_bootstrap=4)
+    assert np.isfinite(res.table.loc[1, "selection"]) and res.notes == ()
+    assert res.table.loc[[0, 2], ["selection_low", "selection_high"]].notna().all().all()
+    assert res.table.loc[1, ["selection_low", "selection_high"]].isna().all()
+
+
+def test_closed_form_without_bootstrap_has_no_bands():
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"))
+    assert list(res.table.columns) == ["n_learners", "icc", "phi", "degenerate", "seconds", "n_forests"]
+    assert res.bands == {} and "bootstrap bands" not in str(res)
