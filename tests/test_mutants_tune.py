@@ -379,6 +379,10 @@ def test_pool_smaller_than_the_largest_forest_fits_a_baseline_forest():
     assert res.psi_baseline == ("out-of-bag predictions of one forest of 8 learners (fitted for the "
                                 "baseline: "
                                 "the pool has 6), the same for every n")
+    assert res.table["n_forests"].tolist() == [0, 0, 0]  # closed forms only: no forests behind a value
+    lines = str(res).splitlines()
+    assert " closed form; scale metric" in lines and " Estimator: " + ESTIMATOR_TEXT in lines
+    assert lines[0] == " Stability against the number of learners (closed_form, pool of 6 learners)"
 
 
 # ------------------------------------------------------------------------------------ closed form
@@ -448,6 +452,8 @@ def test_closed_form_interval_resamples_objects_and_learners():
     _assert_fits_and_recommendations(res, ("icc",), rec_thresh=1e-4, round_to="ten")
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert res.settings["interval"] == "learners+objects"
+    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
+    assert " 95% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()  # the bands' own
 
 
 def test_closed_form_with_a_pool_measure_too_few_forests_is_nan_with_a_note():
@@ -870,7 +876,7 @@ def test_one_class_everywhere_is_degenerate_marked_and_left_out():
         False, "fewer than 3 usable grid points (0 of 3)", True, False, 32)
     assert fit.n.tolist() == [2.0, 4.0, 8.0] and fit.observed.tolist() == [1.0, 1.0, 1.0]
     assert np.isnan(fit.fitted).all() and np.isnan(fit.residuals).all() and fit.n_evaluations == 0
-    assert np.isnan(fit.start).all() and np.isnan(fit.r_squared)
+    assert np.isnan(fit.start).all() and np.isnan(fit.r_squared) and np.isnan(fit.p1) and np.isnan(fit.p2)
     rec = res.recommendations["fleiss"]
     assert (rec.value, rec.rule, rec.n_for_target, rec.unrounded) == (None, "none", None, None)
     assert rec.note == ("No recommendation: the 2PL fit failed (fewer than 3 usable grid points (0 of 3)).")
@@ -889,6 +895,8 @@ def test_one_class_everywhere_is_degenerate_marked_and_left_out():
     assert lines[header].split() == ["n_learners", "fleiss", "phi", "selection", "degenerate"]
     assert lines[header + 1].split() == ["2", "1.0000", "1.0000", "1.0000", "fleiss,selection"]
     assert "  note (phi): " + phi_rec.note in lines and " Notes:" in lines
+    row = next(line for line in lines if line.split()[:1] == ["fleiss"])
+    assert row.split() == ["fleiss", "NA", "NA", "NA", "-", "none", "-", "-"]
     assert "  - " + res.notes[0] in lines
 
 
@@ -1301,3 +1309,30 @@ def test_closed_form_without_bootstrap_has_no_bands():
     res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"))
     assert list(res.table.columns) == ["n_learners", "icc", "phi", "degenerate", "seconds", "n_forests"]
     assert res.bands == {} and "bootstrap bands" not in str(res)
+
+
+def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
+    def widest(pool, measures, baseline=None):
+        return max(float(np.nanmax((b.high - b.low) / 2)) for b in (
+            pool.closed_form_bands(GRID, measure=m, baseline=baseline, n_bootstrap=100) for m in measures))
+
+    pool = TreePool(EST, n_learners=24, random_state=check_rng(0)).fit(XTR, YTR, XTE)
+    baseline = _oob_mean(_groups(pool, 8, 1)[0], XTR)
+    first = widest(pool, ("psi",), baseline)
+    precision = round(first / 1.5, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("psi",), method="closed_form",
+                                pool_size=24, precision=precision, n_bootstrap=0, random_state=0)
+    # the documented rule: 10% more than (widest / precision)^2 times the pool, checked again, at most 3 times
+    size, band = 24, first
+    for _ in range(3):
+        if band <= precision:
+            break
+        needed = int(np.ceil(1.1 * size * (band / precision) ** 2))
+        pool.extend(max(needed - size, 2))
+        size = pool.test_predictions_.shape[1]
+        band = widest(pool, ("psi",), baseline)
+    assert size > 24 and res.pool_size == size
+    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
+                               rtol=1e-10)
