@@ -964,6 +964,8 @@ def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     assert rec.note == ("beyond the grid: 1000 is 12.5 x the largest grid value 80 (an extrapolation of the "
                         "fitted curve)")
     assert rec.expected_stability == pytest.approx(1 / (1 + (5 / 1000) ** 1.5), rel=1e-6)
+    rec = tune_module._recommend("icc", fit, n, values, 1000, 0.95, 1e-6, "thousand")
+    assert (rec.value, rec.beyond_grid, rec.note) == (1000, False, "")  # at the end of the grid, not beyond
     rec = tune_module._recommend("icc", fit, n, values, 2000, 0.95, 1e-6, "hundred")
     assert (rec.value, rec.beyond_grid, rec.note, rec.round_to) == (800, False, "", "hundred")
     n, values, fit = _curve_fit(200, 1.0)  # converged, not flattened within 80 learners
@@ -1336,3 +1338,23 @@ def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
     assert size > 24 and res.pool_size == size
     np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
                                rtol=1e-10)
+
+
+@pytest.mark.parametrize("select_for", ["high", "low", "zero"])
+def test_regressor_selection_directions(select_for):
+    res = _tune(method="refit", grid=(2, 3, 4), n_repeats=2, measures=("selection",),
+                selection={"select_for": select_for})
+    forests, _ = _refits(grid=(2, 3, 4), n_repeats=2)
+    preds = np.column_stack([f.predict(XTE) for f in forests[4]])
+    assert res.table.loc[2, "selection"] == pytest.approx(
+        selection_stability(preds, fraction=0.15, select_for=select_for).value, rel=1e-12)
+
+
+def test_options_of_measures_not_asked_for_are_not_checked_against_the_data():
+    # 1% of 10 objects selects none: an error only when selection stability is measured
+    res = _tune(method="refit", grid=(2, 3, 4), n_repeats=2, measures=("icc",), selection={"fraction": 0.01},
+                importance={"fraction": 0.01})
+    assert "select_fraction" not in res.settings and "importance_fraction" not in res.settings
+    forests, _ = _refits(grid=(2, 3, 4), n_repeats=2)
+    preds = np.column_stack([f.predict(XTE) for f in forests[4]])
+    assert res.table.loc[2, "icc"] == pytest.approx(icc(preds).value, rel=1e-12)
