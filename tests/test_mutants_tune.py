@@ -380,9 +380,16 @@ def test_pool_smaller_than_the_largest_forest_fits_a_baseline_forest():
                                 "baseline: "
                                 "the pool has 6), the same for every n")
     assert res.table["n_forests"].tolist() == [0, 0, 0]  # closed forms only: no forests behind a value
+
+
+def test_closed_form_result_prints_its_method_and_its_bands_resamples():
+    res = _tune(method="closed_form", pool_size=6, measures=("psi",))
     lines = str(res).splitlines()
     assert " closed form; scale metric" in lines and " Estimator: " + ESTIMATOR_TEXT in lines
     assert lines[0] == " Stability against the number of learners (closed_form, pool of 6 learners)"
+    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
+    assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
+    assert " 95% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()  # the bands' own
 
 
 # ------------------------------------------------------------------------------------ closed form
@@ -452,8 +459,6 @@ def test_closed_form_interval_resamples_objects_and_learners():
     _assert_fits_and_recommendations(res, ("icc",), rec_thresh=1e-4, round_to="ten")
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert res.settings["interval"] == "learners+objects"
-    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
-    assert " 95% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()  # the bands' own
 
 
 def test_closed_form_with_a_pool_measure_too_few_forests_is_nan_with_a_note():
