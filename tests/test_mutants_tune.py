@@ -1363,3 +1363,17 @@ def test_options_of_measures_not_asked_for_are_not_checked_against_the_data():
     forests, _ = _refits(grid=(2, 3, 4), n_repeats=2)
     preds = np.column_stack([f.predict(XTE) for f in forests[4]])
     assert res.table.loc[2, "icc"] == pytest.approx(icc(preds).value, rel=1e-12)
+
+
+def test_learner_object_curves_of_three_classes_use_random_orderings():
+    # more than two classes: the class closed form draws random orderings of the pool (a fixed
+    # number per resample, an eighth of the default, at least 5), from the same generator
+    levels = np.array(["lo", "mid", "hi"], dtype=object)
+    y3 = levels[np.digitize(YTR, np.quantile(YTR, [1 / 3, 2 / 3]))]
+    pool = TreePool(CLF, n_learners=12, voting="hard", random_state=0).fit(XTR, y3, XTE)
+    assert len(set(pool.forests(1, n_forests=12).ravel().tolist())) == 3
+    curve = np.array([0.5, 0.7, 0.9])
+    got = tune_module._learner_object_curves(pool, GRID, "fleiss", _spec(y3), curve, 3,
+                                             np.random.default_rng(2))
+    np.testing.assert_allclose(got, _expected_learner_object_curves(pool, "fleiss", None, curve, 3, 2),
+                               rtol=1e-10)
