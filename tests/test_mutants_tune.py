@@ -1377,3 +1377,35 @@ def test_learner_object_curves_of_three_classes_use_random_orderings():
                                              np.random.default_rng(2))
     np.testing.assert_allclose(got, _expected_learner_object_curves(pool, "fleiss", None, curve, 3, 2),
                                rtol=1e-10)
+
+
+def test_classifier_with_integer_labels_measures_psi_on_the_categorical_scale():
+    res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4),
+                measures=("fleiss", "psi"))
+    pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
+    baseline = pool.forests(4, n_forests=1, on="oob")[:, 0]
+    for gi, (n, k) in enumerate(((2, 3), (3, 2), (4, 2))):
+        forests = pool.forests(n, n_forests=k)
+        expected = psi(forests, baseline, scale="categorical")
+        assert res.table.loc[gi, "psi"] == pytest.approx(expected.value, abs=1e-12)
+        assert expected.value != pytest.approx(psi(forests, baseline.astype(float), scale="metric").value)
+    np.testing.assert_allclose(res.largest_psi.per_object, expected.per_object, atol=1e-12)
+
+
+def test_classifier_default_selects_the_last_of_three_sorted_classes():
+    y3 = np.array(["lo", "mid", "hi"], dtype=object)[np.arange(30) % 3]
+    assert _defaults(CLF, y3, XC[30:])[3] == "mid"  # sorted: hi, lo, mid
+
+
+def test_refit_result_prints_its_run_time_model(monkeypatch):
+    clock = _Clock([1.0, 0.5, 1.0, 0.25])  # fits of 0.5 and 0.25 s, in turn
+    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=clock))
+    res = _tune(method="refit", measures=("icc",), grid=(2, 4, 8), n_repeats=2)
+    lines = str(res).splitlines()
+    assert lines[0] == " Stability against the number of learners (refit)"
+    assert " 2 forests per grid value; scale metric" in lines
+    intercept, slope = res.runtime
+    assert (intercept, slope) == pytest.approx((0.375, 0.0), abs=1e-12)  # 0.5 and 0.25 s per forest
+    at = "" if res.recommendation is None else (
+        f"; {res.recommendation} learners: about {res.recommendation_seconds:.3g} s per forest")
+    assert lines[-1] == f" Run time: seconds per forest ~ 0.375 + {slope:.4g} * learners{at}"
