@@ -1409,3 +1409,14 @@ def test_refit_result_prints_its_run_time_model(monkeypatch):
     at = "" if res.recommendation is None else (
         f"; {res.recommendation} learners: about {res.recommendation_seconds:.3g} s per forest")
     assert lines[-1] == f" Run time: seconds per forest ~ 0.375 + {slope:.4g} * learners{at}"
+
+
+def test_result_without_recommendation_prints_no_forest_time(monkeypatch):
+    import dataclasses
+
+    clock = _Clock([1.0, 0.5])
+    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=clock))
+    res = dataclasses.replace(_tune(method="refit", measures=("icc",), n_repeats=2), recommendation=None)
+    assert np.isnan(res.recommendation_seconds)
+    last = str(res).splitlines()[-1]
+    assert last == f" Run time: seconds per forest ~ 0.5 + {res.runtime[1]:.4g} * learners"
