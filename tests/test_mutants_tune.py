@@ -1420,3 +1420,18 @@ def test_result_without_recommendation_prints_no_forest_time(monkeypatch):
     assert np.isnan(res.recommendation_seconds)
     last = str(res).splitlines()[-1]
     assert last == f" Run time: seconds per forest ~ 0.5 + {res.runtime[1]:.4g} * learners"
+
+
+def test_class_closed_form_beyond_half_the_pool_does_not_warn_from_tune():
+    # TreePool warns that such a curve is extrapolated; tune_num_learners reports only its fit problems
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = tune_num_learners(CLF, XC[:30], YC[:30], XC[30:], grid=(2, 3, 8), n_repeats=3,
+                                measures=("fleiss",), method="closed_form", pool_size=8, n_bootstrap=0,
+                                random_state=0)
+    assert not [w for w in caught if "extrapolated" in str(w.message)]
+    pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0)
+    pool.fit(XC[:30], YC[:30], XC[30:], oob=False)
+    with pytest.warns(PredstabWarning, match="is extrapolated"):  # the pool's own call warns
+        expected = pool.closed_form((2, 3, 8), measure="fleiss")
+    np.testing.assert_allclose(res.table["fleiss"], expected, rtol=1e-10)
