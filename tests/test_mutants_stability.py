@@ -711,3 +711,40 @@ def test_no_numpy_warning_reaches_the_user():
     assert res_m.per_object_observed[1:].tolist() == [np.var([1.0, 2.0, 3.0, 2.0], ddof=1), 0.0]
     assert res_c.per_object_observed[1:].tolist() == [0.0, pair_disagreement(["a", "b", "c", "b", "a"])]
     assert res_2.per_object_high[1] == 1.0 and res_o.per_object_observed[1] == 0.0
+
+
+def test_scale_messages_in_full():
+    text = np.array([["a", "b", "a", "a", "b"]], dtype=object)
+    two = np.array(["a", "b"], dtype=object)
+    numbers = np.array([[1.0, 2.0, 1.0, 1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"use scale='categorical' or scale='ordinal' for class labels\.$"):
+        phi(text, two, scale="metric")
+    # no prediction at all: the baseline's type decides that text cannot be metric
+    metric_on_text = r"'scale' = 'metric' doesn't match the data type which is 'character'"
+    with pytest.raises(ValueError, match=metric_on_text):
+        phi(np.full((1, 5), None, dtype=object), two, scale="metric")
+    needs_levels = (r"requires setting `levels` to a vector containing the levels in the correct order, "
+                    r"e\.g\. levels=\['low', 'mid', 'high'\]\.$")
+    with pytest.raises(ValueError, match=needs_levels):
+        phi(text, two, scale="ordinal")
+    for scale in ("metric", "categorical"):
+        with pytest.raises(ValueError,
+                           match=rf"it cannot be used with scale='{scale}'\. Pass scale='ordinal'"):
+            phi(numbers, np.array([1.0, 2.0]), scale=scale, levels=[1.0, 2.0])
+    mismatch = (r"^Type mismatch between the prediction matrix and the training data: "
+                r"`predictions` is numeric, `prediction_space` is character\.$")
+    with pytest.raises(ValueError, match=mismatch):
+        psi(numbers, two)
+    with pytest.raises(TypeError, match=r"^`prediction_space` must hold numbers, booleans or text of one"):
+        psi(numbers, np.array(["a", 1, 2.5], dtype=object))
+
+
+@pytest.mark.parametrize("n_dropped, suffix", [(10, ")"), (11, " ...)")])
+def test_dropped_objects_ellipsis_starts_after_ten(n_dropped, suffix):
+    pred = np.full((n_dropped + 2, 5), np.nan)
+    pred[-2:] = [[1.0, 2.0, 3.0, 2.0, 1.0], [0.0, 2.0, 1.0, 2.0, 1.0]]
+    with pytest.warns(PredstabDataWarning) as record:
+        res = phi(pred, np.array([0.0, 2.0, 4.0]))
+    rows = ", ".join(str(i) for i in range(10))
+    assert any(f"(0-based rows {rows}{suffix}" in str(w.message) for w in record)
+    assert res.absent_from_baseline == ()

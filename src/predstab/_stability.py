@@ -330,7 +330,7 @@ def _on_unique(fn, *keys):
     return table[code]
 
 
-def _metric_object_intervals(d_o_i, count, d_e, confidence_level):
+def _metric_object_intervals(d_o_i, count, confidence_level):
     """Per-object interval for ``S_i`` from ``(R_i - 1) s_i^2 / sigma_i^2 ~ chi^2_{R_i - 1}``."""
     from scipy import stats
 
@@ -536,7 +536,7 @@ class _Names:
     levels: str
 
 
-def _stability_iv(kind, predictions, baseline, scale, levels, names):
+def _stability_iv(predictions, baseline, scale, levels, names):
     """Check and normalise the inputs of every phi/psi entry point (APS's checks and phrases)."""
     pred = read_values(predictions, names.predictions)
     if pred.array.ndim != 2:
@@ -563,8 +563,6 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
     if base.array.ndim == 0:
         base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
 
-    if scale is not None and (not isinstance(scale, str) or scale not in _SCALES):
-        raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical' or None; got {scale!r}.")
     if "empty" not in (pred.family, base.family) and pred.family != base.family:
         raise ValueError(
             "Type mismatch between the prediction matrix and the training data: "
@@ -590,10 +588,8 @@ def _stability_iv(kind, predictions, baseline, scale, levels, names):
                 "levels in the correct order, e.g. levels=['low', 'mid', 'high']."
             )
         levels = _levels_iv(levels, names.levels)
-    elif scale == "categorical":
+    else:  # "categorical" (the public functions declare `scale`; see validate_params)
         levels = _no_levels(levels, scale, names)
-    else:
-        raise ValueError(f"`scale` must be one of 'metric', 'ordinal', 'categorical'; got {scale!r}.")
     if n_replicates < _FEW_REPETITIONS:
         warnings.warn(
             f"`{names.predictions}` contains fewer than {_FEW_REPETITIONS} repeated predictions "
@@ -723,7 +719,7 @@ def _expected_metric(base, name):
     return float(var[0])
 
 
-def _category_space(pred, base, scale, levels, names):
+def _category_space(base, scale, levels, names):
     """Categories, their baseline counts and the map from prediction codes to them."""
     b_source, b_offset, b_uniques = encode(base)
     b_codes = np.asarray(b_source, dtype=np.intp).ravel() - b_offset
@@ -864,7 +860,7 @@ def _sorted_order(uniques):
 
 def _stability(kind, predictions, baseline, scale, levels, names, confidence_level=0.95):
     """The computation behind every entry point: ``S = 1 - D_o / D_e``, its parts and intervals."""
-    pred, base, scale, levels = _stability_iv(kind, predictions, baseline, scale, levels, names)
+    pred, base, scale, levels = _stability_iv(predictions, baseline, scale, levels, names)
     base = _baseline_vector(base, names.baseline)
     delta2 = None
     row = None
@@ -874,10 +870,9 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
         d_o_i, count, x = _observed_metric(pred, names.predictions)
         if pred.array.shape[0] == 1:
             row = x[0][~np.isnan(x[0])]
-        d_low, d_high = _metric_object_intervals(d_o_i, count, d_e, confidence_level)
+        d_low, d_high = _metric_object_intervals(d_o_i, count, confidence_level)
     else:
-        categories, base_counts, b_uniques, base_to_category = _category_space(pred, base, scale, levels,
-                                                                               names)
+        categories, base_counts, b_uniques, base_to_category = _category_space(base, scale, levels, names)
         n = base_counts.sum()
         if scale == "ordinal":
             delta2 = _ordinal_delta2(base_counts)
@@ -902,8 +897,7 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
         if pred.array.shape[0] == 1:
             first_row = np.asarray(table[0].toarray() if hasattr(table, "toarray") else table[0]).ravel()
             row = np.repeat(np.arange(len(categories)), first_row)
-        pairs = delta2 if delta2 is None or delta2.shape[0] == len(categories) else None
-        d_low, d_high = _class_object_intervals(table, count, pairs, confidence_level)
+        d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level)
     kept = ~np.isnan(d_o_i)
     if not kept.any():
         raise ValueError(
