@@ -102,6 +102,35 @@ def pairs_of_single_learners(preds, mask, voting):
     return np.array(agree), np.array(pi)
 
 
+def ordering_average(preds, mask, orders, ns, voting):
+    """The disjoint-forest U-statistic of given orderings, one forest at a time (direct sums).
+
+    Each ordering is cut into forests of n learners; at each object the voting forests' pairs
+    are compared (orderings with fewer than two voting forests left out) and their class shares
+    averaged (orderings without a voting forest left out)."""
+    n_obj, size, n_classes = preds.shape
+    agree, pairs = np.zeros((len(ns), n_obj)), np.zeros((len(ns), n_obj))
+    pi, seen = np.zeros((len(ns), n_obj, n_classes)), np.zeros((len(ns), n_obj))
+    for order in orders:
+        for k, n in enumerate(ns):
+            groups = [order[g * n:(g + 1) * n] for g in range(size // n)]
+            for i in range(n_obj):
+                labels = []
+                for group in groups:
+                    voters = [j for j in group if mask is None or mask[i, j]]
+                    if voters:
+                        labels.append(forest_label(preds[i, voters], voting))
+                m = len(labels)
+                if m > 1:
+                    same = [labels[a] == labels[b] for a in range(m) for b in range(m) if a != b]
+                    agree[k, i] += np.mean(same)
+                    pairs[k, i] += 1
+                if m > 0:
+                    pi[k, i] += np.bincount(labels, minlength=n_classes) / m
+                    seen[k, i] += 1
+    return agree / pairs, pi / seen[..., None]
+
+
 def class_pool(n_obj=5, size=6, n_classes=3, seed=1):
     return np.random.default_rng(seed).dirichlet(np.ones(n_classes), size=(n_obj, size))
 
@@ -390,16 +419,36 @@ def test_random_orderings_average_over_every_split(voting):
         assert np.mean(agree[k]) == pytest.approx(np.mean(exact_agree), abs=0.03)
 
 
+@pytest.mark.parametrize("voting", ["soft", "hard"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_random_orderings_are_uniform_permutations_cut_into_forests(voting, n_classes):
+    # the same orderings (uniform permutations from the generator) by hand, in and out of bag
+    preds = class_pool(n_obj=4, size=7, n_classes=n_classes, seed=6)
+    mask = np.random.default_rng(7).random((4, 7)) < 0.6
+    mask[0] = [1, 0, 0, 0, 0, 0, 1]  # forests without a voter
+    for m in (None, mask):
+        agree, pi = cf.disjoint_forests(preds, m, [2, 3], voting, np.random.default_rng(5), 40)
+        orders = np.random.default_rng(5).permuted(np.tile(np.arange(7), (40, 1)), axis=1)
+        exact_agree, exact_pi = ordering_average(preds, m, orders, [2, 3], voting)
+        np.testing.assert_allclose(agree, exact_agree, rtol=1e-12)
+        np.testing.assert_allclose(pi, exact_pi, rtol=1e-12)
+
+
 def test_forests_drawn_with_replacement():
-    # the bootstrap world: forests of one learner drawn with replacement agree with chance
-    # sum_c q_c^2 (q the pool's class shares), and vote class c with chance q_c
+    # the bootstrap world: forests of learners drawn with replacement from the pool; forests
+    # of one learner agree with chance sum_c q_c^2 (q the pool's class shares)
     preds = class_pool(n_obj=3, size=5)
     q = one_hot(preds.argmax(axis=2), 3).mean(axis=1)
-    agree, pi = cf.disjoint_forests(preds, None, [1], "hard", np.random.default_rng(2), 3000,
+    agree, pi = cf.disjoint_forests(preds, None, [1, 2], "hard", np.random.default_rng(2), 3000,
                                     with_replacement=True)
     np.testing.assert_allclose(pi[0], q, atol=0.02)
     np.testing.assert_allclose(agree[0], (q**2).sum(axis=1), atol=0.02)
-    assert not np.allclose(agree[0], pairs_of_single_learners(preds, None, "hard")[0], atol=0.05)
+    orders = np.random.default_rng(2).integers(0, 5, (3000, 5))
+    exact_agree, exact_pi = ordering_average(preds, None, orders[:200], [1, 2], "hard")
+    again = cf.disjoint_forests(preds, None, [1, 2], "hard", np.random.default_rng(2), 200,
+                                with_replacement=True)
+    np.testing.assert_allclose(again[0], exact_agree, rtol=1e-12)
+    np.testing.assert_allclose(again[1], exact_pi, rtol=1e-12)
 
 
 def test_class_probabilities_beyond_half_the_pool():
@@ -443,7 +492,7 @@ def test_class_probabilities_out_of_bag_vote_with_fewer_learners():
 
 def test_class_probabilities_of_three_classes_by_simulation():
     preds = class_pool(n_obj=2, size=6)
-    n = np.array([4.0])
+    n = np.array([4.0, 7.0])
     hard = cf.class_probabilities(preds, None, n, "hard", np.random.default_rng(0), n_sim=20000)
     for i in range(2):  # exact: every Multinomial(4, q) vote count, first largest wins
         q = one_hot(preds[i].argmax(axis=1), 3).mean(axis=0)
@@ -453,12 +502,31 @@ def test_class_probabilities_of_three_classes_by_simulation():
                 c = 4 - a - b
                 expected[int(np.argmax([a, b, c]))] += stats.multinomial.pmf([a, b, c], 4, q)
         np.testing.assert_allclose(hard[0, i], expected, atol=0.015)
+    # the same simulated forests by hand: Multinomial(n, q_i) votes, n_sim of them per object
+    rng, sim = np.random.default_rng(1), np.random.default_rng(1)
+    hard = cf.class_probabilities(preds, None, n, "hard", rng, n_sim=50)
+    for k, m in enumerate((4, 7)):
+        for i in range(2):
+            q = one_hot(preds[i].argmax(axis=1), 3).mean(axis=0)
+            draws = sim.multinomial(m, q, size=50)
+            np.testing.assert_allclose(hard[k, i], np.bincount(draws.argmax(axis=1), minlength=3) / 50)
+    # soft votes: Normal(mu_i, cov_i / n) mean probabilities
     soft = cf.class_probabilities(preds, None, n, "soft", np.random.default_rng(0), n_sim=20000)
     rng = np.random.default_rng(9)
-    for i in range(2):  # Normal(mu, cov / n) mean probabilities
+    for i in range(2):
         draws = rng.multivariate_normal(preds[i].mean(axis=0), np.cov(preds[i].T) / 4, size=40000)
         np.testing.assert_allclose(soft[0, i], np.bincount(draws.argmax(axis=1), minlength=3) / 40000,
                                    atol=0.015)
+    mask = np.ones((2, 6), dtype=bool)
+    mask[1, :2] = False  # out of bag: 4 of 6 vote, a forest of n votes with 4 n / 6 of them
+    soft = cf.class_probabilities(preds, mask, n, "soft", np.random.default_rng(2), n_sim=30)
+    sim = np.random.default_rng(2)
+    for k, m in enumerate((4, 7)):
+        for i in range(2):
+            p = preds[i, mask[i]]
+            draws = sim.multivariate_normal(p.mean(axis=0), np.cov(p.T) / (m * mask[i].mean()), size=30,
+                                            method="eigh")
+            np.testing.assert_allclose(soft[k, i], np.bincount(draws.argmax(axis=1), minlength=3) / 30)
 
 
 def test_class_agreement_switches_to_the_extrapolation_beyond_half_the_pool():
@@ -613,3 +681,14 @@ def test_bands_without_bootstrap_and_reproducibility():
     m2 = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None, n_bootstrap=5,
                               random_state=2)["icc"]
     assert not np.array_equal(m1.errors, m2.errors)
+
+
+def test_undefined_bands_stay_quiet_apart_from_the_convention():
+    # psi against a constant baseline: every curve and resample is NaN, so is the band; the one
+    # warning is the convention's (no numpy warning about all-NaN quantiles)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = cf.closed_form_bands(T, None, [2.0, 3.0], {"psi": 0.0}, classifier=False, voting=None,
+                                   n_bootstrap=5, random_state=0)["psi"]
+    assert [w.category for w in caught] == [PredstabUndefinedWarning]
+    assert np.isnan(res.curve).all() and np.isnan(res.low).all() and np.isnan(res.high).all()
