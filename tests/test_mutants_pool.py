@@ -138,6 +138,13 @@ def test_without_oob_rows_or_without_test_objects():
     train = TreePool(RandomForestRegressor(max_features=2), n_learners=6, random_state=1).fit(X[:30], Y[:30])
     assert train.on_train_ and train.test_predictions_ is train.train_predictions_
     np.testing.assert_array_equal(train.oob_, oob_by_hand(train.ensemble_, 30))
+    # its forests are out-of-bag forests (NaN where all trees of a forest saw the row)
+    trees, oob = per_tree(train.ensemble_, X[:30]), train.oob_
+    with np.errstate(invalid="ignore"):
+        expected = np.column_stack([(trees[:, k:k + 3] * oob[:, k:k + 3]).sum(axis=1)
+                                    / oob[:, k:k + 3].sum(axis=1) for k in (0, 3)])
+    np.testing.assert_allclose(train.forests(3), expected, rtol=1e-12)
+    assert np.isnan(expected).any()
     # oob=False without X_test still caches the training rows (they are the test objects)
     again = TreePool(RandomForestRegressor(max_features=2), n_learners=6, random_state=1)
     again.fit(X[:30], Y[:30], oob=False)
@@ -255,8 +262,11 @@ def test_forests_bad_sizes(reg):
                                   lambda: BaggingRegressor(max_features=0.5)])
 def test_extend_appends_the_next_seed_of_the_generator(make):
     pool = TreePool(make(), n_learners=5, random_state=9).fit(X[:30], Y[:30], X[30:])
-    fit_before = pool.fit_seconds_
+    pool.fit_seconds_, pool.predict_seconds_ = 100.0, 200.0
+    start = time.perf_counter()
     pool.extend(7)
+    took = time.perf_counter() - start
+    assert 100 < pool.fit_seconds_ < 100 + took and 200 < pool.predict_seconds_ < 200 + took  # accumulated
     first, second = seeds(9, 2)
     a = make().set_params(n_estimators=5, random_state=first).fit(X[:30], Y[:30])
     b = make().set_params(n_estimators=7, random_state=second).fit(X[:30], Y[:30])
@@ -270,7 +280,6 @@ def test_extend_appends_the_next_seed_of_the_generator(make):
     whole = pool.test_predictions_.mean(axis=1)
     np.testing.assert_allclose(pool.ensemble_.predict(X[30:]), whole, rtol=1e-12)
     np.testing.assert_array_equal(oob_by_hand(pool.ensemble_, 30), pool.oob_)
-    assert pool.fit_seconds_ > fit_before
     np.testing.assert_allclose(pool.forests(6), pool.test_predictions_.reshape(10, 2, 6).mean(axis=2))
     # the closed forms use the whole extended pool
     expected, _ = icc_by_hand(pool.test_predictions_, [2, 8])
@@ -368,6 +377,12 @@ def test_closed_form_bands_default_generator_and_tuple(reg):
     errors = np.stack([icc_by_hand(t[:, np.repeat(np.arange(12), c)], n)[0] for c in counts]) - plug_in(t)
     np.testing.assert_allclose(default.errors, errors, atol=1e-5)
     assert default.n_bootstrap == 30 and reg.closed_form_bands(n).n_bootstrap == 200
+    assert default.confidence_level == 0.95
+    q = np.quantile(errors, [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(default.high, np.minimum(default.curve - q[0], 1), atol=1e-5)
+    curve, low, high = reg.closed_form(n, n_bootstrap=30)  # the same defaults
+    np.testing.assert_array_equal(low, default.low)
+    np.testing.assert_array_equal(high, default.high)
     assert reg.closed_form_bands(n, n_bootstrap=30, confidence_level=0.9,
                                  random_state=np.random.default_rng(1)) == res
     bare = reg.closed_form(n, n_bootstrap=0)
