@@ -476,18 +476,19 @@ def test_class_probabilities_beyond_half_the_pool():
 def test_class_probabilities_out_of_bag_vote_with_fewer_learners():
     preds = class_pool(n_obj=3, size=8, n_classes=2, seed=4)
     mask = np.array([[1, 1, 1, 0, 0, 1, 0, 1], [1] * 8, [0, 1, 0, 1, 0, 1, 0, 0]], dtype=bool)
-    out = cf.class_probabilities(preds, mask, np.array([10.0]), "hard", np.random.default_rng(0))
-    for i in range(3):
-        voters = mask[i]
-        q = (preds[i, voters].argmax(axis=1) == 1).mean()
-        m = max(round(10 * voters.mean()), 1)  # a forest of 10 votes with about 10 x oob rate learners
-        assert out[0, i, 1] == pytest.approx(stats.binom.sf(m // 2, m, q), rel=1e-12)
-    soft = cf.class_probabilities(preds, mask, np.array([10.0]), "soft", np.random.default_rng(0))
-    for i in range(3):
-        v = preds[i, mask[i], 1]
-        m = max(10 * mask[i].mean(), 1.0)
-        z = (v.mean() - 0.5) / (v.std(ddof=1) / math.sqrt(m))
-        assert soft[0, i, 1] == pytest.approx(stats.norm.cdf(z), rel=1e-12)
+    ns = np.array([10.0, 1.0, 3.0])
+    out = cf.class_probabilities(preds, mask, ns, "hard", np.random.default_rng(0))
+    soft = cf.class_probabilities(preds, mask, ns, "soft", np.random.default_rng(0))
+    for k, n in enumerate(ns):
+        for i in range(3):
+            voters = mask[i]
+            q = (preds[i, voters].argmax(axis=1) == 1).mean()
+            m = max(round(n * voters.mean()), 1)  # a forest of n votes with about n x oob rate learners
+            assert out[k, i, 1] == pytest.approx(stats.binom.sf(m // 2, m, q), rel=1e-12)
+            v = preds[i, voters, 1]
+            m = max(n * voters.mean(), 1.0)
+            z = (v.mean() - 0.5) / (v.std(ddof=1) / math.sqrt(m))
+            assert soft[k, i, 1] == pytest.approx(stats.norm.cdf(z), rel=1e-12)
 
 
 def test_class_probabilities_of_three_classes_by_simulation():
