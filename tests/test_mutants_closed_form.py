@@ -169,6 +169,10 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
                                errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=4)
     assert str(bare).splitlines()[2:] == [" measure = psi", "    pool = 4 learners", "",
                                           "  n_learners    value", "           3      0.5"]
+    big = cf.ClosedFormResult(measure="icc", n_learners=np.array([12345.0]), curve=np.array([0.987654]),
+                              confidence_interval=ConfidenceInterval(np.array([np.nan]), np.array([np.nan])),
+                              errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=20000)
+    assert str(big).splitlines()[-1] == "       12345   0.9877"  # sizes to 6 digits, values to 4
     assert res.voting == "hard" and bare.voting is None
 
 
@@ -176,6 +180,7 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
 def test_expected_disagreement_metric_and_classes():
     assert cf.expected_disagreement([1.0, 2.0, np.nan, 4.0], classes=False) == pytest.approx(
         np.var([1.0, 2.0, 4.0], ddof=1), rel=1e-15)
+    assert cf.expected_disagreement([0.1, 0.5, 0.3], classes=False) == pytest.approx(0.04, rel=1e-12)
     # a constant baseline is exactly 0 (np.var of 0.1's is 2e-33, not 0)
     assert np.var([0.1, 0.1, 0.1], ddof=1) != 0.0
     assert cf.expected_disagreement([0.1, 0.1, np.nan, 0.1], classes=False) == 0.0
@@ -693,3 +698,52 @@ def test_undefined_bands_stay_quiet_apart_from_the_convention():
                                    n_bootstrap=5, random_state=0)["psi"]
     assert [w.category for w in caught] == [PredstabUndefinedWarning]
     assert np.isnan(res.curve).all() and np.isnan(res.low).all() and np.isnan(res.high).all()
+
+
+def test_class_curves_from_the_generator():
+    # two-class majority votes: exact, whatever the generator; soft votes: random orderings of
+    # the pool from ``random_state`` (the same numbers for the same seed)
+    preds = votes_pool([0.2, 0.5, 0.7, 0.95, 0.05], 8)
+    n = np.array([1.0, 2.0, 4.0])
+    hard = cf.closed_form_curves(preds, None, n, {"fleiss": None}, classifier=True, voting="hard")
+    for k, m in enumerate((1, 2, 4)):
+        agree, pi = brute_force_disjoint(preds, m, "hard")
+        share = pi.mean(axis=0)
+        assert hard["fleiss"][k] == pytest.approx(1 - (1 - agree.mean()) / (1 - np.sum(share**2)), rel=1e-10)
+    probs = class_pool(n_obj=5, size=8, n_classes=2, seed=3)
+    a = cf.closed_form_curves(probs, None, n, {"fleiss": None, "psi": 0.5}, classifier=True, voting="soft",
+                              random_state=4)
+    b = cf.closed_form_curves(probs, None, n, {"fleiss": None, "psi": 0.5}, classifier=True, voting="soft",
+                              random_state=4)
+    c = cf.closed_form_curves(probs, None, n, {"fleiss": None}, classifier=True, voting="soft",
+                              random_state=5)
+    np.testing.assert_array_equal(a["fleiss"], b["fleiss"])
+    assert not np.array_equal(a["fleiss"], c["fleiss"])
+    # forests of one learner: no randomness; D_o is the pairwise disagreement of single learners
+    agree, _ = pairs_of_single_learners(probs, None, "soft")
+    assert a["psi"][0] == pytest.approx(1 - (1 - agree.mean()) / 0.5, rel=1e-12)
+
+
+@pytest.mark.parametrize("offset, scale", [(0.0, 0.1), (1e4, 1.0)])
+def test_metric_bands_keep_their_precision(offset, scale):
+    # small predictions (B < 1) and predictions with a large common offset (the bootstrap's
+    # products run in float32 about each object's centre): the resampled pools' values by hand
+    t = offset + scale * T
+    n = np.array([2.0, 6.0])
+    for mask in (None, MASK):
+        res = cf.closed_form_bands(t, mask, n, {"icc": None}, classifier=False, voting=None, n_bootstrap=25,
+                                   random_state=3)["icc"]
+        counts = np.random.default_rng(3).multinomial(8, np.full(8, 1 / 8), size=25)
+        errors = []
+        for c in counts:
+            cols = np.repeat(np.arange(8), c)
+            if mask is None:
+                w, b, d_o = metric_stats(t[:, cols], n)
+            else:
+                w, b, d_o = oob_stats(t[:, cols], mask[:, cols], n)
+            errors.append(b / (b + d_o))
+        if mask is None:
+            w, b, d_o = metric_stats(t, n, plug_in=True)
+        else:
+            w, b, d_o = oob_stats(t, mask, n, plug_in=True)
+        np.testing.assert_allclose(res.errors, np.array(errors) - b / (b + d_o), atol=1e-4)
