@@ -427,9 +427,9 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
         warnings.simplefilter("error")
         curve = clf.closed_form([1, 2, 5], measure="fleiss")
     np.testing.assert_allclose(curve, [kappa(1), kappa(2), kappa(5)], rtol=1e-10)
-    message = r"n = \[6, 9\] learners is extrapolated.*pool of 10.*at least 18"
+    message = r"n = \[6\] learners is extrapolated.*pool of 10.*at least 12"
     with pytest.warns(PredstabWarning, match=message):
-        clf.closed_form([2, 6, 9], measure="fleiss")
+        clf.closed_form([4, 5, 6], measure="fleiss")
     with pytest.raises(ValueError, match="`measure`='icc' needs metric"):
         clf.closed_form([2], measure="icc")
     # psi's default baseline: the pool's out-of-bag votes; phi's: the training labels
@@ -441,6 +441,15 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
     share = np.mean(LABELS[:30] == "yes")
     d_e = 1 - share**2 - (1 - share) ** 2
     np.testing.assert_allclose(clf.closed_form([1], measure="phi"), 1 - d_o / d_e, rtol=1e-10)
+    # a voting override also sets psi's default baseline: the pool's soft out-of-bag votes
+    p, oob = per_tree(clf.ensemble_, XC[:30]), clf.oob_
+    seen = oob.any(axis=1)
+    soft_base = clf.classes_[(p * oob[..., None]).sum(axis=1).argmax(axis=1)][seen]
+    share = np.mean(soft_base == "yes")
+    d_e_soft = 1 - share**2 - (1 - share) ** 2
+    assert d_e_soft != pytest.approx(d_e, rel=1e-3)
+    np.testing.assert_allclose(clf.closed_form([1], measure="psi", voting="soft", random_state=0),
+                               1 - d_o / d_e_soft, rtol=1e-10)  # one learner: its soft and hard votes agree
     # soft votes: a different closed form (probabilities, random orderings of the pool)
     soft = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0)
     assert not np.allclose(soft, curve[1:2])
