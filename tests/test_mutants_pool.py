@@ -97,6 +97,12 @@ def test_classifier_pool_caches_class_probabilities(clf):
     np.testing.assert_array_equal(clf.oob_, oob_by_hand(forest, 30))
 
 
+def test_documented_defaults():
+    pool = TreePool(RandomForestRegressor())
+    settings = (pool.n_learners, pool.voting, pool.random_state, pool.n_jobs, pool.dtype)
+    assert settings == (1000, "soft", None, None, "float64")
+
+
 def test_fit_timings_are_wall_times():
     pool = TreePool(RandomForestRegressor(max_features=2), n_learners=6, random_state=0)
     start = time.perf_counter()
