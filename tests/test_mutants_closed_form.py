@@ -20,6 +20,9 @@ from scipy import stats
 from predstab import ConfidenceInterval, PredstabDegenerateWarning, PredstabUndefinedWarning
 from predstab import _closed_form as cf
 
+# the closed forms handle 0 / 0 (objects without votes) themselves: no numpy warning reaches a user
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 RNG = np.random.default_rng(20)
 # 6 objects x 8 trees: object effects plus tree noise of unequal size per object
 T = (np.array([-3.0, -1.0, 0.0, 0.5, 2.0, 4.0])[:, None]
@@ -431,12 +434,61 @@ def test_random_orderings_are_uniform_permutations_cut_into_forests(voting, n_cl
     preds = class_pool(n_obj=4, size=7, n_classes=n_classes, seed=6)
     mask = np.random.default_rng(7).random((4, 7)) < 0.6
     mask[0] = [1, 0, 0, 0, 0, 0, 1]  # forests without a voter
+    mask[1] = [0, 0, 0, 0, 1, 0, 0]  # one voter: no pair of forests (NaN), no forest when left over
+    orders = np.random.default_rng(5).permuted(np.tile(np.arange(7), (40, 1)), axis=1)
+    channels = 1 if n_classes == 2 else n_classes
     for m in (None, mask):
         agree, pi = cf.disjoint_forests(preds, m, [2, 3], voting, np.random.default_rng(5), 40)
-        orders = np.random.default_rng(5).permuted(np.tile(np.arange(7), (40, 1)), axis=1)
-        exact_agree, exact_pi = ordering_average(preds, m, orders, [2, 3], voting)
+        with np.errstate(invalid="ignore"):
+            exact_agree, exact_pi = ordering_average(preds, m, orders, [2, 3], voting)
         np.testing.assert_allclose(agree, exact_agree, rtol=1e-12)
         np.testing.assert_allclose(pi, exact_pi, rtol=1e-12)
+        # the orderings drawn in chunks of 2 (the last one short): the same 5 orderings
+        chunked = cf.disjoint_forests(preds, m, [2, 3], voting, np.random.default_rng(5), 5,
+                                      max_elements=2 * 4 * 8 * channels)
+        with np.errstate(invalid="ignore"):
+            exact_agree, exact_pi = ordering_average(preds, m, orders[:5], [2, 3], voting)
+        np.testing.assert_allclose(chunked[0], exact_agree, rtol=1e-12)
+        np.testing.assert_allclose(chunked[1], exact_pi, rtol=1e-12)
+    assert np.isnan(agree[:, 1]).all() and not np.isnan(pi[:, 1]).any()
+
+
+def test_class_agreement_wiring():
+    # out of bag, in the bootstrap world, beyond half the pool, with a given number of orderings
+    preds = class_pool(n_obj=5, size=6, seed=8)
+    preds[4, :, 2] = 0.0  # class 2 never wins at object 4
+    preds[4] /= preds[4].sum(axis=1, keepdims=True)
+    mask = np.random.default_rng(3).random((5, 6)) < 0.7
+    mask[3] = [0, 0, 1, 0, 0, 0]  # one voter: dropped
+    n = np.array([1.0, 2.0, 4.0])
+    agree, pi = cf.class_agreement(preds, None, n, "soft", np.random.default_rng(1), population=True,
+                                   n_perm=30)
+    orders = np.random.default_rng(1).integers(0, 6, (30, 6))
+    exact = ordering_average(preds, None, orders, [1, 2], "soft")
+    np.testing.assert_allclose(agree[:2], exact[0], rtol=1e-12)
+    np.testing.assert_allclose(pi[:2], exact[1], rtol=1e-12)
+    rng = np.random.default_rng(1)
+    rng.integers(0, 6, (30, 6))
+    extra = cf.class_probabilities(preds, None, n[2:], "soft", rng)
+    np.testing.assert_allclose(pi[2:], extra, rtol=1e-12)
+    np.testing.assert_allclose(agree[2:], (extra**2).sum(axis=2), rtol=1e-12)
+    assert pi[2, 4, 2] == 0.0
+    for voting in ("soft", "hard"):
+        agree, pi = cf.class_agreement(preds, mask, n, voting, np.random.default_rng(2), n_perm=4)
+        keep = mask.sum(axis=1) > 1
+        orders = np.random.default_rng(2).permuted(np.tile(np.arange(6), (4, 1)), axis=1)
+        exact = ordering_average(preds[keep], mask[keep], orders, [1, 2], voting)
+        np.testing.assert_allclose(agree[:2], exact[0], rtol=1e-12)
+        np.testing.assert_allclose(pi[:2], exact[1], rtol=1e-12)
+        rng = np.random.default_rng(2)
+        rng.permuted(np.tile(np.arange(6), (4, 1)), axis=1)
+        extra = cf.class_probabilities(preds[keep], mask[keep], n[2:], voting, rng)
+        np.testing.assert_allclose(pi[2:], extra, rtol=1e-12)
+        # the statistics of the curves: D_o = 1 - mean agreement, the mean class shares
+        stats_ = cf.closed_form_stats(preds, mask, n, classifier=True, voting=voting,
+                                      rng=np.random.default_rng(2), n_perm=4)
+        np.testing.assert_allclose(stats_["d_o"][:2], 1 - exact[0].mean(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(stats_["share"][:2], exact[1].mean(axis=1), rtol=1e-12)
 
 
 def test_forests_drawn_with_replacement():
