@@ -212,6 +212,17 @@ def test_metric_moments_test_objects_and_out_of_bag():
     np.testing.assert_array_equal(count, [5, 5, 5, 3])
 
 
+def test_metric_moments_accumulate_float32_predictions_in_float64():
+    t32 = (1e4 + T).astype(np.float32)  # float32 keeps 7 digits: means of 1e4 + noise to ~1e-3
+    exact = t32.astype(np.float64)
+    mu, var, count = cf.metric_moments(t32)
+    np.testing.assert_allclose(mu, exact.mean(axis=1), rtol=1e-14)
+    np.testing.assert_allclose(var, exact.var(axis=1, ddof=1), rtol=1e-10)
+    mu, var, count = cf.metric_moments(t32, MASK)
+    np.testing.assert_allclose(mu, [exact[i, MASK[i]].mean() for i in range(4)], rtol=1e-14)
+    np.testing.assert_allclose(var, [exact[i, MASK[i]].var(ddof=1) for i in range(4)], rtol=1e-10)
+
+
 def test_metric_moments_bootstrap_sums_over_blocks_and_threads():
     # 150 objects: blocks of 64 rows; the sums over objects of the resampled pools' var*, mu* - ref
     # and (mu* - ref)^2, ref the first object's pool mean
