@@ -45,6 +45,10 @@ def per_tree(forest, X_):
     return np.column_stack([t.predict(X_[:, f]) for t, f in pairs])
 
 
+def one_hot(labels):
+    return np.eye(2)[labels]
+
+
 def oob_by_hand(forest, n_rows):
     inbag = np.zeros((len(forest.estimators_), n_rows), dtype=bool)
     for j, rows in enumerate(forest.estimators_samples_):
@@ -447,15 +451,22 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
     share = np.mean(LABELS[:30] == "yes")
     d_e = 1 - share**2 - (1 - share) ** 2
     np.testing.assert_allclose(clf.closed_form([1], measure="phi"), 1 - d_o / d_e, rtol=1e-10)
-    # a voting override also sets psi's default baseline: the pool's soft out-of-bag votes
-    p, oob = per_tree(clf.ensemble_, XC[:30]), clf.oob_
-    seen = oob.any(axis=1)
-    soft_base = clf.classes_[(p * oob[..., None]).sum(axis=1).argmax(axis=1)][seen]
-    share = np.mean(soft_base == "yes")
-    d_e_soft = 1 - share**2 - (1 - share) ** 2
-    assert d_e_soft != pytest.approx(d_e, rel=1e-3)
-    np.testing.assert_allclose(clf.closed_form([1], measure="psi", voting="soft", random_state=0),
-                               1 - d_o / d_e_soft, rtol=1e-10)  # one learner: its soft and hard votes agree
+    # a voting override also sets psi's default baseline: the pool's soft out-of-bag votes (a pool
+    # whose soft and hard baselines differ in their class shares)
+    other = TreePool(RandomForestClassifier(max_features=2, max_depth=3), n_learners=10, voting="hard",
+                     random_state=0).fit(XC[:30], LABELS[:30], XC[30:])
+    p, oob = per_tree(other.ensemble_, XC[:30]), other.oob_
+    votes = other.test_predictions_.argmax(axis=2)
+    d_o = 1 - np.mean([np.mean(votes[:, a] == votes[:, b]) for a in range(10) for b in range(10) if a != b])
+    shares = {}
+    for voting, scores in (("hard", one_hot(p.argmax(axis=2))), ("soft", p)):
+        totals = (scores * oob[..., None]).sum(axis=1)
+        share = np.mean(totals.argmax(axis=1)[oob.any(axis=1)] == 1)  # class 1: "yes"
+        shares[voting] = 1 - share**2 - (1 - share) ** 2
+    assert shares["soft"] != pytest.approx(shares["hard"], rel=1e-3)
+    for voting in ("soft", "hard"):  # one learner: its soft and hard votes agree, so does D_o
+        np.testing.assert_allclose(other.closed_form([1], measure="psi", voting=voting, random_state=0),
+                                   1 - d_o / shares[voting], rtol=1e-10)
     # soft votes: a different closed form (probabilities, random orderings of the pool)
     soft = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0)
     assert not np.allclose(soft, curve[1:2])
