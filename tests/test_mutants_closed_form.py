@@ -361,6 +361,9 @@ def test_hypergeom_pmf_and_window():
     values, inside = cf._window(np.array([2.4, 7.6]), 0.1, 0, 8)  # width ceil(1.2) + 2 = 4
     np.testing.assert_array_equal(values, [np.arange(-2, 7), np.arange(4, 13)])
     np.testing.assert_array_equal(inside, [values[0] >= 0, values[1] <= 8])
+    values, inside = cf._window(np.array([5.0]), 0.25, 0, 8)  # 12 sd = 3: width 5
+    np.testing.assert_array_equal(values, [np.arange(0, 11)])
+    np.testing.assert_array_equal(inside, [np.arange(0, 11) <= 8])
 
 
 def test_split_agreement_by_enumeration():
@@ -810,3 +813,61 @@ def test_metric_bands_keep_their_precision(offset, scale):
         else:
             w, b, d_o = oob_stats(t, mask, n, plug_in=True)
         np.testing.assert_allclose(res.errors, np.array(errors) - b / (b + d_o), atol=1e-4)
+
+
+def test_band_defaults():
+    res = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting=None,
+                               random_state=0)["icc"]
+    assert (res.n_bootstrap, res.confidence_level) == (200, 0.95) and res.errors.shape == (200, 1)
+    counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
+    errors = [icc_of_stats(metric_stats(T[:, np.repeat(np.arange(8), c)], 2.0)) for c in counts]
+    truth = icc_of_stats(metric_stats(T, 2.0, plug_in=True))
+    q_low, q_high = np.quantile(np.array(errors) - truth, [0.025, 0.975])
+    assert res.low[0] == pytest.approx(min(res.curve[0] - q_high, 1), abs=1e-5)
+    assert res.high[0] == pytest.approx(min(res.curve[0] - q_low, 1), abs=1e-5)
+
+
+def icc_of_stats(s):
+    w, b, d_o = s
+    return b / (b + d_o)
+
+
+def fleiss_of(agree, pi):
+    """Fleiss' kappa of the curves from agree[k, i] and pi[k, i, c] (NaN objects left out)."""
+    d_o = 1 - np.nanmean(agree, axis=1)
+    share = np.nanmean(pi, axis=1)
+    return 1 - d_o / (1 - np.sum(share**2, axis=1))
+
+
+def test_out_of_bag_class_bands_by_hand():
+    # hard votes of two classes out of bag: every step draws from the one generator, in order --
+    # the estimate's orderings, the bootstrap world's forests drawn with replacement, the
+    # resampling counts, then max(5, orderings / 8) orderings per resampled pool
+    preds = votes_pool([0.2, 0.5, 0.7, 0.9, 0.4], 6, seed=5)
+    mask = np.random.default_rng(6).random((5, 6)) < 0.6
+    mask[4] = [0, 0, 0, 1, 0, 0]  # one voter: dropped
+    n = [1, 2]
+    res = cf.closed_form_bands(preds, mask, np.array([1.0, 2.0]), {"fleiss": None}, classifier=True,
+                               voting="hard", n_bootstrap=4, confidence_level=0.5, random_state=7)["fleiss"]
+    rng = np.random.default_rng(7)
+    keep = mask.sum(axis=1) > 1
+    n_perm = cf._orderings(int(keep.sum()))
+    assert n_perm == 200
+    orders = rng.permuted(np.tile(np.arange(6), (n_perm, 1)), axis=1)
+    curve = fleiss_of(*ordering_average(preds[keep], mask[keep], orders, n, "hard"))
+    drawn = rng.integers(0, 6, (n_perm, 6))
+    truth = fleiss_of(*ordering_average(preds[keep], mask[keep], drawn, n, "hard"))
+    counts = rng.multinomial(6, np.full(6, 1 / 6), size=4)
+    errors = []
+    for c in counts:
+        cols = np.repeat(np.arange(6), c)
+        p, m = preds[:, cols], mask[:, cols]
+        rows = m.sum(axis=1) > 1
+        orders = rng.permuted(np.tile(np.arange(6), (25, 1)), axis=1)
+        with np.errstate(invalid="ignore"):
+            errors.append(fleiss_of(*ordering_average(p[rows], m[rows], orders, n, "hard")) - truth)
+    np.testing.assert_allclose(res.curve, curve, rtol=1e-12)
+    np.testing.assert_allclose(res.errors, errors, rtol=1e-10, atol=1e-12)
+    q_low, q_high = np.nanquantile(errors, [0.25, 0.75], axis=0)
+    np.testing.assert_allclose(res.low, np.minimum(curve - q_high, 1), rtol=1e-10)
+    np.testing.assert_allclose(res.high, np.minimum(curve - q_low, 1), rtol=1e-10)
