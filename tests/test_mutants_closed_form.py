@@ -240,6 +240,13 @@ def test_metric_moments_bootstrap_sums_over_blocks_and_threads():
         np.testing.assert_allclose(mu, t.mean(axis=1), rtol=1e-13)
         np.testing.assert_allclose(var, t.var(axis=1, ddof=1), rtol=1e-12)
         np.testing.assert_allclose(sums, expected, rtol=1e-5, atol=1e-3)  # float32 products
+    # out of bag, block by block too
+    mask = rng.random((150, 7)) < 0.5
+    mu, var, count = cf.metric_moments(t, mask)
+    rows = np.flatnonzero(mask.sum(axis=1) > 1)
+    np.testing.assert_allclose(mu, [t[i, mask[i]].mean() for i in rows], rtol=1e-13)
+    np.testing.assert_allclose(var, [t[i, mask[i]].var(ddof=1) for i in rows], rtol=1e-12)
+    np.testing.assert_array_equal(count, mask[rows].sum(axis=1))
 
 
 def test_mean_inverse_count_exact_and_expansion():
@@ -308,6 +315,8 @@ def test_curve_from_stats_measures_and_degenerate_cases():
     s = {"d_o": np.array([0.5, 0.125]), "b": 1.5, "w": 0.5}
     np.testing.assert_allclose(cf.curve_from_stats(s, n, "icc"), [0.75, 1.5 / 1.625], rtol=1e-15)
     np.testing.assert_allclose(cf.curve_from_stats(s, n, "phi", 2.0), [0.75, 1 - 0.0625], rtol=1e-15)
+    # B tiny against D_o: b / (b + d_o) keeps its digits (1 - d_o / (b + d_o) would give 0)
+    assert cf.curve_from_stats({"d_o": np.array([0.5]), "b": 1e-20}, n[:1], "icc")[0] == pytest.approx(2e-20)
     # a scalar d_o broadcasts over the sizes
     np.testing.assert_allclose(cf.curve_from_stats({"d_o": 0.25, "b": 0.75}, n, "icc"), [0.75, 0.75])
     shares = {"d_o": np.array([0.3, 0.1]), "share": np.array([[0.5, 0.5], [0.25, 0.75]])}
@@ -819,6 +828,9 @@ def test_band_defaults():
     res = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting=None,
                                random_state=0)["icc"]
     assert (res.n_bootstrap, res.confidence_level) == (200, 0.95) and res.errors.shape == (200, 1)
+    assert res.voting is None  # metric predictions: no voting, whatever the caller passes
+    soft = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting="soft", n_bootstrap=2)
+    assert soft["icc"].voting is None
     counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
     errors = [icc_of_stats(metric_stats(T[:, np.repeat(np.arange(8), c)], 2.0)) for c in counts]
     truth = icc_of_stats(metric_stats(T, 2.0, plug_in=True))
