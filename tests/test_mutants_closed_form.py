@@ -316,7 +316,8 @@ def test_curve_from_stats_measures_and_degenerate_cases():
     np.testing.assert_allclose(cf.curve_from_stats(s, n, "icc"), [0.75, 1.5 / 1.625], rtol=1e-15)
     np.testing.assert_allclose(cf.curve_from_stats(s, n, "phi", 2.0), [0.75, 1 - 0.0625], rtol=1e-15)
     # B tiny against D_o: b / (b + d_o) keeps its digits (1 - d_o / (b + d_o) would give 0)
-    assert cf.curve_from_stats({"d_o": np.array([0.5]), "b": 1e-20}, n[:1], "icc")[0] == pytest.approx(2e-20)
+    tiny = cf.curve_from_stats({"d_o": np.array([0.5]), "b": 1e-20}, n[:1], "icc")[0]
+    assert tiny == pytest.approx(2e-20, rel=1e-12, abs=0)
     # a scalar d_o broadcasts over the sizes
     np.testing.assert_allclose(cf.curve_from_stats({"d_o": 0.25, "b": 0.75}, n, "icc"), [0.75, 0.75])
     shares = {"d_o": np.array([0.3, 0.1]), "share": np.array([[0.5, 0.5], [0.25, 0.75]])}
