@@ -172,10 +172,13 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
                                errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=4)
     assert str(bare).splitlines()[2:] == [" measure = psi", "    pool = 4 learners", "",
                                           "  n_learners    value", "           3      0.5"]
-    big = cf.ClosedFormResult(measure="icc", n_learners=np.array([12345.0]), curve=np.array([0.987654]),
-                              confidence_interval=ConfidenceInterval(np.array([np.nan]), np.array([np.nan])),
+    nan2 = np.array([np.nan, np.nan])
+    big = cf.ClosedFormResult(measure="icc", n_learners=np.array([12345.0, 37.234567]),
+                              curve=np.array([0.987654, 0.5]),
+                              confidence_interval=ConfidenceInterval(nan2, nan2),
                               errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=20000)
-    assert str(big).splitlines()[-1] == "       12345   0.9877"  # sizes to 6 digits, values to 4
+    # sizes (also fractional ones, as n_star) to 6 significant digits, values to 4
+    assert str(big).splitlines()[-2:] == ["       12345   0.9877", "     37.2346      0.5"]
     assert res.voting == "hard" and bare.voting is None
 
 
