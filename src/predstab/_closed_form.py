@@ -477,6 +477,10 @@ def disjoint_forests(preds, mask, ns, voting, rng, n_perm, *, with_replacement=F
         for k, n in enumerate(ns):
             edges = np.arange(0, (size // n) * n + 1, n)
             forest = np.diff(totals[:, :, edges], axis=2)  # (objects, orderings, forests, channels)
+            if forest.dtype.kind == "f":
+                # differences of running totals carry rounding errors (0.5 became 0.5000000000000001):
+                # rounded, exact ties of soft votes stay ties and go to the first class
+                forest = np.round(forest, 9)
             voting_trees = n if mask is None else np.diff(voters[:, :, edges], axis=2)
             # the forest's class: the first of the largest totals, as TreePool.forests
             label = (2 * forest[..., 0] > voting_trees).astype(int) if binary else forest.argmax(axis=3)
