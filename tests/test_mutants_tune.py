@@ -38,6 +38,7 @@ from predstab import (
 )
 from predstab._pool import tree_permutation_importances
 from predstab._utils import check_rng, seeds_from
+from tests._forests import oob_mean, oob_of, refit_forests
 
 # the independent computations below measure 3 forests (PredstabDataWarning: fewer than 5)
 pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
@@ -61,26 +62,23 @@ def _tune(**kwargs):
 
 
 def _refits(grid=GRID, n_repeats=3, estimator=EST, X=XTR, y=YTR, seed=0):
-    """The forests of method="refit": seeds drawn as tune_num_learners draws them."""
-    seeds = seeds_from(check_rng(seed), len(grid) * n_repeats).reshape(len(grid), n_repeats)
-    return {n: [clone(estimator).set_params(n_estimators=n, random_state=int(s)).fit(X, y) for s in seeds[gi]]
-            for gi, n in enumerate(grid)}, seeds
+    """The forests of method="refit" and their seeds, as tune_num_learners draws them."""
+    return refit_forests(estimator, grid, n_repeats, X, y, seed)
 
 
-def _oob_mean(trees, X):
-    """Out-of-bag prediction of every row: the mean over the trees that did not see it."""
-    total, count = np.zeros(len(X)), np.zeros(len(X))
-    for tree, sample in trees:
-        oob = np.ones(len(X), dtype=bool)
-        oob[sample] = False
-        total[oob] += tree.predict(X[oob])
-        count[oob] += 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
-
-def _oob_of(forest, X):
-    return _oob_mean(zip(forest.estimators_, forest.estimators_samples_, strict=True), X)
+def _optrf_recommendations(curves, grid=GRID, **rule):
+    """optRF's rule on each resampled curve (warnings of flat fits silenced): the rounded
+    recommendations and, for the same curves, the unrounded ones."""
+    rounded, raw = [], []
+    for curve in curves:
+        fit = fit_2pl(grid, curve)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            rec = fit.recommend(**rule)
+        if rec is not None:
+            rounded.append(rec)
+            raw.append(fit.recommend(**{**rule, "round_to": "none"}, minimum=0))
+    return rounded, raw
 
 
 def _groups(pool, n, k):
@@ -165,7 +163,7 @@ def test_refit_rows_are_the_measures_of_refits_with_the_documented_seeds(monkeyp
     res = _tune(method="refit", measures=("icc", "phi", "psi", "selection"),
                 progress=lambda done, total: calls.append((done, total)))
     forests, seeds = _refits()
-    baseline = _oob_of(forests[8][0], XTR)  # psi's fixed baseline: the first refit of the largest n
+    baseline = oob_of(forests[8][0], XTR)  # psi's fixed baseline: the first refit of the largest n
     for gi, n in enumerate(GRID):
         preds = np.column_stack([f.predict(XTE) for f in forests[n]])
         row = res.table.loc[gi]
@@ -205,7 +203,7 @@ def test_refit_without_test_rows_predicts_out_of_bag_and_per_forest_baselines():
     res = _tune(method="refit", X_test=None, measures=("icc", "psi"), psi_baseline="per_forest")
     forests, _ = _refits()
     for gi, n in enumerate(GRID):
-        oob = np.column_stack([_oob_of(f, XTR) for f in forests[n]])
+        oob = np.column_stack([oob_of(f, XTR) for f in forests[n]])
         assert res.table.loc[gi, "icc"] == pytest.approx(icc(oob).value, rel=1e-12)
         assert res.table.loc[gi, "psi"] == pytest.approx(psi(oob, oob).value, rel=1e-12)
     assert res.psi_baseline == "each forest's own out-of-bag predictions (moves with n)"
@@ -216,11 +214,11 @@ def test_refit_per_forest_baseline_with_test_rows():
     forests, _ = _refits()
     for gi, n in enumerate(GRID):
         preds = np.column_stack([f.predict(XTE) for f in forests[n]])
-        space = np.column_stack([_oob_of(f, XTR) for f in forests[n]])
+        space = np.column_stack([oob_of(f, XTR) for f in forests[n]])
         assert res.table.loc[gi, "psi"] == pytest.approx(psi(preds, space).value, rel=1e-12)
     np.testing.assert_allclose(res.largest_psi.per_object,
                                psi(np.column_stack([f.predict(XTE) for f in forests[8]]),
-                                   np.column_stack([_oob_of(f, XTR) for f in forests[8]])).per_object,
+                                   np.column_stack([oob_of(f, XTR) for f in forests[8]])).per_object,
                                rtol=1e-12)
 
 
@@ -262,7 +260,7 @@ def test_pool_rows_bands_interval_and_run_time(monkeypatch):
     monkeypatch.undo()
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE)
-    baseline = _oob_mean(_groups(pool, 8, 1)[0], XTR)  # the first max(grid) = 8 learners of the pool
+    baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)  # the first max(grid) = 8 learners of the pool
     preds = {n: _group_predictions(pool, n, 3, XTE) for n in GRID}
     measures = {"icc": lambda p: icc(p).value, "phi": lambda p: phi(p, YTR).value,
                 "psi": lambda p: psi(p, baseline).value,
@@ -288,15 +286,7 @@ def test_pool_rows_bands_interval_and_run_time(monkeypatch):
                                        "phi_high", "psi", "psi_low", "psi_high", "selection", "selection_low",
                                        "selection_high", "degenerate", "seconds", "n_forests"]
     # the recommendation's interval: optRF's rule on each resampled icc curve, percentiles of those
-    rounded, raw = [], []
-    for curve in curves["icc"]:
-        fit = fit_2pl(GRID, curve)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PredstabWarning)
-            rec = fit.recommend()
-        if rec is not None:
-            rounded.append(rec)
-            raw.append(fit.recommend(round_to="none", minimum=0))
+    rounded, raw = _optrf_recommendations(curves["icc"])
     assert len(rounded) >= 5
     assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
     assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
@@ -322,7 +312,7 @@ def test_pool_per_forest_baselines_and_importances():
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE)
     tree_imp = tree_permutation_importances(pool.ensemble_, XTR, YTR, rng)  # drawn after the pool
     for gi, n in enumerate(GRID):
-        space = np.column_stack([_oob_mean(g, XTR) for g in _groups(pool, n, 3)])
+        space = np.column_stack([oob_mean(g, XTR) for g in _groups(pool, n, 3)])
         expected = psi(_group_predictions(pool, n, 3, XTE), space).value
         assert res.table.loc[gi, "psi"] == pytest.approx(expected, rel=1e-10)
         # ranger's permutation importance of a forest: the mean over its trees
@@ -373,7 +363,7 @@ def test_pool_smaller_than_the_largest_forest_fits_a_baseline_forest():
     pool = TreePool(EST, n_learners=6, random_state=rng).fit(XTR, YTR, XTE)
     seed = int(seeds_from(rng, 1)[0])
     forest = clone(EST).set_params(n_estimators=8, random_state=seed).fit(XTR, YTR)
-    baseline = _oob_of(forest, XTR)
+    baseline = oob_of(forest, XTR)
     np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
                                rtol=1e-10)
     assert res.psi_baseline == ("out-of-bag predictions of one forest of 8 learners (fitted for the "
@@ -397,7 +387,7 @@ def test_closed_form_columns_bands_and_learner_interval():
     res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi", "psi"), n_bootstrap=10,
                 interval="learners")
     pool = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE)
-    baseline = _oob_mean(_groups(pool, 8, 1)[0], XTR)
+    baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)
     for m in ("icc", "phi", "psi"):
         bands = pool.closed_form_bands(GRID, measure=m, baseline=baseline if m == "psi" else None,
                                        n_bootstrap=10)
@@ -405,15 +395,7 @@ def test_closed_form_columns_bands_and_learner_interval():
         np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     errors = pool.closed_form_bands(GRID, n_bootstrap=10).errors
-    rounded, raw = [], []
-    for curve in np.minimum(res.table["icc"].to_numpy() - errors, 1.0):
-        fit = fit_2pl(GRID, curve)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PredstabWarning)
-            rec = fit.recommend()
-        if rec is not None:
-            rounded.append(rec)
-            raw.append(fit.recommend(round_to="none", minimum=0))
+    rounded, raw = _optrf_recommendations(np.minimum(res.table["icc"].to_numpy() - errors, 1.0))
     assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
     assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
     _assert_fits_and_recommendations(res, ("icc", "phi", "psi"))
@@ -444,15 +426,9 @@ def test_closed_form_interval_resamples_objects_and_learners():
     curve = _hand_icc(preds, GRID)
     np.testing.assert_allclose(res.table["icc"], curve, rtol=1e-10)
     truth = _hand_icc(preds, GRID, plug_in=True)
-    rounded, raw = [], []
-    for r, c in zip(rows, cols, strict=True):
-        fit = fit_2pl(GRID, np.minimum(curve - (_hand_icc(preds[r][:, c], GRID) - truth), 1.0))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PredstabWarning)
-            rec = fit.recommend(rec_thresh=1e-4, round_to="ten")
-        if rec is not None:
-            rounded.append(rec)
-            raw.append(fit.recommend(rec_thresh=1e-4, round_to="none", minimum=0))
+    resampled = [np.minimum(curve - (_hand_icc(preds[r][:, c], GRID) - truth), 1.0)
+                 for r, c in zip(rows, cols, strict=True)]
+    rounded, raw = _optrf_recommendations(resampled, rec_thresh=1e-4, round_to="ten")
     assert len(rounded) >= 5
     assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
     assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
@@ -1324,7 +1300,7 @@ def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
             pool.closed_form_bands(GRID, measure=m, baseline=baseline, n_bootstrap=100) for m in measures))
 
     pool = TreePool(EST, n_learners=24, random_state=check_rng(0)).fit(XTR, YTR, XTE)
-    baseline = _oob_mean(_groups(pool, 8, 1)[0], XTR)
+    baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)
     first = widest(pool, ("psi",), baseline)
     precision = round(first / 1.5, 4)
     with warnings.catch_warnings():

@@ -29,6 +29,7 @@ from predstab import (
     tune_num_learners,
 )
 from predstab._utils import check_rng, seeds_from
+from tests._forests import oob_mean, oob_of, refit_forests
 
 X, Y = make_regression(70, 6, noise=25, random_state=0)
 XTR, YTR, XTE = X[:50], Y[:50], X[50:]
@@ -45,26 +46,7 @@ def _quiet(**kwargs):
 
 def _refits(estimator, grid, n_repeats, X, y, seed=0):
     """The forests of method="refit": seeds drawn as tune_num_learners draws them."""
-    seeds = seeds_from(check_rng(seed), len(grid) * n_repeats).reshape(len(grid), n_repeats)
-    return {n: [clone(estimator).set_params(n_estimators=n, random_state=int(s)).fit(X, y) for s in seeds[gi]]
-            for gi, n in enumerate(grid)}
-
-
-def _oob_mean(trees, X):
-    """Out-of-bag prediction of every training row: the mean over the trees that did not see it
-    (scikit-learn's bootstrap indices, ``estimators_samples_``); NaN where every tree saw it."""
-    total, count = np.zeros(len(X)), np.zeros(len(X))
-    for tree, sample in trees:
-        oob = np.ones(len(X), dtype=bool)
-        oob[sample] = False
-        total[oob] += tree.predict(X[oob])
-        count[oob] += 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
-
-def _oob_of(forest, X):
-    return _oob_mean(zip(forest.estimators_, forest.estimators_samples_, strict=True), X)
+    return refit_forests(estimator, grid, n_repeats, X, y, seed)[0]
 
 
 # ----------------------------------------------------------------------------------------- methods
@@ -90,7 +72,7 @@ def test_closed_form_is_the_pools_closed_form_and_recommendation_is_optRFs():
     pool = TreePool(EST, n_learners=64, random_state=0).fit(XTR, YTR, XTE)
     # psi's fixed baseline: the out-of-bag predictions of the first max(grid) = 32 trees of the pool
     trees = list(zip(pool.ensemble_.estimators_[:32], pool.ensemble_.estimators_samples_[:32], strict=True))
-    baseline = _oob_mean(trees, XTR)
+    baseline = oob_mean(trees, XTR)
     np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID), rtol=1e-12)
     np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
                                rtol=1e-12)
@@ -111,12 +93,12 @@ def test_training_rows_are_predicted_out_of_bag():
                             n_bootstrap=0, random_state=0)
     forests = _refits(EST, grid, 3, XTR, YTR)
     for gi, n in enumerate(grid):
-        oob = np.column_stack([_oob_of(f, XTR) for f in forests[n]])
+        oob = np.column_stack([oob_of(f, XTR) for f in forests[n]])
         assert res.table.loc[gi, "icc"] == pytest.approx(icc(oob).value, rel=1e-12)
         in_sample = np.column_stack([f.predict(XTR) for f in forests[n]])
         assert abs(icc(in_sample).value - icc(oob).value) > 0.01  # the test tells the two apart
     np.testing.assert_allclose(res.largest_phi.per_object,
-                               phi(np.column_stack([_oob_of(f, XTR) for f in forests[32]]), YTR).per_object,
+                               phi(np.column_stack([oob_of(f, XTR) for f in forests[32]]), YTR).per_object,
                                rtol=1e-12)
 
 
@@ -133,7 +115,7 @@ def test_per_forest_psi_baseline_is_each_forests_out_of_bag_predictions(method):
                   for n in GRID}
     for gi, n in enumerate(GRID):
         test = np.column_stack([np.mean([t.predict(XTE) for t, _ in g], axis=0) for g in groups[n]])
-        space = np.column_stack([_oob_mean(g, XTR) for g in groups[n]])
+        space = np.column_stack([oob_mean(g, XTR) for g in groups[n]])
         assert res.table.loc[gi, "psi"] == pytest.approx(psi(test, space).value, rel=1e-10)
     assert res.psi_baseline.startswith("each forest's own out-of-bag")
 
