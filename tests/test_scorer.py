@@ -175,6 +175,28 @@ def test_pipeline_ending_in_a_forest_uses_its_trees(diabetes):
     np.testing.assert_allclose(matrix, expected, rtol=1e-12)
 
 
+def test_nested_pipeline_ending_in_a_forest_uses_its_trees(diabetes):
+    # every level's preprocessing reaches the forest, outermost first; a one-step outer pipeline too
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    X, y = diabetes
+    inner = make_pipeline(MinMaxScaler(), RandomForestRegressor(n_estimators=10, random_state=0))
+    nested = Pipeline([("scale", StandardScaler()), ("model", inner)]).fit(X, y)
+    matrix, how = make_stability_scorer("phi").replicate_predictions(nested, X[:30])
+    assert how == "trees"
+    seen = inner[:-1].transform(nested[:-1].transform(X[:30]))
+    expected = _hand_forests(inner[-1], seen, n_repeats=10, random_state=0)
+    np.testing.assert_allclose(matrix, expected, rtol=1e-12)
+    one_step = Pipeline([("model", make_pipeline(StandardScaler(), RandomForestRegressor(
+        n_estimators=10, random_state=0)))]).fit(X, y)
+    matrix1, how1 = make_stability_scorer("phi").replicate_predictions(one_step, X[:30])
+    forest = one_step[-1][-1]
+    assert how1 == "trees"
+    np.testing.assert_allclose(matrix1, _hand_forests(forest, one_step[-1][:-1].transform(X[:30]),
+                                                      n_repeats=10, random_state=0), rtol=1e-12)
+
+
 def test_other_estimators_are_refit_with_new_seeds(diabetes):
     X, y = diabetes
     gb = GradientBoostingRegressor(n_estimators=15, subsample=0.5, random_state=0).fit(X, y)

@@ -51,6 +51,28 @@ def _ensemble_kind(est):
     return None
 
 
+def final_estimator(estimator):
+    """The estimator at the end of a (nested) Pipeline -- the ensemble whose trees are read --
+    else ``estimator`` itself."""
+    from sklearn.pipeline import Pipeline
+
+    while isinstance(estimator, Pipeline):
+        estimator = estimator.steps[-1][1]
+    return estimator
+
+
+def through_pipeline(fitted, X):
+    """``(final estimator, X transformed)``: every level of a fitted (nested) Pipeline applies its
+    preprocessing to ``X``, outermost first; ``(fitted, X)`` for anything else."""
+    from sklearn.pipeline import Pipeline
+
+    while isinstance(fitted, Pipeline):
+        if len(fitted.steps) > 1:
+            X = fitted[:-1].transform(X)
+        fitted = fitted.steps[-1][1]
+    return fitted, X
+
+
 def is_bagging_ensemble(est) -> bool:
     """Whether ``est`` is a bagging ensemble with out-of-bag objects.
 

@@ -188,23 +188,14 @@ def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, r
     if baseline == "kfold":
         splits = cv  # declared: an int >= 2, a splitter or an iterable of (train, test)
     elif baseline == "oob":
-        from ._forest import is_bagging_ensemble
+        from ._forest import final_estimator, is_bagging_ensemble
 
-        if not is_bagging_ensemble(_final_step(estimator)):
+        if not is_bagging_ensemble(final_estimator(estimator)):
             raise ValueError(
                 f"`baseline`='oob' needs a bagging ensemble (RandomForest*, ExtraTrees* with bootstrap=True, "
                 f"Bagging*); got {type(estimator).__name__}. Use baseline='kfold' for any estimator."
             )
     return estimator, X, y, X_test, splits
-
-
-def _final_step(estimator):
-    """The last step of a Pipeline (the ensemble whose trees we read), else the estimator."""
-    from sklearn.pipeline import Pipeline
-
-    while isinstance(estimator, Pipeline):
-        estimator = estimator.steps[-1][1]
-    return estimator
 
 
 # ---------------------------------------------------------------------------- refits
@@ -232,15 +223,9 @@ def _ensemble_predict(fitted, X, *, voting, response, oob):
     ensemble's own ``n_jobs`` (its threaded sum is not order-stable) and lets
     ``voting`` choose the rule.
     """
-    from sklearn.pipeline import Pipeline
+    from ._forest import aggregate, inbag_mask, through_pipeline, tree_predictions
 
-    from ._forest import aggregate, inbag_mask, tree_predictions
-
-    ensemble = fitted
-    while isinstance(ensemble, Pipeline):  # each (nested) pipeline's preprocessing, outermost first
-        if len(ensemble.steps) > 1:
-            X = ensemble[:-1].transform(X)
-        ensemble = ensemble.steps[-1][1]
+    ensemble, X = through_pipeline(fitted, X)  # each (nested) pipeline's preprocessing, outermost first
     per_tree = tree_predictions(ensemble, X)
     mask = ~inbag_mask(ensemble, per_tree.shape[1]) if oob else None
     if per_tree.ndim == 2:
@@ -254,9 +239,9 @@ def _ensemble_predict(fitted, X, *, voting, response, oob):
 
 
 def _predict(fitted, X, response, voting):
-    from ._forest import is_bagging_ensemble
+    from ._forest import final_estimator, is_bagging_ensemble
 
-    if is_bagging_ensemble(_final_step(fitted)):
+    if is_bagging_ensemble(final_estimator(fitted)):
         return _ensemble_predict(fitted, X, voting=voting, response=response, oob=False)
     if response == "predict":
         return np.asarray(fitted.predict(X))

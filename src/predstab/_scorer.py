@@ -17,15 +17,6 @@ _MEASURES = ("psi", "phi", "icc", "fleiss", "alpha")
 _SCALES = ("metric", "ordinal", "categorical")
 
 
-def _final_step(estimator):
-    """``(preprocessing or None, final estimator)`` of a Pipeline; ``(None, estimator)`` otherwise."""
-    from sklearn.pipeline import Pipeline
-
-    if isinstance(estimator, Pipeline):
-        return estimator[:-1], estimator[-1]
-    return None, estimator
-
-
 class _StabilityScorer:
     """Callable ``scorer(estimator, X, y) -> float``; built by :func:`make_stability_scorer`."""
 
@@ -50,15 +41,20 @@ class _StabilityScorer:
         """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
         from sklearn.base import is_classifier
 
-        from ._forest import aggregate, is_bagging_ensemble, tree_predictions
+        from ._forest import (
+            aggregate,
+            final_estimator,
+            is_bagging_ensemble,
+            through_pipeline,
+            tree_predictions,
+        )
         from ._repeated import with_seed
 
-        pre, final = _final_step(estimator)
+        final = final_estimator(estimator)  # the preprocessing runs only for a fitted final ensemble
         if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
-            Xt = X if pre is None else pre.transform(X)
-            return final.replicate_predictions(Xt), "ensemble"
+            return final.replicate_predictions(through_pipeline(estimator, X)[1]), "ensemble"
         if is_bagging_ensemble(final) and hasattr(final, "estimators_"):
-            Xt = X if pre is None else pre.transform(X)
+            Xt = through_pipeline(estimator, X)[1]
             per_tree = tree_predictions(final, Xt)
             n_learners = per_tree.shape[0]
             rng = check_rng(self.random_state)
@@ -165,7 +161,7 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
 
     **Where the replicate predictions come from.** For a fitted bagging ensemble
     (``RandomForest*``, ``ExtraTrees*`` with ``bootstrap=True``, ``Bagging*``; also as the last
-    step of a ``Pipeline``) nothing is refit: each of ``n_repeats`` replicate forests is built from
+    step of a ``Pipeline``, nested or not) nothing is refit: each of ``n_repeats`` replicate forests is built from
     the fitted trees, drawn with replacement (as many as the forest has), and predicts by the
     forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
     trees of a forest are independent draws given the training data, so this estimates how much a
