@@ -161,11 +161,11 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
 
     **Where the replicate predictions come from.** For a fitted bagging ensemble
     (``RandomForest*``, ``ExtraTrees*`` with ``bootstrap=True``, ``Bagging*``; also as the last
-    step of a ``Pipeline``, nested or not) nothing is refit: each of ``n_repeats`` replicate forests is built from
-    the fitted trees, drawn with replacement (as many as the forest has), and predicts by the
-    forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's majority vote). The
-    trees of a forest are independent draws given the training data, so this estimates how much a
-    refit of the same forest would change its predictions, at the cost of one
+    step of a ``Pipeline``, nested or not) nothing is refit: each of ``n_repeats`` replicate
+    forests is built from the fitted trees, drawn with replacement (as many as the forest has),
+    and predicts by the forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's
+    majority vote). The trees of a forest are independent draws given the training data, so this
+    estimates how much a refit of the same forest would change its predictions, at the cost of one
     :func:`~predstab._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
     the predictions of its seeded refits (made on the training fold during the search's own
     fit). Any other estimator is refit ``n_repeats`` times with new integer seeds (every
