@@ -351,3 +351,42 @@ def test_many_categories_count_by_scatter_as_by_comparison(missing):
         s2 = np.cov(p, rowvar=False)  # between-rater covariance of the proportions (n - 1)
         pe = np.sum(w * (np.outer(p.mean(0), p.mean(0)) - s2 / x.shape[1]))
         assert conger.expected == pytest.approx(pe, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n_raters", "span", "offset"), [(2, 5, 0), (10, 5, -3), (127, 2, 10**12),
+                                                          (128, 2, 0), (200, 1, 7), (256, 1, 0)])
+def test_integer_ratings_counted_by_comparison_as_labels_are(n_raters, span, offset):
+    # integer ratings in a small range take the comparison count (int8 table below 128 raters, int16
+    # from 128); the same ratings as text labels are factorised and counted by the general path
+    rng = np.random.default_rng(n_raters)
+    truth = rng.integers(0, span, size=(60, 1))
+    x = offset + np.where(rng.random((60, n_raters)) < 0.6, truth, rng.integers(0, span, size=(60, n_raters)))
+    x[0] = x[0, 0]  # a unanimous object: a count of n_raters
+    labels = x.astype(str).astype(object)
+    cats = np.unique(x)
+    for func in (percent_agreement, gwet_ac1, brennan_prediger, conger_kappa):
+        for weights in (None, "quadratic"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PredstabDegenerateWarning)
+                fast = func(x, weights=weights)
+                general = func(labels, weights=weights, categories=cats.astype(str))
+            assert fast.categories == tuple(cats.tolist())
+            assert fast.n_ratings == general.n_ratings == x.size
+            for field in ("value", "standard_error", "observed", "expected"):
+                assert getattr(fast, field) == pytest.approx(getattr(general, field), rel=1e-12, abs=1e-14,
+                                                             nan_ok=True)
+    if span >= 2:
+        # AC1 by hand (Gwet 2008): pa = mean_i sum_k n_ik (n_ik - 1) / (r (r - 1)),
+        # pe = sum pi (1 - pi) / (q - 1)
+        n_ik = np.stack([(x == c).sum(axis=1) for c in cats], axis=1)
+        pa = np.mean((n_ik * (n_ik - 1)).sum(axis=1) / (n_raters * (n_raters - 1)))
+        pi = n_ik.sum(axis=0) / x.size
+        pe = np.sum(pi * (1 - pi)) / (len(cats) - 1)
+        assert gwet_ac1(x).value == pytest.approx((pa - pe) / (1 - pe), rel=1e-13)
+
+
+def test_boolean_ratings_counted_by_comparison():
+    x = np.array([[True, True, False], [False, False, False], [True, True, True], [True, False, True]])
+    res = gwet_ac1(x)
+    assert res.categories == (False, True)
+    assert res.value == pytest.approx(gwet_ac1(x.astype(int)).value, rel=1e-15)

@@ -151,9 +151,22 @@ def test_column_sums_against_fsum(shape):
     expected = [math.fsum(col) for col in x.T]
     np.testing.assert_allclose(_column_sums(x), expected, rtol=1e-14)
     np.testing.assert_allclose(_column_sums(np.asfortranarray(x)), expected, rtol=1e-14)
-    x[-1, 0], x[shape[0] // 2, -1] = np.nan, np.inf  # the last row lies beyond the blocks
+    x[-1, 0], x[shape[0] // 2, -1] = np.nan, np.inf  # the last row lies beyond the groups
     sums = _column_sums(x)
     assert np.isnan(sums[0]) and not np.isfinite(sums[-1])
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (1000, 7), (2049, 50), (4100, 1)])
+def test_column_squares_against_fsum(shape):
+    # the grouped sums of squares of C-ordered data against math.fsum of the squares
+    import math
+
+    from predstab._alpha import _column_squares
+
+    x = np.random.default_rng(4).normal(loc=-2, size=shape)
+    expected = [math.fsum(col * col) for col in x.T]
+    np.testing.assert_allclose(_column_squares(x), expected, rtol=1e-14)
+    np.testing.assert_allclose(_column_squares(np.asfortranarray(x)), expected, rtol=1e-14)
 
 
 # ------------------------------------------------------------------ detail=False: O(n k), no k x k matrix
@@ -201,12 +214,10 @@ def test_summary_against_psych_the_full_path_and_numpy(case):
         assert getattr(short, attr) is None, attr
 
 
-@pytest.mark.parametrize("layout", ["C", "F", "frame", "int", "large_mean", "many_blocks"])
-def test_summary_against_numpy_on_every_path(layout, monkeypatch):
-    import predstab._alpha as alpha_module
-
+@pytest.mark.parametrize("layout", ["C", "F", "frame", "int", "large_mean", "few_rows"])
+def test_summary_against_numpy_on_every_path(layout):
     rng = np.random.default_rng(7)
-    n, k = 3001, 9  # 2**16 elements per block: 7264 rows, one block (227-row groups and 50 rows left)
+    n, k = 3001, 9  # groups of 2048 // k = 227 rows viewed as one: 13 groups and 50 rows left
     x = rng.normal(size=(n, 1)) + rng.normal(scale=1.3, size=(n, k)) + np.arange(k) / 3
     if layout == "F":
         x = np.asfortranarray(x)
@@ -216,9 +227,8 @@ def test_summary_against_numpy_on_every_path(layout, monkeypatch):
         x = np.clip(np.rint(x + 3), 1, 5).astype(np.int64)  # Likert items: E[x^2] / var ~ 10
     elif layout == "large_mean":
         x = x + 1e3  # E[x^2] / var ~ 1e6 > _MAX_UNCENTRED_RATIO: centred variances
-    elif layout == "many_blocks":
-        # blocks of 454 rows (two groups of 227 = 2048 // k rows): 6 full blocks, then 277 rows = 227 + 50
-        monkeypatch.setattr(alpha_module, "_BLOCK_ELEMENTS", 500 * k)
+    elif layout == "few_rows":
+        x = x[:200]  # fewer rows than one group: plain column sums and squares
     short = cronbach_alpha(x, detail=False, confidence_level=0.9)
     full = cronbach_alpha(x, confidence_level=0.9)
     expected = _numpy_alpha(x, 0.9)

@@ -107,18 +107,18 @@ def _column_sums(x):
     """``x.sum(axis=0)``, faster on C-ordered data (a NaN or inf still makes its column's sum non-finite).
 
     numpy sums a C-ordered matrix down its columns one row at a time (an inner loop of only k
-    elements per row). Viewing groups of b consecutive rows as one row of b k elements, the
-    inner loop runs over b k elements; the b partial sums per column are then added. The
-    result is the same sum in another order: b accumulators per column instead of one, so at
-    least as accurate. (A BLAS product ``1' X`` reads the data faster on a quiet machine, but its
-    second thread made the whole function slower on the loaded benchmark machine.)
+    elements per row). Viewing groups of b consecutive rows as one row of b k elements, one BLAS
+    product ``1' V`` sums that view's columns (both cores, the data read once), and the b
+    partial sums per column are then added: the same sum in another order, b accumulators per
+    column instead of one, so at least as accurate. NaN and inf propagate through the product.
     """
     n, k = x.shape
     b = max(1, 2048 // k)
     if not x.flags.c_contiguous or n < 2 * b:
         return x.sum(axis=0)
     q = n - n % b
-    return x[:q].reshape(q // b, b * k).sum(axis=0).reshape(b, k).sum(axis=0) + x[q:].sum(axis=0)
+    grouped = np.ones(q // b) @ x[:q].reshape(q // b, b * k)
+    return grouped.reshape(b, k).sum(axis=0) + x[q:].sum(axis=0)
 
 
 def _cronbach_alpha_iv(items):
@@ -299,21 +299,16 @@ def _alpha_drop_rows(c, r, n, inv):
     return np.column_stack([raw, std, g6, av_r, sn, ase, var_r, med_r])
 
 
-#: Elements per block of rows in the summary passes (512 KiB of float64 at any k): a block stays
-#: in cache between its operations, and a BLAS call on it runs on one thread (a whole-matrix
-#: gemv's second thread made it several times slower on the loaded benchmark machine).
-_BLOCK_ELEMENTS = 2**16
-
-
-def _column_squares(block, rows):
-    """Column sums of squares of ``block``; on C-ordered data over groups of ``rows`` rows viewed
-    as one row (an inner loop of ``rows`` k elements, as in :func:`_column_sums`)."""
-    m, k = block.shape
-    q = m - m % rows
-    if not block.flags.c_contiguous or q == 0:
-        return np.einsum("ij,ij->j", block, block)
-    grouped = block[:q].reshape(q // rows, rows * k)
-    rest = block[q:]
+def _column_squares(x):
+    """Column sums of squares of ``x``; on C-ordered data over groups of rows viewed as one row
+    (an inner loop of about 2048 elements, as in :func:`_column_sums`)."""
+    n, k = x.shape
+    rows = max(1, 2048 // k)
+    q = n - n % rows
+    if not x.flags.c_contiguous or q == 0:
+        return np.einsum("ij,ij->j", x, x)
+    grouped = x[:q].reshape(q // rows, rows * k)
+    rest = x[q:]
     partial = np.einsum("ij,ij->j", grouped, grouped).reshape(rows, k).sum(axis=0)
     return partial + np.einsum("ij,ij->j", rest, rest)
 
@@ -323,21 +318,15 @@ def _summary_moments(x):
 
     Returns ``(item_mean, item_var, total_var, standardized_total_var)``, or None when the
     shortcut does not apply (a NaN or inf, an item of zero variance): the caller then takes the
-    full path. Two passes over the data, block by block: the column sums and sums of squares,
-    then the row sums of ``x`` and of ``x / sd``. Item variances come from the uncentred sums of
-    squares when every item's mean is small beside its spread (the bound of
-    :func:`_covariance`), else from the centred data (one more pass). The variances of the row
-    sums are taken about their mean (two passes over n numbers).
+    full path. Four reads of the data, each one call over the whole matrix: the column sums and
+    the column sums of squares, then the row sums of ``x`` and of ``x / sd`` (two BLAS products
+    ``X 1`` and ``X a`` on both cores; a product with the two columns at once is slower). Item
+    variances come from the uncentred sums of squares when every item's mean is small beside its
+    spread (the bound of :func:`_covariance`), else from the centred data (one more pass). The
+    variances of the row sums are taken about their mean (two passes over n numbers).
     """
     n, k = x.shape
-    rows = max(1, 2048 // k)
-    b = max(rows, _BLOCK_ELEMENTS // k // rows * rows)
-    ones = np.ones(min(b, n))
-    col_sum, col_sq = np.zeros(k), np.zeros(k)
-    for start in range(0, n, b):
-        block = x[start:start + b]
-        col_sum += ones[:block.shape[0]] @ block
-        col_sq += _column_squares(block, rows)
+    col_sum, col_sq = _column_sums(x), _column_squares(x)
     if not (np.isfinite(col_sum).all() and np.isfinite(col_sq).all()):
         return None
     item_mean = col_sum / n
@@ -350,12 +339,7 @@ def _summary_moments(x):
         if not np.all(item_var > 0):
             return None
     # the row sums of the items and of the standardised items: var(sum_j z_j) = sum(R)
-    ones_k, weights = np.ones(k), 1 / np.sqrt(item_var)
-    total, std_total = np.empty(n), np.empty(n)
-    for start in range(0, n, b):  # two gemv on a block in cache
-        block = x[start:start + b]
-        np.matmul(block, ones_k, out=total[start:start + b])
-        np.matmul(block, weights, out=std_total[start:start + b])
+    total, std_total = x @ np.ones(k), x @ (1 / np.sqrt(item_var))
     return item_mean, item_var, float(np.var(total, ddof=1)), float(np.var(std_total, ddof=1))
 
 

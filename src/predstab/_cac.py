@@ -21,7 +21,7 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabDataWarning
@@ -229,7 +229,10 @@ def _increasing(values):
 
 
 def _drop_unrated(table, codes, stacklevel=6):
-    """Leave out objects (columns of the category-major ``table``) with no rating."""
+    """Leave out objects (columns of the category-major ``table``) with no rating.
+
+    Returns the table, the codes and every kept object's number of ratings r_i.
+    """
     totals = table.sum(axis=0)
     empty = totals == 0
     if empty.any():
@@ -237,17 +240,20 @@ def _drop_unrated(table, codes, stacklevel=6):
                       "(irrCAC asks to exclude them; it returns NaN otherwise).", PredstabDataWarning,
                       stacklevel=stacklevel)
         table = table[:, ~empty]
+        totals = totals[~empty]
         codes = None if codes is None else codes[~empty]
     if table.shape[1] == 0:
         raise ValueError("`ratings` must have at least one rated object; got none.")
-    return table, codes
+    return table, codes, totals
 
 
 def _integer_table(ratings, need_codes):
     """Fast path for integer (or boolean) ratings in a small range: counts by comparing values.
 
-    No factorisation: each rater's column is compared with each value in ``[min, max]``;
-    values nobody used are dropped afterwards. None when it does not apply.
+    No factorisation and no scatter: the ratings, shifted to start at 0, are compared with each
+    value in ``[min, max]`` and the matches of all raters added in one reduction; values nobody
+    used are dropped afterwards. The table is int8 for fewer than 128 raters (counts <= raters).
+    None when it does not apply.
     """
     if isinstance(ratings, pd.DataFrame):
         if not all(d.kind in "biu" for d in ratings.dtypes):
@@ -262,44 +268,54 @@ def _integer_table(ratings, need_codes):
     if is_bool:
         arr = arr.view(np.uint8)
     n, m = arr.shape
-    lo, hi = int(arr.min()), int(arr.max())
-    if (hi - lo + 1) * m > _SMALL:
+    lo, hi = arr.min(), arr.max()
+    span = int(hi) - int(lo) + 1
+    if span * m > _SMALL:
         return None
-    dtype = np.int16 if m < 2**15 else np.int64
-    table = np.zeros((hi - lo + 1, n), dtype=dtype)
-    # shifted to int8 (range <= 256 here) before the transpose: 8 times fewer bytes to move
-    shifted = (arr - lo).astype(np.int8) if hi - lo < 128 else arr - lo
-    for column in np.ascontiguousarray(shifted.T):
-        for k in range(hi - lo + 1):
-            table[k] += column == k
+    # at least two raters, so span <= 128: the shift, done modulo 2^8 in int8, is exact because its
+    # result lies in [0, span); the int8 copy makes the transpose move 8 times fewer bytes than int64
+    shifted = np.ascontiguousarray(np.subtract(arr, lo.astype(arr.dtype), dtype=np.int8, casting="unsafe").T)
+    dtype = np.int8 if m < 128 else np.int16  # m <= 256 here
+    table = np.empty((span, n), dtype=dtype)
+    for k in range(span):
+        match = shifted == k
+        if dtype is np.int8:  # same-type int8 additions (a bool is one byte 0 / 1)
+            np.add.reduce(match.view(np.int8), axis=0, out=table[k])
+        else:
+            np.add.reduce(match, axis=0, dtype=dtype, out=table[k])
     used = np.flatnonzero(table.any(axis=1))
-    values = np.arange(lo, hi + 1)[used]
+    values = np.arange(int(lo), int(hi) + 1)[used]
     cats = values.astype(bool) if is_bool else values.astype(arr.dtype)
     codes = None
     if need_codes:
-        lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
+        lookup = np.full(span, -1, dtype=np.int64)
         lookup[used] = np.arange(len(used))
-        codes = lookup[arr.astype(np.int64) - lo]
-    return table[used], cats, codes, m
+        codes = lookup[shifted.T]
+    return (table if len(used) == span else table[used]), cats, codes, m
 
 
 def _prepare(ratings, counts, categories, weights, *, depth=0, need_codes=False):
+    """The count table (category-major, integer or float counts) and what the coefficients need.
+
+    ``r_i`` is each object's number of ratings, or one int when every object has the same
+    number (complete integer ratings: the fast path of ``_integer_table``).
+    """
     fast = None if counts or categories is not None else _integer_table(ratings, need_codes)
     if fast is not None:
         table, cats, codes, n_raters = fast
-        table, codes = _drop_unrated(table, codes, 6 + depth)  # nothing to drop: no missing values
+        r_i = n_raters  # no missing values: every object has every rater's rating
         weight_values = cats
     elif counts:
         values, cats = _read_counts(ratings, categories)
-        table, codes = _drop_unrated(np.ascontiguousarray(values.T), None, 6 + depth)
-        n_raters = int(table.sum(axis=0).max())
+        table, codes, r_i = _drop_unrated(np.ascontiguousarray(values.T), None, 6 + depth)
+        n_raters = int(r_i.max())
         given_numbers = categories is not None and _is_numeric_categories(cats)
         weight_values = cats if given_numbers else np.arange(1, len(cats) + 1)
     else:
         codes, cats = _raw_codes(ratings, categories)
         if len(cats) == 0:
             raise ValueError("`ratings` must hold at least one rating; every value is missing.")
-        table, codes = _drop_unrated(_count_table(codes, len(cats)), codes, 6 + depth)
+        table, codes, r_i = _drop_unrated(_count_table(codes, len(cats)), codes, 6 + depth)
         n_raters = codes.shape[1]
         weight_values = cats
     w = weight_matrix(weights, weight_values)
@@ -309,21 +325,51 @@ def _prepare(ratings, counts, categories, weights, *, depth=0, need_codes=False)
         w_name = "unweighted"
     else:
         w_name = "custom"
-    return table.astype(float), codes, tuple(np.asarray(cats).tolist()), w, w_name, n_raters
+    return table, r_i, codes, tuple(np.asarray(cats).tolist()), w, w_name, n_raters
 
 
 # --------------------------------------------------------------------------- core
-def _weighted(w, table):
-    """Weighted counts n*_ki = sum_l w_kl n_li (einsum: no BLAS call for a q x q by q x n product)."""
+def _pair_sums(table, w):
+    """sum_k n_ik n*_ik for every object, with the weighted counts n*_ki = sum_l w_kl n_li.
+
+    Unweighted, sum_k n_ik^2 in integers for an integer table (exact; int8 counts are below 128,
+    so their squares' sums fit int16, int16 counts' fit int32). Weighted, one einsum for the
+    q x q by q x n product (no BLAS call for so small a q).
+    """
     if np.array_equal(w, np.eye(len(w))):
-        return table
-    return np.einsum("kl,ln->kn", w, table)
+        if table.dtype.kind == "f":
+            return np.einsum("kn,kn->n", table, table)
+        wide = {1: np.int16, 2: np.int32}.get(table.dtype.itemsize, np.int64)
+        return np.einsum("kn,kn->n", table, table, dtype=wide)
+    return np.einsum("kn,kn->n", table, np.einsum("kl,ln->kn", w, table))
 
 
-def _agreement_parts(table, w):
-    """irrCAC's common quantities: r_i, sum_q_i, pa_i (0 when r_i < 2), n2more and pa."""
-    r_i = table.sum(axis=0)
-    sum_q = np.einsum("kn,kn->n", table, _weighted(w, table)) - r_i  # sum_k n_ik (n*_ik - 1)
+def _category_shares(table, r_i):
+    """pi_k = mean_i n_ik / r_i (with one ``r_i`` for all objects, the category totals / (n r))."""
+    n = table.shape[1]
+    if np.ndim(r_i) == 0:
+        return table.sum(axis=1, dtype=np.int32 if n * r_i < 2**31 else np.int64) / (n * r_i)
+    return np.einsum("kn,n->k", table, 1 / r_i) / n
+
+
+def _per_object(v, table, r_i):
+    """sum_k v_k n_ik / r_i for every object (one product over the table)."""
+    if np.ndim(r_i) == 0:
+        return np.einsum("k,kn->n", v / r_i, table)
+    return np.einsum("k,kn->n", v, table) / r_i
+
+
+def _agreement_parts(table, w, r_i):
+    """irrCAC's common quantities: sum_q_i, pa_i (0 when r_i < 2), which r_i >= 2, n2more and pa.
+
+    ``r_i`` is one int when every object has that many ratings (then at least two): ``two`` is
+    then True for all.
+    """
+    sum_q = _pair_sums(table, w) - r_i  # sum_k n_ik (n*_ik - 1)
+    if np.ndim(r_i) == 0:
+        pa_i = sum_q / (r_i * (r_i - 1))
+        n2more = table.shape[1]
+        return sum_q, pa_i, True, n2more, float(np.sum(pa_i) / n2more)
     den = r_i * (r_i - 1)
     den[den == 0] = -1  # as irrCAC: objects with one rating have sum_q = 0, hence pa_i = 0
     pa_i = sum_q / den
@@ -331,16 +377,17 @@ def _agreement_parts(table, w):
     n2more = int(two.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = float(np.sum(pa_i[two]) / n2more)
-    return r_i, sum_q, pa_i, two, n2more, pa
+    return sum_q, pa_i, two, n2more, pa
 
 
 def _inference(coef, var, df, confidence_level):
     with np.errstate(invalid="ignore", divide="ignore"):
         se = float(np.sqrt(var))
         t = np.float64(coef) / se  # se = 0 (perfect agreement): t = inf and p = 0, as in R
-    pvalue = float(2 * stats.t.sf(abs(t), df)) if df >= 1 and not np.isnan(t) else float("nan")
+    # Student's t tail and quantile (what stats.t.sf and stats.t.ppf call, without their checks)
+    pvalue = float(2 * special.stdtr(df, -abs(t))) if df >= 1 and not np.isnan(t) else float("nan")
     if df >= 1:
-        half = se * stats.t.ppf(1 - (1 - confidence_level) / 2, df)
+        half = se * special.stdtrit(df, 1 - (1 - confidence_level) / 2)
         ci = ConfidenceInterval(float(coef - half), float(np.minimum(1.0, coef + half)))  # NaN stays NaN
     else:
         ci = ConfidenceInterval(float("nan"), float("nan"))
@@ -357,21 +404,22 @@ def _coefficient(pa, pe, q, name, stacklevel=7):
     return one_minus_ratio(1.0 - pa, d_e, name=name, what="disagreement", stacklevel=stacklevel)
 
 
-def _compute(kind, table, codes, w, confidence_level, depth=0):
+def _compute(kind, table, r_i, codes, w, confidence_level, depth=0):
     """Coefficient, variance, observed, expected and df of irrCAC's ``<kind>.raw`` / ``.dist``."""
     q, n = table.shape
     nan = float("nan")
     if kind == "krippendorff":
-        return _krippendorff(table, w, confidence_level, depth)
-    r_i, sum_q, pa_i, two, n2more, pa = _agreement_parts(table, w)
+        return _krippendorff(table, r_i, w, confidence_level, depth)
+    sum_q, pa_i, two, n2more, pa = _agreement_parts(table, w, r_i)
     if kind == "pa":
         value = _coefficient(pa, 0.0, 2, "percent agreement", 7 + depth)
         if q < 2:
             return value, nan, pa, 0.0, n - 1
-        pa_ivec = (n / n2more) * pa_i
-        var = np.sum((pa_ivec - pa) ** 2) / (n * (n - 1)) if n >= 2 else nan
+        dev = pa_i * (n / n2more)
+        dev -= pa
+        var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else nan
         return value, var, pa, 0.0, n - 1
-    pi = np.einsum("kn,n->k", table, 1 / r_i) / n  # pi_k = mean_i n_ik / r_i
+    pi = _category_shares(table, r_i)
     if kind == "ac1":
         scale = w.sum() / (q * (q - 1)) if q >= 2 else nan
         pe = float(scale * np.sum(pi * (1 - pi))) if q >= 2 else nan
@@ -393,31 +441,33 @@ def _compute(kind, table, codes, w, confidence_level, depth=0):
     coef = _coefficient(pa, pe, q, _NAMES[kind][0], 7 + depth)
     if q < 2 or np.isnan(coef) or pe == 1.0:
         return coef, nan, pa, pe, n - 1
-    c_i = (n / n2more) * (pa_i - pe * two) / (1 - pe)
-    if kind == "bp":
-        x_i = c_i
-    else:
-        if kind == "ac1":
-            pe_i = scale * np.einsum("k,kn->n", 1 - pi, table) / r_i
-        elif kind == "fleiss":
-            pi_w = (w @ pi + w.T @ pi) / 2
-            pe_i = np.einsum("k,kn->n", pi_w, table) / r_i
+    # x_i - coef for irrCAC's x_i = c_i - 2 (1 - coef) (pe_i - pe) / (1 - pe) with
+    # c_i = (n / n2more) (pa_i - pe) / (1 - pe), built in place: one pass over the objects a step
+    dev = pa_i - pe * two
+    dev *= (n / n2more) / (1 - pe)
+    if kind != "bp":
+        g = 2 * (1 - coef) / (1 - pe)
+        if kind == "ac1":  # pe_i = scale sum_k (1 - pi_k) n_ik / r_i
+            dev -= _per_object(g * scale * (1 - pi), table, r_i)
+        elif kind == "fleiss":  # pe_i = sum_k pi*_k n_ik / r_i, pi* the symmetrised weighted shares
+            dev -= _per_object(g * (w @ pi + w.T @ pi) / 2, table, r_i)
         else:  # conger: Gwet's lambda_ig, summed over the raters g
             a = (n_raters * p_mean[None, :] - p_gk) @ w  # a_gl = sum_k (r p_k - p_gk) w_kl
             b = np.einsum("gl,gl->g", p_gk, a)
             rated = codes >= 0
             a_at = np.where(rated, a[np.arange(n_raters)[None, :], np.where(rated, codes, 0)], 0.0)
             lam = (n / n_g)[None, :] * (a_at - (rated - (n_g / n)[None, :]) * b[None, :])
-            pe_i = lam.sum(axis=1) / (n_raters * (n_raters - 1))
-        x_i = c_i - 2 * (1 - coef) * (pe_i - pe) / (1 - pe)
-    var = np.sum((x_i - coef) ** 2) / (n * (n - 1)) if n >= 2 else nan
+            dev -= lam.sum(axis=1) * (g / (n_raters * (n_raters - 1)))
+        dev += g * pe
+    dev -= coef
+    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else nan
     return coef, var, pa, pe, n - 1
 
 
-def _krippendorff(table, w, confidence_level, depth=0):
+def _krippendorff(table, r_all, w, confidence_level, depth=0):
     q, n0 = table.shape
     nan = float("nan")
-    r_all = table.sum(axis=0)
+    r_all = np.broadcast_to(r_all, n0)
     keep = r_all >= 2
     table = table[:, keep] if not keep.all() else table
     r_i = r_all[keep]
@@ -426,7 +476,7 @@ def _krippendorff(table, w, confidence_level, depth=0):
         return nan, nan, nan, nan, n0 - 1
     r_mean = r_i.mean()
     eps = 1 / r_i.sum()
-    sum_q = np.einsum("kn,kn->n", table, _weighted(w, table)) - r_i
+    sum_q = _pair_sums(table, w) - r_i
     pa_prime = float(np.sum(sum_q / (r_mean * (r_i - 1))) / n)
     pa = (1 - eps) * pa_prime + eps
     pi = table.sum(axis=1) / r_mean / n
@@ -459,9 +509,9 @@ def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
     if kind == "conger" and counts:
         raise ValueError("`counts` must be False for Conger's kappa: it needs each rater's ratings, "
                          "which a count table does not keep (irrCAC has no conger.kappa.dist either).")
-    table, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth,
-                                                       need_codes=kind == "conger")
-    coef, var, pa, pe, df = _compute(kind, table, codes, w, confidence_level, depth)
+    table, r_i, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth,
+                                                            need_codes=kind == "conger")
+    coef, var, pa, pe, df = _compute(kind, table, r_i, codes, w, confidence_level, depth)
     se, ci, pvalue = _inference(coef, var, df, confidence_level)
     if kind == "ac1":
         name = "AC1" if len(cats) == 1 or w.sum() == len(cats) else "AC2"
@@ -469,7 +519,8 @@ def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
         value=float(coef), standard_error=se, confidence_interval=ci, pvalue=pvalue, observed=float(pa),
         expected=float(pe), df=int(df), coefficient=name, weights=w_name,
         n_objects=int(df) + 1,
-        n_raters=int(n_raters), n_ratings=int(table.sum()), confidence_level=float(confidence_level),
+        n_raters=int(n_raters), n_ratings=int(np.sum(np.broadcast_to(r_i, table.shape[1]))),
+        confidence_level=float(confidence_level),
         categories=cats, weight_matrix=w, _function=function)
 
 
