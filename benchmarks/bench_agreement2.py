@@ -190,8 +190,8 @@ def bench_alpha(rng):
          f"{min(ratios_short):.1f}-{max(ratios_short):.1f}x (median {np.median(ratios_short):.1f}x)")
     note("alpha, full output: standardised alpha, G6, ase, Feldt's interval, average and median r, the "
          "item-dropped table and the item statistics (one k x k product X'X); detail=False: raw and "
-         "standardised alpha, average_r, S/N, mean, sd and Feldt's interval in O(n k) (two passes, no k x k "
-         "matrix); pingouin: alpha and its interval")
+         "standardised alpha, average_r, S/N, mean, sd and Feldt's interval in O(n k) (four reads of the "
+         "data, no k x k matrix); pingouin: alpha and its interval")
     pairs = [(getattr(res_short, f), getattr(res_full, f))
              for f in ("value", "standardized", "average_r", "signal_noise", "mean", "sd")]
     pairs += list(zip(res_short.confidence_interval, res_full.confidence_interval, strict=True))

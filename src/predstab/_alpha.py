@@ -410,7 +410,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         Level of Feldt's interval (psych prints 95%).
     detail : bool, default True
         True: psych's full output, from the k x k covariance matrix (one ``X.T @ X``).
-        False: only what needs no k x k matrix, in O(n k) (two passes over the data): raw
+        False: only what needs no k x k matrix, in O(n k) (four reads of the data): raw
         and standardised alpha, ``average_r``, S/N, ``mean``, ``sd`` and Feldt's interval
         (what ``pingouin.cronbach_alpha`` returns, and more), from the item variances, the
         variance of the row totals and that of the row sums of the standardised items
