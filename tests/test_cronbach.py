@@ -101,6 +101,19 @@ def test_infinite_scores_are_refused(bad):
     with pytest.raises(ValueError, match="`items` must hold finite values"):
         cronbach_alpha(x)
 
+def test_two_items_and_three_objects():
+    # the smallest input psych accepts: alpha = 2 (1 - (v1 + v2) / var(x1 + x2)); the item-dropped
+    # rows are NA (one item left)
+    x = np.array([[1.0, 2.0], [2.0, 2.5], [4.0, 3.0]])
+    v = x.var(axis=0, ddof=1)
+    res = cronbach_alpha(x)
+    assert res.value == pytest.approx(2 * (1 - v.sum() / x.sum(axis=1).var(ddof=1)), rel=1e-14)
+    assert res.n_objects == 3 and res.n_items == 2 and res.alpha_drop.isna().all().all()
+    assert cronbach_alpha(x, detail=False).value == pytest.approx(res.value, rel=1e-14)
+    with pytest.raises(ValueError, match="at least 3 objects"):
+        cronbach_alpha(x[:2])
+
+
 def test_matches_pingouin():
     pingouin = pytest.importorskip("pingouin")
     x = pd.DataFrame(read_case("m_20x6"))
@@ -115,8 +128,19 @@ def test_missing_scores_use_pairwise_covariances():
     c = frame.cov().to_numpy()  # pairwise-complete, as R's cov(use = "pairwise")
     k = 4
     expected = (1 - np.trace(c) / c.sum()) * k / (k - 1)
-    assert cronbach_alpha(x).value == pytest.approx(expected, rel=1e-13)
-    assert cronbach_alpha(x).item_stats["n"].tolist() == [29.0, 29.0, 29.0, 30.0]
+    res = cronbach_alpha(x)
+    assert res.value == pytest.approx(expected, rel=1e-13)
+    assert res.item_stats["n"].tolist() == [29.0, 29.0, 29.0, 30.0]
+    # psych with NA: item means and sds over the present scores, raw.r = cor(rowMeans(x, na.rm = TRUE),
+    # x_j) over the pairs present, and the total's mean and sd are those of the row means
+    row_mean = frame.mean(axis=1)
+    stats_ = res.item_stats
+    np.testing.assert_allclose(stats_["mean"], frame.mean(), rtol=1e-13)
+    np.testing.assert_allclose(stats_["sd"], frame.std(ddof=1), rtol=1e-13)
+    np.testing.assert_allclose(stats_["raw.r"], [row_mean.corr(frame[j]) for j in range(k)], rtol=1e-13)
+    assert (res.mean, res.sd) == pytest.approx((row_mean.mean(), row_mean.std(ddof=1)), rel=1e-13)
+    short = cronbach_alpha(x, detail=False)  # the full path's numbers, fields that need C dropped
+    assert (short.value, short.mean, short.sd) == (res.value, res.mean, res.sd)
 
 
 def test_result_convention():
@@ -298,3 +322,57 @@ def test_bad_detail_names_the_parameter():
         cronbach_alpha([[1, 2], [2, 3]], detail=False)
     with pytest.raises(ValueError, match="`items` must hold finite values"):
         cronbach_alpha([[1, 2], [2, np.inf], [3, 5]], detail=False)
+
+
+def _r_print_row(names, values):
+    # R's print.data.frame(digits = 2) of one row: two significant digits, trailing zeros dropped,
+    # each column right-aligned to the wider of its name and its cell
+    cells = [f"{v:.2g}" for v in values]
+    widths = [max(len(n), len(c)) for n, c in zip(names, cells, strict=True)]
+    return ["  " + " ".join(n.rjust(w) for n, w in zip(names, widths, strict=True)),
+            "  " + " ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))]
+
+
+@pytest.mark.parametrize("detail", [True, False])
+def test_print_is_psych_layout_with_r_numbers(detail):
+    # psych's print.psych for alpha: the total row (digits = 2), Feldt's boundaries (signif 2) and
+    # the item-dropped table (round 2); the numbers here are R's (psych 2.2.9 records), not predstab's
+    rec = PSYCH["m_30x4"]
+    lines = str(cronbach_alpha(read_case("m_30x4"), detail=detail)).splitlines()
+    names = list(ALPHA_TOTAL) if detail else ["raw_alpha", "std.alpha", "average_r", "S/N", "mean", "sd"]
+    assert lines[:2] == [" Reliability analysis (psych::alpha)", ""]
+    assert lines[2:4] == _r_print_row(names, [rec["total"][n] for n in names])
+    feldt = [f"{rec['feldt'][f]:.2g}".rjust(5) for f in ("lower.ci", "alpha", "upper.ci")]
+    assert lines[4:8] == ["", " 95% confidence boundaries (Feldt)", "  lower alpha upper",
+                          "  " + " ".join(feldt)]
+    if not detail:
+        assert lines[8:] == [
+            "", " Not computed (detail = FALSE): G6(smc), ase, median_r, the item-dropped table",
+            " and the item statistics (they need the k x k covariance matrix)."]
+        return
+    assert lines[8:10] == ["", " Reliability if an item is dropped:"]
+    header, *rows = lines[10:]
+    assert header.split() == ["raw_alpha", "std.alpha", "G6(smc)", "average_r", "S/N", "alpha", "se", "var.r",
+                              "med.r"]
+    assert len(rows) == len(rec["alpha.drop"])
+    for row, (item, fields) in zip(rows, rec["alpha.drop"].items(), strict=True):
+        assert row.startswith("  " + item + " ")
+        assert [float(v) for v in row.split()[1:]] == [round(v, 2) for v in fields.values()]
+
+
+def test_summary_never_forms_the_covariance_matrix(monkeypatch):
+    # detail=False on complete numeric data is the O(n k) shortcut: no k x k matrix, no full path
+    import predstab._alpha as alpha_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the k x k path was taken")
+
+    x = read_case("m_30x4")
+    expected = cronbach_alpha(x, detail=False)
+    monkeypatch.setattr(alpha_module, "_covariance", refuse)
+    monkeypatch.setattr(alpha_module, "_psych_alpha", refuse)
+    rng = np.random.default_rng(11)
+    small_spread = rng.normal(size=(400, 1)) * 0.01 + rng.normal(scale=0.02, size=(400, 5))  # variances < 1
+    for data in (x, small_spread, small_spread + 0.5, np.rint(small_spread * 300).astype(np.int64)):
+        cronbach_alpha(data, detail=False)
+    assert cronbach_alpha(x, detail=False) == expected

@@ -183,25 +183,23 @@ def _drop_one_smc(p):
     return out
 
 
-def _alpha_1(c, r, n, smc=None):
-    """psych's internal ``alpha.1``: the summary statistics of one covariance / correlation pair."""
+def _alpha_1(c, r, n, smc):
+    """psych's internal ``alpha.1``: the summary statistics of one covariance / correlation pair
+    (``smc``: the squared multiple correlations of ``r``)."""
     k = c.shape[0]
     sum_c, tr_c = c.sum(), np.trace(c)
     raw = (1 - tr_c / sum_c) * (k / (k - 1))
     sum_r = r.sum()
     std = (1 - k / sum_r) * (k / (k - 1))
-    g6 = 1 - (k - (_smc(r) if smc is None else smc).sum()) / sum_r
+    g6 = 1 - (k - smc.sum()) / sum_r
     av_r = (sum_r - k) / (k * (k - 1))
     off = r[~np.eye(k, dtype=bool)]
-    lower = r[np.tril_indices(k, -1)]
-    var_r = float(np.var(lower, ddof=1)) if lower.size > 1 else float("nan")  # NA in R for one pair
-    med_r = float(np.median(off)) if off.size else float("nan")
+    med_r = float(np.median(off))
     sn = k * av_r / (1 - av_r)
     cc = c @ c
     q = (2 * k**2 / ((k - 1) ** 2 * sum_c**3)) * (sum_c * (np.trace(cc) + tr_c**2) - 2 * (tr_c * cc.sum()))
     # psych's ase: sqrt(Q / n) with n the number of objects
-    return dict(raw=raw, std=std, g6=g6, av_r=av_r, sn=sn, ase=float(np.sqrt(q / n)), var_r=var_r,
-                med_r=med_r)
+    return dict(raw=raw, std=std, g6=g6, av_r=av_r, sn=sn, ase=float(np.sqrt(q / n)), med_r=med_r)
 
 
 #: Largest ratio E[x^2] / Var(x) of an item for which the covariance comes from the uncentred
