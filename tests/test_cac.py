@@ -250,6 +250,9 @@ def test_one_category_is_perfect_agreement_with_a_warning(weights):
     assert np.isnan(res.standard_error)
     assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
     np.testing.assert_array_equal(res.weight_matrix, [[1.0]])
+    assert (res.n_objects, res.df, res.n_raters, res.n_ratings) == (5, 4, 3, 15)
+    pa = percent_agreement(np.ones((5, 3)), weights=weights)  # pa = 1: no degenerate ratio
+    assert (pa.value, pa.expected, pa.n_objects, pa.df) == (1.0, 0.0, 5, 4) and np.isnan(pa.standard_error)
 
 
 def test_perfect_agreement_has_zero_standard_error():
@@ -388,5 +391,115 @@ def test_integer_ratings_counted_by_comparison_as_labels_are(n_raters, span, off
 def test_boolean_ratings_counted_by_comparison():
     x = np.array([[True, True, False], [False, False, False], [True, True, True], [True, False, True]])
     res = gwet_ac1(x)
-    assert res.categories == (False, True)
+    assert res.categories == (False, True) and all(type(c) is bool for c in res.categories)
+    assert all(type(c) is int for c in gwet_ac1(x.astype(np.int16)).categories)  # not floats
     assert res.value == pytest.approx(gwet_ac1(x.astype(int)).value, rel=1e-15)
+
+
+def _irrcac_ac1_by_hand(x):
+    """Gwet's AC1 and its variance for complete ratings (Gwet 2008, eqs. 17-19; irrCAC's gwet.ac1.raw)."""
+    x = np.asarray(x)
+    n, r = x.shape
+    cats = np.unique(x)
+    q = len(cats)
+    n_ik = np.stack([(x == c).sum(axis=1) for c in cats], axis=1)
+    pa_i = (n_ik * (n_ik - 1)).sum(axis=1) / (r * (r - 1))
+    pi = n_ik.mean(axis=0) / r
+    pe = np.sum(pi * (1 - pi)) / (q - 1)
+    pa = pa_i.mean()
+    ac1 = (pa - pe) / (1 - pe)
+    pe_i = (n_ik * (1 - pi)).sum(axis=1) / (r * (q - 1))
+    x_i = (pa_i - pe) / (1 - pe) - 2 * (1 - ac1) * (pe_i - pe) / (1 - pe)
+    return ac1, np.sum((x_i - ac1) ** 2) / (n * (n - 1)) if n > 1 else np.nan
+
+
+def test_two_objects_and_one_object():
+    # the smallest samples: with 2 objects the t distribution has 1 degree of freedom; with 1 there
+    # is no variance, interval or p-value (irrCAC: NaN)
+    from scipy import stats
+
+    two = np.array([[1, 1, 2], [2, 2, 2]])
+    ac1, var = _irrcac_ac1_by_hand(two)
+    res = gwet_ac1(two)
+    assert (res.value, res.standard_error) == pytest.approx((ac1, np.sqrt(var)), rel=1e-13)
+    half = np.sqrt(var) * stats.t.ppf(0.975, 1)
+    assert tuple(res.confidence_interval) == pytest.approx((ac1 - half, min(1.0, ac1 + half)), rel=1e-12)
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(ac1) / np.sqrt(var), 1), rel=1e-12)
+    assert (res.n_objects, res.df) == (2, 1)
+    pa = percent_agreement(two)
+    assert pa.standard_error == pytest.approx(np.sqrt(np.var([1 / 3, 1.0], ddof=1) / 2), rel=1e-13)
+    one = gwet_ac1(np.array([[1, 1, 2]]))
+    assert one.value == pytest.approx(_irrcac_ac1_by_hand([[1, 1, 2]])[0], rel=1e-14)
+    assert np.isnan(one.standard_error) and np.isnan(one.pvalue) and (one.n_objects, one.df) == (1, 0)
+    assert isinstance(one.confidence_interval, tuple) and np.isnan(one.confidence_interval).all()
+    assert np.isnan(percent_agreement(np.array([[1, 1, 2]])).standard_error)
+
+
+def test_ac1_by_hand_with_more_objects():
+    rng = np.random.default_rng(8)
+    x = np.where(rng.random((30, 4)) < 0.5, 2, rng.integers(1, 4, size=(30, 4)))
+    ac1, var = _irrcac_ac1_by_hand(x)
+    res = gwet_ac1(x)
+    assert (res.value, res.standard_error) == pytest.approx((ac1, np.sqrt(var)), rel=1e-13)
+
+
+def test_conger_leaves_out_an_unrated_object_with_its_codes():
+    x = np.array([[1, 2, 2], [2, 2, 3], [1, 1, 1], [3, 3, 2], [1, 2, 1]], dtype=float)
+    with_empty = np.insert(x, 1, np.nan, axis=0)  # an object nobody rated, before others
+    with pytest.warns(PredstabDataWarning, match="1 of 6 objects have no rating"):
+        res = conger_kappa(with_empty, weights="linear")
+    assert res == conger_kappa(x, weights="linear")
+
+
+@pytest.mark.parametrize("counts", [False, True])
+def test_result_fields_and_print_with_r_numbers(counts):
+    # irrCAC's gwet.ac1.raw / .dist summary, with R's numbers (irrCAC 1.0 record c_bin_40x2):
+    # signif 5 for pa, pe, the coefficient and its se, 4 for the interval and the p-value
+    key = "gwet_ac1"
+    case, rec = next(iter(records(key)))
+    x = read_case(case)
+    ratings = count_table(x, list(run(key, case, rec).categories)) if counts else x
+    res = gwet_ac1(ratings, counts=counts) if counts else run(key, case, rec)
+    n, r = x.shape
+    assert (res.n_objects, res.n_raters, res.n_ratings, res.df) == (n, r, n * r, n - 1)
+    assert (res.coefficient, res.weights) == (rec["coeff.name"], rec["w.name"])
+    low, high = rec["conf.int.exact"]
+    function = "irrCAC::gwet.ac1." + ("dist" if counts else "raw")
+    expected = [f" AC1 for {r} raters ({function})", ""] + [
+        f" {label:>22} = {value}" for label, value in [
+            ("Subjects", n), ("Raters", r), ("Weights", "unweighted"),
+            ("Percent agreement (pa)", f"{rec['pa']:.5g}"), ("Chance agreement (pe)", f"{rec['pe']:.5g}"),
+            ("AC1", f"{rec['coeff']:.5g}"), ("Standard error", f"{rec['coeff.se.exact']:.5g}"),
+            ("95% CI", f"({low:.4g}, {high:.4g})"), ("p-value", f"{rec['p.value']:.4g}")]]
+    assert str(res).splitlines() == expected
+
+
+def test_ac2_is_named_by_its_weights():
+    # irrCAC: AC1 when the weights sum to q (identity; quadratic weights on two categories are), else AC2
+    x = np.array([[1, 2], [2, 2], [1, 1], [2, 1], [2, 2]])
+    assert gwet_ac1(x, weights="quadratic").coefficient == "AC1"
+    assert gwet_ac1(x, weights=np.array([[1.0, 0.5], [0.5, 1.0]])).weights == "custom"
+    x[0, 0] = 3
+    assert gwet_ac1(x).coefficient == "AC1" and gwet_ac1(x, weights="quadratic").coefficient == "AC2"
+    assert gwet_ac1(x, weights="quadratic").weights == "quadratic"
+
+
+def test_count_table_errors_say_what_was_seen():
+    with pytest.raises(ValueError, match=r"must not hold missing values; got 1\."):
+        gwet_ac1([[1, np.nan], [2, 0]], counts=True)
+    with pytest.raises(ValueError, match="must hold non-negative integer counts"):
+        gwet_ac1([[1, 0.5], [2, 0]], counts=True)
+    with pytest.raises(ValueError, match="must be increasing when they are numbers"):
+        gwet_ac1([[1, 2], [3, 0]], counts=True, categories=[2, 1])
+    with pytest.raises(ValueError, match="which a count table does not keep"):
+        conger_kappa([[1, 2], [3, 0]], counts=True)
+    with pytest.raises(ValueError, match=r"must not hold infinite values; got 2\."):
+        gwet_ac1([[1.0, np.inf], [2.0, -np.inf]])
+    with pytest.raises(ValueError, match=r"holds 1 value\(s\) not in `categories`, e.g. 3\.$"):
+        gwet_ac1([[1, 2], [3, 1]], categories=[1, 2])
+    with pytest.raises(ValueError, match="must not repeat a category; got 3 entries, 2 distinct"):
+        gwet_ac1([[1, 2], [2, 1]], categories=[1, 2, 1])
+    with pytest.raises(ValueError, match="every value is missing"):
+        gwet_ac1([[np.nan, np.nan], [np.nan, np.nan]])
+    frame = pd.DataFrame([[1, 2], [2, 0]], columns=["low", "high"])  # the columns name the categories
+    assert gwet_ac1(frame, counts=True).categories == ("low", "high")

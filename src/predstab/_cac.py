@@ -171,7 +171,7 @@ def _raw_codes(ratings, categories):
     unknown = (codes < 0) & ~missing
     if unknown.any():
         raise ValueError(f"`ratings` holds {int(unknown.sum())} value(s) not in `categories`, e.g. "
-                         f"{arr[unknown].ravel()[0]!r}.")
+                         f"{arr[unknown].ravel()[:1].tolist()[0]!r}.")
     codes[missing] = -1
     return codes, cats
 
