@@ -453,15 +453,19 @@ def test_conger_leaves_out_an_unrated_object_with_its_codes():
 
 @pytest.mark.parametrize("counts", [False, True])
 def test_result_fields_and_print_with_r_numbers(counts):
-    # irrCAC's gwet.ac1.raw / .dist summary, with R's numbers (irrCAC 1.0 record c_bin_40x2):
+    # irrCAC's gwet.ac1.raw / .dist summary, with R's numbers (an irrCAC 1.0 record):
     # signif 5 for pa, pe, the coefficient and its se, 4 for the interval and the p-value
     key = "gwet_ac1"
-    case, rec = next(iter(records(key)))
+    # the first record whose pa, interval and p-value all have more digits than printed
+    case, rec = next((c, r) for c, r in records(key) if r["weights"] == "unweighted" and all(
+        f"{v:.6g}" != f"{v:.5g}" for v in (r["pa"], r["pe"], r["p.value"], *r["conf.int.exact"])))
     x = read_case(case)
     ratings = count_table(x, list(run(key, case, rec).categories)) if counts else x
     res = gwet_ac1(ratings, counts=counts) if counts else run(key, case, rec)
-    n, r = x.shape
-    assert (res.n_objects, res.n_raters, res.n_ratings, res.df) == (n, r, n * r, n - 1)
+    present = x.notna().to_numpy()
+    n = int(present.any(axis=1).sum())
+    r = int(present.sum(axis=1).max()) if counts else x.shape[1]  # a count table: the largest row total
+    assert (res.n_objects, res.n_raters, res.n_ratings, res.df) == (n, r, int(present.sum()), n - 1)
     assert (res.coefficient, res.weights) == (rec["coeff.name"], rec["w.name"])
     low, high = rec["conf.int.exact"]
     function = "irrCAC::gwet.ac1." + ("dist" if counts else "raw")
@@ -478,7 +482,8 @@ def test_ac2_is_named_by_its_weights():
     # irrCAC: AC1 when the weights sum to q (identity; quadratic weights on two categories are), else AC2
     x = np.array([[1, 2], [2, 2], [1, 1], [2, 1], [2, 2]])
     assert gwet_ac1(x, weights="quadratic").coefficient == "AC1"
-    assert gwet_ac1(x, weights=np.array([[1.0, 0.5], [0.5, 1.0]])).weights == "custom"
+    custom = gwet_ac1(x, weights=np.array([[1.0, 0.5], [0.5, 1.0]]))
+    assert (custom.weights, custom.coefficient) == ("custom", "AC2")
     x[0, 0] = 3
     assert gwet_ac1(x).coefficient == "AC1" and gwet_ac1(x, weights="quadratic").coefficient == "AC2"
     assert gwet_ac1(x, weights="quadratic").weights == "quadratic"
@@ -503,3 +508,20 @@ def test_count_table_errors_say_what_was_seen():
         gwet_ac1([[np.nan, np.nan], [np.nan, np.nan]])
     frame = pd.DataFrame([[1, 2], [2, 0]], columns=["low", "high"])  # the columns name the categories
     assert gwet_ac1(frame, counts=True).categories == ("low", "high")
+
+
+def test_given_categories_keep_missing_ratings_missing():
+    x = np.array([[1, 2, np.nan], [2, 2, 3], [np.nan, 1, 1], [3, 3, 2], [1, np.nan, 1]])
+    for func in (gwet_ac1, conger_kappa, percent_agreement):
+        res = func(x, categories=[1, 2, 3, 4], weights="linear")
+        assert res.n_ratings == 12 and res.categories == (1, 2, 3, 4)
+    # a category nobody used changes only the chance agreement's weights, not the counts
+    assert percent_agreement(x, categories=[1, 2, 3]).observed == percent_agreement(x).observed
+
+
+def test_numeric_categorical_categories_are_sorted():
+    # irrCAC's weights sort numeric categories; a Categorical's own order of numbers is not used
+    x = pd.DataFrame({"a": [3, 1, 2, 2], "b": [3, 1, 1, 2]}).astype(pd.CategoricalDtype([3, 2, 1]))
+    res = gwet_ac1(x, weights="linear")
+    assert res.categories == (1, 2, 3)
+    assert res == gwet_ac1(np.array([[3, 3], [1, 1], [2, 1], [2, 2]]), weights="linear")
