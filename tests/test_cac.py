@@ -525,3 +525,20 @@ def test_numeric_categorical_categories_are_sorted():
     res = gwet_ac1(x, weights="linear")
     assert res.categories == (1, 2, 3)
     assert res == gwet_ac1(np.array([[3, 3], [1, 1], [2, 1], [2, 2]]), weights="linear")
+
+
+def test_nullable_integer_columns_with_missing_ratings():
+    # pandas' Int64 columns come as objects holding pd.NA: read as missing ratings, like NaN in floats
+    # (the comparison count would need numpy integers; predstab 028ef01 raised "boolean value of NA")
+    frame = pd.DataFrame({"a": [1, 2, 2, 1, 3], "b": [1, 2, 1, 1, 3], "c": [2, 2, 1, 1, 3]}).astype("Int64")
+    frame.iloc[0, 0] = pd.NA
+    floats = frame.astype(float)
+    for func in (gwet_ac1, conger_kappa, brennan_prediger):
+        res = func(frame, weights="linear")
+        assert res.n_ratings == 14 and res.categories == (1, 2, 3)
+        assert res == func(floats, weights="linear")
+    # complete Int64 columns (objects, the general path) and int64 ones (the comparison count)
+    complete, ints = gwet_ac1(frame.fillna(2)), gwet_ac1(frame.fillna(2).astype(np.int64))
+    assert (complete.value, complete.standard_error) == pytest.approx((ints.value, ints.standard_error),
+                                                                      rel=1e-14)
+    assert complete.categories == ints.categories == (1, 2, 3)

@@ -264,6 +264,8 @@ def _integer_table(ratings, need_codes):
     else:
         return None
     arr = as_rating_matrix(arr)
+    if arr.dtype.kind not in "biu":  # nullable Int64 columns come as objects (pd.NA): the general path
+        return None
     is_bool = arr.dtype.kind == "b"
     if is_bool:
         arr = arr.view(np.uint8)
