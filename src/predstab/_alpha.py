@@ -103,22 +103,35 @@ class CronbachAlphaResult(Result):
         return lines
 
 
-def _column_sums(x):
-    """``x.sum(axis=0)``, faster on C-ordered data (a NaN or inf still makes its column's sum non-finite).
+def _row_groups(x):
+    """``(grouped, rest, b)``: C-ordered ``x`` with groups of b consecutive rows viewed as one row of
+    about 2048 elements (no copy), and the rows left over; None when that does not apply (other
+    layouts, fewer than two groups).
 
-    numpy sums a C-ordered matrix down its columns one row at a time (an inner loop of only k
-    elements per row). Viewing groups of b consecutive rows as one row of b k elements, one BLAS
-    product ``1' V`` sums that view's columns (both cores, the data read once), and the b
-    partial sums per column are then added: the same sum in another order, b accumulators per
-    column instead of one, so at least as accurate. NaN and inf propagate through the product.
+    numpy reduces a C-ordered matrix down its columns one row at a time (an inner loop of only k
+    elements per row); over the grouped view the inner loop runs over b k elements, and the b
+    partial results per column are then added: the same sum in another order, b accumulators
+    per column instead of one, so at least as accurate.
     """
     n, k = x.shape
     b = max(1, 2048 // k)
     if not x.flags.c_contiguous or n < 2 * b:
-        return x.sum(axis=0)
+        return None
     q = n - n % b
-    grouped = np.ones(q // b) @ x[:q].reshape(q // b, b * k)
-    return grouped.reshape(b, k).sum(axis=0) + x[q:].sum(axis=0)
+    return x[:q].reshape(q // b, b * k), x[q:], b
+
+
+def _column_sums(x):
+    """``x.sum(axis=0)``, faster on C-ordered data (a NaN or inf still makes its column's sum non-finite).
+
+    One BLAS product ``1' V`` over the grouped view ``V`` of :func:`_row_groups` (both cores, the
+    data read once). NaN and inf propagate through the product.
+    """
+    groups = _row_groups(x)
+    if groups is None:
+        return x.sum(axis=0)
+    grouped, rest, b = groups
+    return (np.ones(len(grouped)) @ grouped).reshape(b, -1).sum(axis=0) + rest.sum(axis=0)
 
 
 def _cronbach_alpha_iv(items):
@@ -298,16 +311,12 @@ def _alpha_drop_rows(c, r, n, inv):
 
 
 def _column_squares(x):
-    """Column sums of squares of ``x``; on C-ordered data over groups of rows viewed as one row
-    (an inner loop of about 2048 elements, as in :func:`_column_sums`)."""
-    n, k = x.shape
-    rows = max(1, 2048 // k)
-    q = n - n % rows
-    if not x.flags.c_contiguous or q == 0:
+    """Column sums of squares of ``x``, over the grouped view of :func:`_row_groups` on C-ordered data."""
+    groups = _row_groups(x)
+    if groups is None:
         return np.einsum("ij,ij->j", x, x)
-    grouped = x[:q].reshape(q // rows, rows * k)
-    rest = x[q:]
-    partial = np.einsum("ij,ij->j", grouped, grouped).reshape(rows, k).sum(axis=0)
+    grouped, rest, b = groups
+    partial = np.einsum("ij,ij->j", grouped, grouped).reshape(b, -1).sum(axis=0)
     return partial + np.einsum("ij,ij->j", rest, rest)
 
 

@@ -279,12 +279,8 @@ def _integer_table(ratings, need_codes):
     shifted = np.ascontiguousarray(np.subtract(arr, lo.astype(arr.dtype), dtype=np.int8, casting="unsafe").T)
     dtype = np.int8 if m < 128 else np.int16  # m <= 256 here
     table = np.empty((span, n), dtype=dtype)
-    for k in range(span):
-        match = shifted == k
-        if dtype is np.int8:  # same-type int8 additions (a bool is one byte 0 / 1)
-            np.add.reduce(match.view(np.int8), axis=0, out=table[k])
-        else:
-            np.add.reduce(match, axis=0, dtype=dtype, out=table[k])
+    for k in range(span):  # a bool is one byte 0 / 1: viewed as int8, added in the table's type
+        np.add.reduce((shifted == k).view(np.int8), axis=0, dtype=dtype, out=table[k])
     used = np.flatnonzero(table.any(axis=1))
     values = np.arange(int(lo), int(hi) + 1)[used]
     cats = values.astype(bool) if is_bool else values.astype(arr.dtype)
