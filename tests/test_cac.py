@@ -356,6 +356,23 @@ def test_many_categories_count_by_scatter_as_by_comparison(missing):
         assert conger.expected == pytest.approx(pe, rel=1e-12)
 
 
+def _irrcac_ac1_by_hand(x):
+    """Gwet's AC1 and its variance for complete ratings (Gwet 2008, eqs. 17-19; irrCAC's gwet.ac1.raw)."""
+    x = np.asarray(x)
+    n, r = x.shape
+    cats = np.unique(x)
+    q = len(cats)
+    n_ik = np.stack([(x == c).sum(axis=1) for c in cats], axis=1)
+    pa_i = (n_ik * (n_ik - 1)).sum(axis=1) / (r * (r - 1))
+    pi = n_ik.mean(axis=0) / r
+    pe = np.sum(pi * (1 - pi)) / (q - 1)
+    pa = pa_i.mean()
+    ac1 = (pa - pe) / (1 - pe)
+    pe_i = (n_ik * (1 - pi)).sum(axis=1) / (r * (q - 1))
+    x_i = (pa_i - pe) / (1 - pe) - 2 * (1 - ac1) * (pe_i - pe) / (1 - pe)
+    return ac1, np.sum((x_i - ac1) ** 2) / (n * (n - 1)) if n > 1 else np.nan
+
+
 @pytest.mark.parametrize(("n_raters", "span", "offset"), [(2, 5, 0), (10, 5, -3), (127, 2, 10**12),
                                                           (128, 2, 0), (200, 1, 7), (256, 1, 0)])
 def test_integer_ratings_counted_by_comparison_as_labels_are(n_raters, span, offset):
@@ -379,13 +396,9 @@ def test_integer_ratings_counted_by_comparison_as_labels_are(n_raters, span, off
                 assert getattr(fast, field) == pytest.approx(getattr(general, field), rel=1e-12, abs=1e-14,
                                                              nan_ok=True)
     if span >= 2:
-        # AC1 by hand (Gwet 2008): pa = mean_i sum_k n_ik (n_ik - 1) / (r (r - 1)),
-        # pe = sum pi (1 - pi) / (q - 1)
-        n_ik = np.stack([(x == c).sum(axis=1) for c in cats], axis=1)
-        pa = np.mean((n_ik * (n_ik - 1)).sum(axis=1) / (n_raters * (n_raters - 1)))
-        pi = n_ik.sum(axis=0) / x.size
-        pe = np.sum(pi * (1 - pi)) / (len(cats) - 1)
-        assert gwet_ac1(x).value == pytest.approx((pa - pe) / (1 - pe), rel=1e-13)
+        ac1, var = _irrcac_ac1_by_hand(x)
+        res = gwet_ac1(x)
+        assert (res.value, res.standard_error) == pytest.approx((ac1, np.sqrt(var)), rel=1e-13)
 
 
 def test_boolean_ratings_counted_by_comparison():
@@ -394,23 +407,6 @@ def test_boolean_ratings_counted_by_comparison():
     assert res.categories == (False, True) and all(type(c) is bool for c in res.categories)
     assert all(type(c) is int for c in gwet_ac1(x.astype(np.int16)).categories)  # not floats
     assert res.value == pytest.approx(gwet_ac1(x.astype(int)).value, rel=1e-15)
-
-
-def _irrcac_ac1_by_hand(x):
-    """Gwet's AC1 and its variance for complete ratings (Gwet 2008, eqs. 17-19; irrCAC's gwet.ac1.raw)."""
-    x = np.asarray(x)
-    n, r = x.shape
-    cats = np.unique(x)
-    q = len(cats)
-    n_ik = np.stack([(x == c).sum(axis=1) for c in cats], axis=1)
-    pa_i = (n_ik * (n_ik - 1)).sum(axis=1) / (r * (r - 1))
-    pi = n_ik.mean(axis=0) / r
-    pe = np.sum(pi * (1 - pi)) / (q - 1)
-    pa = pa_i.mean()
-    ac1 = (pa - pe) / (1 - pe)
-    pe_i = (n_ik * (1 - pi)).sum(axis=1) / (r * (q - 1))
-    x_i = (pa_i - pe) / (1 - pe) - 2 * (1 - ac1) * (pe_i - pe) / (1 - pe)
-    return ac1, np.sum((x_i - ac1) ** 2) / (n * (n - 1)) if n > 1 else np.nan
 
 
 def test_two_objects_and_one_object():
