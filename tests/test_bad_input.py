@@ -454,3 +454,129 @@ def test_huge_offset_alpha_interval_and_phi():
         krippendorff_alpha(noise, level="interval").value, rel=1e-6)
     assert phi(1e9 + noise, 1e9 + base).value == pytest.approx(phi(noise, base).value, rel=1e-6)
     assert psi(1e9 + noise, 1e9 + base).value == pytest.approx(psi(noise, base).value, rel=1e-6)
+
+
+# ------------------------------------------------------------------- tuning: X_test and n_jobs
+
+def _tune_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    return X, X[:, 0] + rng.normal(size=60), rng.normal(size=(20, 4))
+
+
+def _tune(X_test, method, **kw):
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y, _ = _tune_data()
+    options = dict(grid=[5, 10, 20], n_repeats=3, random_state=0, measures=("icc", "phi"), n_bootstrap=0)
+    if method != "refit":
+        options["pool_size"] = 60
+    options.update(kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        return predstab.tune_num_learners(RandomForestRegressor(max_depth=4), X, y, X_test=X_test,
+                                          method=method, **options)
+
+
+@pytest.mark.parametrize("method", ["pool", "closed_form", "refit"])
+def test_x_test_with_other_features_is_refused_as_predict_refuses_it(method):
+    # TreePool's cache called tree_.predict unchecked: 3 columns of a 4-feature fit read past
+    # the array and gave a table (method="refit" raised scikit-learn's "X has 3 features")
+    _, _, X_test = _tune_data()
+    with pytest.raises(ValueError, match="3 features"):
+        _tune(X_test[:, :3], method)
+
+
+@pytest.mark.parametrize("method", ["pool", "closed_form"])
+def test_x_test_error_names_x_test(method):
+    _, _, X_test = _tune_data()
+    _raises(lambda: _tune(X_test[:, :3], method), ValueError, "X_test", "expecting 4 features")
+
+
+def test_tree_pool_checks_feature_names_and_converts_the_layout():
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y, X_test = _tune_data()
+    names = ["a", "b", "c", "d"]
+    frame, frame_test = pd.DataFrame(X, columns=names), pd.DataFrame(X_test, columns=names)
+    pool = predstab.TreePool(RandomForestRegressor(max_depth=4), n_learners=20, random_state=0)
+    reference = pool.fit(frame, y, frame_test).test_predictions_
+    # the forest's own predict is the mean of the cached learners' predictions
+    np.testing.assert_allclose(reference.mean(axis=1), pool.ensemble_.predict(frame_test), rtol=1e-12)
+    with pytest.raises(ValueError, match="`X_test`.*feature names"):
+        predstab.TreePool(RandomForestRegressor(max_depth=4), n_learners=20, random_state=0).fit(
+            frame, y, frame_test[names[::-1]])
+    fortran = predstab.TreePool(RandomForestRegressor(max_depth=4), n_learners=20, random_state=0).fit(
+        X, y, np.asfortranarray(X_test)).test_predictions_
+    np.testing.assert_array_equal(fortran, reference)
+    with pytest.raises(ValueError, match="`X_test`"):
+        predstab.TreePool(RandomForestRegressor(max_depth=4), n_learners=20, random_state=0).fit(
+            X, y, X_test.astype(str).astype(object) + "x")
+
+
+def test_refit_tables_do_not_depend_on_n_jobs():
+    # scikit-learn's threaded predict adds the trees in the order its threads finish: with
+    # n_jobs=2 the predictions differed in the last bits (173 of 400 values over 10 forests)
+    from sklearn.ensemble import RandomForestRegressor
+
+    from predstab._tune import _refit_one
+
+    X, y, X_test = _tune_data()
+    for seed in range(2):
+        one, two = (_refit_one(RandomForestRegressor(max_depth=4), 80, seed, X, y, X_test, True, "soft",
+                               n_jobs, False, None) for n_jobs in (1, 2))
+        np.testing.assert_array_equal(one[0], two[0])
+        np.testing.assert_array_equal(one[1], two[1])
+        # and both are the trees' mean added in their order, as one thread adds them
+        forest = RandomForestRegressor(max_depth=4, n_estimators=80, random_state=seed).fit(X, y)
+        by_hand = np.zeros(len(X_test))
+        for tree in forest.estimators_:
+            by_hand += tree.predict(X_test.astype(np.float32))
+        np.testing.assert_array_equal(one[0], by_hand / 80)
+    tables = [_tune(X_test, "refit", n_jobs=n_jobs, grid=[10, 20, 40], n_repeats=2).table
+              .drop(columns="seconds") for n_jobs in (1, 2)]
+    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
+
+
+def test_one_row_x_test_names_x_test_not_the_default_fraction():
+    X, y, X_test = _tune_data()
+    message = _raises(lambda: _tune(X_test[:1], "refit", measures=("icc", "selection")), ValueError, "X_test",
+                      "at least 2 rows")
+    assert "fraction" not in message
+    # a fraction the user set is still named
+    _raises(lambda: _tune(X_test[:1], "refit", measures=("selection",), selection={"fraction": 0.5}),
+            ValueError, "selection['fraction']")
+
+
+# ------------------------------------------------------------------------------ weight matrices
+
+_TWO_RATERS = np.array([[1, 1], [1, 2], [2, 2], [2, 1], [1, 1], [2, 2], [1, 2]])
+WEIGHTED = {
+    "fleiss_kappa": lambda x, w: fleiss_kappa(x, weights=w),
+    "krippendorff_alpha": lambda x, w: krippendorff_alpha(x, weights=w),
+    "gwet_ac1": lambda x, w: predstab.gwet_ac1(x, weights=w),
+    "brennan_prediger": lambda x, w: predstab.brennan_prediger(x, weights=w),
+    "conger_kappa": lambda x, w: predstab.conger_kappa(x, weights=w),
+    "percent_agreement": lambda x, w: predstab.percent_agreement(x, weights=w),
+    "cohen_kappa": lambda x, w: predstab.cohen_kappa(x, weights=w),
+}
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED))
+@pytest.mark.parametrize("weights, what", [
+    ([[1.0, 2.0], [2.0, 1.0]], r"in \[0, 1\].*2 at \[0, 1\]"),      # fleiss gave 7.92, alpha 7.54
+    ([[1.0, -0.5], [-0.5, 1.0]], r"in \[0, 1\].*-0.5 at \[0, 1\]"),
+    ([[0.5, 0.0], [0.0, 1.0]], r"1 on its diagonal.*0.5 at \[0, 0\]"),
+    ([[1.0, 0.8], [0.0, 1.0]], r"symmetric.*0.8 at \[0, 1\] and 0 at \[1, 0\]"),  # conger 0.379, cohen 0.143
+], ids=["above 1", "negative", "diagonal below 1", "asymmetric"])
+def test_weight_matrices_follow_one_rule(name, weights, what):
+    _raises(lambda: WEIGHTED[name](_TWO_RATERS, np.array(weights)), ValueError, "weights", what)
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED))
+def test_a_valid_user_matrix_equals_its_family(name):
+    # the linear family over two categories is the identity; over three it has 0.5 off the diagonal
+    x = np.array([[1, 1], [1, 2], [2, 3], [3, 3], [1, 3], [2, 2], [3, 2]])
+    user = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]])
+    got, family = WEIGHTED[name](x, user), WEIGHTED[name](x, "linear")
+    assert getattr(got, "value", None) == pytest.approx(family.value, rel=1e-15)

@@ -200,6 +200,8 @@ class TreePool:
         self.ensemble_ = model
         self.on_train_ = X_test is None
         self._data = (X, y, X_test, oob)  # references, for extend()
+        if X_test is not None:
+            X_test = check_test_data(model, X_test)
         need_train = oob or X_test is None
         self.train_predictions_ = (learner_predictions(model, X, dtype=self.dtype, n_jobs=self.n_jobs)
                                    if need_train else None)
@@ -491,6 +493,28 @@ class TreePool:
         else:
             raise ValueError(f"`measure` must be 'icc', 'fleiss', 'phi' or 'psi'; got {measure!r}.")
         return expected_disagreement(values, classes=self.is_classifier_)
+
+def check_test_data(model, X_test, *, name="X_test"):
+    """``X_test`` validated as the fitted ensemble's own ``predict`` validates it.
+
+    The per-learner cache calls each tree's ``tree_.predict`` directly, which checks
+    nothing: with fewer columns it reads past the array, and a DataFrame with reordered
+    columns gives other numbers. So the number of features (``n_features_in_``), the
+    feature names (``feature_names_in_``), the dtype and the memory layout are checked and
+    converted here by scikit-learn's own validation (the forest's ``_validate_X_predict``,
+    float32 C-or-CSR, or ``validate_data(reset=False)`` for other ensembles), and its
+    error is re-raised naming ``X_test``.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        if hasattr(model, "_validate_X_predict"):  # forests: exactly what their predict() does
+            return model._validate_X_predict(X_test)
+        return validate_data(model, X_test, accept_sparse=["csr", "csc"], dtype=None,
+                             ensure_all_finite=False, reset=False)
+    except ValueError as exc:
+        raise ValueError(f"`{name}` does not match the training data `X`: {exc}") from None
+
 
 def _join_ensembles(model, more):
     """Append ``more``'s fitted learners to ``model`` (same class, same data)."""

@@ -514,6 +514,11 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
     model = _forest_with(estimator, n, seed, n_jobs)
     start = time.perf_counter()
     model.fit(X, y)
+    if "n_jobs" in model.get_params():
+        # scikit-learn's threaded predict adds the trees' predictions in the order the threads
+        # finish, so its last bits depend on n_jobs: predict in one thread (the trees' fixed
+        # order); the fit, where the time goes, keeps its threads and is deterministic
+        model.set_params(n_jobs=1)
     if X_test is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PredstabDataWarning)
@@ -547,7 +552,9 @@ def _kfold_space(estimator, X, y, n, rng, n_jobs, is_clf):
 
     seed = int(seeds_from(rng, 1)[0])
     folds = (StratifiedKFold if is_clf else KFold)(5, shuffle=True, random_state=seed)
-    return cross_val_predict(_forest_with(estimator, n, seed, n_jobs), X, y, cv=folds)
+    # forests in one thread each (their threaded predict sums in a run-dependent order), the folds
+    # in parallel: cross_val_predict puts each fold's predictions back in place, whatever n_jobs
+    return cross_val_predict(_forest_with(estimator, n, seed, 1), X, y, cv=folds, n_jobs=n_jobs)
 
 
 def _run_refit(estimator, X, y, X_test, grid, n_repeats, spec, rng, opts):
@@ -1021,6 +1028,13 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
     # fail before any fitting: the selection sizes optRF's alpha gives on these data. The
     # defaults (None) are optRF's alphas, but never fewer than one item.
     n_objects = len(X if X_test is None else X_test)
+    if "selection" in measures and not is_clf and select_fraction is None and n_objects < 2:
+        # the default fraction was not the user's choice: name the data that leave nothing to select
+        data = "X" if X_test is None else "X_test"
+        raise InvalidParameterError(
+            f"`{data}` must have at least 2 rows for the 'selection' measure (it selects some but not "
+            f"all objects); got {n_objects}. Pass more rows or leave 'selection' out of `measures`."
+        )
     if select_fraction is None:
         select_fraction = 0.15 if round(n_objects * 0.15) >= 1 else 1
     if importance_fraction is None:

@@ -27,6 +27,16 @@ With :math:`d = x_k - x_l`, :math:`x_{\min}`, :math:`x_{\max}` the extreme value
   :math:`b_{kl} = d^2 / \big((x_k + x_l - 2x_{\min})(2x_{\max} - x_k - x_l)\big)`, :math:`b_{kk} = 0`
 - ordinal: :math:`1 - o_{kl} / \max o`, :math:`o_{kl} = \binom{|k - l| + 1}{2}` (positions)
 
+A user matrix (every function taking ``weights`` reads it through :func:`weight_matrix`, so
+one rule holds for all of them) must be a matrix of *agreement* weights: finite, every entry
+in :math:`[0, 1]`, exactly 1 on the diagonal (a category agrees fully with itself) and
+symmetric (the credit for ratings :math:`k, l` does not depend on which rater gave which).
+Anything else is an error. irrCAC and psych accept any matrix and give coefficients outside
+:math:`[-1, 1]` for weights above 1 or below 0 (e.g. Fleiss' kappa 7.92); with an asymmetric
+matrix irrCAC's multi-rater coefficients use only its symmetric part (they count unordered
+pairs of ratings) while ``psych::cohen.kappa`` uses it as given, so the same two raters got
+two kappas. The R references use the symmetric families only.
+
 With a single category irrCAC's non-identity families are 0/0 (NaN); here every family
 gives the 1 x 1 matrix [[1]] (a category agrees with itself), so that a coefficient on data
 with one category follows predstab's degenerate-data convention instead of being NaN.
@@ -45,8 +55,8 @@ import numpy as np
 
 from ._validation import Options
 
-__all__ = ["WEIGHT_FAMILIES", "WEIGHTS_CONSTRAINT", "weight_matrix", "category_values", "identity_weights",
-           "linear_weights",
+__all__ = ["WEIGHT_FAMILIES", "WEIGHTS_CONSTRAINT", "weight_matrix", "check_weight_matrix", "category_values",
+           "identity_weights", "linear_weights",
            "quadratic_weights", "ordinal_weights", "radical_weights", "ratio_weights",
            "circular_weights", "bipolar_weights"]
 
@@ -201,6 +211,9 @@ WEIGHTS_CONSTRAINT = [None, Options(tuple(WEIGHT_FAMILIES)), "array-like"]
 def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
     """The :math:`q \\times q` weight matrix for ``weights`` over ``categories``.
 
+    A user matrix is checked by :func:`check_weight_matrix` (entries in [0, 1], 1 on the
+    diagonal, symmetric).
+
     Parameters
     ----------
     weights : None, str or array-like of shape (q, q)
@@ -239,6 +252,34 @@ def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
     if w.shape != (q, q):
         raise ValueError(f"`{name}` must be a {q} x {q} matrix (one row and column per category); "
                          f"got shape {w.shape}.")
+    return check_weight_matrix(w, name=name)
+
+
+def check_weight_matrix(w, *, name="weights") -> np.ndarray:
+    """``w`` if it is a matrix of agreement weights, else a ValueError naming ``name``.
+
+    The one rule for a user's weights (module docstring): finite, entries in [0, 1], 1 on
+    the diagonal, symmetric (exactly: a matrix computed by a symmetric formula is).
+
+    Examples
+    --------
+    >>> check_weight_matrix(np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     if not np.isfinite(w).all():
         raise ValueError(f"`{name}` must hold finite numbers; got {int((~np.isfinite(w)).sum())} non-finite.")
+    outside = (w < 0) | (w > 1)
+    if outside.any():
+        i, j = np.argwhere(outside)[0]
+        raise ValueError(f"`{name}` must hold agreement weights in [0, 1]; got {int(outside.sum())} entries "
+                         f"outside, e.g. {float(w[i, j]):g} at [{i}, {j}].")
+    diagonal = np.diagonal(w)
+    if (diagonal != 1).any():
+        i = int(np.flatnonzero(diagonal != 1)[0])
+        raise ValueError(f"`{name}` must have 1 on its diagonal (full agreement of a category with itself); "
+                         f"got {float(diagonal[i]):g} at [{i}, {i}].")
+    if not np.array_equal(w, w.T):
+        i, j = np.argwhere(w != w.T)[0]
+        raise ValueError(f"`{name}` must be symmetric (the same weight for ratings (k, l) and (l, k)); "
+                         f"got {float(w[i, j]):g} at [{i}, {j}] and {float(w[j, i]):g} at [{j}, {i}].")
     return w
