@@ -580,3 +580,46 @@ def test_a_valid_user_matrix_equals_its_family(name):
     user = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]])
     got, family = WEIGHTED[name](x, user), WEIGHTED[name](x, "linear")
     assert getattr(got, "value", None) == pytest.approx(family.value, rel=1e-15)
+
+
+# ------------------------------------------------------------------------------- masked arrays
+
+_MASKED_X = np.array([[1, 1, 2], [2, 2, 2], [1, 3, 3], [3, 3, 3], [2, 1, 2], [9, 9, 1]])
+MASKED = {
+    "icc": icc, "icc_table": lambda x: icc_table(x)["ICC"].to_numpy(),
+    "fleiss_kappa": fleiss_kappa, "krippendorff_alpha": krippendorff_alpha,
+    "krippendorff_alpha(interval)": lambda x: krippendorff_alpha(x, level="interval"),
+    "gwet_ac1": predstab.gwet_ac1, "conger_kappa": predstab.conger_kappa,
+    "cronbach_alpha": predstab.cronbach_alpha, "mean_correlation": predstab.mean_correlation,
+    "phi": lambda x: phi(x, [1.0, 2.0, 3.0, 2.0], scale="metric"),
+    "psi": lambda x: psi(x, [1.0, 2.0, 3.0, 2.0], scale="categorical"),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED))
+def test_masked_cells_are_missing_values(name):
+    # np.asarray drops a mask: the 9s of the last row were read as ratings (icc 0.347, not 0.410)
+    masked = np.ma.masked_array(_MASKED_X, mask=_MASKED_X == 9)
+    with_nan = np.where(_MASKED_X == 9, np.nan, _MASKED_X)
+    got, expected = (_quiet(lambda a=a: MASKED[name](a)) for a in (masked, with_nan))
+    got, expected = (getattr(v, "value", v) for v in (got, expected))
+    np.testing.assert_array_equal(got, expected)
+    plain = getattr(_quiet(lambda: MASKED[name](_MASKED_X)), "value", None)
+    assert not np.array_equal(plain, expected)
+
+
+# ------------------------------------------------------------- mixed kinds: values, not spellings
+
+@pytest.mark.parametrize("func", [phi, psi])
+def test_numbers_against_text_levels_are_compared_as_values(func):
+    # the levels' text was compared with R's spelling of the numbers: "1" matched 1.0 but
+    # "1.0" did not ("Some values do not occur in 'levels'")
+    pred = np.array([[1.0, 2.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 3.0]])
+    base = [1.0, 2.0, 3.0, 2.0]
+    numeric = func(pred, base, scale="ordinal", levels=[1, 2, 3]).value
+    for levels in (["1", "2", "3"], ["1.0", "2.0", "3.0"], ["1e0", "2", "3.00"]):
+        assert func(pred, base, scale="ordinal", levels=levels).value == numeric
+    # and text data against numeric levels
+    assert func(pred.astype(str), [str(b) for b in base], scale="ordinal", levels=[1, 2, 3]).value == numeric
+    with pytest.raises(ValueError, match="levels"):
+        func(pred, base, scale="ordinal", levels=["one", "two", "three"])

@@ -19,21 +19,38 @@ from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
 from ._validation import InvalidParameterError
 
-__all__ = ["as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categorical_codes",
+__all__ = ["unmask", "as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categorical_codes",
            "drop_incomplete_objects", "factorize_codes", "factorize_ratings", "factorize_values"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
 
 
+def unmask(values):
+    """A numpy masked array with its masked cells as missing values (None); anything else as given.
+
+    ``np.asarray`` drops a mask silently, so every reader calls this first: a masked cell
+    is a missing rating, as R's NA.
+    """
+    if not isinstance(values, np.ma.MaskedArray):
+        return values
+    mask = np.ma.getmaskarray(values)
+    if not mask.any():
+        return np.ma.getdata(values)
+    out = np.ma.getdata(values).astype(object)
+    out[mask] = None
+    return out
+
+
 def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_float=False) -> np.ndarray:
     """Return ``ratings`` as a 2-D array of shape (n_objects, n_replicates), any dtype.
 
     Raises ValueError for ragged, empty, non-2-D input or fewer than
-    ``min_replicates`` columns. ``nullable_as_float``: a DataFrame of nullable numeric
+    ``min_replicates`` columns. Masked cells of a numpy masked array are missing values. ``nullable_as_float``: a DataFrame of nullable numeric
     columns (Int64, Float64) becomes floats with NaN for pd.NA (for readers that rank or
     average the values); otherwise it becomes an object array, whose integers stay labels.
     """
+    ratings = unmask(ratings)
     if nullable_as_float and isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
             _is_number_dtype(dtype) for dtype in ratings.dtypes) and any(
             isinstance(dtype, pd.api.extensions.ExtensionDtype) for dtype in ratings.dtypes):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._ratings import _is_number_dtype
+from ._ratings import _is_number_dtype, unmask
 
 __all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
 
@@ -142,6 +142,7 @@ def _has_na(columns):
 def read_values(x, name) -> Values:
     """Parse ``x`` (array-like, list of lists or pandas object) into :class:`Values`."""
     labels = None
+    x = unmask(x)  # masked cells are missing values
     if isinstance(x, (pd.api.extensions.ExtensionArray, pd.Index)):  # pd.Categorical, pd.array(...)
         x = pd.Series(x)
     if isinstance(x, pd.Series):
@@ -217,9 +218,31 @@ def r_text(v) -> str:
     return str(v)
 
 
+def _value_key(v):
+    """A key that compares values, not spellings: ``1``, ``1.0``, ``"1"`` and ``"1.0"`` are one key.
+
+    Text that reads as a number is that number; R's ``"TRUE"`` / ``"FALSE"`` are the booleans;
+    other text is itself.
+    """
+    if isinstance(v, (bool, np.bool_)):
+        return ("logical", bool(v))
+    if isinstance(v, (int, np.integer, float, np.floating)):
+        return ("number", float(v))
+    text = str(v).strip()
+    try:
+        return ("number", float(text))
+    except ValueError:
+        pass
+    if text in ("TRUE", "FALSE"):
+        return ("logical", text == "TRUE")
+    return ("text", text)
+
+
 def _key(v, as_text):
     if as_text:
-        return r_text(v)
+        # values of different kinds (numbers against text levels, ...): compare what they mean;
+        # R's spellings would miss 1.0 against "1.0" (as.character(1.0) is "1")
+        return _value_key(v)
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, np.integer, float, np.floating)):
@@ -228,7 +251,10 @@ def _key(v, as_text):
 
 
 def match_keys(values, table, as_text) -> np.ndarray:
-    """Position of each of ``values`` in ``table`` (-1 when absent), like R's ``match``."""
+    """Position of each of ``values`` in ``table`` (-1 when absent), like R's ``match``.
+
+    ``as_text`` (values and table of different kinds): matched by value (:func:`_value_key`).
+    """
     index = {}
     for j, t in enumerate(table):
         index.setdefault(_key(t, as_text), j)
