@@ -46,7 +46,8 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
     """Return ``ratings`` as a 2-D array of shape (n_objects, n_replicates), any dtype.
 
     Raises ValueError for ragged, empty, non-2-D input or fewer than
-    ``min_replicates`` columns. Masked cells of a numpy masked array are missing values. ``nullable_as_float``: a DataFrame of nullable numeric
+    ``min_replicates`` columns. Masked cells of a numpy masked array are missing values.
+    ``nullable_as_float``: a DataFrame of nullable numeric
     columns (Int64, Float64) becomes floats with NaN for pd.NA (for readers that rank or
     average the values); otherwise it becomes an object array, whose integers stay labels.
     """
