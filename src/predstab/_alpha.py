@@ -3,13 +3,16 @@ r"""Cronbach's alpha and its companions, as ``psych::alpha`` reports them."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._ratings import as_numeric_matrix, as_rating_matrix
+from ._convention import negligible
+from ._exceptions import PredstabUndefinedWarning
+from ._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
 from ._results import Result, r_signif, result
 from ._utils import ConfidenceInterval
 from ._validation import Interval, validate_params
@@ -135,7 +138,10 @@ def _column_sums(x):
 
 
 def _cronbach_alpha_iv(items):
-    """Items as floats, their names and their column sums (None when some score is missing).
+    """Items as floats, their names, their column sums (None when some score is missing) and the scale.
+
+    Extreme magnitudes are rescaled exactly (:func:`~predstab._ratings.unit_scaled`): the
+    coefficients are scale invariant; means and sds are multiplied back by ``scale``.
 
     For numeric input the column sums (:func:`_column_sums`) are the one pass that both
     checks the data are finite and gives the item means; anything else goes through
@@ -152,11 +158,16 @@ def _cronbach_alpha_iv(items):
         x = as_numeric_matrix(arr, name="items")
     if x.shape[0] < 3:
         raise ValueError(f"`items` must have at least 3 objects (rows); got shape {x.shape}.")
+    if col_sum is None and np.isnan(x).all():
+        raise ValueError(f"`items` has no score: all {x.size} values are missing.")
     if isinstance(items, pd.DataFrame):
         names = [str(c) for c in items.columns]
     else:
         names = [f"V{j + 1}" for j in range(x.shape[1])]
-    return x, names, col_sum
+    x, scale = unit_scaled(x)
+    if scale != 1.0 and col_sum is not None:
+        col_sum = _column_sums(x)
+    return x, names, col_sum, scale
 
 
 def _inverse(r):
@@ -196,12 +207,24 @@ def _drop_one_smc(p):
     return out
 
 
+def _raw_alpha(item_var_sum, total_var, n, k):
+    """``k / (k - 1) (1 - sum v_j / V)``; NaN when the variance V of the totals is zero.
+
+    V (the sum of the covariance matrix) is zero for equal row totals (a Latin square) but
+    comes out as rounding noise, which gave -inf or -1e16: it is zero when
+    ``predstab._convention.negligible`` against the sum of the item variances. The caller warns.
+    """
+    if negligible(total_var, item_var_sum, n * k * k) or not total_var > 0:
+        return float("nan")
+    return (1 - item_var_sum / total_var) * (k / (k - 1))
+
+
 def _alpha_1(c, r, n, smc):
     """psych's internal ``alpha.1``: the summary statistics of one covariance / correlation pair
     (``smc``: the squared multiple correlations of ``r``)."""
     k = c.shape[0]
     sum_c, tr_c = c.sum(), np.trace(c)
-    raw = (1 - tr_c / sum_c) * (k / (k - 1))
+    raw = _raw_alpha(tr_c, sum_c, n, k)
     sum_r = r.sum()
     std = (1 - k / sum_r) * (k / (k - 1))
     g6 = 1 - (k - smc.sum()) / sum_r
@@ -371,19 +394,19 @@ def _alpha_summary(items, confidence_level):
     arr = as_rating_matrix(items, name="items")
     if arr.dtype.kind not in "biuf" or arr.ndim != 2 or arr.shape[0] < 3 or arr.shape[1] < 2:
         return None  # the full path reads, refuses or handles it
-    x = arr.astype(float, copy=False)
+    x, scale = unit_scaled(arr.astype(float, copy=False))
     moments = _summary_moments(x)
     if moments is None:
         return None
     item_mean, item_var, total_var, sum_r = moments
     n, k = x.shape
-    raw = (1 - item_var.sum() / total_var) * (k / (k - 1))
+    raw = _raw_alpha(item_var.sum(), total_var, n, k)
     std = (1 - k / sum_r) * (k / (k - 1))
     av_r = (sum_r - k) / (k * (k - 1))
     return CronbachAlphaResult(
         value=float(raw), standardized=float(std), g6=None, average_r=float(av_r), median_r=None,
-        signal_noise=float(k * av_r / (1 - av_r)), standard_error=None, mean=float(item_mean.mean()),
-        sd=float(np.sqrt(total_var) / k), confidence_interval=_feldt(raw, n, k, confidence_level),
+        signal_noise=float(k * av_r / (1 - av_r)), standard_error=None, mean=float(item_mean.mean()) * scale,
+        sd=float(np.sqrt(total_var) / k) * scale, confidence_interval=_feldt(raw, n, k, confidence_level),
         confidence_level=float(confidence_level), n_objects=int(n), n_items=int(k), alpha_drop=None,
         item_stats=None)
 
@@ -456,19 +479,31 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     >>> round(short.value, 4), round(short.standardized, 4), short.g6 is None
     (0.9184, 0.9208, True)
     """
-    if not detail:
-        summary = _alpha_summary(items, confidence_level)
-        if summary is not None:
-            return summary
-        # missing scores (pairwise-complete covariances), a constant item, one item: the full path
-        return dataclasses.replace(_psych_alpha(items, confidence_level), g6=None, median_r=None,
-                                   standard_error=None, alpha_drop=None, item_stats=None)
-    return _psych_alpha(items, confidence_level)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        # numpy's own warnings on zero variances; the undefined values are reported once below
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        if not detail:
+            res = _alpha_summary(items, confidence_level)
+            if res is None:
+                # missing scores (pairwise-complete covariances), a constant item, one item: the full path
+                res = dataclasses.replace(_psych_alpha(items, confidence_level), g6=None, median_r=None,
+                                          standard_error=None, alpha_drop=None, item_stats=None)
+        else:
+            res = _psych_alpha(items, confidence_level)
+    if np.isnan(res.value):
+        warnings.warn("The variance of the total score is zero (every object has the same total, or "
+                      "every score is the same): Cronbach's alpha is undefined and set to nan.",
+                      PredstabUndefinedWarning, stacklevel=3)
+    elif np.isnan(res.standardized):
+        warnings.warn("An item has zero variance (or too few scores): its correlations are undefined, "
+                      "so the standardised alpha and the correlation statistics are nan.",
+                      PredstabUndefinedWarning, stacklevel=3)
+    return res
 
 
 def _psych_alpha(items, confidence_level):
     """The whole of ``psych::alpha`` (``detail=True``), from the k x k covariance matrix."""
-    x, names, col_sum = _cronbach_alpha_iv(items)
+    x, names, col_sum, scale = _cronbach_alpha_iv(items)
     n, k = x.shape
     item_mean = x.mean(axis=0) if col_sum is None else col_sum / n
     complete = bool(np.isfinite(item_mean).all())  # a NaN makes its column's mean NaN
@@ -506,7 +541,8 @@ def _psych_alpha(items, confidence_level):
         raw_r = c.sum(axis=0) / np.sqrt(c.sum() * np.diag(c))
     else:
         raw_r = np.array([pd.Series(row_mean).corr(pd.Series(x[:, j])) for j in range(k)])
-    item_stats = pd.DataFrame(np.column_stack([present_n, raw_r, std_r, r_cor, r_drop, item_mean, item_sd]),
+    item_stats = pd.DataFrame(np.column_stack([present_n, raw_r, std_r, r_cor, r_drop, item_mean * scale,
+                                               item_sd * scale]),
                               index=index, columns=_ITEM_COLUMNS)
 
     if complete:
@@ -517,7 +553,7 @@ def _psych_alpha(items, confidence_level):
     return CronbachAlphaResult(
         value=float(total["raw"]), standardized=float(total["std"]), g6=float(total["g6"]),
         average_r=float(total["av_r"]), median_r=float(total["med_r"]), signal_noise=float(total["sn"]),
-        standard_error=float(total["ase"]), mean=total_mean, sd=total_sd,
+        standard_error=float(total["ase"]), mean=total_mean * scale, sd=total_sd * scale,
         confidence_interval=_feldt(total["raw"], n, k, confidence_level),
         confidence_level=float(confidence_level),
         n_objects=int(n), n_items=int(k), alpha_drop=alpha_drop, item_stats=item_stats)

@@ -15,6 +15,15 @@ NaN (not computable)          any                        NaN, no extra warning
 
 Callers must compute *exact* zeros for degenerate inputs (e.g. a variance of a
 constant vector is set to 0.0 structurally rather than left at 1e-33 from rounding).
+
+A zero that only exact arithmetic sees is detected with :func:`negligible`: a sum of
+squares that is zero for exact data (equal row means of a Latin square, equal row totals)
+comes out of floating point as rounding noise of order ``eps`` times the data's own sum of
+squares, e.g. 3e-31 against 1 (``icc([[4, 3, 2], [2, 4, 3], [3, 2, 4]], unit="average")``
+was -3.4e30). So a part is taken as zero when ``part <= n * eps * whole``, with ``whole``
+the total sum of squares of the same data and ``n`` the number of terms summed: a
+relative size below ~1e-15 n cannot be told from rounding. The caller then sets it to an
+exact 0.0, and the table above applies.
 """
 
 import warnings
@@ -23,7 +32,24 @@ import numpy as np
 
 from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
 
-__all__ = ["one_minus_ratio", "one_minus_ratio_array"]
+__all__ = ["negligible", "one_minus_ratio", "one_minus_ratio_array"]
+
+_EPS = float(np.finfo(float).eps)
+
+
+def negligible(part, whole, n):
+    """True when ``part`` is zero up to the rounding of a sum of ``n`` terms of size ``whole``.
+
+    ``part <= n * eps * whole`` (module docstring). ``part`` and ``whole`` are sums of squares
+    (non-negative) of the same data; a negative ``part`` (e.g. a difference of sums) is
+    negligible too.
+
+    Examples
+    --------
+    >>> negligible(3e-31, 1.0, 9), negligible(1e-10, 1.0, 9)
+    (True, False)
+    """
+    return bool(part <= n * _EPS * whole)
 
 _COLLAPSED = (
     "Both expected and observed {what} are zero; {name} is set to 1 (perfect agreement). "

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import one_minus_ratio
-from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects
+from ._convention import negligible, one_minus_ratio
+from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
 from ._results import Result, r_round, r_rows, r_signif, result
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
@@ -37,7 +37,9 @@ def _mean_squares(x) -> _MeanSquares:
 
     Sums of squares are set to exact zeros when the data make them zero (constant
     rows, constant matrix), so that degenerate data follow the shared convention
-    instead of ratios of rounding noise.
+    instead of ratios of rounding noise. Equal row (or column) means, as in a Latin
+    square, leave a between sum of squares of rounding noise: it is set to zero when
+    ``predstab._convention.negligible`` against the total sum of squares.
     """
     n, k = x.shape
     # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows
@@ -56,6 +58,11 @@ def _mean_squares(x) -> _MeanSquares:
         # residual computed directly (not as a difference of sums) to keep its precision
         within -= col_mean - grand
         ss_e = float(np.einsum("ij,ij->", within, within))
+        total = ss_r + ss_w
+        if negligible(ss_r, total, n * k):
+            ss_r = 0.0  # equal row means: no variance between objects
+        if negligible(ss_c, total, n * k):
+            ss_c = 0.0  # equal column means: no variance between raters
     # numpy scalars, so that x / 0 follows IEEE (inf/nan) under np.errstate
     return _MeanSquares(n, k, np.float64(ss_r / (n - 1)), np.float64(ss_w / (n * (k - 1))),
                         np.float64(ss_c / (k - 1)), np.float64(ss_e / ((n - 1) * (k - 1))))
@@ -135,7 +142,7 @@ def _complete_numeric(ratings, function):
             f"`ratings` must have at least 2 complete objects (rows); got {x.shape[0]} after "
             "dropping objects with a missing value."
         )
-    return x
+    return unit_scaled(x)[0]  # the ICCs are scale invariant: extreme magnitudes are rescaled exactly
 
 
 def _icc_iv(ratings, model, type, unit, r0, confidence_level):
@@ -166,6 +173,10 @@ def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         type == "consistency" or ms.msc == 0))
     if perfect:
         statistic, pvalue, ci = np.inf, 0.0, ConfidenceInterval(1.0, 1.0)
+    elif np.isnan(value):
+        # undefined (zero expected variance, PredstabUndefinedWarning): no interval either, where
+        # the bounds would be -inf or ratios of rounding noise (-2.5e31 to -8.6e28)
+        ci = ConfidenceInterval(np.nan, np.nan)
     return name, value, statistic, df1, df2, pvalue, ci
 
 
@@ -433,5 +444,8 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     # Spearman-Brown step-up of the single-rater bounds (-inf at a bound of -1/(k-1), as in psych)
     with np.errstate(divide="ignore", invalid="ignore"):
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
+    for row in rows.values():
+        if np.isnan(row[0]):  # undefined ICC: no interval (as in icc())
+            row[5:] = [np.nan, np.nan]
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])

@@ -21,7 +21,13 @@ from ._cohen import _complete_codes, _pair_table
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from ._icc import _mean_squares
-from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
+from ._ratings import (
+    as_numeric_matrix,
+    as_rating_matrix,
+    drop_incomplete_objects,
+    factorize_ratings,
+    unit_scaled,
+)
 from ._results import Result, r_block, r_pvalue, r_signif, result
 from ._validation import Interval, Options, validate_params
 
@@ -446,16 +452,21 @@ def finn(ratings, /, *, n_levels, model="oneway"):
     >>> round(finn([[1, 2], [3, 3], [5, 4], [2, 2]], n_levels=5).value, 4)
     0.875
     """
-    x = _complete_numeric(ratings, "irr::finn")
+    # Finn compares the raters' variance with that of n_levels levels: not scale invariant, so the
+    # mean squares of the exactly rescaled data are scaled back (inf past the float range)
+    x, scale = unit_scaled(_complete_numeric(ratings, "irr::finn"))
     ms = _mean_squares(x)
     n, m = x.shape
     expected = (n_levels**2 - 1) / 12
-    observed = ms.msw if model == "oneway" else ms.mse
+    with np.errstate(over="ignore"):
+        observed = (ms.msw if model == "oneway" else ms.mse) * scale * scale
     df2 = float(n * (m - 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        statistic = float(expected / observed)
-    # upper tail of F(Inf, df2) at f: P(chi2_df2 / df2 < 1 / f), as R's pf does for df1 = Inf
-    pvalue = float(stats.chi2.cdf(df2 / statistic, df2))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # numpy scalars: an infinite within variance (|x| >= 1e154) gives F = 0 and p = 1, no
+        # ZeroDivisionError
+        statistic = np.float64(expected) / observed
+        # upper tail of F(Inf, df2) at f: P(chi2_df2 / df2 < 1 / f), as R's pf does for df1 = Inf
+        pvalue = float(stats.chi2.cdf(np.float64(df2) / statistic, df2))
     return FinnResult(
         value=float(1 - observed / expected),
         statistic=statistic,
@@ -517,7 +528,7 @@ def robinson_a(ratings, /):
     >>> round(robinson_a([[1, 2], [3, 3], [5, 4], [2, 2]]).value, 4)
     0.913
     """
-    x = _complete_numeric(ratings, "irr::robinson")
+    x = unit_scaled(_complete_numeric(ratings, "irr::robinson"))[0]  # scale invariant
     ms = _mean_squares(x)
     n, m = x.shape
     ss_b, ss_e = float(ms.msr * (n - 1)), float(ms.mse * (n - 1) * (m - 1))
@@ -600,6 +611,11 @@ def _mean_correlation(x, method, fisher, function):
         r = np.clip(cross / np.sqrt(np.outer(diag, diag)), -1.0, 1.0)
     pairs = r[np.triu_indices(m, 1)]
     nan = float("nan")
+    constant = np.flatnonzero(diag == 0)
+    if constant.size:
+        warnings.warn(f"{constant.size} rater(s) give every object the same rating (column(s) "
+                      f"{constant.tolist()}): their correlations are undefined, so the mean is nan.",
+                      PredstabUndefinedWarning, stacklevel=4)
     n_dropped = 0
     if fisher:
         keep = (pairs < 1) & (pairs > -1)
@@ -663,7 +679,7 @@ def mean_correlation(ratings, /, *, fisher=True):
     >>> round(mean_correlation([[1, 2, 1], [2, 1, 2], [3, 3, 4], [4, 4, 3], [5, 6, 5]]).value, 4)
     0.8802
     """
-    x = _complete_numeric(ratings, "irr::meancor")
+    x = unit_scaled(_complete_numeric(ratings, "irr::meancor"))[0]  # scale invariant
     return _mean_correlation(x, "pearson", fisher, "irr::meancor")
 
 
@@ -846,6 +862,9 @@ def rater_bias(ratings, /, *, table=False):
     else:  # called here, not through a helper: its warnings' stacklevel counts these frames
         counts, categories, n = _two_rater_table(ratings, "irr::rater.bias")
     b, c = float(np.triu(counts, 1).sum()), float(np.tril(counts, -1).sum())
+    if b + c == 0:
+        warnings.warn("The raters never disagree: the share b / (b + c) of the disagreements in the "
+                      "upper triangle is undefined and set to nan.", PredstabUndefinedWarning, stacklevel=3)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(np.float64(b) / (b + c))
         statistic = float(np.float64(b - c) ** 2 / (b + c))
@@ -1146,7 +1165,8 @@ def iota(ratings, /, *, level="quantitative", standardize=False):
     if any(a.shape != shape for a in arrays):
         raise ValueError(f"`ratings` must hold variables of one shape; got {[a.shape for a in arrays]}.")
     if level == "quantitative":
-        arrays = [as_numeric_matrix(a) for a in arrays]
+        # one factor for every variable: iota is invariant to a common scaling only
+        arrays = list(unit_scaled(np.stack([as_numeric_matrix(a) for a in arrays]))[0])
         missing = np.any([np.isnan(a) for a in arrays], axis=0)
         codes = None
     else:

@@ -11,7 +11,7 @@ from scipy import sparse
 
 from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings
+from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from ._results import Result, r_rows, r_signif, result
 from ._utils import missing_mask
 from ._validation import Interval, InvalidParameterError, Options, validate_params
@@ -103,7 +103,7 @@ def _krippendorff_alpha_iv(ratings, level, levels):
         x = as_numeric_matrix(arr)
         if level == "ratio" and (x < 0).any():
             raise ValueError("`ratings` must be non-negative for level='ratio'; got negative values.")
-        return None, x, None, level
+        return None, unit_scaled(x)[0], None, level  # scale invariant: extreme magnitudes rescaled
     if level == "ordinal" and arr.dtype.kind not in "biuf":
         kind = pd.api.types.infer_dtype(arr[~missing_mask(arr)], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "empty"):

@@ -19,7 +19,8 @@ from ._exceptions import PredstabDataWarning
 from ._utils import missing_mask
 from ._validation import InvalidParameterError
 
-__all__ = ["unmask", "as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categorical_codes",
+__all__ = ["unmask", "unit_scaled", "scaling_shift",
+           "as_rating_matrix", "as_numeric_matrix", "as_real_vector", "categorical_codes",
            "drop_incomplete_objects", "factorize_codes", "factorize_ratings", "factorize_values"]
 
 # what pandas.api.types.infer_dtype reports for arrays that hold only numbers (and missing values)
@@ -140,6 +141,46 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
         n_inf = int(np.isinf(out).sum())
         raise ValueError(f"`{name}` must hold finite values; got {n_inf} infinite value(s).")
     return out
+
+
+#: Data whose largest magnitude lies outside [2^-100, 2^100] are rescaled by :func:`unit_scaled`:
+#: within it, sums of squares and products of variances of any realistic size stay far from
+#: overflow (~1.8e308) and underflow (~2.2e-308); outside, x^2 * y^2 can leave the range.
+_SAFE_EXPONENT = 100
+
+
+def unit_scaled(x):
+    """``(x * 4**m, 4**m)``: the data rescaled by a power of four when their magnitude is extreme.
+
+    For the scale-invariant measures (ICC, Robinson's A, iota, Pearson correlations,
+    Cronbach's alpha, interval and ratio alpha, metric phi / psi): their value is the same
+    for ``x`` and ``c x``, but their sums of squares overflow for ``|x| >= 1e155`` and
+    underflow for ``|x| <= 1e-155``. Multiplying by a power of two is exact (no rounding, as
+    long as nothing under- or overflows), and by a power of *four* also commutes with
+    ``sqrt``, so every intermediate is the unscaled one times an exact power of two and the
+    value is bit-identical to the exact-arithmetic scaling: data in the safe range are
+    returned unchanged (and uncopied). ``m`` brings the largest finite ``|x|`` into
+    [1/4, 4). NaN (missing) cells are left as they are.
+    """
+    shift = scaling_shift(x)
+    if shift == 0:
+        return x, 1.0
+    return np.ldexp(x, shift), float(np.ldexp(1.0, -shift))
+
+
+def scaling_shift(*arrays) -> int:
+    """The even exponent of two :func:`unit_scaled` multiplies by (0 in the safe range); one for all."""
+    largest = 0.0
+    for x in arrays:
+        finite = np.abs(x[np.isfinite(x)]) if x.size else x
+        if finite.size:
+            largest = max(largest, float(finite.max()))
+    if largest == 0.0:
+        return 0
+    exponent = int(np.frexp(largest)[1])
+    if -_SAFE_EXPONENT <= exponent <= _SAFE_EXPONENT:
+        return 0
+    return -2 * (exponent // 2)
 
 
 def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stacklevel=4):

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ._convention import one_minus_ratio, one_minus_ratio_array
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from ._ratings import scaling_shift
 from ._results import Result, result
 from ._scales import ColumnCodes, Values, encode, match_keys, read_values
 from ._utils import ConfidenceInterval, check_rng
@@ -687,12 +688,15 @@ def _warn_missing_predictions(n_missing, n_total, name):
             "they are dropped.", PredstabDataWarning, stacklevel=6)
 
 
-def _observed_metric(pred, name):
-    x = pred.array
-    if pred.categories is not None:  # a Categorical of numbers read on the metric scale
-        cats = np.append(np.asarray(pred.categories, dtype=float), np.nan)
-        x = cats[np.asarray(x)]
-    x = np.asarray(x, dtype=float)
+def _metric_array(values, baseline=False):
+    x = values.array
+    if values.categories is not None:  # a Categorical of numbers read on the metric scale
+        cats = np.asarray(values.categories, dtype=float)
+        x = (cats if baseline else np.append(cats, np.nan))[np.asarray(x)]
+    return np.asarray(x, dtype=float)
+
+
+def _observed_metric(x, name):
     with np.errstate(invalid="ignore"):  # inf - inf in a row with an infinite value: rejected below
         d_o, count = _row_variances(x)
     _reject_infinite(x, d_o, name)
@@ -708,11 +712,8 @@ def _reject_infinite(x, variances, name):
                          f"{int(np.isinf(x).sum())} infinite value(s).")
 
 
-def _expected_metric(base, name):
-    x = base.array
-    if base.categories is not None:
-        x = np.asarray(base.categories, dtype=float)[np.asarray(x)]
-    x = np.asarray(x, dtype=float)[None, :]
+def _expected_metric(x, name):
+    x = x[None, :]
     with np.errstate(invalid="ignore"):
         var, _ = _row_variances(x)
     _reject_infinite(x, var, name)
@@ -866,8 +867,14 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
     row = None
     absent = ()
     if scale == "metric":
-        d_e = _expected_metric(base, names.baseline)
-        d_o_i, count, x = _observed_metric(pred, names.predictions)
+        x_base, x_pred = _metric_array(base, baseline=True), _metric_array(pred)
+        # phi / psi are scale invariant: data beyond ~1e30 in magnitude are rescaled by one exact power
+        # of four (their variances overflowed at 1e155, underflowed at 1e-155); D_o, D_e scaled back below
+        shift = scaling_shift(x_base, x_pred)
+        if shift:
+            x_base, x_pred = np.ldexp(x_base, shift), np.ldexp(x_pred, shift)
+        d_e = _expected_metric(x_base, names.baseline)
+        d_o_i, count, x = _observed_metric(x_pred, names.predictions)
         if pred.array.shape[0] == 1:
             row = x[0][~np.isnan(x[0])]
         d_low, d_high = _metric_object_intervals(d_o_i, count, confidence_level)
@@ -926,6 +933,11 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
     else:
         j = int(np.flatnonzero(kept)[0])
         interval = ConfidenceInterval(float(per_low[j]), float(per_high[j]))
+    if scale == "metric" and shift:  # the parts in the data's units (inf beyond the float range)
+        with np.errstate(over="ignore"):
+            d_o, d_e = float(np.ldexp(d_o, -2 * shift)), float(np.ldexp(d_e, -2 * shift))
+            d_o_i = np.ldexp(d_o_i, -2 * shift)
+            row = None if row is None else np.ldexp(row, -shift)
     return StabilityResult(
         value=value, observed=d_o, expected=d_e, confidence_interval=interval,
         confidence_level=float(confidence_level), per_object=per_object, per_object_observed=d_o_i,

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._ratings import scaling_shift
 from .._utils import ConfidenceInterval
 from .._validation import Interval, Options, validate_params
 from ._common import ALTERNATIVE, CONFIDENCE, read_scores
@@ -70,13 +71,27 @@ def _t_from(estimate, se, df, level, method, alternative="two-sided"):
                       statistic_name="t")
 
 
-def _from_scipy(res, estimate, level, method, alternative, null_value=0.0, shift=0.0):
+def _from_scipy(res, estimate, level, method, alternative, null_value=0.0, shift=0.0, exponent=0):
+    """``exponent``: the test ran on the data times ``2**exponent`` (:func:`_scaled`); the interval
+    is scaled back."""
     ci = res.confidence_interval(confidence_level=level)
+    low, high = (float(np.ldexp(v, -exponent)) + shift for v in (ci.low, ci.high))
     return TestResult(statistic=float(res.statistic), pvalue=float(res.pvalue), df=float(res.df),
                       estimate=float(estimate),
-                      confidence_interval=ConfidenceInterval(float(ci.low) + shift, float(ci.high) + shift),
+                      confidence_interval=ConfidenceInterval(low, high),
                       method=method, alternative=alternative, confidence_level=level, statistic_name="t",
                       null_value=null_value)
+
+
+def _scaled(*arrays):
+    """The arrays times one exact power of four when their magnitude is extreme, and its exponent.
+
+    t and its p-value are scale invariant, but scipy's variances underflow for scores near
+    1e-300 (t = inf, p = 0 where p is 0.32) and overflow near 1e300: the exact rescaling of
+    ``predstab._ratings.unit_scaled`` (no change in the safe range).
+    """
+    exponent = scaling_shift(*arrays)
+    return [np.ldexp(x, exponent) for x in arrays] if exponent else list(arrays), exponent
 
 
 @validate_params({"scores_a": ["array-like"], "scores_b": ["array-like", None], "paired": ["boolean"],
@@ -147,8 +162,9 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
         method = "One Sample t-test"
         if np.ptp(a) == 0.0:
             return _undefined(method, a.size - 1.0, float(a.mean()), level, alternative)
-        res = stats.ttest_1samp(a, mu, alternative=alternative)
-        return _from_scipy(res, a.mean(), level, method, alternative, mu)
+        (a_s, mu_s), e = _scaled(a, np.array(mu))
+        res = stats.ttest_1samp(a_s, float(mu_s), alternative=alternative)
+        return _from_scipy(res, a.mean(), level, method, alternative, mu, exponent=e)
     if paired and equal_var:
         raise ValueError("`equal_var` applies to the two-sample test only; got paired=True, "
                          "equal_var=True.")
@@ -158,9 +174,10 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
         method = "Paired t-test"
         if np.ptp(d) == 0.0:
             return _undefined(method, d.size - 1.0, float(d.mean()), level, alternative)
-        res = stats.ttest_rel(b, a, alternative=alternative) if mu == 0.0 else \
-            stats.ttest_1samp(d, mu, alternative=alternative)
-        return _from_scipy(res, d.mean(), level, method, alternative, mu)
+        (a_s, b_s, d_s, mu_s), e = _scaled(a, b, d, np.array(mu))
+        res = stats.ttest_rel(b_s, a_s, alternative=alternative) if mu == 0.0 else \
+            stats.ttest_1samp(d_s, float(mu_s), alternative=alternative)
+        return _from_scipy(res, d.mean(), level, method, alternative, mu, exponent=e)
     a = read_scores(scores_a, "scores_a", min_size=2)
     b = read_scores(scores_b, "scores_b", min_size=2)
     method = " Two Sample t-test" if equal_var else "Welch Two Sample t-test"
@@ -168,8 +185,9 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
     if np.ptp(a) == 0.0 and np.ptp(b) == 0.0:
         return _undefined(method, float(a.size + b.size - 2) if equal_var else float("nan"), estimate,
                           level, alternative)
-    res = stats.ttest_ind(b - mu, a, equal_var=equal_var, alternative=alternative)
-    return _from_scipy(res, estimate, level, method, alternative, mu, shift=mu)
+    (shifted, a_s), e = _scaled(b - mu, a)
+    res = stats.ttest_ind(shifted, a_s, equal_var=equal_var, alternative=alternative)
+    return _from_scipy(res, estimate, level, method, alternative, mu, shift=mu, exponent=e)
 
 
 _ZERO_METHODS = ("wilcox", "pratt")
