@@ -173,10 +173,6 @@ def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         type == "consistency" or ms.msc == 0))
     if perfect:
         statistic, pvalue, ci = np.inf, 0.0, ConfidenceInterval(1.0, 1.0)
-    elif np.isnan(value):
-        # undefined (zero expected variance, PredstabUndefinedWarning): no interval either, where
-        # the bounds would be -inf or ratios of rounding noise (-2.5e31 to -8.6e28)
-        ci = ConfidenceInterval(np.nan, np.nan)
     return name, value, statistic, df1, df2, pvalue, ci
 
 
@@ -444,8 +440,5 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     # Spearman-Brown step-up of the single-rater bounds (-inf at a bound of -1/(k-1), as in psych)
     with np.errstate(divide="ignore", invalid="ignore"):
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
-    for row in rows.values():
-        if np.isnan(row[0]):  # undefined ICC: no interval (as in icc())
-            row[5:] = [np.nan, np.nan]
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
