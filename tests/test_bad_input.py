@@ -623,3 +623,83 @@ def test_numbers_against_text_levels_are_compared_as_values(func):
     assert func(pred.astype(str), [str(b) for b in base], scale="ordinal", levels=[1, 2, 3]).value == numeric
     with pytest.raises(ValueError, match="levels"):
         func(pred, base, scale="ordinal", levels=["one", "two", "three"])
+
+
+# ------------------------------------------------ zero expected disagreement hidden by rounding
+
+LATIN = np.array([[4.0, 3.0, 2.0], [2.0, 4.0, 3.0], [3.0, 2.0, 4.0]])
+
+
+def _warned(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    stray = [str(w.message) for w in caught if not issubclass(w.category, predstab.PredstabWarning)]
+    assert not stray, stray
+    return result, [w.category for w in caught]
+
+
+@pytest.mark.parametrize("form", [dict(unit="average"), dict(model="twoway", unit="average")])
+def test_equal_row_means_make_the_average_icc_undefined(form):
+    # equal row means: MS_R is 3e-31 of rounding, the ICC was -3.38e30 with no warning
+    res, categories = _warned(lambda: icc(LATIN, **form))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
+    assert res.statistic == 0.0 and res.pvalue == 1.0
+    # random matrices whose rows are permutations of one row: MS_R is exactly 0 (54 of 275
+    # such cases gave +-1e16 to 1e30)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        row = rng.integers(0, 10, size=int(rng.integers(3, 6))).astype(float)
+        if np.ptp(row) == 0:
+            continue
+        x = np.array([rng.permutation(row) for _ in range(int(rng.integers(3, 9)))])
+        res, categories = _warned(lambda x=x: icc(x, **form))
+        assert np.isnan(res.value) and PredstabUndefinedWarning in categories
+
+
+def test_icc_table_on_a_latin_square():
+    table, categories = _warned(lambda: icc_table(LATIN))
+    assert np.isnan(table.loc["ICC1k", "ICC"]) and np.isnan(table.loc["ICC3k", "ICC"])
+    # ICC1 = (MS_R - MS_W) / (MS_R + 2 MS_W) with MS_R = 0: -1/2, by hand
+    assert table.loc["ICC1", "ICC"] == pytest.approx(-0.5, rel=1e-12)
+    assert PredstabUndefinedWarning in categories
+
+
+def test_cronbach_alpha_with_equal_totals_is_undefined():
+    # every row total is 9: var(total) is rounding noise, alpha was -inf with numpy warnings
+    res, categories = _warned(lambda: predstab.cronbach_alpha(LATIN))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
+
+
+# ------------------------------------------------------------- NaN always comes with a warning
+
+def test_cronbach_alpha_on_constant_and_missing_data():
+    res, categories = _warned(lambda: predstab.cronbach_alpha(np.ones((5, 3))))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
+    # all missing: an error, as every other reader gives
+    _raises(lambda: predstab.cronbach_alpha(np.full((5, 3), np.nan)), ValueError, "items", "missing")
+
+
+def test_cronbach_alpha_with_a_constant_item():
+    rng = np.random.default_rng(0)
+    x = np.column_stack([rng.normal(size=(20, 3)) + np.arange(20)[:, None], np.ones(20)])
+    res, categories = _warned(lambda: predstab.cronbach_alpha(x))
+    assert categories == [PredstabUndefinedWarning]  # was NaN plus 4-15 RuntimeWarnings
+    # raw alpha is defined: k / (k - 1) (1 - sum var_j / var(total)), by hand
+    k = x.shape[1]
+    by_hand = k / (k - 1) * (1 - x.var(axis=0, ddof=1).sum() / x.sum(axis=1).var(ddof=1))
+    assert res.value == pytest.approx(by_hand, rel=1e-12)
+    assert np.isnan(res.standardized)
+
+
+@pytest.mark.parametrize("func", [predstab.mean_correlation, predstab.mean_spearman])
+def test_mean_correlation_with_a_constant_rater(func):
+    rng = np.random.default_rng(0)
+    x = np.column_stack([rng.normal(size=(20, 3)) + np.arange(20)[:, None], np.ones(20)])
+    res, categories = _warned(lambda: func(x))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
+
+
+def test_rater_bias_of_identical_raters():
+    res, categories = _warned(lambda: predstab.rater_bias([[1, 1], [2, 2], [1, 1], [3, 3]]))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
