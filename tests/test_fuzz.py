@@ -387,3 +387,62 @@ def test_tune_num_learners_bad_options(option, value):
         warnings.simplefilter("ignore", predstab.PredstabWarning)
         with pytest.raises((ValueError, TypeError), match=f"`{option}`"):
             predstab.tune_num_learners(RandomForestRegressor(max_depth=2), X[:30], y[:30], X[30:], **kwargs)
+
+
+# --------------------------------------- degenerate and extreme numeric matrices (issue 23)
+
+def _hard_matrix(rng):
+    """A numeric matrix of a class that broke the measures: extreme magnitude, equal row means,
+    a constant column, identical columns, a masked array."""
+    n, k = int(rng.integers(3, 9)), int(rng.integers(2, 6))
+    x = np.round(rng.normal(size=(n, 1)) * 2 + rng.normal(size=(n, k)), int(rng.integers(0, 3)))
+    kind = int(rng.integers(6))
+    if kind == 0:
+        return x * 10.0 ** float(rng.choice([-1, 1]) * rng.uniform(150, 300))
+    if kind == 1:  # every row a permutation of one row: equal row means (and totals)
+        row = rng.integers(0, 6, size=k).astype(float)
+        return np.array([rng.permutation(row) for _ in range(n)])
+    if kind == 2:
+        x[:, int(rng.integers(k))] = 3.0
+        return x
+    if kind == 3:
+        return np.repeat(x[:, :1], k, axis=1)
+    if kind == 4:
+        return np.ma.masked_array(x, mask=rng.random(x.shape) < 0.2)
+    return np.full((n, k), float(rng.integers(0, 3)))
+
+
+HARD_TARGETS = {
+    "icc": lambda x: predstab.icc(x),
+    "icc(k)": lambda x: predstab.icc(x, unit="average"),
+    "icc(C,k)": lambda x: predstab.icc(x, model="twoway", unit="average"),
+    "icc(A,1)": lambda x: predstab.icc(x, model="twoway", type="agreement"),
+    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, level="interval"),
+    "robinson_a": predstab.robinson_a,
+    "iota": predstab.iota,
+    "finn": lambda x: predstab.finn(x, n_levels=7),
+    "mean_correlation": predstab.mean_correlation,
+    "mean_spearman": predstab.mean_spearman,
+    "cronbach_alpha": predstab.cronbach_alpha,
+    "cronbach_alpha(detail=False)": lambda x: predstab.cronbach_alpha(x, detail=False),
+    "phi(metric)": lambda x: predstab.phi(x, np.ravel(x)[::2], scale="metric"),
+    "psi(metric)": lambda x: predstab.psi(x, np.ravel(x)[::2], scale="metric"),
+    "rater_bias": lambda x: predstab.rater_bias(np.round(np.asarray(x)[:, :2] * 0)),
+    "compare.ttest(paired)": lambda x: cmp.ttest(np.asarray(x)[:, 0], np.asarray(x)[:, 1], paired=True),
+}
+
+
+@pytest.mark.parametrize("name", list(HARD_TARGETS))
+def test_degenerate_and_extreme_matrices_follow_the_convention(name):
+    # no numpy warning, no exception but a documented one, NaN only with a PredstabUndefinedWarning,
+    # and a finite value stays in the measure's range (ICC(k) was -3.4e30, alpha -inf)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(N_INPUTS):
+        x = _hard_matrix(rng)
+        result = check(lambda x=x: HARD_TARGETS[name](x))
+        value = getattr(result, "value", None)
+        # (finn and t are not bounded; alpha from pairwise-complete covariances can exceed 1, as psych's)
+        bounded = not name.startswith(("compare", "finn")) and not (
+            name.startswith("cronbach") and isinstance(x, np.ma.MaskedArray))
+        if isinstance(value, float) and np.isfinite(value) and bounded:
+            assert -1e6 < value <= 1 + 1e-12, (name, x, value)

@@ -61,7 +61,8 @@ def _value(name, x):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         value = np.asarray(MEASURES[name](x), dtype=float)
-    stray = [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, PredstabWarning)]
+    stray = [f"{w.category.__name__}: {w.message}" for w in caught
+             if not issubclass(w.category, PredstabWarning)]
     assert not stray, stray
     return value
 

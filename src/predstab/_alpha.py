@@ -186,6 +186,8 @@ def _smc(r, inv=None):
     """
     if r.shape[0] == 1:
         return np.ones(1)
+    if not np.isfinite(r).all():  # an item of zero variance: no correlations, no smc
+        return np.full(r.shape[0], np.nan)
     if inv is None:
         inv = _inverse(r)
     if inv is None:
@@ -401,11 +403,13 @@ def _alpha_summary(items, confidence_level):
     item_mean, item_var, total_var, sum_r = moments
     n, k = x.shape
     raw = _raw_alpha(item_var.sum(), total_var, n, k)
+    sum_r = np.float64(sum_r)  # 0 for constant standardised totals: inf, not ZeroDivisionError
     std = (1 - k / sum_r) * (k / (k - 1))
     av_r = (sum_r - k) / (k * (k - 1))
     return CronbachAlphaResult(
         value=float(raw), standardized=float(std), g6=None, average_r=float(av_r), median_r=None,
-        signal_noise=float(k * av_r / (1 - av_r)), standard_error=None, mean=float(item_mean.mean()) * scale,
+        signal_noise=float(np.float64(k * av_r) / (1 - av_r)), standard_error=None,
+        mean=float(item_mean.mean()) * scale,
         sd=float(np.sqrt(total_var) / k) * scale, confidence_interval=_feldt(raw, n, k, confidence_level),
         confidence_level=float(confidence_level), n_objects=int(n), n_items=int(k), alpha_drop=None,
         item_stats=None)

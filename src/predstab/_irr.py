@@ -627,6 +627,9 @@ def _mean_correlation(x, method, fisher, function):
                 stacklevel=4,
             )
         pairs = pairs[keep | np.isnan(pairs)]
+        if not pairs.size:
+            warnings.warn("Every correlation is perfect and was dropped: the Fisher mean is undefined and "
+                          "set to nan.", PredstabUndefinedWarning, stacklevel=4)
         with np.errstate(divide="ignore", invalid="ignore"):
             value = float(np.tanh(np.mean(np.arctanh(pairs)))) if pairs.size else nan
             statistic = float(value / np.sqrt(1 / np.float64(n - 3)))
