@@ -468,10 +468,11 @@ def _tune(X_test, method, **kw):
     from sklearn.ensemble import RandomForestRegressor
 
     X, y, _ = _tune_data()
-    options = dict(grid=[5, 10, 20], n_repeats=3, random_state=0, measures=("icc", "phi"), n_bootstrap=0)
-    if method != "refit":
-        options["pool_size"] = 60
+    options = dict(grid=[5, 10, 20], n_repeats=3, random_state=0, measures=("icc", "phi"), n_bootstrap=0,
+                   pool_size=60)
     options.update(kw)
+    if method == "refit":
+        options.pop("pool_size")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabDataWarning)
         return predstab.tune_num_learners(RandomForestRegressor(max_depth=4), X, y, X_test=X_test,
@@ -487,7 +488,7 @@ def test_x_test_with_other_features_is_refused_as_predict_refuses_it(method):
         _tune(X_test[:, :3], method)
 
 
-@pytest.mark.parametrize("method", ["pool", "closed_form"])
+@pytest.mark.parametrize("method", ["pool", "closed_form", "refit"])
 def test_x_test_error_names_x_test(method):
     _, _, X_test = _tune_data()
     _raises(lambda: _tune(X_test[:, :3], method), ValueError, "X_test", "expecting 4 features")
@@ -533,9 +534,10 @@ def test_refit_tables_do_not_depend_on_n_jobs():
         for tree in forest.estimators_:
             by_hand += tree.predict(X_test.astype(np.float32))
         np.testing.assert_array_equal(one[0], by_hand / 80)
-    tables = [_tune(X_test, "refit", n_jobs=n_jobs, grid=[10, 20, 40], n_repeats=2).table
-              .drop(columns="seconds") for n_jobs in (1, 2)]
-    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
+    for method in ("refit", "pool", "closed_form"):  # docs/reliability.md: no table depends on n_jobs
+        tables = [_tune(X_test, method, n_jobs=n_jobs, grid=[10, 20, 40], n_repeats=2, pool_size=80).table
+                  .drop(columns="seconds") for n_jobs in (1, 2)]
+        pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
 
 
 def test_one_row_x_test_names_x_test_not_the_default_fraction():

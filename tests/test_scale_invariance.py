@@ -20,7 +20,7 @@ import predstab
 from predstab import PredstabWarning
 from predstab import compare as cmp
 
-SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=8, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 TINY = np.finfo(float).tiny
 

@@ -514,6 +514,10 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
     model = _forest_with(estimator, n, seed, n_jobs)
     start = time.perf_counter()
     model.fit(X, y)
+    if X_test is not None:
+        from ._pool import check_test_data
+
+        X_test = check_test_data(model, X_test)  # the pool's check: the error names `X_test`
     if "n_jobs" in model.get_params():
         # scikit-learn's threaded predict adds the trees' predictions in the order the threads
         # finish, so its last bits depend on n_jobs: predict in one thread (the trees' fixed
