@@ -1186,7 +1186,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         Of the bands and the recommendation's interval.
     random_state : None, int or numpy.random.Generator
     n_jobs : int or None
-        Passed to the ensemble's ``n_jobs``.
+        Passed to the ensemble's ``n_jobs`` for fitting (the K-fold baseline of psi runs its
+        folds in parallel instead). Refit forests predict in one thread, so the tables are
+        bit-identical for every ``n_jobs``.
     progress : callable, optional
         ``progress(done, total)`` after each fitted ensemble.
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
