@@ -446,3 +446,81 @@ def test_degenerate_and_extreme_matrices_follow_the_convention(name):
             name.startswith("cronbach") and isinstance(x, np.ma.MaskedArray))
         if isinstance(value, float) and np.isfinite(value) and bounded:
             assert -1e6 < value <= 1 + 1e-12, (name, x, value)
+
+
+def _random_x_test(rng):
+    width = int(rng.choice([1, 2, 2, 3]))
+    x = rng.normal(size=(int(rng.integers(1, 5)), width))
+    kind = int(rng.integers(4))
+    if kind == 1:
+        return np.asfortranarray(x)
+    if kind == 2:
+        return x[:, ::-1] if width > 1 else x  # a strided view
+    if kind == 3:
+        return pd.DataFrame(x, columns=[f"c{j}" for j in range(width)])
+    return x
+
+
+def test_random_x_test_gives_the_forest_s_own_predictions_or_an_error_naming_x_test():
+    # issue 23 item 1: the cache called tree_.predict unchecked (fewer columns read past the array)
+    rng = np.random.default_rng(23)
+    n_ok = n_refused = 0
+    for _ in range(30):
+        X_test = _random_x_test(rng)
+        pool = predstab.TreePool(_forest(), n_learners=4, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # scikit-learn: X has feature names
+            try:
+                pool.fit(_X, np.arange(6.0), X_test)
+            except ValueError as exc:
+                assert "`X_test`" in str(exc), exc
+                with pytest.raises(ValueError):  # the forest's own predict refuses it too
+                    pool.ensemble_.predict(X_test)
+                n_refused += 1
+                continue
+            np.testing.assert_allclose(pool.test_predictions_.mean(axis=1), pool.ensemble_.predict(X_test),
+                                       rtol=1e-12)
+            n_ok += 1
+    assert n_ok and n_refused
+
+
+# ------------------------------------------------------------------------- weight matrices
+
+WEIGHTED_TARGETS = {
+    "fleiss_kappa": lambda x, w: predstab.fleiss_kappa(x, weights=w),
+    "krippendorff_alpha": lambda x, w: predstab.krippendorff_alpha(x, weights=w),
+    "gwet_ac1": lambda x, w: predstab.gwet_ac1(x, weights=w),
+    "conger_kappa": lambda x, w: predstab.conger_kappa(x, weights=w),
+    "cohen_kappa": lambda x, w: predstab.cohen_kappa(x[:, :2], weights=w),
+}
+
+
+def _random_weights(rng, q):
+    w = rng.random((q, q))
+    kind = int(rng.integers(6))
+    if kind < 2:  # a valid agreement matrix
+        w = (w + w.T) / 2
+    elif kind == 2:
+        w = (w + w.T) * 2
+    elif kind == 3:
+        w = (w + w.T) / 2 - 0.7
+    elif kind == 4 and q > 1:
+        w = w[:-1]
+    np.fill_diagonal(w, 1.0 if kind != 5 else 0.9)
+    return w
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED_TARGETS))
+def test_random_weight_matrices_give_a_coefficient_at_most_1_or_an_error_naming_weights(name):
+    # issue 23 item 5: weights above 1 gave Fleiss' kappa 7.92; an asymmetric matrix two kappas
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(N_INPUTS // 2):
+        x = rng.integers(0, 3, size=(int(rng.integers(3, 8)), 3))
+        x[0], x[1] = [0, 1, 2], [2, 2, 0]  # every category used (also in the first two raters): 3 x 3 fits
+        w = _random_weights(rng, 3)
+        result = check(lambda x=x, w=w: WEIGHTED_TARGETS[name](x, w))
+        valid = w.shape == (3, 3) and (w >= 0).all() and (w <= 1).all() and (np.diag(w) == 1).all() \
+            and (w == w.T).all()
+        assert (result is not None) == valid, (w, result)
+        if result is not None and np.isfinite(result.value):
+            assert result.value <= 1 + 1e-12
