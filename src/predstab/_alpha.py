@@ -215,8 +215,10 @@ def _raw_alpha(item_var_sum, total_var, n, k):
     V (the sum of the covariance matrix) is zero for equal row totals (a Latin square) but
     comes out as rounding noise, which gave -inf or -1e16: it is zero when
     ``predstab._convention.negligible`` against the sum of the item variances. The caller warns.
+    A clearly negative V (pairwise-complete covariances need not be positive definite) gives
+    psych's value, above k / (k - 1).
     """
-    if negligible(total_var, item_var_sum, n * k * k) or not total_var > 0:
+    if negligible(abs(total_var), item_var_sum, n * k * k):
         return float("nan")
     return (1 - item_var_sum / total_var) * (k / (k - 1))
 
@@ -462,6 +464,14 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         ``.alpha_drop`` and ``.item_stats`` (DataFrames, one row per item); with
         ``detail=False`` the fields that need the k x k matrix are None.
 
+    Warns
+    -----
+    PredstabUndefinedWarning
+        When the variance of the total score is zero (equal row totals, as in a Latin square,
+        or constant data; detected against rounding by ``predstab._convention.negligible``):
+        alpha is NaN. When an item has zero variance: raw alpha is defined, the standardised
+        alpha and the correlation statistics are NaN. No numpy warning is raised.
+
     References
     ----------
     .. [1] Cronbach, L. J. (1951). Coefficient alpha and the internal structure of tests.
@@ -495,8 +505,9 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         else:
             res = _psych_alpha(items, confidence_level)
     if np.isnan(res.value):
-        warnings.warn("The variance of the total score is zero (every object has the same total, or "
-                      "every score is the same): Cronbach's alpha is undefined and set to nan.",
+        warnings.warn("The variance of the total score is zero or not computable (every object has the "
+                      "same total, every score is the same, or an item has no score): Cronbach's alpha "
+                      "is undefined and set to nan.",
                       PredstabUndefinedWarning, stacklevel=3)
     elif np.isnan(res.standardized):
         warnings.warn("An item has zero variance (or too few scores): its correlations are undefined, "

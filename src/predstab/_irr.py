@@ -675,6 +675,9 @@ def mean_correlation(ratings, /, *, fisher=True):
     -----
     PredstabDataWarning
         When perfect correlations are left out of the Fisher average (irr's ``error`` note).
+    PredstabUndefinedWarning
+        When a rater is constant (its correlations are undefined) or every correlation is
+        perfect (nothing left to average): the value is NaN.
 
     Examples
     --------
@@ -848,6 +851,11 @@ def rater_bias(ratings, /, *, table=False):
     Returns
     -------
     RaterBiasResult
+
+    Warns
+    -----
+    PredstabUndefinedWarning
+        When the raters never disagree (b + c = 0): the value is NaN (irr: NaN, silently).
 
     Notes
     -----
