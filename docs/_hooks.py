@@ -8,7 +8,13 @@ Placeholders in the pages are replaced at build time, so the site never drifts f
 - ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command.
 
 Nav entries whose page does not exist (yet) are dropped, and the Benchmarks section lists
-whatever ``docs/benchmarks/*.md`` holds, so pages written by other areas appear when they land.
+whatever ``docs/benchmarks/*.md`` holds (less the pages the nav lists elsewhere, and with the
+headings' backticks dropped: a nav shows plain text), so pages written by other areas appear
+when they land.
+
+:class:`NumpydocMath` is a griffe extension (mkdocs.yml loads it for mkdocstrings): it turns
+the docstrings' reST ``:math:`...``` roles and ``.. math::`` blocks into the ``\\(...\\)`` and
+``$$...$$`` of pymdownx.arithmatex, which MathJax typesets; numpydoc has no other math syntax.
 """
 
 from __future__ import annotations
@@ -45,7 +51,11 @@ _SECTIONS = {
     "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
     "._io": "Reading files (CSV, Parquet)",
+    "._cohen": "Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, irr::N.cohen.kappa)",
+    "._irr": "Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, ...)",
 }
+
+_SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}
 
 
 def _exists(page, docs_dir):
@@ -59,7 +69,21 @@ def _title_of(path):
     return path.stem.replace("-", " ").replace("_", " ").capitalize()
 
 
-def _filter_nav(items, docs_dir):
+def _listed_pages(items):
+    """Every page path the nav names (at any depth)."""
+    for item in items:
+        if isinstance(item, str):
+            yield item
+            continue
+        (_, value), = item.items()
+        if isinstance(value, list):
+            yield from _listed_pages(value)
+        else:
+            yield str(value)
+
+
+def _filter_nav(items, docs_dir, listed=None):
+    listed = set(_listed_pages(items)) if listed is None else listed
     out = []
     for item in items:
         if isinstance(item, str):
@@ -68,12 +92,14 @@ def _filter_nav(items, docs_dir):
             continue
         (title, value), = item.items()
         if title == "Benchmarks":
-            pages = sorted((Path(docs_dir) / "benchmarks").glob("*.md"))
+            pages = [p for p in sorted((Path(docs_dir) / "benchmarks").glob("*.md"))
+                     if f"benchmarks/{p.name}" not in listed]
             if pages:
-                out.append({title: [{_title_of(p): f"benchmarks/{p.name}"} for p in pages]})
+                out.append({title: [{_title_of(p).replace("`", ""): f"benchmarks/{p.name}"}
+                                    for p in pages]})
             continue
         if isinstance(value, list):
-            kept = _filter_nav(value, docs_dir)
+            kept = _filter_nav(value, docs_dir, listed)
             if kept:
                 out.append({title: kept})
         elif str(value).startswith(("http://", "https://")) or _exists(value, docs_dir):
@@ -117,9 +143,12 @@ def _api_reference():
             continue
         if hasattr(mod, name):
             by_module.setdefault(module, []).append(name)
+    untitled = sorted(set(by_module) - set(_SECTIONS))
+    if untitled:  # a heading must say what the section holds, not name a private module
+        raise RuntimeError(f"docs/_hooks.py: _SECTIONS has no heading for the module(s) {untitled}")
     parts = []
     for module, names in by_module.items():
-        parts.append(f"## {_SECTIONS.get(module, module.lstrip('.'))}\n")
+        parts.append(f"## {_SECTIONS[module]}\n")
         parts.extend(f"::: predstab.{module.lstrip('.')}.{name}\n" for name in names)
     for sub in predstab._SUBMODULES:
         if sub == "cli":
@@ -128,8 +157,8 @@ def _api_reference():
             importlib.import_module(f"predstab.{sub}")
         except ImportError:
             continue
-        parts.append(f"## `predstab.{sub}`\n\n::: predstab.{sub}\n    options:\n"
-                     "      show_root_heading: false\n")
+        parts.append(f"## {_SUBMODULE_SECTIONS.get(sub, sub)}: predstab.{sub}\n\n"
+                     f"::: predstab.{sub}\n    options:\n      show_root_heading: false\n")
     parts.append("## Warnings and small types\n\n::: predstab._exceptions\n    options:\n"
                  "      show_root_heading: false\n\n::: predstab._utils.ConfidenceInterval\n")
     return "\n".join(parts)
@@ -162,3 +191,54 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
             return _FILLERS[match.group(1)]()
 
     return re.sub(r"<!-- predstab:(\w+) -->", fill, markdown)
+
+
+# --------------------------------------------------------------------------- math in docstrings
+_MATH_ROLE = re.compile(r":math:`([^`]+)`")
+_MATH_DIRECTIVE = re.compile(r"^(?P<indent>[ ]*)\.\. math::[ ]*(?P<inline>.*)$")
+
+
+def _indent_of(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def rest_math_to_arithmatex(text):
+    """``text`` with reST math written for pymdownx.arithmatex (generic mode).
+
+    ``:math:`x``` becomes ``\\(x\\)``; a ``.. math::`` directive (its formula on the same line
+    or in the indented lines below it) becomes a ``$$`` block at the directive's indentation,
+    blank lines around it so that Markdown keeps it a block of its own.
+    """
+    # a role may wrap onto the next line of the docstring
+    lines = _MATH_ROLE.sub(lambda m: f"\\({m.group(1)}\\)", text).split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        match = _MATH_DIRECTIVE.match(lines[i])
+        if match is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = match.group("indent")
+        body = [match.group("inline").strip()] if match.group("inline").strip() else []
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > len(indent)):
+            if lines[i].strip():  # a blank line would end the formula in TeX and in Markdown
+                body.append(lines[i].strip())
+            i += 1
+        out.extend(["", f"{indent}$$", *(f"{indent}{b}" for b in body), f"{indent}$$", ""])
+    return "\n".join(out)
+
+
+try:
+    from griffe import Extension
+except ImportError:  # only mkdocstrings needs the extension; the hooks above work without griffe
+    Extension = object
+
+
+class NumpydocMath(Extension):
+    """Griffe extension: every docstring's reST math as arithmatex input (see the module text)."""
+
+    def on_instance(self, *, obj, **kwargs):
+        if obj.docstring is not None:
+            obj.docstring.value = rest_math_to_arithmatex(obj.docstring.value)

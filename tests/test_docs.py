@@ -205,3 +205,93 @@ def test_license_goes_into_the_wheel(monkeypatch):
                         "pip wheel . --no-deps, then look for .dist-info/licenses/LICENSE in the wheel")
         finalize()
     assert "LICENSE" in dist.metadata.license_files
+
+
+# --------------------------------------------------------------------------- the site's generated parts
+def _hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("predstab_docs_hooks", ROOT / "docs" / "_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mkdocs_config():
+    import yaml
+
+    return yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+
+def test_docstring_math_reaches_the_site_as_arithmatex():
+    # issue 22, item 21: the reference showed 285 :math: roles and .. math:: blocks as raw text.
+    # Load the package with the griffe extensions mkdocs.yml gives mkdocstrings, as the build does.
+    import griffe
+    import markdown
+
+    options = _mkdocs_config()["plugins"][1]["mkdocstrings"]["handlers"]["python"]["options"]
+    extensions = griffe.load_extensions(*[str(ROOT / e) for e in options.get("extensions", [])])
+    package = griffe.load("predstab", search_paths=[str(ROOT / "src")], extensions=extensions,
+                          docstring_parser="numpy")
+    docstrings, seen = [], set()
+
+    def walk(obj):
+        if obj.path in seen or obj.is_alias:
+            return
+        seen.add(obj.path)
+        if obj.docstring is not None:
+            docstrings.append((obj.path, obj.docstring.value))
+        for member in obj.members.values():
+            walk(member)
+
+    walk(package)
+    raw = [path for path, text in docstrings if ":math:`" in text or ".. math::" in text]
+    assert raw == [], f"reST math left in {raw[:5]}"
+    # the formula of TreePool's docstring, through the site's Markdown: a block MathJax typesets
+    pool = dict(docstrings)["predstab._pool.TreePool"]
+    html = markdown.markdown(pool, extensions=["pymdownx.arithmatex"],
+                             extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    assert '<div class="arithmatex">\\[\nW = \\frac{1}{N}\\sum_i \\sigma_i^2, \\qquad' in html
+    assert '<span class="arithmatex">\\(\\sigma_i^2 / n\\)</span>' in html
+    assert ":math:" not in html
+
+
+def test_rest_math_conversion_keeps_text_and_indentation():
+    convert = _hooks().rest_math_to_arithmatex
+    text = ("Value :math:`s(n)` and a role that\nwraps :math:`a +\nb`.\n\n    .. math::\n\n"
+            "        x = 1,\n\n        y = 2\n\n    After.\n.. math:: z = 3\nEnd")
+    assert convert(text) == ("Value \\(s(n)\\) and a role that\nwraps \\(a +\nb\\).\n\n\n    $$\n"
+                             "    x = 1,\n    y = 2\n    $$\n\n    After.\n\n$$\nz = 3\n$$\n\nEnd")
+
+
+def test_api_reference_sections_are_named_by_what_they_hold():
+    # item 21: two sections were headed by private module names (_cohen, _irr)
+    hooks = _hooks()
+    hooks._importable()
+    headings = re.findall(r"^## (.+)$", hooks._api_reference(), flags=re.M)
+    assert ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, irr::N.cohen.kappa)"
+            in headings)
+    assert not [h for h in headings if re.search(r"(^|[\s.`])_\w", h)], headings
+    import predstab
+
+    assert set(predstab._EXPORTS.values()) <= set(hooks._SECTIONS), "a module without a section heading"
+
+
+def test_nav_lists_each_page_once_in_plain_text():
+    # item 21: the nav showed literal backticks and listed the coverage page twice
+    hooks = _hooks()
+    nav = hooks.on_config({"nav": _mkdocs_config()["nav"], "docs_dir": str(ROOT / "docs")})["nav"]
+    pages = list(hooks._listed_pages(nav))
+    assert len(pages) == len(set(pages)), sorted(p for p in pages if pages.count(p) > 1)
+    assert {"benchmarks/coverage.md", "benchmarks/stability.md"} <= set(pages)
+
+    def titles(items):
+        for item in items:
+            if isinstance(item, dict):
+                (title, value), = item.items()
+                yield title
+                if isinstance(value, list):
+                    yield from titles(value)
+
+    assert "Speed of predstab.phi / predstab.psi" in set(titles(nav))
+    assert not [t for t in titles(nav) if "`" in t]
