@@ -295,3 +295,43 @@ def test_nav_lists_each_page_once_in_plain_text():
 
     assert "Speed of predstab.phi / predstab.psi" in set(titles(nav))
     assert not [t for t in titles(nav) if "`" in t]
+
+
+def test_ranger_min_node_size_maps_the_same_in_the_docs_and_tune_help():
+    # issue 22, item 24: r-to-python.md said min_samples_split=5, `tune --help` --min-samples-leaf 5.
+    # ranger stops splitting a node of min.node.size or fewer samples (`if (size <= min_node_size)`
+    # in its Tree*::splitNodeInternal); scikit-learn splits a node of min_samples_split or more.
+    from predstab.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    texts = {"predstab tune --help": sub.choices["tune"].format_help(),
+             "docs/r-to-python.md": (ROOT / "docs" / "r-to-python.md").read_text(encoding="utf-8"),
+             "docs/cli.md": (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")}
+    for where, text in texts.items():
+        flat = " ".join(text.replace("`", "").split())
+        assert "min_samples_split = min.node.size + 1" in flat, where
+        assert not re.search(r"leaf \(min\.node\.size\)|min_samples_split=5\b", flat), where
+    # and the tutorial's forest follows the rule for ranger's regression default (5)
+    tutorial = (ROOT / "docs" / "tutorials" / "tune-tree-count.md").read_text(encoding="utf-8")
+    assert 'RandomForestRegressor(max_features="sqrt", min_samples_split=6)' in tutorial
+
+
+def test_estimator_line_lists_every_option_passed():
+    # item 24: "Estimator:" showed six fixed parameters, not e.g. the min_samples_split passed
+    from sklearn.ensemble import RandomForestRegressor
+
+    import predstab
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + rng.normal(scale=0.5, size=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = predstab.tune_num_learners(
+            RandomForestRegressor(max_features="sqrt", min_samples_split=6, max_leaf_nodes=12, n_jobs=1),
+            X[:30], y[:30], X[30:], grid=(2, 4, 8), n_repeats=2, measures=("phi",), pool_size=16,
+            n_bootstrap=0, random_state=0)
+    line = next(s for s in str(result).splitlines() if s.startswith(" Estimator: "))
+    assert line == (" Estimator: RandomForestRegressor(max_features='sqrt', min_samples_leaf=1, "
+                    "max_samples=None, bootstrap=True, max_depth=None, criterion='squared_error', "
+                    "max_leaf_nodes=12, min_samples_split=6)")
