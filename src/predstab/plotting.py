@@ -178,7 +178,8 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         Fitted 2PL curves, ``stability(n) = 1 / (1 + (p1 / n)**p2)``, drawn as lines.
     recommended : int or dict of str to int, optional
         Recommended number of trees (one for the plot, or one per measure): a dashed vertical
-        line with its value.
+        line, its value in the legend (beside the axes in a figure of its own, so no label
+        crosses the curves and the legend covers no point).
     ax : matplotlib Axes, optional
         Draw here instead of a new figure.
     title : str, optional
@@ -296,17 +297,21 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         values themselves. Objects whose value is undefined (NaN) are counted in the title and
         left out.
     kind : {"bar", "hist"}, default "bar"
-        ``"bar"``: one bar per object, sorted from least to most stable. ``"hist"``: a
-        histogram (for many objects), the least stable objects marked below it.
+        ``"bar"``: one bar per object, sorted from least to most stable, with the object's
+        confidence interval as an error bar when the result has them (``per_object_low`` /
+        ``per_object_high``; one object: its value and interval in the title too). ``"hist"``:
+        a histogram (for many objects), the least stable objects marked with a line each and
+        named one row apiece, so equal values never print over each other.
     labels : sequence of str, optional
         Names of the objects. Default: the row labels of the input DataFrame (a result's
         ``object_labels``), else the 0-based row positions, the numbering of
         :meth:`~predstab.StabilityResult.per_object_frame` and of predstab's warnings.
     n_labelled : int, default 5
         How many of the least stable objects to name; objects at the highest value are never
-        named (when all objects are equally stable, none is).
+        named (when all objects are equally stable, none is). On bars too narrow for every
+        name, a name that would overlap one to its left is left out.
     threshold : float, optional
-        A reference stability (e.g. 0.9) drawn as a line.
+        A reference stability (e.g. 0.9) drawn as a dotted line, labelled in the legend.
     ax : matplotlib Axes, optional
     title : str, optional
 
