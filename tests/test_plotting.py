@@ -346,8 +346,8 @@ def test_single_object_plot_shows_its_interval():
     result = predstab.phi(preds, np.arange(1.0, 21.0))
     fig = result.plot()
     ax = fig.axes[0]
-    (container,) = [c for c in ax.containers if getattr(c, "errorbar", None) is not None]
-    (segment,) = container.errorbar.lines[2][0].get_segments()
+    (bars,) = [c for c in ax.collections if c.get_label() == "95% interval"]
+    (segment,) = bars.get_segments()
     np.testing.assert_allclose(segment[:, 1], [result.per_object_low[0], result.per_object_high[0]],
                                rtol=1e-12)
     interval = (result.per_object_low[0], result.per_object_high[0])
@@ -357,4 +357,21 @@ def test_single_object_plot_shows_its_interval():
     assert ax.get_title() == (f"phi per object: {result.value:.4f} "
                               f"(95% interval {interval[0]:.4f} to {interval[1]:.4f})")
     assert legend_texts(fig) == ["95% interval"]
+    _check_layout(fig)
+
+
+def test_per_object_intervals_are_drawn_as_the_result_holds_them():
+    # a per-object interval clipped at 0 need not contain a negative estimate (categorical phi of
+    # an object whose refits disagree more than the baseline does): drawn low to high, no crash
+    rng = np.random.default_rng(0)
+    preds = rng.choice(["a", "b"], size=(20, 6), p=[0.8, 0.2]).astype(object)
+    preds[:5] = "a"
+    result = predstab.phi(preds, rng.choice(["a", "b"], size=50), scale="categorical")
+    assert np.any(result.per_object < result.per_object_low)  # the case this test is about
+    fig = result.plot(n_labelled=3)
+    (bars,) = [c for c in fig.axes[0].collections if c.get_label() == "95% interval"]
+    order = np.argsort(result.per_object, kind="stable")
+    ends = np.array([seg[:, 1] for seg in bars.get_segments()])
+    np.testing.assert_allclose(ends, np.c_[result.per_object_low[order], result.per_object_high[order]],
+                               rtol=1e-12)
     _check_layout(fig)

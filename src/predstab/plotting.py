@@ -342,14 +342,16 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         colours = ["C3" if i in set(lowest) else "C0" for i in order]
         with_interval = order.size > 0 and bool(np.isfinite(low[order]).all()
                                                 and np.isfinite(high[order]).all())
-        yerr = (np.vstack([values[order] - low[order], high[order] - values[order]]) if with_interval
-                else None)
         interval = f"{getattr(stability, 'confidence_level', 0.95):.0%} interval" if with_interval else None
         # one object: a narrow bar, its value and interval in the title
-        bars = ax.bar(x, values[order], color=colours, width=0.85 if order.size > 1 else 0.3, yerr=yerr,
-                      capsize=4 if order.size <= 20 else 0, error_kw={"ecolor": "0.3", "lw": 1})
+        ax.bar(x, values[order], color=colours, width=0.85 if order.size > 1 else 0.3)
         if with_interval:
-            bars.errorbar.set_label(interval)
+            # from low to high as the result holds them (not as +- distances from the value: an
+            # interval clipped at a bound need not contain a value beyond it)
+            ax.vlines(x, low[order], high[order], colors="0.3", lw=1, label=interval, zorder=3)
+            if order.size <= 20:
+                ax.plot(np.repeat(x, 2), np.concatenate([low[order], high[order]]).reshape(2, -1).T.ravel(),
+                        "_", color="0.3", ms=10, zorder=3)
         tops = high if with_interval else values
         for rank, i in enumerate(lowest):
             texts.append(ax.annotate(labels[i], (x[rank], tops[i]), textcoords="offset points", xytext=(0, 3),
