@@ -432,6 +432,9 @@ def _fit_table(fits, scenarios):
     return pd.DataFrame(rows, dtype=object)
 
 
+DPI = 110  # 13 x 8 in -> 1430 x 880 px: readable on the page at its full width
+
+
 def _plots(curves, fits, small, maize, img):
     import matplotlib
 
@@ -470,17 +473,20 @@ def _plots(curves, fits, small, maize, img):
         ax.set_title(name)
         ax.set_xlabel("trees per forest")
         ax.set_ylabel("stability")
-        ax.legend(fontsize=7)
+        outside_legend(ax)
 
-    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    def outside_legend(ax):
+        # beside the panel, never over its points (issue 22, item 23)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8), layout="constrained")
     for ax, name in zip(axes.ravel(), SCENARIOS, strict=True):
         curve_panel(ax, name, ["phi", "psi (OOB)", "psi (5-fold)"])
     fig.suptitle("Claim 1: phi and psi against the number of trees, with 2PL fits")
-    fig.tight_layout()
-    fig.savefig(img / "claim1_curves.png", dpi=90)
+    fig.savefig(img / "claim1_curves.png", dpi=DPI)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
     curve_panel(axes[0], "rare", ["phi", "psi (OOB)", "kappa", "alpha"])
     axes[0].set_title("rare class (5 % minority)")
     if maize is not None:
@@ -493,11 +499,10 @@ def _plots(curves, fits, small, maize, img):
         axes[1].set_title(f"maize maturity class ({maize['trees']} trees, {maize['refits']} refits)")
         axes[1].axhline(0, color="k", lw=0.5)
     fig.suptitle("Claim 2: the prevalence problem")
-    fig.tight_layout()
-    fig.savefig(img / "claim2_prevalence.png", dpi=90)
+    fig.savefig(img / "claim2_prevalence.png", dpi=DPI)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
     for label, frame, style in [("simulated", small, "-"),
                                 ("maize yield", None if maize is None else maize["small"], "--")]:
         if frame is None:
@@ -513,13 +518,12 @@ def _plots(curves, fits, small, maize, img):
     axes[1].axhline(0, color="k", lw=0.5)
     axes[1].set_xlabel("test objects")
     axes[1].set_ylabel("mean minus full-test-set value")
-    axes[0].legend(fontsize=7)
+    outside_legend(axes[1])  # one legend for both panels (the same lines), beside the right one
     fig.suptitle("Claim 3: small test sets")
-    fig.tight_layout()
-    fig.savefig(img / "claim3_small_test_sets.png", dpi=90)
+    fig.savefig(img / "claim3_small_test_sets.png", dpi=DPI)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 5), layout="constrained")
     fr = fits["rare"]
     recs = [f["recommend"] for f in fr.values() if f["recommend"]]
     curve_panel(ax, "rare", ["phi", "psi (OOB)", "kappa", "alpha"], extend=max([2e5, *recs]))
@@ -528,8 +532,7 @@ def _plots(curves, fits, small, maize, img):
             ax.axvline(fr[m]["recommend"], color=colors[m], ls=":", lw=1)
     ax.set_title("Claim 4: 2PL per measure (rare class), dotted: optRF's recommendation\n"
                  "(drawn only where the 2PL fits, R² ≥ 0.9)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(img / "claim4_recommendations.png", dpi=90)
+    fig.savefig(img / "claim4_recommendations.png", dpi=DPI)
     plt.close(fig)
 
 

@@ -7,8 +7,19 @@ Placeholders in the pages are replaced at build time, so the site never drifts f
 - ``<!-- predstab:api -->``        a mkdocstrings block for every public name that exists;
 - ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command.
 
+Every tutorial (``docs/tutorials/*.md``) is run block by block with docs/_blocks.py, the runner
+tests/test_docs.py uses, and what each block printed and drew is shown right after it: the
+output as a text block, the figures as images (``tutorials/_output/<page>-<k>.png``, files of
+the built site only). A failing block fails the build.
+
 Nav entries whose page does not exist (yet) are dropped, and the Benchmarks section lists
-whatever ``docs/benchmarks/*.md`` holds, so pages written by other areas appear when they land.
+whatever ``docs/benchmarks/*.md`` holds (less the pages the nav lists elsewhere, and with the
+headings' backticks dropped: a nav shows plain text), so pages written by other areas appear
+when they land.
+
+:class:`NumpydocMath` is a griffe extension (mkdocs.yml loads it for mkdocstrings): it turns
+the docstrings' reST ``:math:`...``` roles and ``.. math::`` blocks into the ``\\(...\\)`` and
+``$$...$$`` of pymdownx.arithmatex, which MathJax typesets; numpydoc has no other math syntax.
 """
 
 from __future__ import annotations
@@ -45,7 +56,11 @@ _SECTIONS = {
     "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
     "._io": "Reading files (CSV, Parquet)",
+    "._cohen": "Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, irr::N.cohen.kappa)",
+    "._irr": "Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, ...)",
 }
+
+_SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}
 
 
 def _exists(page, docs_dir):
@@ -59,7 +74,21 @@ def _title_of(path):
     return path.stem.replace("-", " ").replace("_", " ").capitalize()
 
 
-def _filter_nav(items, docs_dir):
+def _listed_pages(items):
+    """Every page path the nav names (at any depth)."""
+    for item in items:
+        if isinstance(item, str):
+            yield item
+            continue
+        (_, value), = item.items()
+        if isinstance(value, list):
+            yield from _listed_pages(value)
+        else:
+            yield str(value)
+
+
+def _filter_nav(items, docs_dir, listed=None):
+    listed = set(_listed_pages(items)) if listed is None else listed
     out = []
     for item in items:
         if isinstance(item, str):
@@ -68,12 +97,14 @@ def _filter_nav(items, docs_dir):
             continue
         (title, value), = item.items()
         if title == "Benchmarks":
-            pages = sorted((Path(docs_dir) / "benchmarks").glob("*.md"))
+            pages = [p for p in sorted((Path(docs_dir) / "benchmarks").glob("*.md"))
+                     if f"benchmarks/{p.name}" not in listed]
             if pages:
-                out.append({title: [{_title_of(p): f"benchmarks/{p.name}"} for p in pages]})
+                out.append({title: [{_title_of(p).replace("`", ""): f"benchmarks/{p.name}"}
+                                    for p in pages]})
             continue
         if isinstance(value, list):
-            kept = _filter_nav(value, docs_dir)
+            kept = _filter_nav(value, docs_dir, listed)
             if kept:
                 out.append({title: kept})
         elif str(value).startswith(("http://", "https://")) or _exists(value, docs_dir):
@@ -84,6 +115,83 @@ def _filter_nav(items, docs_dir):
 def on_config(config, **kwargs):
     config["nav"] = _filter_nav(config["nav"], config["docs_dir"])
     return config
+
+
+# --------------------------------------------------------------------------- tutorials' output
+_OUTPUTS = {}  # src_uri of a tutorial -> the Runs of its blocks (docs/_blocks.py)
+_OUTPUT_DIR = "tutorials/_output"
+
+
+def _runner():
+    import importlib.util
+
+    name = "predstab_docs_blocks"
+    if name not in sys.modules:  # once per build (its dataclasses need the module registered)
+        spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "_blocks.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _figure_uri(src_uri, k):
+    return f"{_OUTPUT_DIR}/{Path(src_uri).stem}-{k}.png"
+
+
+def run_tutorials(docs_dir, pages):
+    """``{src_uri: Runs}`` of the tutorial pages (src_uris under docs_dir), each run in a fresh
+    temporary folder with figures captured."""
+    import tempfile
+
+    _importable()
+    runner = _runner()
+    out = {}
+    for src_uri in pages:
+        text = (Path(docs_dir) / src_uri).read_text(encoding="utf-8")
+        with tempfile.TemporaryDirectory() as folder:
+            out[src_uri] = runner.run_page(text, f"docs/{src_uri}", folder, figures=True)
+    return out
+
+
+def with_outputs(markdown, runs, src_uri):
+    """``markdown`` with each run block followed by what it printed and the images it made."""
+    parts, done, figure = [], 0, 0
+    # the blocks where they are in this text (mkdocs strips a page's front matter)
+    here = _runner().blocks(markdown)
+    if [b.code for b in here] != [r.block.code for r in runs]:
+        raise RuntimeError(f"docs/{src_uri}: its blocks changed after they were run")
+    for run, block in zip(runs, here, strict=True):
+        if not run.ran or not (run.stdout.strip() or run.figures):
+            continue
+        pad = block.indent
+        parts.append(markdown[done:block.end])
+        done = block.end
+        shown = [f"\n\n{pad}*Output (generated when this page was built):*"]
+        if run.stdout.strip():
+            body = "\n".join(f"{pad}{line}".rstrip() for line in run.stdout.rstrip().split("\n"))
+            shown.append(f"\n\n{pad}```text\n{body}\n{pad}```")
+        for _ in run.figures:
+            figure += 1
+            target = Path(_figure_uri(src_uri, figure)).relative_to(Path(src_uri).parent)
+            shown.append(f"\n\n{pad}![Figure {figure} of this page, drawn by the code above]"
+                         f"({target.as_posix()})")
+        parts.append("".join(shown))
+    parts.append(markdown[done:])
+    return "".join(parts)
+
+
+def on_files(files, config, **kwargs):
+    from mkdocs.structure.files import File
+
+    pages = sorted(f.src_uri for f in files.documentation_pages()
+                   if f.src_uri.startswith("tutorials/") and f.src_uri.count("/") == 1)
+    _OUTPUTS.clear()
+    _OUTPUTS.update(run_tutorials(config["docs_dir"], pages))
+    for src_uri, runs in _OUTPUTS.items():
+        images = [png for run in runs for png in run.figures]
+        for k, png in enumerate(images, start=1):
+            files.append(File.generated(config, _figure_uri(src_uri, k), content=png))
+    return files
 
 
 def _setup_commands():
@@ -117,9 +225,12 @@ def _api_reference():
             continue
         if hasattr(mod, name):
             by_module.setdefault(module, []).append(name)
+    untitled = sorted(set(by_module) - set(_SECTIONS))
+    if untitled:  # a heading must say what the section holds, not name a private module
+        raise RuntimeError(f"docs/_hooks.py: _SECTIONS has no heading for the module(s) {untitled}")
     parts = []
     for module, names in by_module.items():
-        parts.append(f"## {_SECTIONS.get(module, module.lstrip('.'))}\n")
+        parts.append(f"## {_SECTIONS[module]}\n")
         parts.extend(f"::: predstab.{module.lstrip('.')}.{name}\n" for name in names)
     for sub in predstab._SUBMODULES:
         if sub == "cli":
@@ -128,8 +239,8 @@ def _api_reference():
             importlib.import_module(f"predstab.{sub}")
         except ImportError:
             continue
-        parts.append(f"## `predstab.{sub}`\n\n::: predstab.{sub}\n    options:\n"
-                     "      show_root_heading: false\n")
+        parts.append(f"## {_SUBMODULE_SECTIONS.get(sub, sub)}: predstab.{sub}\n\n"
+                     f"::: predstab.{sub}\n    options:\n      show_root_heading: false\n")
     parts.append("## Warnings and small types\n\n::: predstab._exceptions\n    options:\n"
                  "      show_root_heading: false\n\n::: predstab._utils.ConfidenceInterval\n")
     return "\n".join(parts)
@@ -156,9 +267,67 @@ _FILLERS = {
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
     _importable()
+    if page.file.src_uri in _OUTPUTS:
+        markdown = with_outputs(markdown, _OUTPUTS[page.file.src_uri], page.file.src_uri)
 
     def fill(match):
         with contextlib.redirect_stdout(io.StringIO()):
             return _FILLERS[match.group(1)]()
 
     return re.sub(r"<!-- predstab:(\w+) -->", fill, markdown)
+
+
+# --------------------------------------------------------------------------- math in docstrings
+_MATH_ROLE = re.compile(r":math:`([^`]+)`")
+_MATH_DIRECTIVE = re.compile(r"^(?P<indent>[ ]*)\.\. math::[ ]*(?P<inline>.*)$")
+
+
+def _indent_of(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def rest_math_to_arithmatex(text):
+    """``text`` with reST math written for pymdownx.arithmatex (generic mode).
+
+    ``:math:`x``` becomes ``\\(x\\)``; a ``.. math::`` directive (its formula on the same line
+    or in the indented lines below it) becomes a ``$$`` block per equation (blank lines separate
+    them, as in Sphinx) at the directive's indentation, blank lines around it so that Markdown
+    keeps it a block of its own.
+    """
+    # a role may wrap onto the next line of the docstring
+    lines = _MATH_ROLE.sub(lambda m: f"\\({m.group(1)}\\)", text).split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        match = _MATH_DIRECTIVE.match(lines[i])
+        if match is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = match.group("indent")
+        # blank lines separate the directive's equations (as Sphinx shows them): one $$ block each
+        equations = [[match.group("inline").strip()]] if match.group("inline").strip() else [[]]
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > len(indent)):
+            if lines[i].strip():
+                equations[-1].append(lines[i].strip())
+            elif equations[-1]:
+                equations.append([])
+            i += 1
+        for body in (e for e in equations if e):
+            out.extend(["", f"{indent}$$", *(f"{indent}{b}" for b in body), f"{indent}$$", ""])
+    return "\n".join(out)
+
+
+try:
+    from griffe import Extension
+except ImportError:  # only mkdocstrings needs the extension; the hooks above work without griffe
+    Extension = object
+
+
+class NumpydocMath(Extension):
+    """Griffe extension: every docstring's reST math as arithmatex input (see the module text)."""
+
+    def on_instance(self, *, obj, **kwargs):
+        if obj.docstring is not None:
+            obj.docstring.value = rest_math_to_arithmatex(obj.docstring.value)

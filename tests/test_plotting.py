@@ -19,6 +19,12 @@ def png_bytes(fig):
     return buffer.getvalue()
 
 
+def legend_texts(fig):
+    """The labels of the figure's legend (beside the axes) or of its axes' legend."""
+    legend = fig.legends[0] if fig.legends else fig.axes[0].get_legend()
+    return [t.get_text() for t in legend.get_texts()]
+
+
 def curve(n, p1, p2):
     return 1 / (1 + (p1 / np.asarray(n, dtype=float)) ** p2)
 
@@ -33,10 +39,9 @@ def test_stability_curve_points_errors_fits_and_recommendation():
                                recommended={"ICC(1)": 2000, "phi": 500}, title="t")
     assert png_bytes(fig)[:8] == PNG_MAGIC
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["ICC(1)", "phi"]
+    assert legend_texts(fig) == ["recommended for phi: 500", "recommended for ICC(1): 2000", "ICC(1)", "phi"]
     assert ax.get_xscale() == "log"
-    labels = sorted(t.get_text() for t in ax.texts)
-    assert labels == ["ICC(1): 2000", "phi: 500"]
+    assert len(ax.texts) == 0  # the recommendations are told in the legend beside the axes
     # the fitted curve is drawn through the fitted parameters: check it at its last point
     line = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-" and len(ln.get_xdata()) == 200][0]
     x, y = line.get_xdata()[-1], line.get_ydata()[-1]
@@ -53,7 +58,7 @@ def test_stability_curve_interval_errors_and_shared_recommendation():
     errors = np.vstack([values - 0.01, np.minimum(values + 0.02, 1)])
     fig = plot_stability_curve(n, {"psi": values, "phi": values}, errors={"psi": errors},
                                recommended={"psi": 500, "phi": 500}, ax=None)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["psi, phi: 500"]
+    assert "recommended for psi, phi: 500" in legend_texts(fig)
     assert fig.axes[0].get_xscale() == "log"  # the recommendation is 12.5x the largest grid value
 
 
@@ -148,8 +153,8 @@ def tuning():
 def test_stability_curve_from_a_tuning_result(tuning):
     fig = plot_stability_curve(tuning)
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["icc", "phi", "psi"]
-    assert [t.get_text() for t in ax.texts] == [f"icc: {tuning.recommendation}"]
+    assert legend_texts(fig)[-3:] == ["icc", "phi", "psi"]
+    assert f"recommended for icc: {tuning.recommendation}" in legend_texts(fig)
     # each measure's points are the table's values at its grid
     for container, name in zip(ax.containers, ["icc", "phi", "psi"], strict=True):
         x, y = container.lines[0].get_data()
@@ -231,7 +236,7 @@ def test_tuning_result_degenerate_points_are_a_series_of_their_own():
     np.testing.assert_array_equal(stability["fleiss: degenerate, 0/0 set to 1"], [np.nan, np.nan, 1.0])
     assert errors == {} and recommended is None
     fig = plot_stability_curve(Tuned())
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == list(stability)
+    assert legend_texts(fig) == list(stability)
 
 
 def test_results_plot_themselves(tuning):
@@ -242,7 +247,131 @@ def test_results_plot_themselves(tuning):
     ranks = compare.friedman_nemenyi(rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0])
     stability = predstab.phi(rng.normal(size=(20, 5)), rng.normal(size=50))
     curve_fig = tuning.plot()
-    assert [t.get_text() for t in curve_fig.axes[0].get_legend().get_texts()] == ["icc", "phi", "psi"]
+    assert legend_texts(curve_fig)[-3:] == ["icc", "phi", "psi"]
     assert [t.get_text() for t in stability.plot(n_labelled=2).axes[0].texts] == [
         t.get_text() for t in plot_per_object(stability, n_labelled=2).axes[0].texts]
     assert len(ranks.plot().axes) == 1
+
+
+# --------------------------------------------------------------------------- layout (issue 22, item 23)
+def _display_points(ax):
+    """Every drawn point of every line and error bar of ``ax``, in display (pixel) coordinates."""
+    from matplotlib.collections import LineCollection
+
+    points = []
+    for line in ax.get_lines():
+        xy = np.column_stack(line.get_data()).astype(float)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if len(xy) and line.get_transform() is ax.transData:
+            points.append(ax.transData.transform(xy))
+    for coll in ax.collections:
+        if isinstance(coll, LineCollection):
+            for seg in coll.get_segments():
+                # the whole bar, sampled, not only its ends
+                t = np.linspace(0, 1, 50)[:, None]
+                points.append(ax.transData.transform(seg[0] + t * (seg[-1] - seg[0])))
+    for patch in ax.patches:
+        box = patch.get_window_extent()
+        if box.width > 0 and box.height > 0:
+            points.append(np.array([[box.x0, box.y1], [box.x1, box.y1], [(box.x0 + box.x1) / 2, box.y1]]))
+    return np.vstack(points)
+
+
+def _inside(box, points, margin=0.0):
+    return ((points[:, 0] >= box.x0 - margin) & (points[:, 0] <= box.x1 + margin)
+            & (points[:, 1] >= box.y0 - margin) & (points[:, 1] <= box.y1 + margin))
+
+
+def _check_layout(fig):
+    """Texts overlap neither each other nor the data; the legend covers no data."""
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    points = _display_points(ax)
+    boxes = [t.get_window_extent() for t in ax.texts]
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            assert not boxes[a].overlaps(boxes[b]), (ax.texts[a].get_text(), ax.texts[b].get_text())
+    legend = fig.legends[0] if fig.legends else ax.get_legend()
+    if legend is not None:
+        assert not _inside(legend.get_window_extent(), points).any(), "the legend covers data"
+    return points
+
+
+def test_default_figures_are_a_readable_size():
+    # item 23: the figures were 640 x 420 px
+    fig = plot_per_object([0.99, 0.42, 0.97, 0.88])
+    width, height = fig.get_size_inches() * fig.dpi
+    assert (width, height) == (960, 600)
+    assert png_bytes(fig)[16:24] == (960).to_bytes(4, "big") + (600).to_bytes(4, "big")  # the PNG's IHDR
+
+
+def test_recommendation_label_is_not_crossed_by_the_curves(tuning):
+    # item 23: the recommendation's label was written along its line, across the fitted curves
+    n = np.array([25, 50, 100, 200, 400, 800])
+    fig = plot_stability_curve(n, {"ICC(1)": curve(n, 60, 1.0), "phi": curve(n, 3, 1.1)},
+                               fits={"ICC(1)": (60, 1.0), "phi": (3, 1.1)},
+                               recommended={"ICC(1)": 2000, "phi": 500})
+    points = _check_layout(fig)
+    for text in fig.axes[0].texts:  # none today; any label added later must keep clear of the curves
+        assert not _inside(text.get_window_extent(), points).any(), text.get_text()
+    assert legend_texts(fig)[:2] == ["recommended for phi: 500", "recommended for ICC(1): 2000"]
+    _check_layout(tuning.plot())
+
+
+def test_per_object_labels_never_overlap():
+    # item 23: objects of (nearly) equal stability printed over each other ("52/62")
+    values = np.array([0.50, 0.50, 0.501, 0.9, 0.95, 0.97, 0.99, 0.99, 1.0, 0.7])
+    hist = plot_per_object(values, kind="hist", n_labelled=4)
+    _check_layout(hist)
+    assert [t.get_text() for t in hist.axes[0].texts] == ["0", "1", "2", "9"]  # every one kept, in rows
+    many = plot_per_object(np.linspace(0.3, 1.0, 400), n_labelled=20)
+    _check_layout(many)
+    kept = [t.get_text() for t in many.axes[0].texts]
+    assert kept[0] == "0" and 1 < len(kept) < 20  # thinned: the least stable stays named
+
+
+def test_threshold_line_is_labelled():
+    # item 23: the threshold= line had no label
+    for kind in ("bar", "hist"):
+        fig = plot_per_object([0.99, 0.42, 0.97, 0.88, 0.95], kind=kind, threshold=0.9)
+        assert legend_texts(fig) == ["threshold 0.9"]
+        line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label() == "threshold 0.9")
+        assert set(line.get_ydata() if kind == "bar" else line.get_xdata()) == {0.9}
+        _check_layout(fig)
+
+
+def test_single_object_plot_shows_its_interval():
+    # item 23: one object's .plot() was one bar without its interval
+    preds = np.array([[10.0, 10.4, 9.7, 10.1, 9.9, 10.6, 9.5, 10.2]])
+    result = predstab.phi(preds, np.arange(1.0, 21.0))
+    fig = result.plot()
+    ax = fig.axes[0]
+    (bars,) = [c for c in ax.collections if c.get_label() == "95% interval"]
+    (segment,) = bars.get_segments()
+    np.testing.assert_allclose(segment[:, 1], [result.per_object_low[0], result.per_object_high[0]],
+                               rtol=1e-12)
+    interval = (result.per_object_low[0], result.per_object_high[0])
+    np.testing.assert_allclose(result.confidence_interval, interval)
+    low, high = ax.get_ylim()
+    assert low < result.per_object_low[0] and result.per_object_high[0] < high  # the whole interval shows
+    assert ax.get_title() == (f"phi per object: {result.value:.4f} "
+                              f"(95% interval {interval[0]:.4f} to {interval[1]:.4f})")
+    assert legend_texts(fig) == ["95% interval"]
+    _check_layout(fig)
+
+
+def test_per_object_intervals_are_drawn_as_the_result_holds_them():
+    # a per-object interval clipped at 0 need not contain a negative estimate (categorical phi of
+    # an object whose refits disagree more than the baseline does): drawn low to high, no crash
+    rng = np.random.default_rng(0)
+    preds = rng.choice(["a", "b"], size=(20, 6), p=[0.8, 0.2]).astype(object)
+    preds[:5] = "a"
+    result = predstab.phi(preds, rng.choice(["a", "b"], size=50), scale="categorical")
+    assert np.any(result.per_object < result.per_object_low)  # the case this test is about
+    fig = result.plot(n_labelled=3)
+    (bars,) = [c for c in fig.axes[0].collections if c.get_label() == "95% interval"]
+    order = np.argsort(result.per_object, kind="stable")
+    ends = np.array([seg[:, 1] for seg in bars.get_segments()])
+    np.testing.assert_allclose(ends, np.c_[result.per_object_low[order], result.per_object_high[order]],
+                               rtol=1e-12)
+    _check_layout(fig)

@@ -26,14 +26,54 @@ def _module():
     return module
 
 
+def _legend_cover(fig):
+    """Per legend: how many drawn data points (markers, line vertices) and axes it covers."""
+    fig.draw_without_rendering()
+    points = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            xy = np.column_stack(line.get_data()).astype(float)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            if len(xy) and line.get_transform() is ax.transData:
+                points.append(ax.transData.transform(xy))
+    points = np.vstack(points) if points else np.empty((0, 2))
+    covered = []
+    for legend in [ax.get_legend() for ax in fig.axes] + list(fig.legends):
+        if legend is not None:
+            box = legend.get_window_extent()
+            covered.append(int(((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1)
+                                & (points[:, 1] >= box.y0) & (points[:, 1] <= box.y1)).sum())
+                           # beside the panels: over no axes, whatever the data of a full run
+                           + sum(box.overlaps(ax.get_window_extent()) for ax in fig.axes))
+    return covered
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
+    from matplotlib.figure import Figure
+
     out = tmp_path_factory.mktemp("replication")
-    with warnings.catch_warnings():
+    legends, savefig = {}, Figure.savefig
+
+    def recording_savefig(fig, fname, *args, **kwargs):
+        legends[Path(fname).stem] = _legend_cover(fig)
+        return savefig(fig, fname, *args, **kwargs)
+
+    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
         warnings.simplefilter("ignore")
+        patch.setattr(Figure, "savefig", recording_savefig)
         res = _module().main(["--quick", "--out", str(out)])
     res["out"] = out
+    res["legends"] = legends
     return res
+
+
+def test_legends_cover_no_points(study):
+    # issue 22, item 23: the replication page's legends covered points; they sit beside the panels
+    assert sorted(study["legends"]) == ["claim1_curves", "claim2_prevalence", "claim3_small_test_sets",
+                                        "claim4_recommendations"]
+    for name, covered in study["legends"].items():
+        assert covered and set(covered) == {0}, (name, covered)
 
 
 def test_page_and_plots_are_generated(study):

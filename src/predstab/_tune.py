@@ -1070,9 +1070,18 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
 
 def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to, n_bootstrap,
               confidence_level, measures):
-    params = estimator.get_params()
+    params = estimator.get_params(deep=False)
     names = ("max_features", "min_samples_leaf", "max_samples", "bootstrap", "max_depth", "criterion")
     main = {k: params[k] for k in names if k in params}
+    # and every other option the estimator was given (min_samples_split, ...), but not those the
+    # tuning sets on each refit itself (the number of learners, the seed, the jobs)
+    try:
+        defaults = type(estimator)().get_params(deep=False)
+    except TypeError:  # an estimator without defaults for every parameter: list them all
+        defaults = {}
+    set_per_refit = {"n_estimators", "random_state", "n_jobs"}
+    main.update({k: v for k, v in params.items() if k not in main and k not in set_per_refit
+                 and (k not in defaults or repr(v) != repr(defaults[k]))})
     settings = {"estimator": type(estimator).__name__ + "(" + ", ".join(f"{k}={v!r}" for k, v in main.items())
                 + ")", "estimator_params": main, "grid": list(grid), "n_repeats": n_repeats,
                 "method": method, "measures": list(measures), "scale": spec.scale, "levels": spec.levels,

@@ -100,8 +100,9 @@ example:
       --sample-fraction 0.632 --round-to hundred --target-stability 0.99
 
 Calls predstab.tune_num_learners on a random forest (regression, or classification / ordinal
-with --task; --max-features, --min-samples-leaf and --sample-fraction set the forest as
-ranger's mtry, min.node.size and sample.fraction do) and prints its result: phi, psi and
+with --task; --max-features and --sample-fraction set the forest as ranger's mtry and
+sample.fraction do, --min-samples-leaf its smallest leaf, stricter than ranger's min.node.size,
+which is scikit-learn's min_samples_split = min.node.size + 1) and prints its result: phi, psi and
 ICC(1) / Fleiss' kappa per number of trees with bootstrap bands, each measure's 2PL fit and
 recommendation (optRF 1.2.1's rule: the first n whose fitted gain per added tree is below
 --rec-thresh, rounded to --round-to, at least 500; the unrounded value and its bootstrap
@@ -716,7 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="features tried per split (mtry): sqrt (default), log2, all, a count "
                                  "or a fraction in (0, 1]")
         forest.add_argument("--min-samples-leaf", type=_positive_int, default=None, metavar="N",
-                            help="smallest leaf (min.node.size); default 5 for regression, 1 for classes")
+                            help="smallest leaf (min_samples_leaf; ranger's min.node.size is "
+                                 "min_samples_split = min.node.size + 1); default 5 for regression, "
+                                 "1 for classes")
         forest.add_argument("--sample-fraction", type=_fraction, default=None, metavar="F",
                             help="bootstrap sample per tree as a fraction of the rows (sample.fraction, "
                                  "max_samples); default 1")

@@ -28,6 +28,9 @@ from ._io import real_values
 __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
 _KINDS = ("bar", "hist")
+# 8 x 5 in at 120 dpi: 960 x 600 px, text readable on a page at full width (issue 22, item 23)
+_FIGSIZE = (8.0, 5.0)
+_DPI = 120
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 
 
@@ -36,8 +39,32 @@ def _new_axes(ax, figsize):
         return ax.figure, ax
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = Figure(figsize=figsize, dpi=_DPI, layout="constrained")
     return fig, fig.add_subplot()
+
+
+def _legend(ax, own_figure, **kwargs):
+    """The legend beside the axes of a figure of our own (never over the data); in an axes the
+    caller gave, matplotlib's emptiest corner of it."""
+    if own_figure:
+        return ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=8,
+                                **kwargs)
+    return ax.legend(loc="best", fontsize=8, **kwargs)
+
+
+def _drop_overlapping(texts):
+    """Remove labels whose drawn box overlaps one kept before it; return those kept (in order)."""
+    if not texts:
+        return []
+    kept, boxes = [], []
+    for text in texts:
+        box = text.get_window_extent()
+        if any(box.overlaps(other) for other in boxes):
+            text.remove()
+            continue
+        kept.append(text)
+        boxes.append(box)
+    return kept
 
 
 def _curve_of(fit):
@@ -151,7 +178,8 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         Fitted 2PL curves, ``stability(n) = 1 / (1 + (p1 / n)**p2)``, drawn as lines.
     recommended : int or dict of str to int, optional
         Recommended number of trees (one for the plot, or one per measure): a dashed vertical
-        line with its value.
+        line, its value in the legend (beside the axes in a figure of its own, so no label
+        crosses the curves and the legend covers no point).
     ax : matplotlib Axes, optional
         Draw here instead of a new figure.
     title : str, optional
@@ -178,7 +206,8 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         raise TypeError("`stability` is needed when `n` is an array of numbers of learners; or pass a "
                         "TuningResult (from predstab.tune_num_learners) alone.")
     n, curves, errors, fits, recommended = _plot_stability_curve_iv(n, stability, errors, fits, recommended)
-    fig, ax = _new_axes(ax, (6.4, 4.2))
+    own_figure = ax is None
+    fig, ax = _new_axes(ax, _FIGSIZE)
     colours = [f"C{i}" for i in range(10)]
     n_max = max([n.max(), *[v for v in recommended.values() if v is not None]])
     grid = np.geomspace(max(n.min() / 2, 1.0), n_max * 1.15, 200)
@@ -209,16 +238,14 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     for name, rec in recommended.items():
         if rec is not None:
             by_value.setdefault(float(rec), []).append(name)
-    for k, (rec, names) in enumerate(sorted(by_value.items())):
+    for rec, names in sorted(by_value.items()):
         named = [m for m in names if m is not None]
         colour = (colours[list(curves).index(named[0]) % 10] if len(names) == 1 and named
                   and named[0] in curves else "black")
-        label = f"{', '.join(named)}: {int(rec)}" if named else f"recommended: {int(rec)}"
-        ax.axvline(rec, color=colour, ls="--", lw=1)
-        # neighbouring lines alternate their labels between the top and the middle
-        ax.annotate(label, (rec, 0.98 - 0.4 * (k % 2)), xycoords=("data", "axes fraction"),
-                    textcoords="offset points",
-                    xytext=(-3, 0), rotation=90, va="top", ha="right", color=colour, fontsize=8)
+        label = (f"recommended for {', '.join(named)}: {int(rec)}" if named
+                 else f"recommended: {int(rec)} trees")
+        # the value is told by the legend, beside the axes: no label for the curves to cross
+        ax.axvline(rec, color=colour, ls="--", lw=1, label=label)
     if logx is None:
         logx = n_max / n.min() > 20
     if logx:
@@ -226,7 +253,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     ax.set_xlabel("number of trees")
     ax.set_ylabel("stability")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    _legend(ax, own_figure)
     if title:
         ax.set_title(title)
     return fig
@@ -270,17 +297,21 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         values themselves. Objects whose value is undefined (NaN) are counted in the title and
         left out.
     kind : {"bar", "hist"}, default "bar"
-        ``"bar"``: one bar per object, sorted from least to most stable. ``"hist"``: a
-        histogram (for many objects), the least stable objects marked below it.
+        ``"bar"``: one bar per object, sorted from least to most stable, with the object's
+        confidence interval as an error bar when the result has them (``per_object_low`` /
+        ``per_object_high``; one object: its value and interval in the title too). ``"hist"``:
+        a histogram (for many objects), the least stable objects marked with a line each and
+        named one row apiece, so equal values never print over each other.
     labels : sequence of str, optional
         Names of the objects. Default: the row labels of the input DataFrame (a result's
         ``object_labels``), else the 0-based row positions, the numbering of
         :meth:`~predstab.StabilityResult.per_object_frame` and of predstab's warnings.
     n_labelled : int, default 5
         How many of the least stable objects to name; objects at the highest value are never
-        named (when all objects are equally stable, none is).
+        named (when all objects are equally stable, none is). On bars too narrow for every
+        name, a name that would overlap one to its left is left out.
     threshold : float, optional
-        A reference stability (e.g. 0.9) drawn as a line.
+        A reference stability (e.g. 0.9) drawn as a dotted line, labelled in the legend.
     ax : matplotlib Axes, optional
     title : str, optional
 
@@ -295,47 +326,92 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     ['1']
     """
     values, labels, n_labelled, what = _plot_per_object_iv(stability, kind, labels, n_labelled)
+    low, high = _per_object_interval(stability, values)
     defined = np.flatnonzero(~np.isnan(values))
     order = defined[np.argsort(values[defined], kind="stable")]
     n_undefined = values.size - defined.size
-    fig, ax = _new_axes(ax, (6.4, 4.2))
+    own_figure = ax is None
+    fig, ax = _new_axes(ax, _FIGSIZE)
     # name only objects below the most stable value: when every object is at 1.000 (a flat,
     # converged forest) none is "least stable"
     top = values[order[-1]] if order.size else np.nan
     lowest = np.array([i for i in order[:n_labelled] if values[i] < top], dtype=int)
+    texts, with_interval, interval = [], False, None
     if kind == "bar":
         x = np.arange(order.size)
         colours = ["C3" if i in set(lowest) else "C0" for i in order]
-        ax.bar(x, values[order], color=colours, width=0.85)
+        with_interval = order.size > 0 and bool(np.isfinite(low[order]).all()
+                                                and np.isfinite(high[order]).all())
+        interval = f"{getattr(stability, 'confidence_level', 0.95):.0%} interval" if with_interval else None
+        # one object: a narrow bar, its value and interval in the title
+        ax.bar(x, values[order], color=colours, width=0.85 if order.size > 1 else 0.3)
+        if with_interval:
+            # from low to high as the result holds them (not as +- distances from the value: an
+            # interval clipped at a bound need not contain a value beyond it)
+            ax.vlines(x, low[order], high[order], colors="0.3", lw=1, label=interval, zorder=3)
+            if order.size <= 20:
+                ax.plot(np.repeat(x, 2), np.concatenate([low[order], high[order]]).reshape(2, -1).T.ravel(),
+                        "_", color="0.3", ms=10, zorder=3)
+        tops = high if with_interval else values
         for rank, i in enumerate(lowest):
-            ax.annotate(labels[i], (x[rank], values[i]), textcoords="offset points", xytext=(0, 3),
-                        ha="center", va="bottom", fontsize=8, color="C3", rotation=90)
+            texts.append(ax.annotate(labels[i], (x[rank], tops[i]), textcoords="offset points", xytext=(0, 3),
+                                     ha="center", va="bottom", fontsize=8, color="C3", rotation=90))
         if order.size:
-            # zoom in on the spread: a forest whose objects are all at 0.99 should not look flat
-            low, high = float(values[order[0]]), float(values[order[-1]])
-            pad = max(0.15 * (high - low), 0.005)
-            ax.set_ylim(min(low - pad, 0.0) if low < 0 else max(low - pad, 0.0), max(high, 1.0) + pad / 3)
+            # zoom in on the spread (a forest whose objects are all at 0.99 should not look flat),
+            # the intervals included
+            bottom = float(np.min(low[order])) if with_interval else float(values[order[0]])
+            top_ = float(np.max(high[order])) if with_interval else float(values[order[-1]])
+            pad = max(0.15 * (top_ - bottom), 0.005)
+            ax.set_ylim(bottom - pad if bottom < 0 else max(bottom - pad, 0.0),
+                        max(top_, 1.0) + (pad / 3 if not lowest.size else pad))
+            if order.size == 1:
+                ax.set_xlim(-1, 1)
         ax.set_xlabel("objects, least stable first")
         ax.set_ylabel(what)
-        ax.set_xticks([])
+        ax.set_xticks([] if order.size != 1 else [0], [] if order.size != 1 else [labels[order[0]]])
     elif kind == "hist":
         ax.hist(values[order], bins="auto", color="C0", alpha=0.8)
-        for i in lowest:
+        for k, i in enumerate(lowest):
             ax.axvline(values[i], color="C3", lw=0.8)
-            ax.annotate(labels[i], (values[i], 0.98), xycoords=("data", "axes fraction"), rotation=90,
-                        va="top", ha="right", fontsize=8, color="C3")
+            # one row each, least stable on top, so equal values never print over each other
+            texts.append(ax.annotate(labels[i], (values[i], 0.97 - 0.065 * k),
+                                     xycoords=("data", "axes fraction"), textcoords="offset points",
+                                     xytext=(2, 0), va="top", ha="left", fontsize=8,
+                                     color="C3", bbox={"boxstyle": "square,pad=0.1", "fc": "white",
+                                                       "ec": "none", "alpha": 0.8}))
         ax.set_xlabel(what)
         ax.set_ylabel("number of objects")
     else:
         raise ValueError(f"`kind` must be one of {_KINDS}; got {kind!r}.")
     if threshold is not None:
-        (ax.axhline if kind == "bar" else ax.axvline)(threshold, color="grey", ls=":", lw=1)
+        (ax.axhline if kind == "bar" else ax.axvline)(threshold, color="grey", ls=":", lw=1.2,
+                                                      label=f"threshold {threshold:g}")
     heading = title or what
+    if title is None and order.size == 1:
+        i = order[0]
+        heading += (f": {values[i]:.4f}" + (f" ({interval} {low[i]:.4f} to {high[i]:.4f})"
+                                            if kind == "bar" and with_interval else ""))
     if n_undefined:
         heading += f" ({n_undefined} undefined not shown)"
     ax.set_title(heading)
     ax.grid(alpha=0.3, axis="y")
+    if ax.get_legend_handles_labels()[0]:
+        _legend(ax, own_figure)
+    fig.draw_without_rendering()  # place everything, then drop labels that print over another
+    _drop_overlapping(texts)
     return fig
+
+
+def _per_object_interval(stability, values):
+    """Each object's interval (a result's ``per_object_low`` / ``per_object_high``), else NaN."""
+    low = getattr(stability, "per_object_low", None)
+    high = getattr(stability, "per_object_high", None)
+    if low is None or high is None:
+        return np.full(values.shape, np.nan), np.full(values.shape, np.nan)
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    if low.shape != values.shape or high.shape != values.shape:
+        return np.full(values.shape, np.nan), np.full(values.shape, np.nan)
+    return low, high
 
 
 def plot_cd_diagram(result, /, *, ax=None, **kwargs):
@@ -349,7 +425,7 @@ def plot_cd_diagram(result, /, *, ax=None, **kwargs):
     """
     from .compare import plot_cd_diagram as draw
 
-    fig, ax = _new_axes(ax, (6.4, 3.0))
+    fig, ax = _new_axes(ax, (_FIGSIZE[0], 3.5))
     drawn = draw(result, ax=ax, **kwargs)
     return getattr(drawn, "figure", fig) if drawn is not None else fig
 
