@@ -30,6 +30,8 @@ _EXPORTS = {
     "icc": "._icc",
     "icc_table": "._icc",
     "ICCResult": "._icc",
+    "icc_reml": "._icc_reml",
+    "ICCRemlResult": "._icc_reml",
     "fleiss_kappa": "._fleiss",
     "FleissKappaResult": "._fleiss",
     "krippendorff_alpha": "._krippendorff",
