@@ -32,6 +32,7 @@ _EXPORTS = {
     "ICCResult": "._icc",
     "icc_reml": "._icc_reml",
     "ICCRemlResult": "._icc_reml",
+    "ratings_from_long": "._long",
     "fleiss_kappa": "._fleiss",
     "FleissKappaResult": "._fleiss",
     "krippendorff_alpha": "._krippendorff",

@@ -115,11 +115,9 @@ class ICCRemlResult(Result):
     def _str_lines(self):
         # psych's print.psych for ICC (the results at 2 significant digits) and its lme table
         level = f"{100 * self.confidence_level:g}%"
-        cells = [[t, r_signif(v, 2), r_signif(f, 2), r_signif(a, 7), r_signif(b, 7), r_signif(p, 2),
-                  r_signif(lo, 2), r_signif(hi, 2)]
-                 for t, v, f, a, b, p, lo, hi in zip(self.types, self.value, self.statistic, self.df1,
-                                                     self.df2, self.pvalue, self.ci_low, self.ci_high,
-                                                     strict=True)]
+        columns = [_r_column(c) for c in (self.value, self.statistic, self.df1, self.df2, self.pvalue,
+                                          self.ci_low, self.ci_high)]
+        cells = [[t, *row] for t, row in zip(self.types, zip(*columns, strict=True), strict=True)]
         head = ["type", "ICC", "F", "df1", "df2", "p", f"lower {level}", f"upper {level}"]
         width = [max(len(h), *(len(c[j]) for c in cells)) for j, h in enumerate(head)]
         total = self.object_variance + self.rater_variance + self.residual_variance
@@ -138,6 +136,19 @@ class ICCRemlResult(Result):
                      + (f"; at 0: {', '.join(self.at_boundary)}" if self.at_boundary else "")
                      + ("" if self.converged else "; NOT CONVERGED"))
         return lines
+
+
+def _r_column(values, digits=2):
+    """A numeric column as R's ``print.data.frame(digits = 2)`` shows it: one number of decimals
+    for the whole column (enough for ``digits`` significant digits in every entry), or
+    scientific notation when that would need more than 4 decimals."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    shown = [f"{v:.{digits}g}" for v in finite]
+    if any("e" in t for t in shown) or any(len(t.split(".")[1]) > 4 for t in shown if "." in t):
+        return [r_signif(v, digits) for v in values]
+    decimals = max((len(t.split(".")[1]) for t in shown if "." in t), default=0)
+    return [f"{v:.{decimals}f}" if np.isfinite(v) else r_signif(v) for v in values]
 
 
 def _icc_reml_iv(ratings, confidence_level):

@@ -60,25 +60,36 @@ def load_cases(folder):
 def reml_criterion(x, object_variance, rater_variance, residual_variance=None):
     """lme4's REMLcrit of ``y ~ 1 + (1|object) + (1|rater)`` at the given variance components.
 
-    Dense and direct (independent of statsmodels): ``V = I + r_o Z_o Z_o' + r_r Z_r Z_r'`` with
-    the ratios ``r = variance / residual variance``, the residual variance profiled out. Only
-    the ratios matter; ``residual_variance=None`` means they are given as ratios.
+    Written from the formula, independently of statsmodels: with the ratios
+    ``r = variance / residual variance`` and ``V = I + Z D Z'`` (``D = diag(r_o, ..., r_r, ...)``),
+    ``REMLcrit = (N-1)(1 + log(2 pi r2 / (N-1))) + log|V| + log(1'V^-1 1)``, ``r2`` the generalised
+    residual sum of squares, the residual variance profiled out. ``log|V|`` and ``V^-1`` come from
+    the small matrix ``M = I + D^1/2 Z'Z D^1/2`` (Sylvester's determinant identity and Woodbury's
+    formula, as lme4 computes them). Only the ratios matter; ``residual_variance=None`` means they
+    are given as ratios.
     """
     x = np.asarray(x, dtype=float)
     obj, rat = np.nonzero(~np.isnan(x))
     y = x[obj, rat]
     m = y.size
     scale = 1.0 if residual_variance is None else residual_variance
-    z_o = (obj[:, None] == np.arange(x.shape[0])).astype(float)
-    z_r = (rat[:, None] == np.arange(x.shape[1])).astype(float)
-    v = np.eye(m) + object_variance / scale * z_o @ z_o.T + rater_variance / scale * z_r @ z_r.T
+    n, k = x.shape
+    z = np.hstack([obj[:, None] == np.arange(n), rat[:, None] == np.arange(k)]).astype(float)
+    d_half = np.sqrt(np.r_[np.full(n, object_variance / scale), np.full(k, rater_variance / scale)])
+    zd = z * d_half
+    chol = np.linalg.cholesky(np.eye(z.shape[1]) + zd.T @ zd)
+
+    def v_inv(u):  # V^-1 u = u - Z D^1/2 M^-1 D^1/2 Z' u
+        w = np.linalg.solve(chol.T, np.linalg.solve(chol, zd.T @ u))
+        return u - zd @ w
+
     one = np.ones(m)
-    v_inv_one = np.linalg.solve(v, one)
+    v_inv_one = v_inv(one)
     xtvx = one @ v_inv_one
-    beta = (v_inv_one @ y) / xtvx
-    e = y - beta
-    r2 = e @ np.linalg.solve(v, e)
-    return float((m - 1) * (1 + np.log(2 * np.pi * r2 / (m - 1))) + np.linalg.slogdet(v)[1] + np.log(xtvx))
+    e = y - (v_inv_one @ y) / xtvx
+    r2 = e @ v_inv(e)
+    log_det_v = 2.0 * np.sum(np.log(np.diag(chol)))
+    return float((m - 1) * (1 + np.log(2 * np.pi * r2 / (m - 1))) + log_det_v + np.log(xtvx))
 
 
 def optimum_rows(suite, label, x, res, r_variance):
