@@ -236,3 +236,32 @@ def test_reference_json_layout():
     with open(REFERENCE / "lmer" / "expected" / "psych_ICC_lmer.json", encoding="utf-8") as fh:
         data = json.load(fh)
     assert [r["type"] for r in data["l_24x6_blocks"]["results"]] == list(TYPES)
+
+
+@pytest.mark.slow  # 40 REML fits per law: a few seconds each
+@pytest.mark.parametrize("law", ["normal", "discrete"])
+def test_interval_coverage_by_simulation(law):
+    """psych's intervals on 30 x 4 designs with 20 % of the ratings missing at random.
+
+    Variance components 1 (object), 0.5 (rater), 1 (residual): ICC2 = 0.4 and ICC3 = 0.5 in the
+    population. *discrete*: integer ratings (object effects and errors +-1, rater effects -1, 0,
+    0, 1), the same variances. Target 95 %; with 40 runs the binomial sd is 0.034, so 0.825-1.0
+    (3.5 sd below) is accepted. benchmarks/bench_icc_reml.py runs more designs and runs.
+    """
+    rng = np.random.default_rng(2026 if law == "normal" else 2027)
+    hits = {1: 0, 2: 0}
+    truth = {1: 0.4, 2: 0.5}
+    for _ in range(40):
+        if law == "normal":
+            obj, rat, err = rng.normal(size=30), rng.normal(size=4) * np.sqrt(0.5), rng.normal(size=(30, 4))
+        else:
+            obj = rng.choice([-1.0, 1.0], size=30)
+            rat = rng.choice([-1.0, 0.0, 0.0, 1.0], size=4)
+            err = rng.choice([-1.0, 1.0], size=(30, 4))
+        x = 10 + obj[:, None] + rat[None, :] + err
+        x[rng.random((30, 4)) < 0.2] = np.nan
+        res = _quiet(x)
+        assert np.all((res.ci_low <= res.value) & (res.value <= res.ci_high))  # each contains its estimate
+        for i in hits:
+            hits[i] += res.ci_low[i] <= truth[i] <= res.ci_high[i]
+    assert 0.825 <= hits[1] / 40 <= 1.0 and 0.825 <= hits[2] / 40 <= 1.0, hits
