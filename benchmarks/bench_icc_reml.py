@@ -114,7 +114,8 @@ def simulate(reps, seed=1):
                                  "bias": np.mean(v[:, 0]) - truth,
                                  "RMSE": np.sqrt(np.mean((v[:, 0] - truth) ** 2)),
                                  "coverage": np.mean((v[:, 1] <= truth) & (truth <= v[:, 2])),
-                                 "mean width": np.mean(v[:, 2] - v[:, 1])})
+                                 "mean width": np.nanmean(v[:, 2] - v[:, 1]) if len(v) else np.nan,
+                                 "undefined intervals": int(np.isnan(v[:, 1:]).any(axis=1).sum())})
     return pd.DataFrame(rows)
 
 
@@ -161,7 +162,14 @@ def main(argv=None):
         "*discrete*, integer ratings (object effects and errors +-1, rater effects -1, 0, 0, 1). "
         "Listwise deletion has no answer when fewer than 2 objects are complete (*runs with an "
         "answer*); its bias, RMSE and coverage are over the runs where it has one. Coverage is that "
-        "of psych's nominal 95 % intervals (with this many runs, +-0.04 is sampling noise).", "",
+        "of psych's nominal 95 % intervals (with this many runs, +-0.04 is sampling noise); an undefined "
+        "interval (NaN bounds: psych's ICC2 interval on very few complete objects) counts as a miss and is "
+        "left out of the mean width.", "",
+        "With missing ratings psych's intervals cover less than their nominal level, most with "
+        "heavy-tailed (t5) data: they treat the mean squares derived from the REML components as if they "
+        "came from a complete design. Listwise deletion keeps its nominal coverage on the objects it keeps "
+        "(it is the complete-data analysis of a smaller sample), at the price of far fewer objects, wider "
+        "intervals, a larger RMSE, and no answer at all when too few objects are complete.", "",
         _md(sim), "",
     ]
     OUT.write_text("\n".join(text), encoding="utf-8")

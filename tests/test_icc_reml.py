@@ -245,8 +245,9 @@ def test_interval_coverage_by_simulation(law):
 
     Variance components 1 (object), 0.5 (rater), 1 (residual): ICC2 = 0.4 and ICC3 = 0.5 in the
     population. *discrete*: integer ratings (object effects and errors +-1, rater effects -1, 0,
-    0, 1), the same variances. Target 95 %; with 40 runs the binomial sd is 0.034, so 0.825-1.0
-    (3.5 sd below) is accepted. benchmarks/bench_icc_reml.py runs more designs and runs.
+    0, 1), the same variances. Nominal 95 %; with missing ratings psych's intervals cover less
+    (about 0.90 for normal data in benchmarks/bench_icc_reml.py, which runs more designs), so the
+    accepted band is 0.75-1.0: a broken interval (wrong df, wrong mean square) falls far outside.
     """
     rng = np.random.default_rng(2026 if law == "normal" else 2027)
     hits = {1: 0, 2: 0}
@@ -264,4 +265,4 @@ def test_interval_coverage_by_simulation(law):
         assert np.all((res.ci_low <= res.value) & (res.value <= res.ci_high))  # each contains its estimate
         for i in hits:
             hits[i] += res.ci_low[i] <= truth[i] <= res.ci_high[i]
-    assert 0.825 <= hits[1] / 40 <= 1.0 and 0.825 <= hits[2] / 40 <= 1.0, hits
+    assert 0.75 <= hits[1] / 40 <= 1.0 and 0.75 <= hits[2] / 40 <= 1.0, hits

@@ -303,9 +303,9 @@ def icc_reml(ratings, /, *, confidence_level=0.95):
 
     The intervals are psych's: they treat the derived mean squares as if they came from a
     complete :math:`n \times k` design, so they target the ICC of the normal crossed model
-    and are exact only for complete data; with missing ratings they are approximations (the
-    F distribution ignores that fewer ratings were made; see the docs' section on
-    incomplete designs for their coverage by simulation).
+    and are exact only for complete normal data; with missing ratings they are approximations
+    that cover less than the nominal level (the F distribution ignores that fewer ratings were
+    made), the more so for heavy-tailed data: docs/benchmarks/icc-reml.md measures it.
 
     Parameters
     ----------
