@@ -43,6 +43,8 @@ def _importable():
 
 _SECTIONS = {
     "._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
+    "._icc_reml": "Agreement: ICC of incomplete designs (psych::ICC(lmer = TRUE))",
+    "._long": "Long-format ratings to a matrix",
     "._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
     "._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
     "._cac": "Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, Conger)",

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 import predstab
 
@@ -253,6 +254,8 @@ _RATINGS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10
                     dtype=float)  # Shrout & Fleiss (1979), 6 targets x 4 judges
 _LABELS = [["a", "a", "a"], ["a", "b", "a"], ["b", "b", "b"], ["c", "c", "b"], ["c", "c", "c"]]
 _GRID = ([250, 500, 750, 1000, 2000], [0.488, 0.679, 0.704, 0.772, 0.870])
+_INCOMPLETE = np.where(np.eye(6, 4, dtype=bool), np.nan, _RATINGS)  # Shrout & Fleiss with 4 ratings missing
+_LONG = pd.DataFrame({"id": [1, 1, 2, 2], "judge": ["a", "b", "a", "b"], "score": [1.0, 2.0, 3.0, None]})
 
 
 def _regression_data():
@@ -359,6 +362,9 @@ def _compare(name, *args, **kwargs):
 CALLS = {
     "icc": (predstab.icc, (_RATINGS,), {"model": "twoway", "type": "agreement"}),
     "icc_table": (predstab.icc_table, (_RATINGS,), {}),
+    "icc_reml": (predstab.icc_reml, (_RATINGS,), {"confidence_level": 0.9}),
+    "ratings_from_long": (predstab.ratings_from_long, (_LONG,),
+                          {"object": "id", "rater": "judge", "value": "score"}),
     "fleiss_kappa": (predstab.fleiss_kappa, (_LABELS,), {}),
     "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"level": "ordinal"}),
     "fit_2pl": (predstab.fit_2pl, _GRID, {}),
@@ -463,6 +469,7 @@ DATA = {
     "TreePool.fit": {"X", "y", "X_test"},
     "TreePool.closed_form_bands": {"n"},
     "read_table": {"path"},
+    "ratings_from_long": {"data"},
 }
 
 # Public functions and methods that get their declarations on other branches (compare, tuning
@@ -491,6 +498,7 @@ def _with_warnings_ignored(factory):
 RESULTS = [
     ("ICCResult", "ICCResult", lambda: predstab.icc(_RATINGS, model="twoway", type="agreement")),
     ("ICCResult(oneway)", "ICCResult", lambda: predstab.icc(_RATINGS)),
+    ("ICCRemlResult", "ICCRemlResult", lambda: predstab.icc_reml(_INCOMPLETE)),
     ("FleissKappaResult", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS)),
     ("FleissKappaResult(detail)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, detail=True)),
     ("FleissKappaResult(exact)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, exact=True)),

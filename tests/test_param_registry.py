@@ -151,6 +151,10 @@ def _warning_cases():
     return {
         "icc drops an object": lambda: predstab.icc(m),
         "icc_table drops an object": lambda: predstab.icc_table(m),
+        "icc_reml with an empty row": lambda: predstab.icc_reml(np.vstack([m, [np.nan] * 3])),
+        "icc_reml of constant ratings": lambda: predstab.icc_reml([[2.0, 2.0], [2.0, np.nan], [2.0, 2.0]]),
+        "icc_reml of additive ratings": lambda: predstab.icc_reml([[1.0, 2.0], [2.0, 3.0], [4.0, np.nan],
+                                                                   [0.0, 1.0]]),
         "fleiss_kappa drops an object": lambda: predstab.fleiss_kappa(m),
         "fleiss_kappa of categoricals": lambda: predstab.fleiss_kappa(pd.DataFrame(m).astype("category")),
         "alpha without pairable unit": lambda: predstab.krippendorff_alpha([[1, np.nan], [np.nan, 2]]),
