@@ -15,6 +15,7 @@ from .._results import Result, r_pvalue, r_signif, result
 from .._utils import ConfidenceInterval, check_rng
 from .._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, read_scores, rng_keyword
+from ._resampling import BLOCK_BYTES, bootstrap_means
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
            "bootstrap_interval"]
@@ -140,11 +141,13 @@ class BootstrapResult(Result):
                 f" {r_signif(lo, 7)} {r_signif(hi, 7)}"]
 
 
-def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
+def bootstrap_interval(replicates, estimate, level, method, jackknife=None, *, stacklevel=4):
     """Percentile, basic or BCa interval from bootstrap replicates (one statistic).
 
     ``jackknife`` holds the leave-one-unit-out estimates needed for BCa's acceleration.
     A constant bootstrap distribution gives the point interval ``(estimate, estimate)``.
+    ``stacklevel`` is that of the warnings (4: the user's call of a public function, through
+    its ``validate_params`` wrapper).
     """
     reps = np.asarray(replicates, dtype=float)
     alpha = (1.0 - level) / 2.0
@@ -160,7 +163,8 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
         share_below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
         if not 0.0 < share_below < 1.0:
             warnings.warn("BCa interval is undefined (the bootstrap distribution lies entirely on one "
-                          "side of the estimate); returning NaN.", PredstabUndefinedWarning, stacklevel=3)
+                          "side of the estimate); returning NaN.", PredstabUndefinedWarning,
+                          stacklevel=stacklevel)
             return ConfidenceInterval(float("nan"), float("nan"))
         z0 = stats.norm.ppf(share_below)
         jk = np.asarray(jackknife, dtype=float)
@@ -171,7 +175,7 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
         probs = stats.norm.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         if not np.all(np.isfinite(probs)):
             warnings.warn("BCa interval is undefined (the jackknife acceleration is not finite); "
-                          "returning NaN.", PredstabUndefinedWarning, stacklevel=3)
+                          "returning NaN.", PredstabUndefinedWarning, stacklevel=stacklevel)
             return ConfidenceInterval(float("nan"), float("nan"))
     else:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
@@ -289,7 +293,7 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     bad = ~np.all(np.isfinite(reps), axis=1)
     if bad.any():
         warnings.warn(f"The metric was undefined (NaN) on {int(bad.sum())} of {n_res} resamples; they "
-                      "were dropped.", PredstabUndefinedWarning, stacklevel=2)
+                      "were dropped.", PredstabUndefinedWarning, stacklevel=3)
         reps = reps[~bad]
         if len(reps) < 2:
             raise ValueError("`metric` is undefined on almost every resample; cannot bootstrap.")
@@ -320,10 +324,20 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
     r"""Bootstrap confidence interval of a statistic of one sample (e.g. the mean score over seeds).
 
     Resamples the scores with replacement ``n_resamples`` times and computes the interval
-    from the replicates :math:`\hat	heta^*` by :func:`scipy.stats.bootstrap`: percentile
-    :math:`(\hat	heta^*_{lpha/2}, \hat	heta^*_{1-lpha/2})`, basic
-    :math:`(2\hat	heta - \hat	heta^*_{1-lpha/2}, 2\hat	heta - \hat	heta^*_{lpha/2})`, or
-    BCa (bias-corrected and accelerated, Efron 1987).
+    from the replicates :math:`\hat\theta^*`: percentile
+    :math:`(\hat\theta^*_{\alpha/2}, \hat\theta^*_{1-\alpha/2})`, basic
+    :math:`(2\hat\theta - \hat\theta^*_{1-\alpha/2}, 2\hat\theta - \hat\theta^*_{\alpha/2})`, or
+    BCa (bias-corrected and accelerated, Efron 1987), quantiles by linear interpolation as
+    :func:`scipy.stats.bootstrap` takes them.
+
+    The default ``statistic=numpy.mean`` runs a batched engine: blocks of
+    ``rng.integers(0, n, size=(rows, n))`` indices (the resamples
+    :func:`scipy.stats.bootstrap` draws from the same generator) and the mean of each row,
+    with BCa's jackknife in closed form, :math:`\hat\theta_{(i)} = (\sum_j x_j - x_i)/(n-1)`;
+    working memory at most 64 MiB per block on top of the ``n_resamples`` replicates and the
+    data. Any other statistic is computed by :func:`scipy.stats.bootstrap` (vectorised when it
+    takes ``axis=``) in blocks of the same size; BCa's jackknife then costs ``n`` evaluations
+    on ``n - 1`` values.
 
     Parameters
     ----------
@@ -356,7 +370,7 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
     Cambridge University Press. https://doi.org/10.1017/CBO9780511802843
 
     The intervals of `boot::boot.ci(type = "perc" | "basic" | "bca")` (R's quantile rule
-    differs slightly); computed by :func:`scipy.stats.bootstrap`.
+    differs slightly); equal to :func:`scipy.stats.bootstrap`'s for the same generator.
 
     Examples
     --------
@@ -374,10 +388,20 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
         return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(value, value),
                                standard_error=0.0, confidence_level=level, method=method,
                                n_resamples=int(n_resamples), distribution=reps)
-    res = stats.bootstrap((x,), statistic, n_resamples=int(n_resamples), confidence_level=level,
-                          method={"bca": "BCa"}.get(method, method),
-                          **rng_keyword(stats.bootstrap, check_rng(random_state)))
+    n_res = int(n_resamples)
+    rng = check_rng(random_state)
+    if statistic is np.mean:
+        # the same resamples as scipy.stats.bootstrap, in blocks; the jackknife in closed form
+        reps = bootstrap_means(x, n_res, rng)
+        jack = (np.sum(x) - x) / (x.size - 1) if method == "bca" else None
+        ci = bootstrap_interval(reps, value, level, method, jack)
+        return BootstrapResult(value=value, confidence_interval=ci,
+                               standard_error=float(np.std(reps, ddof=1)), confidence_level=level,
+                               method=method, n_resamples=n_res, distribution=reps)
+    batch = max(1, BLOCK_BYTES // (16 * x.size))   # bounds scipy's resamples and jackknife blocks
+    res = stats.bootstrap((x,), statistic, n_resamples=n_res, confidence_level=level, batch=batch,
+                          method={"bca": "BCa"}.get(method, method), **rng_keyword(stats.bootstrap, rng))
     ci = res.confidence_interval
     return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
                            standard_error=float(res.standard_error), confidence_level=level, method=method,
-                           n_resamples=int(n_resamples), distribution=np.asarray(res.bootstrap_distribution))
+                           n_resamples=n_res, distribution=np.asarray(res.bootstrap_distribution))

@@ -1,0 +1,167 @@
+"""The batched resampling engines of predstab.compare (paired permutation test, bootstrap of
+the mean): same draws as an unbatched reference written here, exact enumeration, ties in
+exact arithmetic, block-size invariance and the memory bound.
+
+Speed is measured by benchmarks/bench_resampling.py, not asserted here.
+"""
+
+import itertools
+import tracemalloc
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from predstab import compare
+from predstab.compare import _resampling
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def _reference_pvalue(d, n_permutations, seed, alternative):
+    """Unbatched: all sign words in one draw, a +-1 matrix, one matrix-vector product."""
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 2 ** 64, size=(n_permutations, -(-d.size // 64)), dtype=np.uint64)
+    bits = np.unpackbits(words.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :d.size]
+    permuted = (2.0 * bits - 1.0) @ d            # sum of s_i d_i; bit set = sign kept
+    observed = d.sum()
+    tol = 1e-9 * np.abs(d).sum()
+    if alternative == "two-sided":
+        hits = np.sum(np.abs(permuted) >= abs(observed) - tol)
+    elif alternative == "greater":
+        hits = np.sum(permuted >= observed - tol)
+    else:
+        hits = np.sum(permuted <= observed + tol)
+    return (hits + 1) / (n_permutations + 1)
+
+
+def _differences(kind, n, seed=0):
+    rng = np.random.default_rng(seed)
+    if kind == "continuous":
+        return rng.standard_t(3, n) + 0.02
+    # per-example 0/1 losses of two classifiers: differences in {-1, 0, 1}, many exact ties
+    a = (rng.random(n) < 0.5).astype(float)      # no difference on average: p not at its floor
+    b = np.where(rng.random(n) < 0.9, a, 1.0 - a)
+    return b - a
+
+
+@pytest.mark.parametrize("kind, n", [("continuous", 130), ("continuous", 5000), ("losses", 4097)])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_paired_monte_carlo_equals_unbatched_reference(kind, n, alternative):
+    # n = 130 crosses a 64-pair word; 5000 pairs need three 2,048-pair chunks of the tables
+    d = _differences(kind, n)
+    expected = _reference_pvalue(d, 300, 11, alternative)
+    for batch in (1, 7, 1000):
+        r = compare.mean_permutation_test(np.zeros(n), d, paired=True, n_permutations=300,
+                                          alternative=alternative, random_state=11, batch=batch)
+        assert r.pvalue == expected, batch
+    assert r.method == "Monte Carlo paired permutation test of the difference of means"
+    assert r.statistic == pytest.approx(d.mean(), rel=1e-12)
+
+
+def test_paired_block_memory_cap_does_not_change_the_draws(monkeypatch):
+    d = _differences("continuous", 3000, seed=3)
+    full = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_permutations=200, random_state=5)
+    monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one sign pattern per block
+    assert _resampling.block_rows(3000, 1000) == 1
+    one = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_permutations=200, random_state=5)
+    assert one.pvalue == full.pvalue == _reference_pvalue(d, 200, 5, "two-sided")
+
+
+def test_paired_exact_enumeration_counts_ties_of_exact_arithmetic():
+    # decimal differences (0.1 + 0.2 = 0.3) are not binary fractions: sign patterns with equal
+    # decimal sums give doubles that differ in the last bits, and must still count as ties
+    d = np.array([0.1, 0.2, 0.3, -0.1, -0.2, 0.3, 0.1, 0.1, -0.3, 0.2, 0.6, -0.1])
+    exact_d = [Fraction(repr(float(v))) for v in d]     # the decimals, exactly
+    total = sum(exact_d)
+    counts = dict.fromkeys(ALTERNATIVES, 0)
+    float_counts = dict.fromkeys(ALTERNATIVES, 0)
+    for signs in itertools.product((-1, 1), repeat=d.size):
+        t = sum(s * v for s, v in zip(signs, exact_d, strict=True))
+        counts["two-sided"] += abs(t) >= abs(total)
+        counts["greater"] += t >= total
+        counts["less"] += t <= total
+        tf = float(np.dot(signs, d))
+        float_counts["two-sided"] += abs(tf) >= abs(float(total))
+        float_counts["greater"] += tf >= float(total)
+        float_counts["less"] += tf <= float(total)
+    assert float_counts != counts          # naive float comparisons would miscount the ties
+    for alt in ALTERNATIVES:
+        r = compare.mean_permutation_test(np.zeros(12), d, paired=True, alternative=alt,
+                                          n_permutations=4096)
+        assert r.method.startswith("Exact")
+        assert r.pvalue == counts[alt] / 4096, alt
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_paired_monte_carlo_within_binomial_se_of_enumeration(seed):
+    rng = np.random.default_rng(100 + seed)
+    d = rng.exponential(size=11) - 0.6
+    flips = np.array(list(itertools.product((-1.0, 1.0), repeat=11)))
+    exact = {"two-sided": np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-12),
+             "greater": np.mean(flips @ d >= d.sum() - 1e-12),
+             "less": np.mean(flips @ d <= d.sum() + 1e-12)}
+    for alt, p in exact.items():
+        r = compare.mean_permutation_test(np.zeros(11), d, paired=True, alternative=alt, n_permutations=2000,
+                                          random_state=seed)
+        assert r.method.startswith("Monte Carlo")      # 2000 < 2^11 = 2048 arrangements
+        se = np.sqrt(p * (1 - p) / 2000)
+        assert abs(r.pvalue - p) <= 3 * se + 1 / 2001, (alt, r.pvalue, p)
+
+
+def test_paired_memory_is_bounded():
+    n = 200_000
+    d = _differences("continuous", n, seed=4)
+    zeros = np.zeros(n)
+    tracemalloc.start()
+    try:
+        compare.mean_permutation_test(zeros, d, paired=True, n_permutations=300, random_state=0, batch=10_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 64 MiB per block + the tables (32 bytes per pair) + a few copies of the data (8 bytes per pair)
+    assert peak < _resampling.BLOCK_BYTES + 32 * n + 6 * 8 * n
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
+def test_bootstrap_mean_engine_matches_scipy_and_unbatched_draws(method, monkeypatch):
+    x = np.random.default_rng(7).lognormal(size=300)
+    r = compare.bootstrap_ci(x, n_resamples=999, method=method, random_state=3)
+    # unbatched reference: one index matrix, the mean of each row
+    idx = np.random.default_rng(3).integers(0, 300, size=(999, 300))
+    np.testing.assert_array_equal(r.distribution, x[idx].mean(axis=1))
+    ref = stats.bootstrap((x,), np.mean, n_resamples=999, method={"bca": "BCa"}.get(method, method),
+                          random_state=np.random.default_rng(3))
+    assert tuple(r.confidence_interval) == pytest.approx(tuple(ref.confidence_interval), rel=1e-12)
+    assert r.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
+    monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one resample per block
+    small = compare.bootstrap_ci(x, n_resamples=999, method=method, random_state=3)
+    np.testing.assert_array_equal(small.distribution, r.distribution)
+    assert small.confidence_interval == r.confidence_interval
+
+
+def test_bootstrap_mean_bca_acceleration_is_the_closed_form_jackknife():
+    # a = sum((x - m)^3) / (6 sum((x - m)^2)^1.5) for the mean; BCa quantiles by hand
+    x = np.random.default_rng(8).exponential(size=40)
+    r = compare.bootstrap_ci(x, n_resamples=2000, method="bca", random_state=1)
+    dev = x - x.mean()
+    acc = np.sum(dev ** 3) / (6 * np.sum(dev ** 2) ** 1.5)
+    reps = r.distribution
+    z0 = stats.norm.ppf(np.mean(reps < x.mean()) + 0.5 * np.mean(reps == x.mean()))
+    z = stats.norm.ppf([0.025, 0.975])
+    probs = stats.norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z)))
+    assert tuple(r.confidence_interval) == pytest.approx(tuple(np.quantile(reps, probs)), rel=1e-12)
+
+
+def test_bootstrap_memory_is_bounded():
+    # the old call, scipy.stats.bootstrap without `batch`, held 400 x 50,000 indices and values
+    # at once (320 MB); now 64 MiB per block
+    x = np.random.default_rng(9).normal(size=50_000)
+    tracemalloc.start()
+    try:
+        compare.bootstrap_ci(x, n_resamples=400, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < _resampling.BLOCK_BYTES + 8 * 400 + 6 * 8 * x.size
