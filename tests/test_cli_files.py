@@ -71,11 +71,13 @@ def test_read_table_header_parameter(tmp_path):
         warnings.simplefilter("error")
         assert _io.read_table(path, header=False).shape == (2, 3)
         assert list(_io.read_table(path, header=True).columns) == ["0.5", "1.5", "NA"]
-        # the header pandas writes for a NumPy matrix (0..k-1) stays a header
         pd.DataFrame(np.eye(3)).to_csv(tmp_path / "eye.csv", index=False)
-        assert _io.read_table(tmp_path / "eye.csv").shape == (3, 3)
+        assert _io.read_table(tmp_path / "eye.csv", header=True).shape == (3, 3)
         pd.DataFrame(np.eye(3), index=["a", "b", "c"]).to_csv(tmp_path / "named.csv")  # ",0,1,2"
         assert list(_io.read_table(tmp_path / "named.csv").index) == ["a", "b", "c"]
+    # the header pandas writes for a NumPy matrix (0..k-1) is read as one, and a note says so
+    with pytest.warns(_io.InputNote, match=r"line 1 \('0,1,...,2'\) is read as the column numbers pandas"):
+        assert _io.read_table(tmp_path / "eye.csv").shape == (3, 3)
     with pytest.raises(TypeError, match="`header`"):
         _io.read_table(path, header="yes")
     assert predstab.read_table is _io.read_table  # the public name of the reader
