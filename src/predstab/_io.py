@@ -254,8 +254,10 @@ def _read_text_table(path, *, what, header, sep, dec) -> pd.DataFrame:
                 raise InputError(f"{what} file '{path}', line {line} ends with {_SHOWN[sep]} after its "
                                  f"last value: {width} fields under a header (line {line0}) of "
                                  f"{len(names)}; remove the trailing separators")
-            named_rows = all(lines[n - 1].lstrip().startswith('"') or not _is_number(f[0], dec)
-                             for n, f in body)
+            firsts = [f[0].strip() for _, f in body]
+            named_rows = (firsts == [str(i + 1) for i in range(len(body))]  # R's default row names
+                          or all(lines[n - 1].lstrip().startswith('"') or not _is_number(f[0], dec)
+                                 for n, f in body))
             if not named_rows:
                 raise InputError(f"{what} file '{path}', line {line}: {width} fields under a header "
                                  f"(line {line0}) of {len(names)} ({dialect})"
@@ -319,8 +321,8 @@ def read_table(path, *, what="input", header=None, sep=None, dec=None) -> pd.Dat
       rule, ``write.table``'s files), or an empty first name (``write.csv``; pandas), means
       the first column holds the row names, which become the index *as text* ("1".."n" too:
       R's default row names are names, not positions). Under a short header the row names
-      must be quoted or words; bare numbers there (a decimal comma? unquoted row names?) are
-      refused.
+      must be quoted, words or R's default ``1..n`` (``write.table(quote = FALSE)``); other
+      bare numbers there (a decimal comma? a trailing separator?) are refused.
     - **Cells**: leading and trailing spaces are dropped; ``NA``, an empty cell, ``NaN`` are
       missing; a column of whole numbers is int64 (float64 with a missing cell), of numbers
       float64, else text. Duplicate column names are kept (:func:`column` refuses to pick
