@@ -1,13 +1,11 @@
 """Files in and out for the command line: tables, atomic writes, clear errors.
 
-Reading: CSV (including R's ``write.csv`` output, with or without row names, "NA" for
-missing values) and Parquet into a :class:`pandas.DataFrame`; every problem becomes an
-:class:`InputError` whose message names the file and, where it can, the line and column.
-
-A CSV's first line is its header unless it holds only numbers (and missing values): then it
-is the first data row, and an :class:`InputNote` says so (``header=True`` / ``header=False``,
-the CLI's ``--header`` / ``--no-header``, decide explicitly). A first line ``0,1,...,k-1`` or
-``1,2,...,k`` (the header pandas writes for a NumPy matrix) is still read as a header.
+Reading: CSV, TSV and white-space tables as R's ``read.csv`` / ``read.csv2`` / ``read.table``
+read the files R users write (``write.csv``, ``write.csv2``, ``write.table``: separator and
+decimal mark detected, header decided by R's quoting, row names kept as text, "NA" and empty
+cells missing; :func:`read_table` says how), and Parquet, into a :class:`pandas.DataFrame`;
+every problem becomes an :class:`InputError` whose message names the file and, where it can,
+the line (as the file counts it) and column.
 
 Writing: every output goes to a temporary file in the target directory and is moved into
 place with :func:`os.replace`, so an interrupted run (Ctrl-C, a crash) never leaves a
