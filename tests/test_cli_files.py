@@ -225,8 +225,9 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
     lines = path.read_text().splitlines()
     lines[3] += ";0,5"
     path.write_text("\n".join(lines) + "\n")
-    one_line_error(predstab_cli("compare", path, "--test", "friedman", "--id", "dataset"),
-                   "line 4: 5 fields where line 2 has 4 (sep ';', dec ',' (R's read.csv2))")
+    with pytest.raises(_io.InputError, match=r"line 4: 5 fields where line 2 has 4 \(sep ';', dec ',' "
+                                             r"\(R's read.csv2\)\)$"):
+        _io.read_table(path)
 
 
 # --------------------------------------------------------------------------- item 3: misread lines
@@ -234,10 +235,13 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     folder, pred, y = metric_files
     (folder / "p.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)]))
     (folder / "y2.csv").write_text("y\n" + "\n".join(f"{v:g}".replace(".", ",") for v in y) + "\n")
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y2.csv",
-                        "--scale", "metric")
-    one_line_error(proc, "y2.csv', line 2: 2 fields under a header (line 1) of 1", "decimal commas",
-                   "--sep ';' --dec ','")
+    with pytest.raises(_io.InputError) as err:
+        _io.read_table(folder / "y2.csv", what="--training-observations")
+    assert str(err.value) == (
+        f"--training-observations file '{folder / 'y2.csv'}', line 2: 2 fields under a header (line 1) of 1 "
+        "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 are read with "
+        "--sep ';' --dec ',' (sep=';', dec=','); if the first column holds row names, give it an empty "
+        "name in the header (as R's write.csv does)")
     (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
     proc = predstab_cli("stability", folder / "p2.csv", "--training-observations", folder / "y2.csv",
                         "--scale", "metric", "--sep", ";", "--dec", ",")
@@ -260,18 +264,18 @@ def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
 # --------------------------------------------------------------------------- item 4: first rows
 def test_a_headerless_binary_column_keeps_its_first_value(tmp_path):
     rng = np.random.default_rng(4)
-    pred = rng.integers(0, 2, size=(20, 4))
+    pred = rng.integers(0, 2, size=(20, 5))
     y = np.r_[1, rng.integers(0, 2, size=29)]
-    pd.DataFrame(pred, columns=list("abcd")).to_csv(tmp_path / "p.csv", index=False)
+    pd.DataFrame(pred, columns=list("abcde")).to_csv(tmp_path / "p.csv", index=False)
     np.savetxt(tmp_path / "y.csv", y, fmt="%d")  # "1" first: a value, not a header
     proc = predstab_cli("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y.csv",
                         "--scale", "categorical")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred, y, scale="categorical")) in proc.stdout
     np.savetxt(tmp_path / "y0.csv", np.r_[0, y], fmt="%d")  # "0": pandas' header of a column, or a value?
-    proc = predstab_cli("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y0.csv",
-                        "--scale", "categorical")
-    one_line_error(proc, "y0.csv', line 1: is '0' the column numbers pandas writes", "--no-header")
+    with pytest.raises(_io.InputError, match=r"y0.csv', line 1: is '0' the column numbers pandas writes.*"
+                                             r"--no-header"):
+        _io.read_table(tmp_path / "y0.csv")
     assert _io.read_table(tmp_path / "y0.csv", header=False)["V1"].tolist() == [0, *y]
 
 
