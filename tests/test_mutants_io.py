@@ -49,50 +49,72 @@ def _no_warnings():
 
 # ----------------------------------------------------------------------------- header detection
 @pytest.mark.parametrize("first_line, is_data", [
-    ("1.5,2", True),
-    ("a,b", False),               # names
-    ("1,b", False),               # one name is enough for a header
+    ("1.5,2,7", True),
+    ("a,b,c", False),             # names
+    ("1,b,c", False),             # one name is enough for a header
     ("1.5, NA,2", True),          # " NA" (after the space) is a missing value
     ("1, 2, 3.5", True),          # spaces around numbers
-    ("NA,NA", False),             # no number at all
-    (",NA", False),
-    ("0,1,2", False),             # the header pandas writes for a NumPy matrix (0..k-1)
-    ("1,2,3", False),             # ... or R-style 1..k
-    (",0,1,2", False),            # after the empty name of a row-names column
-    (" ,1,2", False),             # that empty name padded by a space
+    ("NA,NA,NA", True),           # a first row of missing values is data (issue 22, item 4)
+    (",NA,", True),
+    ("0,1,2", False),             # the header pandas writes for a NumPy matrix (0..k-1), with a note
+    ("1,2,3", True),              # 1..k: pandas never writes it, R quotes its names (issue 22, item 4)
+    (",0,1", False),              # pandas' header of an indexed matrix: an empty name, then 0..k-2
+    (" ,0,1", False),             # that empty name padded by a space
     ("2,3,4", True),              # other whole numbers are data
     ("0,1,3", True),
-    ("1,2,4", True),
-    ("0,2", True),
+    ("0,2,3", True),
     (",5,6", True),
     ("0.0,1.0,2.0", True),        # decimals are values, not column numbers
     ("0,1,NA", True),             # a missing cell: not a header of column numbers
+    ('"a","b","c"', False),       # R's header, quoted
+    ('"1","2","3"', False),       # R's header of numeric names: quoted
+    ('"x",1.5,2', True),          # R's data line: a quoted label beside bare numbers
 ])
-def test_first_row_is_data_decisions(tmp_path, first_line, is_data):
+def test_first_line_decisions(tmp_path, first_line, is_data):
     path = tmp_path / "m.csv"
     path.write_text(first_line + "\n5,6,7\n", encoding="utf-8")
-    assert _io._first_row_is_data(path) is is_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputNote)
+        frame = _io.read_table(path)
+    assert frame.shape[0] == (2 if is_data else 1)
+    assert list(frame.columns[:1]) == (["V1"] if is_data else list(frame.columns[:1]))
 
 
-def test_first_row_is_data_on_unusual_files(tmp_path):
+def test_first_line_zero_or_zero_one_is_refused(tmp_path):
+    # "0" / "0,1": pandas' header of an unnamed column (matrix), or binary labels? Refused.
+    for first in ("0", "0,1"):
+        path = tmp_path / "b.csv"
+        path.write_text(first + "\n1" + ",0" * first.count(",") + "\n")
+        with pytest.raises(InputError) as err:
+            _io.read_table(path, what="DATA")
+        assert str(err.value) == (
+            f"DATA file '{path}', line 1: is '{first}' the column numbers pandas writes as a header "
+            "(to_csv of an unnamed matrix) or a first row of data (binary labels)? Say which with "
+            "--header or --no-header (header=True / header=False)")
+        with _no_warnings():
+            assert _io.read_table(path, header=False).shape[0] == 2
+            assert _io.read_table(path, header=True).shape[0] == 1
+
+
+def test_first_line_on_unusual_files(tmp_path):
     empty = tmp_path / "empty.csv"
-    empty.write_text("")
-    assert _io._first_row_is_data(empty) is False
+    empty.write_text("\n\n")
+    with pytest.raises(InputError, match="is empty$"):
+        _io.read_table(empty)
     latin = tmp_path / "latin.csv"
-    latin.write_bytes(b"caf\xe9,1\n2,3\n")  # not UTF-8: pandas reports it, with the byte
-    assert _io._first_row_is_data(latin) is False
+    latin.write_bytes(b"a,b\ncaf\xe9,1\n2,3\n")  # not UTF-8: the byte and its line
     with pytest.raises(InputError) as err:
         _io.read_table(latin, what="DATA")
-    assert str(err.value) == f"DATA file '{latin}' is not UTF-8 text (byte 3)"
-    utf8 = tmp_path / "utf8.csv"
-    utf8.write_text("1.5,2\n3,4\n", encoding="utf-8")
-    assert _io._first_row_is_data(utf8) is True
-    huge = tmp_path / "huge.csv"  # a field beyond the csv module's limit: left to pandas
-    huge.write_text('"' + "1" * 200_000 + '",2\n3,4\n')
-    assert _io._first_row_is_data(huge) is False
+    assert str(err.value) == f"DATA file '{latin}' is not UTF-8 text (byte 7, line 2)"
+    huge = tmp_path / "huge.csv"  # a field beyond the csv module's limit
+    huge.write_text('a,b\n3,4\n"' + "1" * 200_000 + '",2\n')
+    with pytest.raises(InputError, match=r"huge.csv', line 3: could not be read as CSV \(sep ',', dec '.' "
+                                         r"\(R's read.csv\)\): field larger than field limit"):
+        _io.read_table(huge)
     crlf = tmp_path / "crlf.csv"  # Windows line ends
-    crlf.write_bytes(b"0,1\r\n5,6\r\n")
-    assert _io._first_row_is_data(crlf) is False
+    crlf.write_bytes(b"1,1\r\n5,6\r\n")
+    with pytest.warns(InputNote):
+        assert _io.read_table(crlf).to_numpy().tolist() == [[1, 1], [5, 6]]
 
 
 def test_read_table_headerless_file_is_named_like_r_and_says_so(tmp_path):
@@ -172,8 +194,9 @@ def test_read_table_errors_name_the_file(tmp_path):
         "missing": f"DATA file '{tmp_path / 'none.csv'}' does not exist",
         "folder": f"DATA '{tmp_path}' is a directory; expected a CSV or Parquet file",
         "empty": f"DATA file '{tmp_path / 'e.csv'}' is empty",
-        "ragged": f"DATA file '{tmp_path / 'r.csv'}' could not be read as CSV: "
-                  "Expected 2 fields in line 3, saw 3",
+        "ragged": f"DATA file '{tmp_path / 'r.csv'}', line 3: 3 fields where line 2 has 2 "
+                  "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 "
+                  "are read with --sep ';' --dec ',' (sep=';', dec=',')",
         "no rows": f"DATA file '{tmp_path / 'h.csv'}' has no data rows or no columns",
     }
 
@@ -358,7 +381,9 @@ def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
                     "c": [0.5, np.nan, 2.0], "d": pd.array([True, None, False], dtype="boolean")})
     labels = _io.label_matrix(frame)
     assert labels.dtype == object
-    assert labels.tolist() == [["low", 1, 0.5, True], [None, 2, None, None], ["high", 3, 2.0, False]]
+    # a column of text makes every label text (issue 22, item 6), numbers in their shortest form
+    assert labels.tolist() == [["low", "1", "0.5", "True"], [None, "2", None, None],
+                               ["high", "3", "2", "False"]]
     # integer labels stay integers beside a column of decimals (1, not 1.0)
     numbers = _io.label_matrix(_frame({"b": [1, 2], "c": [0.5, np.nan]}))
     assert [type(v) for v in numbers[:, 0]] == [int, int] and numbers.tolist() == [[1, 0.5], [2, None]]

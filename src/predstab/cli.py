@@ -26,14 +26,17 @@ from ._io import (
     InputError,
     InputNote,
     ProgressBar,
+    cell_location,
     check_orientation,
     check_output_file,
     column,
+    common_labels,
     dumps,
     label_matrix,
     numeric_matrix,
     parse_list,
     read_table,
+    unique_columns,
     write_figure,
     write_text,
 )
@@ -114,8 +117,8 @@ out. Feature columns must be numeric (encode categories first).
 """
 
 
-def _read_xy(path, target, *, what, header=None):
-    frame = read_table(path, what=what, header=header)
+def _read_xy(path, target, *, what, header=None, sep=None, dec=None):
+    frame = read_table(path, what=what, header=header, sep=sep, dec=dec)
     y = column(frame, target, what=what)
     features = frame.drop(columns=[target])
     if features.shape[1] == 0:
@@ -123,16 +126,16 @@ def _read_xy(path, target, *, what, header=None):
     X = numeric_matrix(features, what=what, allow_missing=False)
     if y.isna().any():
         i = int(np.flatnonzero(y.isna().to_numpy())[0])
-        raise InputError(f"{what} '{path}', line {i + 2}: target column '{target}' has a missing value")
+        raise InputError(f"{what} {cell_location(frame, i)}: target column '{target}' has a missing value")
     return X, y, list(features.columns)
 
 
 def _cmd_tune(args, out):
     from . import _demo
 
-    X, y, names = _read_xy(args.data, args.target, what="DATA", header=args.header)
+    X, y, names = _read_xy(args.data, args.target, what="DATA", **_reading(args))
     if args.test is not None:
-        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test", header=args.header)
+        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test", **_reading(args))
         if test_names != names:
             raise InputError(f"--test '{args.test}' must have the same columns as DATA '{args.data}'")
     else:
@@ -169,12 +172,13 @@ first: the single-forecast check.
 """
 
 
-def _read_values(path, *, what, scale, col=None, header=None, transpose=False, with_labels=False):
+def _read_values(path, *, what, scale, col=None, header=None, sep=None, dec=None, transpose=False,
+                 with_labels=False):
     """The values of a file as an array (objects in rows); with ``with_labels`` also the
     objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions."""
     import pandas as pd
 
-    frame = read_table(path, what=what, header=header)
+    frame = read_table(path, what=what, header=header, sep=sep, dec=dec)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
     if scale == "metric":
@@ -213,13 +217,13 @@ def _cmd_stability(args, out):
 
     if args.out:
         check_output_file(args.out, force=args.force)
-    pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
+    pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **_reading(args),
                                 transpose=args.transpose, with_labels=True)
     if not args.transpose:
         check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = _read_values(args.training_observations, what="--training-observations",
-                            scale=args.scale, col=args.column, header=args.header)
+                            scale=args.scale, col=args.column, **_reading(args))
         if base.shape[1] > 1:
             warnings.warn(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
                           "columns; it should be one column of training responses. All "
@@ -228,7 +232,7 @@ def _cmd_stability(args, out):
         func = predstab.phi
     else:
         base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                            col=args.column, header=args.header)
+                            col=args.column, **_reading(args))
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -266,16 +270,9 @@ def _cmd_stability(args, out):
 
 
 def _common_types(pred, base, args):
-    """Text read from CSV: numbers stay numbers only when both files hold numbers."""
-    def numeric(a):
-        flat = [v for v in a.ravel() if v is not None]
-        return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                   for v in flat)
-
-    if numeric(pred) and numeric(base):
-        return pred, base
-    to_text = np.vectorize(lambda v: None if v is None else str(v), otypes=[object])
-    return to_text(pred), to_text(base)
+    """Labels read from files: numbers stay numbers only when both files hold numbers; else both
+    are text, numbers in their shortest form (1, not 1.0)."""
+    return common_labels(pred, base)
 
 
 def _as_data_type(levels, pred):
@@ -307,7 +304,7 @@ def _cmd_agree(args, out):
     _warn_ignored(args, "measure", {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
                                     "confidence_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
                                     "level": ("alpha",), "levels": ("alpha",)})
-    frame = read_table(args.ratings, what="RATINGS", header=args.header)
+    frame = read_table(args.ratings, what="RATINGS", **_reading(args))
     if args.transpose:
         frame = frame.T
     elif frame.shape[1] >= 3 * frame.shape[0]:
@@ -410,12 +407,11 @@ def _label_column(frame, name, *, option, test):
     """One column of class labels (any type) without missing values."""
     if name is None:
         raise InputError(f"--test {test} needs {option} COL (a column of SCORES)")
-    values = column(frame, name, what="SCORES")
-    if values.isna().any():
-        i = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise InputError(f"SCORES '{frame.attrs.get('path', '')}', line {i + 2}, column '{name}': "
-                         "missing value (NA) not allowed here")
-    return values.to_numpy(dtype=object)
+    values = label_matrix(column(frame, name, what="SCORES").to_frame())[:, 0]
+    if any(v is None for v in values):
+        i = next(i for i, v in enumerate(values) if v is None)
+        raise InputError(f"SCORES {cell_location(frame, i, name)}: missing value (NA) not allowed here")
+    return values
 
 
 def _print_fields(fields, out):
@@ -463,8 +459,9 @@ def _compare_bootstrap(frame, args, out):
                              "--metric accuracy (class labels), mse or mae")
         metric = "accuracy"
     if metric == "accuracy":
-        y, a, b = (_label_column(frame, name, option=option, test="bootstrap")
-                   for name, option in ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b")))
+        selected = ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b"))
+        y, a, b = common_labels(*(_label_column(frame, name, option=option, test="bootstrap")
+                                  for name, option in selected))
     elif metric in ("mse", "mae"):
         y, a, b = (_score_column(frame, name, option=option, test="bootstrap")
                    for name, option in ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b")))
@@ -494,7 +491,8 @@ def _cmd_compare(args, out):
         if getattr(args, option):
             check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
     _warn_ignored(args, "test", _COMPARE_OPTIONS)
-    frame = read_table(args.scores, what="SCORES", header=args.header)
+    frame = read_table(args.scores, what="SCORES", **_reading(args))
+    unique_columns(frame, what="SCORES")  # methods and selectors are named by their columns
     if args.test == "friedman":
         if args.id is not None:
             column(frame, args.id, what="SCORES")
@@ -680,11 +678,22 @@ def _max_features(text):
 
 
 def add_header_option(p):
-    """``--header`` / ``--no-header``: whether the first CSV line names the columns (default:
-    yes, unless it holds only numbers). Every command that reads CSV files takes it."""
+    """``--header`` / ``--no-header`` (whether the first line names the columns), ``--sep`` and
+    ``--dec`` (R's ``sep`` and ``dec``): how every command reads its CSV files
+    (:func:`predstab.read_table`'s ``header``, ``sep``, ``dec``; detected by default)."""
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="the first CSV line names the columns (default: yes unless it holds only "
-                        "numbers, which is then read as data, with a note)")
+                        "bare numbers, which is then read as data, with a note)")
+    p.add_argument("--sep", choices=[",", ";", "tab", "space"], default=None,
+                   help="field separator of CSV files (default: detected; ';' with decimal commas "
+                        "is R's write.csv2, tab R's write.table(sep = '\\t'))")
+    p.add_argument("--dec", choices=[".", ","], default=None,
+                   help="decimal mark of CSV files (default: ',' with --sep ';', else '.')")
+
+
+def _reading(args) -> dict:
+    """How ``args`` says to read CSV files: :func:`predstab.read_table`'s keywords."""
+    return {"header": args.header, "sep": args.sep, "dec": args.dec}
 
 
 def build_parser() -> argparse.ArgumentParser:
