@@ -108,6 +108,10 @@ class StabilityResult(Result):
     n_objects: int
     n_replicates: int
     absent_from_baseline: tuple = ()
+    interval_method: str = "chi-square"
+    interval_target: str = "population"
+    interval_baseline_error: bool = False
+    refit_kurtosis: float = float("nan")
     per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
     object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
     # a single object's predictions (codes or numbers) and the squared distances, for the
@@ -116,7 +120,7 @@ class StabilityResult(Result):
     _delta2: np.ndarray | None = field(repr=False, compare=False, default=None)
 
     _frame_fields = ("kind", "scale", "value", "observed", "expected", "n_objects", "n_replicates",
-                     "confidence_level")
+                     "confidence_level", "interval_method", "interval_target")
 
     @property
     def description(self) -> str:
@@ -288,6 +292,9 @@ def _bootstrap_interval_iv(result, by, random_state):
 # --------------------------------------------------------------------------- intervals
 
 
+_TARGETS = ("objects", "population")
+
+
 def _mean_interval(d_o_i, d_e, confidence_level):
     """Interval for ``S = 1 - mean(D_o,i) / D_e`` from the t distribution of the mean (D_e fixed)."""
     from scipy import stats
@@ -298,6 +305,128 @@ def _mean_interval(d_o_i, d_e, confidence_level):
     half = float(stats.t.ppf(0.5 + confidence_level / 2, n - 1) * np.std(x, ddof=1) / np.sqrt(n))
     low_d, high_d = max(mean - half, 0.0), mean + half
     return ConfidenceInterval(1.0 - high_d / d_e, 1.0 - low_d / d_e)
+
+
+def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
+    """Jackknife variance (over each object's refits) of every ``D_o,i``: the refit noise alone.
+
+    Metric: the leave-one-out sample variances are ``((n-1) s^2 - n d_j^2 / (n-1)) / (n-2)``,
+    so the jackknife variance is ``(n-1)/n (n/((n-1)(n-2)))^2 sum_j (d_j^2 - mean d^2)^2``.
+    Classes: leaving out one vote of category ``c`` leaves ``(P - 2 (Delta n)_c) / ((R-1)(R-2))``
+    (``P = n' Delta n`` the disagreeing pairs). Objects with two refits get the normal-theory
+    ``2 D_o,i^2`` (metric) or ``D_o,i^2`` (classes) instead.
+    """
+    n = count.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if moments is not None:
+            _, s2, s4 = moments
+            spread = np.maximum(s4 - s2 * s2 / n, 0.0)
+            var = (n - 1) / n * (n / ((n - 1) * (n - 2))) ** 2 * spread
+            fallback = 2.0 * d_o_i ** 2
+        else:
+            dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)
+            if delta2 is None:
+                delta_n = n[:, None] - dense  # (11' - I) n
+            else:
+                delta_n = dense @ delta2
+            pairs = d_o_i * n * (n - 1)
+            loo = (pairs[:, None] - 2.0 * delta_n) / ((n - 1) * (n - 2))[:, None]
+            mean = np.einsum("ij,ij->i", dense, loo) / n
+            var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
+            fallback = d_o_i ** 2
+    return np.where(count >= 3, var, fallback)
+
+
+def _baseline_variance(base_values, scale, base_counts, delta2):
+    """Delta-method variance of ``D_e`` from the ``n`` baseline values (independent draws).
+
+    Metric: ``Var(s^2) = mu_4 / n - sigma^4 (n - 3) / (n (n - 1))`` with the sample moments.
+    Categories: ``D_e = 1 - sum p^2`` has gradient ``-2 p`` and ``Var = 4 (sum p^3 - (sum p^2)^2) / n``.
+    Ordinal: ``Delta`` itself depends on the baseline counts, so the gradient of ``S`` (not
+    only of ``D_e``) is needed: :func:`_ordinal_baseline_gradient`.
+    """
+    if scale == "metric":
+        x = np.asarray(base_values, dtype=float)
+        n = x.size
+        d = x - x.mean()
+        m4 = float(np.mean(d ** 4))
+        s2 = float(np.sum(d * d) / (n - 1))
+        return max(m4 / n - s2 * s2 * (n - 3) / (n * (n - 1)), 0.0)
+    p = base_counts / base_counts.sum()
+    return max(4.0 * (np.sum(p ** 3) - np.sum(p * p) ** 2) / base_counts.sum(), 0.0)
+
+
+def _ordinal_baseline_variance_of_s(base_counts, pair_weights):
+    """Delta-method variance of ``S`` over the baseline's multinomial sampling (ordinal scale).
+
+    ``S(p) = 1 - sum(W * Delta(p)) / (p' Delta(p) p)`` with ``W`` the objects' mean
+    ``n_i n_i' / (R_i (R_i - 1))`` and ``Delta(p)`` Krippendorff's squared distances from the
+    shares (``S`` does not change when the counts are scaled). Central differences give the
+    gradient; ``Cov(p) = (diag p - p p') / n``.
+    """
+    n = float(base_counts.sum())
+    p0 = base_counts / n
+
+    def s_of(p):
+        d2 = _ordinal_delta2(p)
+        return 1.0 - float(np.sum(pair_weights * d2)) / float(p @ d2 @ p)
+
+    k = p0.size
+    grad = np.zeros(k)
+    h = 1e-6
+    for c in range(k):
+        e = np.zeros(k)
+        e[c] = h
+        grad[c] = (s_of(p0 + e) - s_of(p0 - e)) / (2 * h)
+    cov = (np.diag(p0) - np.outer(p0, p0)) / n
+    return max(float(grad @ cov @ grad), 0.0)
+
+
+def _overall_interval(d_o_i, count, d_e, confidence_level, *, target, baseline_error, refit_var,
+                      scale, delta2, base_var_d_e=None, base_var_s=None):
+    """``confidence_interval`` for several objects; see :func:`phi` (Notes) for the targets.
+
+    ``refit_var`` holds the jackknife variances of the ``D_o,i`` (target ``"objects"``).
+    """
+    from scipy import stats
+
+    alpha = 1.0 - confidence_level
+    kept = ~np.isnan(d_o_i)
+    x = d_o_i[kept]
+    n_obj = x.size
+    mean = float(np.mean(x))
+    if mean == 0.0 and scale != "metric":
+        # every refit of every object agrees: a one-sided bound from the agreeing pairs. Under
+        # "objects", m disjoint pairs per object agree with probability prod (1 - theta_i)^m
+        # <= (1 - mean theta)^(N m) (AM-GM); under "population" the first pair of each object
+        # agrees with probability (1 - theta_pop)^N. Either way the exact binomial (Clopper-
+        # Pearson) upper bound of the disagreement probability q with no disagreement seen.
+        pairs = n_obj * int(np.min(count[kept]) // 2) if target == "objects" else n_obj
+        q_high = 1.0 - alpha ** (1.0 / pairs)
+        weight = 1.0 if delta2 is None else float(delta2.max())  # theta <= max delta^2 * q
+        return ConfidenceInterval(1.0 - weight * q_high / d_e, 1.0)
+    if target == "objects":
+        var_mean = float(np.sum(refit_var[kept])) / n_obj ** 2
+    elif target == "population":
+        var_mean = float(np.var(x, ddof=1)) / n_obj
+    else:  # the public functions declare `interval_target`
+        raise ValueError(f"unknown interval target {target!r}")
+    if baseline_error:
+        var_s = var_mean / d_e ** 2
+        var_s += base_var_s if base_var_s is not None else (mean / d_e ** 2) ** 2 * base_var_d_e
+        z = stats.norm.ppf(1 - alpha / 2)
+        value = 1.0 - mean / d_e
+        half = z * np.sqrt(var_s)
+        return ConfidenceInterval(float(value - half), float(min(value + half, 1.0)))
+    if target == "population":
+        return _mean_interval(d_o_i, d_e, confidence_level)
+    if not var_mean > 0:
+        return ConfidenceInterval(1.0 - mean / d_e, 1.0 - mean / d_e)
+    # the sum of independent non-negative D_o,i: a scaled chi-square with its mean and variance
+    df = 2.0 * mean * mean / var_mean
+    high_d = df * mean / stats.chi2.ppf(alpha / 2, df)
+    low_d = df * mean / stats.chi2.ppf(1 - alpha / 2, df)
+    return ConfidenceInterval(float(1.0 - high_d / d_e), float(1.0 - low_d / d_e))
 
 
 def _on_unique(fn, *keys):
@@ -330,16 +459,147 @@ def _on_unique(fn, *keys):
     return table[code]
 
 
-def _metric_object_intervals(d_o_i, count, confidence_level):
-    """Per-object interval for ``S_i`` from ``(R_i - 1) s_i^2 / sigma_i^2 ~ chi^2_{R_i - 1}``."""
+# metric per-object methods: what ``object_interval`` accepts and what "auto" picks
+_METRIC_METHODS = ("auto", "pooled", "bonett", "chi2")
+_METHOD_NAMES = {
+    "pooled": "pooled-kurtosis chi-square",
+    "bonett": "Bonett",
+    "chi2": "chi-square",
+    "classes": "Clopper-Pearson",
+}
+# "auto" pools the kurtosis over the objects from this many objects with at least 4 refits
+_POOLED_MIN_OBJECTS = 20
+# warn above these excess kurtoses (beyond what the coverage study covers at nominal level)
+_POOLED_WARN_EXCESS = 6.0
+_BONETT_WARN_EXCESS = 3.0
+_BONETT_MIN_COUNT = 6  # Bonett's trimmed mean cuts 1 / (2 sqrt(n - 4)) of each tail
+
+
+def _row_moments(x):
+    """Per row: non-missing count, ``sum d^2``, ``sum d^4`` (``d`` deviations from the row mean)."""
+    n_rows, n_cols = x.shape
+    out = np.empty((3, n_rows))
+    step = max(1, _BLOCK // max(n_cols, 1))
+    for start in range(0, n_rows, step):
+        block = x[start:start + step]
+        miss = np.isnan(block)
+        c = n_cols - miss.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.where(miss, 0.0, block).sum(axis=1) / c
+        d2 = np.where(miss, 0.0, block - m[:, None]) ** 2
+        out[0, start:start + len(block)] = c
+        out[1, start:start + len(block)] = d2.sum(axis=1)
+        out[2, start:start + len(block)] = (d2 * d2).sum(axis=1)
+    return out
+
+
+def _pooled_excess_kurtosis(count, s2, s4):
+    """Excess kurtosis shared by the objects' refits: ``sum k_4,i / sum sigma^4_i-hat``.
+
+    ``k_4`` (Fisher's unbiased fourth cumulant) and ``(k_2^2 - k_4 / n)(n - 1)/(n + 1)``
+    (unbiased for ``sigma^4``) per object with at least 4 refits, summed over the objects:
+    a ratio estimator that is consistent when the refits of every object have the same shape
+    (location and scale may differ). NaN when no object has 4 refits.
+    """
+    ok = count >= 4
+    if not ok.any():
+        return float("nan"), 0
+    n = count[ok]
+    m2, m4 = s2[ok] / n, s4[ok] / n
+    k2 = n * m2 / (n - 1)
+    k4 = n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 ** 2) / ((n - 1) * (n - 2) * (n - 3))
+    sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
+    total = float(np.sum(sigma4))
+    if not total > 0:
+        return float("nan"), int(ok.sum())
+    return float(np.sum(k4) / total), int(ok.sum())
+
+
+def _bonett_kurtosis(x, count, s2):
+    """Bonett's (2006) kurtosis estimate per row, times the small-sample factor ``(n+1)/(n-1)``.
+
+    ``n sum (x - m)^4 / (sum (x - xbar)^2)^2`` with ``m`` the mean trimmed by
+    ``1 / (2 sqrt(n - 4))`` in each tail (as ``scipy.stats.trim_mean`` cuts). NaN for rows
+    with fewer than ``_BONETT_MIN_COUNT`` values.
+    """
+    out = np.full(x.shape[0], np.nan)
+    step = max(1, _BLOCK // max(x.shape[1], 1))
+    for start in range(0, x.shape[0], step):
+        block = np.sort(x[start:start + step], axis=1)  # NaN last
+        cnt = count[start:start + step]
+        for c in np.unique(cnt[cnt >= _BONETT_MIN_COUNT]):
+            rows = np.flatnonzero(cnt == c)
+            c = int(c)
+            cut = int(c / (2.0 * np.sqrt(c - 4.0)))
+            vals = block[rows, :c]
+            m = vals[:, cut:c - cut].mean(axis=1)
+            num = ((vals - m[:, None]) ** 4).sum(axis=1)
+            den = s2[start + rows]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start + rows] = c * num / den ** 2 * (c + 1) / (c - 1)
+    return out
+
+
+def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None):
+    """Per-object interval for the variance ``sigma_i^2`` of an object's refits.
+
+    ``method``:
+
+    - ``"chi2"``: ``(R_i - 1) s_i^2 / sigma_i^2 ~ chi^2_{R_i - 1}``, exact for normal refits.
+    - ``"pooled"``: the scaled chi-square with Satterthwaite's degrees of freedom
+      ``2 / (2 / (R_i - 1) + kappa / R_i)``, ``kappa`` the excess kurtosis pooled over all
+      objects (:func:`_pooled_excess_kurtosis`): matches the variance of ``s_i^2``
+      ``sigma^4 (2/(R-1) + kappa/R)`` for any shape; reduces to ``"chi2"`` when ``kappa = 0``.
+    - ``"bonett"``: Bonett's (2006) interval ``exp(ln(c s^2) +- z c sqrt((g_4 - (R-3)/R)/(R-1)))``,
+      ``c = R / (R - z)``, with each object's own kurtosis estimate (:func:`_bonett_kurtosis`);
+      objects with fewer than 6 refits get the ``"chi2"`` interval.
+
+    Returns ``(var_low, var_high, info)``; ``info`` holds the pooled excess kurtosis (or
+    NaN) and the number of objects whose kurtosis estimate exceeds the warning threshold.
+    """
     from scipy import stats
 
     alpha = 1.0 - confidence_level
-    df = np.maximum(count - 1, 1)
+    df = np.maximum(count - 1, 1).astype(float)
+    info = {"kurtosis": float("nan"), "heavy": 0}
+    if method == "pooled":
+        moments = _row_moments(x)
+        kappa, _ = _pooled_excess_kurtosis(moments[0], moments[1], moments[2])
+        info["kurtosis"] = kappa
+        if np.isfinite(kappa):
+            n = count.astype(float)
+            # the excess kurtosis of any law is at least -2: keeps the variance positive
+            v = 2.0 / np.maximum(n - 1, 1) + max(kappa, -2.0) / n
+            df = np.where(count >= 2, 2.0 / np.maximum(v, 1e-12), df)
+            info["heavy"] = int(kappa > _POOLED_WARN_EXCESS)
     with np.errstate(invalid="ignore"):
-        var_high = df * d_o_i / _on_unique(lambda d: stats.chi2.ppf(alpha / 2, d), df)
-        var_low = df * d_o_i / _on_unique(lambda d: stats.chi2.ppf(1 - alpha / 2, d), df)
-    return var_low, var_high
+        if method in ("pooled", "chi2", "bonett"):
+            quantiles = _quantiles_of if method == "pooled" else _on_unique
+            q_low = quantiles(lambda d: stats.chi2.ppf(alpha / 2, d), df)
+            q_high = quantiles(lambda d: stats.chi2.ppf(1 - alpha / 2, d), df)
+            var_high = df * d_o_i / q_low
+            var_low = df * d_o_i / q_high
+        else:  # the public functions declare `object_interval`
+            raise ValueError(f"unknown metric interval method {method!r}")
+        if method == "bonett":
+            s2 = d_o_i * np.maximum(count - 1, 0)
+            g4 = _bonett_kurtosis(x, count, s2)
+            n = count.astype(float)
+            z = stats.norm.ppf(1 - alpha / 2)
+            c = n / (n - z)
+            se = c * np.sqrt(np.maximum(g4 - (n - 3) / n, 0.0) / (n - 1))
+            use = np.isfinite(g4)
+            var_low = np.where(use, c * d_o_i * np.exp(-z * se), var_low)
+            var_high = np.where(use, c * d_o_i * np.exp(z * se), var_high)
+            # only a one-object result warns: its interval is the headline `confidence_interval`
+            info["heavy"] = int(g4.size == 1 and g4[0] - 3.0 > _BONETT_WARN_EXCESS)
+    return var_low, var_high, info
+
+
+def _quantiles_of(fn, df):
+    """``fn(df)`` once per distinct value of ``df`` (integers or not)."""
+    values, inverse = np.unique(df, return_inverse=True)
+    return np.asarray(fn(values))[inverse].reshape(df.shape)
 
 
 def _share_bounds(counts, r, alpha):
@@ -366,10 +626,15 @@ def _class_object_intervals(table, r, delta2, confidence_level):
 
     Two categories: ``theta = 2 delta^2 p (1 - p)``; its range over the exact Clopper-Pearson
     interval of ``p`` (coverage at least nominal). More categories: simultaneous Bonferroni
-    Clopper-Pearson intervals ``[L_c, U_c]`` of the shares, and ``theta`` between ``L' Delta L``
-    (``Delta`` has non-negative entries, so ``theta`` is increasing in each share) and, for
-    categories, the largest ``1 - sum p_c^2`` over the box on the simplex (water filling; for
-    ordinal levels ``U' Delta U``), capped at the largest possible disagreement: conservative.
+    Clopper-Pearson intervals ``[L_c, U_c]`` of the shares (each at level ``1 - alpha / K``, so
+    the box holds the true shares with probability at least ``1 - alpha``) and the range of
+    ``theta`` over the box *on the simplex* (``sum_c p_c = 1``). ``theta`` is concave there
+    (``1 - sum p^2``, or twice the variance of the ordinal positions), so its minimum is at a
+    vertex of the box-simplex polytope and its maximum at a stationary point of one of its
+    faces: both are enumerated exactly up to ``_SIMPLEX_MAX_CATEGORIES`` categories. Beyond,
+    the lower bound ``L' Delta L`` ignores the simplex (valid, wider) and the upper bound is
+    water filling (categories) or ``U' Delta U`` (ordinal), capped at the largest possible
+    disagreement.
     """
     alpha = 1.0 - confidence_level
     n_categories = table.shape[1]
@@ -386,6 +651,15 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         theta_high = np.where((low <= 0.5) & (high >= 0.5), weight / 4.0, np.maximum(f_low, f_high))
         return theta_low, theta_high
     level = alpha / n_categories
+    if n_categories <= _SIMPLEX_MAX_CATEGORIES:
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=np.int64)
+        keys = np.column_stack([dense, r])
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        low, high = _share_bounds(unique[:, :-1], unique[:, -1:], level)
+        d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
+        theta_low, theta_high = _simplex_range(low, high, d2)
+        inverse = inverse.ravel()
+        return theta_low[inverse], np.minimum(theta_high, cap)[inverse]
     if delta2 is None and hasattr(table, "toarray"):
         # many categories: sums over the non-zero counts, every zero count has the same bounds
         coo = table.tocoo()
@@ -408,6 +682,61 @@ def _class_object_intervals(table, r, delta2, confidence_level):
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
             theta_high = np.einsum("ij,ij->i", high @ delta2, high)
     return theta_low, np.minimum(theta_high, cap)
+
+
+_SIMPLEX_MAX_CATEGORIES = 6
+
+
+def _simplex_range(low, high, delta2):
+    """``min`` and ``max`` of ``p' Delta p`` over ``{low <= p <= high, sum p = 1}``, per row.
+
+    ``p' Delta p`` is concave on the simplex for a squared Euclidean distance matrix
+    ``Delta`` (it is ``2 Var`` of the positions, or ``1 - sum p^2``). Every face of the
+    polytope fixes some shares at a bound (set ``B``) and leaves the others free (``F``); on
+    it the stationary point solves ``2 Delta_FF p_F - lambda 1 = -2 Delta_FB b_B``,
+    ``1' p_F = 1 - 1' b_B`` (the KKT matrix depends on ``F`` alone, not on the row). The
+    maximum of a concave function over a polytope is the largest feasible stationary point of
+    a face; the minimum is at a vertex (one free share, given by the sum). The rows' boxes
+    contain their observed shares, so the polytope is never empty.
+    """
+    import itertools
+
+    n_rows, k = low.shape
+    tol = 1e-12
+    best_low = np.full(n_rows, np.inf)
+    best_high = np.full(n_rows, -np.inf)
+    for pattern in itertools.product((0, 1, 2), repeat=k):  # 0 at low, 1 at high, 2 free
+        pattern = np.array(pattern)
+        free = np.flatnonzero(pattern == 2)
+        if free.size == 0:
+            continue
+        fixed = np.flatnonzero(pattern != 2)
+        b = np.where(pattern[fixed] == 0, low[:, fixed], high[:, fixed])  # (rows, |B|)
+        rest = 1.0 - b.sum(axis=1)
+        p = np.empty((n_rows, k))
+        p[:, fixed] = b
+        if free.size == 1:
+            p[:, free[0]] = rest
+        else:
+            kkt = np.zeros((free.size + 1, free.size + 1))
+            kkt[:-1, :-1] = 2.0 * delta2[np.ix_(free, free)]
+            kkt[:-1, -1] = -1.0
+            kkt[-1, :-1] = 1.0
+            rhs = np.empty((n_rows, free.size + 1))
+            rhs[:, :-1] = -2.0 * b @ delta2[np.ix_(fixed, free)]
+            rhs[:, -1] = rest
+            try:
+                sol = np.linalg.solve(kkt, rhs.T).T
+            except np.linalg.LinAlgError:  # tied positions: this face has no unique point
+                continue
+            p[:, free] = sol[:, :-1]
+        feasible = np.all((p >= low - tol) & (p <= high + tol), axis=1)
+        p = np.clip(p, low, high)
+        value = np.einsum("ij,ij->i", p @ delta2, p)
+        best_high = np.where(feasible, np.maximum(best_high, value), best_high)
+        if free.size == 1:
+            best_low = np.where(feasible, np.minimum(best_low, value), best_low)
+    return np.maximum(best_low, 0.0), best_high
 
 
 def _least_sum_of_squares(low, high, n_iter=60):
@@ -858,19 +1187,29 @@ def _sorted_order(uniques):
         return np.arange(len(uniques))
 
 
-def _stability(kind, predictions, baseline, scale, levels, names, confidence_level=0.95):
+def _stability(kind, predictions, baseline, scale, levels, names, confidence_level=0.95, *,
+               object_interval="auto", interval_target="population", baseline_error=False):
     """The computation behind every entry point: ``S = 1 - D_o / D_e``, its parts and intervals."""
     pred, base, scale, levels = _stability_iv(predictions, baseline, scale, levels, names)
     base = _baseline_vector(base, names.baseline)
     delta2 = None
     row = None
     absent = ()
+    moments = table = base_counts = None
+    info = {"kurtosis": float("nan"), "heavy": 0}
     if scale == "metric":
         d_e = _expected_metric(base, names.baseline)
         d_o_i, count, x = _observed_metric(pred, names.predictions)
         if pred.array.shape[0] == 1:
             row = x[0][~np.isnan(x[0])]
-        d_low, d_high = _metric_object_intervals(d_o_i, count, confidence_level)
+        moments = _row_moments(x)
+        method = object_interval
+        if method == "auto":
+            enough = int(np.sum(moments[0] >= 4)) >= _POOLED_MIN_OBJECTS
+            method = "pooled" if enough else "bonett"
+        d_low, d_high, info = _metric_object_intervals(d_o_i, count, confidence_level, method, x)
+        if method == "pooled" and not np.isfinite(info["kurtosis"]):
+            method = "chi2"  # no object with 4 refits: no kurtosis to pool
     else:
         categories, base_counts, b_uniques, base_to_category = _category_space(base, scale, levels, names)
         n = base_counts.sum()
@@ -898,6 +1237,7 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
             first_row = np.asarray(table[0].toarray() if hasattr(table, "toarray") else table[0]).ravel()
             row = np.repeat(np.arange(len(categories)), first_row)
         d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level)
+        method = "classes"
     kept = ~np.isnan(d_o_i)
     if not kept.any():
         raise ValueError(
@@ -917,12 +1257,28 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
     d_o = float(np.mean(d_o_i[kept]))
     value = one_minus_ratio(d_o, d_e, name="prediction stability", what="instability", stacklevel=5)
     per_object = one_minus_ratio_array(d_o_i, d_e)
-    d_low, d_high = np.where(kept, d_low, np.nan), np.where(kept, d_high, np.nan)
+    _warn_shape(method, info, names)
+    # every interval contains its own estimate: the unbiased D_o,i of classes can lie above the
+    # range of the plug-in disagreement (and Bonett's interval need not contain s^2)
+    d_low = np.where(kept, np.minimum(d_low, d_o_i), np.nan)
+    d_high = np.where(kept, np.maximum(d_high, d_o_i), np.nan)
     per_low, per_high = _to_stability(d_low, d_high, d_e)
     if not d_e > 0:
         interval = ConfidenceInterval(np.nan, np.nan)
     elif kept.sum() >= 2:
-        interval = _mean_interval(d_o_i, d_e, confidence_level)
+        refit_var = base_var_d_e = base_var_s = None
+        if interval_target == "objects":
+            refit_var = _refit_variances(d_o_i, count, moments=moments, table=table, delta2=delta2)
+        if baseline_error:
+            if scale == "ordinal":
+                base_var_s = _ordinal_baseline_variance_of_s(base_counts, _pair_weights(table, count, kept))
+            else:
+                base_var_d_e = _baseline_variance(
+                    _metric_baseline_values(base) if scale == "metric" else None, scale, base_counts, delta2)
+        interval = _overall_interval(d_o_i, count, d_e, confidence_level, target=interval_target,
+                                     baseline_error=baseline_error, refit_var=refit_var, scale=scale,
+                                     delta2=delta2, base_var_d_e=base_var_d_e, base_var_s=base_var_s)
+        interval = ConfidenceInterval(min(interval.low, value), max(interval.high, value))
     else:
         j = int(np.flatnonzero(kept)[0])
         interval = ConfidenceInterval(float(per_low[j]), float(per_high[j]))
@@ -932,9 +1288,41 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
         per_object_low=per_low, per_object_high=per_high,
         kind=kind, scale=scale, levels=None if scale == "metric" else tuple(levels),
         n_objects=int(pred.array.shape[0]), n_replicates=int(pred.array.shape[1]),
-        absent_from_baseline=absent, per_object_count=count, object_labels=pred.labels, _row=row,
-        _delta2=delta2,
+        absent_from_baseline=absent, interval_method=_METHOD_NAMES[method],
+        interval_target=interval_target if kept.sum() >= 2 else "object",
+        interval_baseline_error=bool(baseline_error and kept.sum() >= 2), refit_kurtosis=info["kurtosis"],
+        per_object_count=count, object_labels=pred.labels, _row=row, _delta2=delta2,
     )
+
+
+def _pair_weights(table, count, kept):
+    """``W = mean_i n_i n_i' / (R_i (R_i - 1))`` over the kept objects (for the ordinal delta method)."""
+    dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)[kept]
+    r = count[kept].astype(float)
+    return (dense / (r * (r - 1))[:, None]).T @ dense / r.size
+
+
+def _metric_baseline_values(base):
+    x = base.array
+    if base.categories is not None:
+        x = np.asarray(base.categories, dtype=float)[np.asarray(x)]
+    return np.asarray(x, dtype=float)
+
+
+def _warn_shape(method, info, names):
+    """A ``PredstabDataWarning`` where the refits' shape is beyond what the coverage study covers."""
+    if method == "pooled" and info["heavy"]:
+        warnings.warn(
+            f"The refits in `{names.predictions}` are heavy-tailed (pooled excess kurtosis "
+            f"{info['kurtosis']:.3g} > {_POOLED_WARN_EXCESS:g}); the per-object intervals may cover less "
+            "than the nominal level (docs/benchmarks/coverage.md).", PredstabDataWarning, stacklevel=5)
+    elif method == "bonett" and info["heavy"]:
+        warnings.warn(
+            f"The refits in `{names.predictions}` are heavy-tailed (excess kurtosis estimate "
+            f"> {_BONETT_WARN_EXCESS:g}); the interval (Bonett) may cover less than "
+            "the nominal level: about 0.90 at 20 refits for gamma- or t5-shaped refits, less for "
+            "skewed heavy tails (docs/benchmarks/coverage.md).", PredstabDataWarning, stacklevel=5)
+
 
 
 def _absent_mapper(scale, categories, names):
@@ -990,9 +1378,12 @@ _DOC_DEFINITION = r"""
 
 
 @validate_params({"scale": [Options(_SCALES), None], "levels": ["array-like", None],
-                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+                  "object_interval": [Options(_METRIC_METHODS)], "interval_target": [Options(_TARGETS)],
+                  "baseline_error": ["boolean"]})
 def phi(predictions, training_observations, /, *, scale=None, levels=None,
-        confidence_level=0.95) -> StabilityResult:
+        confidence_level=0.95, object_interval="auto", interval_target="population",
+        baseline_error=False) -> StabilityResult:
     r"""Data-based prediction stability phi: refit-to-refit instability against the training data.
 
     Parameters
@@ -1071,7 +1462,8 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
     (0.9987, 0.025, 20.7)
     """
     return _stability("phi", *_phi_iv(predictions, training_observations, scale, levels),
-                      confidence_level=confidence_level)
+                      confidence_level=confidence_level, object_interval=object_interval,
+                      interval_target=interval_target, baseline_error=baseline_error)
 
 
 phi.__doc__ = phi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
@@ -1083,9 +1475,12 @@ def _phi_iv(predictions, training_observations, scale, levels):
 
 
 @validate_params({"scale": [Options(_SCALES), None], "levels": ["array-like", None],
-                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+                  "object_interval": [Options(_METRIC_METHODS)], "interval_target": [Options(_TARGETS)],
+                  "baseline_error": ["boolean"]})
 def psi(predictions, prediction_space, /, *, scale=None, levels=None,
-        confidence_level=0.95) -> StabilityResult:
+        confidence_level=0.95, object_interval="auto", interval_target="population",
+        baseline_error=False) -> StabilityResult:
     r"""Model-based prediction stability psi: refit-to-refit instability against the model's own spread.
 
     Parameters
@@ -1149,7 +1544,8 @@ def psi(predictions, prediction_space, /, *, scale=None, levels=None,
     (0.6, 'categorical', ('a', 'b'))
     """
     return _stability("psi", *_psi_iv(predictions, prediction_space, scale, levels),
-                      confidence_level=confidence_level)
+                      confidence_level=confidence_level, object_interval=object_interval,
+                      interval_target=interval_target, baseline_error=baseline_error)
 
 
 psi.__doc__ = psi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
@@ -1160,9 +1556,12 @@ def _psi_iv(predictions, prediction_space, scale, levels):
 
 
 @validate_params({"scale": [Options(_SCALES)], "ordinal_levels": ["array-like", None],
-                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+                  "object_interval": [Options(_METRIC_METHODS)], "interval_target": [Options(_TARGETS)],
+                  "baseline_error": ["boolean"]})
 def calculate_phi(prediction_matrix, training_observations, scale="metric", ordinal_levels=None, *,
-                  confidence_level=0.95):
+                  confidence_level=0.95, object_interval="auto", interval_target="population",
+                  baseline_error=False):
     """APS's ``calculate_phi`` with its argument names and default ``scale="metric"``.
 
     For people porting R code; the same computation and result as :func:`phi`. As in
@@ -1196,7 +1595,9 @@ def calculate_phi(prediction_matrix, training_observations, scale="metric", ordi
     0.99
     """
     return _stability("phi", *_calculate_phi_iv(prediction_matrix, training_observations, scale,
-                                                ordinal_levels), confidence_level=confidence_level)
+                                                ordinal_levels), confidence_level=confidence_level,
+                      object_interval=object_interval, interval_target=interval_target,
+                      baseline_error=baseline_error)
 
 
 def _calculate_phi_iv(prediction_matrix, training_observations, scale, ordinal_levels):
@@ -1207,9 +1608,12 @@ def _calculate_phi_iv(prediction_matrix, training_observations, scale, ordinal_l
 
 
 @validate_params({"scale": [Options(_SCALES)], "ordinal_levels": ["array-like", None],
-                  "confidence_level": [Interval(Real, 0, 1, closed="neither")]})
+                  "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+                  "object_interval": [Options(_METRIC_METHODS)], "interval_target": [Options(_TARGETS)],
+                  "baseline_error": ["boolean"]})
 def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_levels=None, *,
-                  confidence_level=0.95):
+                  confidence_level=0.95, object_interval="auto", interval_target="population",
+                  baseline_error=False):
     """APS's ``calculate_psi`` with its argument names and default ``scale="metric"``.
 
     For people porting R code; the same computation and result as :func:`psi`.
@@ -1240,7 +1644,8 @@ def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_l
     0.8222
     """
     return _stability("psi", *_calculate_psi_iv(prediction_matrix, prediction_space, scale, ordinal_levels),
-                      confidence_level=confidence_level)
+                      confidence_level=confidence_level, object_interval=object_interval,
+                      interval_target=interval_target, baseline_error=baseline_error)
 
 
 def _calculate_psi_iv(prediction_matrix, prediction_space, scale, ordinal_levels):
