@@ -18,7 +18,7 @@ def bonferroni_box(counts, alpha=0.05):
     return bounds[:, 0], bounds[:, 1]
 
 
-def box_simplex_range(low, high, delta2, n_directions=400, seed=0):
+def box_simplex_range(low, high, delta2, n_directions=150, seed=0):
     """min and max of p' Delta p over {low <= p <= high, sum p = 1}, by other means.
 
     The minimum of a concave function over a polytope is at a vertex: the vertices are found

@@ -92,7 +92,7 @@ def test_psi_ordinal_level_absent_from_the_baseline():
 # ----------------------------------------------------------------- interval endpoints
 
 
-def test_interval_over_objects_pinned_to_the_t_interval_with_fixed_expected():
+def test_interval_over_objects_pinned_to_the_gamma_interval_with_fixed_expected():
     rng = np.random.default_rng(1)
     pred = rng.normal(size=(25, 8)) * rng.uniform(0.5, 2, size=(25, 1)) + rng.normal(size=(25, 1)) * 4
     base = rng.normal(size=120) * 4
@@ -101,9 +101,14 @@ def test_interval_over_objects_pinned_to_the_t_interval_with_fixed_expected():
     assert phi(pred, base, confidence_level=0.9).confidence_interval == res.confidence_interval
     d_o_i = pred.var(axis=1, ddof=1)
     d_e = base.var(ddof=1)  # APS's D_e: the sample variance of the training responses
-    half = stats.t.ppf(0.95, 24) * d_o_i.std(ddof=1) / math.sqrt(25)
-    assert res.confidence_interval.low == pytest.approx(1 - (d_o_i.mean() + half) / d_e, rel=1e-12)
-    assert res.confidence_interval.high == pytest.approx(1 - (d_o_i.mean() - half) / d_e, rel=1e-12)
+    # population target: the mean of the D_o,i as a scaled chi-square (gamma) with the mean and
+    # the variance s^2 / N widened by (t_{N-1} / z)^2
+    var = d_o_i.var(ddof=1) / 25 * (stats.t.ppf(0.95, 24) / stats.norm.ppf(0.95)) ** 2
+    df = 2 * d_o_i.mean() ** 2 / var
+    high = df * d_o_i.mean() / stats.chi2.ppf(0.05, df)
+    low = df * d_o_i.mean() / stats.chi2.ppf(0.95, df)
+    assert res.confidence_interval.low == pytest.approx(1 - high / d_e, rel=1e-12)
+    assert res.confidence_interval.high == pytest.approx(1 - low / d_e, rel=1e-12)
     assert res.confidence_level == 0.9
     # per object: (R - 1) s^2 / sigma^2 ~ chi^2_{R-1}
     low = 1 - 7 * d_o_i / stats.chi2.ppf(0.05, 7) / d_e

@@ -295,18 +295,6 @@ def _bootstrap_interval_iv(result, by, random_state):
 _TARGETS = ("objects", "population")
 
 
-def _mean_interval(d_o_i, d_e, confidence_level):
-    """Interval for ``S = 1 - mean(D_o,i) / D_e`` from the t distribution of the mean (D_e fixed)."""
-    from scipy import stats
-
-    x = d_o_i[~np.isnan(d_o_i)]
-    n = x.size
-    mean = float(np.mean(x))
-    half = float(stats.t.ppf(0.5 + confidence_level / 2, n - 1) * np.std(x, ddof=1) / np.sqrt(n))
-    low_d, high_d = max(mean - half, 0.0), mean + half
-    return ConfidenceInterval(1.0 - high_d / d_e, 1.0 - low_d / d_e)
-
-
 def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
     """Jackknife variance (over each object's refits) of every ``D_o,i``: the refit noise alone.
 
@@ -408,21 +396,22 @@ def _overall_interval(d_o_i, count, d_e, confidence_level, *, target, baseline_e
     if target == "objects":
         var_mean = float(np.sum(refit_var[kept])) / n_obj ** 2
     elif target == "population":
-        var_mean = float(np.var(x, ddof=1)) / n_obj
+        # the variance of the mean, widened by (t_{N-1} / z)^2 for being estimated from N objects
+        widen = (stats.t.ppf(1 - alpha / 2, n_obj - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
+        var_mean = float(np.var(x, ddof=1)) / n_obj * widen
     else:  # the public functions declare `interval_target`
         raise ValueError(f"unknown interval target {target!r}")
+    ratio = mean / d_e
     if baseline_error:
-        var_s = var_mean / d_e ** 2
-        var_s += base_var_s if base_var_s is not None else (mean / d_e ** 2) ** 2 * base_var_d_e
-        z = stats.norm.ppf(1 - alpha / 2)
-        value = 1.0 - mean / d_e
-        half = z * np.sqrt(var_s)
-        return ConfidenceInterval(float(value - half), float(min(value + half, 1.0)))
-    if target == "population":
-        return _mean_interval(d_o_i, d_e, confidence_level)
+        # log(D_o / D_e) from independent samples: relative variances add
+        rel = var_mean / mean ** 2
+        rel += base_var_s / ratio ** 2 if base_var_s is not None else base_var_d_e / d_e ** 2
+        half = stats.norm.ppf(1 - alpha / 2) * np.sqrt(rel)
+        return ConfidenceInterval(float(1.0 - ratio * np.exp(half)), float(1.0 - ratio * np.exp(-half)))
     if not var_mean > 0:
-        return ConfidenceInterval(1.0 - mean / d_e, 1.0 - mean / d_e)
-    # the sum of independent non-negative D_o,i: a scaled chi-square with its mean and variance
+        return ConfidenceInterval(1.0 - ratio, 1.0 - ratio)
+    # the mean of non-negative, right-skewed D_o,i: a scaled chi-square (gamma) with its mean and
+    # variance, whose skewness the t interval lacks
     df = 2.0 * mean * mean / var_mean
     high_d = df * mean / stats.chi2.ppf(alpha / 2, df)
     low_d = df * mean / stats.chi2.ppf(1 - alpha / 2, df)
