@@ -668,19 +668,22 @@ def test_ordinal_levels_on_the_sparse_table():
     assert res.expected == pytest.approx(((pos[:, None] - pos[None, :]) ** 2).mean(), rel=1e-12)
 
 
-def test_interval_over_objects_stops_at_no_instability():
-    # most objects are unanimous: mean - half-width of D_o is negative and is cut at 0, so the
-    # upper stability bound is exactly 1
+def test_interval_over_objects_with_mostly_unanimous_objects():
+    # most objects are unanimous: the t interval's mean - half-width of D_o was negative and cut
+    # at 0 (upper bound exactly 1); the gamma form of the mean stays positive, below 1
     from scipy import stats
 
     pred = np.zeros((12, 5))
     pred[0] = [0.0, 1.0, 0.0, 1.0, 0.0]
     res = phi(pred, np.array([0.0, 1.0, 2.0]))
     d_o = np.r_[np.var(pred[0], ddof=1), np.zeros(11)]
-    half = stats.t.ppf(0.975, 11) * d_o.std(ddof=1) / np.sqrt(12)
-    assert d_o.mean() - half < 0
-    assert res.confidence_interval.high == 1.0
-    assert res.confidence_interval.low == pytest.approx(1 - (d_o.mean() + half) / 1.0, rel=1e-12)
+    var = d_o.var(ddof=1) / 12 * (stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)) ** 2
+    df = 2 * d_o.mean() ** 2 / var
+    assert res.confidence_interval.high == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.975, df),
+                                                         rel=1e-12)
+    assert res.confidence_interval.low == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.025, df),
+                                                        rel=1e-12)
+    assert res.confidence_interval.high < 1.0
     # a constant baseline: no interval at all, per object neither
     with pytest.warns(Warning):
         flat = phi(pred, np.array([2.0, 2.0, 2.0]))

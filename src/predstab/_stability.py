@@ -11,6 +11,7 @@ Heinrich 2025); ``validation/aps`` checks every reference case to 1e-12.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -484,14 +485,20 @@ def _row_moments(x):
     step = max(1, _BLOCK // max(n_cols, 1))
     for start in range(0, n_rows, step):
         block = x[start:start + step]
-        miss = np.isnan(block)
-        c = n_cols - miss.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = np.where(miss, 0.0, block).sum(axis=1) / c
-        d2 = np.where(miss, 0.0, block - m[:, None]) ** 2
+        total = block.sum(axis=1)
+        if np.isfinite(total).all():  # no missing value in the block: the plain two passes
+            c = np.full(len(block), n_cols)
+            d2 = block - (total / n_cols)[:, None]
+            d2 *= d2
+        else:
+            miss = np.isnan(block)
+            c = n_cols - miss.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(miss, 0.0, block).sum(axis=1) / c
+            d2 = np.where(miss, 0.0, block - m[:, None]) ** 2
         out[0, start:start + len(block)] = c
         out[1, start:start + len(block)] = d2.sum(axis=1)
-        out[2, start:start + len(block)] = (d2 * d2).sum(axis=1)
+        out[2, start:start + len(block)] = np.einsum("ij,ij->i", d2, d2)
     return out
 
 
@@ -542,7 +549,7 @@ def _bonett_kurtosis(x, count, s2):
     return out
 
 
-def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None):
+def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None, moments=None):
     """Per-object interval for the variance ``sigma_i^2`` of an object's refits.
 
     ``method``:
@@ -556,33 +563,38 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
       ``c = R / (R - z)``, with each object's own kurtosis estimate (:func:`_bonett_kurtosis`);
       objects with fewer than 6 refits get the ``"chi2"`` interval.
 
-    Returns ``(var_low, var_high, info)``; ``info`` holds the pooled excess kurtosis (or
-    NaN) and the number of objects whose kurtosis estimate exceeds the warning threshold.
+    ``x`` is the (objects x refits) matrix (NaN missing); ``moments`` its :func:`_row_moments`
+    when already computed. Returns ``(var_low, var_high, info)``; ``info`` holds the pooled
+    excess kurtosis (or NaN) and whether the warning threshold is exceeded.
     """
     from scipy import stats
 
     alpha = 1.0 - confidence_level
-    df = np.maximum(count - 1, 1).astype(float)
     info = {"kurtosis": float("nan"), "heavy": 0}
+    kappa = 0.0  # the chi-square interval: Satterthwaite's df with no excess kurtosis
     if method == "pooled":
-        moments = _row_moments(x)
+        if moments is None:
+            moments = _row_moments(x)
         kappa, _ = _pooled_excess_kurtosis(moments[0], moments[1], moments[2])
         info["kurtosis"] = kappa
         if np.isfinite(kappa):
-            n = count.astype(float)
-            # the excess kurtosis of any law is at least -2: keeps the variance positive
-            v = 2.0 / np.maximum(n - 1, 1) + max(kappa, -2.0) / n
-            df = np.where(count >= 2, 2.0 / np.maximum(v, 1e-12), df)
             info["heavy"] = int(kappa > _POOLED_WARN_EXCESS)
+        else:
+            kappa = 0.0
+    elif method not in ("chi2", "bonett"):  # the public functions declare `object_interval`
+        raise ValueError(f"unknown metric interval method {method!r}")
+
+    def quantiles(n):
+        # the excess kurtosis of any law is at least -2: keeps the variance of s^2 positive
+        v = 2.0 / np.maximum(n - 1, 1) + max(kappa, -2.0) / np.maximum(n, 1)
+        df = np.maximum(n - 1, 1) if kappa == 0.0 else 2.0 / np.maximum(v, 1e-12)
+        return np.stack([df, stats.chi2.ppf(alpha / 2, df), stats.chi2.ppf(1 - alpha / 2, df)], axis=-1)
+
     with np.errstate(invalid="ignore", divide="ignore"):
-        if method in ("pooled", "chi2", "bonett"):
-            quantiles = _quantiles_of if method == "pooled" else _on_unique
-            q_low = quantiles(lambda d: stats.chi2.ppf(alpha / 2, d), df)
-            q_high = quantiles(lambda d: stats.chi2.ppf(1 - alpha / 2, d), df)
-            var_high = df * d_o_i / q_low
-            var_low = df * d_o_i / q_high
-        else:  # the public functions declare `object_interval`
-            raise ValueError(f"unknown metric interval method {method!r}")
+        table = _on_unique(quantiles, count)
+        df, q_low, q_high = table[..., 0], table[..., 1], table[..., 2]
+        var_high = df * d_o_i / q_low
+        var_low = df * d_o_i / q_high
         if method == "bonett":
             s2 = d_o_i * np.maximum(count - 1, 0)
             g4 = _bonett_kurtosis(x, count, s2)
@@ -596,12 +608,6 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
             # only a one-object result warns: its interval is the headline `confidence_interval`
             info["heavy"] = int(g4.size == 1 and g4[0] - 3.0 > _BONETT_WARN_EXCESS)
     return var_low, var_high, info
-
-
-def _quantiles_of(fn, df):
-    """``fn(df)`` once per distinct value of ``df`` (integers or not)."""
-    values, inverse = np.unique(df, return_inverse=True)
-    return np.asarray(fn(values))[inverse].reshape(df.shape)
 
 
 def _share_bounds(counts, r, alpha):
@@ -655,13 +661,20 @@ def _class_object_intervals(table, r, delta2, confidence_level):
     level = alpha / n_categories
     if n_categories <= _SIMPLEX_MAX_CATEGORIES:
         dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=np.int64)
-        keys = np.column_stack([dense, r])
-        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-        low, high = _share_bounds(unique[:, :-1], unique[:, -1:], level)
         d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
-        theta_low, theta_high = _simplex_range(low, high, d2)
-        inverse = inverse.ravel()
-        return theta_low[inverse], np.minimum(theta_high, cap)[inverse]
+
+        def bounds(*keys):  # once per distinct vote table
+            counts = np.stack(keys[:-1], axis=1).astype(np.int64)
+            low, high = _share_bounds(counts, keys[-1].astype(np.int64)[:, None], level)
+            return np.stack(_simplex_range(low, high, d2), axis=-1)
+
+        keys = [*dense.T, r]
+        if sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
+            both = _on_unique(bounds, *keys)
+        else:  # very many refits: sort the distinct tables instead
+            unique, inverse = np.unique(np.column_stack(keys), axis=0, return_inverse=True)
+            both = bounds(*unique.T)[inverse.ravel()]
+        return both[..., 0], np.minimum(both[..., 1], cap)
     if delta2 is None and hasattr(table, "toarray"):
         # many categories: sums over the non-zero counts, every zero count has the same bounds
         coo = table.tocoo()
@@ -798,8 +811,11 @@ def _row_counts(source, offset, n_codes):
     return table[1:], table[0]
 
 
-def _row_variances(x):
+def _row_variances(x, fourth=False):
     """Sample variances (denominator ``n_i - 1``) and non-missing counts of each row.
+
+    With ``fourth``, also each row's sum of fourth powers of the deviations from its mean
+    (for the kurtosis of the refits), from the same deviations while they are in cache.
 
     Two-pass (mean, then squared deviations) as R's ``var``, block by block so that each
     block stays in cache. Rows whose values are all equal get an exact 0 (the shared
@@ -807,6 +823,7 @@ def _row_variances(x):
     """
     n_rows, n_cols = x.shape
     var = np.empty(n_rows)
+    sum4 = np.empty(n_rows) if fourth else None
     count = np.full(n_rows, n_cols, dtype=np.int64)
     step = max(1, _BLOCK // max(n_cols, 1))
     eps = np.finfo(float).eps
@@ -816,6 +833,9 @@ def _row_variances(x):
         mean = total / n_cols
         dev = block - mean[:, None]
         v = np.einsum("ij,ij->i", dev, dev) / (n_cols - 1) if n_cols > 1 else np.full(len(block), np.nan)
+        if fourth:
+            dev *= dev
+            s4 = np.einsum("ij,ij->i", dev, dev)
         cnt = count[start:start + block.shape[0]]
         # rows with a missing value are the rows whose sum is not finite: redo only those
         redo = np.flatnonzero(~np.isfinite(total))
@@ -827,6 +847,8 @@ def _row_variances(x):
                 m = np.where(missing, 0.0, sub).sum(axis=1) / c
                 d = np.where(missing, 0.0, sub - m[:, None])
                 v[redo] = np.einsum("ij,ij->i", d, d) / (c - 1)
+                if fourth:
+                    s4[redo] = np.einsum("ij,ij->i", d * d, d * d)
             v[redo[c < 2]] = np.nan
             mean[redo] = m
             cnt[redo] = c
@@ -839,6 +861,10 @@ def _row_variances(x):
             high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
             v[near_zero[low == high]] = 0.0
         var[start:start + block.shape[0]] = v
+        if fourth:
+            sum4[start:start + block.shape[0]] = s4
+    if fourth:
+        return var, count, sum4
     return var, count
 
 
@@ -1025,10 +1051,12 @@ def _observed_metric(pred, name):
         x = cats[np.asarray(x)]
     x = np.asarray(x, dtype=float)
     with np.errstate(invalid="ignore"):  # inf - inf in a row with an infinite value: rejected below
-        d_o, count = _row_variances(x)
+        d_o, count, sum4 = _row_variances(x, fourth=True)
     _reject_infinite(x, d_o, name)
     _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
-    return d_o, count, x
+    with np.errstate(invalid="ignore"):
+        moments = np.stack([count.astype(float), d_o * (count - 1), sum4])
+    return d_o, count, x, moments
 
 
 def _reject_infinite(x, variances, name):
@@ -1201,15 +1229,13 @@ def _stability(kind, predictions, baseline, scale, levels, names, confidence_lev
     info = {"kurtosis": float("nan"), "heavy": 0}
     if scale == "metric":
         d_e = _expected_metric(base, names.baseline)
-        d_o_i, count, x = _observed_metric(pred, names.predictions)
+        d_o_i, count, x, moments = _observed_metric(pred, names.predictions)
         if pred.array.shape[0] == 1:
             row = x[0][~np.isnan(x[0])]
-        moments = _row_moments(x)
         method = object_interval
         if method == "auto":
-            enough = int(np.sum(moments[0] >= 4)) >= _POOLED_MIN_OBJECTS
-            method = "pooled" if enough else "bonett"
-        d_low, d_high, info = _metric_object_intervals(d_o_i, count, confidence_level, method, x)
+            method = "pooled" if int(np.sum(count >= 4)) >= _POOLED_MIN_OBJECTS else "bonett"
+        d_low, d_high, info = _metric_object_intervals(d_o_i, count, confidence_level, method, x, moments)
         if method == "pooled" and not np.isfinite(info["kurtosis"]):
             method = "chi2"  # no object with 4 refits: no kurtosis to pool
     else:
