@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 from predstab import PredstabDataWarning, calculate_phi, calculate_psi, phi, psi
+from tests._intervals import bonferroni_box, box_simplex_range
 
 
 def predictions():
@@ -418,11 +419,11 @@ def test_many_repetitions_class_bounds_below_the_cap():
     lo = stats.beta.ppf(alpha / 2, counts, 300 - counts + 1)
     hi = stats.beta.ppf(1 - alpha / 2, counts + 1, 300 - counts)
     theta_high = 1 - _box_min_sum_of_squares(lo, hi)
-    theta_low = lo.sum() ** 2 - lo @ lo
+    theta_low, _ = box_simplex_range(lo, hi, np.ones((3, 3)) - np.eye(3))  # on the simplex
     assert theta_high < 0.6
     d_e = 1 - (0.5 ** 2 + 0.25 ** 2 + 0.25 ** 2)
     assert res.per_object_low[0] == pytest.approx(1 - theta_high / d_e, abs=1e-7)
-    assert res.per_object_high[0] == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+    assert res.per_object_high[0] == pytest.approx(1 - theta_low / d_e, rel=1e-9)
     assert res.confidence_interval == (res.per_object_low[0], res.per_object_high[0])
 
 
@@ -477,8 +478,9 @@ def test_single_object_two_class_interval_is_clopper_pearson(n_first):
     assert res.per_object_high[0] == pytest.approx(1 - min(f) / 0.5, rel=1e-12)
 
 
-def test_three_level_ordinal_upper_disagreement_is_capped():
-    # few refits: U' Delta U exceeds the largest possible disagreement delta_max^2 / 2
+def test_three_level_ordinal_bounds_are_taken_on_the_simplex():
+    # few refits: U' Delta U exceeds the largest possible disagreement delta_max^2 / 2, but the
+    # box on the simplex (shares summing to one) bounds the disagreement below the cap
     levels = ["a", "b", "c"]
     base = ["a", "a", "b", "c", "c", "c"]
     pred = np.array([["a", "b", "c", "b", "a"]], dtype=object)
@@ -488,12 +490,12 @@ def test_three_level_ordinal_upper_disagreement_is_capped():
     delta2 = (pos[:, None] - pos[None, :]) ** 2
     d_o, d_e = ordinal_reference(pred.tolist(), base, levels)
     cap = delta2.max() / 2
-    alpha = 0.05 / 3
-    bounds = np.array([_cp(k, 5, alpha) for k in (2, 2, 1)])
-    lo, hi = bounds[:, 0], bounds[:, 1]
+    lo, hi = bonferroni_box([2, 2, 1])
     assert hi @ delta2 @ hi > cap
-    assert res.per_object_low[0] == pytest.approx(1 - cap / d_e, rel=1e-12)
-    assert res.per_object_high[0] == pytest.approx(1 - (lo @ delta2 @ lo) / d_e, rel=1e-12)
+    theta_low, theta_high = box_simplex_range(lo, hi, delta2)
+    assert res.per_object_low[0] == pytest.approx(1 - min(theta_high, cap) / d_e, rel=1e-7)
+    assert res.per_object_high[0] == pytest.approx(1 - theta_low / d_e, rel=1e-9)
+    assert theta_low > lo @ delta2 @ lo
 
 
 def test_class_bounds_with_a_zero_count_and_an_almost_unanimous_class():
@@ -506,9 +508,9 @@ def test_class_bounds_with_a_zero_count_and_an_almost_unanimous_class():
     for i, counts in enumerate([(299, 1, 0), (150, 100, 50)]):
         bounds = np.array([_cp(k, 300, alpha) for k in counts])
         lo, hi = bounds[:, 0], bounds[:, 1]
-        theta_low = lo.sum() ** 2 - lo @ lo
+        theta_low, _ = box_simplex_range(lo, hi, np.ones((3, 3)) - np.eye(3))
         theta_high = min(1 - _box_min_sum_of_squares(lo, hi), 2 / 3)
-        assert res.per_object_high[i] == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+        assert res.per_object_high[i] == pytest.approx(1 - theta_low / d_e, rel=1e-9)
         assert res.per_object_low[i] == pytest.approx(1 - theta_high / d_e, abs=1e-7)
 
 
@@ -528,11 +530,11 @@ def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
         counts = [(pred[i] == c).sum() for c in codes]
         bounds = np.array([_cp(k, 200, alpha) for k in counts])
         lo, hi = bounds[:, 0], bounds[:, 1]
-        theta_low = lo.sum() ** 2 - lo @ lo
-        theta_high = min(hi.sum() ** 2 - hi @ hi, 2 / 3)
+        theta_low, theta_high = box_simplex_range(lo, hi, np.ones((3, 3)) - np.eye(3))
+        theta_high = max(theta_high, res.per_object_observed[i])  # the interval holds its estimate
         assert theta_high < 2 / 3
-        assert res.per_object_high[i] == pytest.approx(1 - theta_low / (2 / 3), rel=1e-10)
-        assert res.per_object_low[i] == pytest.approx(1 - theta_high / (2 / 3), rel=1e-10)
+        assert res.per_object_high[i] == pytest.approx(1 - theta_low / (2 / 3), rel=1e-9)
+        assert res.per_object_low[i] == pytest.approx(1 - theta_high / (2 / 3), rel=1e-7)
         assert res.per_object_observed[i] == pytest.approx(pair_disagreement(pred[i].tolist()), rel=1e-12)
 
 
@@ -666,19 +668,22 @@ def test_ordinal_levels_on_the_sparse_table():
     assert res.expected == pytest.approx(((pos[:, None] - pos[None, :]) ** 2).mean(), rel=1e-12)
 
 
-def test_interval_over_objects_stops_at_no_instability():
-    # most objects are unanimous: mean - half-width of D_o is negative and is cut at 0, so the
-    # upper stability bound is exactly 1
+def test_interval_over_objects_with_mostly_unanimous_objects():
+    # most objects are unanimous: the t interval's mean - half-width of D_o was negative and cut
+    # at 0 (upper bound exactly 1); the gamma form of the mean stays positive, below 1
     from scipy import stats
 
     pred = np.zeros((12, 5))
     pred[0] = [0.0, 1.0, 0.0, 1.0, 0.0]
     res = phi(pred, np.array([0.0, 1.0, 2.0]))
     d_o = np.r_[np.var(pred[0], ddof=1), np.zeros(11)]
-    half = stats.t.ppf(0.975, 11) * d_o.std(ddof=1) / np.sqrt(12)
-    assert d_o.mean() - half < 0
-    assert res.confidence_interval.high == 1.0
-    assert res.confidence_interval.low == pytest.approx(1 - (d_o.mean() + half) / 1.0, rel=1e-12)
+    var = d_o.var(ddof=1) / 12 * (stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)) ** 2
+    df = 2 * d_o.mean() ** 2 / var
+    assert res.confidence_interval.high == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.975, df),
+                                                         rel=1e-12)
+    assert res.confidence_interval.low == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.025, df),
+                                                        rel=1e-12)
+    assert res.confidence_interval.high < 1.0
     # a constant baseline: no interval at all, per object neither
     with pytest.warns(Warning):
         flat = phi(pred, np.array([2.0, 2.0, 2.0]))

@@ -18,6 +18,7 @@ import predstab
 from predstab import phi, psi
 from predstab._results import Result
 from predstab._validation import InvalidParameterError
+from tests._intervals import bonferroni_box, box_simplex_range
 from validation.aps import case_inputs, load_cases
 
 
@@ -91,16 +92,23 @@ def test_psi_ordinal_level_absent_from_the_baseline():
 # ----------------------------------------------------------------- interval endpoints
 
 
-def test_interval_over_objects_pinned_to_the_t_interval_with_fixed_expected():
+def test_interval_over_objects_pinned_to_the_gamma_interval_with_fixed_expected():
     rng = np.random.default_rng(1)
     pred = rng.normal(size=(25, 8)) * rng.uniform(0.5, 2, size=(25, 1)) + rng.normal(size=(25, 1)) * 4
     base = rng.normal(size=120) * 4
-    res = phi(pred, base, confidence_level=0.9)
+    res = phi(pred, base, confidence_level=0.9, object_interval="chi2")
+    assert res.interval_method == "chi-square" and res.interval_target == "population"
+    assert phi(pred, base, confidence_level=0.9).confidence_interval == res.confidence_interval
     d_o_i = pred.var(axis=1, ddof=1)
     d_e = base.var(ddof=1)  # APS's D_e: the sample variance of the training responses
-    half = stats.t.ppf(0.95, 24) * d_o_i.std(ddof=1) / math.sqrt(25)
-    assert res.confidence_interval.low == pytest.approx(1 - (d_o_i.mean() + half) / d_e, rel=1e-12)
-    assert res.confidence_interval.high == pytest.approx(1 - (d_o_i.mean() - half) / d_e, rel=1e-12)
+    # population target: the mean of the D_o,i as a scaled chi-square (gamma) with the mean and
+    # the variance s^2 / N widened by (t_{N-1} / z)^2
+    var = d_o_i.var(ddof=1) / 25 * (stats.t.ppf(0.95, 24) / stats.norm.ppf(0.95)) ** 2
+    df = 2 * d_o_i.mean() ** 2 / var
+    high = df * d_o_i.mean() / stats.chi2.ppf(0.05, df)
+    low = df * d_o_i.mean() / stats.chi2.ppf(0.95, df)
+    assert res.confidence_interval.low == pytest.approx(1 - high / d_e, rel=1e-12)
+    assert res.confidence_interval.high == pytest.approx(1 - low / d_e, rel=1e-12)
     assert res.confidence_level == 0.9
     # per object: (R - 1) s^2 / sigma^2 ~ chi^2_{R-1}
     low = 1 - 7 * d_o_i / stats.chi2.ppf(0.05, 7) / d_e
@@ -114,7 +122,7 @@ def test_interval_over_objects_pinned_to_the_t_interval_with_fixed_expected():
 def test_single_object_metric_interval_is_the_chi_square_interval():
     row = np.array([[1.0, 1.4, 0.7, 1.2, 0.9, 1.1]])
     base = [0.0, 2.0, 4.0, 1.0, 3.0]
-    res = phi(row, base)
+    res = phi(row, base, object_interval="chi2")
     s2, d_e = row.var(ddof=1), np.var(base, ddof=1)
     assert res.confidence_interval.low == pytest.approx(1 - 5 * s2 / stats.chi2.ppf(0.025, 5) / d_e,
                                                         rel=1e-12)
@@ -132,7 +140,8 @@ def test_two_class_interval_is_clopper_pearson_mapped_to_the_disagreement():
         hi = stats.beta.ppf(0.975, k + 1, 10 - k) if k < 10 else 1.0
         g = [2 * lo * (1 - lo), 2 * hi * (1 - hi)]
         theta_high = 0.5 if lo <= 0.5 <= hi else max(g)
-        assert res.per_object_low[i] == pytest.approx(1 - theta_high / d_e, rel=1e-12), i
+        d_o = 2 * k * (10 - k) / 90  # the unbiased disagreement: 5/5 gives 0.556 > 0.5
+        assert res.per_object_low[i] == pytest.approx(1 - max(theta_high, d_o) / d_e, rel=1e-12), i
         assert res.per_object_high[i] == pytest.approx(1 - min(g) / d_e, rel=1e-12), i
     one = psi([pred[0]], base)
     assert one.confidence_interval == (one.per_object_low[0], one.per_object_high[0])
@@ -246,22 +255,17 @@ def test_bootstrap_interval_names_its_parameters():
 
 
 def test_three_class_interval_endpoints_against_an_independent_optimisation():
-    from scipy.optimize import minimize
-
     pred = [["a", "a", "a", "b", "c", "a", "b"]]
     base = ["a"] * 5 + ["b"] * 3 + ["c"] * 2
     res = psi(pred, base)
-    counts, r, level = np.array([4, 2, 1]), 7, 0.05 / 3  # Bonferroni over the 3 categories
-    low = np.where(counts > 0, stats.beta.ppf(level / 2, counts, r - counts + 1), 0.0)
-    high = np.where(counts < r, stats.beta.ppf(1 - level / 2, counts + 1, r - counts), 1.0)
-    theta_low = low.sum() ** 2 - (low ** 2).sum()
-    best = minimize(lambda p: (p ** 2).sum(), counts / r, method="SLSQP",
-                    bounds=list(zip(low, high, strict=True)),
-                    constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}], options={"ftol": 1e-14})
-    theta_high = min(1 - best.fun, 2 / 3)
+    low, high = bonferroni_box([4, 2, 1])  # Bonferroni over the 3 categories
+    theta_low, theta_high = box_simplex_range(low, high, np.ones((3, 3)) - np.eye(3))
+    theta_high = min(theta_high, 2 / 3)
     d_e = 1 - (0.5 ** 2 + 0.3 ** 2 + 0.2 ** 2)
     assert res.confidence_interval.low == pytest.approx(1 - theta_high / d_e, rel=1e-7)
-    assert res.confidence_interval.high == pytest.approx(1 - theta_low / d_e, rel=1e-12)
+    assert res.confidence_interval.high == pytest.approx(1 - theta_low / d_e, rel=1e-9)
+    # the old bound over the box alone (sum of the lower bounds < 1) was far lower
+    assert theta_low > 3 * (low.sum() ** 2 - low @ low)
 
 
 def test_bootstrap_interval_pinned_to_scipy_with_the_same_generator():
@@ -283,7 +287,7 @@ def test_intervals_with_varying_repetition_counts_and_many_repetitions():
     pred = rng.normal(size=(30, 3000))
     pred[::3, 1500:] = np.nan  # every third object has half its repetitions missing
     base = rng.normal(size=50) * 2
-    res = _quiet(phi, pred, base)
+    res = _quiet(phi, pred, base, object_interval="chi2")
     count = np.where(np.arange(30) % 3 == 0, 1500, 3000)
     s2 = np.nanvar(pred, axis=1, ddof=1)
     low = 1 - (count - 1) * s2 / stats.chi2.ppf(0.025, count - 1) / base.var(ddof=1)
