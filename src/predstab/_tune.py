@@ -1430,7 +1430,8 @@ def _bands(table, values, grid, measures, primary, closed, spec, method, n_boots
         return None
     if method == "closed_form" and primary in closed:
         errors = closed[primary][3]  # resampled pools' errors about the pool's own curve
-        return None if errors is None else np.minimum(table[primary].to_numpy(float) - errors, 1.0)
+        # the bands' resampled curves (ClosedFormResult.errors: curve + errors)
+        return None if errors is None else np.minimum(table[primary].to_numpy(float) + errors, 1.0)
     if not all(values[g].test is not None for g in grid):
         return None
     curves = _bootstrap_objects(values, grid, [m for m in measures if m not in closed], primary, spec,
