@@ -57,6 +57,7 @@ def test_metric_bands_cover_the_infinite_pool_icc():
     assert np.all(coverage >= 0.925), coverage
 
 
+@pytest.mark.slow
 def test_class_bands_cover_the_infinite_pool_kappa_with_near_ties():
     # an 85/15 classifier: most objects far from a tie, a few near it; those few dominate the
     # disagreement, and with few forests in the pool (n = 75 of 200 learners) the closed form

@@ -39,8 +39,7 @@ _NAMES = {"icc": "ICC(1)", "fleiss": "Fleiss' kappa", "phi": "phi", "psi": "psi"
 # to a few tens of MB whatever the number of test objects
 _ROWS = 8192
 # what the bootstrap-over-learners bands cover (printed with them: the table, the print, the plot)
-BAND_COVERS = ("learners only: these test objects and this training set, variation from the trees "
-               "(the pool's finite number of learners)")
+BAND_COVERS = "learners only: these test objects and this training set, variation from the trees"
 BAND_LABEL = "learners only"
 
 
@@ -112,7 +111,7 @@ class ClosedFormResult(Result):
             rows.append(("voting", self.voting))
         if self.n_bootstrap:
             rows.append(("band", f"{pct} percentile bootstrap over learners, {self.n_bootstrap} resamples"))
-            rows.append(("band covers", BAND_COVERS))
+            rows.append(("covers", BAND_COVERS))
         lines = r_block(self._title, rows)
         lines += ["", "  n_learners    value" + (f"   {pct} band ({BAND_LABEL})" if self.n_bootstrap else "")]
         for n, v, lo, hi in zip(self.n_learners, self.curve, self.low, self.high, strict=True):
