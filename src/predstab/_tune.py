@@ -144,7 +144,9 @@ class TuningResult(Result):
     table : pandas.DataFrame
         One row per grid value: ``n_learners``, one column per measure (NaN where a measure
         could not be computed, see ``notes``), ``<measure>_low`` / ``<measure>_high`` (the
-        95% bands, when computed), ``degenerate`` (the measures whose value at that ``n``
+        95% bands, when computed; for "closed_form" they cover the learners only -- these
+        test objects, this training set, the trees' randomness -- and the print says so),
+        ``degenerate`` (the measures whose value at that ``n``
         is a degenerate 0/0 set to 1 by predstab's convention, comma-separated; such points
         are left out of the 2PL fits), ``seconds`` (per forest; estimated as pool time x n /
         pool size for the pool methods) and ``n_forests`` (forests behind each value; 0 for
