@@ -708,7 +708,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     the wrong way where a few near-tied objects dominate the class disagreement, and its
     default quantile interpolation lost coverage at 100 resamples (0.93 for a perfect
     pivot); benchmarks/bench_coverage_tuning.py measures the coverage
-    (docs/benchmarks/coverage-tuning.md).
+    (docs/benchmarks/coverage-tuning.md): at least 0.93 up to 3/8 of the pool, but for classes
+    near tied votes at half the pool (where two forests hold the whole pool) 0.86; use a pool
+    of at least four times the largest ``n`` there.
 
     Metric predictions are resampled through one matrix product of the per-learner
     predictions with the multinomial resampling counts (cost linear in objects, no copy
