@@ -41,8 +41,11 @@ def test_demo_recommendation_explains_itself(demo):
     assert f"Recommendation: {summary['recommendation']} learners" in out
     assert f"unrounded {rec['unrounded']:.0f}" in out
     assert f"{rec['n_for_target']} learners reach {summary['primary']} = 0.95 on the fitted curve" in out
-    assert (f"95% bootstrap interval: {interval['low']:.0f} to {interval['high']:.0f} learners (unrounded "
-            f"{rec['unrounded']:.0f}: {interval['unrounded_low']:.0f} to {interval['unrounded_high']:.0f}; "
+    width = interval["high"] - interval["low"]
+    u_width = interval["unrounded_high"] - interval["unrounded_low"]
+    assert (f"95% bootstrap interval: {interval['low']:.0f} to {interval['high']:.0f} learners, width "
+            f"{width:.0f} (unrounded {rec['unrounded']:.0f}: {interval['unrounded_low']:.0f} to "
+            f"{interval['unrounded_high']:.0f}, width {u_width:.0f}; "
             "test objects resampled, the forests held fixed") in out
     # item 14: the quick grid stops at 50, so the recommendation is an extrapolation, by how much
     assert rec["beyond_grid"] and rec["grid_max"] == 50

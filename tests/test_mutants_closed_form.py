@@ -52,6 +52,36 @@ def metric_stats(t, n, plug_in=False):
     return w, b, w / np.asarray(n, dtype=float)
 
 
+def percentile_band(curve, errors, level):
+    """The bands' interval by hand: order statistics of each column's finite errors at 1-based
+    positions (B + 1) p (linear between neighbours, clipped to the sample), added to the curve,
+    widened to contain it, capped at 1."""
+    low, high = [], []
+    for c, col in zip(curve, np.asarray(errors, dtype=float).T, strict=True):
+        col = np.sort(col[np.isfinite(col)])
+        if not col.size or not np.isfinite(c):
+            low.append(np.nan), high.append(np.nan)
+            continue
+
+        def at(p, col=col):
+            h = min(max((len(col) + 1) * p, 1.0), float(len(col))) - 1
+            lo = int(np.floor(h))
+            return col[lo] + (h - lo) * (col[min(lo + 1, len(col) - 1)] - col[lo])
+
+        alpha = (1 - level) / 2
+        low.append(min(min(c + at(alpha), 1.0), c))
+        high.append(max(min(c + at(1 - alpha), 1.0), c))
+    return np.array(low), np.array(high)
+
+
+def jackknife_scaled(errors, t, of):
+    """Metric test-object errors scaled up to the leave-one-learner-out jackknife SE of ``of``."""
+    size = t.shape[1]
+    jack = np.stack([of(np.delete(t, j, axis=1)) for j in range(size)])
+    se = np.sqrt((size - 1) / size * np.sum((jack - jack.mean(axis=0)) ** 2, axis=0))
+    return np.asarray(errors) * np.maximum(se / np.std(errors, axis=0, ddof=1), 1.0)
+
+
 def oob_stats(t, mask, n, plug_in=False):
     """The out-of-bag form: per row the voters' mean and variance, rows with < 2 voters dropped."""
     size = t.shape[1]
@@ -154,14 +184,17 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
     assert str(res).splitlines() == [
         " Closed-form stability of forests from a tree pool", "",
         " measure = Fleiss' kappa", "    pool = 12 learners", "  voting = hard",
-        "    band = 90% basic bootstrap over learners, 5 resamples", "",
-        "  n_learners    value   90% band",
+        "    band = 90% percentile bootstrap over learners, 5 resamples",
+        "  covers = learners only: these test objects and this training set, variation from the trees", "",
+        "  n_learners    value   90% band (learners only)",
         "           2     0.25   0.125 to 0.5",
         "          10     0.75   0.5 to 1"]
     np.testing.assert_array_equal(res.low, [0.125, 0.5])
     np.testing.assert_array_equal(res.high, [0.5, 1.0])
     frame = res.to_frame()
-    assert list(frame.columns) == ["measure", "n_learners", "value", "ci_low", "ci_high", "pool_size"]
+    assert list(frame.columns) == ["measure", "n_learners", "value", "ci_low", "ci_high", "pool_size",
+                                   "ci_covers"]
+    assert frame["ci_covers"].tolist() == ["learners only", "learners only"]
     assert frame["measure"].tolist() == ["fleiss", "fleiss"] and frame["pool_size"].tolist() == [12, 12]
     np.testing.assert_array_equal(frame["n_learners"], [2.0, 10.0])
     np.testing.assert_array_equal(frame["value"], [0.25, 0.75])
@@ -663,33 +696,37 @@ def test_metric_bands_are_resampled_pools_about_the_plug_in():
     cases = (("icc", lambda t: icc_of(t, False), icc_of(T, True)), ("phi", phi_of, phi_of(T)))
     for measure, of, truth in cases:
         r = res[measure]
-        errors = np.stack([of(t) for t in resampled]) - truth
+        errors = jackknife_scaled(np.stack([of(t) for t in resampled]) - truth, T, of)
         np.testing.assert_allclose(r.curve, of(T), rtol=1e-12)
         np.testing.assert_allclose(r.errors, errors, atol=1e-5)  # float32 products
-        q_low, q_high = np.quantile(errors, [0.1, 0.9], axis=0)
-        np.testing.assert_allclose(r.low, np.minimum(r.curve - q_high, 1), atol=1e-5)
-        np.testing.assert_allclose(r.high, np.minimum(r.curve - q_low, 1), atol=1e-5)
+        low, high = percentile_band(r.curve, errors, 0.8)
+        np.testing.assert_allclose(r.low, low, atol=1e-5)
+        np.testing.assert_allclose(r.high, high, atol=1e-5)
         settings = (r.measure, r.n_bootstrap, r.confidence_level, r.pool_size, r.voting)
         assert settings == (measure, 40, 0.8, 8, None)
         np.testing.assert_array_equal(r.n_learners, n)
 
 
 def test_bands_are_capped_at_one():
-    # one outlying learner: resampled pools holding it three times or more have about twice the
-    # pool's W, so curve - quantile(errors) exceeds 1 at the upper end
+    # one outlying learner: resampled pools without it have a much smaller W, so
+    # curve + quantile(errors) exceeds 1 at the upper end
     t = np.tile(np.arange(5.0)[:, None], (1, 8)) + np.random.default_rng(1).normal(0, 0.05, (5, 8))
     t[:, 0] += 2.0
     n = np.array([1.0, 4.0])
     res = cf.closed_form_bands(t, None, n, {"phi": 1.0}, classifier=False, voting=None, n_bootstrap=200,
                                random_state=0)["phi"]
     counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
-    phi = [1 - metric_stats(t[:, np.repeat(np.arange(8), c)], n)[2] for c in counts]
-    curve = 1 - metric_stats(t, n)[2]
-    raw_high = curve - np.quantile(np.stack(phi) - curve, 0.025, axis=0)
-    raw_low = curve - np.quantile(np.stack(phi) - curve, 0.975, axis=0)
-    assert raw_high[1] > 1 > raw_low[1]
-    np.testing.assert_allclose(res.high, np.minimum(raw_high, 1), atol=1e-5)
-    np.testing.assert_allclose(res.low, np.minimum(raw_low, 1), atol=1e-5)
+    def phi_of(m):
+        return 1 - metric_stats(m, n)[2]
+
+    phi = [phi_of(t[:, np.repeat(np.arange(8), c)]) for c in counts]
+    curve = phi_of(t)
+    errors = jackknife_scaled(np.stack(phi) - curve, t, phi_of)
+    raw_high = curve + np.quantile(errors, 0.975, axis=0, method="weibull")
+    assert raw_high[1] > 1
+    low, high = percentile_band(curve, errors, 0.95)
+    np.testing.assert_allclose(res.high, high, atol=1e-5)
+    np.testing.assert_allclose(res.low, low, atol=1e-5)
     assert res.high[1] == 1.0
 
 
@@ -709,14 +746,15 @@ def test_out_of_bag_bands_are_resampled_pools():
     np.testing.assert_allclose(res["icc"].errors, errors, atol=1e-5)
     psi = np.stack([1 - oob_stats(T[:, c], MASK[:, c], n)[2] / 1.5 for c in cols])
     np.testing.assert_allclose(res["psi"].errors, psi - (1 - oob_stats(T, MASK, n)[2] / 1.5), atol=1e-5)
-    q_low, q_high = np.quantile(errors, [0.025, 0.975], axis=0)
-    np.testing.assert_allclose(res["icc"].low, np.minimum(res["icc"].curve - q_high, 1), atol=1e-5)
-    np.testing.assert_allclose(res["icc"].high, np.minimum(res["icc"].curve - q_low, 1), atol=1e-5)
+    low, high = percentile_band(res["icc"].curve, errors, 0.95)  # out of bag: no jackknife scaling
+    np.testing.assert_allclose(res["icc"].low, low, atol=1e-5)
+    np.testing.assert_allclose(res["icc"].high, high, atol=1e-5)
 
 
 def test_class_bands_of_two_class_votes_are_resampled_pools():
     # two classes, hard votes, test objects: estimate, bootstrap world and resamples are all exact
-    # (no random orderings), so the band is the resampled pools' brute-force U-statistics
+    # (no random orderings): the estimate is the brute-force U-statistic, the resamples' values
+    # their Binomial bootstrap worlds
     preds = votes_pool([0.2, 0.5, 0.7, 0.95, 0.4], 6)
     n = np.array([1.0, 2.0])
     res = cf.closed_form_bands(preds, None, n, {"fleiss": None}, classifier=True, voting="hard",
@@ -728,20 +766,21 @@ def test_class_bands_of_two_class_votes_are_resampled_pools():
         share = pi.mean(axis=0)
         return 1 - (1 - agree.mean()) / (1 - np.sum(share**2))
 
-    def bootstrap_world(m):  # Binomial(m, q_i) votes
-        q = preds[..., 1].mean(axis=1)
+    def bootstrap_world(p, m):  # Binomial(m, q_i) votes, q_i the vote shares of pool p
+        q = p[..., 1].mean(axis=1)
         pi1 = stats.binom.sf(m // 2, m, q)
         share = np.array([1 - pi1.mean(), pi1.mean()])
         return 1 - np.mean(1 - pi1**2 - (1 - pi1) ** 2) / (1 - np.sum(share**2))
 
     curve = np.array([kappa(preds, 1), kappa(preds, 2)])
-    errors = np.array([[kappa(preds[:, np.repeat(np.arange(6), c)], m) - bootstrap_world(m) for m in (1, 2)]
-                       for c in counts])
+    # each resampled pool's own bootstrap-world value minus the pool's
+    errors = np.array([[bootstrap_world(preds[:, np.repeat(np.arange(6), c)], m) - bootstrap_world(preds, m)
+                        for m in (1, 2)] for c in counts])
     np.testing.assert_allclose(res.curve, curve, rtol=1e-10)
     np.testing.assert_allclose(res.errors, errors, rtol=1e-9, atol=1e-12)
-    q_low, q_high = np.nanquantile(errors, [0.25, 0.75], axis=0)
-    np.testing.assert_allclose(res.low, np.minimum(curve - q_high, 1), rtol=1e-9)
-    np.testing.assert_allclose(res.high, np.minimum(curve - q_low, 1), rtol=1e-9)
+    low, high = percentile_band(curve, errors, 0.5)
+    np.testing.assert_allclose(res.low, low, rtol=1e-9)
+    np.testing.assert_allclose(res.high, high, rtol=1e-9)
     assert (res.voting, res.pool_size, res.n_bootstrap) == ("hard", 6, 6)
 
 
@@ -825,7 +864,10 @@ def test_metric_bands_keep_their_precision(offset, scale):
             w, b, d_o = metric_stats(t, n, plug_in=True)
         else:
             w, b, d_o = oob_stats(t, mask, n, plug_in=True)
-        np.testing.assert_allclose(res.errors, np.array(errors) - b / (b + d_o), atol=1e-4)
+        errors = np.array(errors) - b / (b + d_o)
+        if mask is None:
+            errors = jackknife_scaled(errors, t, lambda m: icc_of_stats(metric_stats(m, n)))
+        np.testing.assert_allclose(res.errors, errors, atol=1e-4)
 
 
 def test_band_defaults():
@@ -838,9 +880,11 @@ def test_band_defaults():
     counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
     errors = [icc_of_stats(metric_stats(T[:, np.repeat(np.arange(8), c)], 2.0)) for c in counts]
     truth = icc_of_stats(metric_stats(T, 2.0, plug_in=True))
-    q_low, q_high = np.quantile(np.array(errors) - truth, [0.025, 0.975])
-    assert res.low[0] == pytest.approx(min(res.curve[0] - q_high, 1), abs=1e-5)
-    assert res.high[0] == pytest.approx(min(res.curve[0] - q_low, 1), abs=1e-5)
+    errors = jackknife_scaled((np.array(errors) - truth)[:, None], T,
+                              lambda m: np.atleast_1d(icc_of_stats(metric_stats(m, 2.0))))
+    low, high = percentile_band(res.curve, errors, 0.95)
+    assert res.low[0] == pytest.approx(low[0], abs=1e-5)
+    assert res.high[0] == pytest.approx(high[0], abs=1e-5)
 
 
 def icc_of_stats(s):
@@ -858,7 +902,8 @@ def fleiss_of(agree, pi):
 def test_out_of_bag_class_bands_by_hand():
     # hard votes of two classes out of bag: every step draws from the one generator, in order --
     # the estimate's orderings, the bootstrap world's forests drawn with replacement, the
-    # resampling counts, then max(5, orderings / 8) orderings per resampled pool
+    # resampling counts, then max(5, orderings / 8) draws with replacement per resampled pool
+    # (its own bootstrap world)
     preds = votes_pool([0.2, 0.5, 0.7, 0.9, 0.4], 6, seed=5)
     mask = np.random.default_rng(6).random((5, 6)) < 0.6
     mask[4] = [0, 0, 0, 1, 0, 0]  # one voter: dropped
@@ -879,11 +924,12 @@ def test_out_of_bag_class_bands_by_hand():
         cols = np.repeat(np.arange(6), c)
         p, m = preds[:, cols], mask[:, cols]
         rows = m.sum(axis=1) > 1
-        orders = rng.permuted(np.tile(np.arange(6), (25, 1)), axis=1)
+        # the resampled pool's own bootstrap world: 25 sequences of learners drawn with replacement
+        drawn = rng.integers(0, 6, (25, 6))
         with np.errstate(invalid="ignore"):
-            errors.append(fleiss_of(*ordering_average(p[rows], m[rows], orders, n, "hard")) - truth)
+            errors.append(fleiss_of(*ordering_average(p[rows], m[rows], drawn, n, "hard")) - truth)
     np.testing.assert_allclose(res.curve, curve, rtol=1e-12)
     np.testing.assert_allclose(res.errors, errors, rtol=1e-10, atol=1e-12)
-    q_low, q_high = np.nanquantile(errors, [0.25, 0.75], axis=0)
-    np.testing.assert_allclose(res.low, np.minimum(curve - q_high, 1), rtol=1e-10)
-    np.testing.assert_allclose(res.high, np.minimum(curve - q_low, 1), rtol=1e-10)
+    low, high = percentile_band(curve, errors, 0.5)
+    np.testing.assert_allclose(res.low, low, rtol=1e-10)
+    np.testing.assert_allclose(res.high, high, rtol=1e-10)

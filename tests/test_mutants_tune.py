@@ -52,6 +52,14 @@ ESTIMATOR_TEXT = ("RandomForestRegressor(max_features=2, min_samples_leaf=3, max
                   "max_depth=None, criterion='squared_error')")
 
 
+
+def order_interval(values, level):
+    """The recommendation interval by hand: the k-th smallest and k-th largest of the B values,
+    k = floor((B + 1) (1 - level) / 2), at least 1."""
+    ranked = sorted(values)
+    k = max(int(np.floor((len(ranked) + 1) * (1 - level) / 2)), 1)
+    return (ranked[k - 1], ranked[len(ranked) - k])
+
 def _tune(**kwargs):
     args = {"grid": GRID, "n_repeats": 3, "n_bootstrap": 0, "random_state": 0} | kwargs
     X_test = args.pop("X_test", XTE)
@@ -288,8 +296,8 @@ def test_pool_rows_bands_interval_and_run_time(monkeypatch):
     # the recommendation's interval: optRF's rule on each resampled icc curve, percentiles of those
     rounded, raw = _optrf_recommendations(curves["icc"])
     assert len(rounded) >= 5
-    assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
-    assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
+    assert tuple(res.confidence_interval) == order_interval(rounded, 0.95)
+    assert tuple(res.unrounded_interval) == order_interval(raw, 0.95)
     _assert_fits_and_recommendations(res, tuple(measures))
     assert res.recommendation == res.recommendations["icc"].value
     # run time: the pool's fit time spread over its learners, seconds = 1.5 n / 24
@@ -379,7 +387,8 @@ def test_closed_form_result_prints_its_method_and_its_bands_resamples():
     assert lines[0] == " Stability against the number of learners (closed_form, pool of 6 learners)"
     res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
-    assert " 95% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()  # the bands' own
+    assert (" 95% bootstrap bands (learners only: these test objects and this training set, "
+        "variation from the trees):") in str(res).splitlines()  # the bands' own
 
 
 # ------------------------------------------------------------------------------------ closed form
@@ -395,9 +404,9 @@ def test_closed_form_columns_bands_and_learner_interval():
         np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     errors = pool.closed_form_bands(GRID, n_bootstrap=10).errors
-    rounded, raw = _optrf_recommendations(np.minimum(res.table["icc"].to_numpy() - errors, 1.0))
-    assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
-    assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
+    rounded, raw = _optrf_recommendations(np.minimum(res.table["icc"].to_numpy() + errors, 1.0))
+    assert tuple(res.confidence_interval) == order_interval(rounded, 0.95)
+    assert tuple(res.unrounded_interval) == order_interval(raw, 0.95)
     _assert_fits_and_recommendations(res, ("icc", "phi", "psi"))
     assert res.table["n_forests"].tolist() == [0, 0, 0]
     assert res.settings["interval"] == "learners" and res.settings["measures"] == ["icc", "phi", "psi"]
@@ -430,8 +439,8 @@ def test_closed_form_interval_resamples_objects_and_learners():
                  for r, c in zip(rows, cols, strict=True)]
     rounded, raw = _optrf_recommendations(resampled, rec_thresh=1e-4, round_to="ten")
     assert len(rounded) >= 5
-    assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [2.5, 97.5], method="inverted_cdf"))
-    assert tuple(res.unrounded_interval) == tuple(np.percentile(raw, [2.5, 97.5], method="inverted_cdf"))
+    assert tuple(res.confidence_interval) == order_interval(rounded, 0.95)
+    assert tuple(res.unrounded_interval) == order_interval(raw, 0.95)
     _assert_fits_and_recommendations(res, ("icc",), rec_thresh=1e-4, round_to="ten")
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert res.settings["interval"] == "learners+objects"
@@ -647,8 +656,8 @@ def test_printed_result_line_by_line(monkeypatch):
         "1e-06, rounded to the nearest thousand, at least 500.",
         f"  note (psi): {psi_rec.note}", "",
         f" Recommendation: {value} learners -- {explain}.",
-        f"  95% bootstrap interval: {low:g} to {high:g} learners (unrounded {unrounded:.0f}: {u_low:.0f} to "
-        f"{u_high:.0f}; {res.interval_covers})",
+        f"  95% bootstrap interval: {low:g} to {high:g} learners, width {high - low:g} (unrounded "
+        f"{unrounded:.0f}: {u_low:.0f} to {u_high:.0f}, width {u_high - u_low:.0f}; {res.interval_covers})",
         f" {res.n_for_target} learners reach icc = 0.95 on the fitted curve",
         f" Run time: seconds per forest ~ 0 + 0.0625 * learners; {value} learners: about {value / 16:.3g} "
         f"s per "
@@ -1000,8 +1009,8 @@ def test_interval_needs_half_of_the_resamples_to_recommend():
         raw.append(fit.recommend(round_to="none", minimum=0))
     interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80], 1e-6,
                                                 "hundred", 8, 0.5)
-    assert tuple(interval) == tuple(np.percentile(rounded, [25, 75], method="inverted_cdf"))
-    assert tuple(unrounded) == tuple(np.percentile(raw, [25, 75], method="inverted_cdf"))
+    assert tuple(interval) == order_interval(rounded, 0.5)
+    assert tuple(unrounded) == order_interval(raw, 0.5)
     interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80], 1e-6,
                                                 "hundred", 9, 0.5)
     assert np.isnan(interval.low) and np.isnan(unrounded.high)  # 4 of 9 resamples recommend
@@ -1251,7 +1260,8 @@ def test_confidence_level_of_the_bands_and_the_interval():
         np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     assert res.confidence_level == 0.5 and res.settings["confidence_level"] == 0.5
-    assert " 50% bootstrap bands (the pool's learners resampled):" in str(res).splitlines()
+    assert (" 50% bootstrap bands (learners only: these test objects and this training set, "
+        "variation from the trees):") in str(res).splitlines()
     res = _tune(method="pool", pool_size=24, measures=("icc",), n_bootstrap=10, confidence_level=0.5)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
@@ -1270,7 +1280,7 @@ def test_confidence_level_of_the_bands_and_the_interval():
             rec = fit_2pl(GRID, curve).recommend()
         if rec is not None:
             rounded.append(rec)
-    assert tuple(res.confidence_interval) == tuple(np.percentile(rounded, [25, 75], method="inverted_cdf"))
+    assert tuple(res.confidence_interval) == order_interval(rounded, 0.5)
 
 
 def test_resamples_where_a_measure_fails_are_left_out_of_the_band(monkeypatch):

@@ -113,12 +113,16 @@ class TreePool:
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
     ``closed_form`` warns; use a pool of at least twice the largest ``n`` for classes.
 
-    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab._closed_form`): the
-    learners are resampled with replacement, and the basic bootstrap interval pivots on the
-    exact value of the same estimator in that bootstrap world (the pool as the population):
-    the plug-in curve for metric predictions, the disjoint-forest U-statistic over forests
-    drawn with replacement for classes. Metric resampling is one matrix product of the
-    per-learner predictions with the resampling counts, linear in the test objects.
+    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab._closed_form`) cover
+    the **learners only**: the expected stability of forests of ``n`` learners on these test
+    objects, grown on this training set, the randomness being the trees' (not new test
+    objects, not new training sets). The learners are resampled with replacement; each
+    resample's error is its closed form minus the exact value of the same estimator in that
+    bootstrap world (the pool as the population: the plug-in curve for metric predictions,
+    the disjoint-forest U-statistic over forests drawn with replacement for classes), and the
+    band is the percentile interval of ``curve + errors``, containing the curve. Metric
+    resampling is one matrix product of the per-learner predictions with the resampling
+    counts, linear in the test objects.
 
     No single R function does this; the forests it builds have the distribution of the
     refits of optRF's ``opt_prediction`` (ranger), and :func:`predstab.tune_num_learners`
@@ -396,7 +400,8 @@ class TreePool:
             Overrides the pool's voting for classifiers.
         n_bootstrap : int, default 0
             If > 0, also return a bootstrap-over-learners confidence band (learners
-            resampled with replacement; basic bootstrap interval, capped at 1).
+            resampled with replacement; percentile interval containing the curve, capped at
+            1). It covers the learners only: these test objects, this training set.
         confidence_level : float, default 0.95
         random_state : None, int or numpy.random.Generator
             The class closed forms' random orderings of the pool and the bootstrap's

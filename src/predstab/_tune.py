@@ -144,7 +144,9 @@ class TuningResult(Result):
     table : pandas.DataFrame
         One row per grid value: ``n_learners``, one column per measure (NaN where a measure
         could not be computed, see ``notes``), ``<measure>_low`` / ``<measure>_high`` (the
-        95% bands, when computed), ``degenerate`` (the measures whose value at that ``n``
+        95% bands, when computed; for "closed_form" they cover the learners only -- these
+        test objects, this training set, the trees' randomness -- and the print says so),
+        ``degenerate`` (the measures whose value at that ``n``
         is a degenerate 0/0 set to 1 by predstab's convention, comma-separated; such points
         are left out of the 2PL fits), ``seconds`` (per forest; estimated as pool time x n /
         pool size for the pool methods) and ``n_forests`` (forests behind each value; 0 for
@@ -173,6 +175,15 @@ class TuningResult(Result):
     confidence_interval : ConfidenceInterval
         95% (``confidence_level``) bootstrap percentile interval of the (rounded)
         recommendation; ``interval_covers`` says what was resampled. NaN if not computed.
+        Target: optRF's recommendation from the true curve on the same grid -- with
+        ``method="closed_form", interval="learners"`` the infinite-pool curve of these test
+        objects and this training set. It is the resamples' order statistics ``k`` and
+        ``B + 1 - k``, ``k = floor((B + 1) alpha / 2)``. Assumptions: the resampled curves
+        spread as the curve's error does, the 2PL fits the curve and the curve flattens within
+        the grid (``reliable``); otherwise the interval is not trusted and the print says so.
+        Rounded to thousands it is often one value (width 0), and a discrete jump of the true
+        recommendation (e.g. 16,000 to 17,000) falls inside it or not as a whole;
+        docs/benchmarks/coverage-tuning.md gives the measured coverage and widths.
     unrounded_interval : ConfidenceInterval
         The same resamples' interval of the unrounded recommendation.
     interval_covers : str
@@ -358,8 +369,13 @@ class TuningResult(Result):
             shown = pd.DataFrame({"n_learners": self.table["n_learners"]})
             for m, band in bands.items():
                 shown[m] = [f"{lo:.4f} to {hi:.4f}" for lo, hi in zip(band["low"], band["high"], strict=True)]
-            covers = _COVERS["closed_form"] if self.method == "closed_form" else self.interval_covers
-            lines += [f" {self.confidence_level:.0%} bootstrap bands ({covers.split(':')[0]}):"]
+            if self.method == "closed_form":
+                from ._closed_form import BAND_COVERS
+
+                covers = BAND_COVERS
+            else:
+                covers = self.interval_covers.split(":")[0]
+            lines += [f" {self.confidence_level:.0%} bootstrap bands ({covers}):"]
             lines += ["  " + line for line in shown.to_string(index=False).splitlines()] + [""]
         lines.append(" 2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2), and each measure's recommendation:")
         rows = []
@@ -390,8 +406,12 @@ class TuningResult(Result):
             if np.isfinite(low):
                 u_low, u_high = self.unrounded_interval
                 lines.append(f"  {self.confidence_level:.0%} bootstrap interval: {low:g} to {high:g} "
-                             f"learners (unrounded {rec.unrounded:.0f}: {u_low:.0f} to {u_high:.0f}; "
-                             f"{self.interval_covers})")
+                             f"learners, width {high - low:g} (unrounded {rec.unrounded:.0f}: {u_low:.0f} "
+                             f"to {u_high:.0f}, width {u_high - u_low:.0f}; {self.interval_covers})")
+                if self.message:
+                    lines.append("  The interval assumes a 2PL that fits the curve (R^2 >= 0.9) and a curve "
+                                 "that flattens within the grid; as said below, that fails here: do not "
+                                 "trust it.")
             if self.message:
                 lines.append(f"  {self.message}")
         if self.n_for_target is not None:
@@ -875,12 +895,20 @@ def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
     nan = ConfidenceInterval(float("nan"), float("nan"))
     if len(rounded) < n_bootstrap / 2:
         return nan, nan
-    alpha = 100 * (1 - confidence_level) / 2
-    # recommendations are rounded counts: report resampled values, not interpolations
-    low, high = np.percentile(rounded, [alpha, 100 - alpha], method="inverted_cdf")
     raw = [r for r in raw if r is not None]
-    u_low, u_high = np.percentile(raw, [alpha, 100 - alpha], method="inverted_cdf") if raw else (np.nan,) * 2
-    return ConfidenceInterval(float(low), float(high)), ConfidenceInterval(float(u_low), float(u_high))
+    return (_order_statistic_interval(rounded, confidence_level),
+            _order_statistic_interval(raw, confidence_level) if raw else nan)
+
+
+def _order_statistic_interval(values, confidence_level):
+    """``(x_(k), x_(B + 1 - k))`` of ``B`` resampled recommendations, ``k = floor((B + 1) alpha / 2)``
+    (at least 1): resampled values, not interpolations (recommendations are rounded counts), at
+    the order statistics whose expected coverage ``(B + 1 - 2k) / (B + 1)`` is at least the
+    confidence level. The inverted-CDF percentiles used before (the 3rd and 98th of 100) had
+    expected coverage 0.94 for a perfect pivot."""
+    ranked = np.sort(np.asarray(values, dtype=float))
+    k = max(int(np.floor((len(ranked) + 1) * (1 - confidence_level) / 2)), 1)
+    return ConfidenceInterval(float(ranked[k - 1]), float(ranked[len(ranked) - k]))
 
 
 # ----------------------------------------------------------------------------------------
@@ -1459,7 +1487,8 @@ def _bands(table, values, grid, measures, primary, closed, spec, method, n_boots
         return None
     if method == "closed_form" and primary in closed:
         errors = closed[primary][3]  # resampled pools' errors about the pool's own curve
-        return None if errors is None else np.minimum(table[primary].to_numpy(float) - errors, 1.0)
+        # the bands' resampled curves (ClosedFormResult.errors: curve + errors)
+        return None if errors is None else np.minimum(table[primary].to_numpy(float) + errors, 1.0)
     if not all(values[g].test is not None for g in grid):
         return None
     curves = _bootstrap_objects(values, grid, [m for m in measures if m not in closed], primary, spec,

@@ -152,6 +152,9 @@ def _from_tuning_result(result, errors, fits, recommended, title):
         recommended = {primary: result.recommendation} if primary in stability else result.recommendation
     if title is None:
         title = f"stability against the number of trees ({getattr(result, 'method', 'tuning')})"
+        if errors and getattr(result, "method", None) == "closed_form":
+            level = getattr(result, "confidence_level", 0.95)
+            title += f"\nbars: {level:.0%} bands, learners only (these test objects, this training set)"
     return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title
 
 
