@@ -34,6 +34,7 @@ from ._io import (
     numeric_matrix,
     parse_list,
     read_table,
+    signals_as_interrupts,
     write_figure,
     write_text,
 )
@@ -148,7 +149,8 @@ def _cmd_tune(args, out):
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
                         voting=args.voting, n_bootstrap=args.bootstrap, target_name=str(args.target),
                         **_tuning_options(args))
-    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out)
+    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
+                         inputs={"DATA": args.data, "--test": args.test})
 
 
 # ----------------------------------------------------------------------------- stability
@@ -211,7 +213,10 @@ def _cmd_stability(args, out):
     import predstab
 
     if args.out:
-        check_output_file(args.out, force=args.force)
+        check_output_file(args.out, force=args.force,
+                          inputs={"PREDICTIONS": args.predictions,
+                                  "--training-observations": args.training_observations,
+                                  "--prediction-space": args.prediction_space})
     pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, header=args.header,
                                 transpose=args.transpose, with_labels=True)
     if not args.transpose:
@@ -491,7 +496,8 @@ def _cmd_compare(args, out):
 
     for option in ("plot", "out"):
         if getattr(args, option):
-            check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
+            check_output_file(getattr(args, option), force=args.force, option=f"--{option}",
+                              inputs={"SCORES": args.scores})
     _warn_ignored(args, "test", _COMPARE_OPTIONS)
     frame = read_table(args.scores, what="SCORES", header=args.header)
     if args.test == "friedman":
@@ -884,7 +890,7 @@ def main(argv=None, *, stdout=None) -> int:
     """Run ``predstab`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
     Exit codes: 0 success, 2 bad input or usage (one line on stderr), 1 unexpected error,
-    130 interrupted (no partial output is left behind).
+    130 interrupted, 128 + N ended by signal N (SIGTERM: 143); no partial output is left behind.
     """
     out = sys.stdout if stdout is None else stdout
     parser = build_parser()
@@ -901,7 +907,7 @@ def main(argv=None, *, stdout=None) -> int:
         kind = "note" if issubclass(category, InputNote) else "warning"
         print(f"{prog}: {kind}: {_one_line(message)}", file=sys.stderr)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), signals_as_interrupts():
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
@@ -912,9 +918,11 @@ def main(argv=None, *, stdout=None) -> int:
             # `predstab ... | head`: the reader has gone; stop quietly, as Unix tools do
             _silence(out)
             return EXIT_BROKEN_PIPE
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted; no partial output was written", file=sys.stderr)
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (signals_as_interrupts)
+            signum = getattr(exc, "signum", None)
+            how = "interrupted" if signum is None else f"terminated ({exc})"
+            print(f"{prog}: {how}; no partial output was written", file=sys.stderr)
+            return EXIT_INTERRUPTED if signum is None else 128 + signum
         except (InputError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
             if args.debug:
                 raise
