@@ -16,6 +16,7 @@ predstab ...
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import warnings
 from pathlib import Path
@@ -327,7 +328,10 @@ def _cmd_agree(args, out):
                               confidence_level=args.confidence_level)
     elif args.measure == "fleiss":
         ratings = label_matrix(frame)
-        result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
+        with _beyond_reach(f"--measure fleiss on RATINGS '{args.ratings}' ({ratings.shape[0]} x "
+                           f"{ratings.shape[1]}; Fleiss' kappa counts categories: for numbers use "
+                           "--measure icc or --measure alpha --level interval)"):
+            result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
     elif args.measure == "alpha":
         if args.level in ("interval", "ratio"):
             ratings = numeric_matrix(frame, what="RATINGS")
@@ -422,20 +426,6 @@ def _label_column(frame, name, *, option, test):
     return values.to_numpy(dtype=object)
 
 
-def _print_fields(fields, out):
-    """``name value`` lines, numbers to 6 significant digits; a p-value below R's 2.2e-16 (machine
-    epsilon) is shown as R shows it, ``< 2.2e-16``, not as 0."""
-    width = max(len(name) for name in fields)
-    for name, value in fields.items():
-        if name == "pvalue" and isinstance(value, (float, np.floating)) and value < np.finfo(float).eps:
-            shown = "< 2.2e-16"
-        elif isinstance(value, (float, np.floating)):
-            shown = f"{value:.6g}"
-        else:
-            shown = str(value)
-        print(f"{name:<{width}}  {shown}", file=out)
-
-
 def _test_fields(result):
     fields = {"statistic": result.statistic}
     if result.df is not None:
@@ -510,12 +500,11 @@ def _cmd_compare(args, out):
             if args.id is None and "expected a number" in str(exc):
                 raise InputError(f"{exc} (a column of data-set names? give it with --id COL)") from None
             raise
-        result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
-        ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        print(str(result), file=out)  # base R's print.htest layout, R's p-value
-        print(f"\nmethods by average rank (Nemenyi CD = {result.critical_difference:.6g}):", file=out)
-        for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-            print(f"  {name:<24} average rank {rank:.4f}", file=out)
+        # a DataFrame: the result names the methods by the file's columns
+        result = compare.friedman_nemenyi(pd.DataFrame(scores, columns=list(map(str, frame.columns))),
+                                          alpha=args.alpha, higher_is_better=not args.lower_is_better)
+        ranks = dict(zip(result.names, np.asarray(result.average_ranks, dtype=float), strict=True))
+        print(str(result), file=out)  # base R's print.htest layout, R's p-value, the ranks by name
         if args.plot:
             drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
             fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
@@ -529,7 +518,7 @@ def _cmd_compare(args, out):
         new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
-        _print_fields(result.to_frame().iloc[0].to_dict(), out)
+        print(str(result), file=out)  # the result's R-style block, as the Python API prints it
         _write_csv(args, result.to_frame(), out)
         return 0
     a = _score_column(frame, args.a, option="--a", test=args.test)
@@ -546,7 +535,7 @@ def _cmd_compare(args, out):
         result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
-    _print_fields(_test_fields(result), out)
+    print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
     _write_csv(args, pd.DataFrame([_test_fields(result)]), out)
     return 0
 
@@ -578,6 +567,20 @@ def _positive_numbers(text, *, option, minimum=0.0):
     return values
 
 
+@contextlib.contextmanager
+def _beyond_reach(what):
+    """Turn an answer the library cannot compute (a RuntimeError: a tail that underflows, a
+    MemoryError: an array too large to hold, an OverflowError) into the CLI's one-line input
+    error naming ``what`` (the option and its value)."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise InputError(f"{what} needs more memory than this machine has ({_one_line(exc)})") from None
+    except (RuntimeError, OverflowError) as exc:
+        raise InputError(f"{what} is beyond what can be computed in floating point "
+                         f"({_one_line(exc)})") from None
+
+
 def _cmd_power(args, out):
     import pandas as pd
 
@@ -602,21 +605,29 @@ def _cmd_power(args, out):
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
         rows = []
         for d in effects:
-            n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
-            rows.append({"d": d, "n_per_arm": n,
-                         "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
+            with _beyond_reach(f"--effect {d:g}"):
+                n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
+                rows.append({"d": d, "n_per_arm": n,
+                             "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
         title = f"seeds (runs) per arm for power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "power":
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
         ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
-        rows = [{"d": d, "n_per_arm": n, "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)}
-                for d in effects for n in ns]
+        rows = []
+        for d in effects:
+            for n in ns:
+                with _beyond_reach(f"--effect {d:g} with --n {n:g}"):
+                    rows.append({"d": d, "n_per_arm": n,
+                                 "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
         title = f"power of the two-sample t-test at alpha {args.alpha:g}"
     elif args.question == "effect":
         unused(args.effect, "--effect")
         ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
-        rows = [{"n_per_arm": n, "d": compare.detectable_effect(n, alpha=args.alpha, power=args.power,
-                                                                strict=strict)} for n in ns]
+        rows = []
+        for n in ns:
+            with _beyond_reach(f"--n {n:g}"):
+                d = compare.detectable_effect(n, alpha=args.alpha, power=args.power, strict=strict)
+                rows.append({"n_per_arm": n, "d": d})
         title = f"smallest effect d detected with power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "games":
         unused(args.effect, "--effect")
@@ -628,7 +639,9 @@ def _cmd_power(args, out):
                              f"got {args.win_rate!r}")
         rows = []
         for p in rates:
-            g = compare.games_needed(p, alpha=args.alpha, power=args.power)
+            with _beyond_reach(f"--win-rate {p:.10g} (so close to 0.5 that the exact test needs "
+                               "too many games; choose a win rate farther from 0.5)"):
+                g = compare.games_needed(p, alpha=args.alpha, power=args.power)
             rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
         title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at alpha "
                  f"{args.alpha:g} (n_normal: normal approximation)")
