@@ -132,7 +132,7 @@ def _assert_fits_and_recommendations(res, measures, *, target=0.95, rec_thresh=1
             warnings.simplefilter("ignore", PredstabWarning)
             value = fit.recommend(rec_thresh=rec_thresh, round_to=round_to)
             unrounded = fit.recommend(rec_thresh=rec_thresh, round_to="none", minimum=0)
-        n_t = fit.num_learners_for(target) if fit.converged else None
+        n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else None  # trusted fits only
         rule = "optRF" if value is not None else "none"
         flat = _flat_from(n, values, target) if not fit.converged or fit.poor_fit else None
         if flat is not None:
@@ -689,7 +689,7 @@ def test_written_result_is_plain_json_of_the_fields(monkeypatch):
             "measure": m, "value": rec.value, "unrounded": rec.unrounded, "rule": "optRF", "rec_thresh": 1e-6,
             "round_to": "thousand", "minimum": 500, "n_for_target": rec.n_for_target, "target": 0.95,
             "grid_max": 8, "beyond_grid": rec.beyond_grid, "expected_stability": rec.expected_stability,
-            "note": rec.note}
+            "note": rec.note, "steps": [list(step) for step in rec.steps], "p1": fit.p1}
     assert out["settings"] == json.loads(json.dumps(res.settings))
     largest = out["largest_forest"]
     assert largest["n_learners"] == 8 and largest["psi"]["value"] == res.largest_psi.value

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ._io import (
     InputError,
+    InputNote,
     ProgressBar,
     check_output_dir,
     check_target_kind,
@@ -132,6 +134,13 @@ def _check_job(job):
     elif job.task == "regression":
         check_target_kind(job.y, "regression", name=job.target_name)
         job.y = np.asarray(job.y, dtype=float)
+        distinct = np.unique(job.y)
+        if distinct.size == 2:  # 0/1 (or any two values): most likely classes given as numbers
+            warnings.warn(f"the target '{job.target_name}' holds only the two values "
+                          f"{distinct[0]:g} and {distinct[1]:g}: --task regression (the default) fits a "
+                          "regression forest to them and measures the stability of its numbers (ICC); "
+                          "to treat them as classes (Fleiss' kappa of the predicted labels) add "
+                          "--task classification", InputNote, stacklevel=2)
     else:
         raise InputError(f"--task must be regression, classification or ordinal; got {job.task!r}")
     if job.method not in _METHODS:

@@ -92,7 +92,9 @@ class Recommendation(Result):
     round_to : str
     minimum : int
     n_for_target : int or None
-        Learners at which the fitted curve reaches ``target`` (optRF's ``estimate_numtrees``).
+        Learners at which the fitted curve reaches ``target`` (optRF's ``estimate_numtrees``);
+        None when the 2PL fit failed or fits poorly (a curve fitted to ``icc = -1`` everywhere
+        reaches any target somewhere, which says nothing).
     target : float
     grid_max : int
         The largest grid value; ``beyond_grid`` says whether ``value`` exceeds it.
@@ -101,6 +103,12 @@ class Recommendation(Result):
         The fitted stability at ``value`` (NaN without one).
     note : str
         Why there is no (trusted) recommendation, or that it is an extrapolation.
+    steps : tuple of (float, float, float)
+        optRF's scan as it went: ``(threshold, first n below it, that n rounded)``, the
+        threshold lowered tenfold while the rounded n was below the inflection point ``p1``;
+        the last step gave ``value`` (before the floor of ``minimum``).
+    p1 : float
+        The fit's inflection point (NaN without a fit).
     """
 
     measure: str
@@ -116,6 +124,8 @@ class Recommendation(Result):
     beyond_grid: bool
     expected_stability: float
     note: str = ""
+    steps: tuple = ()
+    p1: float = float("nan")
     _title = "Recommended number of learners"
 
     def explain(self) -> str:
@@ -126,9 +136,17 @@ class Recommendation(Result):
             return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
                     f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
                     "is enough")
-        text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added learner "
-                f"below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; rounded to "
-                f"{_ROUNDING[self.round_to]}, at least {self.minimum})")
+        rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
+        if len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
+            (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
+            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
+                    f"learner below {self.rec_thresh:g} from {first:.0f} learners, which {rounding} is "
+                    f"{rounded:.0f}, below the inflection point p1 = {self.p1:.3g}; so the threshold is "
+                    f"lowered tenfold to {threshold:g}: below it from {last:.0f} learners; {rounding})")
+        else:
+            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
+                    f"learner below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; "
+                    f"{rounding})")
         if self.beyond_grid:
             text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
                      f"{self.grid_max} (an extrapolation of the fitted curve)")
@@ -755,7 +773,12 @@ def _already_stable(n, values, target):
 def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
     value, reason = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
     unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
-    n_t = fit.num_learners_for(target) if fit.converged else -1
+    # the curve's n for target only from a trusted fit (a poor one, e.g. of icc = -1 everywhere,
+    # reaches any target somewhere)
+    n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else -1
+    steps = ()
+    if value is not None and fit.converged:
+        steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=_MAX_LEARNERS))
     rule, note = ("optRF" if value is not None else "none"), reason
     if fit.converged and fit.poor_fit:
         note = f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
@@ -766,7 +789,7 @@ def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
     if not fit.converged or fit.poor_fit:
         flat = _already_stable(np.asarray(n), np.asarray(values, dtype=float), target)
         if flat is not None:
-            value, rule, unrounded = flat, "already stable", None
+            value, rule, unrounded, steps = flat, "already stable", None, ()
             why = "the 2PL fit failed" if not fit.converged else "the 2PL fits poorly"
             note = (f"already stable: {measure} >= {target:g} at every grid value from {flat} learners on "
                     f"({why} on a flat curve); no larger grid is needed")
@@ -780,7 +803,7 @@ def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
         unrounded=None if unrounded is None else float(unrounded), rule=rule, rec_thresh=float(rec_thresh),
         round_to=round_to, minimum=_MINIMUM, n_for_target=None if n_t is None or n_t < 0 else int(n_t),
         target=float(target), grid_max=grid_max, beyond_grid=bool(value is not None and value > grid_max),
-        expected_stability=expected, note=note)
+        expected_stability=expected, note=note, steps=steps, p1=float(fit.p1))
 
 
 def _primary_message(primary, fit, rec, grid, excluded):

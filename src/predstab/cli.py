@@ -249,20 +249,19 @@ def _cmd_stability(args, out):
         levels = _as_data_type(levels, pred)
     result = func(pred, base, scale=args.scale, levels=levels)
     print(str(result), file=out)
-    per = np.asarray(result.per_object, dtype=float)
     table = None
     if args.per_object or args.out:
-        import pandas as pd
-
-        # objects are numbered as everywhere in predstab: the input's row labels, else the
-        # 0-based row position (the index of StabilityResult.per_object_frame())
-        table = pd.DataFrame({"object": labels, "stability": per,
-                              "observed_instability": np.asarray(result.per_object_observed, dtype=float)})
+        # the result's own per-object table (stability, its interval, observed instability,
+        # predictions), objects numbered as everywhere in predstab: the input's row labels, else
+        # the 0-based row position; NaN (undefined) objects first, then least stable first
+        table = result.per_object_frame(sort=False).reset_index(drop=True)
+        table.insert(0, "object", labels)
         table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
     if args.per_object:
-        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(per.size))
+        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(len(labels)))
         where = "0-based row position" if positions else "row name"
-        print(f"\nper object, least stable first (object = {where} in PREDICTIONS):", file=out)
+        print(f"\nper object, least stable first (object = {where} in PREDICTIONS; ci_low / ci_high: "
+              f"{100 * result.confidence_level:g}% interval of each object's stability):", file=out)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
     if args.out:
         written = write_text(args.out, table.to_csv(index=False), force=args.force)
