@@ -162,8 +162,7 @@ def tune_arguments(job):
         "target": job.target, "rec_thresh": job.rec_thresh, "round_to": job.round_to,
         "n_bootstrap": job.n_bootstrap, "random_state": job.seed, "n_jobs": job.n_jobs,
     }
-    if job.method != "refit":
-        kwargs["pool_size"] = max(job.grid) * job.n_repeats  # n_repeats forests of every grid value
+    # the pool: tune_num_learners' default (n_repeats forests of every grid value), one rule for both
     return estimator, job.X, job.y, job.X_test, kwargs
 
 

@@ -355,6 +355,8 @@ class TuningResult(Result):
 
     def _str_lines(self):
         pool = "" if self.pool_size is None else f", pool of {self.pool_size} learners"
+        if self.settings.get("pool_size") == _POOL_RULE:
+            pool += f": {_POOL_RULE}"
         lines = [f" {self._title} ({self.method}{pool})", ""]
         settings = self.settings
         if settings.get("estimator"):
@@ -652,6 +654,19 @@ def _pool_baseline(pool, estimator, X, y, n_max, rng, opts):
                                 None)
     return space, (f"out-of-bag predictions of one forest of {n_max} learners (fitted for the baseline: the "
                    f"pool has {size}), the same for every n")
+
+
+def _default_pool_size(grid, n_repeats, method):
+    """The one default pool (``tune_num_learners`` and ``predstab tune``): ``n_repeats`` disjoint
+    forests of the largest grid value, so every grid value gets its ``n_repeats`` forests; for
+    "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
+    sqrt(pool_size); n_repeats >= 2 keeps a class pool at twice the largest forest, where the
+    class closed forms are unbiased, see :class:`TreePool`)."""
+    size = int(max(grid)) * int(n_repeats)
+    return max(size, 1000) if method == "closed_form" else size
+
+
+_POOL_RULE = "n_repeats x the largest grid value (the default)"
 
 
 def _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method, explicit_pool):
@@ -1016,9 +1031,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
                                     f"regressor; got {select_for!r}.")
     explicit_pool = pool_size is not None
     if pool_size is None:
-        # class closed forms are unbiased up to half the pool (TreePool's Notes)
-        pool_size = max(grid_list) * 2 if method == "pool" or is_clf else 1000
-        pool_size = max(pool_size, 1000) if method == "closed_form" else pool_size
+        pool_size = _default_pool_size(grid_list, n_repeats, method)
     check_count(pool_size, "pool_size")
     if precision is not None:
         if method != "closed_form":
@@ -1163,9 +1176,11 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         / phi / psi in closed form from a pool (:meth:`TreePool.closed_form`) with bootstrap
         bands; the other measures from the pool's groups.
     pool_size : int, optional
-        Learners in the pool. "pool": default ``2 * max(grid)``. "closed_form": 1000 for
-        regressors, ``max(1000, 2 * max(grid))`` for classifiers (class closed forms are
-        estimated without bias only up to half the pool, see :class:`TreePool`). The metric
+        Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
+        max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
+        "closed_form" at least 1000 (class closed forms are estimated without bias only up
+        to half the pool, see :class:`TreePool`; ``settings["pool_size"]`` and the printed
+        result say which rule gave the pool). The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
@@ -1322,6 +1337,10 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
                          n_bootstrap, confidence_level, measures)
     if method == "closed_form":
         settings["interval"] = interval
+    if pool_size is not None:
+        settings["pool_size"] = ("given" if explicit_pool else _POOL_RULE
+                                 if pool_size == _default_pool_size(grid, n_repeats, method)
+                                 else "enlarged for `precision`")
     return _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
                       n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
                       interval_kind=interval)
