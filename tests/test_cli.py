@@ -190,7 +190,7 @@ def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_c
         res = predstab.tune_num_learners(
             RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8), X, y, X_test,
             grid=[5, 10, 20], n_repeats=3, measures=("icc", "phi", "psi"), method=method.replace("-", "_"),
-            pool_size=None if method == "refit" else 60, n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
+            n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
             target=0.9, random_state=4)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())

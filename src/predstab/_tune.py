@@ -140,8 +140,9 @@ class Recommendation(Result):
         if len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
             text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
-                    f"learner below {self.rec_thresh:g} from {first:.0f} learners, which {rounding} is "
-                    f"{rounded:.0f}, below the inflection point p1 = {self.p1:.3g}; so the threshold is "
+                    f"learner below {self.rec_thresh:g} from {first:.0f} learners, which rounded to "
+                    f"{_ROUNDING[self.round_to]} is {rounded:.0f}, below the inflection point p1 = "
+                    f"{self.p1:.3g}; so, as optRF does, the threshold is "
                     f"lowered tenfold to {threshold:g}: below it from {last:.0f} learners; {rounding})")
         else:
             text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
