@@ -111,7 +111,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
     X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.2, random_state=0)
     res = predstab.tune_num_learners(
         RandomForestRegressor(max_features="sqrt", min_samples_leaf=5), X_train, y_train, X_test,
-        grid=[2, 5, 10, 25, 50], n_repeats=5, measures=("icc", "phi", "psi"), method="pool", pool_size=250,
+        grid=[2, 5, 10, 25, 50], n_repeats=5, measures=("icc", "phi", "psi"), method="pool",
         random_state=0, n_jobs=-1)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
@@ -236,7 +236,7 @@ def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, 
         warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
         res = predstab.tune_num_learners(RandomForestClassifier(max_features="sqrt", min_samples_leaf=1), X,
                                          y, X_test, grid=(2, 4, 8), n_repeats=3,
-                                         measures=("fleiss", "phi", "psi"), method="pool", pool_size=24,
+                                         measures=("fleiss", "phi", "psi"), method="pool",
                                          n_bootstrap=0, random_state=2)
     _same_table(tmp_path / "o" / "stability.csv", res)
     assert "hard voting" in out

@@ -176,3 +176,54 @@ def test_outside_stacklevel_counts_the_frames_inside_predstab():
 def _line_of_here(text):
     lines = open(__file__).read().splitlines()
     return next(i + 1 for i, line in enumerate(lines) if line.strip().startswith(text))
+
+
+# --------------------------------------------------------------------------- item 16
+def test_pool_progress_moves_while_the_pool_grows_and_changes_no_number():
+    X, y = load_diabetes(return_X_y=True)
+    calls = []
+    options = dict(grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"), n_bootstrap=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabWarning)
+        ticked = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
+                                            progress=lambda *args: calls.append(args), **options)
+        silent = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260], **options)
+    # the pool of 3 x 20 = 60 trees ticks in 20 steps of 3 as it grows (then once when done)
+    assert calls == [(3 * k, 60) for k in range(1, 21)] + [(1, 1)]
+    pd.testing.assert_frame_equal(ticked.table.drop(columns="seconds"), silent.table.drop(columns="seconds"))
+
+
+@pytest.mark.slow
+def test_tune_draws_its_progress_bar_on_a_terminal_during_the_pool_fit(tmp_path):
+    import os
+    import pty
+    import subprocess
+
+    from _cli import _SCRIPT, ROOT
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    frame = pd.DataFrame(X, columns=list("abc"))
+    frame["y"] = X @ [1.0, 2.0, 3.0] + rng.normal(size=60)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
+    proc = subprocess.Popen([_SCRIPT, "tune", str(tmp_path / "d.csv"), "--target", "y", "--grid",
+                             "50,100,400", "--repeats", "3", "--bootstrap", "0",
+                             "--out", str(tmp_path / "o")],
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=120)
+    os.close(master)
+    assert proc.returncode == 0
+    counts = {int(part.split(b"/")[0].split()[-1]) for part in seen.split(b"\r") if b"/1200 " in part}
+    assert len(counts) >= 3 and max(counts) == 1200, seen[-300:]  # the bar moved while 1200 trees grew

@@ -617,7 +617,7 @@ def _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_siz
     from ._pool import TreePool
 
     pool = TreePool(estimator, n_learners=pool_size, voting=opts.voting, random_state=rng, n_jobs=opts.n_jobs)
-    pool.fit(X, y, X_test, oob=opts.need_space)
+    pool.fit(X, y, X_test, oob=opts.need_space, progress=opts.progress)  # ticks as the learners grow
     n_max = max(grid)
     if opts.need_space and spec.psi_baseline == "fixed":
         spec.baseline, spec.baseline_text = _pool_baseline(pool, estimator, X, y, n_max, rng, opts)
