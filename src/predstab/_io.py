@@ -13,9 +13,13 @@ Writing: every output goes to a temporary file in the target directory and is mo
 place with :func:`os.replace`, so an interrupted run (Ctrl-C, a crash) never leaves a
 half-written file; an existing file is never replaced unless ``force=True``. New files get
 the permissions :func:`open` would give them (``0o666`` minus the umask); a replaced file
-keeps its mode. :func:`check_output_file` and :func:`check_output_dir` check an output path
-*before* any computing: an existing file without ``force``, a missing parent folder (never
-created silently) or a place where nothing can be written is an :class:`InputError`.
+keeps its permission bits (without set-user-ID / set-group-ID) and, where allowed, its owner.
+:func:`check_output_file` and :func:`check_output_dir` check an output path *before* any
+computing: an existing file without ``force``, a missing parent folder (never created
+silently), a place where nothing can be written, a symbolic link, a FIFO, a device or an input
+file is an :class:`InputError`. A folder of outputs is written by :func:`staged_output_dir`:
+all files at once (locked, signals held) or none; :func:`signals_as_interrupts` turns SIGTERM
+and SIGHUP into the same cleanup as Ctrl-C.
 """
 
 from __future__ import annotations
