@@ -193,7 +193,12 @@ def test_an_interrupted_forced_rerun_keeps_the_earlier_folder(tmp_path, data):
         assert rerun.returncode == 0
         before = _snapshot(out)
     assert rc == 143, err
-    assert _snapshot(out) == before and sorted(os.listdir(tmp_path)) == [data.name, "tuned"]
+    assert sorted(os.listdir(tmp_path)) == [data.name, "tuned"] and sorted(os.listdir(out)) == list(OUTPUTS)
+    if "after its output was written in full" in err:  # the signal came while the files were moved in
+        assert json.loads((out / "stability.json").read_text())["seed"] == 2
+        assert all(_snapshot(out)[name] != before[name] for name in ("stability.csv", "stability.png"))
+    else:
+        assert "no partial output was written" in err and _snapshot(out) == before
 
 
 @pytest.mark.slow

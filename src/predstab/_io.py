@@ -65,6 +65,7 @@ __all__ = [
     "write_figure",
     "fresh_directory",
     "staged_output_dir",
+    "COMMITTED",
     "signals_as_interrupts",
     "Interrupted",
 ]
@@ -339,19 +340,21 @@ def parse_list(text, *, option, convert=str) -> list:
 
 def _probe_writable(folder, *, shown) -> None:
     """Create and remove a file in ``folder``: the only test that also catches /proc, read-only
-    mounts and root's unwritable places (``os.access`` says yes to root everywhere)."""
-    while True:
-        probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
-        try:
-            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except FileExistsError:
-            continue  # a file of that name (never touched): another name
-        except OSError as exc:
-            raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
-        break
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        probe.unlink()
+    mounts and root's unwritable places (``os.access`` says yes to root everywhere). Signals
+    wait while the probe exists, so an interrupt never leaves it behind."""
+    with _signals_blocked():
+        while True:
+            probe = Path(folder) / f".predstab-probe-{secrets.token_hex(4)}"
+            try:
+                fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            except FileExistsError:
+                continue  # a file of that name (never touched): another name
+            except OSError as exc:
+                raise InputError(f"cannot write to {shown}: {exc.strerror or exc}") from None
+            break
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            probe.unlink()
 
 
 def _kind(mode) -> str:
@@ -680,16 +683,29 @@ def fresh_directory(path, *, force=False) -> tuple[Path, bool]:
 
 @contextlib.contextmanager
 def _signals_blocked():
-    """Hold SIGINT, SIGTERM and SIGHUP back (delivered when the block ends) in the main thread."""
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends (main thread only).
+
+    Python runs signal handlers in the main thread whichever thread the operating system
+    delivers a signal to, so masking (``pthread_sigmask``) the main thread is not enough when
+    threads exist (joblib, BLAS): the handlers themselves are swapped for one that notes the
+    signal; at the end the previous handler gets it (``SIG_DFL``: the signal is raised again)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    pending = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        if pending:
+            old = previous[pending[0]]
+            if callable(old):
+                old(pending[0], None)
+            elif old == signal.SIG_DFL:
+                signal.raise_signal(pending[0])
 
 
 @contextlib.contextmanager
@@ -703,6 +719,9 @@ def _locked(folder):
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+COMMITTED: list = []  # folders staged_output_dir has put in place in this process (the CLI's message)
 
 
 @contextlib.contextmanager
@@ -728,6 +747,7 @@ def staged_output_dir(path, *, force=False, option="--out", names=(), inputs=Non
         yield stage
         with _signals_blocked():
             _commit(stage, path, force=force, option=option, names=names, inputs=inputs)
+            COMMITTED.append(path)  # a signal held back now arrives after a complete output
     finally:
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)  # nothing is left once the files moved

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import (
+    COMMITTED,
     InputError,
     InputNote,
     ProgressBar,
@@ -919,6 +920,7 @@ def main(argv=None, *, stdout=None) -> int:
         kind = "note" if issubclass(category, InputNote) else "warning"
         print(f"{prog}: {kind}: {_one_line(message)}", file=sys.stderr)
 
+    committed = len(COMMITTED)
     with warnings.catch_warnings(), signals_as_interrupts():
         warnings.simplefilter("default")
         warnings.showwarning = show
@@ -933,7 +935,11 @@ def main(argv=None, *, stdout=None) -> int:
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (signals_as_interrupts)
             signum = getattr(exc, "signum", None)
             how = "interrupted" if signum is None else f"terminated ({exc})"
-            print(f"{prog}: {how}; no partial output was written", file=sys.stderr)
+            if len(COMMITTED) > committed:  # the signal came while the outputs were moved in: held back
+                print(f"{prog}: {how} after its output was written in full to "
+                      f"{', '.join(map(str, COMMITTED[committed:]))}", file=sys.stderr)
+            else:
+                print(f"{prog}: {how}; no partial output was written", file=sys.stderr)
             return EXIT_INTERRUPTED if signum is None else 128 + signum
         except (InputError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
             if args.debug:
