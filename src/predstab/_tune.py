@@ -1209,7 +1209,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs``.
     progress : callable, optional
-        ``progress(done, total)`` after each fitted ensemble.
+        ``progress(done, total)`` after each fitted ensemble ("refit"), or as the pool's
+        learners grow (``total = pool_size``, in up to 20 steps; see :meth:`TreePool.fit`) and
+        once more when its predictions are cached ("pool", "closed_form").
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of one forest of
         ``max(grid)`` learners, the same for every grid value and every method (refit: the
