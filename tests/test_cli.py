@@ -111,7 +111,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
     X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.2, random_state=0)
     res = predstab.tune_num_learners(
         RandomForestRegressor(max_features="sqrt", min_samples_leaf=5), X_train, y_train, X_test,
-        grid=[2, 5, 10, 25, 50], n_repeats=5, measures=("icc", "phi", "psi"), method="pool", pool_size=250,
+        grid=[2, 5, 10, 25, 50], n_repeats=5, measures=("icc", "phi", "psi"), method="pool",
         random_state=0, n_jobs=-1)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
@@ -190,7 +190,7 @@ def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_c
         res = predstab.tune_num_learners(
             RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8), X, y, X_test,
             grid=[5, 10, 20], n_repeats=3, measures=("icc", "phi", "psi"), method=method.replace("-", "_"),
-            pool_size=None if method == "refit" else 60, n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
+            n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
             target=0.9, random_state=4)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
@@ -236,7 +236,7 @@ def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, 
         warnings.simplefilter("ignore")  # a 3-point grid fits poorly; only the table is compared
         res = predstab.tune_num_learners(RandomForestClassifier(max_features="sqrt", min_samples_leaf=1), X,
                                          y, X_test, grid=(2, 4, 8), n_repeats=3,
-                                         measures=("fleiss", "phi", "psi"), method="pool", pool_size=24,
+                                         measures=("fleiss", "phi", "psi"), method="pool",
                                          n_bootstrap=0, random_state=2)
     _same_table(tmp_path / "o" / "stability.csv", res)
     assert "hard voting" in out
@@ -438,16 +438,16 @@ def test_compare_friedman(tmp_path, capsys):
     code, out, err = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman",
                          "--plot", tmp_path / "cd.png")
     assert code == 0, err
-    direct = compare.friedman_nemenyi(scores.to_numpy())
+    direct = compare.friedman_nemenyi(scores)  # a DataFrame: the methods keep their names
     assert str(direct) in out  # base R's print.htest layout
     assert f"Friedman chi-squared = {r_signif(direct.statistic, 5)}" in out  # print.htest: 5 digits
     assert f"p-value = {r_signif(direct.pvalue)}" in out
     assert (tmp_path / "cd.png").read_bytes()[:8] == PNG_MAGIC
 
-    def ranks(text):
-        rows = [line.split() for line in text.splitlines()
-                if "average rank " in line and line.startswith("  ")]
-        return {row[0]: float(row[-1]) for row in rows}
+    def ranks(text):  # the result's "  name: rank" lines, after "average ranks (1 = best):"
+        block = text.split("average ranks (1 = best):\n", 1)[1]
+        rows = [line.strip().split(": ") for line in block.splitlines() if line.startswith("  ")]
+        return {name: float(rank) for name, rank in rows}
 
     higher = ranks(out)
     code, out, _ = run(capsys, "compare", tmp_path / "scores.csv", "--test", "friedman", "--lower-is-better")
@@ -463,31 +463,28 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     old = [1] * 150 + [0] * 50
     new = [1] * 146 + [0] * 4 + [1] * 14 + [0] * 36
     pd.DataFrame({"id": range(200), "old": old, "new": new}).to_csv(tmp_path / "c.csv", index=False)
-    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id")
+    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id",
+                         "--out", tmp_path / "m.csv")
     assert code == 0, err
-    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
+    printed = pd.read_csv(tmp_path / "m.csv").iloc[0]
     assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
     assert float(printed["delta_pp"]) == pytest.approx(5.0)
+    direct = compare.mcnemar(old=old, new=new, ids=list(range(200)))
+    assert out == f"{direct}\nwrote {tmp_path / 'm.csv'}\n"  # the result's block, as Python prints it
     a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
     b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
     pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
     code, out, err = run(capsys, "compare", tmp_path / "r.csv", "--test", "permutation",
                          "--a", "A", "--b", "B")
     assert code == 0, err
-    printed = dict(line.split(None, 1) for line in out.strip().splitlines())
     direct = compare.mean_permutation_test(np.array(a, float), np.array(b, float), random_state=0)
-    assert float(printed["pvalue"]) == pytest.approx(direct.pvalue, rel=1e-5)
+    assert out == str(direct) + "\n" and f"p-value = {r_signif(direct.pvalue)}" in out
 
 
 def test_compare_bad_column_is_one_line(tmp_path, capsys):
     pd.DataFrame({"old": [1, 0], "new": [1, 1]}).to_csv(tmp_path / "c.csv", index=False)
     code, _, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--old", "before")
     assert_one_line_error(code, err, "no column 'before'")
-
-
-def _fields(out):
-    """``name value`` lines printed by compare -> {name: text}."""
-    return dict(line.split(None, 1) for line in out.strip().splitlines() if not line.startswith("wrote "))
 
 
 @pytest.fixture
@@ -569,15 +566,14 @@ def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, caps
                          "--out", tmp_path / "t.csv")
     assert code == 0, err
     direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, confidence_level=0.9)
-    printed = _fields(out)
-    for name, value in (("statistic", direct.statistic), ("pvalue", direct.pvalue), ("df", direct.df),
-                        ("estimate", direct.estimate), ("ci_low", direct.confidence_interval.low),
-                        ("ci_high", direct.confidence_interval.high)):
-        assert float(printed[name]) == pytest.approx(value, rel=1e-5)  # 6 significant digits
+    assert out == str(direct) + "\n" + f"wrote {tmp_path / 't.csv'}\n"  # print.htest, as Python prints it
     row = pd.read_csv(tmp_path / "t.csv").iloc[0]
+    low, high = direct.confidence_interval
+    for name, value in (("df", direct.df), ("estimate", direct.estimate), ("ci_low", low), ("ci_high", high)):
+        assert row[name] == pytest.approx(value, rel=1e-12)
     assert row["statistic"] == pytest.approx(direct.statistic, rel=1e-12)
     assert row["pvalue"] == pytest.approx(direct.pvalue, rel=1e-12)
-    assert "Nadeau-Bengio" in printed["method"]
+    assert "Nadeau-Bengio" in row["method"] and "df None" not in out
 
     # R: wilcox.test(y, x, paired = TRUE) on the reference records (V and exact p to 1e-10)
     records = [r for r in json.loads(R_TESTS.read_text()) if r["test"] == "wilcoxon_paired"]
@@ -592,7 +588,7 @@ def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, caps
         assert got["statistic"] == rec["statistic"]
         assert got["pvalue"] == pytest.approx(rec["pvalue"], rel=1e-10)
         assert got["method"] == rec["method"]
-        assert float(_fields(out)["pvalue"]) == pytest.approx(rec["pvalue"], rel=1e-5)
+        assert f"V = {r_signif(rec['statistic'])}, p-value = {r_signif(rec['pvalue'], 4)}" in out
 
 
 def test_compare_new_tests_errors(tmp_path, capsys, class_predictions):

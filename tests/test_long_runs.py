@@ -194,7 +194,8 @@ def test_refuses_to_overwrite_without_force(stability_files, capsys):
     code, _, _ = _run(capsys, *_stability_args(stability_files, out, "--force"))
     assert code == 0
     table = pd.read_csv(out)
-    assert list(table.columns) == ["object", "stability", "observed_instability"] and len(table) == 8
+    assert list(table.columns) == ["object", "stability", "ci_low", "ci_high", "observed_instability",
+                                   "n_predictions"] and len(table) == 8  # the result's per-object frame
 
 
 def test_writes_through_a_temporary_file_and_replace(stability_files, monkeypatch, capsys):

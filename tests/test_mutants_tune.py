@@ -140,7 +140,7 @@ def _assert_fits_and_recommendations(res, measures, *, target=0.95, rec_thresh=1
             warnings.simplefilter("ignore", PredstabWarning)
             value = fit.recommend(rec_thresh=rec_thresh, round_to=round_to)
             unrounded = fit.recommend(rec_thresh=rec_thresh, round_to="none", minimum=0)
-        n_t = fit.num_learners_for(target) if fit.converged else None
+        n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else None  # trusted fits
         rule = "optRF" if value is not None else "none"
         flat = _flat_from(n, values, target) if not fit.converged or fit.poor_fit else None
         if flat is not None:
@@ -354,14 +354,11 @@ def test_pool_too_small_for_n_repeats_uses_fewer_forests_with_a_note_and_a_warni
     for gi, (n, k) in enumerate([(2, 3), (4, 3), (9, 2)]):
         assert res.table.loc[gi, "icc"] == pytest.approx(icc(_group_predictions(pool, n, k, XTE)).value,
                                                          rel=1e-10)
-    # the default pool (2 x max(grid)) says it in the notes, without a warning
+    # the default pool (n_repeats x max(grid)) holds n_repeats forests of every grid value
     with warnings.catch_warnings():
         warnings.simplefilter("error", PredstabDataWarning)
         res = _tune(method="pool", measures=("icc",), grid=(2, 4, 9))
-    assert res.pool_size == 18 and res.table["n_forests"].tolist() == [3, 3, 2]
-    assert res.notes == ("The pool of 18 learners holds fewer than n_repeats=3 disjoint forests for n = 9 "
-                         "(2) "
-                         "(forests used in brackets).",)
+    assert res.pool_size == 27 and res.table["n_forests"].tolist() == [3, 3, 3] and res.notes == ()
 
 
 def test_pool_smaller_than_the_largest_forest_fits_a_baseline_forest():
@@ -698,7 +695,7 @@ def test_written_result_is_plain_json_of_the_fields(monkeypatch):
             "measure": m, "value": rec.value, "unrounded": rec.unrounded, "rule": "optRF", "rec_thresh": 1e-6,
             "round_to": "thousand", "minimum": 500, "n_for_target": rec.n_for_target, "target": 0.95,
             "grid_max": 8, "beyond_grid": rec.beyond_grid, "expected_stability": rec.expected_stability,
-            "note": rec.note}
+            "note": rec.note, "steps": [list(step) for step in rec.steps], "p1": fit.p1}
     assert out["settings"] == json.loads(json.dumps(res.settings))
     largest = out["largest_forest"]
     assert largest["n_learners"] == 8 and largest["psi"]["value"] == res.largest_psi.value
@@ -792,7 +789,8 @@ def test_classifier_refit_hard_votes_and_its_measures():
 
 
 def test_classifier_default_measures_and_selected_class():
-    res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4))
+    res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4),
+                pool_size=8)
     assert res.measures == ("fleiss", "phi", "psi", "selection") and res.pool_size == 8
     pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
     for gi, (n, k) in enumerate(((2, 3), (3, 2), (4, 2))):
@@ -813,17 +811,18 @@ def _defaults(estimator, y, X_test=XTE, **kwargs):
 
 
 def test_defaults_filled_in_by_the_validation():
-    assert _defaults(EST, YTR) == (("icc", "phi", "psi", "selection"), 8, "soft", "high", 0.15, False, False)
+    # the pool: n_repeats x max(grid) (3 x 4 here), at least 1000 for closed_form (issue 22 item 19)
+    assert _defaults(EST, YTR) == (("icc", "phi", "psi", "selection"), 12, "soft", "high", 0.15, False, False)
     assert _defaults(EST, YTR, method="closed_form") == (("icc", "phi", "psi"), 1000, "soft", "high", 0.15,
                                                           False, False)
-    assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 1000
+    assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 2100
     assert _defaults(EST, YTR, pool_size=50)[1:2] + _defaults(EST, YTR, pool_size=50)[5:6] == (50, True)
-    assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi", "selection"), 8, "hard", "yes",
+    assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi", "selection"), 12, "hard", "yes",
                                                      0.15, False, True)
     assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form") == (
         ("fleiss", "phi", "psi"), 1000, "hard", "yes", 0.15, False, True)
-    assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form", grid=(2, 3, 700))[1] == 1400
-    assert _defaults(CLF, LABELS[:30], XC[30:], method="refit", grid=(2, 3, 700))[1] == 1400
+    assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form", grid=(2, 3, 700))[1] == 2100
+    assert _defaults(CLF, LABELS[:30], XC[30:], method="refit", grid=(2, 3, 700))[1] == 2100
     assert _defaults(CLF, LABELS[:30], XC[30:], voting="soft")[2] == "soft"
     assert _defaults(EST, YTR, measures="icc")[0] == ("icc",)
     assert _defaults(EST, YTR, X_test=None)[4] == 0.15  # 15% of the 30 training rows
@@ -1032,7 +1031,10 @@ def test_kfold_psi_baseline_of_the_pool():
         expected = psi(_group_predictions(pool, n, 3, XTE), space).value
         assert res.table.loc[gi, "psi"] == pytest.approx(expected, rel=1e-10)
     assert res.psi_baseline == "5-fold out-of-fold predictions of forests of 8 learners, the same for every n"
-    assert calls == [(1, 1)]
+    # the pool ticks as it grows (20 warm-started steps of its 24 trees; the same trees, as the
+    # psi values above show), then once when its predictions are cached
+    steps = sorted({24 * k // 20 for k in range(1, 21)})
+    assert calls == [(k, 24) for k in steps] + [(1, 1)]
 
 
 def test_precision_reached_keeps_the_pool_and_out_of_reach_warns(monkeypatch):
@@ -1367,7 +1369,7 @@ def test_learner_object_curves_of_three_classes_use_random_orderings():
 
 def test_classifier_with_integer_labels_measures_psi_on_the_categorical_scale():
     res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4),
-                measures=("fleiss", "psi"))
+                measures=("fleiss", "psi"), pool_size=8)
     pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
     baseline = pool.forests(4, n_forests=1, on="oob")[:, 0]
     for gi, (n, k) in enumerate(((2, 3), (3, 2), (4, 2))):

@@ -170,17 +170,23 @@ def test_impurity_importances_of_refits_are_the_forests():
 
 
 # ----------------------------------------------------------------------------------------- defaults
-def test_default_pool_does_not_warn_about_itself():
-    # the default pool (2 x max(grid)) holds fewer than n_repeats = 10 forests of the large
-    # grid values: fewer forests are used there and said in `notes`, without a warning
-    grid = (25, 50, 100, 200)
+def test_default_pool_gives_every_grid_value_its_n_repeats_forests():
+    # issue 22 item 19: one rule for Python and the CLI, n_repeats x max(grid) (the old Python
+    # default, 2 x max(grid), silently cut n_repeats to 2 forests at the largest grid value)
+    grid = (5, 10, 20)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = tune_num_learners(RandomForestRegressor(), XTR, YTR, XTE, grid=grid, n_bootstrap=0,
-                                random_state=0)
+        res = tune_num_learners(RandomForestRegressor(n_estimators=1), XTR, YTR, XTE, grid=grid, n_repeats=4,
+                                measures=("icc",), n_bootstrap=0, random_state=0)
     assert not [w for w in caught if "pool" in str(w.message)]
-    assert res.pool_size == 400 and res.table["n_forests"].tolist() == [10, 8, 4, 2]
-    assert any("fewer than n_repeats=10" in note for note in res.notes)
+    assert res.pool_size == 4 * 20 and res.table["n_forests"].tolist() == [4, 4, 4]
+    assert not any("fewer than n_repeats" in note for note in res.notes)
+    assert res.settings["pool_size"] == "n_repeats x the largest grid value (the default)"
+    assert str(res).splitlines()[0] == (" Stability against the number of learners (pool, pool of 80 "
+                                        "learners: n_repeats x the largest grid value (the default))")
+    given = tune_num_learners(RandomForestRegressor(n_estimators=1), XTR, YTR, XTE, grid=grid, n_repeats=2,
+                              measures=("icc",), pool_size=40, n_bootstrap=0, random_state=0)
+    assert given.settings["pool_size"] == "given" and "(the default)" not in str(given)
     with pytest.warns(PredstabDataWarning, match="fewer than n_repeats=3"):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc",), pool_size=64,
                           n_bootstrap=0, random_state=0)
@@ -201,7 +207,7 @@ def rare():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(RARE_EST, RARE_X[:400], RARE_Y[:400], RARE_X[400:], grid=RARE_GRID,
                                 measures=("fleiss", "phi", "psi"), method="pool", voting="hard",
-                                n_bootstrap=0, random_state=0)
+                                pool_size=500, n_bootstrap=0, random_state=0)
     pool = TreePool(RARE_EST, n_learners=500, voting="hard", random_state=0).fit(RARE_X[:400], RARE_Y[:400],
                                                                                  RARE_X[400:])
     return res, pool

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ._io import (
     InputError,
+    InputNote,
     ProgressBar,
     check_output_dir,
     check_target_kind,
     dumps,
-    make_output_dir,
+    staged_output_dir,
     write_figure,
     write_text,
 )
@@ -132,6 +134,13 @@ def _check_job(job):
     elif job.task == "regression":
         check_target_kind(job.y, "regression", name=job.target_name)
         job.y = np.asarray(job.y, dtype=float)
+        distinct = np.unique(job.y)
+        if distinct.size == 2:  # 0/1 (or any two values): most likely classes given as numbers
+            warnings.warn(f"the target '{job.target_name}' holds only the two values "
+                          f"{distinct[0]:g} and {distinct[1]:g}: --task regression (the default) fits a "
+                          "regression forest to them and measures the stability of its numbers (ICC); "
+                          "to treat them as classes (Fleiss' kappa of the predicted labels) add "
+                          "--task classification", InputNote, stacklevel=2)
     else:
         raise InputError(f"--task must be regression, classification or ordinal; got {job.task!r}")
     if job.method not in _METHODS:
@@ -153,8 +162,7 @@ def tune_arguments(job):
         "target": job.target, "rec_thresh": job.rec_thresh, "round_to": job.round_to,
         "n_bootstrap": job.n_bootstrap, "random_state": job.seed, "n_jobs": job.n_jobs,
     }
-    if job.method != "refit":
-        kwargs["pool_size"] = max(job.grid) * job.n_repeats  # n_repeats forests of every grid value
+    # the pool: tune_num_learners' default (n_repeats forests of every grid value), one rule for both
     return estimator, job.X, job.y, job.X_test, kwargs
 
 
@@ -223,17 +231,20 @@ def _figures(res, job):
     return curve_fig, per_fig
 
 
-def run_job(job, *, out_dir, force=False, quiet=False, stdout=None):
-    """Tune, print, write the four outputs; return the exit code (0).
+def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None):
+    """Tune, write the four outputs, print; return the exit code (0).
 
-    The output folder follows the one rule of :func:`predstab._io.check_output_dir` (checked
-    before anything is fitted; an existing empty folder is used; one that holds files is
-    refused unless ``force``).
+    The output folder follows the one rule of :func:`predstab._io.check_output_dir`, checked
+    before anything is fitted (an existing empty folder is used; one that holds files is
+    refused unless ``force``; none of the outputs' names may be a folder, a link, a device or
+    one of ``inputs``). The outputs are written by :func:`predstab._io.staged_output_dir`: all
+    of them at once, or none (Ctrl-C, SIGTERM, a closed pipe, another run into the same folder).
+    They are written before anything is printed, so ``predstab demo | head -1`` still writes them.
     """
     import sys
 
     stdout = sys.stdout if stdout is None else stdout
-    out_dir = check_output_dir(Path(out_dir), force=force)
+    out_dir = check_output_dir(Path(out_dir), force=force, names=OUTPUTS, inputs=inputs)
     bar = ProgressBar("fitting forests", enabled=False if quiet else None)
     start = time.perf_counter()
     try:
@@ -241,16 +252,17 @@ def run_job(job, *, out_dir, force=False, quiet=False, stdout=None):
     finally:
         bar.close()
     elapsed = time.perf_counter() - start
-    print(_report(res, job, elapsed), file=stdout)
-    out_dir = make_output_dir(out_dir, force=force)
+    report = _report(res, job, elapsed)
     curve_fig, per_fig = _figures(res, job)
-    written = [
-        write_text(out_dir / "stability.csv", res.table.to_csv(index=False), force=force),
-        write_text(out_dir / "stability.json", dumps(_summary(res, job)), force=force),
-        write_figure(out_dir / "stability.png", curve_fig, force=force),
-    ]
-    if per_fig is not None:
-        written.append(write_figure(out_dir / "per_object.png", per_fig, force=force))
+    with staged_output_dir(out_dir, force=force, names=OUTPUTS, inputs=inputs) as stage:
+        write_text(stage / "stability.csv", res.table.to_csv(index=False))
+        write_text(stage / "stability.json", dumps(_summary(res, job)))
+        write_figure(stage / "stability.png", curve_fig)
+        if per_fig is not None:
+            write_figure(stage / "per_object.png", per_fig)
+        written = sorted(p.name for p in stage.iterdir())
+    written = [out_dir / name for name in OUTPUTS if name in written]
+    print(report, file=stdout)
     print(f"\nwrote {', '.join(str(p) for p in written)}", file=stdout)
     return 0
 

@@ -161,7 +161,7 @@ class TreePool:
 
     # -- fitting ---------------------------------------------------------------------------
     @validate_params({"oob": ["boolean"]})
-    def fit(self, X, y, X_test=None, *, oob=True):
+    def fit(self, X, y, X_test=None, *, oob=True, progress=None):
         """Fit the pool and cache every learner's predictions.
 
         Parameters
@@ -174,6 +174,11 @@ class TreePool:
         oob : bool, default True
             Also cache predictions on the training rows (needed for out-of-bag predictions
             and the out-of-bag baseline of psi).
+        progress : callable, optional
+            ``progress(done, total)`` as the learners are fitted (``total = n_learners``). A
+            forest (``RandomForest*``, ``ExtraTrees*``) is then fitted in up to 20 warm-started
+            steps, which grows exactly the learners one call grows (scikit-learn draws each
+            tree's seed from ``random_state`` in order); other ensembles in one step.
 
         Returns
         -------
@@ -194,7 +199,7 @@ class TreePool:
             params["n_jobs"] = self.n_jobs
         model.set_params(**params)
         start = time.perf_counter()
-        model.fit(X, y)
+        _fit_in_steps(model, X, y, n_learners, progress)
         self.fit_seconds_ = time.perf_counter() - start
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
@@ -519,6 +524,29 @@ def check_test_data(model, X_test, *, name="X_test"):
                              ensure_all_finite=False, reset=False)
     except ValueError as exc:
         raise ValueError(f"`{name}` does not match the training data `X`: {exc}") from None
+
+
+def _fit_in_steps(model, X, y, n_learners, progress, *, steps=20):
+    """``model.fit(X, y)``; with ``progress``, a forest grows in warm-started steps that tick it."""
+    from sklearn.ensemble import BaggingClassifier, BaggingRegressor
+
+    # Bagging* keeps only the last warm start's sample seeds (_seeds): its out-of-bag rows would
+    # be wrong, so it is fitted in one step
+    if (progress is None or "warm_start" not in model.get_params() or model.get_params()["warm_start"]
+            or isinstance(model, (BaggingClassifier, BaggingRegressor))):
+        model.fit(X, y)
+        if progress is not None:
+            progress(n_learners, n_learners)
+        return
+    sizes = np.unique(np.linspace(0, n_learners, min(steps, n_learners) + 1).astype(int)[1:])
+    model.set_params(warm_start=True)
+    try:
+        for size in sizes:
+            model.set_params(n_estimators=int(size))
+            model.fit(X, y)
+            progress(int(size), n_learners)
+    finally:
+        model.set_params(warm_start=False)
 
 
 def _join_ensembles(model, more):

@@ -14,7 +14,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ._exceptions import PredstabDataWarning
+from ._exceptions import PredstabDataWarning, warnings_outside
 from ._results import Result, r_rows, result
 from ._utils import check_rng, missing_mask, seeds_from
 from ._validation import HasMethods, Interval, Options, validate_params
@@ -126,7 +126,8 @@ class RepeatedPredictions(Result):
         if self.y_train is None:
             raise ValueError("`y_train` is None: pass `y` to repeated_predictions to compute phi.")
         scale, levels = self._scale(scale, levels)
-        return phi(self.test, self.y_train, scale=scale, levels=levels)
+        with warnings_outside():  # phi's warnings point at the user's rep.phi() line
+            return phi(self.test, self.y_train, scale=scale, levels=levels)
 
     def _scale(self, scale, levels):
         """phi's / psi's scale and levels: a classifier's labels are categories by default."""
@@ -149,7 +150,8 @@ class RepeatedPredictions(Result):
         if self.space is None:
             raise ValueError("`space` is None: refit with baseline='oob' or 'kfold' to compute psi.")
         scale, levels = self._scale(scale, levels)
-        return psi(self.test, self.space, scale=scale, levels=levels)
+        with warnings_outside():  # psi's warnings point at the user's rep.psi() line
+            return psi(self.test, self.space, scale=scale, levels=levels)
 
 
 # ---------------------------------------------------------------------------- validation

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
 
+from ._exceptions import warnings_outside
 from ._utils import check_rng, seeds_from
 from ._validation import HasMethods, Interval, InvalidParameterError, Options, check_param, validate_params
 
@@ -92,6 +93,15 @@ class _StabilityScorer:
         return "categorical" if is_classifier(estimator) else "metric"
 
     def __call__(self, estimator, X, y=None, sample_weight=None):
+        import joblib
+        import sklearn
+
+        # the measures' warnings point at the user's line (cross_validate(...), GridSearchCV.fit),
+        # not into predstab, scikit-learn or joblib, which call the scorer
+        with warnings_outside(also_skip=(sklearn, joblib)):
+            return self._score(estimator, X, y)
+
+    def _score(self, estimator, X, y):
         import predstab
 
         matrix, _ = self.replicate_predictions(estimator, X)

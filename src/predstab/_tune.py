@@ -92,7 +92,9 @@ class Recommendation(Result):
     round_to : str
     minimum : int
     n_for_target : int or None
-        Learners at which the fitted curve reaches ``target`` (optRF's ``estimate_numtrees``).
+        Learners at which the fitted curve reaches ``target`` (optRF's ``estimate_numtrees``);
+        None when the 2PL fit failed or fits poorly (a curve fitted to ``icc = -1`` everywhere
+        reaches any target somewhere, which says nothing).
     target : float
     grid_max : int
         The largest grid value; ``beyond_grid`` says whether ``value`` exceeds it.
@@ -101,6 +103,12 @@ class Recommendation(Result):
         The fitted stability at ``value`` (NaN without one).
     note : str
         Why there is no (trusted) recommendation, or that it is an extrapolation.
+    steps : tuple of (float, float, float)
+        optRF's scan as it went: ``(threshold, first n below it, that n rounded)``, the
+        threshold lowered tenfold while the rounded n was below the inflection point ``p1``;
+        the last step gave ``value`` (before the floor of ``minimum``).
+    p1 : float
+        The fit's inflection point (NaN without a fit).
     """
 
     measure: str
@@ -116,6 +124,8 @@ class Recommendation(Result):
     beyond_grid: bool
     expected_stability: float
     note: str = ""
+    steps: tuple = ()
+    p1: float = float("nan")
     _title = "Recommended number of learners"
 
     def explain(self) -> str:
@@ -126,9 +136,18 @@ class Recommendation(Result):
             return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
                     f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
                     "is enough")
-        text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added learner "
-                f"below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; rounded to "
-                f"{_ROUNDING[self.round_to]}, at least {self.minimum})")
+        rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
+        if len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
+            (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
+            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
+                    f"learner below {self.rec_thresh:g} from {first:.0f} learners, which rounded to "
+                    f"{_ROUNDING[self.round_to]} is {rounded:.0f}, below the inflection point p1 = "
+                    f"{self.p1:.3g}; so, as optRF does, the threshold is "
+                    f"lowered tenfold to {threshold:g}: below it from {last:.0f} learners; {rounding})")
+        else:
+            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
+                    f"learner below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; "
+                    f"{rounding})")
         if self.beyond_grid:
             text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
                      f"{self.grid_max} (an extrapolation of the fitted curve)")
@@ -348,6 +367,8 @@ class TuningResult(Result):
 
     def _str_lines(self):
         pool = "" if self.pool_size is None else f", pool of {self.pool_size} learners"
+        if self.settings.get("pool_size") == _POOL_RULE:
+            pool += f": {_POOL_RULE}"
         lines = [f" {self._title} ({self.method}{pool})", ""]
         settings = self.settings
         if settings.get("estimator"):
@@ -627,7 +648,7 @@ def _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_siz
     from ._pool import TreePool
 
     pool = TreePool(estimator, n_learners=pool_size, voting=opts.voting, random_state=rng, n_jobs=opts.n_jobs)
-    pool.fit(X, y, X_test, oob=opts.need_space)
+    pool.fit(X, y, X_test, oob=opts.need_space, progress=opts.progress)  # ticks as the learners grow
     n_max = max(grid)
     if opts.need_space and spec.psi_baseline == "fixed":
         spec.baseline, spec.baseline_text = _pool_baseline(pool, estimator, X, y, n_max, rng, opts)
@@ -665,6 +686,19 @@ def _pool_baseline(pool, estimator, X, y, n_max, rng, opts):
                                 None)
     return space, (f"out-of-bag predictions of one forest of {n_max} learners (fitted for the baseline: the "
                    f"pool has {size}), the same for every n")
+
+
+def _default_pool_size(grid, n_repeats, method):
+    """The one default pool (``tune_num_learners`` and ``predstab tune``): ``n_repeats`` disjoint
+    forests of the largest grid value, so every grid value gets its ``n_repeats`` forests; for
+    "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
+    sqrt(pool_size); n_repeats >= 2 keeps a class pool at twice the largest forest, where the
+    class closed forms are unbiased, see :class:`TreePool`)."""
+    size = int(max(grid)) * int(n_repeats)
+    return max(size, 1000) if method == "closed_form" else size
+
+
+_POOL_RULE = "n_repeats x the largest grid value (the default)"
 
 
 def _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method, explicit_pool):
@@ -786,7 +820,12 @@ def _already_stable(n, values, target):
 def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
     value, reason = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
     unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
-    n_t = fit.num_learners_for(target) if fit.converged else -1
+    # the curve's n for target only from a trusted fit (a poor one, e.g. of icc = -1 everywhere,
+    # reaches any target somewhere)
+    n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else -1
+    steps = ()
+    if value is not None and fit.converged:
+        steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=_MAX_LEARNERS))
     rule, note = ("optRF" if value is not None else "none"), reason
     if fit.converged and fit.poor_fit:
         note = f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
@@ -797,7 +836,7 @@ def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
     if not fit.converged or fit.poor_fit:
         flat = _already_stable(np.asarray(n), np.asarray(values, dtype=float), target)
         if flat is not None:
-            value, rule, unrounded = flat, "already stable", None
+            value, rule, unrounded, steps = flat, "already stable", None, ()
             why = "the 2PL fit failed" if not fit.converged else "the 2PL fits poorly"
             note = (f"already stable: {measure} >= {target:g} at every grid value from {flat} learners on "
                     f"({why} on a flat curve); no larger grid is needed")
@@ -811,7 +850,7 @@ def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
         unrounded=None if unrounded is None else float(unrounded), rule=rule, rec_thresh=float(rec_thresh),
         round_to=round_to, minimum=_MINIMUM, n_for_target=None if n_t is None or n_t < 0 else int(n_t),
         target=float(target), grid_max=grid_max, beyond_grid=bool(value is not None and value > grid_max),
-        expected_stability=expected, note=note)
+        expected_stability=expected, note=note, steps=steps, p1=float(fit.p1))
 
 
 def _primary_message(primary, fit, rec, grid, excluded):
@@ -1032,9 +1071,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
                                     f"regressor; got {select_for!r}.")
     explicit_pool = pool_size is not None
     if pool_size is None:
-        # class closed forms are unbiased up to half the pool (TreePool's Notes)
-        pool_size = max(grid_list) * 2 if method == "pool" or is_clf else 1000
-        pool_size = max(pool_size, 1000) if method == "closed_form" else pool_size
+        pool_size = _default_pool_size(grid_list, n_repeats, method)
     check_count(pool_size, "pool_size")
     if precision is not None:
         if method != "closed_form":
@@ -1195,9 +1232,11 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         / phi / psi in closed form from a pool (:meth:`TreePool.closed_form`) with bootstrap
         bands; the other measures from the pool's groups.
     pool_size : int, optional
-        Learners in the pool. "pool": default ``2 * max(grid)``. "closed_form": 1000 for
-        regressors, ``max(1000, 2 * max(grid))`` for classifiers (class closed forms are
-        estimated without bias only up to half the pool, see :class:`TreePool`). The metric
+        Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
+        max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
+        "closed_form" at least 1000 (class closed forms are estimated without bias only up
+        to half the pool, see :class:`TreePool`; ``settings["pool_size"]`` and the printed
+        result say which rule gave the pool). The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
@@ -1227,7 +1266,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         folds in parallel instead). Refit forests predict in one thread, so the tables are
         bit-identical for every ``n_jobs``.
     progress : callable, optional
-        ``progress(done, total)`` after each fitted ensemble.
+        ``progress(done, total)`` after each fitted ensemble ("refit"), or as the pool's
+        learners grow (``total = pool_size``, in up to 20 steps; see :meth:`TreePool.fit`) and
+        once more when its predictions are cached ("pool", "closed_form").
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of one forest of
         ``max(grid)`` learners, the same for every grid value and every method (refit: the
@@ -1356,6 +1397,10 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
                          n_bootstrap, confidence_level, measures)
     if method == "closed_form":
         settings["interval"] = interval
+    if pool_size is not None:
+        settings["pool_size"] = ("given" if explicit_pool else _POOL_RULE
+                                 if pool_size == _default_pool_size(grid, n_repeats, method)
+                                 else "enlarged for `precision`")
     return _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
                       n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
                       interval_kind=interval)

@@ -246,26 +246,50 @@ class TwoPL(Result):
         check_param("round_to", round_to, [Options(tuple(_ROUND_DIGITS))])
         check_param("minimum", minimum, [_LEARNERS])
         check_param("max_learners", max_learners, [_LEARNERS])
-        digits = _ROUND_DIGITS[round_to]
         if not self.converged:
             return None, f"No recommendation: the 2PL fit failed ({self.message})."
+        steps = self._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=max_learners)
+        threshold, first, rec = steps[-1]
+        if first is None:
+            return None, (
+                f"No recommendation: the fitted curve's gain per learner never falls below "
+                f"{threshold:g} up to {int(max_learners)} learners (optRF gives none either)."
+            )
+        if rec >= self.p1:
+            return max(int(rec), int(minimum)), ""
+        if self.p1 > 0 and self.p2 > 0:  # an increasing curve, flat before its rounded count reaches p1
+            return None, (
+                f"No recommendation: the fitted gain per learner falls below {rec_thresh:g} from "
+                f"{steps[0][1]:.0f} learners, which rounded to {_ROUNDING_WORDS[round_to]} is {rec:.0f}, "
+                f"below the inflection point p1 = {self.p1:.3g}; lowering the threshold tenfold "
+                f"(optRF's rule) never moves it past p1, as the curve is flat from there on. Use a "
+                "finer rounding (round_to='ten' or 'none')."
+            )
+        # only reachable for a decreasing curve, on which optRF 1.2.1 loops forever
+        return None, "No recommendation: the fitted curve does not increase (p2 <= 0 or p1 <= 0)."
+
+    def _rule_steps(self, *, rec_thresh, round_to, max_learners):
+        """optRF 1.2.1's scan, step by step: ``[(threshold, first n below it or None, that n
+        rounded), ...]``, the threshold lowered tenfold while the rounded n is below ``p1`` (until
+        it underflows to 0). The last step is the one that decides."""
+        digits = _ROUND_DIGITS[round_to]
         grid = np.arange(_STEP, int(max_learners) + 1, _STEP, dtype=float)
         gain = np.diff(_curve(grid, self.p1, self.p2)) / _STEP
         grid = grid[1:]
         threshold = float(rec_thresh)
+        steps = []
         while threshold > 0:
             below = gain < threshold
             if not below.any():
-                return None, (
-                    f"No recommendation: the fitted curve's gain per learner never falls below "
-                    f"{threshold:g} up to {int(max_learners)} learners (optRF gives none either)."
-                )
-            rec = _round_half_even(grid[np.argmax(below)], digits)
+                steps.append((threshold, None, None))
+                break
+            first = float(grid[np.argmax(below)])
+            rec = float(_round_half_even(first, digits))
+            steps.append((threshold, first, rec))
             if rec >= self.p1:
-                return max(int(rec), int(minimum)), ""
+                break
             threshold *= 0.1
-        # only reachable for a decreasing curve, on which optRF 1.2.1 loops forever
-        return None, "No recommendation: the fitted curve does not increase (p2 <= 0 or p1 <= 0)."
+        return steps
 
     def suggested_grid(self):
         """A grid of learner counts that would resolve this curve.
@@ -283,6 +307,10 @@ class TwoPL(Result):
         while out[-1] < self.suggested_max:
             out.append(out[-1] * 2)
         return tuple(out)
+
+
+_ROUNDING_WORDS = {"thousand": "the nearest thousand", "hundred": "the nearest hundred",
+                   "ten": "the nearest ten", "none": "a whole number"}
 
 
 def _suggested_max(n_max, p1, p2, converged):

@@ -16,6 +16,7 @@ predstab ...
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import warnings
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import (
+    COMMITTED,
     InputError,
     InputNote,
     ProgressBar,
@@ -36,6 +38,7 @@ from ._io import (
     numeric_matrix,
     parse_list,
     read_table,
+    signals_as_interrupts,
     unique_columns,
     write_figure,
     write_text,
@@ -152,7 +155,8 @@ def _cmd_tune(args, out):
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
                         voting=args.voting, n_bootstrap=args.bootstrap, target_name=str(args.target),
                         **_tuning_options(args))
-    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out)
+    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
+                         inputs={"DATA": args.data, "--test": args.test})
 
 
 # ----------------------------------------------------------------------------- stability
@@ -216,7 +220,10 @@ def _cmd_stability(args, out):
     import predstab
 
     if args.out:
-        check_output_file(args.out, force=args.force)
+        check_output_file(args.out, force=args.force,
+                          inputs={"PREDICTIONS": args.predictions,
+                                  "--training-observations": args.training_observations,
+                                  "--prediction-space": args.prediction_space})
     pred, labels = _read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **_reading(args),
                                 transpose=args.transpose, with_labels=True)
     if not args.transpose:
@@ -248,20 +255,19 @@ def _cmd_stability(args, out):
         levels = _as_data_type(levels, pred)
     result = func(pred, base, scale=args.scale, levels=levels)
     print(str(result), file=out)
-    per = np.asarray(result.per_object, dtype=float)
     table = None
     if args.per_object or args.out:
-        import pandas as pd
-
-        # objects are numbered as everywhere in predstab: the input's row labels, else the
-        # 0-based row position (the index of StabilityResult.per_object_frame())
-        table = pd.DataFrame({"object": labels, "stability": per,
-                              "observed_instability": np.asarray(result.per_object_observed, dtype=float)})
+        # the result's own per-object table (stability, its interval, observed instability,
+        # predictions), objects numbered as everywhere in predstab: the input's row labels, else
+        # the 0-based row position; NaN (undefined) objects first, then least stable first
+        table = result.per_object_frame(sort=False).reset_index(drop=True)
+        table.insert(0, "object", labels)
         table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
     if args.per_object:
-        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(per.size))
+        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(len(labels)))
         where = "0-based row position" if positions else "row name"
-        print(f"\nper object, least stable first (object = {where} in PREDICTIONS):", file=out)
+        print(f"\nper object, least stable first (object = {where} in PREDICTIONS; ci_low / ci_high: "
+              f"{100 * result.confidence_level:g}% interval of each object's stability):", file=out)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
     if args.out:
         written = write_text(args.out, table.to_csv(index=False), force=args.force)
@@ -320,7 +326,10 @@ def _cmd_agree(args, out):
                               confidence_level=args.confidence_level)
     elif args.measure == "fleiss":
         ratings = label_matrix(frame)
-        result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
+        with _beyond_reach(f"--measure fleiss on RATINGS '{args.ratings}' ({ratings.shape[0]} x "
+                           f"{ratings.shape[1]}; Fleiss' kappa counts categories: for numbers use "
+                           "--measure icc or --measure alpha --level interval)"):
+            result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
     elif args.measure == "alpha":
         if args.level in ("interval", "ratio"):
             ratings = numeric_matrix(frame, what="RATINGS")
@@ -414,20 +423,6 @@ def _label_column(frame, name, *, option, test):
     return values
 
 
-def _print_fields(fields, out):
-    """``name value`` lines, numbers to 6 significant digits; a p-value below R's 2.2e-16 (machine
-    epsilon) is shown as R shows it, ``< 2.2e-16``, not as 0."""
-    width = max(len(name) for name in fields)
-    for name, value in fields.items():
-        if name == "pvalue" and isinstance(value, (float, np.floating)) and value < np.finfo(float).eps:
-            shown = "< 2.2e-16"
-        elif isinstance(value, (float, np.floating)):
-            shown = f"{value:.6g}"
-        else:
-            shown = str(value)
-        print(f"{name:<{width}}  {shown}", file=out)
-
-
 def _test_fields(result):
     fields = {"statistic": result.statistic}
     if result.df is not None:
@@ -489,7 +484,8 @@ def _cmd_compare(args, out):
 
     for option in ("plot", "out"):
         if getattr(args, option):
-            check_output_file(getattr(args, option), force=args.force, option=f"--{option}")
+            check_output_file(getattr(args, option), force=args.force, option=f"--{option}",
+                              inputs={"SCORES": args.scores})
     _warn_ignored(args, "test", _COMPARE_OPTIONS)
     frame = read_table(args.scores, what="SCORES", **_reading(args))
     unique_columns(frame, what="SCORES")  # methods and selectors are named by their columns
@@ -503,12 +499,11 @@ def _cmd_compare(args, out):
             if args.id is None and "expected a number" in str(exc):
                 raise InputError(f"{exc} (a column of data-set names? give it with --id COL)") from None
             raise
-        result = compare.friedman_nemenyi(scores, alpha=args.alpha, higher_is_better=not args.lower_is_better)
-        ranks = dict(zip(map(str, frame.columns), np.asarray(result.average_ranks, dtype=float), strict=True))
-        print(str(result), file=out)  # base R's print.htest layout, R's p-value
-        print(f"\nmethods by average rank (Nemenyi CD = {result.critical_difference:.6g}):", file=out)
-        for name, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-            print(f"  {name:<24} average rank {rank:.4f}", file=out)
+        # a DataFrame: the result names the methods by the file's columns
+        result = compare.friedman_nemenyi(pd.DataFrame(scores, columns=list(map(str, frame.columns))),
+                                          alpha=args.alpha, higher_is_better=not args.lower_is_better)
+        ranks = dict(zip(result.names, np.asarray(result.average_ranks, dtype=float), strict=True))
+        print(str(result), file=out)  # base R's print.htest layout, R's p-value, the ranks by name
         if args.plot:
             drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
             fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
@@ -522,7 +517,7 @@ def _cmd_compare(args, out):
         new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
         result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
-        _print_fields(result.to_frame().iloc[0].to_dict(), out)
+        print(str(result), file=out)  # the result's R-style block, as the Python API prints it
         _write_csv(args, result.to_frame(), out)
         return 0
     a = _score_column(frame, args.a, option="--a", test=args.test)
@@ -539,7 +534,7 @@ def _cmd_compare(args, out):
         result = compare.wilcoxon(a, b, correct=not args.no_correct)
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
-    _print_fields(_test_fields(result), out)
+    print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
     _write_csv(args, pd.DataFrame([_test_fields(result)]), out)
     return 0
 
@@ -571,6 +566,20 @@ def _positive_numbers(text, *, option, minimum=0.0):
     return values
 
 
+@contextlib.contextmanager
+def _beyond_reach(what):
+    """Turn an answer the library cannot compute (a RuntimeError: a tail that underflows, a
+    MemoryError: an array too large to hold, an OverflowError) into the CLI's one-line input
+    error naming ``what`` (the option and its value)."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise InputError(f"{what} needs more memory than this machine has ({_one_line(exc)})") from None
+    except (RuntimeError, OverflowError) as exc:
+        raise InputError(f"{what} is beyond what can be computed in floating point "
+                         f"({_one_line(exc)})") from None
+
+
 def _cmd_power(args, out):
     import pandas as pd
 
@@ -595,21 +604,29 @@ def _cmd_power(args, out):
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
         rows = []
         for d in effects:
-            n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
-            rows.append({"d": d, "n_per_arm": n,
-                         "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
+            with _beyond_reach(f"--effect {d:g}"):
+                n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
+                rows.append({"d": d, "n_per_arm": n,
+                             "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
         title = f"seeds (runs) per arm for power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "power":
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
         ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
-        rows = [{"d": d, "n_per_arm": n, "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)}
-                for d in effects for n in ns]
+        rows = []
+        for d in effects:
+            for n in ns:
+                with _beyond_reach(f"--effect {d:g} with --n {n:g}"):
+                    rows.append({"d": d, "n_per_arm": n,
+                                 "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
         title = f"power of the two-sample t-test at alpha {args.alpha:g}"
     elif args.question == "effect":
         unused(args.effect, "--effect")
         ns = _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999)
-        rows = [{"n_per_arm": n, "d": compare.detectable_effect(n, alpha=args.alpha, power=args.power,
-                                                                strict=strict)} for n in ns]
+        rows = []
+        for n in ns:
+            with _beyond_reach(f"--n {n:g}"):
+                d = compare.detectable_effect(n, alpha=args.alpha, power=args.power, strict=strict)
+                rows.append({"n_per_arm": n, "d": d})
         title = f"smallest effect d detected with power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "games":
         unused(args.effect, "--effect")
@@ -621,7 +638,9 @@ def _cmd_power(args, out):
                              f"got {args.win_rate!r}")
         rows = []
         for p in rates:
-            g = compare.games_needed(p, alpha=args.alpha, power=args.power)
+            with _beyond_reach(f"--win-rate {p:.10g} (so close to 0.5 that the exact test needs "
+                               "too many games; choose a win rate farther from 0.5)"):
+                g = compare.games_needed(p, alpha=args.alpha, power=args.power)
             rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
         title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at alpha "
                  f"{args.alpha:g} (n_normal: normal approximation)")
@@ -896,7 +915,7 @@ def main(argv=None, *, stdout=None) -> int:
     """Run ``predstab`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
     Exit codes: 0 success, 2 bad input or usage (one line on stderr), 1 unexpected error,
-    130 interrupted (no partial output is left behind).
+    130 interrupted, 128 + N ended by signal N (SIGTERM: 143); no partial output is left behind.
     """
     out = sys.stdout if stdout is None else stdout
     parser = build_parser()
@@ -913,7 +932,8 @@ def main(argv=None, *, stdout=None) -> int:
         kind = "note" if issubclass(category, InputNote) else "warning"
         print(f"{prog}: {kind}: {_one_line(message)}", file=sys.stderr)
 
-    with warnings.catch_warnings():
+    committed = len(COMMITTED)
+    with warnings.catch_warnings(), signals_as_interrupts():
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
@@ -924,9 +944,15 @@ def main(argv=None, *, stdout=None) -> int:
             # `predstab ... | head`: the reader has gone; stop quietly, as Unix tools do
             _silence(out)
             return EXIT_BROKEN_PIPE
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted; no partial output was written", file=sys.stderr)
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (signals_as_interrupts)
+            signum = getattr(exc, "signum", None)
+            how = "interrupted" if signum is None else f"terminated ({exc})"
+            if len(COMMITTED) > committed:  # the signal came while the outputs were moved in: held back
+                print(f"{prog}: {how} after its output was written in full to "
+                      f"{', '.join(map(str, COMMITTED[committed:]))}", file=sys.stderr)
+            else:
+                print(f"{prog}: {how}; no partial output was written", file=sys.stderr)
+            return EXIT_INTERRUPTED if signum is None else 128 + signum
         except (InputError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
             if args.debug:
                 raise
