@@ -361,13 +361,14 @@ def test_single_object_plot_shows_its_interval():
 
 
 def test_per_object_intervals_are_drawn_as_the_result_holds_them():
-    # a per-object interval clipped at 0 need not contain a negative estimate (categorical phi of
-    # an object whose refits disagree more than the baseline does): drawn low to high, no crash
+    # categorical phi of objects whose refits disagree more than the baseline does: negative
+    # estimates, which their intervals reach down to (issue 21); whiskers drawn low to high, no crash
     rng = np.random.default_rng(0)
     preds = rng.choice(["a", "b"], size=(20, 6), p=[0.8, 0.2]).astype(object)
     preds[:5] = "a"
     result = predstab.phi(preds, rng.choice(["a", "b"], size=50), scale="categorical")
-    assert np.any(result.per_object < result.per_object_low)  # the case this test is about
+    assert np.any(result.per_object < 0)  # the case this test is about
+    assert np.all((result.per_object_low <= result.per_object) & (result.per_object <= result.per_object_high))
     fig = result.plot(n_labelled=3)
     (bars,) = [c for c in fig.axes[0].collections if c.get_label() == "95% interval"]
     order = np.argsort(result.per_object, kind="stable")
