@@ -217,8 +217,8 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
                           header=["dataset", "RF", "ET", "GB"]))
     proc = predstab_cli("compare", path, "--test", "friedman", "--id", "dataset")
     assert proc.returncode == 0, proc.stderr
-    ranks = {line.split()[0]: float(line.split()[-1]) for line in proc.stdout.splitlines()
-             if "average rank " in line and line.split()[0] in ("RF", "ET", "GB")}
+    block = proc.stdout.split("average ranks (1 = best):\n")[1].splitlines()[:3]  # "  GB: 1" lines
+    ranks = {name.strip(): float(value) for name, value in (line.split(":") for line in block)}
     expected = np.asarray(predstab.compare.friedman_nemenyi(scores).average_ranks, dtype=float)
     assert ranks == pytest.approx(dict(zip(["RF", "ET", "GB"], expected, strict=True)), abs=5e-5)
     # a broken line of such a file: the error names the line and the dialect it was read in

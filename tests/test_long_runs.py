@@ -227,7 +227,8 @@ def test_compare_plot_refuses_to_overwrite_without_force(tmp_path, capsys):
 
 @pytest.mark.parametrize("content, fragments", [
     ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,abc,2.5\n", ["line 3", "column 'fit1'", "'abc'"]),
-    ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,2.5,2.0\n3.0,3.1,3.2,9.9\n", ["line 4", "Expected 3 fields", "saw 4"]),
+    ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,2.5,2.0\n3.0,3.1,3.2,9.9\n", ["line 4",
+                                                                      "4 fields where line 2 has 3"]),
     ("fit0,fit1,fit2\n1.0,2.0,1.5\n2.0,2.5,inf\n", ["line 3", "column 'fit2'", "infinite"]),
     ("", ["empty"]),
 ])

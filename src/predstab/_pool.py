@@ -160,7 +160,7 @@ class TreePool:
         self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------------------
-    @validate_params({"oob": ["boolean"]})
+    @validate_params({"oob": ["boolean"], "progress": ["callable", None]})
     def fit(self, X, y, X_test=None, *, oob=True, progress=None):
         """Fit the pool and cache every learner's predictions.
 
