@@ -18,6 +18,7 @@ from ._convention import one_minus_ratio
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from ._ratings import as_rating_matrix, factorize_ratings
 from ._results import Result, r_block, r_pvalue, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
 from ._weights import WEIGHT_FAMILIES, weight_matrix
@@ -399,6 +400,9 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     >>> round(cohen_kappa(ratings, weights="quadratic").value, 4)
     0.4
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=3, weights=weights, levels=levels,
+                           confidence_level=confidence_level)
     explicit = levels is not None
     codes, categories, complete = _cohen_kappa_iv(ratings, levels)
     if isinstance(weights, str) or weights is None:
@@ -606,6 +610,8 @@ def light_kappa(ratings, /):
     >>> round(light_kappa(ratings).value, 4)
     0.5067
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(light_kappa, ratings, name="ratings", stacklevel=3)
     codes, categories = _complete_codes(ratings, "irr::kappam.light")
     n, m = codes.shape
     k = len(categories)

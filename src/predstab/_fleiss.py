@@ -17,6 +17,7 @@ from ._ratings import (
     factorize_values,
 )
 from ._results import Result, r_rows, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
@@ -245,6 +246,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(fleiss_kappa, ratings, name="ratings", stacklevel=3, exact=exact, detail=detail,
+                           weights=weights, counts=counts, confidence_level=confidence_level)
     if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
         from ._cac import dispatch_fleiss
         return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail,

@@ -10,9 +10,20 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import negligible, one_minus_ratio
+from ._convention import _COLLAPSED, _EPS, _UNDEFINED, negligible, one_minus_ratio, one_minus_ratio_array
+from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
 from ._results import Result, r_round, r_rows, r_signif, result
+from ._stack import (
+    ItemWarnings,
+    as_stack,
+    dask_apply,
+    is_dask,
+    is_stack,
+    loop_items,
+    stack_apply,
+    stacked_result,
+)
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
 
@@ -326,6 +337,8 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     >>> res.confidence_interval.low < res.value < res.confidence_interval.high
     True
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): vectorised over the items
+        return _icc_stack(ratings, model, type, unit, float(r0), float(confidence_level))
     x, model, type, unit, r0, confidence_level = _icc_iv(ratings, model, type, unit, r0, confidence_level)
     ms = _mean_squares(x)
     name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, confidence_level)
@@ -396,6 +409,8 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     >>> icc_table(ratings)["ICC"].round(2).tolist()
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
+    if is_stack(ratings):  # one frame indexed by (item, form)
+        return stack_apply(icc_table, ratings, confidence_level=confidence_level, stacklevel=3)
     x, confidence_level = _icc_table_iv(ratings, confidence_level)
     ms = _mean_squares(x)
     n, k, msr, msw, msc, mse = ms
@@ -442,3 +457,155 @@ def icc_table(ratings, /, *, confidence_level=0.95):
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
+
+
+# --------------------------------------------------------------------------- stacks of matrices
+def _mean_squares_stack(x):
+    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once."""
+    m, n, k = x.shape
+    # sums by matrix products (BLAS), as in _mean_squares: much faster than axis reductions
+    row_mean = x @ np.full(k, 1.0 / k)
+    col_mean = np.full(n, 1.0 / n) @ x
+    grand = row_mean @ np.full(n, 1.0 / n)
+    dev_r = row_mean - grand[:, None]
+    ss_r = k * (np.square(dev_r) @ np.ones(n))
+    dev_c = col_mean - grand[:, None]
+    ss_c = n * (np.square(dev_c) @ np.ones(k))
+    within = x - row_mean[:, :, None]
+    ones = np.ones(n * k)
+    ss_w = np.square(within).reshape(m, n * k) @ ones
+    within -= dev_c[:, None, :]  # residual computed directly, as in _mean_squares
+    ss_e = np.square(within, out=within).reshape(m, n * k) @ ones
+    total = ss_r + ss_w
+    raw_r = ss_r
+    ss_r = np.where(ss_r <= n * k * _EPS * total, 0.0, ss_r)
+    ss_c = np.where(ss_c <= n * k * _EPS * total, 0.0, ss_c)
+    # every rater gives each object the same value: no within-object variation at all
+    same = (x == x[:, :, :1]).all(axis=(1, 2))
+    ss_w, ss_c, ss_e = (np.where(same, 0.0, s) for s in (ss_w, ss_c, ss_e))
+    constant = same & (x[:, :, 0] == x[:, :1, 0]).all(axis=1)
+    ss_r = np.where(same, raw_r, ss_r)  # as _mean_squares: no negligible test for these
+    ss_r = np.where(constant, 0.0, ss_r)
+    return (ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1)))
+
+
+def _value_stack(d_o, d_e, caught):
+    """``one_minus_ratio`` of every item, its warnings counted in ``caught``."""
+    zero = d_e == 0
+    caught.add(PredstabDegenerateWarning, _COLLAPSED.format(what="variance", name="ICC"),
+               int(np.count_nonzero(zero & (d_o == 0))))
+    caught.add(PredstabUndefinedWarning, _UNDEFINED.format(what="variance", name="ICC", fallback=np.nan),
+               int(np.count_nonzero(zero & (d_o > 0))))
+    return one_minus_ratio_array(d_o, d_e)
+
+
+def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught):
+    """:func:`_form` of every item at once (arrays of mean squares of complete items)."""
+    alpha = 1 - confidence_level
+    single = unit == "single"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if model == "oneway":
+            name = "ICC(1)" if single else f"ICC({k})"
+            d_o, d_e = (k * msw, msr + (k - 1) * msw) if single else (msw, msr)
+            f_ratio = msr / msw
+            statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+            df1, df2 = n - 1, n * (k - 1)
+            perfect = (msr > 0) & (msw == 0)
+        else:
+            f_ratio = msr / mse
+            df1 = n - 1
+            perfect = (msr > 0) & (mse == 0)
+            if type == "consistency":
+                name = f"ICC(C,{1 if single else k})"
+                d_o, d_e = (k * mse, msr + (k - 1) * mse) if single else (mse, msr)
+                statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+                df2 = (n - 1) * (k - 1)
+            else:
+                name = f"ICC(A,{1 if single else k})"
+                perfect &= msc == 0
+                scale = k if single else 1
+                between_raters = (msc - mse) / n * scale
+                if single:
+                    d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
+                else:
+                    d_o, d_e = mse + between_raters, msr + between_raters
+        value = _value_stack(d_o, d_e, caught)
+        if model == "twoway" and type == "agreement":
+            a = scale * r0 / (n * (1 - r0))
+            b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
+            statistic = msr / (a * msc + b * mse)
+            a = k * value / (n * (1 - value))
+            b = 1 + k * value * (n - 1) / (n * (1 - value))
+            df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+            f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
+            f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
+            if single:
+                spread = k * msc + (k * n - k - n) * mse
+                low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
+                high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
+            else:
+                low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
+                high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+        else:
+            f_low = f_ratio / special.fdtri(df1, df2, 1 - alpha / 2)
+            f_up = f_ratio * special.fdtri(df2, df1, 1 - alpha / 2)
+            if single:
+                low, high = (np.where(np.isinf(f), 1.0, (f - 1) / (f + (k - 1))) for f in (f_low, f_up))
+            else:
+                low, high = 1.0 - 1.0 / f_low, 1.0 - 1.0 / f_up
+        pvalue = special.fdtrc(df1, df2, statistic)
+    shape = value.shape
+    statistic = np.where(perfect, np.inf, statistic)
+    pvalue = np.where(perfect, 0.0, pvalue)
+    low, high = np.where(perfect, 1.0, low), np.where(perfect, 1.0, high)
+    df1, df2 = np.broadcast_to(float(df1), shape), np.broadcast_to(df2, shape).astype(float)
+    return name, value, statistic, df1, df2, pvalue, low, high
+
+
+def _icc_stack(ratings, model, type, unit, r0, confidence_level):
+    """:func:`icc` of every item of a stack (..., n, k); complete items vectorised.
+
+    Items with a missing cell, a non-finite value or data of extreme magnitude go through
+    :func:`icc` one by one (irr's listwise rule per item), as do stacks that are not numeric.
+    """
+    if is_dask(ratings):
+        return dask_apply(lambda block: _icc_stack(block, model, type, unit, r0, confidence_level),
+                          ratings, stacklevel=4)
+    arr = as_stack(ratings, "ratings")
+    kwargs = dict(model=model, type=type, unit=unit, r0=r0, confidence_level=confidence_level)
+    n, k = arr.shape[-2:]
+    if arr.dtype.kind not in "biuf" or n < 2 or k < 2:
+        return stack_apply(icc, arr, stacklevel=4, **kwargs)
+    shape = arr.shape[:-2]
+    x = arr.reshape((-1, n, k)).astype(float, copy=False)
+    m = x.shape[0]
+    # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale
+    magnitude = np.abs(x).max(axis=(1, 2))
+    exponent = np.frexp(magnitude)[1]
+    slow = ~np.isfinite(magnitude) | (magnitude > 0) & ((exponent < -100) | (exponent > 100))
+    if np.isnan(magnitude).any():
+        slow |= np.isnan(x).any(axis=(1, 2))
+    caught = ItemWarnings()
+    fast = ~slow
+    msr, msw, msc, mse = _mean_squares_stack(x[fast] if slow.any() else x)
+    name, *columns = _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught)
+    out = [np.empty(m) for _ in columns]
+    for o, c in zip(out, columns, strict=True):
+        o[fast] = c
+    n_objects = np.full(m, n)
+    if slow.any():
+        where = np.flatnonzero(slow)
+        results, one_by_one = loop_items(icc, x[where], kwargs, name="ratings", shape=shape, indices=where)
+        caught.merge(one_by_one)
+        for i, res in zip(where, results, strict=True):
+            for o, v in zip(out, (res.value, res.statistic, res.df1, res.df2, res.pvalue,
+                                  *res.confidence_interval), strict=True):
+                o[i] = v
+            n_objects[i] = res.n_objects
+    caught.emit(m, stacklevel=4)
+    value, statistic, df1, df2, pvalue, low, high = (o.reshape(shape) for o in out)
+    return stacked_result(ICCResult, dict(
+        value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,
+        confidence_interval=ConfidenceInterval(low, high), n_objects=n_objects.reshape(shape),
+        n_raters=np.full(shape, k), name=name, model=model, type=type if model == "twoway" else "consistency",
+        unit=unit, r0=r0, confidence_level=confidence_level), shape)

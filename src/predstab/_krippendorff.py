@@ -13,6 +13,7 @@ from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from ._results import Result, r_rows, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._utils import missing_mask
 from ._validation import Interval, InvalidParameterError, Options, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
@@ -375,6 +376,9 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=3, level=level,
+                           levels=levels, weights=weights, counts=counts, confidence_level=confidence_level)
     if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
         from ._cac import dispatch_krippendorff
         return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels,
