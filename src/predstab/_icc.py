@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import _COLLAPSED, _EPS, _UNDEFINED, negligible, one_minus_ratio, one_minus_ratio_array
-from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
+from ._convention import _EPS, negligible, one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
 from ._results import Result, r_round, r_rows, r_signif, result
 from ._stack import (
@@ -21,6 +20,7 @@ from ._stack import (
     is_dask,
     is_stack,
     loop_items,
+    one_minus_ratio_items,
     stack_apply,
     stacked_result,
 )
@@ -489,16 +489,6 @@ def _mean_squares_stack(x):
     return (ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1)))
 
 
-def _value_stack(d_o, d_e, caught):
-    """``one_minus_ratio`` of every item, its warnings counted in ``caught``."""
-    zero = d_e == 0
-    caught.add(PredstabDegenerateWarning, _COLLAPSED.format(what="variance", name="ICC"),
-               int(np.count_nonzero(zero & (d_o == 0))))
-    caught.add(PredstabUndefinedWarning, _UNDEFINED.format(what="variance", name="ICC", fallback=np.nan),
-               int(np.count_nonzero(zero & (d_o > 0))))
-    return one_minus_ratio_array(d_o, d_e)
-
-
 def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught):
     """:func:`_form` of every item at once (arrays of mean squares of complete items)."""
     alpha = 1 - confidence_level
@@ -529,7 +519,7 @@ def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_leve
                     d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
                 else:
                     d_o, d_e = mse + between_raters, msr + between_raters
-        value = _value_stack(d_o, d_e, caught)
+        value = one_minus_ratio_items(d_o, d_e, caught, name="ICC", what="variance")
         if model == "twoway" and type == "agreement":
             a = scale * r0 / (n * (1 - r0))
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))

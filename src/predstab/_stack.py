@@ -33,12 +33,14 @@ import warnings
 
 import numpy as np
 
+from ._convention import _COLLAPSED, _UNDEFINED, one_minus_ratio_array
+from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
 from ._ratings import unmask
 from ._results import Result, _equal
 from ._utils import ConfidenceInterval
 
 __all__ = ["is_stack", "is_dask", "as_stack", "stack_apply", "loop_items", "assemble", "stacked_result",
-           "dask_apply", "warn_items", "ItemWarnings"]
+           "dask_apply", "warn_items", "one_minus_ratio_items", "ItemWarnings"]
 
 
 def is_dask(x) -> bool:
@@ -93,6 +95,16 @@ class ItemWarnings:
     def emit(self, n_total, stacklevel):
         for category, (n_items, message) in self.kinds.items():
             warn_items(category, message, n_items, n_total, stacklevel=stacklevel + 1)
+
+
+def one_minus_ratio_items(d_o, d_e, caught, *, name, what="disagreement"):
+    """``_convention.one_minus_ratio`` of every item at once; its warnings counted in ``caught``."""
+    zero = d_e == 0
+    caught.add(PredstabDegenerateWarning, _COLLAPSED.format(what=what, name=name),
+               int(np.count_nonzero(zero & (d_o == 0))))
+    caught.add(PredstabUndefinedWarning, _UNDEFINED.format(what=what, name=name, fallback=np.nan),
+               int(np.count_nonzero(zero & (d_o > 0))))
+    return one_minus_ratio_array(d_o, d_e)
 
 
 def warn_items(category, message, n_items, n_total, *, stacklevel):
