@@ -266,9 +266,9 @@ def test_stack_of_lists_and_two_dimensional_input_unchanged():
 def test_fleiss_kappa_vectorised_blocks_equal_loop(monkeypatch, exact):
     # integer codes 3..7 counted by blocks of 7 items (the block size made small), items using
     # different subsets of the categories, a one-category item (kappa 1), non-integer labels
-    import predstab._fleiss as fleiss_module
+    import predstab._stack as stack_module
 
-    monkeypatch.setattr(fleiss_module, "_STACK_BLOCK", 7 * 8 * 5)
+    monkeypatch.setattr(stack_module, "_BLOCK_CELLS", 7 * 8 * 5)
     x = 3 + _categorical_stack(15, shape=(5, 6), n=8, k=3, n_categories=5, missing=False).astype(np.int16)
     x[0, 0] = 4
     res = assert_equal_to_loop(fleiss_kappa, x, exact=exact)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Real
 
 import numpy as np
@@ -19,13 +20,13 @@ from ._ratings import (
 from ._results import Result, r_rows, r_signif, result
 from ._stack import (
     ItemWarnings,
-    as_stack,
-    dask_apply,
-    is_dask,
+    count_tables,
     is_stack,
     one_minus_ratio_items,
+    small_integer_codes,
     stack_apply,
-    stacked_result,
+    used_categories,
+    vectorised_apply,
 )
 from ._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
@@ -257,9 +258,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
         if weights is None and counts is False and confidence_level is None and not detail:
-            fast = _fleiss_stack(ratings, bool(exact))
-            if fast is not None:
-                return fast
+            return vectorised_apply(functools.partial(_fleiss_core, bool(exact)), fleiss_kappa, ratings,
+                                    cls=FleissKappaResult, stacklevel=3, exact=exact, detail=detail,
+                                    weights=weights, counts=counts, confidence_level=confidence_level)
         return stack_apply(fleiss_kappa, ratings, name="ratings", stacklevel=3, exact=exact, detail=detail,
                            weights=weights, counts=counts, confidence_level=confidence_level)
     if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
@@ -311,50 +312,19 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
 
 
 # --------------------------------------------------------------------------- stacks of matrices
-_STACK_CATEGORIES = 64  # integer codes spanning at most this many values are counted at once
-_STACK_BLOCK = 1 << 20  # count-table cells per block of items
+def _fleiss_core(exact, items):
+    """The fields of :func:`fleiss_kappa` of complete items (n_items, n, m) of small integer codes.
 
-
-def _fleiss_stack(ratings, exact):
-    """:func:`fleiss_kappa` of every item of a stack of small integer codes, vectorised.
-
-    The counts n_ij of all items come from one ``np.bincount`` of ``(item * n + object) * Q +
-    code`` per block of items. Returns None (the caller loops over the items) for a stack that
-    is not made of finite integer values spanning at most ``_STACK_CATEGORIES`` values (labels,
-    missing cells), or a Dask array.
+    The counts come from :func:`predstab._stack.count_tables` (one ``np.bincount`` per block of
+    items). None (the items go through the 2-D function) unless every value is an integer and
+    they span at most ``_stack.MAX_CODES`` values.
     """
-    if is_dask(ratings):
-        return dask_apply(lambda block: fleiss_kappa(block, exact=exact), ratings, stacklevel=4)
-    arr = as_stack(ratings, "ratings")
-    n, m = arr.shape[-2:]
-    if arr.dtype.kind not in "iuf" or n < 1 or m < 2:
+    coded = small_integer_codes(items)
+    if coded is None:
         return None
-    low, high = arr.min(), arr.max()
-    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= _STACK_CATEGORIES:
-        return None
-    codes = arr - low
-    if arr.dtype.kind == "f":
-        if not np.array_equal(codes, np.floor(codes)):
-            return None
-    codes = codes.astype(np.int64).reshape((-1, n, m))
-    q_all = int(high - low) + 1
-    n_items = codes.shape[0]
-    step = max(1, _STACK_BLOCK // (n * q_all))
-    col_sq = np.empty(n_items, dtype=np.int64)
-    totals = np.empty((n_items, q_all), dtype=np.int64)
-    spread = np.zeros(n_items)
-    row_offsets = (np.arange(step * n) * q_all).reshape(step, n, 1)
-    rater_offsets = (np.arange(step * m) * q_all).reshape(step, 1, m)
-    for start in range(0, n_items, step):
-        block = codes[start:start + step]
-        b = block.shape[0]
-        table = np.bincount((block + row_offsets[:b]).ravel(), minlength=b * n * q_all).reshape(b, n, q_all)
-        col_sq[start:start + b] = np.einsum("ijk,ijk->i", table, table)
-        totals[start:start + b] = table.sum(axis=1)
-        if exact:
-            rater_table = np.bincount((block + rater_offsets[:b]).ravel(),
-                                      minlength=b * m * q_all).reshape(b, m, q_all)
-            spread[start:start + b] = np.sum((rater_table / n).var(axis=1), axis=1)
+    codes, low = coded
+    n_items, n, m = codes.shape
+    col_sq, totals, spread = count_tables(codes, by_rater=exact)
     used = totals > 0
     q = used.sum(axis=1)
     nm = n * m
@@ -376,19 +346,7 @@ def _fleiss_stack(ratings, exact):
             var0 = 2 / (spq**2 * nm * (m - 1)) * (spq**2 - np.sum(pq * (1 - 2 * p_j), axis=1))
             statistic = value / np.sqrt(var0)
         pvalue = _two_sided_p(statistic)
-    # the categories of each item: one tuple per distinct pattern of used codes
-    patterns, which = np.unique(used, axis=0, return_inverse=True)
-    labels = [tuple((low + np.flatnonzero(p)).astype(arr.dtype).tolist()) for p in patterns]
-    if len(labels) == 1:
-        categories = labels[0]
-    else:
-        categories = np.empty(len(labels), dtype=object)
-        categories[:] = labels
-        categories = categories[which.ravel()]
-    shape = arr.shape[:-2]
-    caught.emit(n_items, stacklevel=4)
-    return stacked_result(FleissKappaResult, dict(
-        value=value.reshape(shape), statistic=statistic.reshape(shape), pvalue=pvalue.reshape(shape),
-        observed=observed.reshape(shape), expected=expected.reshape(shape), n_objects=np.full(shape, n),
-        n_raters=np.full(shape, m), categories=categories if len(labels) == 1 else categories.reshape(shape),
-        exact=exact, per_category=None), shape)
+    return dict(value=value, statistic=statistic, pvalue=pvalue, observed=observed, expected=expected,
+                n_objects=np.full(n_items, n), n_raters=np.full(n_items, m),
+                categories=used_categories(used, low, items.dtype, (n_items,)), exact=exact,
+                per_category=None), caught

@@ -40,7 +40,8 @@ from ._results import Result, _equal
 from ._utils import ConfidenceInterval
 
 __all__ = ["is_stack", "is_dask", "as_stack", "stack_apply", "loop_items", "assemble", "stacked_result",
-           "dask_apply", "warn_items", "one_minus_ratio_items", "ItemWarnings"]
+           "dask_apply", "warn_items", "one_minus_ratio_items", "ItemWarnings", "small_integer_codes",
+           "count_tables", "used_categories", "MAX_CODES", "vectorised_apply"]
 
 
 def is_dask(x) -> bool:
@@ -200,6 +201,122 @@ def stack_apply(func, x, /, *, name="ratings", stacklevel=2, **kwargs):
         keys = [np.unravel_index(i, shape) if len(shape) > 1 else i for i in range(len(results))]
         return pd.concat(results, keys=keys, names=["item", None])
     raise TypeError(f"cannot stack results of type {type(first).__name__}")  # pragma: no cover
+
+
+def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **kwargs):
+    """A stack through a vectorised ``core``, items with a missing cell through the 2-D ``func``.
+
+    ``core(items)`` takes the complete items, an (n_items, n_objects, n_raters) numeric array,
+    and returns ``(fields, caught)``: the fields of ``cls`` (arrays of shape (n_items,) or values
+    shared by every item) and an :class:`ItemWarnings`; or None when it cannot handle them (then
+    every item goes through ``func``, as in :func:`stack_apply`). The items with a missing cell
+    follow the 2-D function's own rule (listwise deletion, pairable values) one by one.
+    """
+    if is_dask(x):
+        return dask_apply(lambda block: vectorised_apply(core, func, block, cls=cls, name=name, **kwargs),
+                          x, name=name, stacklevel=stacklevel + 1)
+    arr = as_stack(x, name)
+    shape = arr.shape[:-2]
+    flat = arr.reshape((-1,) + arr.shape[-2:])
+    incomplete = (np.isnan(flat).any(axis=(1, 2)) if arr.dtype.kind == "f"
+                  else np.zeros(len(flat), dtype=bool))
+    done = None if incomplete.all() else core(flat[~incomplete] if incomplete.any() else flat)
+    if done is None:
+        return stack_apply(func, arr, name=name, stacklevel=stacklevel + 1, **kwargs)
+    fields, caught = done
+    if incomplete.any():
+        where = np.flatnonzero(incomplete)
+        results, one_by_one = loop_items(func, flat[where], kwargs, name=name, shape=shape, indices=where)
+        caught.merge(one_by_one)
+        fields = {key: _merge_field(value, [getattr(r, key) for r in results], ~incomplete, where)
+                  for key, value in fields.items()}
+    caught.emit(len(flat), stacklevel=stacklevel + 1)
+    fields = {key: _reshape_field(value, shape) for key, value in fields.items()}
+    return stacked_result(cls, fields, shape)
+
+
+def _merge_field(fast, slow, fast_mask, slow_index):
+    """One field of the complete items (``fast``) and of the others (``slow``, a list) in item order."""
+    if isinstance(fast, ConfidenceInterval):
+        return ConfidenceInterval(_merge_field(fast.low, [v.low for v in slow], fast_mask, slow_index),
+                                  _merge_field(fast.high, [v.high for v in slow], fast_mask, slow_index))
+    n_items = len(fast_mask)
+    if isinstance(fast, np.ndarray) and fast.shape[:1] == (int(fast_mask.sum()),) and all(
+            _is_number(v) for v in slow):
+        out = np.empty(n_items, dtype=np.result_type(fast.dtype, np.asarray(slow).dtype))
+        out[fast_mask] = fast
+        out[slow_index] = slow
+        return out
+    if not isinstance(fast, np.ndarray) and all(_equal(v, fast) for v in slow):
+        return fast
+    out = np.empty(n_items, dtype=object)
+    if isinstance(fast, np.ndarray) and fast.shape[:1] == (int(fast_mask.sum()),):
+        out[fast_mask] = list(fast)
+    else:
+        out[np.flatnonzero(fast_mask)] = [fast] * int(fast_mask.sum())
+    out[slow_index] = slow
+    return out
+
+
+# ------------------------------------------------------------------ count tables of many items
+MAX_CODES = 64  # integer ratings spanning at most this many values are counted at once
+_BLOCK_CELLS = 1 << 20  # count-table cells per block of items: the temporaries stay small
+
+
+def small_integer_codes(arr):
+    """``(codes, low)``: a numeric stack of integer values as codes ``arr - low`` (int64, shape
+    (n_items, n_objects, n_raters)), or None when it is not one (labels, missing or non-integer
+    values, or more than ``MAX_CODES`` distinct possible values)."""
+    n, m = arr.shape[-2:]
+    if arr.dtype.kind not in "iuf" or n < 1 or m < 2 or arr.size == 0:
+        return None
+    low, high = arr.min(), arr.max()
+    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= MAX_CODES:
+        return None
+    codes = arr - low
+    if arr.dtype.kind == "f" and not np.array_equal(codes, np.floor(codes)):
+        return None
+    return codes.astype(np.int64).reshape((-1, n, m)), low
+
+
+def count_tables(codes, *, by_rater=False):
+    """Per item: sum_ij n_ij^2, the category totals n_j (n_items x Q) and, with ``by_rater``,
+    sum_j of the variance over raters of the rater's share of objects in j (Conger's term).
+
+    ``n_ij`` (object i, category j) of all the items of a block come from one ``np.bincount`` of
+    ``(item * n + object) * Q + code``: linear in the data, never a categories x categories table.
+    """
+    n_items, n, m = codes.shape
+    q = int(codes.max()) + 1
+    step = max(1, _BLOCK_CELLS // (n * q))
+    sum_sq = np.empty(n_items, dtype=np.int64)
+    totals = np.empty((n_items, q), dtype=np.int64)
+    spread = np.zeros(n_items) if by_rater else None
+    row_offsets = (np.arange(min(step, n_items) * n) * q).reshape(-1, n, 1)
+    rater_offsets = (np.arange(min(step, n_items) * m) * q).reshape(-1, 1, m)
+    for start in range(0, n_items, step):
+        block = codes[start:start + step]
+        b = block.shape[0]
+        table = np.bincount((block + row_offsets[:b]).ravel(), minlength=b * n * q).reshape(b, n, q)
+        sum_sq[start:start + b] = np.einsum("ijk,ijk->i", table, table)
+        totals[start:start + b] = table.sum(axis=1)
+        if by_rater:
+            rater_table = np.bincount((block + rater_offsets[:b]).ravel(),
+                                      minlength=b * m * q).reshape(b, m, q)
+            spread[start:start + b] = np.sum((rater_table / n).var(axis=1), axis=1)
+    return sum_sq, totals, spread
+
+
+def used_categories(used, low, dtype, shape):
+    """The categories field of a stack: the tuple of the values each item uses (one tuple when
+    every item uses the same), built once per distinct pattern of ``used`` (n_items x Q)."""
+    patterns, which = np.unique(used, axis=0, return_inverse=True)
+    labels = [tuple((low + np.flatnonzero(p)).astype(dtype).tolist()) for p in patterns]
+    if len(labels) == 1:
+        return labels[0]
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels
+    return out[which.ravel()].reshape(shape)
 
 
 # ------------------------------------------------------------------------------------- dask
