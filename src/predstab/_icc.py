@@ -32,6 +32,11 @@ __all__ = ["icc", "icc_table", "ICCResult"]
 _MODELS = ("oneway", "twoway")
 _TYPES = ("consistency", "agreement")
 _UNITS = ("single", "average")
+#: psych's six rows and the (model, type, unit) of each
+TYPES = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
+_FORMS = (("oneway", "consistency", "single"), ("twoway", "agreement", "single"),
+          ("twoway", "consistency", "single"), ("oneway", "consistency", "average"),
+          ("twoway", "agreement", "average"), ("twoway", "consistency", "average"))
 
 
 class _MeanSquares(NamedTuple):
@@ -412,35 +417,39 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     if is_stack(ratings):  # one frame indexed by (item, form)
         return stack_apply(icc_table, ratings, confidence_level=confidence_level, stacklevel=3)
     x, confidence_level = _icc_table_iv(ratings, confidence_level)
-    ms = _mean_squares(x)
-    n, k, msr, msw, msc, mse = ms
+    table = _psych_table(_mean_squares(x), confidence_level, stacklevel=4)  # + 1: validate_params
+    return pd.DataFrame(table, index=list(TYPES),
+                        columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
+
+
+def _psych_table(ms: _MeanSquares, confidence_level, stacklevel):
+    """psych's six rows (value, F, df1, df2, p, low, high) from its mean squares.
+
+    The one implementation of psych's table, for :func:`icc_table` (complete data) and
+    ``icc_reml`` (mean squares from REML components). The forms, F tests and the ICC1/ICC3
+    intervals are :func:`_form`'s; psych tests ICC2/ICC2k with the consistency F and bounds
+    ICC2 with McGraw & Wong's Satterthwaite df written in ``F_j = MSJ / MSE`` (psych's code),
+    ICC2k by the Spearman-Brown step-up of those bounds (-inf at a bound of -1/(k-1), as in
+    psych). Each distinct warning of the forms is issued once, from any form that is degenerate
+    or undefined -- not only from ICC1, which may be fine when ICC1k is NaN.
+    """
+    n, k, msr, _, msc, mse = ms
     alpha = 1 - confidence_level
     rows = {}
     caught = []
-    for label, (model, type, unit) in {
-        "ICC1": ("oneway", "consistency", "single"),
-        "ICC2": ("twoway", "agreement", "single"),
-        "ICC3": ("twoway", "consistency", "single"),
-        "ICC1k": ("oneway", "consistency", "average"),
-        "ICC2k": ("twoway", "agreement", "average"),
-        "ICC3k": ("twoway", "consistency", "average"),
-    }.items():
+    for label, (model, type, unit) in zip(TYPES, _FORMS, strict=True):
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
             _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, confidence_level)
         caught += [(w.category, str(w.message)) for w in record]
         rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
-    # each distinct warning once (the forms share their mean squares), from any form that is
-    # degenerate or undefined -- not only from ICC1, which may be fine when ICC1k is NaN
     for category, message in dict.fromkeys(caught):
-        warnings.warn(message, category, stacklevel=3)  # + 1: the validate_params wrapper
-    # psych tests ICC2 and ICC2k with the consistency F (MS_R / MS_E) ...
+        warnings.warn(message, category, stacklevel=stacklevel)
     for label in ("ICC2", "ICC2k"):
         rows[label][1:5] = rows["ICC3"][1:5]
-    # ... and bounds ICC2 with McGraw & Wong's Satterthwaite df written in F_j = MS_C / MS_E
     icc2 = rows["ICC2"][0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        f_j = msc / mse
+        f_j = np.float64(msc) / mse
         v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v = v_num / v_den
@@ -449,14 +458,12 @@ def icc_table(ratings, /, *, confidence_level=0.95):
         spread = k * msc + (k * n - k - n) * mse
         low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
         high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
-    if msr > 0 and mse == 0 and msc == 0:  # perfect agreement, as in _form
-        low = high = 1.0
-    rows["ICC2"][5:] = [float(low), float(high)]
-    # Spearman-Brown step-up of the single-rater bounds (-inf at a bound of -1/(k-1), as in psych)
-    with np.errstate(divide="ignore", invalid="ignore"):
+        if msr > 0 and mse == 0 and msc == 0:
+            low = high = 1.0
+        rows["ICC2"][5:] = [float(low), float(high)]
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
+    return np.array([rows[t] for t in TYPES], dtype=float)
+
 
 
 # --------------------------------------------------------------------------- stacks of matrices
