@@ -160,3 +160,21 @@ def test_dask_stack_memory_is_one_chunk():
         got = dask_apply(compute, da.from_array(x, chunks=(16, 10, 3)))
     assert sorted(seen) == [(12, 10, 3), (16, 10, 3), (16, 10, 3), (16, 10, 3)]
     _assert_same(got, icc(x))
+
+
+def test_dask_stack_table_and_loop_path(client):
+    # icc_table (a frame per item) and cohen_kappa (the generic loop) chunk by chunk
+    da = pytest.importorskip("dask.array")
+    import pandas as pd
+
+    from predstab import cohen_kappa, icc_table
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(10, 8, 3))
+    pd.testing.assert_frame_equal(icc_table(da.from_array(x, chunks=(3, 8, 3))), icc_table(x),
+                                  rtol=1e-12, atol=1e-12)
+    y = rng.integers(0, 3, size=(2, 5, 10, 2))
+    got, want = cohen_kappa(da.from_array(y, chunks=(1, 2, 10, 2))), cohen_kappa(y)
+    np.testing.assert_allclose(got.value, want.value, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval.high, want.confidence_interval.high, rtol=1e-12,
+                               atol=1e-12)

@@ -275,3 +275,22 @@ def test_fleiss_kappa_vectorised_blocks_equal_loop(monkeypatch, exact):
     assert res.value[0, 0] == 1.0 and isinstance(res.categories, np.ndarray)
     assert res.categories[0, 0] == (4,)
     assert_equal_to_loop(fleiss_kappa, x / 2, exact=exact)  # labels 1.5, 2, ...: the loop
+
+
+def test_vectorised_cores_handle_complete_items():
+    # the vectorised paths really run (a core returning None would fall back to the loop, which
+    # the tests above could not tell apart): their values against the 2-D functions
+    from predstab._fleiss import _fleiss_core
+    from predstab._krippendorff import _krippendorff_core
+
+    x = _categorical_stack(16, shape=(30,), missing=False)
+    for core, func, kwargs in [(lambda items: _fleiss_core(False, items), fleiss_kappa, {}),
+                               (lambda items: _fleiss_core(True, items), fleiss_kappa, {"exact": True}),
+                               (lambda items: _krippendorff_core("nominal", items), krippendorff_alpha, {}),
+                               (lambda items: _krippendorff_core("interval", items), krippendorff_alpha,
+                                {"level": "interval"})]:
+        fields, caught = core(x)
+        want = _loop(func, x, **kwargs)
+        np.testing.assert_allclose(fields["value"], [w.value for w in want], rtol=TOL, atol=TOL)
+        np.testing.assert_allclose(fields["expected"], [w.expected for w in want], rtol=TOL, atol=TOL)
+        assert caught.kinds[PredstabDegenerateWarning][0] == 1  # item 1: one category everywhere
