@@ -443,6 +443,8 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         Item scores, objects (respondents) in rows and items in columns; NaN for a missing
         score. Covariances use pairwise-complete observations (psych's
         ``use = "pairwise"``). Items are not reversed (psych's ``check.keys = FALSE``).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     confidence_level : float, default 0.95
         Level of Feldt's interval (psych prints 95%).
     detail : bool, default True

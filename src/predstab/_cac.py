@@ -545,6 +545,8 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -615,6 +617,8 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -686,6 +690,8 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -759,6 +765,8 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,

@@ -335,6 +335,8 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); NaN/None is a missing rating. Each pair of
         raters uses the objects both rated (with two raters: irr's and psych's handling alike).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, "linear", "quadratic", another family name, or array-like of shape (C, C), default None
         None: unweighted kappa. "linear" is irr's ``weight = "equal"`` (:math:`1 - |i-j|/(C-1)`),
         "quadratic" irr's ``"squared"`` and psych's default (:math:`1 - (i-j)^2/(C-1)^2`), over the
@@ -577,6 +579,8 @@ def light_kappa(ratings, /):
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); objects with a missing rating are dropped,
         as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
 
     Returns
     -------

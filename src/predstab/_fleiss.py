@@ -201,6 +201,8 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
         (replicates) in columns. Objects with a missing value are dropped, as irr does.
         A DataFrame of pandas Categoricals with one set of categories is counted from
         its codes, without converting the data.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     exact : bool, default False
         Conger's (1980) exact kappa. No z test then (``statistic``/``pvalue`` NaN).
     detail : bool, default False

@@ -295,6 +295,8 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings, objects in rows and raters (replicates) in columns. Objects
         with a missing value (None, NaN, pd.NA) are dropped, as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     model : {"oneway", "twoway"}, default "oneway"
         One-way model (raters differ per object) or two-way model.
     type : {"consistency", "agreement"}, default "consistency"
@@ -383,6 +385,8 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings; objects with a missing value are dropped (with a warning).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     confidence_level : float, default 0.95
         Confidence level of the intervals.
 

@@ -338,6 +338,8 @@ def kendall_w(ratings, /, *, correct=False):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numbers; objects with a missing rating are dropped, as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     correct : bool, default False
         Correct for ties (irr's ``Wt``).
 

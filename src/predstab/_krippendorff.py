@@ -321,6 +321,8 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
         Values, objects (units) in rows and replicates (coders) in columns. Numbers
         for interval and ratio data (non-negative for ratio); numbers, strings or
         booleans for nominal and ordinal data.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
     levels : sequence or pandas.CategoricalDtype, optional
