@@ -166,6 +166,9 @@ def test_icc_stack_error_names_the_item():
         icc(x)
     with pytest.raises(ValueError, match="at least one item"):
         icc(np.zeros((0, 4, 3)))
+    for func in (icc, fleiss_kappa, krippendorff_alpha, cohen_kappa):  # empty items: the 2-D message
+        with pytest.raises(ValueError, match=r"item \(0,\) of `ratings`: `ratings` must not be empty"):
+            func(np.zeros((3, 0, 2)))
 
 
 def test_icc_stack_print_and_frame():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Real
 from typing import NamedTuple
@@ -578,7 +579,7 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     if arr.dtype.kind not in "biuf" or n < 2 or k < 2:
         return stack_apply(icc, arr, stacklevel=4, **kwargs)
     shape = arr.shape[:-2]
-    x = arr.reshape((-1, n, k)).astype(float, copy=False)
+    x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
     m = x.shape[0]
     # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale
     magnitude = np.abs(x).max(axis=(1, 2))

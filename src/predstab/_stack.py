@@ -189,7 +189,7 @@ def stack_apply(func, x, /, *, name="ratings", stacklevel=2, **kwargs):
                           stacklevel=stacklevel + 1)
     arr = as_stack(x, name)
     shape = arr.shape[:-2]
-    items = arr.reshape((-1,) + arr.shape[-2:])
+    items = arr.reshape((math.prod(arr.shape[:-2]),) + arr.shape[-2:])
     results, caught = loop_items(func, items, kwargs, name=name, shape=shape)
     caught.emit(len(items), stacklevel=stacklevel + 1)
     first = results[0]
@@ -217,7 +217,7 @@ def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **k
                           x, name=name, stacklevel=stacklevel + 1)
     arr = as_stack(x, name)
     shape = arr.shape[:-2]
-    flat = arr.reshape((-1,) + arr.shape[-2:])
+    flat = arr.reshape((math.prod(arr.shape[:-2]),) + arr.shape[-2:])
     incomplete = (np.isnan(flat).any(axis=(1, 2)) if arr.dtype.kind == "f"
                   else np.zeros(len(flat), dtype=bool))
     done = None if incomplete.all() else core(flat[~incomplete] if incomplete.any() else flat)
@@ -276,7 +276,7 @@ def small_integer_codes(arr):
     codes = arr - low
     if arr.dtype.kind == "f" and not np.array_equal(codes, np.floor(codes)):
         return None
-    return codes.astype(np.int64).reshape((-1, n, m)), low
+    return codes.astype(np.int64).reshape((math.prod(arr.shape[:-2]), n, m)), low
 
 
 def count_tables(codes, *, by_rater=False):
