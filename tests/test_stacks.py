@@ -104,6 +104,9 @@ def _numeric_stack(seed, shape=(40,), n=12, k=3):
     flat[6] = np.round(flat[6])  # ties
     flat[7, :, 1] = flat[7, :, 0] + 1.0  # a rater shifted: consistency 1, agreement < 1
     flat[8] = np.arange(k)[None, :] + np.zeros((n, 1))  # equal row means, raters differ: ICC NaN / < 0
+    if len(flat) > 10:
+        flat[9] = 0.0  # all zeros: constant, in the vectorised path
+        flat[10] *= 1e-200  # tiny magnitude: rescaled, item by item
     return x
 
 

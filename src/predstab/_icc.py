@@ -480,22 +480,31 @@ def _mean_squares_stack(x):
     col_mean = np.full(n, 1.0 / n) @ x
     grand = row_mean @ np.full(n, 1.0 / n)
     dev_r = row_mean - grand[:, None]
-    ss_r = k * (np.square(dev_r) @ np.ones(n))
+    ss_r = k * np.einsum("ij,ij->i", dev_r, dev_r)
     dev_c = col_mean - grand[:, None]
-    ss_c = n * (np.square(dev_c) @ np.ones(k))
+    ss_c = n * np.einsum("ij,ij->i", dev_c, dev_c)
     within = x - row_mean[:, :, None]
-    ones = np.ones(n * k)
-    ss_w = np.square(within).reshape(m, n * k) @ ones
+    flat = within.reshape(m, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
+    ss_w = np.einsum("ij,ij->i", flat, flat)
     within -= dev_c[:, None, :]  # residual computed directly, as in _mean_squares
-    ss_e = np.square(within, out=within).reshape(m, n * k) @ ones
+    ss_e = np.einsum("ij,ij->i", flat, flat)
     total = ss_r + ss_w
     raw_r = ss_r
     ss_r = np.where(ss_r <= n * k * _EPS * total, 0.0, ss_r)
     ss_c = np.where(ss_c <= n * k * _EPS * total, 0.0, ss_c)
-    # every rater gives each object the same value: no within-object variation at all
-    same = (x == x[:, :, :1]).all(axis=(1, 2))
+    # every rater gives each object the same value: no within-object variation at all. Such an
+    # item has a within sum of squares of rounding only (a row mean of k equal values is exact
+    # to k ulps), so the exact test runs on those below that bound
+    x_flat = x.reshape(m, n * k)
+    bound = 4 * (k + 1) ** 2 * _EPS**2 * np.einsum("ij,ij->i", x_flat, x_flat)
+    same = np.zeros(m, dtype=bool)
+    constant = np.zeros(m, dtype=bool)
+    candidates = np.flatnonzero(ss_w <= bound)
+    if candidates.size:
+        sub = x[candidates]
+        same[candidates] = (sub == sub[:, :, :1]).all(axis=(1, 2))
+        constant[candidates] = same[candidates] & (sub[:, :, 0] == sub[:, :1, 0]).all(axis=1)
     ss_w, ss_c, ss_e = (np.where(same, 0.0, s) for s in (ss_w, ss_c, ss_e))
-    constant = same & (x[:, :, 0] == x[:, :1, 0]).all(axis=1)
     ss_r = np.where(same, raw_r, ss_r)  # as _mean_squares: no negligible test for these
     ss_r = np.where(constant, 0.0, ss_r)
     return (ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1)))
@@ -581,12 +590,16 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     shape = arr.shape[:-2]
     x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
     m = x.shape[0]
-    # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale
-    magnitude = np.abs(x).max(axis=(1, 2))
-    exponent = np.frexp(magnitude)[1]
-    slow = ~np.isfinite(magnitude) | (magnitude > 0) & ((exponent < -100) | (exponent > 100))
-    if np.isnan(magnitude).any():
-        slow |= np.isnan(x).any(axis=(1, 2))
+    # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale.
+    # From the sum of squares s (one pass): max|x| <= sqrt(s) and max|x| >= sqrt(s / (n k)), so an
+    # item is surely in unit_scaled's safe range [2^-100, 2^100] when 2^-200 n k <= s < 2^198;
+    # NaN, inf and overflow give a non-finite s, an underflow s = 0 (checked exactly).
+    flat = x.reshape(m, n * k)
+    sum_sq = np.einsum("ij,ij->i", flat, flat)
+    slow = ~((sum_sq >= np.ldexp(n * k, -200)) & (sum_sq < np.ldexp(1.0, 198)))
+    if slow.any():
+        zero = np.flatnonzero(sum_sq == 0)
+        slow[zero[(flat[zero] == 0).all(axis=1)]] = False  # all zeros: no rescaling either
     caught = ItemWarnings()
     fast = ~slow
     msr, msw, msc, mse = _mean_squares_stack(x[fast] if slow.any() else x)
