@@ -300,3 +300,15 @@ def test_vectorised_cores_handle_complete_items():
         np.testing.assert_allclose(fields["value"], [w.value for w in want], rtol=TOL, atol=TOL)
         np.testing.assert_allclose(fields["expected"], [w.expected for w in want], rtol=TOL, atol=TOL)
         assert caught.kinds[PredstabDegenerateWarning][0] == 1  # item 1: one category everywhere
+
+
+@pytest.mark.parametrize("q", [3, 62, 64])
+def test_used_categories_of_many_codes(q):
+    # the categories of each item, from the patterns of used codes (as bits up to 62 codes)
+    from predstab._stack import used_categories
+
+    used = np.random.default_rng(q).random((200, q)) < 0.5
+    used[:, 0] = True
+    got = used_categories(used, 2, np.dtype(np.int64), (20, 10))
+    assert got.shape == (20, 10)
+    assert list(got.ravel()) == [tuple((2 + np.flatnonzero(u)).tolist()) for u in used]

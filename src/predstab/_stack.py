@@ -310,7 +310,12 @@ def count_tables(codes, *, by_rater=False):
 def used_categories(used, low, dtype, shape):
     """The categories field of a stack: the tuple of the values each item uses (one tuple when
     every item uses the same), built once per distinct pattern of ``used`` (n_items x Q)."""
-    patterns, which = np.unique(used, axis=0, return_inverse=True)
+    q = used.shape[1]
+    if q <= 62:  # each pattern as the integer of its bits: np.unique of ints, much faster than axis=0
+        keys, which = np.unique(used @ (np.int64(1) << np.arange(q, dtype=np.int64)), return_inverse=True)
+        patterns = (keys[:, None] >> np.arange(q)) & 1 == 1
+    else:
+        patterns, which = np.unique(used, axis=0, return_inverse=True)
     labels = [tuple((low + np.flatnonzero(p)).astype(dtype).tolist()) for p in patterns]
     if len(labels) == 1:
         return labels[0]
