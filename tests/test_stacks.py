@@ -312,3 +312,22 @@ def test_used_categories_of_many_codes(q):
     got = used_categories(used, 2, np.dtype(np.int64), (20, 10))
     assert got.shape == (20, 10)
     assert list(got.ravel()) == [tuple((2 + np.flatnonzero(u)).tolist()) for u in used]
+
+
+@pytest.mark.parametrize("func", [icc, fleiss_kappa, krippendorff_alpha, gwet_ac1, cronbach_alpha, icc_table])
+@pytest.mark.parametrize("dask", [False, True], ids=["numpy", "dask"])
+def test_stack_warnings_point_at_the_caller(func, dask):
+    # one warning per kind, "k of n items: ...", at the line of the call (vectorised, loop, Dask)
+    x = np.random.default_rng(17).integers(0, 3, size=(6, 8, 3)).astype(float)
+    x[[1, 4]] = 2.0  # two constant items: the degenerate convention
+    if dask:
+        da = pytest.importorskip("dask.array")
+        x = da.from_array(x, chunks=(2, 8, 3))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        func(x)
+    convention = (PredstabDegenerateWarning, PredstabUndefinedWarning)
+    mine = [w for w in record if issubclass(w.category, convention)]
+    assert len({w.category for w in mine}) == len(mine) >= 1
+    assert all(str(w.message).startswith("2 of 6 items: ") for w in mine), [str(w.message) for w in mine]
+    assert all(w.filename == __file__ for w in mine), [(w.filename, w.lineno) for w in mine]
