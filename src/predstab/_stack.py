@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -325,8 +326,14 @@ def used_categories(used, low, dtype, shape):
 
 
 # ------------------------------------------------------------------------------------- dask
+#: Python's warning filters are global to a process, so that recording the warnings of a chunk
+#: is not thread-safe: the chunks of one process (a threaded scheduler's workers) take turns.
+#: Worker processes (``LocalCluster(processes=True)``, the default) still run in parallel.
+_WARNINGS_LOCK = threading.Lock()
+
+
 def _run_block(compute, block):
-    with warnings.catch_warnings(record=True) as record:
+    with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         res = compute(block)
     return res, [(w.category, str(w.message)) for w in record]
@@ -386,6 +393,8 @@ def dask_apply(compute, x, /, *, name="ratings", stacklevel=2):
     active Dask scheduler (a ``dask.distributed.Client`` when one is running). The tasks
     return stacked results of their chunk, which are concatenated here: the call returns a
     computed result, never a lazy one. A worker holds one chunk and its result at a time.
+    The chunks of one process run one at a time (their warnings are recorded, and Python's
+    warning filters are global to a process): worker processes give the parallelism.
     """
     import dask
 
