@@ -42,6 +42,7 @@ MATRIX_FUNCTIONS = {
     "importance_stability": (lambda x: importance_stability(x, fraction=0.5), "importances"),
 }
 NAMES = list(MATRIX_FUNCTIONS)
+STACKS = {"icc", "icc_table", "fleiss_kappa", "krippendorff_alpha"}  # take (..., n_objects, n_raters)
 # small matrices have fewer than 5 replicates; that warning is the stability tests' subject
 pytestmark = pytest.mark.filterwarnings("ignore:.*fewer than 5 repeated:predstab.PredstabDataWarning")
 
@@ -116,6 +117,16 @@ def test_ragged_lists(name, ragged):
 @pytest.mark.parametrize("bad", [np.zeros((2, 2, 2)), 3.0, "abc"], ids=["3-D", "scalar", "string"])
 def test_not_a_matrix(name, bad):
     func, param = MATRIX_FUNCTIONS[name]
+    if np.ndim(bad) == 3 and name in STACKS:
+        # a stack of 2 matrices (issue 26): the values of the loop over them (tests/test_stacks.py)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, want = func(bad), [func(item) for item in bad]
+        if isinstance(got, pd.DataFrame):
+            assert all(got.loc[i].equals(w) for i, w in enumerate(want))
+        else:
+            np.testing.assert_array_equal(got.value, [w.value for w in want])
+        return
     _raises(lambda: func(bad), (ValueError, TypeError), param)
 
 

@@ -70,3 +70,111 @@ def test_dask_process_workers_bit_identical():
     assert stream.data and {t["worker"] for t in stream.data} <= workers
     np.testing.assert_array_equal(serial.test, dask.test)
     np.testing.assert_array_equal(serial.space, dask.space)
+
+
+# ------------------------------------------------------------------ stacks of rating matrices (issue 26.2)
+def _stack(seed, n_items=60):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n_items, 10, 3)) + 2 * rng.normal(size=(n_items, 10, 1))
+    x[4] = 2.0  # a constant item: ICC 1 and a degenerate warning
+    x[7, 3, 1] = np.nan  # a missing cell: irr's listwise rule for that item
+    return x
+
+
+def _assert_same(a, b):
+    for name in ("value", "statistic", "pvalue", "df1", "df2", "n_objects"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12, atol=1e-12, err_msg=name)
+    for got, want in zip(a.confidence_interval, b.confidence_interval, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_dask_stack_icc_chunk_by_chunk(client):
+    da = pytest.importorskip("dask.array")
+    from predstab import PredstabDegenerateWarning, icc
+
+    x = _stack(3)
+    with pytest.warns(PredstabDegenerateWarning):
+        want = icc(x, model="twoway", type="agreement")
+    lazy = da.from_array(x, chunks=(16, 10, 3))  # 4 chunks of at most 16 items
+    with distributed.get_task_stream(client) as stream, \
+            pytest.warns(PredstabDegenerateWarning, match="^1 of 60 items"):
+        got = icc(lazy, model="twoway", type="agreement")
+    _assert_same(got, want)
+    assert got.value.shape == (60,) and isinstance(got.value, np.ndarray)
+    # one task per chunk ran on the cluster's workers (plus dask's own for slicing the chunks)
+    assert {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
+    assert sum("run_block" in t["key"] if isinstance(t["key"], str) else "run_block" in str(t["key"])
+               for t in stream.data) == 4
+
+
+def test_dask_stack_several_axes_and_generic_path(client):
+    da = pytest.importorskip("dask.array")
+    from predstab import fleiss_kappa, krippendorff_alpha
+
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 3, size=(4, 6, 12, 4)).astype(float)
+    x[1, 2, 5, 1] = np.nan
+    lazy = da.from_array(x, chunks=(2, 3, 12, 4))
+    got = krippendorff_alpha(lazy)
+    want = krippendorff_alpha(x)
+    assert got.value.shape == (4, 6)
+    np.testing.assert_allclose(got.value, want.value, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.expected, want.expected, rtol=1e-12, atol=1e-12)
+    complete = np.nan_to_num(x, nan=0.0)
+    np.testing.assert_allclose(fleiss_kappa(da.from_array(complete, chunks=(1, 6, 12, 4))).value,
+                               fleiss_kappa(complete).value, rtol=1e-12, atol=1e-12)
+
+
+def test_dask_stack_process_workers():
+    da = pytest.importorskip("dask.array")
+    from predstab import icc
+
+    x = _stack(5, n_items=30)
+    x[4] += np.arange(10.0)[:, None]  # no degenerate item: no warning expected here
+    want = icc(x)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        got = icc(da.from_array(x, chunks=(10, 10, 3)))
+    _assert_same(got, want)
+
+
+def test_dask_stack_memory_is_one_chunk():
+    # each task receives one chunk of items, never the whole stack (the synchronous scheduler
+    # runs the tasks in this thread, so that they can record what they were given)
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    from predstab import icc
+    from predstab._stack import dask_apply
+
+    x = _stack(6)
+    x[4] += np.arange(10.0)[:, None]
+    x[7, 3, 1] = 0.0
+    seen = []
+
+    def compute(block):
+        seen.append(block.shape)
+        return icc(block)
+
+    with dask.config.set(scheduler="synchronous"):
+        got = dask_apply(compute, da.from_array(x, chunks=(16, 10, 3)))
+    assert sorted(seen) == [(12, 10, 3), (16, 10, 3), (16, 10, 3), (16, 10, 3)]
+    _assert_same(got, icc(x))
+
+
+def test_dask_stack_table_and_loop_path(client):
+    # icc_table (a frame per item) and cohen_kappa (the generic loop) chunk by chunk
+    da = pytest.importorskip("dask.array")
+    import pandas as pd
+
+    from predstab import cohen_kappa, icc_table
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(10, 8, 3))
+    pd.testing.assert_frame_equal(icc_table(da.from_array(x, chunks=(3, 8, 3))), icc_table(x),
+                                  rtol=1e-12, atol=1e-12)
+    y = rng.integers(0, 3, size=(2, 5, 10, 2))
+    got, want = cohen_kappa(da.from_array(y, chunks=(1, 2, 10, 2))), cohen_kappa(y)
+    np.testing.assert_allclose(got.value, want.value, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval.high, want.confidence_interval.high, rtol=1e-12,
+                               atol=1e-12)

@@ -14,6 +14,7 @@ from ._convention import negligible
 from ._exceptions import PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
 from ._results import Result, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._utils import ConfidenceInterval
 from ._validation import Interval, validate_params
 
@@ -442,6 +443,8 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         Item scores, objects (respondents) in rows and items in columns; NaN for a missing
         score. Covariances use pairwise-complete observations (psych's
         ``use = "pairwise"``). Items are not reversed (psych's ``check.keys = FALSE``).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     confidence_level : float, default 0.95
         Level of Feldt's interval (psych prints 95%).
     detail : bool, default True
@@ -493,6 +496,9 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     >>> round(short.value, 4), round(short.standardized, 4), short.g6 is None
     (0.9184, 0.9208, True)
     """
+    if is_stack(items):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(cronbach_alpha, items, name="items", stacklevel=3,
+                           confidence_level=confidence_level, detail=detail)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         # numpy's own warnings on zero variances; the undefined values are reported once below
         warnings.filterwarnings("ignore", category=RuntimeWarning)

@@ -27,6 +27,7 @@ from ._convention import one_minus_ratio
 from ._exceptions import PredstabDataWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
 from ._results import Result, r_block, r_pvalue, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._utils import ConfidenceInterval, missing_mask
 from ._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT, weight_matrix
@@ -544,6 +545,8 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -584,6 +587,9 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
     >>> res.value, round(res.standard_error, 4)
     (0.75, 0.25)
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(percent_agreement, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("pa", ratings, weights, confidence_level, counts, categories)
 
 
@@ -611,6 +617,8 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -657,6 +665,9 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     >>> round(res.value, 4), res.coefficient
     (0.5152, 'AC1')
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(gwet_ac1, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("ac1", ratings, weights, confidence_level, counts, categories)
 
 
@@ -679,6 +690,8 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -724,6 +737,9 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     >>> round(brennan_prediger([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
     0.5
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(brennan_prediger, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("bp", ratings, weights, confidence_level, counts, categories)
 
 
@@ -749,6 +765,8 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
         ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
         object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
         ``*.dist`` functions).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
@@ -793,6 +811,9 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
     >>> round(conger_kappa([[1, 1, 1], [1, 2, 1], [2, 2, 2], [3, 3, 2]]).value, 4)
     0.4839
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(conger_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("conger", ratings, weights, confidence_level, counts, categories)
 
 
@@ -805,6 +826,10 @@ def cac_fleiss_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=
 
     :math:`p_e = \\sum_{kl} w_{kl} \\pi_k \\pi_l`, :math:`\\pi_k` as in :func:`gwet_ac1`.
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(cac_fleiss_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories,
+                           _depth=_depth)
     return _run("fleiss", ratings, weights, confidence_level, counts, categories, _depth)
 
 
@@ -816,6 +841,10 @@ def cac_krippendorff_alpha(ratings, /, *, weights=None, confidence_level=0.95, c
     Reached by ``krippendorff_alpha(..., weights=...)``. Only objects rated at least twice
     count (``n_objects``; ``df = n_objects - 1``), as irrCAC 1.0 does.
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(cac_krippendorff_alpha, ratings, name="ratings", stacklevel=3, weights=weights,
+                           confidence_level=confidence_level, counts=counts, categories=categories,
+                           _depth=_depth)
     return _run("krippendorff", ratings, weights, confidence_level, counts, categories, _depth)
 
 

@@ -18,6 +18,7 @@ from ._convention import one_minus_ratio
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from ._ratings import as_rating_matrix, factorize_ratings
 from ._results import Result, r_block, r_pvalue, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
 from ._weights import WEIGHT_FAMILIES, weight_matrix
@@ -334,6 +335,8 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); NaN/None is a missing rating. Each pair of
         raters uses the objects both rated (with two raters: irr's and psych's handling alike).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     weights : None, "linear", "quadratic", another family name, or array-like of shape (C, C), default None
         None: unweighted kappa. "linear" is irr's ``weight = "equal"`` (:math:`1 - |i-j|/(C-1)`),
         "quadratic" irr's ``"squared"`` and psych's default (:math:`1 - (i-j)^2/(C-1)^2`), over the
@@ -399,6 +402,9 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     >>> round(cohen_kappa(ratings, weights="quadratic").value, 4)
     0.4
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=3, weights=weights, levels=levels,
+                           confidence_level=confidence_level)
     explicit = levels is not None
     codes, categories, complete = _cohen_kappa_iv(ratings, levels)
     if isinstance(weights, str) or weights is None:
@@ -573,6 +579,8 @@ def light_kappa(ratings, /):
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); objects with a missing rating are dropped,
         as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
 
     Returns
     -------
@@ -606,6 +614,8 @@ def light_kappa(ratings, /):
     >>> round(light_kappa(ratings).value, 4)
     0.5067
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(light_kappa, ratings, name="ratings", stacklevel=3)
     codes, categories = _complete_codes(ratings, "irr::kappam.light")
     n, m = codes.shape
     k = len(categories)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Real
 
 import numpy as np
@@ -17,6 +18,16 @@ from ._ratings import (
     factorize_values,
 )
 from ._results import Result, r_rows, r_signif, result
+from ._stack import (
+    ItemWarnings,
+    count_tables,
+    is_stack,
+    one_minus_ratio_items,
+    small_integer_codes,
+    stack_apply,
+    used_categories,
+    vectorised_apply,
+)
 from ._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
@@ -190,6 +201,8 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
         (replicates) in columns. Objects with a missing value are dropped, as irr does.
         A DataFrame of pandas Categoricals with one set of categories is counted from
         its codes, without converting the data.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     exact : bool, default False
         Conger's (1980) exact kappa. No z test then (``statistic``/``pvalue`` NaN).
     detail : bool, default False
@@ -245,6 +258,13 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        if weights is None and counts is False and confidence_level is None and not detail:
+            return vectorised_apply(functools.partial(_fleiss_core, bool(exact)), fleiss_kappa, ratings,
+                                    cls=FleissKappaResult, stacklevel=3, exact=exact, detail=detail,
+                                    weights=weights, counts=counts, confidence_level=confidence_level)
+        return stack_apply(fleiss_kappa, ratings, name="ratings", stacklevel=3, exact=exact, detail=detail,
+                           weights=weights, counts=counts, confidence_level=confidence_level)
     if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
         from ._cac import dispatch_fleiss
         return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail,
@@ -291,3 +311,44 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     return FleissKappaResult(value=value, statistic=statistic, pvalue=pvalue, observed=float(observed),
                              expected=float(expected), n_objects=n, n_raters=m, categories=categories,
                              exact=exact, per_category=per_category)
+
+
+# --------------------------------------------------------------------------- stacks of matrices
+def _fleiss_core(exact, items):
+    """The fields of :func:`fleiss_kappa` of complete items (n_items, n, m) of small integer codes.
+
+    The counts come from :func:`predstab._stack.count_tables` (one ``np.bincount`` per block of
+    items). None (the items go through the 2-D function) unless every value is an integer and
+    they span at most ``_stack.MAX_CODES`` values.
+    """
+    coded = small_integer_codes(items)
+    if coded is None:
+        return None
+    codes, low = coded
+    n_items, n, m = codes.shape
+    col_sq, totals, spread = count_tables(codes, by_rater=exact)
+    used = totals > 0
+    q = used.sum(axis=1)
+    nm = n * m
+    observed = (col_sq - nm) / (nm * (m - 1))
+    p_j = totals / nm
+    expected = np.sum(totals.astype(float) ** 2, axis=1) / nm**2
+    if exact:
+        expected -= spread / (m - 1)
+    d_o = (nm * m - col_sq) / (nm * (m - 1))
+    d_e = np.where(q == 1, 0.0, 1.0 - expected)
+    caught = ItemWarnings()
+    value = one_minus_ratio_items(d_o, d_e, caught, name="Fleiss' kappa")
+    if exact:
+        statistic = pvalue = np.full(n_items, np.nan)
+    else:
+        pq = p_j * (1 - p_j)
+        spq = pq.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var0 = 2 / (spq**2 * nm * (m - 1)) * (spq**2 - np.sum(pq * (1 - 2 * p_j), axis=1))
+            statistic = value / np.sqrt(var0)
+        pvalue = _two_sided_p(statistic)
+    return dict(value=value, statistic=statistic, pvalue=pvalue, observed=observed, expected=expected,
+                n_objects=np.full(n_items, n), n_raters=np.full(n_items, m),
+                categories=used_categories(used, low, items.dtype, (n_items,)), exact=exact,
+                per_category=None), caught

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Real
 from typing import NamedTuple
@@ -10,9 +11,20 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import negligible, one_minus_ratio
+from ._convention import _EPS, negligible, one_minus_ratio
 from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
 from ._results import Result, r_round, r_rows, r_signif, result
+from ._stack import (
+    ItemWarnings,
+    as_stack,
+    dask_apply,
+    is_dask,
+    is_stack,
+    loop_items,
+    one_minus_ratio_items,
+    stack_apply,
+    stacked_result,
+)
 from ._utils import ConfidenceInterval
 from ._validation import Interval, Options, validate_params
 
@@ -21,6 +33,11 @@ __all__ = ["icc", "icc_table", "ICCResult"]
 _MODELS = ("oneway", "twoway")
 _TYPES = ("consistency", "agreement")
 _UNITS = ("single", "average")
+#: psych's six rows and the (model, type, unit) of each
+TYPES = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
+_FORMS = (("oneway", "consistency", "single"), ("twoway", "agreement", "single"),
+          ("twoway", "consistency", "single"), ("oneway", "consistency", "average"),
+          ("twoway", "agreement", "average"), ("twoway", "consistency", "average"))
 
 
 class _MeanSquares(NamedTuple):
@@ -279,6 +296,8 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings, objects in rows and raters (replicates) in columns. Objects
         with a missing value (None, NaN, pd.NA) are dropped, as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     model : {"oneway", "twoway"}, default "oneway"
         One-way model (raters differ per object) or two-way model.
     type : {"consistency", "agreement"}, default "consistency"
@@ -326,6 +345,8 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     >>> res.confidence_interval.low < res.value < res.confidence_interval.high
     True
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): vectorised over the items
+        return _icc_stack(ratings, model, type, unit, float(r0), float(confidence_level))
     x, model, type, unit, r0, confidence_level = _icc_iv(ratings, model, type, unit, r0, confidence_level)
     ms = _mean_squares(x)
     name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, confidence_level)
@@ -365,6 +386,8 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings; objects with a missing value are dropped (with a warning).
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     confidence_level : float, default 0.95
         Confidence level of the intervals.
 
@@ -396,36 +419,42 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     >>> icc_table(ratings)["ICC"].round(2).tolist()
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
+    if is_stack(ratings):  # one frame indexed by (item, form)
+        return stack_apply(icc_table, ratings, confidence_level=confidence_level, stacklevel=3)
     x, confidence_level = _icc_table_iv(ratings, confidence_level)
-    ms = _mean_squares(x)
-    n, k, msr, msw, msc, mse = ms
+    table = _psych_table(_mean_squares(x), confidence_level, stacklevel=4)  # + 1: validate_params
+    return pd.DataFrame(table, index=list(TYPES),
+                        columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
+
+
+def _psych_table(ms: _MeanSquares, confidence_level, stacklevel):
+    """psych's six rows (value, F, df1, df2, p, low, high) from its mean squares.
+
+    The one implementation of psych's table, for :func:`icc_table` (complete data) and
+    ``icc_reml`` (mean squares from REML components). The forms, F tests and the ICC1/ICC3
+    intervals are :func:`_form`'s; psych tests ICC2/ICC2k with the consistency F and bounds
+    ICC2 with McGraw & Wong's Satterthwaite df written in ``F_j = MSJ / MSE`` (psych's code),
+    ICC2k by the Spearman-Brown step-up of those bounds (-inf at a bound of -1/(k-1), as in
+    psych). Each distinct warning of the forms is issued once, from any form that is degenerate
+    or undefined -- not only from ICC1, which may be fine when ICC1k is NaN.
+    """
+    n, k, msr, _, msc, mse = ms
     alpha = 1 - confidence_level
     rows = {}
     caught = []
-    for label, (model, type, unit) in {
-        "ICC1": ("oneway", "consistency", "single"),
-        "ICC2": ("twoway", "agreement", "single"),
-        "ICC3": ("twoway", "consistency", "single"),
-        "ICC1k": ("oneway", "consistency", "average"),
-        "ICC2k": ("twoway", "agreement", "average"),
-        "ICC3k": ("twoway", "consistency", "average"),
-    }.items():
+    for label, (model, type, unit) in zip(TYPES, _FORMS, strict=True):
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
             _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, confidence_level)
         caught += [(w.category, str(w.message)) for w in record]
         rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
-    # each distinct warning once (the forms share their mean squares), from any form that is
-    # degenerate or undefined -- not only from ICC1, which may be fine when ICC1k is NaN
     for category, message in dict.fromkeys(caught):
-        warnings.warn(message, category, stacklevel=3)  # + 1: the validate_params wrapper
-    # psych tests ICC2 and ICC2k with the consistency F (MS_R / MS_E) ...
+        warnings.warn(message, category, stacklevel=stacklevel)
     for label in ("ICC2", "ICC2k"):
         rows[label][1:5] = rows["ICC3"][1:5]
-    # ... and bounds ICC2 with McGraw & Wong's Satterthwaite df written in F_j = MS_C / MS_E
     icc2 = rows["ICC2"][0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        f_j = msc / mse
+        f_j = np.float64(msc) / mse
         v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v = v_num / v_den
@@ -434,11 +463,164 @@ def icc_table(ratings, /, *, confidence_level=0.95):
         spread = k * msc + (k * n - k - n) * mse
         low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
         high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
-    if msr > 0 and mse == 0 and msc == 0:  # perfect agreement, as in _form
-        low = high = 1.0
-    rows["ICC2"][5:] = [float(low), float(high)]
-    # Spearman-Brown step-up of the single-rater bounds (-inf at a bound of -1/(k-1), as in psych)
-    with np.errstate(divide="ignore", invalid="ignore"):
+        if msr > 0 and mse == 0 and msc == 0:
+            low = high = 1.0
+        rows["ICC2"][5:] = [float(low), float(high)]
         rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
+    return np.array([rows[t] for t in TYPES], dtype=float)
+
+
+
+# --------------------------------------------------------------------------- stacks of matrices
+def _mean_squares_stack(x):
+    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once."""
+    m, n, k = x.shape
+    # sums by matrix products (BLAS), as in _mean_squares: much faster than axis reductions
+    row_mean = x @ np.full(k, 1.0 / k)
+    col_mean = np.full(n, 1.0 / n) @ x
+    grand = row_mean @ np.full(n, 1.0 / n)
+    dev_r = row_mean - grand[:, None]
+    ss_r = k * np.einsum("ij,ij->i", dev_r, dev_r)
+    dev_c = col_mean - grand[:, None]
+    ss_c = n * np.einsum("ij,ij->i", dev_c, dev_c)
+    within = x - row_mean[:, :, None]
+    flat = within.reshape(m, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
+    ss_w = np.einsum("ij,ij->i", flat, flat)
+    within -= dev_c[:, None, :]  # residual computed directly, as in _mean_squares
+    ss_e = np.einsum("ij,ij->i", flat, flat)
+    total = ss_r + ss_w
+    raw_r = ss_r
+    ss_r = np.where(ss_r <= n * k * _EPS * total, 0.0, ss_r)
+    ss_c = np.where(ss_c <= n * k * _EPS * total, 0.0, ss_c)
+    # every rater gives each object the same value: no within-object variation at all. Such an
+    # item has a within sum of squares of rounding only (a row mean of k equal values is exact
+    # to k ulps), so the exact test runs on those below that bound
+    x_flat = x.reshape(m, n * k)
+    bound = 4 * (k + 1) ** 2 * _EPS**2 * np.einsum("ij,ij->i", x_flat, x_flat)
+    same = np.zeros(m, dtype=bool)
+    constant = np.zeros(m, dtype=bool)
+    candidates = np.flatnonzero(ss_w <= bound)
+    if candidates.size:
+        sub = x[candidates]
+        same[candidates] = (sub == sub[:, :, :1]).all(axis=(1, 2))
+        constant[candidates] = same[candidates] & (sub[:, :, 0] == sub[:, :1, 0]).all(axis=1)
+    ss_w, ss_c, ss_e = (np.where(same, 0.0, s) for s in (ss_w, ss_c, ss_e))
+    ss_r = np.where(same, raw_r, ss_r)  # as _mean_squares: no negligible test for these
+    ss_r = np.where(constant, 0.0, ss_r)
+    return (ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1)))
+
+
+def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught):
+    """:func:`_form` of every item at once (arrays of mean squares of complete items)."""
+    alpha = 1 - confidence_level
+    single = unit == "single"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if model == "oneway":
+            name = "ICC(1)" if single else f"ICC({k})"
+            d_o, d_e = (k * msw, msr + (k - 1) * msw) if single else (msw, msr)
+            f_ratio = msr / msw
+            statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+            df1, df2 = n - 1, n * (k - 1)
+            perfect = (msr > 0) & (msw == 0)
+        else:
+            f_ratio = msr / mse
+            df1 = n - 1
+            perfect = (msr > 0) & (mse == 0)
+            if type == "consistency":
+                name = f"ICC(C,{1 if single else k})"
+                d_o, d_e = (k * mse, msr + (k - 1) * mse) if single else (mse, msr)
+                statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
+                df2 = (n - 1) * (k - 1)
+            else:
+                name = f"ICC(A,{1 if single else k})"
+                perfect &= msc == 0
+                scale = k if single else 1
+                between_raters = (msc - mse) / n * scale
+                if single:
+                    d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
+                else:
+                    d_o, d_e = mse + between_raters, msr + between_raters
+        value = one_minus_ratio_items(d_o, d_e, caught, name="ICC", what="variance")
+        if model == "twoway" and type == "agreement":
+            a = scale * r0 / (n * (1 - r0))
+            b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
+            statistic = msr / (a * msc + b * mse)
+            a = k * value / (n * (1 - value))
+            b = 1 + k * value * (n - 1) / (n * (1 - value))
+            df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+            f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
+            f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
+            if single:
+                spread = k * msc + (k * n - k - n) * mse
+                low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
+                high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
+            else:
+                low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
+                high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+        else:
+            f_low = f_ratio / special.fdtri(df1, df2, 1 - alpha / 2)
+            f_up = f_ratio * special.fdtri(df2, df1, 1 - alpha / 2)
+            if single:
+                low, high = (np.where(np.isinf(f), 1.0, (f - 1) / (f + (k - 1))) for f in (f_low, f_up))
+            else:
+                low, high = 1.0 - 1.0 / f_low, 1.0 - 1.0 / f_up
+        pvalue = special.fdtrc(df1, df2, statistic)
+    shape = value.shape
+    statistic = np.where(perfect, np.inf, statistic)
+    pvalue = np.where(perfect, 0.0, pvalue)
+    low, high = np.where(perfect, 1.0, low), np.where(perfect, 1.0, high)
+    df1, df2 = np.broadcast_to(float(df1), shape), np.broadcast_to(df2, shape).astype(float)
+    return name, value, statistic, df1, df2, pvalue, low, high
+
+
+def _icc_stack(ratings, model, type, unit, r0, confidence_level):
+    """:func:`icc` of every item of a stack (..., n, k); complete items vectorised.
+
+    Items with a missing cell, a non-finite value or data of extreme magnitude go through
+    :func:`icc` one by one (irr's listwise rule per item), as do stacks that are not numeric.
+    """
+    if is_dask(ratings):
+        return dask_apply(lambda block: _icc_stack(block, model, type, unit, r0, confidence_level),
+                          ratings, stacklevel=4)
+    arr = as_stack(ratings, "ratings")
+    kwargs = dict(model=model, type=type, unit=unit, r0=r0, confidence_level=confidence_level)
+    n, k = arr.shape[-2:]
+    if arr.dtype.kind not in "biuf" or n < 2 or k < 2:
+        return stack_apply(icc, arr, stacklevel=4, **kwargs)
+    shape = arr.shape[:-2]
+    x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
+    m = x.shape[0]
+    # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale.
+    # From the sum of squares s (one pass): max|x| <= sqrt(s) and max|x| >= sqrt(s / (n k)), so an
+    # item is surely in unit_scaled's safe range [2^-100, 2^100] when 2^-200 n k <= s < 2^198;
+    # NaN, inf and overflow give a non-finite s, an underflow s = 0 (checked exactly).
+    flat = x.reshape(m, n * k)
+    sum_sq = np.einsum("ij,ij->i", flat, flat)
+    slow = ~((sum_sq >= np.ldexp(n * k, -200)) & (sum_sq < np.ldexp(1.0, 198)))
+    if slow.any():
+        zero = np.flatnonzero(sum_sq == 0)
+        slow[zero[(flat[zero] == 0).all(axis=1)]] = False  # all zeros: no rescaling either
+    caught = ItemWarnings()
+    fast = ~slow
+    msr, msw, msc, mse = _mean_squares_stack(x[fast] if slow.any() else x)
+    name, *columns = _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught)
+    out = [np.empty(m) for _ in columns]
+    for o, c in zip(out, columns, strict=True):
+        o[fast] = c
+    n_objects = np.full(m, n)
+    if slow.any():
+        where = np.flatnonzero(slow)
+        results, one_by_one = loop_items(icc, x[where], kwargs, name="ratings", shape=shape, indices=where)
+        caught.merge(one_by_one)
+        for i, res in zip(where, results, strict=True):
+            for o, v in zip(out, (res.value, res.statistic, res.df1, res.df2, res.pvalue,
+                                  *res.confidence_interval), strict=True):
+                o[i] = v
+            n_objects[i] = res.n_objects
+    caught.emit(m, stacklevel=4)
+    value, statistic, df1, df2, pvalue, low, high = (o.reshape(shape) for o in out)
+    return stacked_result(ICCResult, dict(
+        value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,
+        confidence_interval=ConfidenceInterval(low, high), n_objects=n_objects.reshape(shape),
+        n_raters=np.full(shape, k), name=name, model=model, type=type if model == "twoway" else "consistency",
+        unit=unit, r0=r0, confidence_level=confidence_level), shape)

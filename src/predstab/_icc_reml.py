@@ -18,21 +18,16 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
+from scipy import optimize
 
 from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._icc import _form, _MeanSquares
+from ._icc import TYPES, _MeanSquares, _psych_table
 from ._ratings import as_numeric_matrix, as_rating_matrix
 from ._results import Result, r_signif, result
 from ._validation import Interval, validate_params
 
 __all__ = ["icc_reml", "ICCRemlResult"]
 
-TYPES = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
-# (model, type, unit) of _icc._form for each of psych's rows
-_FORMS = (("oneway", "consistency", "single"), ("twoway", "agreement", "single"),
-          ("twoway", "consistency", "single"), ("oneway", "consistency", "average"),
-          ("twoway", "agreement", "average"), ("twoway", "consistency", "average"))
 # statsmodels cannot evaluate a variance ratio of exactly 0 (it inverts the covariance of the
 # random effects), so the optimiser's lower bound is this ratio (relative to the residual
 # variance); a ratio left at the bound is the boundary optimum 0 and is reported as 0
@@ -232,46 +227,6 @@ def _reml_fit(y, obj, rat):
     variances = np.where(at_bound, 0.0, ratios * scale)
     boundary = tuple(name for name, b in zip(("object", "rater"), at_bound, strict=True) if b)
     return float(variances[0]), float(variances[1]), scale, 2.0 * float(fit.fun), boundary, converged
-
-
-def _psych_table(ms: _MeanSquares, confidence_level, stacklevel):
-    """psych's six rows (value, F, df1, df2, p, low, high) from its mean squares.
-
-    The forms, F tests and the ICC1/ICC3 intervals are ``_icc._form``'s (those of
-    :func:`icc_table`); psych tests ICC2/ICC2k with the consistency F and bounds ICC2 with
-    McGraw & Wong's Satterthwaite df written in ``F_j = MSJ / MSE`` (psych's code, as in
-    :func:`icc_table`), ICC2k by the Spearman-Brown step-up of those bounds.
-    """
-    n, k, msr, _, msc, mse = ms
-    alpha = 1 - confidence_level
-    rows = {}
-    caught = []
-    for label, (model, type, unit) in zip(TYPES, _FORMS, strict=True):
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            _, value, f, df1, df2, p, ci = _form(ms, model, type, unit, 0.0, confidence_level)
-        caught += [(w.category, str(w.message)) for w in record]
-        rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
-    for category, message in dict.fromkeys(caught):
-        warnings.warn(message, category, stacklevel=stacklevel)
-    for label in ("ICC2", "ICC2k"):
-        rows[label][1:5] = rows["ICC3"][1:5]
-    icc2 = rows["ICC2"][0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f_j = np.float64(msc) / mse
-        v_num = (k - 1) * (n - 1) * (k * icc2 * f_j + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-        v_den = (n - 1) * k**2 * icc2**2 * f_j**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-        v = v_num / v_den
-        f_up = special.fdtri(n - 1, v, 1 - alpha / 2)
-        f_low = special.fdtri(v, n - 1, 1 - alpha / 2)
-        spread = k * msc + (k * n - k - n) * mse
-        low = n * (msr - f_up * mse) / (f_up * spread + n * msr)
-        high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
-        if msr > 0 and mse == 0 and msc == 0:
-            low = high = 1.0
-        rows["ICC2"][5:] = [float(low), float(high)]
-        rows["ICC2k"][5:] = [float(np.float64(b) * k / (1 + np.float64(b) * (k - 1))) for b in (low, high)]
-    return np.array([rows[t] for t in TYPES], dtype=float)
 
 
 @validate_params({"ratings": ["array-like"], "confidence_level": [Interval(Real, 0, 1, closed="neither")]})

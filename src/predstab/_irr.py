@@ -29,6 +29,7 @@ from ._ratings import (
     unit_scaled,
 )
 from ._results import Result, r_block, r_pvalue, r_signif, result
+from ._stack import is_stack, stack_apply
 from ._validation import Interval, Options, validate_params
 
 __all__ = [
@@ -337,6 +338,8 @@ def kendall_w(ratings, /, *, correct=False):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numbers; objects with a missing rating are dropped, as irr does.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     correct : bool, default False
         Correct for ties (irr's ``Wt``).
 
@@ -356,6 +359,8 @@ def kendall_w(ratings, /, *, correct=False):
     >>> round(kendall_w([[1, 2, 1], [2, 1, 2], [3, 3, 3], [4, 4, 4]]).value, 4)
     0.9111
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        return stack_apply(kendall_w, ratings, name="ratings", stacklevel=3, correct=correct)
     x = _complete_numeric(ratings, "irr::kendall")
     n, m = x.shape
     sums, runs = _rank_sums(x)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Real
 
@@ -13,6 +14,15 @@ from ._convention import one_minus_ratio
 from ._exceptions import PredstabUndefinedWarning
 from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from ._results import Result, r_rows, r_signif, result
+from ._stack import (
+    ItemWarnings,
+    count_tables,
+    is_stack,
+    one_minus_ratio_items,
+    small_integer_codes,
+    stack_apply,
+    vectorised_apply,
+)
 from ._utils import missing_mask
 from ._validation import Interval, InvalidParameterError, Options, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
@@ -311,6 +321,8 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
         Values, objects (units) in rows and replicates (coders) in columns. Numbers
         for interval and ratio data (non-negative for ratio); numbers, strings or
         booleans for nominal and ordinal data.
+        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
+        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
     levels : sequence or pandas.CategoricalDtype, optional
@@ -375,6 +387,15 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
     """
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+        if (levels is None and weights is None and counts is False and confidence_level is None
+                and level in ("nominal", "interval")):
+            return vectorised_apply(functools.partial(_krippendorff_core, level), krippendorff_alpha,
+                                    ratings, cls=KrippendorffAlphaResult, stacklevel=3, level=level,
+                                    levels=levels, weights=weights, counts=counts,
+                                    confidence_level=confidence_level)
+        return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=3, level=level,
+                           levels=levels, weights=weights, counts=counts, confidence_level=confidence_level)
     if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
         from ._cac import dispatch_krippendorff
         return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels,
@@ -408,3 +429,55 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), level=level,
                                    n_units=int(n_units), n_values=int(n), n_objects=shape[0],
                                    n_raters=shape[1])
+
+
+# --------------------------------------------------------------------------- stacks of matrices
+def _krippendorff_core(level, items):
+    """The fields of :func:`krippendorff_alpha` of complete items (n_items, n, m) (nominal, interval).
+
+    Nominal: small integer codes, counted by :func:`predstab._stack.count_tables`; interval:
+    finite numbers in the safe range of magnitudes, from variances. With every cell present,
+    every unit is pairable with ``m`` values, so that (``n = N m`` pairable values)
+    ``D_o = sum_u (m^2 - sum_c n_uc^2) / ((m - 1) n)`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``
+    (nominal), ``D_o = 2 m / (m - 1) sum_u SS_u / n`` and ``D_e = 2 SS / (n - 1)`` (interval).
+    None (the items go through the 2-D function) for labels, non-integer nominal values or
+    interval values of extreme magnitude.
+    """
+    arr = items
+    n_obj, m = arr.shape[-2:]
+    shape = (arr.shape[0],)
+    n = float(n_obj * m)
+    if level == "nominal":
+        coded = small_integer_codes(arr)
+        if coded is None:
+            return None
+        codes, _ = coded
+        sum_sq, totals, _ = count_tables(codes)
+        d_o = (n_obj * m * m - sum_sq) / (m - 1) / n
+        d_e = (n * n - np.einsum("ij,ij->i", totals, totals).astype(float)) / (n * (n - 1))
+
+    else:
+        if arr.dtype.kind not in "iuf" or n_obj < 1 or m < 2:
+            return None
+        x = arr.reshape((arr.shape[0], n_obj, m)).astype(float, copy=False)
+        magnitude = np.abs(x).max(axis=(1, 2))
+        if not np.isfinite(magnitude).all() or np.frexp(magnitude.max())[1] > 100 or (
+                (magnitude > 0) & (np.frexp(magnitude)[1] < -100)).any():
+            return None  # missing, infinite or extreme values: the 2-D path, item by item
+        unit_mean = x @ np.full(m, 1.0 / m)
+        within = x - unit_mean[:, :, None]
+        ss_u = np.square(within).reshape(len(x), -1) @ np.ones(n_obj * m)
+        grand = unit_mean @ np.full(n_obj, 1.0 / n_obj)
+        dev = x - grand[:, None, None]
+        ss_total = np.square(dev).reshape(len(x), -1) @ np.ones(n_obj * m)
+        unanimous = (x == x[:, :, :1]).all(axis=(1, 2))
+        ss_u = np.where(unanimous, 0.0, ss_u)
+        ss_total = np.where(unanimous & (x[:, :, 0] == x[:, :1, 0]).all(axis=1), 0.0, ss_total)
+        d_o = 2.0 * (m / (m - 1.0)) * ss_u / n
+        d_e = 2.0 * ss_total / (n - 1)
+
+    caught = ItemWarnings()
+    value = one_minus_ratio_items(d_o, d_e, caught, name="Krippendorff's alpha")
+    return dict(value=value, observed=d_o, expected=d_e, level=level, n_units=np.full(shape, n_obj),
+                n_values=np.full(shape, int(n)), n_objects=np.full(shape, n_obj),
+                n_raters=np.full(shape, m)), caught

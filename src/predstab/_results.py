@@ -150,11 +150,44 @@ class Result:
             lines.append(f"  {k} = {shown}")
         return lines
 
+    @property
+    def stack_shape(self):
+        """``(...)`` of a result of a stack of matrices (``predstab._stack``); None for one matrix."""
+        return self.__dict__.get("_stack_shape")
+
+    def _stack_lines(self) -> list:
+        # a stack of items: a summary of each number field, not every item
+        shape = self.stack_shape
+        n_items = math.prod(shape)
+        label = getattr(self, "name", None) or getattr(self, "coefficient", None) or ""
+        title = self._title or type(self).__name__
+        lines = [f" {title}{', ' + label if isinstance(label, str) and label else ''}: "
+                 f"{n_items} items, stack shape {shape}", ""]
+        rows = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            parts = ([("ci_low", value.low), ("ci_high", value.high)]
+                     if isinstance(value, ConfidenceInterval) else [(f.name, value)])
+            for key, v in parts:
+                if isinstance(v, np.ndarray) and v.shape == shape and v.dtype.kind in "fiu":
+                    finite = v[~np.isnan(v)] if v.dtype.kind == "f" else v
+                    stats = ("min NA / median NA / max NA" if finite.size == 0 else
+                             f"min {r_signif(finite.min())} / median {r_signif(np.median(finite))} / "
+                             f"max {r_signif(finite.max())}")
+                    n_nan = v.size - finite.size
+                    rows.append((key, stats + (f"  ({n_nan} NA)" if n_nan else "")))
+        return lines + r_rows(rows, width=max(len(k) for k, _ in rows) if rows else 9)
+
     def __str__(self) -> str:
-        return "\n".join(self._str_lines())
+        return "\n".join(self._stack_lines() if self.stack_shape is not None else self._str_lines())
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a one-row :class:`pandas.DataFrame` (``ci_low`` / ``ci_high`` for the interval)."""
+        """The result as a one-row :class:`pandas.DataFrame` (``ci_low`` / ``ci_high`` for the interval).
+
+        The result of a stack of matrices has one row per item, indexed by the item.
+        """
+        if self.stack_shape is not None:
+            return self._stack_frame()
         names = self._frame_fields or tuple(k for k, v in self._scalar_items()
                                             if not isinstance(v, ConfidenceInterval))
         row = {n: getattr(self, n) for n in names}
@@ -162,6 +195,27 @@ class Result:
         if isinstance(ci, tuple) and len(ci) == 2:
             row["ci_low"], row["ci_high"] = float(ci[0]), float(ci[1])
         return pd.DataFrame({k: [v] for k, v in row.items()})
+
+    def _stack_frame(self) -> pd.DataFrame:
+        shape = self.stack_shape
+        names = self._frame_fields or tuple(
+            f.name for f in dataclasses.fields(self) if not f.name.startswith("_") and f.repr
+            and not isinstance(getattr(self, f.name), ConfidenceInterval))
+        columns = {}
+        for n in names:
+            v = getattr(self, n)
+            if isinstance(v, np.ndarray) and v.shape == shape:
+                columns[n] = v.ravel()
+            elif _is_scalar(v):
+                columns[n] = [v] * math.prod(shape)
+        ci = getattr(self, "confidence_interval", None)
+        if isinstance(ci, tuple) and len(ci) == 2:
+            columns["ci_low"], columns["ci_high"] = (np.broadcast_to(b, shape).ravel().astype(float)
+                                                     for b in ci)
+        index = (pd.RangeIndex(shape[0], name="item") if len(shape) == 1 else
+                 pd.MultiIndex.from_tuples(list(np.ndindex(shape)),
+                                           names=[f"axis{i}" for i in range(len(shape))]))
+        return pd.DataFrame(columns, index=index)
 
 
 # --------------------------------------------------------------------------- R-style numbers
