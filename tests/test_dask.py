@@ -125,6 +125,19 @@ def test_dask_stack_several_axes_and_generic_path(client):
                                fleiss_kappa(complete).value, rtol=1e-12, atol=1e-12)
 
 
+def test_dask_stack_of_prediction_matrices_phi(client):
+    da = pytest.importorskip("dask.array")
+    import predstab
+
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(6, 10, 5)) + rng.normal(size=(6, 10, 1))
+    y = rng.normal(size=30)
+    got = predstab.phi(da.from_array(x, chunks=(2, 10, 5)), y)
+    want = [predstab.phi(item, y) for item in x]  # the loop over the items
+    np.testing.assert_allclose(got.value, [w.value for w in want], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval[0], [w.confidence_interval.low for w in want],
+                               rtol=1e-12, atol=1e-12)
+
 def test_dask_stack_process_workers():
     da = pytest.importorskip("dask.array")
     from predstab import icc

@@ -331,3 +331,45 @@ def test_stack_warnings_point_at_the_caller(func, dask):
     assert len({w.category for w in mine}) == len(mine) >= 1
     assert all(str(w.message).startswith("2 of 6 items: ") for w in mine), [str(w.message) for w in mine]
     assert all(w.filename == __file__ for w in mine), [(w.filename, w.lineno) for w in mine]
+
+
+# --------------------------------------------------------------------------- phi / psi
+def _against(func, baseline):
+    """``func`` with its baseline fixed, with the keyword-only options of phi / psi (so that
+    assert_equal_to_loop knows which fields echo the call's options)."""
+    def measure(predictions, /, *, scale=None, levels=None, confidence_level=0.95, object_interval="auto",
+                interval_target="population", baseline_error=False):
+        return func(predictions, baseline, scale=scale, levels=levels, confidence_level=confidence_level,
+                    object_interval=object_interval, interval_target=interval_target,
+                    baseline_error=baseline_error)
+    return measure
+
+
+@pytest.mark.parametrize("func", [predstab.phi, predstab.psi], ids=["phi", "psi"])
+@pytest.mark.parametrize("options", [dict(), dict(object_interval="chi2", interval_target="objects"),
+                                     dict(baseline_error=True, confidence_level=0.9)],
+                         ids=["default", "chi2-objects", "baseline-error"])
+def test_phi_psi_metric_stack_equals_loop(func, options):
+    rng = np.random.default_rng(5)
+    stack = rng.normal(size=(3, 4, 8, 6)) + rng.normal(size=(3, 4, 8, 1))
+    flat = stack.reshape((-1, 8, 6))
+    flat[1] = flat[1][:, :1]  # every refit agrees: D_o = 0, stability 1
+    flat[2, 3, :4] = np.nan  # an object left with two refits, and a missing cell
+    flat[2, 5, 0] = np.nan
+    flat[3] *= 1e200  # extreme magnitude against an ordinary baseline: the item's own rescaling
+    res = assert_equal_to_loop(_against(func, rng.normal(size=40)), stack, **options)
+    assert res.value.shape == (3, 4) and res.value.ravel()[1] == 1.0
+
+
+@pytest.mark.parametrize("scale", ["categorical", "ordinal"])
+def test_phi_class_stack_equals_loop(scale):
+    stack = _categorical_stack(7, shape=(2, 5), n=9, k=6, missing=False).astype(int)
+    y = np.random.default_rng(8).integers(0, 3, size=60)
+    levels = [0, 1, 2] if scale == "ordinal" else None
+    assert_equal_to_loop(_against(predstab.phi, y), stack, scale=scale, levels=levels)
+
+
+def test_phi_stack_against_a_stack_of_baselines_is_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="one shared `training_observations`.*shape \\(2, 3, 5\\)"):
+        predstab.phi(rng.normal(size=(2, 4, 5)), rng.normal(size=(2, 3, 5)))

@@ -24,6 +24,7 @@ from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
 from ._ratings import scaling_shift
 from ._results import Result, result
 from ._scales import ColumnCodes, Values, encode, match_keys, read_values
+from ._stack import is_stack, stack_apply
 from ._utils import ConfidenceInterval, check_rng
 from ._validation import Interval, InvalidParameterError, Options, validate_params
 
@@ -1424,6 +1425,9 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
     predictions : array-like of shape (n_objects, n_repetitions)
         Predictions for the test objects (rows) from repeated fits with new seeds (columns).
         A single object (shape ``(1, R)``) is valid. Missing values (None, NaN, pd.NA) are dropped.
+        A stack of shape ``(..., n_objects, n_repetitions)`` (a Dask array too), measured against
+        the one ``training_observations``, gives one result whose numbers are arrays of shape
+        ``(...)``, as a loop over the matrices would (``predstab._stack``).
     training_observations : array-like of shape (n_train,) or (n_train, k)
         The observed responses of the training data; a matrix is pooled into one vector.
     scale : {"metric", "ordinal", "categorical"} or None, default None
@@ -1556,12 +1560,30 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
     >>> round(res.value, 4), round(res.observed, 4), round(res.expected, 4)
     (0.9987, 0.025, 20.7)
     """
+    if is_stack(predictions):  # (..., n_objects, n_refits) against one training_observations
+        return _stacked(phi, predictions, training_observations, "training_observations", scale=scale,
+                        levels=levels,
+                        confidence_level=confidence_level, object_interval=object_interval,
+                        interval_target=interval_target, baseline_error=baseline_error)
     return _stability("phi", *_phi_iv(predictions, training_observations, scale, levels),
                       confidence_level=confidence_level, object_interval=object_interval,
                       interval_target=interval_target, baseline_error=baseline_error)
 
 
 phi.__doc__ = phi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
+
+
+
+def _stacked(func, predictions, baseline, name, **options):
+    """phi / psi of every item of a stack of prediction matrices against one shared baseline
+    (``predstab._stack``: a result of arrays, equal to a loop over the items)."""
+    if is_stack(baseline):
+        raise ValueError(
+            f"A stack of `predictions` is measured against one shared `{name}` (the training "
+            f"responses or out-of-sample predictions of one model); got a stack of shape "
+            f"{np.shape(baseline)}. Loop over the items for one baseline each.")
+    return stack_apply(lambda item, **kwargs: func(item, baseline, **kwargs), predictions,
+                       name="predictions", stacklevel=4, **options)
 
 
 def _phi_iv(predictions, training_observations, scale, levels):
@@ -1582,6 +1604,8 @@ def psi(predictions, prediction_space, /, *, scale=None, levels=None,
     ----------
     predictions : array-like of shape (n_objects, n_repetitions)
         Predictions for the test objects (rows) from repeated fits with new seeds (columns).
+        A stack of shape ``(..., n_objects, n_repetitions)`` against the one ``prediction_space``
+        gives a result of arrays of shape ``(...)``, as :func:`phi` does.
     prediction_space : array-like of shape (n_train,) or (n_train, n_repetitions)
         Out-of-sample predictions for the training objects (out-of-bag or K-fold), as a
         vector or a matrix that is pooled into one vector; missing values are dropped.
@@ -1638,6 +1662,10 @@ def psi(predictions, prediction_space, /, *, scale=None, levels=None,
     >>> round(res.value, 4), res.scale, res.levels
     (0.6, 'categorical', ('a', 'b'))
     """
+    if is_stack(predictions):  # (..., n_objects, n_refits) against one prediction_space
+        return _stacked(psi, predictions, prediction_space, "prediction_space", scale=scale, levels=levels,
+                        confidence_level=confidence_level, object_interval=object_interval,
+                        interval_target=interval_target, baseline_error=baseline_error)
     return _stability("psi", *_psi_iv(predictions, prediction_space, scale, levels),
                       confidence_level=confidence_level, object_interval=object_interval,
                       interval_target=interval_target, baseline_error=baseline_error)
