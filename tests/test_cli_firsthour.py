@@ -68,9 +68,11 @@ def test_demo_numbers_objects_as_per_object_frame(demo):
     per = np.asarray(summary["largest_forest"]["psi"]["per_object"], dtype=float)
     worst = np.argsort(per, kind="stable")[:5]
     expected = ", ".join(f"{rows[i]} (psi {per[i]:.3f})" for i in worst)
-    assert ("least stable test objects (red in per_object.png), by 0-based row of scikit-learn's "
+    assert ("least stable test objects (red in per_object.png), by 0-based row of "
             f"load_diabetes(): {expected}") in proc.stdout
-    assert "\n  \n" not in proc.stdout  # no line of only spaces between APS's blocks
+    # one empty line (not a line of spaces, not two) between APS's blocks
+    aps = proc.stdout.split("least stable")[0]
+    assert "\n  \n" not in aps and "\n\n\n" not in aps and "(phi) \n" in aps and "(psi) \n" in aps
 
 
 def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
@@ -80,7 +82,7 @@ def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     summary = json.loads((tmp_path / "w" / "stability.json").read_text())
     assert np.all(np.asarray(summary["largest_forest"]["psi"]["per_object"]) == 1.0)
-    assert ("least stable test objects (red in per_object.png), by 0-based row of scikit-learn's "
+    assert ("least stable test objects (red in per_object.png), by 0-based row of "
             "load_wine(): none (every object has psi = 1)") in proc.stdout
 
 

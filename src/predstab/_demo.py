@@ -195,8 +195,10 @@ def _report(res, job, elapsed):
         lines.append(f"Prediction stability of the {n_max}-tree forests (APS):")
         for stab in (res.largest_phi, res.largest_psi):
             if stab is not None:
-                lines.extend("  " + line if line.strip() else "" for line in str(stab).splitlines())
-                lines.append("")
+                # APS's block, indented, with one empty line before it (not a line of spaces)
+                block = "\n".join(f"  {line}" if line.strip() else "" for line in str(stab).splitlines())
+                lines += ["", block.strip("\n")]
+        lines.append("")
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
         # the red bars of per_object.png, named as there (which prints only the names its bars have room for)
@@ -255,8 +257,8 @@ def _figures(res, job):
         which = (f"least stable labelled by {how}" if unstable else
                  "every object at psi = 1: none is least stable")
         per_fig = plot_per_object(res.largest_psi, labels=names, n_labelled=min(_N_LABELLED, unstable),
-                                  title=f"psi per test object, {int(table['n_learners'].max())} trees "
-                                        f"({which})")
+                                  title=f"psi per test object, {int(table['n_learners'].max())} trees\n"
+                                        f"({which})")  # two lines: the names' source can be long
     return curve_fig, per_fig
 
 
@@ -309,5 +311,5 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
     job = TuneJob(task=task, X=X_train, y=y_train, X_test=X_test, y_test=y_test, grid=grid,
                   n_repeats=5 if quick else 10, method="pool", seed=seed,
                   n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title, test_labels=rows,
-                  test_labels_are=f"0-based row of scikit-learn's {_LOADERS[dataset]}()", **options)
+                  test_labels_are=f"0-based row of {_LOADERS[dataset]}()", **options)
     return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout)
