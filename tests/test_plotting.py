@@ -368,8 +368,8 @@ def test_per_object_intervals_are_drawn_as_the_result_holds_them():
     preds[:5] = "a"
     result = predstab.phi(preds, rng.choice(["a", "b"], size=50), scale="categorical")
     assert np.any(result.per_object < 0)  # the case this test is about
-    assert np.all((result.per_object_low <= result.per_object)
-                  & (result.per_object <= result.per_object_high))
+    assert np.all(result.per_object_low <= result.per_object)
+    assert np.all(result.per_object <= result.per_object_high)
     fig = result.plot(n_labelled=3)
     (bars,) = [c for c in fig.axes[0].collections if c.get_label() == "95% interval"]
     order = np.argsort(result.per_object, kind="stable")
