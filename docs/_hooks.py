@@ -327,9 +327,32 @@ except ImportError:  # only mkdocstrings needs the extension; the hooks above wo
     Extension = object
 
 
+# --------------------------------------------------------------------------- citations in docstrings
+_CITATION = re.compile(r"^(?P<indent>[ ]*)\.\. \[(?P<label>[^\]]+)\][ ]+(?P<text>.*)$")
+
+
+def rest_citations_to_markdown(text):
+    """``text`` with numpydoc's reST citations (``.. [1] Author, title ...``, continued on
+    indented lines) as a Markdown list, one item per reference (``- [1] Author, title ...``).
+
+    Left as they are, Markdown shows the ``.. [1]`` markers literally and runs every reference
+    of a References section into one paragraph.
+    """
+    out = []
+    for line in text.split("\n"):
+        match = _CITATION.match(line)
+        if match is None:
+            out.append(line)
+        else:
+            indent = match.group("indent")
+            out.append(f"{indent}- \\[{match.group('label')}\\] {match.group('text')}")
+    return "\n".join(out)
+
+
 class NumpydocMath(Extension):
-    """Griffe extension: every docstring's reST math as arithmatex input (see the module text)."""
+    """Griffe extension: every docstring's reST math as arithmatex input and its reST
+    citations as a Markdown list (see the module text)."""
 
     def on_instance(self, *, obj, **kwargs):
         if obj.docstring is not None:
-            obj.docstring.value = rest_math_to_arithmatex(obj.docstring.value)
+            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(obj.docstring.value))

@@ -78,8 +78,9 @@ def test_unknown_command_is_one_line_exit_2(capsys):
 
 # --------------------------------------------------------------------------- demo
 def _without_timing(summary):
-    """stability.json / TuningResult.to_dict() without what depends on the clock."""
-    job = ("data", "task", "n_train", "n_test", "seed", "runtime")
+    """stability.json / TuningResult.to_dict() without what depends on the clock (and the job's
+    own keys, the test objects' names among them)."""
+    job = ("data", "task", "n_train", "n_test", "seed", "runtime", "test_objects", "test_objects_are")
     out = {k: v for k, v in summary.items() if k not in job}
     out["table"] = {k: v for k, v in out["table"].items() if k != "seconds"}
     return out
@@ -170,6 +171,35 @@ def test_tune_already_flat_curve_says_the_smallest_grid_value_is_enough(tmp_path
 
 
 # --------------------------------------------------------------------------- tune
+@pytest.mark.parametrize("test_file", [False, True])
+def test_tune_names_test_objects_by_the_files_row_names(tmp_path, capsys, test_file):
+    # an R user's write.csv(d) file: the least stable objects are named by its row names (of
+    # DATA's held-out rows, or of --test), not by their position in the random hold-out
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import train_test_split
+
+    data = load_diabetes(as_frame=True).frame.iloc[:100]
+    data.index = [f"plot{i + 1}" for i in range(100)]
+    args = ["--target", "target", "--grid", "5,10,20", "--repeats", "3", "--bootstrap", "0", "--quiet",
+            "--out", tmp_path / "o"]
+    if test_file:
+        data.iloc[:70].to_csv(tmp_path / "train.csv")
+        data.iloc[70:].reset_index(drop=True).to_csv(tmp_path / "test.csv", index=False)  # no row names
+        code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--test", tmp_path / "test.csv", *args)
+        names, how = [str(i) for i in range(30)], "0-based row of --test"
+    else:
+        data.to_csv(tmp_path / "data.csv")  # R's layout: "" then the row names in the first column
+        code, out, err = run(capsys, "tune", tmp_path / "data.csv", *args)
+        names = list(train_test_split(data.index.to_numpy(), test_size=0.2, random_state=0)[1])
+        how = "row name in DATA"
+    assert code == 0, err
+    summary = json.loads((tmp_path / "o" / "stability.json").read_text())
+    assert summary["test_objects"] == names and summary["test_objects_are"] == how
+    per = np.asarray(summary["largest_forest"]["psi"]["per_object"], dtype=float)
+    worst = ", ".join(f"{names[i]} (psi {per[i]:.3f})" for i in np.argsort(per, kind="stable")[:5])
+    assert f"least stable test objects (red in per_object.png), by {how}: {worst}" in out
+
+
 @pytest.mark.parametrize("method", ["pool", "refit", "closed-form"])
 def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_csv, method):
     from sklearn.ensemble import RandomForestRegressor
@@ -417,8 +447,9 @@ def test_agree_table_fleiss_alpha(capsys):
     code, out, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "fleiss", "--detail")
     assert code == 0, err
     ratings = pd.read_csv(cases / "c_30x6_4cat.csv").to_numpy(dtype=object)
-    assert out.startswith(printed(predstab.fleiss_kappa(ratings, detail=True)))
-    assert "per category:" in out
+    # the R-style block holds irr's per-category table; nothing is printed a second time
+    assert out == printed(predstab.fleiss_kappa(ratings, detail=True))
+    assert out.count("p.value") == 1
     code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
                          "--level", "interval")
     assert code == 0, err
@@ -780,3 +811,14 @@ def test_parser_builds_every_command():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     assert set(sub.choices) == {"demo", "tune", "stability", "agree", "compare", "power"}
+
+
+@pytest.mark.parametrize("command", ["tune", "stability", "agree", "compare"])
+def test_help_names_the_separator_and_decimal_mark_in_words(capsys, command):
+    # argparse showed the choices as "{,,;,tab,space}" and "{.,,}", which reads as noise
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    out = " ".join(out.split())  # argparse wraps the help text
+    assert "{,,;" not in out and "{.,,}" not in out
+    assert "--sep SEP" in out and "--dec DEC" in out
+    assert "',', ';', tab or space" in out and "'.' or ','" in out

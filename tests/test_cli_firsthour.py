@@ -56,13 +56,23 @@ def test_demo_recommendation_explains_itself(demo):
 
 
 def test_demo_numbers_objects_as_per_object_frame(demo):
-    # item 10: the least stable objects the demo names are the 0-based rows of the stored
-    # per-object psi (the index of per_object_frame() and the labels of per_object.png)
+    # item 10: the least stable objects the demo names are those of the stored per-object psi
+    # (the red bars of per_object.png), each named by its row in load_diabetes() -- not by its
+    # position in the random hold-out, which the user never sees
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import train_test_split
+
     proc, summary, _ = demo
+    rows = train_test_split(np.arange(load_diabetes().target.size), test_size=0.2, random_state=0)[1]
+    assert summary["test_objects"] == [str(r) for r in rows]
     per = np.asarray(summary["largest_forest"]["psi"]["per_object"], dtype=float)
-    worst = np.argsort(per, kind="stable")[:3]
-    expected = ", ".join(f"{i} (psi {per[i]:.3f})" for i in worst)
-    assert f"least stable test objects, by 0-based row as in per_object.png: {expected}" in proc.stdout
+    worst = np.argsort(per, kind="stable")[:5]
+    expected = ", ".join(f"{rows[i]} (psi {per[i]:.3f})" for i in worst)
+    assert ("least stable test objects (red in per_object.png), by 0-based row of "
+            f"load_diabetes(): {expected}") in proc.stdout
+    # one empty line (not a line of spaces, not two) between APS's blocks
+    aps = proc.stdout.split("least stable")[0]
+    assert "\n  \n" not in aps and "\n\n\n" not in aps and "(phi) \n" in aps and "(psi) \n" in aps
 
 
 def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
@@ -72,8 +82,8 @@ def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     summary = json.loads((tmp_path / "w" / "stability.json").read_text())
     assert np.all(np.asarray(summary["largest_forest"]["psi"]["per_object"]) == 1.0)
-    assert "least stable test objects, by 0-based row as in per_object.png: none (every object has psi = 1)" \
-        in proc.stdout
+    assert ("least stable test objects (red in per_object.png), by 0-based row of "
+            "load_wine(): none (every object has psi = 1)") in proc.stdout
 
 
 def test_agree_prints_irr_layout(tmp_path):

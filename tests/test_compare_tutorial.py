@@ -19,6 +19,9 @@ def test_tutorial_code_runs(capsys):
     # the figures the text quotes
     for figure in ("0.030884", "0.342833", "0.4236 0.6769", "46.5 26.3333", "786 0.8013 782.53"):
         assert figure in out, figure
+    # each R-style block starts on a line of its own (print(a, b) ran two of them together)
+    titles = [line for line in out.splitlines() if "Mean with Student's t confidence interval" in line]
+    assert titles == [" Mean with Student's t confidence interval"] * 2
     import matplotlib.pyplot as plt
 
     plt.close("all")

@@ -13,6 +13,7 @@ when the line before its fence is ``<!-- docs-test: skip REASON -->``.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
 import sys
 import time
@@ -66,6 +67,10 @@ def test_every_code_block_runs(page, tmp_path):
     elapsed = time.perf_counter() - start
     assert runs, f"{name}: no block found"
     assert elapsed < 60, f"{name}'s examples took {elapsed:.0f} s: keep them fast (small data, small grids)"
+    # the tutorials show what each block printed: a table pandas cut to "..." shows the reader nothing
+    truncated = [f"{name}:{r.block.line}" for r in runs
+                 if re.search(r"\[\d+ rows x \d+ columns\]|\s\.\.\.\s", r.stdout)]
+    assert truncated == [], f"print a few columns (or .to_string()) instead of a truncated frame: {truncated}"
 
 
 def test_pages_run_elsewhere_are_run_there():
@@ -173,6 +178,23 @@ def test_docstring_math_reaches_the_site_as_arithmatex():
     assert '<div class="arithmatex">\\[\nW = \\frac{1}{N}\\sum_i \\sigma_i^2, \\qquad' in html
     assert '<span class="arithmatex">\\(\\sigma_i^2 / n\\)</span>' in html
     assert ":math:" not in html
+
+
+def test_rest_citations_become_one_list_item_each():
+    # the API reference showed ".. [1] Shrout ... .. [2] McGraw ..." as one paragraph
+    import predstab
+
+    convert = _hooks().rest_citations_to_markdown
+    text = ("References\n----------\n.. [1] Shrout, P. E. & Fleiss, J. L. (1979). Intraclass\n"
+            "   correlations. https://doi.org/10.1037/0033-2909.86.2.420\n.. [2] McGraw, K. O. (1996).\n\n"
+            "See .. [3] in running text.")
+    assert convert(text) == ("References\n----------\n- \\[1\\] Shrout, P. E. & Fleiss, J. L. (1979). "
+                             "Intraclass\n   correlations. https://doi.org/10.1037/0033-2909.86.2.420\n"
+                             "- \\[2\\] McGraw, K. O. (1996).\n\nSee .. [3] in running text.")
+    # every reST citation of the public docstrings is converted: none is left for Markdown
+    for name in predstab.__all__:
+        doc = getattr(getattr(predstab, name), "__doc__", None) or ""
+        assert ".. [" not in convert(inspect.cleandoc(doc)), name
 
 
 def test_rest_math_conversion_keeps_text_and_indentation():

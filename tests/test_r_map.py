@@ -64,3 +64,49 @@ def test_every_export_is_in_the_map(package):
 
 def test_aps_and_psych_functions_are_in_the_map():
     assert {"calculate_phi", "calculate_psi", "ICC", "cohen.kappa", "alpha"} <= mapped_names()
+
+
+_CALL = re.compile(r"`(predstab(?:\.\w+)+)\(([^`]*)\)")
+
+
+def _top_level_arguments(text):
+    """``a, b={"x": 1, "y": 2}, *, c=(1, 2)`` -> ``["a", 'b={"x": 1, "y": 2}', "*", "c=(1, 2)"]``."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [p for p in [*parts, current.strip()] if p]
+
+
+def test_signatures_in_the_map_use_the_functions_parameter_names():
+    # a reader copies `predstab.kappa_sample_size(k1, k0, ...)` and gets a TypeError on k1=...;
+    # every keyword written in the map, and every name of a signature written out (with * or /),
+    # is a parameter of the function
+    import inspect
+
+    import predstab
+
+    checked, wrong = 0, []
+    for name, arguments in _CALL.findall(MAP.read_text(encoding="utf-8")):
+        obj = predstab
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        parameters = inspect.signature(obj).parameters
+        tokens = _top_level_arguments(arguments)
+        signature_form = "*" in tokens or "/" in tokens
+        for token in tokens:
+            if token in ("*", "/", "...") or token.startswith("..."):
+                continue
+            key = token.split("=", 1)[0].strip() if "=" in token else (token if signature_form else None)
+            if key is None or not key.isidentifier():
+                continue
+            checked += 1
+            if key not in parameters:
+                wrong.append(f"{name}: {key}")
+    assert checked > 150
+    assert wrong == []

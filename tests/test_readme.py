@@ -20,6 +20,7 @@ def test_readme_python_examples_run(capsys, tmp_path, monkeypatch):
     out = capsys.readouterr().out
     assert "Data-based prediction stability (phi)" in out
     assert "Model-based prediction stability (psi)" in out
+    assert "\n \n" not in out  # print(a, b) put a line of one space between APS's blocks
     assert re.search(r"stability +ci_low +ci_high +observed_instability", out)  # per_object_frame()
 
 

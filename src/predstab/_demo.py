@@ -34,6 +34,8 @@ __all__ = ["TuneJob", "run_job", "run_demo", "load_dataset", "holdout", "forest"
 
 OUTPUTS = ("stability.csv", "stability.json", "stability.png", "per_object.png")
 _DATASETS = ("diabetes", "breast_cancer", "wine", "ordinal")
+_LOADERS = {"diabetes": "load_diabetes", "breast_cancer": "load_breast_cancer", "wine": "load_wine",
+            "ordinal": "load_diabetes"}
 _METHODS = {"refit": "refit", "pool": "pool", "closed-form": "closed_form"}
 
 
@@ -62,6 +64,10 @@ class TuneJob:
     min_samples_leaf: int | None = None  # None: ranger's 5 (regression) / 1 (classes)
     max_samples: float | None = None
     target_name: str = "target"  # the target column's name, for messages
+    # the test objects' names as the user knows them (R's row names of the file, else their
+    # 0-based row in it), and how to say so; None: the 0-based rows of X_test
+    test_labels: list | None = None
+    test_labels_are: str = "0-based row"
 
 
 def load_dataset(name, *, seed=0):
@@ -88,13 +94,18 @@ def load_dataset(name, *, seed=0):
     raise InputError(f"--dataset must be one of {_DATASETS}; got {name!r}")
 
 
-def holdout(X, y, *, seed=0, test_size=0.2):
-    """A seeded train/test split (stratified for classes)."""
+def holdout(X, y, *, seed=0, test_size=0.2, labels=None):
+    """A seeded train/test split (stratified for classes): ``X_train, X_test, y_train, y_test``,
+    and the test objects' entries of ``labels`` (one per row of ``X``) when given."""
     from sklearn.model_selection import train_test_split
 
     y = np.asarray(y)
     stratify = y if y.dtype.kind in "OUSb" else None
-    return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
+    if labels is None:
+        return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
+    X_train, X_test, y_train, y_test, _, labels_test = train_test_split(
+        X, y, np.asarray(labels, dtype=object), test_size=test_size, random_state=seed, stratify=stratify)
+    return X_train, X_test, y_train, y_test, [str(v) for v in labels_test]
 
 
 def forest(task, *, max_features="sqrt", min_samples_leaf=None, max_samples=None):
@@ -184,29 +195,48 @@ def _report(res, job, elapsed):
         lines.append(f"Prediction stability of the {n_max}-tree forests (APS):")
         for stab in (res.largest_phi, res.largest_psi):
             if stab is not None:
-                lines.extend("  " + line for line in str(stab).splitlines())
-                lines.append("")
+                # APS's block, indented, with one empty line before it (not a line of spaces)
+                block = "\n".join(f"  {line}" if line.strip() else "" for line in str(stab).splitlines())
+                lines += ["", block.strip("\n")]
+        lines.append("")
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
-        order = np.argsort(np.where(np.isnan(per), np.inf, per), kind="stable")[:3]
-        # numbered as everywhere in predstab (and in per_object.png): the row labels, else 0-based rows
-        labels = getattr(res.largest_psi, "object_labels", None)
-        positions = labels is None or len(labels) != per.size
-        names = [str(i) for i in range(per.size)] if positions else [str(v) for v in labels]
+        # the red bars of per_object.png, named as there (which prints only the names its bars have room for)
+        order = np.argsort(np.where(np.isnan(per), np.inf, per), kind="stable")[:_N_LABELLED]
+        names, how = _test_names(res, job)
         worst = ", ".join(f"{names[i]} (psi {per[i]:.3f})" for i in order
                           if np.isfinite(per[i]) and per[i] < 1)
-        how = "0-based row" if positions else "row name"
-        lines += [f"  least stable test objects, by {how} as in per_object.png: "
+        lines += [f"  least stable test objects (red in per_object.png), by {how}: "
                   f"{worst or 'none (every object has psi = 1)'}", ""]
     lines.append(str(res))
     lines.append(f"(finished in {elapsed:.1f} s)")
     return "\n".join(lines)
 
 
+_N_LABELLED = 5  # least stable objects named in the report and marked in per_object.png
+
+
+def _test_names(res, job):
+    """``(names, how)``: the test objects' names and what they are, as the user knows them --
+    ``job.test_labels`` (R's row names, or 0-based rows, of the file the test objects came
+    from), else the psi result's row labels, else 0-based rows of the test objects."""
+    n = len(res.largest_psi.per_object)
+    if job.test_labels is not None and len(job.test_labels) == n:
+        return [str(v) for v in job.test_labels], job.test_labels_are
+    labels = getattr(res.largest_psi, "object_labels", None)
+    if labels is not None and len(labels) == n:
+        return [str(v) for v in labels], "row name"
+    return [str(i) for i in range(n)], "0-based row"
+
+
 def _summary(res, job):
     """stability.json: the job and everything the result holds (:meth:`TuningResult.to_dict`)."""
-    return {"data": job.title, "task": job.task, "n_train": int(job.X.shape[0]),
-            "n_test": int(job.X_test.shape[0]), "seed": job.seed, **res.to_dict()}
+    summary = {"data": job.title, "task": job.task, "n_train": int(job.X.shape[0]),
+               "n_test": int(job.X_test.shape[0]), "seed": job.seed}
+    if job.test_labels is not None:
+        # which object each entry of largest_forest's per_object is, as the report names them
+        summary.update(test_objects=[str(v) for v in job.test_labels], test_objects_are=job.test_labels_are)
+    return {**summary, **res.to_dict()}
 
 
 def _figures(res, job):
@@ -223,11 +253,12 @@ def _figures(res, job):
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
         unstable = int(np.sum(np.isfinite(per) & (per < 1)))  # objects at psi = 1 are not "least stable"
-        which = ("least stable labelled by 0-based row" if unstable else
+        names, how = _test_names(res, job)
+        which = (f"least stable labelled by {how}" if unstable else
                  "every object at psi = 1: none is least stable")
-        per_fig = plot_per_object(res.largest_psi, n_labelled=min(5, unstable),
-                                  title=f"psi per test object, {int(table['n_learners'].max())} trees "
-                                        f"({which})")
+        per_fig = plot_per_object(res.largest_psi, labels=names, n_labelled=min(_N_LABELLED, unstable),
+                                  title=f"psi per test object, {int(table['n_learners'].max())} trees\n"
+                                        f"({which})")  # two lines: the names' source can be long
     return curve_fig, per_fig
 
 
@@ -275,9 +306,10 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
     ``max_features``, ``min_samples_leaf``, ``max_samples``).
     """
     X, y, task, levels, title = load_dataset(dataset)
-    X_train, X_test, y_train, y_test = holdout(X, y, seed=seed)
+    X_train, X_test, y_train, y_test, rows = holdout(X, y, seed=seed, labels=np.arange(len(y)))
     grid = [2, 5, 10, 25, 50] if quick else [2, 5, 10, 25, 50, 100, 250]
     job = TuneJob(task=task, X=X_train, y=y_train, X_test=X_test, y_test=y_test, grid=grid,
                   n_repeats=5 if quick else 10, method="pool", seed=seed,
-                  n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title, **options)
+                  n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title, test_labels=rows,
+                  test_labels_are=f"0-based row of {_LOADERS[dataset]}()", **options)
     return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout)

@@ -130,19 +130,31 @@ def _read_xy(path, target, *, what, header=None, sep=None, dec=None):
     if y.isna().any():
         i = int(np.flatnonzero(y.isna().to_numpy())[0])
         raise InputError(f"{what} {cell_location(frame, i)}: target column '{target}' has a missing value")
-    return X, y, list(features.columns)
+    return X, y, list(features.columns), _object_names(frame.index, what=what)
+
+
+def _object_names(index, *, what):
+    """The objects of a DATA / --test file as the user knows them (R's row names, else their
+    0-based rows), and how to say so."""
+    import pandas as pd
+
+    if isinstance(index, pd.RangeIndex):
+        return [str(i) for i in range(len(index))], f"0-based row of {what}"
+    return [str(v) for v in index], f"row name in {what}"
 
 
 def _cmd_tune(args, out):
     from . import _demo
 
-    X, y, names = _read_xy(args.data, args.target, what="DATA", **_reading(args))
+    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA", **_reading(args))
     if args.test is not None:
-        X_test, y_test, test_names = _read_xy(args.test, args.target, what="--test", **_reading(args))
+        X_test, y_test, test_names, (rows, rows_are) = _read_xy(args.test, args.target, what="--test",
+                                                                **_reading(args))
         if test_names != names:
             raise InputError(f"--test '{args.test}' must have the same columns as DATA '{args.data}'")
     else:
-        X, X_test, y, y_test = _demo.holdout(X, y.to_numpy(), seed=args.seed)
+        # the held-out objects keep DATA's row names (or rows): "13" must mean row 13 of the file
+        X, X_test, y, y_test, rows = _demo.holdout(X, y.to_numpy(), seed=args.seed, labels=rows)
     grid = parse_list(args.grid, option="--grid", convert=int)
     if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
         raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
@@ -154,6 +166,7 @@ def _cmd_tune(args, out):
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
                         voting=args.voting, n_bootstrap=args.bootstrap, target_name=str(args.target),
+                        test_labels=rows, test_labels_are=rows_are,
                         **_tuning_options(args))
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          inputs={"DATA": args.data, "--test": args.test})
@@ -341,10 +354,8 @@ def _cmd_agree(args, out):
         result = predstab.krippendorff_alpha(ratings, level=args.level, levels=levels)
     else:
         raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
+    # with --detail the printed block already holds irr's per-category table (kappa, z, p.value)
     _print_result(result, out)
-    if args.measure == "fleiss" and args.detail and getattr(result, "per_category", None) is not None:
-        print("\nper category:", file=out)
-        print(result.per_category.to_string(float_format=lambda v: f"{v:.5g}"), file=out)
     return 0
 
 
@@ -703,11 +714,12 @@ def add_header_option(p):
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="the first CSV line names the columns (default: yes unless it holds only "
                         "bare numbers, which is then read as data, with a note)")
-    p.add_argument("--sep", choices=[",", ";", "tab", "space"], default=None,
-                   help="field separator of CSV files (default: detected; ';' with decimal commas "
-                        "is R's write.csv2, tab R's write.table(sep = '\\t'))")
-    p.add_argument("--dec", choices=[".", ","], default=None,
-                   help="decimal mark of CSV files (default: ',' with --sep ';', else '.')")
+    # metavars: argparse would show the choices as "{,,;,tab,space}" and "{.,,}"
+    p.add_argument("--sep", choices=[",", ";", "tab", "space"], default=None, metavar="SEP",
+                   help="field separator of CSV files: ',', ';', tab or space (default: detected; "
+                        "';' with decimal commas is R's write.csv2, tab R's write.table(sep = '\\t'))")
+    p.add_argument("--dec", choices=[".", ","], default=None, metavar="DEC",
+                   help="decimal mark of CSV files: '.' or ',' (default: ',' with --sep ';', else '.')")
 
 
 def _reading(args) -> dict:
