@@ -249,6 +249,45 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     assert str(predstab.phi(pred, y, scale="metric")) in proc.stdout
 
 
+def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, capsys):
+    # issue 22 item 3: a headerless one-column file of decimal commas ("1,5" on every line) reads as
+    # two columns 1 and 5; pooled, phi was 856.67 for 0.925. Where one column is expected
+    # (--training-observations, --prediction-space) two unnamed columns are refused, naming the
+    # file, the line and the ways out
+    from predstab.cli import main
+
+    folder, pred, y = metric_files
+    (folder / "p.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)]))
+    (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
+    (folder / "y3.csv").write_text("\n" + "\n".join(f"{v:.2f}".replace(".", ",") for v in y) + "\n")
+    first = f"{y[0]:.2f}".replace(".", ",")
+    message = (f"file '{folder / 'y3.csv'}', line 2: two columns without names ('{first}') where one column "
+               "is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' (R's read.csv2); "
+               "or name the column to use with --column V1 or --column V2")
+    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y3.csv",
+                        "--scale", "metric")
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    note, error = proc.stderr.splitlines()  # the headerless file's note, then the refusal
+    assert "note:" in note and "read as data (columns named V1..V2)" in note
+    assert error == f"predstab stability: error: --training-observations {message}"
+    assert main(["stability", str(folder / "p.csv"), "--prediction-space", str(folder / "y3.csv"),
+                 "--scale", "metric"]) == 2
+    assert capsys.readouterr().err.endswith(f"error: --prediction-space {message}\n")
+    # read as one column of decimal commas, the same numbers as Python's phi of the rounded values
+    assert main(["stability", str(folder / "p2.csv"), "--training-observations", str(folder / "y3.csv"),
+                 "--scale", "metric", "--sep", ";", "--dec", ","]) == 0
+    assert str(predstab.phi(pred, np.round(y, 2), scale="metric")) in capsys.readouterr().out
+    # a column named by --column is the user's choice; a header names the columns (no refusal)
+    assert main(["stability", str(folder / "p.csv"), "--training-observations", str(folder / "y3.csv"),
+                 "--scale", "metric", "--column", "V2"]) == 0
+    whole, cents = zip(*(f"{v:.2f}".split(".") for v in y), strict=True)
+    assert str(predstab.phi(pred, np.array(cents, dtype=float), scale="metric")) in capsys.readouterr().out
+    (folder / "y4.csv").write_text("a,b\n" + "\n".join(f"{v:.2f}".replace(".", ",") for v in y) + "\n")
+    assert main(["stability", str(folder / "p.csv"), "--training-observations", str(folder / "y4.csv"),
+                 "--scale", "metric"]) == 0
+    assert "has 2 columns; it should be one column" in capsys.readouterr().err  # pooled, with a warning
+
+
 def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,c\n1,2,2,\n2,2,3,\n1,1,1,\n3,2,3,\n")
