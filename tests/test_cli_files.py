@@ -6,6 +6,7 @@ computing, one rule for output folders, and ``predstab ... | head``.
 
 from __future__ import annotations
 
+import os
 import stat
 import warnings
 
@@ -15,7 +16,7 @@ import pytest
 
 import predstab
 from predstab import _io
-from tests._cli import one_line_error, predstab_cli
+from tests._cli import one_line_error, predstab_cli, predstab_main
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
     assert proc.returncode == 0, proc.stderr
     assert str(expected) in proc.stdout  # all 30 objects and all 40 training responses
     assert "note:" in proc.stderr and "read as data" in proc.stderr and "--header" in proc.stderr
-    named = predstab_cli("stability", folder / "p_named.csv", "--training-observations",
+    named = predstab_main("stability", folder / "p_named.csv", "--training-observations",
                          folder / "y_named.csv",
                          "--scale", "categorical")
     assert named.stdout == proc.stdout and named.stderr == ""
@@ -47,14 +48,14 @@ def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
 
 def test_header_forces_the_first_line_to_be_names(categorical_files):
     folder, pred, y = categorical_files
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "categorical", "--header")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred[1:], y[1:], scale="categorical")) in proc.stdout
     assert proc.stderr == ""
     # --no-header on named files reads the names as a data row: the refit names become
     # predictions that the training responses never take
-    proc = predstab_cli("stability", folder / "p_named.csv", "--training-observations",
+    proc = predstab_main("stability", folder / "p_named.csv", "--training-observations",
                          folder / "y_named.csv",
                         "--scale", "categorical", "--no-header")
     one_line_error(proc, "['r0', 'r1', 'r2', 'r3', 'r4'], absent from `training_observations`")
@@ -84,7 +85,7 @@ def test_read_table_header_parameter(tmp_path):
 
 
 def test_compare_and_agree_take_header_options():
-    proc = predstab_cli("compare", "--help")
+    proc = predstab_main("compare", "--help")
     assert "--header" in proc.stdout and "--no-header" in proc.stdout
 
 
@@ -92,7 +93,14 @@ def test_compare_and_agree_take_header_options():
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
 def test_output_files_honour_the_umask(tmp_path, umask, mode):
     out = tmp_path / "seeds.csv"
-    proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", out, umask=umask)
+    if umask == 0o022:  # the installed command, started with that umask
+        proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", out, umask=umask)
+    else:  # main() in this process, under that umask
+        previous = os.umask(umask)
+        try:
+            proc = predstab_main("power", "seeds", "--effect", "0.5", "--out", out)
+        finally:
+            os.umask(previous)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(out.stat().st_mode) == mode
 
@@ -113,13 +121,13 @@ def test_output_paths_are_checked_before_reading_or_computing(tmp_path):
     args = ["stability", missing_input, "--training-observations", missing_input, "--scale", "metric"]
     one_line_error(predstab_cli(*args, "--out", existing), "already exists", "--force")
     assert existing.read_text() == "keep me"
-    one_line_error(predstab_cli(*args, "--out", "/proc/x"), "cannot write", "/proc/x")
-    one_line_error(predstab_cli(*args, "--out", tmp_path / "new" / "per.csv"), "does not exist",
+    one_line_error(predstab_main(*args, "--out", "/proc/x"), "cannot write", "/proc/x")
+    one_line_error(predstab_main(*args, "--out", tmp_path / "new" / "per.csv"), "does not exist",
                    "create it first")
     assert not (tmp_path / "new").exists()  # no silent mkdir of parents
-    one_line_error(predstab_cli("compare", missing_input, "--test", "friedman", "--plot",
+    one_line_error(predstab_main("compare", missing_input, "--test", "friedman", "--plot",
                                 tmp_path / "no" / "cd.png"), "--plot", "does not exist")
-    one_line_error(predstab_cli("power", "seeds", "--effect", "0.5", "--out", existing), "already exists")
+    one_line_error(predstab_main("power", "seeds", "--effect", "0.5", "--out", existing), "already exists")
 
 
 def test_check_output_dir_one_rule_for_folders(tmp_path):
@@ -217,8 +225,10 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
                           header=["dataset", "RF", "ET", "GB"]))
     proc = predstab_cli("compare", path, "--test", "friedman", "--id", "dataset")
     assert proc.returncode == 0, proc.stderr
-    ranks = {line.split()[0]: float(line.split()[-1]) for line in proc.stdout.splitlines()
-             if "average rank " in line and line.split()[0] in ("RF", "ET", "GB")}
+    lines = proc.stdout.splitlines()
+    start = lines.index("average ranks (1 = best):")  # then one "  name: rank" line per method
+    ranks = {name.strip(): float(rank)
+             for name, rank in (line.split(":") for line in lines[start + 1:start + 4])}
     expected = np.asarray(predstab.compare.friedman_nemenyi(scores).average_ranks, dtype=float)
     assert ranks == pytest.approx(dict(zip(["RF", "ET", "GB"], expected, strict=True)), abs=5e-5)
     # a broken line of such a file: the error names the line and the dialect it was read in
@@ -291,7 +301,7 @@ def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, cap
 def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,c\n1,2,2,\n2,2,3,\n1,1,1,\n3,2,3,\n")
-    one_line_error(predstab_cli("agree", path, "--measure", "alpha", "--level", "nominal"),
+    one_line_error(predstab_main("agree", path, "--measure", "alpha", "--level", "nominal"),
                    "r.csv', line 2 ends with ',' after its last value: 4 fields under a header (line 1) of 3")
     # the same without a header, and with a trailing separator on the header too
     for text, line in (("1,2,2,\n2,2,3,\n", 1), ("a,b,c,\n1,2,2,\n2,2,3,\n", 1)):
@@ -322,7 +332,7 @@ def test_a_first_row_1_2_3_is_data(tmp_path):
     rng = np.random.default_rng(5)
     ratings = np.vstack([[1, 2, 3], rng.integers(1, 6, size=(14, 3))])
     np.savetxt(tmp_path / "r.csv", ratings, fmt="%d", delimiter=",")
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.icc(ratings, model="twoway")) in proc.stdout
     assert "read as data" in proc.stderr
@@ -333,7 +343,7 @@ def test_an_all_missing_first_row_keeps_every_object_in_its_place(metric_files):
     pred = pred.copy()
     pred[0] = np.nan  # object 0 has no prediction: its row reads NA,NA,...
     (folder / "p.csv").write_text(_rows(pred.tolist()))
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "metric", "--out", folder / "per.csv")
     assert proc.returncode == 0, proc.stderr
     with warnings.catch_warnings():
@@ -377,7 +387,7 @@ def test_bootstrap_accuracy_with_a_text_cell_in_the_truth(tmp_path):
     truth = y.astype(object)
     truth[5] = "unknown"
     pd.DataFrame({"truth": truth, "A": a, "B": b}).to_csv(tmp_path / "s.csv", index=False)
-    proc = predstab_cli("compare", tmp_path / "s.csv", "--test", "bootstrap", "--truth", "truth", "--a", "A",
+    proc = predstab_main("compare", tmp_path / "s.csv", "--test", "bootstrap", "--truth", "truth", "--a", "A",
                         "--b", "B", "--resamples", "50")
     assert proc.returncode == 0, proc.stderr
     rows = [line.split() for line in proc.stdout.splitlines()]
@@ -393,7 +403,7 @@ def test_labels_lose_surrounding_spaces_on_both_sides(tmp_path):
     spaced = base.copy()
     spaced[0, 1], spaced[3, 0], spaced[8, 2] = "yes ", " no", " yes "
     pd.DataFrame(spaced, columns=["a", "b", "c"]).to_csv(tmp_path / "r.csv", index=False)
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "fleiss")
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "fleiss")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.fleiss_kappa(base)) in proc.stdout
 
@@ -410,7 +420,7 @@ def test_a_parquet_column_named_empty_is_a_column(tmp_path):
     rng = np.random.default_rng(8)
     ratings = rng.normal(size=(12, 3)) + rng.normal(size=(12, 1)) * 2
     pd.DataFrame(ratings, columns=["", "b", "c"]).to_parquet(tmp_path / "r.parquet")
-    proc = predstab_cli("agree", tmp_path / "r.parquet", "--measure", "icc", "--model", "twoway")
+    proc = predstab_main("agree", tmp_path / "r.parquet", "--measure", "icc", "--model", "twoway")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.icc(ratings, model="twoway")) in proc.stdout
 

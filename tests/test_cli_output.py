@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import _SCRIPT, ROOT, one_line_error, predstab_cli
+from _cli import _SCRIPT, ROOT, one_line_error, predstab_cli, predstab_main
 
 from predstab import _io
 
@@ -68,7 +68,8 @@ def test_force_never_replaces_a_fifo_a_device_or_a_link(tmp_path):
     for target, kind in cases.items():  # a dangling link was replaced even without --force
         before = os.lstat(target)
         force = [] if target == dangling else ["--force"]
-        proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", target, *force)
+        run = predstab_cli if target == fifo else predstab_main  # the installed command once
+        proc = run("power", "seeds", "--effect", "0.5", "--out", target, *force)
         one_line_error(proc, f"--out '{target}' is a {kind}", "never replaces")
         after = os.lstat(target)
         assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
@@ -89,7 +90,7 @@ def test_force_never_overwrites_an_input_file(tmp_path, data):
     pred = tmp_path / "pred.csv"
     pd.DataFrame(np.arange(12.0).reshape(6, 2)).to_csv(pred, index=False)
     before = pred.read_bytes()
-    proc = predstab_cli("stability", pred, "--training-observations", data, "--column", "y", "--scale",
+    proc = predstab_main("stability", pred, "--training-observations", data, "--column", "y", "--scale",
                         "metric", "--out", pred, "--force")
     one_line_error(proc, f"--out '{pred}' is the input PREDICTIONS")
     assert pred.read_bytes() == before
