@@ -175,7 +175,7 @@ def test_an_interrupt_while_writing_leaves_no_output(tmp_path, data, signum, cod
 @pytest.mark.slow
 def test_an_interrupted_forced_rerun_keeps_the_earlier_folder(tmp_path, data):
     out = tmp_path / "tuned"
-    first = subprocess.run(_tune(data, out, "--seed", "1"), capture_output=True, text=True, env=_env())
+    first = predstab_main(*_tune(data, out, "--seed", "1")[1:])  # the earlier run: in this process
     assert first.returncode == 0, first.stderr
     before = _snapshot(out)
     assert sorted(before) == list(OUTPUTS)
@@ -190,7 +190,7 @@ def test_an_interrupted_forced_rerun_keeps_the_earlier_folder(tmp_path, data):
         for p in out.iterdir():
             p.unlink()
         out.rmdir()
-        rerun = subprocess.run(_tune(data, out, "--seed", "1"), env=_env(), capture_output=True)
+        rerun = predstab_main(*_tune(data, out, "--seed", "1")[1:])
         assert rerun.returncode == 0
         before = _snapshot(out)
     assert rc == 143, err
@@ -207,7 +207,7 @@ def test_concurrent_runs_never_mix_their_files(tmp_path, data):
     """A run holds the output folder's lock (flock) while it moves its files in: a second run
     waits with its complete output staged and the folder untouched, then replaces all of it."""
     out = tmp_path / "tuned"
-    assert subprocess.run(_tune(data, out, "--seed", "1"), env=_env(), capture_output=True).returncode == 0
+    assert predstab_main(*_tune(data, out, "--seed", "1")[1:]).returncode == 0  # the earlier run, in-process
     before = _snapshot(out)
     fd = os.open(out, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)  # as another run committing its files would hold it
