@@ -36,3 +36,20 @@ def one_line_error(proc, *fragments):
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+def predstab_main(*args):
+    """Run ``predstab.cli.main`` in this process: the code the command runs, without the second
+    or more of its start-up (Python, NumPy, pandas, scikit-learn). For checks of what a command
+    reads, computes, prints and writes; what only a process shows (exit through a signal, a
+    closed pipe, the umask, a terminal, the console script itself) keeps :func:`predstab_cli`,
+    and every item keeps at least one run of the installed command."""
+    import contextlib
+    import io
+
+    from predstab.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args], stdout=out)
+    return subprocess.CompletedProcess(["predstab", *map(str, args)], code, out.getvalue(), err.getvalue())

@@ -6,6 +6,7 @@ computing, one rule for output folders, and ``predstab ... | head``.
 
 from __future__ import annotations
 
+import os
 import stat
 import warnings
 
@@ -15,7 +16,7 @@ import pytest
 
 import predstab
 from predstab import _io
-from tests._cli import one_line_error, predstab_cli
+from tests._cli import one_line_error, predstab_cli, predstab_main
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
     assert proc.returncode == 0, proc.stderr
     assert str(expected) in proc.stdout  # all 30 objects and all 40 training responses
     assert "note:" in proc.stderr and "read as data" in proc.stderr and "--header" in proc.stderr
-    named = predstab_cli("stability", folder / "p_named.csv", "--training-observations",
+    named = predstab_main("stability", folder / "p_named.csv", "--training-observations",
                          folder / "y_named.csv",
                          "--scale", "categorical")
     assert named.stdout == proc.stdout and named.stderr == ""
@@ -47,14 +48,14 @@ def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
 
 def test_header_forces_the_first_line_to_be_names(categorical_files):
     folder, pred, y = categorical_files
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "categorical", "--header")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred[1:], y[1:], scale="categorical")) in proc.stdout
     assert proc.stderr == ""
     # --no-header on named files reads the names as a data row: the refit names become
     # predictions that the training responses never take
-    proc = predstab_cli("stability", folder / "p_named.csv", "--training-observations",
+    proc = predstab_main("stability", folder / "p_named.csv", "--training-observations",
                          folder / "y_named.csv",
                         "--scale", "categorical", "--no-header")
     one_line_error(proc, "['r0', 'r1', 'r2', 'r3', 'r4'], absent from `training_observations`")
@@ -84,7 +85,7 @@ def test_read_table_header_parameter(tmp_path):
 
 
 def test_compare_and_agree_take_header_options():
-    proc = predstab_cli("compare", "--help")
+    proc = predstab_main("compare", "--help")
     assert "--header" in proc.stdout and "--no-header" in proc.stdout
 
 
@@ -92,7 +93,14 @@ def test_compare_and_agree_take_header_options():
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
 def test_output_files_honour_the_umask(tmp_path, umask, mode):
     out = tmp_path / "seeds.csv"
-    proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", out, umask=umask)
+    if umask == 0o022:  # the installed command, started with that umask
+        proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", out, umask=umask)
+    else:  # main() in this process, under that umask
+        previous = os.umask(umask)
+        try:
+            proc = predstab_main("power", "seeds", "--effect", "0.5", "--out", out)
+        finally:
+            os.umask(previous)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(out.stat().st_mode) == mode
 
@@ -113,13 +121,13 @@ def test_output_paths_are_checked_before_reading_or_computing(tmp_path):
     args = ["stability", missing_input, "--training-observations", missing_input, "--scale", "metric"]
     one_line_error(predstab_cli(*args, "--out", existing), "already exists", "--force")
     assert existing.read_text() == "keep me"
-    one_line_error(predstab_cli(*args, "--out", "/proc/x"), "cannot write", "/proc/x")
-    one_line_error(predstab_cli(*args, "--out", tmp_path / "new" / "per.csv"), "does not exist",
+    one_line_error(predstab_main(*args, "--out", "/proc/x"), "cannot write", "/proc/x")
+    one_line_error(predstab_main(*args, "--out", tmp_path / "new" / "per.csv"), "does not exist",
                    "create it first")
     assert not (tmp_path / "new").exists()  # no silent mkdir of parents
-    one_line_error(predstab_cli("compare", missing_input, "--test", "friedman", "--plot",
+    one_line_error(predstab_main("compare", missing_input, "--test", "friedman", "--plot",
                                 tmp_path / "no" / "cd.png"), "--plot", "does not exist")
-    one_line_error(predstab_cli("power", "seeds", "--effect", "0.5", "--out", existing), "already exists")
+    one_line_error(predstab_main("power", "seeds", "--effect", "0.5", "--out", existing), "already exists")
 
 
 def test_check_output_dir_one_rule_for_folders(tmp_path):
@@ -249,10 +257,49 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     assert str(predstab.phi(pred, y, scale="metric")) in proc.stdout
 
 
+def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, capsys):
+    # issue 22 item 3: a headerless one-column file of decimal commas ("1,5" on every line) reads as
+    # two columns 1 and 5; pooled, phi was 856.67 for 0.925. Where one column is expected
+    # (--training-observations, --prediction-space) two unnamed columns are refused, naming the
+    # file, the line and the ways out
+    from predstab.cli import main
+
+    folder, pred, y = metric_files
+    (folder / "p.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)]))
+    (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
+    (folder / "y3.csv").write_text("\n" + "\n".join(f"{v:.2f}".replace(".", ",") for v in y) + "\n")
+    first = f"{y[0]:.2f}".replace(".", ",")
+    message = (f"file '{folder / 'y3.csv'}', line 2: two columns without names ('{first}') where one column "
+               "is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' (R's read.csv2); "
+               "or name the column to use with --column V1 or --column V2")
+    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y3.csv",
+                        "--scale", "metric")
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    note, error = proc.stderr.splitlines()  # the headerless file's note, then the refusal
+    assert "note:" in note and "read as data (columns named V1..V2)" in note
+    assert error == f"predstab stability: error: --training-observations {message}"
+    assert main(["stability", str(folder / "p.csv"), "--prediction-space", str(folder / "y3.csv"),
+                 "--scale", "metric"]) == 2
+    assert capsys.readouterr().err.endswith(f"error: --prediction-space {message}\n")
+    # read as one column of decimal commas, the same numbers as Python's phi of the rounded values
+    assert main(["stability", str(folder / "p2.csv"), "--training-observations", str(folder / "y3.csv"),
+                 "--scale", "metric", "--sep", ";", "--dec", ","]) == 0
+    assert str(predstab.phi(pred, np.round(y, 2), scale="metric")) in capsys.readouterr().out
+    # a column named by --column is the user's choice; a header names the columns (no refusal)
+    assert main(["stability", str(folder / "p.csv"), "--training-observations", str(folder / "y3.csv"),
+                 "--scale", "metric", "--column", "V2"]) == 0
+    whole, cents = zip(*(f"{v:.2f}".split(".") for v in y), strict=True)
+    assert str(predstab.phi(pred, np.array(cents, dtype=float), scale="metric")) in capsys.readouterr().out
+    (folder / "y4.csv").write_text("a,b\n" + "\n".join(f"{v:.2f}".replace(".", ",") for v in y) + "\n")
+    assert main(["stability", str(folder / "p.csv"), "--training-observations", str(folder / "y4.csv"),
+                 "--scale", "metric"]) == 0
+    assert "has 2 columns; it should be one column" in capsys.readouterr().err  # pooled, with a warning
+
+
 def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,c\n1,2,2,\n2,2,3,\n1,1,1,\n3,2,3,\n")
-    one_line_error(predstab_cli("agree", path, "--measure", "alpha", "--level", "nominal"),
+    one_line_error(predstab_main("agree", path, "--measure", "alpha", "--level", "nominal"),
                    "r.csv', line 2 ends with ',' after its last value: 4 fields under a header (line 1) of 3")
     # the same without a header, and with a trailing separator on the header too
     for text, line in (("1,2,2,\n2,2,3,\n", 1), ("a,b,c,\n1,2,2,\n2,2,3,\n", 1)):
@@ -283,7 +330,7 @@ def test_a_first_row_1_2_3_is_data(tmp_path):
     rng = np.random.default_rng(5)
     ratings = np.vstack([[1, 2, 3], rng.integers(1, 6, size=(14, 3))])
     np.savetxt(tmp_path / "r.csv", ratings, fmt="%d", delimiter=",")
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.icc(ratings, model="twoway")) in proc.stdout
     assert "read as data" in proc.stderr
@@ -294,7 +341,7 @@ def test_an_all_missing_first_row_keeps_every_object_in_its_place(metric_files):
     pred = pred.copy()
     pred[0] = np.nan  # object 0 has no prediction: its row reads NA,NA,...
     (folder / "p.csv").write_text(_rows(pred.tolist()))
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "metric", "--out", folder / "per.csv")
     assert proc.returncode == 0, proc.stderr
     with warnings.catch_warnings():
@@ -338,7 +385,7 @@ def test_bootstrap_accuracy_with_a_text_cell_in_the_truth(tmp_path):
     truth = y.astype(object)
     truth[5] = "unknown"
     pd.DataFrame({"truth": truth, "A": a, "B": b}).to_csv(tmp_path / "s.csv", index=False)
-    proc = predstab_cli("compare", tmp_path / "s.csv", "--test", "bootstrap", "--truth", "truth", "--a", "A",
+    proc = predstab_main("compare", tmp_path / "s.csv", "--test", "bootstrap", "--truth", "truth", "--a", "A",
                         "--b", "B", "--resamples", "50")
     assert proc.returncode == 0, proc.stderr
     rows = [line.split() for line in proc.stdout.splitlines()]
@@ -354,7 +401,7 @@ def test_labels_lose_surrounding_spaces_on_both_sides(tmp_path):
     spaced = base.copy()
     spaced[0, 1], spaced[3, 0], spaced[8, 2] = "yes ", " no", " yes "
     pd.DataFrame(spaced, columns=["a", "b", "c"]).to_csv(tmp_path / "r.csv", index=False)
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "fleiss")
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "fleiss")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.fleiss_kappa(base)) in proc.stdout
 
@@ -371,7 +418,7 @@ def test_a_parquet_column_named_empty_is_a_column(tmp_path):
     rng = np.random.default_rng(8)
     ratings = rng.normal(size=(12, 3)) + rng.normal(size=(12, 1)) * 2
     pd.DataFrame(ratings, columns=["", "b", "c"]).to_parquet(tmp_path / "r.parquet")
-    proc = predstab_cli("agree", tmp_path / "r.parquet", "--measure", "icc", "--model", "twoway")
+    proc = predstab_main("agree", tmp_path / "r.parquet", "--measure", "icc", "--model", "twoway")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.icc(ratings, model="twoway")) in proc.stdout
 

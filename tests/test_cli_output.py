@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import _SCRIPT, ROOT, one_line_error, predstab_cli
+from _cli import _SCRIPT, ROOT, one_line_error, predstab_cli, predstab_main
 
 from predstab import _io
 
@@ -68,7 +68,8 @@ def test_force_never_replaces_a_fifo_a_device_or_a_link(tmp_path):
     for target, kind in cases.items():  # a dangling link was replaced even without --force
         before = os.lstat(target)
         force = [] if target == dangling else ["--force"]
-        proc = predstab_cli("power", "seeds", "--effect", "0.5", "--out", target, *force)
+        run = predstab_cli if target == fifo else predstab_main  # the installed command once
+        proc = run("power", "seeds", "--effect", "0.5", "--out", target, *force)
         one_line_error(proc, f"--out '{target}' is a {kind}", "never replaces")
         after = os.lstat(target)
         assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
@@ -89,7 +90,7 @@ def test_force_never_overwrites_an_input_file(tmp_path, data):
     pred = tmp_path / "pred.csv"
     pd.DataFrame(np.arange(12.0).reshape(6, 2)).to_csv(pred, index=False)
     before = pred.read_bytes()
-    proc = predstab_cli("stability", pred, "--training-observations", data, "--column", "y", "--scale",
+    proc = predstab_main("stability", pred, "--training-observations", data, "--column", "y", "--scale",
                         "metric", "--out", pred, "--force")
     one_line_error(proc, f"--out '{pred}' is the input PREDICTIONS")
     assert pred.read_bytes() == before
@@ -174,7 +175,7 @@ def test_an_interrupt_while_writing_leaves_no_output(tmp_path, data, signum, cod
 @pytest.mark.slow
 def test_an_interrupted_forced_rerun_keeps_the_earlier_folder(tmp_path, data):
     out = tmp_path / "tuned"
-    first = subprocess.run(_tune(data, out, "--seed", "1"), capture_output=True, text=True, env=_env())
+    first = predstab_main(*_tune(data, out, "--seed", "1")[1:])  # the earlier run: in this process
     assert first.returncode == 0, first.stderr
     before = _snapshot(out)
     assert sorted(before) == list(OUTPUTS)
@@ -189,7 +190,7 @@ def test_an_interrupted_forced_rerun_keeps_the_earlier_folder(tmp_path, data):
         for p in out.iterdir():
             p.unlink()
         out.rmdir()
-        rerun = subprocess.run(_tune(data, out, "--seed", "1"), env=_env(), capture_output=True)
+        rerun = predstab_main(*_tune(data, out, "--seed", "1")[1:])
         assert rerun.returncode == 0
         before = _snapshot(out)
     assert rc == 143, err
@@ -206,7 +207,7 @@ def test_concurrent_runs_never_mix_their_files(tmp_path, data):
     """A run holds the output folder's lock (flock) while it moves its files in: a second run
     waits with its complete output staged and the folder untouched, then replaces all of it."""
     out = tmp_path / "tuned"
-    assert subprocess.run(_tune(data, out, "--seed", "1"), env=_env(), capture_output=True).returncode == 0
+    assert predstab_main(*_tune(data, out, "--seed", "1")[1:]).returncode == 0  # the earlier run, in-process
     before = _snapshot(out)
     fd = os.open(out, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)  # as another run committing its files would hold it

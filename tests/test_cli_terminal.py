@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import one_line_error, predstab_cli
+from _cli import one_line_error, predstab_cli, predstab_main
 from sklearn.datasets import load_diabetes
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import cross_validate
@@ -29,7 +29,9 @@ from predstab._tune import _recommend
     (["games", "--win-rate", "0.5000001"], "--win-rate 0.5000001"),
 ])
 def test_power_beyond_reach_is_a_clean_exit_2_naming_the_value(args, shown):
-    proc = predstab_cli("power", *args)
+    # the installed command for the first case; the others run its main() in this process
+    run = predstab_cli if args[:2] == ["seeds", "--effect"] and args[2] == "1e9" else predstab_main
+    proc = run("power", *args)
     one_line_error(proc, f"predstab power: error: {shown}")
     assert "internal error" not in proc.stderr
 
@@ -179,22 +181,126 @@ def _line_of_here(text):
 
 
 # --------------------------------------------------------------------------- item 16
-def test_pool_progress_moves_while_the_pool_grows_and_changes_no_number():
+_STEPS = {  # the long steps of each method, in order (tune_num_learners' `progress` docstring)
+    "pool": ["fitting the pool", "predicting", "bootstrap bands", "recommendation interval"],
+    "closed_form": ["fitting the pool", "predicting", "closed form and bands (icc)",
+                    "closed form and bands (psi)", "bands (objects and learners)", "recommendation interval"],
+    "refit": ["fitting forests", "bootstrap bands", "recommendation interval"],
+}
+
+
+def _by_step(calls):
+    """``[(step, [(done, total), ...]), ...]`` in the order the steps came."""
+    out = []
+    for step, done, total in calls:
+        if not out or out[-1][0] != step:
+            out.append((step, []))
+        out[-1][1].append((done, total))
+    return out
+
+
+@pytest.mark.parametrize("method", ["pool", "closed_form", "refit"])
+def test_progress_moves_through_every_step_and_changes_no_number(method):
     X, y = load_diabetes(return_X_y=True)
-    calls = []
-    options = dict(grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"), n_bootstrap=0, random_state=0)
+    calls, plain = [], []
+    options = dict(grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"), n_bootstrap=20, random_state=0,
+                   method=method, pool_size=None if method != "closed_form" else 100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", predstab.PredstabWarning)
-        ticked = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
-                                            progress=lambda *args: calls.append(args), **options)
+        ticked = predstab.tune_num_learners(
+            RandomForestRegressor(), X[:200], y[:200], X[200:260],
+            progress=lambda done, total, step=None: calls.append((step, done, total)), **options)
+        two = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
+                                         progress=lambda done, total: plain.append((done, total)), **options)
         silent = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260], **options)
-    # the pool of 3 x 20 = 60 trees ticks in 20 steps of 3 as it grows (then once when done)
-    assert calls == [(3 * k, 60) for k in range(1, 21)] + [(1, 1)]
-    pd.testing.assert_frame_equal(ticked.table.drop(columns="seconds"), silent.table.drop(columns="seconds"))
+    steps = _by_step(calls)
+    assert [step for step, _ in steps] == _STEPS[method]
+    for step, ticks in steps:  # each step counts up to its total
+        dones, totals = zip(*ticks, strict=True)
+        assert len(set(totals)) == 1 and dones[-1] == totals[0], (step, ticks)
+        assert all(a < b for a, b in zip(dones[:-1], dones[1:], strict=True)), (step, ticks)
+    assert plain == [(done, total) for _, done, total in calls]  # a callable without `step`: the same ticks
+    counts = dict(steps)
+    if method == "pool":  # 60 trees grow in 20 steps of 3, then are predicted in 20 chunks of 3 trees on
+        # the training rows (psi's out-of-bag baseline) and on the test rows; 20 resamples each
+        assert counts["fitting the pool"] == [(3 * k, 60) for k in range(1, 21)]
+        assert counts["predicting"] == [(3 * k, 120) for k in range(1, 41)]
+    if method == "closed_form":  # the 60 test objects in one block of the closed form's one pass
+        assert counts["closed form and bands (icc)"] == [(60, 60)]
+        assert counts["bands (objects and learners)"] == [(b, 20) for b in range(1, 21)]
+    if method == "refit":
+        assert counts["fitting forests"] == [(k, 9) for k in range(1, 10)]
+    assert counts["bootstrap bands" if method != "closed_form" else "recommendation interval"] == \
+        [(b, 20) for b in range(1, 21)]
+    # bit-identical: every field (== leaves out only the measured seconds), the bands included
+    assert ticked == silent and two == silent
+    pd.testing.assert_frame_equal(ticked.table.drop(columns="seconds"), silent.table.drop(columns="seconds"),
+                                  check_exact=True)
+    assert "icc_low" in silent.table
+    assert tuple(ticked.confidence_interval) == tuple(silent.confidence_interval)
+
+
+def test_progress_true_draws_one_line_per_step_on_stderr(capsys):
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabWarning)
+        shown = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
+                                           grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"),
+                                           n_bootstrap=20, random_state=0, progress=True)
+        assert shown == predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
+                                                   grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"),
+                                                   n_bootstrap=20, random_state=0)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.split("\n")
+    assert lines[-1] == "" and len(lines) == 5  # four steps, each its own line, the last one ended
+    for line, (step, total) in zip(lines, [("fitting the pool", 60), ("predicting", 120),
+                                           ("bootstrap bands", 20), ("recommendation interval", 20)],
+                                   strict=False):
+        last = line.split("\r")[-1]  # the line as the terminal shows it at the end
+        assert last.startswith(f"{step} [{'#' * 28}] {total}/{total} "), line
+
+
+def test_the_pool_reports_fit_predict_and_bands_and_keeps_its_numbers(capsys):
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = load_diabetes(return_X_y=True)
+    labels = (y > np.median(y)).astype(int)
+    calls = []
+
+    def tick(done, total, *, step):
+        calls.append((step, done, total))
+
+    def pool():
+        return predstab.TreePool(RandomForestClassifier(max_features=3), n_learners=40, voting="hard",
+                                 random_state=0, n_jobs=2)
+
+    ticked = pool().fit(X[:100], labels[:100], X[100:150], progress=tick)
+    silent = pool().fit(X[:100], labels[:100], X[100:150])
+    assert np.array_equal(ticked.test_predictions_, silent.test_predictions_)
+    assert np.array_equal(ticked.train_predictions_, silent.train_predictions_)
+    assert _by_step(calls) == [("fitting the pool", [(2 * k, 40) for k in range(1, 21)]),
+                               ("predicting", [(2 * k, 80) for k in range(1, 41)])]
+    calls.clear()
+    bands = ticked.closed_form_bands([5, 10], measure="fleiss", n_bootstrap=6, random_state=1, progress=tick)
+    assert calls == [("bands", b, 6) for b in range(1, 7)]  # class bands: per resampled pool
+    assert bands == silent.closed_form_bands([5, 10], measure="fleiss", n_bootstrap=6, random_state=1)
+    calls.clear()
+    ticked.extend(10, progress=tick)
+    silent.extend(10)
+    assert np.array_equal(ticked.test_predictions_, silent.test_predictions_)
+    assert _by_step(calls)[0] == ("fitting the pool", [(k, 10) for k in range(1, 11)])
+    capsys.readouterr()
+    pool().fit(X[:100], labels[:100], X[100:150], progress=True)
+    err = capsys.readouterr().err
+    shown = [line.split("\r")[-1].split(" [")[0] for line in err.split("\n")]
+    assert shown == ["fitting the pool", "predicting", ""]
+    with pytest.raises(TypeError, match="`progress`"):
+        pool().fit(X[:100], labels[:100], progress="yes")
 
 
 @pytest.mark.slow
-def test_tune_draws_its_progress_bar_on_a_terminal_during_the_pool_fit(tmp_path):
+def test_tune_draws_its_progress_bar_on_a_terminal_during_fit_predict_and_bands(tmp_path):
     import os
     import pty
     import subprocess
@@ -209,7 +315,7 @@ def test_tune_draws_its_progress_bar_on_a_terminal_during_the_pool_fit(tmp_path)
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
     proc = subprocess.Popen([_SCRIPT, "tune", str(tmp_path / "d.csv"), "--target", "y", "--grid",
-                             "50,100,400", "--repeats", "3", "--bootstrap", "0",
+                             "50,100,400", "--repeats", "3", "--bootstrap", "30",
                              "--out", str(tmp_path / "o")],
                             stdout=subprocess.DEVNULL, stderr=slave, env=env)
     os.close(slave)
@@ -225,5 +331,17 @@ def test_tune_draws_its_progress_bar_on_a_terminal_during_the_pool_fit(tmp_path)
     proc.wait(timeout=120)
     os.close(master)
     assert proc.returncode == 0
-    counts = {int(part.split(b"/")[0].split()[-1]) for part in seen.split(b"\r") if b"/1200 " in part}
-    assert len(counts) >= 3 and max(counts) == 1200, seen[-300:]  # the bar moved while 1200 trees grew
+    drawn = {}  # step -> the counts drawn on its line
+    for part in seen.replace(b"\n", b"\r").split(b"\r"):
+        if b" [" in part and b"/" in part:
+            step, rest = part.decode().split(" [", 1)
+            done, total = rest.split("] ", 1)[1].split()[0].split("/")
+            drawn.setdefault(step, []).append((int(done), int(total)))
+    # the bar moved while 1200 trees grew, while their predictions on the 48 training and the 12
+    # held-out rows were cached (2 x 1200), and through the 30 resamples of the bands and of the
+    # recommendation's interval; each step its own line, ending at its total
+    assert list(drawn)[:3] == ["fitting the pool", "predicting", "bootstrap bands"], seen[-300:]
+    for step, total, moves in [("fitting the pool", 1200, 3), ("predicting", 2400, 2),
+                               ("bootstrap bands", 30, 2)]:
+        counts = [done for done, t in drawn[step] if t == total]
+        assert len(set(counts)) >= moves and counts[-1] == total, (step, drawn[step])

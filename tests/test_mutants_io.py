@@ -898,6 +898,41 @@ def test_progress_bar_first_step_reuse_after_close_and_redraw_interval(clock):
     assert stream.parts[-3:] == ["\rfit [#..] 1/3   4.9s", "\n", "\rfit [##.] 2/3   4.9s"]  # from 0.1 s
 
 
+def test_progress_bar_starts_a_line_per_step_and_the_steps_reach_every_callable(clock):
+    from predstab import _progress
+
+    stream = _Stream()
+    bar = _io.ProgressBar(stream=stream, enabled=True, width=4)
+    assert _io.ProgressBar is _progress.ProgressBar  # the I/O layer re-exports the core's bar
+    clock.now = 101.0
+    bar(1, 2, step="fit")
+    clock.now = 101.05  # a new step: a new line, drawn at once, its time counted from its start
+    bar(1, 4, step="predict")
+    clock.now = 101.1  # the same step within 0.1 s: not redrawn
+    bar(2, 4, step="predict")
+    clock.now = 102.05
+    bar(4, 4, step="predict")
+    bar.close()
+    assert stream.parts == ["\rfit [##..] 1/2   0.0s", "\n", "\rpredict [#...] 1/4   0.0s",
+                            "\rpredict [####] 4/4   1.0s", "\n"]
+    seen = []
+    named = _progress.Steps(lambda done, total, step=None: seen.append((step, done, total)))
+    plain = _progress.Steps(lambda done, total: seen.append((done, total)))
+    anything = _progress.Steps(lambda *args, **kwargs: seen.append((args, kwargs)))
+    for steps in (named, plain, anything):
+        steps.tick("bands", np.int64(3), 5.0)
+        steps.callback("fit")(1, 2)
+    assert seen == [("bands", 3, 5), ("fit", 1, 2), (3, 5), (1, 2), ((3, 5), {"step": "bands"}),
+                    ((1, 2), {"step": "fit"})]
+    silent = _progress.Steps(None)
+    assert not silent and silent.callback("fit") is None and named and _progress.steps(named) is named
+    silent.tick("fit", 1, 2)  # nothing to report to: nothing happens
+    assert _progress.Steps(print)._named is False  # a builtin without a signature: the plain protocol
+    for bad in ("yes", 3, False):
+        with pytest.raises(TypeError, match="`progress` must be True, a callable"):
+            _progress.check_progress(bad)
+
+
 def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
     names = iter(["aaaa", "bbbb"])
     monkeypatch.setattr(_io.secrets, "token_hex", lambda n: next(names))

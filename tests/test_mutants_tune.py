@@ -1032,9 +1032,11 @@ def test_kfold_psi_baseline_of_the_pool():
         assert res.table.loc[gi, "psi"] == pytest.approx(expected, rel=1e-10)
     assert res.psi_baseline == "5-fold out-of-fold predictions of forests of 8 learners, the same for every n"
     # the pool ticks as it grows (20 warm-started steps of its 24 trees; the same trees, as the
-    # psi values above show), then once when its predictions are cached
+    # psi values above show), then as its predictions are cached: 20 chunks of its 24 trees
+    # (np.array_split: 4 of 2 trees, 16 of 1) on the test rows only (kfold: no out-of-bag cache)
     steps = sorted({24 * k // 20 for k in range(1, 21)})
-    assert calls == [(k, 24) for k in steps] + [(1, 1)]
+    chunk_ends = np.cumsum([2] * 4 + [1] * 16)
+    assert calls == [(k, 24) for k in steps] + [(int(k), 24) for k in chunk_ends]
 
 
 def test_precision_reached_keeps_the_pool_and_out_of_reach_warns(monkeypatch):

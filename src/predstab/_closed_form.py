@@ -154,7 +154,7 @@ def _block_rows(n_obj):
     return int(np.clip(n_obj // 8, 64, _ROWS))
 
 
-def metric_moments(preds, mask=None, counts=None, *, n_jobs=None):
+def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None):
     """Per object: the mean and variance (``ddof=1``) of the (voting) learners' predictions
     and their number, in float64, in blocks of objects (no full-size temporary).
 
@@ -163,7 +163,7 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None):
     pass also returns the sums over objects that the resampled pools' statistics need
     (see :func:`_metric_bootstrap`). ``n_jobs``: threads over the blocks of test objects
     (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
-    numbers do not depend on it.
+    numbers do not depend on it. ``progress(done, total)``: the objects done, block by block.
     """
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
@@ -183,15 +183,21 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None):
                 return None
             return _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size)
 
+        def ticked(blocks):  # the blocks' results in block order, reported as they come
+            for start, part in zip(starts, blocks, strict=True):
+                if progress is not None:
+                    progress(min(start + rows, n_obj), n_obj)
+                yield part
+
         starts = range(0, n_obj, rows)
         workers = min(effective_n_jobs(n_jobs), len(starts))
         if workers > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(workers) as pool:
-                parts = list(pool.map(one_block, starts))
+                parts = list(ticked(pool.map(one_block, starts)))
         else:
-            parts = [one_block(start) for start in starts]
+            parts = list(ticked(one_block(start) for start in starts))
         if counts is None:
             return mu, var, count
         sums = np.zeros((3, len(counts)))  # per resample: sum of var*, of mu* - ref, of its square
@@ -206,6 +212,8 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None):
         with np.errstate(invalid="ignore", divide="ignore"):
             mu[here] = np.where(keep, block, 0).sum(axis=1) / count[here]
             var[here] = np.where(keep, (block - mu[here, None]) ** 2, 0).sum(axis=1) / (count[here] - 1)
+        if progress is not None:
+            progress(here.stop, n_obj)
     ok = count > 1
     return mu[ok], var[ok], count[ok]
 
@@ -654,7 +662,7 @@ def percentile_band(curve, errors, confidence_level):
 
 
 def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=200, confidence_level=0.95,
-                      random_state=None, n_jobs=None):
+                      random_state=None, n_jobs=None, progress=None):
     """Closed-form curves with bootstrap-over-learners bands: ``{measure: ClosedFormResult}``.
 
     Parameters
@@ -679,6 +687,10 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     n_jobs : int or None
         Threads over blocks of test objects (metric predictions); the numbers do not depend
         on it.
+    progress : callable, optional
+        ``progress(done, total)`` as the work advances: metric predictions, the objects
+        done (the one pass that also resamples); classes, the resampled pools done. The
+        numbers do not depend on it.
 
     Notes
     -----
@@ -726,7 +738,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples
         counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap) if n_bootstrap else None
         mu, var, count, *sums = metric_moments(preds, mask, None if mask is not None else counts,
-                                               n_jobs=n_jobs)
+                                               n_jobs=n_jobs, progress=progress)
         stats = _metric_stats(mu, var, count, n, size, mask is not None, False)
     curves = {m: curve_from_stats(stats, n, m, value, warn=True) for m, value in d_e.items()}
     errors = {m: None for m in d_e}
@@ -749,6 +761,8 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
                 resampled.append(closed_form_stats(preds[:, cols], None if mask is None else mask[:, cols], n,
                                                    classifier=True, voting=voting, rng=rng, n_perm=n_perm,
                                                    population=True))
+                if progress is not None:
+                    progress(b + 1, n_bootstrap)
         else:
             resampled = _metric_bootstrap(preds, mask, n, counts, sums[0] if sums else None)
         errors = {m: np.stack([curve_from_stats(s, n, m, d_e[m]) for s in resampled]) - truth[m] for m in d_e}

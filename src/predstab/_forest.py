@@ -381,7 +381,7 @@ def oob_predict(forest, X, *, voting="soft") -> np.ndarray:
     return aggregate(per_tree, oob, voting=voting, classes=classes)
 
 
-def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_rows=4096):
+def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_rows=4096, progress=None):
     """Object-major per-learner predictions: ``(n_rows, n_learners[, n_classes])`` in ``dtype``.
 
     The pool's cache (:class:`~predstab.TreePool`). Forests: each tree's ``tree_.predict``
@@ -390,11 +390,17 @@ def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_row
     ``n_jobs`` threads over the trees (the tree code releases the GIL). The blocks go into
     the preallocated result, so the peak memory is the result plus one block of
     ``block_rows`` rows (at most ``n_rows / 8``): no leaf-index matrix, no stacked copy.
+    ``progress(done, total)``: called after each of up to 20 chunks of learners (``total``
+    the learners; other ensembles once, at the end); each learner's predictions are the
+    same either way.
     """
     learners = ensemble.estimators_
     if getattr(ensemble, "estimators_features_", None) is not None or not all(hasattr(e, "tree_")
                                                                               for e in learners):
-        return np.moveaxis(tree_predictions(ensemble, X), 0, 1).astype(dtype, copy=False)
+        out = np.moveaxis(tree_predictions(ensemble, X), 0, 1).astype(dtype, copy=False)
+        if progress is not None:
+            progress(len(learners), len(learners))
+        return out
     from concurrent.futures import ThreadPoolExecutor
 
     from joblib import effective_n_jobs
@@ -409,17 +415,24 @@ def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_row
     out = np.empty((n_rows, len(learners)) + width, dtype=dtype)
     rows = int(np.clip(n_rows // 8, 256, block_rows))
     workers = max(1, min(effective_n_jobs(n_jobs), len(learners)))
-    groups = np.array_split(np.arange(len(learners)), workers)
+    # chunks of learners only to report progress; a learner's predictions do not depend on them
+    chunks = [np.arange(len(learners))] if progress is None else [
+        c for c in np.array_split(np.arange(len(learners)), min(20, len(learners))) if c.size]
 
-    def fill(trees, Xb, block):
+    def fill(trees, Xb, block, first):
         for j in trees:
             value = learners[j].tree_.predict(Xb)  # (rows, n_classes or 1): leaf values
-            block[j] = value[:, 0] if classes is None else value
+            block[j - first] = value[:, 0] if classes is None else value
 
     with ThreadPoolExecutor(workers) as pool:
-        for start in range(0, n_rows, rows):
-            Xb = X[start:start + rows]
-            block = np.empty((len(learners), Xb.shape[0]) + width, dtype=dtype)  # learner-major
-            list(pool.map(fill, groups, [Xb] * workers, [block] * workers))
-            out[start:start + Xb.shape[0]] = np.moveaxis(block, 0, 1)
+        for chunk in chunks:
+            groups = [g for g in np.array_split(chunk, workers) if g.size]
+            for start in range(0, n_rows, rows):
+                Xb = X[start:start + rows]
+                block = np.empty((len(chunk), Xb.shape[0]) + width, dtype=dtype)  # learner-major
+                list(pool.map(fill, groups, [Xb] * len(groups), [block] * len(groups),
+                              [chunk[0]] * len(groups)))
+                out[start:start + Xb.shape[0], chunk[0]:chunk[-1] + 1] = np.moveaxis(block, 0, 1)
+            if progress is not None:
+                progress(int(chunk[-1]) + 1, len(learners))
     return out

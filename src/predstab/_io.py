@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning
+from ._progress import ProgressBar  # core-level (tuning draws it for progress=True); re-exported
 from ._ratings import as_numeric_matrix, as_real_vector
 from ._validation import InvalidParameterError, Options, validate_params
 
@@ -1122,55 +1123,6 @@ def signals_as_interrupts():
 # ----------------------------------------------------------------------------- terminal and JSON
 __all__ += ["ProgressBar", "dumps"]
 
-
-class ProgressBar:
-    """A one-line progress bar on a stream (stderr), drawn only when that stream is a terminal.
-
-    Call it as ``bar(done, total)`` (the progress callback protocol of
-    :func:`predstab.repeated_predictions`) or ``bar()`` to advance by one.
-    """
-
-    def __init__(self, label="fitting", *, total=None, stream=None, enabled=None, width=28):
-        import sys
-        import time
-
-        self.stream = sys.stderr if stream is None else stream
-        isatty = getattr(self.stream, "isatty", lambda: False)
-        self.enabled = bool(isatty()) if enabled is None else bool(enabled)
-        self.label, self.total, self.width = label, total, width
-        self.done = 0
-        self._start = time.perf_counter()
-        self._last_draw = 0.0
-
-    def __call__(self, done=None, total=None, *args, **kwargs):
-        self.done = self.done + 1 if done is None else int(done)
-        if total is not None:
-            self.total = int(total)
-        if not self.enabled:
-            return
-        import time
-
-        now = time.perf_counter()
-        finished = self.total is not None and self.done >= self.total
-        if now - self._last_draw < 0.1 and not finished:
-            return
-        self._last_draw = now
-        elapsed = now - self._start
-        if self.total:
-            filled = int(self.width * min(self.done, self.total) / self.total)
-            bar = "#" * filled + "." * (self.width - filled)
-            text = f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f}s"
-        else:
-            text = f"\r{self.label} {self.done} {elapsed:5.1f}s"
-        self.stream.write(text)
-        self.stream.flush()
-
-    def close(self):
-        """End the line (if anything was drawn)."""
-        if self.enabled and self._last_draw:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._last_draw = 0.0
 
 
 def _json_default(value):

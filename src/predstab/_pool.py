@@ -19,6 +19,7 @@ import numpy as np
 from ._exceptions import PredstabWarning
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 from ._importance import tree_permutation_importances  # noqa: F401  (moved; kept importable here)
+from ._progress import steps
 from ._utils import check_count, check_rng, seeds_from
 from ._validation import Interval, Options, check_param, validate_params
 
@@ -160,7 +161,7 @@ class TreePool:
         self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------------------
-    @validate_params({"oob": ["boolean"], "progress": ["callable", None]})
+    @validate_params({"oob": ["boolean"], "progress": ["callable", Options((True,)), None]})
     def fit(self, X, y, X_test=None, *, oob=True, progress=None):
         """Fit the pool and cache every learner's predictions.
 
@@ -174,19 +175,23 @@ class TreePool:
         oob : bool, default True
             Also cache predictions on the training rows (needed for out-of-bag predictions
             and the out-of-bag baseline of psi).
-        progress : callable, optional
-            ``progress(done, total)`` as the learners are fitted (``total = n_learners``). A
-            forest (``RandomForest*``, ``ExtraTrees*``) is then fitted in up to 20 warm-started
-            steps, which grows exactly the learners one call grows (scikit-learn draws each
-            tree's seed from ``random_state`` in order); other ensembles in one step.
+        progress : True or callable, optional
+            True: a progress bar on stderr, one line per step. A callable is called as
+            ``progress(done, total)`` (with ``step="fitting the pool"`` / ``"predicting"``
+            when it takes a ``step`` keyword), ``done`` counting up within each step: as the
+            learners are fitted (``total = n_learners``; a forest -- ``RandomForest*``,
+            ``ExtraTrees*`` -- is then fitted in up to 20 warm-started steps, which grows
+            exactly the learners one call grows, as scikit-learn draws each tree's seed from
+            ``random_state`` in order; other ensembles in one step), then as the learners'
+            predictions are cached, in up to 20 chunks of learners per pass over the rows
+            (``total = n_learners`` times the passes: training rows, test rows). The numbers
+            are the same with and without it.
 
         Returns
         -------
         self
         """
-        import time
-
-        from sklearn.base import clone, is_classifier
+        from sklearn.base import clone
 
         estimator, n_learners, voting, rng = _pool_iv(self.estimator, self.n_learners, self.voting,
                                                       self.random_state)
@@ -198,8 +203,21 @@ class TreePool:
         if "n_jobs" in model.get_params():
             params["n_jobs"] = self.n_jobs
         model.set_params(**params)
+        report = steps(progress)
+        try:
+            self._fit(model, X, y, X_test, oob, n_learners, voting, rng, report)
+        finally:
+            if report is not progress:  # the bar of progress=True is this call's own
+                report.close()
+        return self
+
+    def _fit(self, model, X, y, X_test, oob, n_learners, voting, rng, report):
+        import time
+
+        from sklearn.base import is_classifier
+
         start = time.perf_counter()
-        _fit_in_steps(model, X, y, n_learners, progress)
+        _fit_in_steps(model, X, y, n_learners, report.callback("fitting the pool"))
         self.fit_seconds_ = time.perf_counter() - start
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
@@ -212,12 +230,17 @@ class TreePool:
         if X_test is not None:
             X_test = check_test_data(model, X_test)
         need_train = oob or X_test is None
-        self.train_predictions_ = (learner_predictions(model, X, dtype=self.dtype, n_jobs=self.n_jobs)
-                                   if need_train else None)
+        passes = int(need_train) + int(X_test is not None)
+        tick = report.callback("predicting")
+
+        def predicted(rows, done_before):
+            ticks = None if tick is None else (lambda done, total: tick(done_before + done, passes * total))
+            return learner_predictions(model, rows, dtype=self.dtype, n_jobs=self.n_jobs, progress=ticks)
+
+        self.train_predictions_ = predicted(X, 0) if need_train else None
         start = time.perf_counter()
         self.test_predictions_ = (self.train_predictions_ if X_test is None
-                                  else learner_predictions(model, X_test, dtype=self.dtype,
-                                                      n_jobs=self.n_jobs))
+                                  else predicted(X_test, n_learners if need_train else 0))
         self.predict_seconds_ = time.perf_counter() - start
         self.oob_ = None
         if need_train:
@@ -228,10 +251,10 @@ class TreePool:
                 "`X_test` is required when the ensemble does not bootstrap (no out-of-bag rows); "
                 f"got X_test=None for {type(model).__name__}."
             )
-        return self
 
-    @validate_params({"n_learners": [Interval(Integral, 2, None)]})
-    def extend(self, n_learners):
+    @validate_params({"n_learners": [Interval(Integral, 2, None)],
+                      "progress": ["callable", Options((True,)), None]})
+    def extend(self, n_learners, *, progress=None):
         """Add ``n_learners`` learners to the fitted pool, on the data it was fitted on.
 
         The new learners are fitted as one more ensemble, seeded from the pool's generator,
@@ -243,6 +266,8 @@ class TreePool:
         ----------
         n_learners : int
             Learners to add (at least 2).
+        progress : True or callable, optional
+            As for :meth:`fit`, for the added learners.
 
         Returns
         -------
@@ -252,7 +277,7 @@ class TreePool:
         check_count(n_learners, "n_learners")
         X, y, X_test, oob = self._data
         more = TreePool(self.estimator, n_learners=n_learners, voting=self.voting, random_state=self.rng_,
-                        n_jobs=self.n_jobs, dtype=self.dtype).fit(X, y, X_test, oob=oob)
+                        n_jobs=self.n_jobs, dtype=self.dtype).fit(X, y, X_test, oob=oob, progress=progress)
 
         def joined(mine, theirs):
             return None if mine is None else np.concatenate([mine, theirs], axis=1)
@@ -424,12 +449,16 @@ class TreePool:
                           confidence_level=confidence_level, random_state=random_state)[measure]
         return (res.curve, res.low, res.high) if n_bootstrap else res.curve
 
-    @validate_params(_closed_form_constraints)
+    @validate_params({**_closed_form_constraints, "progress": ["callable", Options((True,)), None]})
     def closed_form_bands(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=200,
-                          confidence_level=0.95, random_state=None):
+                          confidence_level=0.95, random_state=None, progress=None):
         """The closed-form curve with its bootstrap-over-learners band, as a result object.
 
-        Same arguments as :meth:`closed_form` (``n_bootstrap`` defaults to 200 here).
+        Same arguments as :meth:`closed_form` (``n_bootstrap`` defaults to 200 here), and
+        ``progress`` (True: a bar on stderr; or ``progress(done, total)``, with
+        ``step="bands"`` when it takes a ``step`` keyword) as the work advances: for metric
+        predictions the objects done, for classes the resampled pools. The numbers are the
+        same with and without it.
 
         Returns
         -------
@@ -449,12 +478,18 @@ class TreePool:
         >>> bool(res.low[0] < res.curve[0] < res.high[0])
         True
         """
-        return self._bands(n, (measure,), baselines={measure: baseline}, voting=voting,
-                          n_bootstrap=n_bootstrap,
-                           confidence_level=confidence_level, random_state=random_state)[measure]
+        report = steps(progress)
+        try:
+            return self._bands(n, (measure,), baselines={measure: baseline}, voting=voting,
+                               n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                               random_state=random_state,
+                               progress=report.callback("bands"))[measure]
+        finally:
+            if report is not progress:
+                report.close()
 
     def _bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0, confidence_level=0.95,
-               random_state=None):
+               random_state=None, progress=None):
         """``{measure: ClosedFormResult}``; the measures share the resampled pools."""
         from ._closed_form import closed_form_bands
 
@@ -482,7 +517,7 @@ class TreePool:
         return closed_form_bands(self.test_predictions_, self.oob_ if self.on_train_ else None, n, d_e,
                                  classifier=self.is_classifier_, voting=voting, n_bootstrap=n_bootstrap,
                                  confidence_level=confidence_level, random_state=rng,
-                                 n_jobs=self.n_jobs)
+                                 n_jobs=self.n_jobs, progress=progress)
 
     def _closed_form_expected(self, measure, baseline, voting):
         """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
+from ._progress import Steps, check_progress
 from ._results import Result, r_signif, result
 from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
 from ._validation import Interval, InvalidParameterError, Options, check_param, validate_params
@@ -617,8 +618,7 @@ def _run_refit(estimator, X, y, X_test, grid, n_repeats, spec, rng, opts):
                 spec.baseline_text = (f"out-of-bag predictions of one forest of {n} learners (the first "
                                       "refit of the largest grid value), the same for every n")
             done += 1
-            if opts.progress is not None:
-                opts.progress(done, total)
+            opts.progress.tick("fitting forests", done, total)
         per_forest = spec.psi_baseline == "per_forest" and opts.need_space
         values[n] = _GridValue(
             n=n, test=np.column_stack([o[0] for o in outs]),
@@ -648,18 +648,19 @@ def _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_siz
     from ._pool import TreePool
 
     pool = TreePool(estimator, n_learners=pool_size, voting=opts.voting, random_state=rng, n_jobs=opts.n_jobs)
-    pool.fit(X, y, X_test, oob=opts.need_space, progress=opts.progress)  # ticks as the learners grow
+    pool.fit(X, y, X_test, oob=opts.need_space, progress=opts.progress)  # ticks as it grows and predicts
     n_max = max(grid)
     if opts.need_space and spec.psi_baseline == "fixed":
         spec.baseline, spec.baseline_text = _pool_baseline(pool, estimator, X, y, n_max, rng, opts)
     if precision is not None:
         closed = [m for m in measures if m in _CLOSED]
         for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
-            widest = _widest_band(pool, grid, closed, _closed_baselines(spec), max(n_bootstrap, 100))
+            widest = _widest_band(pool, grid, closed, _closed_baselines(spec), max(n_bootstrap, 100),
+                                  opts.progress)
             if widest <= precision or steps == 3 or pool_size >= _MAX_POOL:
                 break
             needed = min(_MAX_POOL, int(np.ceil(1.1 * pool_size * (widest / precision) ** 2)))
-            pool.extend(max(needed - pool_size, 2))
+            pool.extend(max(needed - pool_size, 2), progress=opts.progress)
             pool_size = pool.test_predictions_.shape[1]
         if widest > precision:
             warnings.warn(
@@ -667,8 +668,6 @@ def _fit_pool(estimator, X, y, X_test, grid, measures, spec, rng, opts, pool_siz
                 f"reach +-{widest:.3f} (at most {_MAX_POOL} learners, three enlargements).",
                 PredstabWarning, stacklevel=3,
             )
-    if opts.progress is not None:
-        opts.progress(1, 1)
     return pool, pool_size
 
 
@@ -744,14 +743,20 @@ def _closed_baselines(spec):
     return {} if spec.baseline is None else {"psi": spec.baseline}
 
 
-def _widest_band(pool, grid, measures, baselines, n_bootstrap):
+def _widest_band(pool, grid, measures, baselines, n_bootstrap, progress=None):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
-    bands = [pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m), n_bootstrap=n_bootstrap)
+    bands = [pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m), n_bootstrap=n_bootstrap,
+                                    progress=_tick(progress, f"precision bands ({m})"))
              for m in measures]
     return max(float(np.nanmax((r.high - r.low) / 2)) for r in bands)
 
 
-def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level):
+def _tick(progress, step):
+    """``tick(done, total)`` of one step of a :class:`~predstab._progress.Steps`, or None."""
+    return None if progress is None else progress.callback(step)
+
+
+def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level, progress=None):
     """``{measure: (curve, low, high, errors)}`` of the closed forms; a measure that fails is NaN.
 
     One :meth:`TreePool.closed_form_bands` call per measure: with the pool's default
@@ -765,7 +770,8 @@ def _closed_columns(pool, grid, measures, spec, n_bootstrap, confidence_level):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PredstabWarning)
                 r = pool.closed_form_bands(grid, measure=m, baseline=baselines.get(m),
-                                           n_bootstrap=n_bootstrap, confidence_level=confidence_level)
+                                           n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                                           progress=_tick(progress, f"closed form and bands ({m})"))
             out[m] = (r.curve, r.low, r.high, r.errors) if n_bootstrap else (r.curve, None, None, None)
         except Exception as exc:  # noqa: BLE001 -- the other measures still count
             nan = np.full(len(grid), np.nan)
@@ -882,7 +888,7 @@ def _primary_message(primary, fit, rec, grid, excluded):
 # ----------------------------------------------------------------------------------------
 # bootstrap: bands and the recommendation's interval
 # ----------------------------------------------------------------------------------------
-def _bootstrap_objects(values, grid, measures, primary, spec, n_bootstrap, rng):
+def _bootstrap_objects(values, grid, measures, primary, spec, n_bootstrap, rng, progress=None):
     """``{measure: (n_bootstrap, len(grid)) resampled curves}``: objects resampled (the same rows
     for every grid value and every measure of the primary's kind: test objects, or variables
     for the importance measures)."""
@@ -899,6 +905,8 @@ def _bootstrap_objects(values, grid, measures, primary, spec, n_bootstrap, rng):
         for m in same:
             curves[m][b] = [_resampled(m, values[n], spec, rows) if parts.get((m, n)) is None
                             else _from_parts(parts[(m, n)], rows) for n in grid]
+        if progress is not None:
+            progress(b + 1, int(n_bootstrap))
     return curves
 
 
@@ -917,20 +925,21 @@ def _from_parts(parts, rows):
         return float(1.0 - np.nanmean(observed[rows]) / expected)
 
 
-def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level):
+def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level, progress=None):
     """Percentile intervals of the rounded and the unrounded recommendation over resampled curves."""
     from ._twopl import fit_2pl
 
     rounded, raw = [], []
     n_grid = np.asarray(grid, dtype=float)
-    for curve in curves:
-        if not np.all(np.isfinite(curve)):
-            continue
-        fit = fit_2pl(n_grid, curve)
-        rec, _ = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
-        if rec is not None:
-            rounded.append(rec)
-            raw.append(_optrf_rule(fit, rec_thresh, "none", 0)[0])
+    for b, curve in enumerate(curves):
+        if np.all(np.isfinite(curve)):
+            fit = fit_2pl(n_grid, curve)
+            rec, _ = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
+            if rec is not None:
+                rounded.append(rec)
+                raw.append(_optrf_rule(fit, rec_thresh, "none", 0)[0])
+        if progress is not None:
+            progress(b + 1, len(curves))
     nan = ConfidenceInterval(float("nan"), float("nan"))
     if len(rounded) < n_bootstrap / 2:
         return nan, nan
@@ -962,7 +971,7 @@ class _Opts:
     n_jobs: int | None
     need_space: bool
     importance: str | None
-    progress: object
+    progress: Steps  # the `progress` argument's steps (never None; falsy when silent)
 
 
 _GROUP_CHECKS = {
@@ -1062,8 +1071,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
         raise ValueError(f"`confidence_level` must be a float in (0, 1); got {confidence_level!r}.")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
         raise ValueError(f"`n_bootstrap` must be a non-negative integer; got {n_bootstrap!r}.")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"`progress` must be callable(done, total) or None; got {type(progress).__name__}.")
+    check_progress(progress)
     if select_for is None and not is_clf:
         select_for = "high"
     if isinstance(select_for, str) and select_for not in ("high", "low", "zero") and not is_clf:
@@ -1182,7 +1190,7 @@ def _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh
     "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
-    "progress": ["callable", None],
+    "progress": ["callable", Options((True,)), None],
 })
 def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
                       measures=None, method="pool", pool_size=None, voting=None, scale=None, levels=None,
@@ -1265,10 +1273,20 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         Passed to the ensemble's ``n_jobs`` for fitting (the K-fold baseline of psi runs its
         folds in parallel instead). Refit forests predict in one thread, so the tables are
         bit-identical for every ``n_jobs``.
-    progress : callable, optional
-        ``progress(done, total)`` after each fitted ensemble ("refit"), or as the pool's
-        learners grow (``total = pool_size``, in up to 20 steps; see :meth:`TreePool.fit`) and
-        once more when its predictions are cached ("pool", "closed_form").
+    progress : True or callable, optional
+        True: a progress bar on stderr, one line per step. A callable is called as
+        ``progress(done, total)`` -- and, when it takes a keyword ``step``, as
+        ``progress(done, total, step=...)`` with the step's name -- as each long step
+        advances, ``done`` counting up to ``total`` within the step and starting again at
+        the next: "fitting forests" (refit: after each ensemble, which is also predicted);
+        "fitting the pool" (the pool's learners as they grow, ``total = pool_size``, in up to
+        20 steps; see :meth:`TreePool.fit`) and "predicting" (the learners' predictions
+        cached, in chunks of learners; ``total`` is the learners times the passes over
+        training and test rows); the closed forms and their bands, per measure (the test
+        objects or the resampled pools done); "bootstrap bands" (refit / pool: per resample
+        of the test objects); "bands (objects and learners)" (closed form, per resample);
+        "recommendation interval" (per resampled curve refitted). The results are the same
+        with and without it.
     psi_baseline : {"fixed", "kfold", "per_forest"}, default "fixed"
         psi's prediction space. "fixed": the out-of-bag predictions of one forest of
         ``max(grid)`` learners, the same for every grid value and every method (refit: the
@@ -1374,7 +1392,8 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     y = spec.y
     opts = _Opts(is_clf=is_clf, voting=voting, n_jobs=n_jobs,
                  need_space="psi" in measures and psi_baseline != "kfold",
-                 importance=importance if set(_IMPORTANCE) & set(measures) else None, progress=progress)
+                 importance=importance if set(_IMPORTANCE) & set(measures) else None,
+                 progress=Steps(progress))
     if "psi" in measures and psi_baseline == "kfold":
         spec.baseline = _kfold_space(estimator, X, y, max(grid), rng, n_jobs, is_clf)
         spec.baseline_text = (f"5-fold out-of-fold predictions of forests of {max(grid)} learners, "
@@ -1391,7 +1410,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         values, notes = _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method,
                                   explicit_pool)
     table, closed, failed, degenerate = _table(values, grid, measures, spec, pool, method, n_bootstrap,
-                                               confidence_level, pool_size)
+                                               confidence_level, pool_size, opts.progress)
     notes += _point_notes(failed, degenerate)
     settings = _settings(estimator, grid, n_repeats, method, spec, opts, target, rec_thresh, round_to,
                          n_bootstrap, confidence_level, measures)
@@ -1401,17 +1420,20 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         settings["pool_size"] = ("given" if explicit_pool else _POOL_RULE
                                  if pool_size == _default_pool_size(grid, n_repeats, method)
                                  else "enlarged for `precision`")
-    return _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
-                      n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
-                      interval_kind=interval)
+    res = _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
+                     n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
+                     interval_kind=interval, progress=opts.progress)
+    opts.progress.close()  # the bar of progress=True ends its line
+    return res
 
 
-def _table(values, grid, measures, spec, pool, method, n_bootstrap, confidence_level, pool_size):
+def _table(values, grid, measures, spec, pool, method, n_bootstrap, confidence_level, pool_size,
+           progress=None):
     """The grid table; closed-form columns (with their resampled errors); failures; degenerate points."""
     columns = {"n_learners": list(grid)}
     failed, degenerate = {}, {}
     closed, closed_failed = ({}, {}) if method != "closed_form" else _closed_columns(
-        pool, grid, measures, spec, n_bootstrap, confidence_level)
+        pool, grid, measures, spec, n_bootstrap, confidence_level, progress)
     for m, reason in closed_failed.items():
         failed[m] = {n: reason for n in grid}
     for m in measures:
@@ -1461,7 +1483,8 @@ def _point_notes(failed, degenerate):
 
 
 def _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to, n_bootstrap,
-               confidence_level, rng, pool_size, notes, settings, *, pool=None, interval_kind="learners"):
+               confidence_level, rng, pool_size, notes, settings, *, pool=None, interval_kind="learners",
+               progress=None):
     """The TuningResult: fits and recommendations, bands, the primary's interval, run time."""
     fits, recs = _fits_and_recommendations(table, measures, target, rec_thresh, round_to)
     primary = measures[0]
@@ -1472,14 +1495,15 @@ def _summarise(table, values, grid, measures, spec, method, closed, target, rec_
     if problems:
         warnings.warn(message, PredstabWarning, stacklevel=3)
     resampled = _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap,
-                       confidence_level, rng)
+                       confidence_level, rng, progress)
     both = method == "closed_form" and interval_kind == "learners+objects" and primary in closed
     if both and resampled is not None:  # the bands stay the learners'; the interval also resamples objects
         resampled = _learner_object_curves(pool, grid, primary, spec, table[primary].to_numpy(float),
-                                           n_bootstrap, rng)
+                                           n_bootstrap, rng, _tick(progress, "bands (objects and learners)"))
     interval = unrounded = ConfidenceInterval(float("nan"), float("nan"))
     if resampled is not None and rec.rule == "optRF" and recommendation is not None:
-        interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level)
+        interval, unrounded = _interval(resampled, grid, rec_thresh, round_to, n_bootstrap, confidence_level,
+                                        _tick(progress, "recommendation interval"))
     table = _ordered(table, measures)
     largest = values.get(max(grid))
     return TuningResult(
@@ -1525,7 +1549,8 @@ def _fits_and_recommendations(table, measures, target, rec_thresh, round_to):
     return fits, recs
 
 
-def _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap, confidence_level, rng):
+def _bands(table, values, grid, measures, primary, closed, spec, method, n_bootstrap, confidence_level, rng,
+           progress=None):
     """Add the object-bootstrap bands to ``table`` (refit / pool); return the primary measure's
     resampled curves (rows) for its recommendation interval, or None."""
     if not n_bootstrap:
@@ -1537,7 +1562,7 @@ def _bands(table, values, grid, measures, primary, closed, spec, method, n_boots
     if not all(values[g].test is not None for g in grid):
         return None
     curves = _bootstrap_objects(values, grid, [m for m in measures if m not in closed], primary, spec,
-                                n_bootstrap, rng)
+                                n_bootstrap, rng, _tick(progress, "bootstrap bands"))
     alpha = (1 - confidence_level) / 2
     for m, c in curves.items():
         with warnings.catch_warnings():
@@ -1558,7 +1583,7 @@ def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):
     return rows, cols
 
 
-def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng):
+def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, progress=None):
     """``(n_bootstrap, len(grid))`` closed-form curves with test objects and learners resampled.
 
     Each resample is the pool's per-learner predictions at resampled rows (test objects, or
@@ -1593,6 +1618,8 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng):
                 stats = closed_form_stats(here, here_mask, n, classifier=classifier, voting=voting, rng=rng,
                                           n_perm=n_perm)
             out[b] = curve - (curve_from_stats(stats, n, measure, d_e) - truth)
+            if progress is not None:
+                progress(b + 1, int(n_bootstrap))
     return np.minimum(out, 1.0)
 
 

@@ -190,14 +190,18 @@ first: the single-forecast check.
 
 
 def _read_values(path, *, what, scale, col=None, header=None, sep=None, dec=None, transpose=False,
-                 with_labels=False):
+                 with_labels=False, one_column=False):
     """The values of a file as an array (objects in rows); with ``with_labels`` also the
-    objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions."""
+    objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions.
+    ``one_column``: the file should hold one column (or ``col`` names it); two unnamed columns
+    are refused (see :func:`_refuse_two_unnamed`)."""
     import pandas as pd
 
     frame = read_table(path, what=what, header=header, sep=sep, dec=dec)
     if col is not None:
         frame = column(frame, col, what=what).to_frame()
+    elif one_column:
+        _refuse_two_unnamed(frame, path, what)
     if scale == "metric":
         values = numeric_matrix(frame, what=what)
     else:
@@ -207,6 +211,21 @@ def _read_values(path, *, what, scale, col=None, header=None, sep=None, dec=None
         labels = np.arange(len(labels))
     values = values.T if transpose else values
     return (values, np.asarray(labels)) if with_labels else values
+
+
+def _refuse_two_unnamed(frame, path, what):
+    """Where one column is expected, a headerless file of two columns is refused: every line
+    ``d,d`` is far more often one column of decimal commas (``1,5``, which pandas and a comma
+    separator read as 1 and 5) than two columns of responses, so neither guess is made."""
+    if frame.shape[1] != 2 or _named(frame.columns) or "lines" not in frame.attrs:
+        return
+    line = int(frame.attrs["lines"][0])
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        text = next((raw for n, raw in enumerate(handle, 1) if n == line), "").strip()
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    raise InputError(f"{what} file '{path}', line {line}: two columns without names ('{shown}') where one "
+                     "column is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' "
+                     "(R's read.csv2); or name the column to use with --column V1 or --column V2")
 
 
 def _named(columns) -> bool:
@@ -243,7 +262,7 @@ def _cmd_stability(args, out):
         check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = _read_values(args.training_observations, what="--training-observations",
-                            scale=args.scale, col=args.column, **_reading(args))
+                            scale=args.scale, col=args.column, one_column=True, **_reading(args))
         if base.shape[1] > 1:
             warnings.warn(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
                           "columns; it should be one column of training responses. All "
@@ -252,7 +271,7 @@ def _cmd_stability(args, out):
         func = predstab.phi
     else:
         base = _read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                            col=args.column, **_reading(args))
+                            col=args.column, one_column=True, **_reading(args))
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
