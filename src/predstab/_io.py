@@ -1050,15 +1050,19 @@ def staged_output_dir(path, *, force=False, option="--out", names=(), inputs=Non
     path = check_output_dir(path, force=force, option=option, names=names, inputs=inputs)
     stage = None
     try:
-        stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp",
-                                      dir=path if path.is_dir() else path.parent))
+        # a signal between mkdtemp and the assignment would leave the hidden folder behind:
+        # it waits until ``stage`` names the folder to remove
+        with _signals_blocked():
+            stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp",
+                                          dir=path if path.is_dir() else path.parent))
         yield stage
         with _signals_blocked():
             _commit(stage, path, force=force, option=option, names=names, inputs=inputs)
             COMMITTED.append(path)  # a signal held back now arrives after a complete output
     finally:
         if stage is not None:
-            shutil.rmtree(stage, ignore_errors=True)  # nothing is left once the files moved
+            with _signals_blocked():  # an interrupt during the removal would leave part of it
+                shutil.rmtree(stage, ignore_errors=True)  # nothing is left once the files moved
 
 
 def _commit(stage, path, *, force, option, names, inputs):
