@@ -43,6 +43,14 @@ from predstab._tune import _interval
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
+# the page's sections, with the item of issue 21 each answers (benchmarks/bench_coverage.py
+# lists them on docs/benchmarks/coverage.md, the one page that names every case)
+SECTIONS = (
+    ("6", "Closed-form bands (`TreePool.closed_form_bands`)",
+     "regression forest, imbalanced 85/15 classifier (hard votes), simulated near-tied votes"),
+    ("7", 'Recommendation interval (`interval="learners"`)',
+     "regression forest, imbalanced 85/15 classifier (hard votes)"),
+)
 
 
 def _setting(name, k, size):
@@ -183,7 +191,7 @@ def _page(results, seconds):
         "shares (22 between 0.02 and 0.3, then 0.42, 0.56, 0.65, 0.8, 0.9; learners correlated across "
         "objects), whose truth is exact (Binomial votes), pools of 200 learners.",
         "",
-        "## Closed-form bands (`TreePool.closed_form_bands`)",
+        f"## {SECTIONS[0][1]}",
         "",
         "| setting | pool P | pools K | n | share of P | coverage | mean width |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -211,7 +219,7 @@ def _page(results, seconds):
         if short
         else "",
         "",
-        '## Recommendation interval (`interval="learners"`)',
+        f"## {SECTIONS[1][1]}",
         "",
         "optRF's rule on the 2PL fitted to each resampled curve (the bands' resamples), rounded to "
         "thousands (at least 500) and unrounded; the truth is the rule on the truth curve.",
