@@ -1615,13 +1615,26 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
     *Several objects* (``confidence_interval``), by ``interval_target``:
 
     - ``"population"`` (default): the mean :math:`1 - E[\theta_i]/D_e` over the population the
-      objects are a random sample of. The mean of the :math:`D_{o,i}` as a scaled chi-square
-      (gamma) with its mean and variance :math:`s^2_{D_o}/N'`, widened by
-      :math:`(t_{N'-1}/z)^2`: right-skewed like the :math:`D_{o,i}`. Below nominal for a few
-      strongly skewed objects (0.85-0.93 at :math:`N' \le 30`, lognormal spread).
+      objects are a random sample of (assumed: independent objects). The mean of the
+      :math:`D_{o,i}` as a scaled chi-square (gamma) with its mean and variance
+      :math:`s^2_{D_o}/N'`, widened by :math:`(t_{N'-1}/z)^2`: right-skewed like the
+      :math:`D_{o,i}`; metric data: united with the bootstrap-t (studentized bootstrap over the
+      objects, 999 resamples from a fixed seed, :math:`N' \le 2000`; a lower end cut at 0 is
+      left out). Below nominal for a few strongly skewed objects: about 0.92 at
+      :math:`N' = 10` and 0.93 at 30-100 when the objects' variances are lognormal(1)
+      (docs/benchmarks/coverage.md).
     - ``"objects"``: the mean :math:`1 - \bar\theta/D_e` over these objects; only the refit
       noise counts: the same gamma form with variance :math:`\sum_i v_i / N'^2`, :math:`v_i`
       the jackknife variance of :math:`D_{o,i}` over the object's refits.
+
+    Classes with objects that never disagreed (:math:`D_{o,i} = 0`; rare instability) get a
+    zero-inflated form instead, :math:`\alpha/2` to each factor: ``"population"``: the exact
+    Clopper-Pearson interval of the share :math:`k/N'` of disagreeing objects times the gamma
+    interval of their mean (capped at the largest disagreement possible with their votes);
+    ``"objects"``: the unanimous objects' disagreement at most the exact binomial bound from
+    their agreeing disjoint pairs, the disagreeing ones' mean from the gamma form (lower end at
+    most the mean of their Clopper-Pearson lower bounds). Conservative: 0.99-1.00 at
+    :math:`N' = 10-100` with minority share 0.02 and 5 refits.
 
     ``baseline_error=True`` adds the sampling error of :math:`D_e` (the baseline is a sample
     independent of the test objects): :math:`\log(D_o/D_e)` with the relative variances added
