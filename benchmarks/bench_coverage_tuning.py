@@ -39,7 +39,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import TreePool, fit_2pl
 from predstab._closed_form import closed_form_stats, curve_from_stats
-from predstab._tune import _interval
+from predstab._tune import _default_pool_size, _interval
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
@@ -323,8 +323,8 @@ def _page(results, seconds, objects=()):
             "",
             "What `tune_num_learners(method=\"closed_form\")` reports by default: the test objects and the "
             "pool's learners resampled together (`_learner_object_curves`, then the same rule on each "
-            f"resampled curve; {B} resamples). Each of K pools of P trees predicts its own 50 new test "
-            "objects "
+            f"resampled curve; {B} resamples). Each of K pools of P trees (the default pool of "
+            "`tune_num_learners(method=\"closed_form\")`) predicts its own 50 new test objects "
             "(one training set; `make_regression` / `make_classification` as above with `random_state=1`); "
             "the truth is optRF's rule on the closed form of 2,000 other trees over 1,000 other objects of "
             "the same distribution: new trees and new test objects.",
@@ -348,10 +348,14 @@ def main():
         run("classifier 85/15", k_clf, 400, (10, 25, 50, 100, 200), (10, 25, 50, 100, 200)),
         run_simulated(60 if args.quick else 300, 200, (10, 25, 50, 75, 100)),
     ]
-    k_reg, k_clf = (4, 3) if args.quick else (40, 30)
+    # pools of tune_num_learners' default size for method="closed_form" (n_repeats = 2, the
+    # smallest allowed: at least 1000 learners, 4 x max(grid) for a classifier)
+    k_obj = 3 if args.quick else 20
+    reg_grid, clf_grid = (5, 10, 20, 40, 80), (10, 25, 50, 100, 200)
     objects = [
-        run_objects("regression", k_reg, 300, (5, 10, 20, 40, 80)),
-        run_objects("classifier 85/15", k_clf, 400, (10, 25, 50, 100, 200)),
+        run_objects("regression", k_obj, _default_pool_size(reg_grid, 2, "closed_form"), reg_grid),
+        run_objects("classifier 85/15", k_obj, _default_pool_size(clf_grid, 2, "closed_form", True),
+                    clf_grid),
     ]
     seconds = time.perf_counter() - start
     page = _page(results, seconds, objects)

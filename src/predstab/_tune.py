@@ -1522,7 +1522,10 @@ def _covers(method, closed_primary, interval_kind):
 _COVERS = {
     "learners+objects": "test objects and the pool's learners resampled together: the sampling of the test "
                         "objects and the error from the pool's finite number of learners "
-                        "(interval=\"learners+objects\"; the bands resample the learners only)",
+                        "(interval=\"learners+objects\"; the bands resample the learners only). Not a "
+                        "95 % interval: its coverage of the true recommendation (new objects, new "
+                        "learners) was measured below 0.93 for a regression forest and an imbalanced "
+                        "classifier (docs/benchmarks/coverage-tuning.md); read it as a rough range",
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
                    "not the sampling of the test objects (interval=\"learners\")",
     "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
