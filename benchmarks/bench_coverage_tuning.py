@@ -295,7 +295,9 @@ def _page(results, seconds, objects=()):
             "For classes, the closed form at n = P / 2 is the split of the whole pool into two forests: "
             "it is unbiased but nearly always below its mean near a tied vote; where that undercovers "
             "above, use a pool of at least four times the largest n (n <= P / 4 reaches at least 0.93 in "
-            + ("every setting here)." if quarter_ok else "not every setting here either).")
+            + ("every setting here)" if quarter_ok else "not every setting here either)")
+            + ": `tune_num_learners(method=\"closed_form\")` gives a classifier at least 4 x max(grid) "
+            "learners by default and warns below that when `pool_size` is given."
         )
         if short
         else "",

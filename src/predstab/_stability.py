@@ -467,7 +467,8 @@ def _gamma_mean(mean, var_mean, alpha):
 
 
 _BOOTSTRAP_T_RESAMPLES = 999
-_BOOTSTRAP_T_MAX_OBJECTS = 2000  # beyond, the gamma form alone (skewness of the mean ~ 1 / sqrt(N))
+# beyond, the gamma form alone: the skewness of a mean falls as 1 / sqrt(N), the cost grows as B x N
+_BOOTSTRAP_T_MAX_OBJECTS = 500
 
 
 def _bootstrap_t_mean(x, alpha):
@@ -1619,7 +1620,7 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
       :math:`D_{o,i}` as a scaled chi-square (gamma) with its mean and variance
       :math:`s^2_{D_o}/N'`, widened by :math:`(t_{N'-1}/z)^2`: right-skewed like the
       :math:`D_{o,i}`; metric data: united with the bootstrap-t (studentized bootstrap over the
-      objects, 999 resamples from a fixed seed, :math:`N' \le 2000`; a lower end cut at 0 is
+      objects, 999 resamples from a fixed seed, :math:`N' \le 500`; a lower end cut at 0 is
       left out). Below nominal for a few strongly skewed objects: about 0.92 at
       :math:`N' = 10` and 0.93 at 30-100 when the objects' variances are lognormal(1)
       (docs/benchmarks/coverage.md).
