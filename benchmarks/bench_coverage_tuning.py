@@ -230,16 +230,18 @@ def _rec_rows(results):
         grid = ", ".join(map(str, r["rec_grid"]))
         lines.append(
             f"| {r['name']} | {grid} | {r['k']} | {rec[:, 0].mean():.3f} | {rec[:, 1].mean():.3f} | "
-            f"{np.median(rec[:, 2]):.0f} | {np.median(rec[:, 3]):.0f} | {np.median(rec[:, 4]):.0f} / "
-            f"{np.median(rec[:, 5]):.0f} | {np.median(rec[:, 6]):.3f} | {rec[:, 7].mean():.2f} |"
+            f"{np.isfinite(rec[:, 3]).mean():.2f} | "
+            f"{np.nanmedian(rec[:, 2]):.0f} | {np.nanmedian(rec[:, 3]):.0f} | {np.median(rec[:, 4]):.0f} / "
+            f"{np.median(rec[:, 5]):.0f} | {np.nanmedian(rec[:, 6]):.3f} | {rec[:, 7].mean():.2f} |"
         )
     return lines
 
 
 _REC_HEADER = [
-    "| setting | grid | pools | coverage (rounded) | coverage (unrounded) | median width (rounded) | "
-    "median width (unrounded) | true recommendation (rounded / unrounded) | median R^2 | flattened |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| setting | grid | pools | coverage (rounded) | coverage (unrounded) | pools with an interval | "
+    "median width (rounded) | median width (unrounded) | true recommendation (rounded / unrounded) | "
+    "median R^2 | flattened |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 ]
 
 
@@ -334,7 +336,9 @@ def _page(results, seconds, objects=()):
             *_REC_HEADER,
             *_rec_rows(objects),
             "",
-            _rec_verdict(objects),
+            "A pool without an interval (NaN: the 2PL fits of its curve or of its resampled curves "
+            "failed) counts as a miss above; widths and R^2 are medians over the pools with an interval "
+            "and a fit. " + _rec_verdict(objects),
         ]
     return "\n".join(lines) + "\n"
 
