@@ -39,10 +39,20 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import TreePool, fit_2pl
 from predstab._closed_form import closed_form_stats, curve_from_stats
-from predstab._tune import _interval
+from predstab._tune import _default_pool_size, _interval
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
+# the page's sections, with the item of issue 21 each answers (benchmarks/bench_coverage.py
+# lists them on docs/benchmarks/coverage.md, the one page that names every case)
+SECTIONS = (
+    ("6", "Closed-form bands (`TreePool.closed_form_bands`)",
+     "regression forest, imbalanced 85/15 classifier (hard votes), simulated near-tied votes"),
+    ("7", 'Recommendation interval (`interval="learners"`)',
+     "regression forest, imbalanced 85/15 classifier (hard votes)"),
+    ("7", 'Recommendation interval, the default (`interval="learners+objects"`)',
+     "regression forest, imbalanced 85/15 classifier (hard votes); truth over new objects and new trees"),
+)
 
 
 def _setting(name, k, size):
@@ -130,6 +140,56 @@ def run(name, k, size, band_grid, rec_grid):
     }
 
 
+def _objects_setting(name, n_rows):
+    """The regression / classifier setting with ``n_rows`` objects beyond the training rows."""
+    if name == "regression":
+        X, y = make_regression(200 + n_rows, 20, n_informative=5, noise=60, random_state=1)
+        return RandomForestRegressor(max_features="sqrt", min_samples_split=5), X, y, 200
+    X, y = make_classification(300 + n_rows, 10, n_informative=4, weights=[0.85, 0.15], flip_y=0.05,
+                               random_state=1)
+    return RandomForestClassifier(max_features="sqrt"), X, y, 300
+
+
+def run_objects(name, k, size, rec_grid, n_truth=1000, truth_trees=2000):
+    """The default recommendation interval, ``interval="learners+objects"``: K pools of P trees,
+    each on its own 50 new test objects (same training set); the truth is optRF's rule on the
+    closed-form curve of ``truth_trees`` other trees over ``n_truth`` other objects of the same
+    distribution (new trees and new objects). The interval is what ``tune_num_learners`` runs:
+    ``_learner_object_curves`` (objects and learners resampled) then ``_interval``."""
+    from types import SimpleNamespace
+
+    from predstab._tune import _learner_object_curves
+
+    start = time.perf_counter()
+    est, X, y, cut = _objects_setting(name, 50 * k + n_truth)
+    classifier = name != "regression"
+    measure = "fleiss" if classifier else "icc"
+    n_rec = np.asarray(rec_grid, float)
+    truth_pool = TreePool(est, n_learners=truth_trees, voting="hard", random_state=10_000, n_jobs=1)
+    truth_pool.fit(X[:cut], y[:cut], X[cut + 50 * k:], oob=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        truth_curve = _truth(truth_pool.test_predictions_, n_rec, classifier)
+    t_round, _ = _recommendation(truth_curve, n_rec, "thousand")
+    t_raw, _ = _recommendation(truth_curve, n_rec, "none")
+    rows = []
+    for j in range(k):
+        pool = TreePool(est, n_learners=size, voting="hard", random_state=j, n_jobs=1)
+        pool.fit(X[:cut], y[:cut], X[cut + 50 * j: cut + 50 * (j + 1)], oob=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            curve = pool.closed_form_bands(n_rec, measure=measure, n_bootstrap=0).curve
+            resampled = _learner_object_curves(pool, list(rec_grid), measure, SimpleNamespace(baseline=None),
+                                               curve, B, np.random.default_rng(j))
+            rounded, unrounded = _interval(resampled, list(rec_grid), 1e-6, "thousand", B, 0.95)
+            _, fit = _recommendation(curve, n_rec, "none")
+        rows.append((rounded.low <= t_round <= rounded.high, unrounded.low <= t_raw <= unrounded.high,
+                     rounded.high - rounded.low, unrounded.high - unrounded.low, t_round, t_raw,
+                     fit.r_squared, fit.flattened))
+    return {"name": name, "k": k, "size": size, "rec_grid": rec_grid, "rec": np.array(rows, dtype=float),
+            "seconds": time.perf_counter() - start}
+
+
 def run_simulated(k, size, band_grid):
     """Simulated hard votes of an 85/15 classifier with a few near-tied objects (exact truth:
     Binomial votes with the known shares; learners correlated across objects by a Gaussian
@@ -161,7 +221,38 @@ def run_simulated(k, size, band_grid):
             "seconds": time.perf_counter() - start}
 
 
-def _page(results, seconds):
+def _rec_rows(results):
+    lines = []
+    for r in results:
+        if r["rec"] is None:
+            continue
+        rec = r["rec"]
+        grid = ", ".join(map(str, r["rec_grid"]))
+        lines.append(
+            f"| {r['name']} | {grid} | {r['k']} | {rec[:, 0].mean():.3f} | {rec[:, 1].mean():.3f} | "
+            f"{np.isfinite(rec[:, 3]).mean():.2f} | "
+            f"{np.nanmedian(rec[:, 2]):.0f} | {np.nanmedian(rec[:, 3]):.0f} | {np.median(rec[:, 4]):.0f} / "
+            f"{np.median(rec[:, 5]):.0f} | {np.nanmedian(rec[:, 6]):.3f} | {rec[:, 7].mean():.2f} |"
+        )
+    return lines
+
+
+_REC_HEADER = [
+    "| setting | grid | pools | coverage (rounded) | coverage (unrounded) | pools with an interval | "
+    "median width (rounded) | median width (unrounded) | true recommendation (rounded / unrounded) | "
+    "median R^2 | flattened |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+]
+
+
+def _rec_verdict(results):
+    short = [f"{r['name']} ({what}: {r['rec'][:, col].mean():.3f})" for r in results if r["rec"] is not None
+             for col, what in ((0, "rounded"), (1, "unrounded")) if r["rec"][:, col].mean() < 0.93]
+    return ("Coverage of at least 0.93 is reached in every setting above." if not short else
+            "Coverage of 0.93 is **not reached** for " + "; ".join(short) + ".")
+
+
+def _page(results, seconds, objects=()):
     lines = [
         "# Coverage of the tuning intervals (closed-form bands, recommendation)",
         "",
@@ -183,7 +274,7 @@ def _page(results, seconds):
         "shares (22 between 0.02 and 0.3, then 0.42, 0.56, 0.65, 0.8, 0.9; learners correlated across "
         "objects), whose truth is exact (Binomial votes), pools of 200 learners.",
         "",
-        "## Closed-form bands (`TreePool.closed_form_bands`)",
+        f"## {SECTIONS[0][1]}",
         "",
         "| setting | pool P | pools K | n | share of P | coverage | mean width |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -206,38 +297,49 @@ def _page(results, seconds):
             "For classes, the closed form at n = P / 2 is the split of the whole pool into two forests: "
             "it is unbiased but nearly always below its mean near a tied vote; where that undercovers "
             "above, use a pool of at least four times the largest n (n <= P / 4 reaches at least 0.93 in "
-            + ("every setting here)." if quarter_ok else "not every setting here either).")
+            + ("every setting here)" if quarter_ok else "not every setting here either)")
+            + ": `tune_num_learners(method=\"closed_form\")` gives a classifier at least 4 x max(grid) "
+            "learners by default and warns below that when `pool_size` is given."
         )
         if short
         else "",
         "",
-        '## Recommendation interval (`interval="learners"`)',
+        f"## {SECTIONS[1][1]}",
         "",
         "optRF's rule on the 2PL fitted to each resampled curve (the bands' resamples), rounded to "
         "thousands (at least 500) and unrounded; the truth is the rule on the truth curve.",
         "",
-        "| setting | grid | pools | coverage (rounded) | coverage (unrounded) | median width (rounded) | "
-        "median width (unrounded) | true recommendation (rounded / unrounded) | median R^2 | flattened |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *_REC_HEADER,
     ]
-    for r in results:
-        if r["rec"] is None:
-            continue
-        rec = r["rec"]
-        grid = ", ".join(map(str, r["rec_grid"]))
-        lines.append(
-            f"| {r['name']} | {grid} | {r['k']} | {rec[:, 0].mean():.3f} | {rec[:, 1].mean():.3f} | "
-            f"{np.median(rec[:, 2]):.0f} | {np.median(rec[:, 3]):.0f} | {np.median(rec[:, 4]):.0f} / "
-            f"{np.median(rec[:, 5]):.0f} | {np.median(rec[:, 6]):.3f} | {rec[:, 7].mean():.2f} |"
-        )
+    lines += _rec_rows(results)
     lines += [
         "",
         "The rounded interval is often a single value (width 0): rounding to thousands makes the "
         "recommendation discrete, and the interval then covers the rounded truth or misses it by one "
         "step. Where the coverage above is below 0.93, the interval is not a 95 % interval in that "
         "setting; `TuningResult` prints its width and says when the fit is poor or the curve has not "
-        "flattened (then the interval is not trusted).",
+        "flattened (then the interval is not trusted). " + _rec_verdict(results),
     ]
+    if objects:
+        lines += [
+            "",
+            f"## {SECTIONS[2][1]}",
+            "",
+            "What `tune_num_learners(method=\"closed_form\")` reports by default: the test objects and the "
+            "pool's learners resampled together (`_learner_object_curves`, then the same rule on each "
+            f"resampled curve; {B} resamples). Each of K pools of P trees (the default pool of "
+            "`tune_num_learners(method=\"closed_form\")`) predicts its own 50 new test objects "
+            "(one training set; `make_regression` / `make_classification` as above with `random_state=1`); "
+            "the truth is optRF's rule on the closed form of 2,000 other trees over 1,000 other objects of "
+            "the same distribution: new trees and new test objects.",
+            "",
+            *_REC_HEADER,
+            *_rec_rows(objects),
+            "",
+            "A pool without an interval (NaN: the 2PL fits of its curve or of its resampled curves "
+            "failed) counts as a miss above; widths and R^2 are medians over the pools with an interval "
+            "and a fit. " + _rec_verdict(objects),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -252,8 +354,17 @@ def main():
         run("classifier 85/15", k_clf, 400, (10, 25, 50, 100, 200), (10, 25, 50, 100, 200)),
         run_simulated(60 if args.quick else 300, 200, (10, 25, 50, 75, 100)),
     ]
+    # pools of tune_num_learners' default size for method="closed_form" (n_repeats = 2, the
+    # smallest allowed: at least 1000 learners, 4 x max(grid) for a classifier)
+    k_obj = 3 if args.quick else 20
+    reg_grid, clf_grid = (5, 10, 20, 40, 80), (10, 25, 50, 100, 200)
+    objects = [
+        run_objects("regression", k_obj, _default_pool_size(reg_grid, 2, "closed_form"), reg_grid),
+        run_objects("classifier 85/15", k_obj, _default_pool_size(clf_grid, 2, "closed_form", True),
+                    clf_grid),
+    ]
     seconds = time.perf_counter() - start
-    page = _page(results, seconds)
+    page = _page(results, seconds, objects)
     print(page)
     if not args.quick:
         OUT.write_text(page, encoding="utf-8")

@@ -670,19 +670,26 @@ def test_ordinal_levels_on_the_sparse_table():
 
 def test_interval_over_objects_with_mostly_unanimous_objects():
     # most objects are unanimous: the t interval's mean - half-width of D_o was negative and cut
-    # at 0 (upper bound exactly 1); the gamma form of the mean stays positive, below 1
+    # at 0 (upper bound exactly 1); the gamma form of the mean stays positive, below 1, united
+    # (metric data) with the bootstrap-t over objects: 999 resamples of the 12 objects, seed 0
     from scipy import stats
 
     pred = np.zeros((12, 5))
     pred[0] = [0.0, 1.0, 0.0, 1.0, 0.0]
-    res = phi(pred, np.array([0.0, 1.0, 2.0]))
+    res = phi(pred, np.array([0.0, 1.0, 2.0]))  # D_e = 1
     d_o = np.r_[np.var(pred[0], ddof=1), np.zeros(11)]
     var = d_o.var(ddof=1) / 12 * (stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)) ** 2
     df = 2 * d_o.mean() ** 2 / var
-    assert res.confidence_interval.high == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.975, df),
-                                                         rel=1e-12)
-    assert res.confidence_interval.low == pytest.approx(1 - df * d_o.mean() / stats.chi2.ppf(0.025, df),
-                                                        rel=1e-12)
+    gamma = (df * d_o.mean() / stats.chi2.ppf(0.975, df), df * d_o.mean() / stats.chi2.ppf(0.025, df))
+    boot = d_o[np.random.default_rng(0).integers(0, 12, size=(999, 12))]
+    spread = boot.std(axis=1, ddof=1)
+    t = (boot.mean(axis=1)[spread > 0] - d_o.mean()) / spread[spread > 0]
+    s = d_o.std(ddof=1)
+    boot_t = (max(d_o.mean() - np.quantile(t, 0.975) * s, 0.0), d_o.mean() - np.quantile(t, 0.025) * s)
+    # one non-zero D_o,i: the bootstrap-t's lower bound is cut at 0 and left out
+    assert boot_t[0] == 0.0
+    assert res.confidence_interval.high == pytest.approx(1 - gamma[0], rel=1e-12)
+    assert res.confidence_interval.low == pytest.approx(1 - max(gamma[1], boot_t[1]), rel=1e-12)
     assert res.confidence_interval.high < 1.0
     # a constant baseline: no interval at all, per object neither
     with pytest.warns(Warning):

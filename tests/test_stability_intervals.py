@@ -299,3 +299,88 @@ def test_intervals_with_varying_repetition_counts_and_many_repetitions():
     lo = stats.beta.ppf(0.025, k, 5000 - k + 1)
     theta_high = np.maximum(2 * lo * (1 - lo), 2 * hi * (1 - hi))
     np.testing.assert_allclose(votes_res.per_object_low, 1 - theta_high / 0.5, rtol=1e-10)
+
+
+# ----------------------------------------------------------------- issue 21 follow-up
+
+
+def _bootstrap_t(x, level):
+    """The studentized bootstrap of the mean, written out: 999 resamples of the objects, seed 0."""
+    boot = x[np.random.default_rng(0).integers(0, x.size, size=(999, x.size))]
+    spread = boot.std(axis=1, ddof=1)
+    t = (boot.mean(axis=1)[spread > 0] - x.mean()) / spread[spread > 0]
+    s, alpha = x.std(ddof=1), 1 - level
+    return max(x.mean() - np.quantile(t, 1 - alpha / 2) * s, 0.0), x.mean() - np.quantile(t, alpha / 2) * s
+
+
+def test_population_interval_of_skewed_objects_unites_gamma_and_bootstrap_t():
+    # objects' variances lognormal(1): the gamma form alone covered the population 0.88-0.91 at
+    # N = 10-30 (docs/benchmarks/coverage.md); the union with the bootstrap-t is wider upwards
+    rng = np.random.default_rng(2)
+    theta = 0.3 * np.exp(rng.normal(size=15))
+    pred = rng.normal(size=(15, 10)) * np.sqrt(theta)[:, None]
+    base = rng.normal(size=100) * 2
+    res = phi(pred, base, object_interval="chi2")
+    d_o_i, d_e = pred.var(axis=1, ddof=1), base.var(ddof=1)
+    var = d_o_i.var(ddof=1) / 15 * (stats.t.ppf(0.975, 14) / stats.norm.ppf(0.975)) ** 2
+    df = 2 * d_o_i.mean() ** 2 / var
+    gamma = (df * d_o_i.mean() / stats.chi2.ppf(0.975, df), df * d_o_i.mean() / stats.chi2.ppf(0.025, df))
+    boot = _bootstrap_t(d_o_i, 0.95)
+    # this sample: the bootstrap-t reaches beyond the gamma at both ends
+    assert boot[1] > gamma[1] and 0 < boot[0] < gamma[0]
+    assert res.confidence_interval.low == pytest.approx(1 - boot[1] / d_e, rel=1e-12)
+    assert res.confidence_interval.high == pytest.approx(1 - boot[0] / d_e, rel=1e-12)
+
+
+def test_population_interval_with_never_disagreeing_objects_is_zero_inflated():
+    # 10 objects of 5 votes: 8 unanimous, one 4-1 (D_o,i = 8/20) and one 3-2 (12/20) split.
+    # The mean is the share of disagreeing objects (2 of 10: Clopper-Pearson at alpha / 2) times
+    # their mean (gamma form at alpha / 2, capped at the 3-2 split's 0.6, the most 5 votes of two
+    # classes can disagree)
+    pred = np.array([["a"] * 5] * 8 + [["a", "a", "a", "a", "b"], ["a", "a", "a", "b", "b"]], dtype=object)
+    base = np.array(["a"] * 6 + ["b"] * 4, dtype=object)
+    res = phi(pred, base, scale="categorical")
+    d_e = 1 - 0.6 ** 2 - 0.4 ** 2
+    a = 0.025
+    share = (stats.beta.ppf(a / 2, 2, 9), stats.beta.ppf(1 - a / 2, 3, 8))
+    nz = np.array([0.4, 0.6])
+    var = nz.var(ddof=1) / 2 * (stats.t.ppf(1 - a / 2, 1) / stats.norm.ppf(1 - a / 2)) ** 2
+    df = 2 * nz.mean() ** 2 / var
+    m_low = df * nz.mean() / stats.chi2.ppf(1 - a / 2, df)
+    m_high = min(df * nz.mean() / stats.chi2.ppf(a / 2, df), 0.6)
+    assert m_high == 0.6  # two objects: the gamma's upper end is beyond the possible
+    assert res.confidence_interval.low == pytest.approx(1 - share[1] * m_high / d_e, rel=1e-12)
+    assert res.confidence_interval.high == pytest.approx(1 - share[0] * m_low / d_e, rel=1e-12)
+
+
+@pytest.mark.parametrize("target", ["population", "objects"])
+def test_overall_interval_covers_with_rare_instability(target):
+    # minority share 0.01, 10 objects x 5 votes: most calls see no or one or two disagreeing
+    # objects; the gamma form of all D_o,i covered 0.90-0.91 here (the one-sided bound of the
+    # all-agreeing calls included); every object has the same share, so both targets agree
+    rng = np.random.default_rng(21)
+    labels = np.array(["a", "b"], dtype=object)
+    base = np.array(["a"] * 60 + ["b"] * 40, dtype=object)
+    truth = 1 - 2 * 0.01 * 0.99 / 0.48
+    hits = []
+    for _ in range(400):
+        pred = labels[(rng.random((10, 5)) < 0.01).astype(int)]
+        ci = _quiet(psi, pred, base, interval_target=target).confidence_interval
+        hits.append(ci.low <= truth <= ci.high)
+    # 400 calls: binomial SE 0.011 at 0.95
+    assert np.mean(hits) >= 0.95, np.mean(hits)
+
+
+@pytest.mark.parametrize("by", ["objects", "replicates"])
+@pytest.mark.parametrize("factor", [1e-300, 1e-170, 1e160, 1e300])
+def test_bootstrap_interval_is_scale_invariant(by, factor):
+    # D_o and D_e over- or underflow at these magnitudes (1e160 squared is inf); the bootstrap
+    # works on the data rescaled by the same exact power of two as the estimate
+    rng = np.random.default_rng(3)
+    pred = rng.normal(size=(30, 1)) * 3 + rng.normal(size=(30, 10))
+    base = rng.normal(size=200) * 3
+    rows = pred if by == "objects" else pred[:1]
+    expected = phi(rows, base).bootstrap_interval(n_resamples=499, by=by, random_state=1)
+    got = _quiet(phi, rows * factor, base * factor).bootstrap_interval(n_resamples=499, by=by, random_state=1)
+    assert got.low == pytest.approx(expected.low, rel=1e-12)
+    assert got.high == pytest.approx(expected.high, rel=1e-12)

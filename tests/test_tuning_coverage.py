@@ -154,3 +154,31 @@ def test_closed_form_bands_say_what_they_cover():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_class_closed_form_pool_holds_four_times_the_largest_forest():
+    # the learners-only bands of classes cover 0.86 at n = P / 2 near tied votes and >= 0.93 for
+    # n <= P / 4 (docs/benchmarks/coverage-tuning.md): the default class pool is at least 4 x
+    # max(grid); n_repeats x max(grid) = 600 and the closed form's 1000 were the old default
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from predstab import PredstabDataWarning, tune_num_learners
+
+    X, y = make_classification(80, 4, random_state=0)
+    est = RandomForestClassifier(max_depth=2, max_features=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 300), n_repeats=2,
+                                method="closed_form", measures=["fleiss"], n_bootstrap=0, random_state=0)
+    assert res.pool_size == 1200
+    # the default recommendation interval says plainly that it is not a 95 % interval
+    assert res.interval_covers.endswith(
+        "Not a 95 % interval: its coverage of the true recommendation (new objects, new learners) was "
+        "measured below 0.93 for a regression forest and an imbalanced classifier "
+        "(docs/benchmarks/coverage-tuning.md); read it as a rough range")
+    # a smaller pool given explicitly is used, with a warning naming the rule
+    with pytest.warns(PredstabDataWarning, match=r"below 4 x the largest grid value \(20\).*pool_size >= 80"):
+        small = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
+                                  method="closed_form", measures=["fleiss"], n_bootstrap=0, random_state=0)
+    assert small.pool_size == 40

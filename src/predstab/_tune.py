@@ -687,14 +687,22 @@ def _pool_baseline(pool, estimator, X, y, n_max, rng, opts):
                    f"pool has {size}), the same for every n")
 
 
-def _default_pool_size(grid, n_repeats, method):
+def _default_pool_size(grid, n_repeats, method, classifier=False):
     """The one default pool (``tune_num_learners`` and ``predstab tune``): ``n_repeats`` disjoint
     forests of the largest grid value, so every grid value gets its ``n_repeats`` forests; for
     "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
-    sqrt(pool_size); n_repeats >= 2 keeps a class pool at twice the largest forest, where the
-    class closed forms are unbiased, see :class:`TreePool`)."""
+    sqrt(pool_size)), and for a classifier at least four times the largest grid value: the class
+    closed forms are unbiased up to half the pool (see :class:`TreePool`), but their learners-only
+    bands cover only 0.86 at n = P / 2 near tied votes and at least 0.93 for n <= P / 4
+    (docs/benchmarks/coverage-tuning.md)."""
     size = int(max(grid)) * int(n_repeats)
-    return max(size, 1000) if method == "closed_form" else size
+    if method != "closed_form":
+        return size
+    return max(size, 1000, _CLASS_POOL_FACTOR * int(max(grid))) if classifier else max(size, 1000)
+
+
+# the closed-form bands of classes reach 0.93 for n up to a quarter of the pool
+_CLASS_POOL_FACTOR = 4
 
 
 _POOL_RULE = "n_repeats x the largest grid value (the default)"
@@ -1079,8 +1087,15 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
                                     f"regressor; got {select_for!r}.")
     explicit_pool = pool_size is not None
     if pool_size is None:
-        pool_size = _default_pool_size(grid_list, n_repeats, method)
+        pool_size = _default_pool_size(grid_list, n_repeats, method, is_clf)
     check_count(pool_size, "pool_size")
+    small = pool_size < _CLASS_POOL_FACTOR * max(grid_list)
+    if explicit_pool and method == "closed_form" and is_clf and small:
+        warnings.warn(
+            f"`pool_size` ({pool_size}) is below {_CLASS_POOL_FACTOR} x the largest grid value "
+            f"({max(grid_list)}): the closed-form bands of classes for n above a quarter of the pool "
+            f"cover less than 95 % (0.86 at half the pool near tied votes); use pool_size >= "
+            f"{_CLASS_POOL_FACTOR * max(grid_list)}.", PredstabDataWarning, stacklevel=3)
     if precision is not None:
         if method != "closed_form":
             raise ValueError(f"`precision` applies to method='closed_form'; got method={method!r}.")
@@ -1242,9 +1257,12 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     pool_size : int, optional
         Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
         max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
-        "closed_form" at least 1000 (class closed forms are estimated without bias only up
-        to half the pool, see :class:`TreePool`; ``settings["pool_size"]`` and the printed
-        result say which rule gave the pool). The metric
+        "closed_form" at least 1000, and for a classifier at least ``4 * max(grid)``: class
+        closed forms are estimated without bias only up to half the pool (see
+        :class:`TreePool`), and their learners-only bands reach 0.93 coverage only up to a
+        quarter of it (0.86 at half the pool near tied votes; docs/benchmarks/coverage-tuning.md;
+        a smaller ``pool_size`` given explicitly warns). ``settings["pool_size"]`` and the
+        printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
@@ -1418,7 +1436,7 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
         settings["interval"] = interval
     if pool_size is not None:
         settings["pool_size"] = ("given" if explicit_pool else _POOL_RULE
-                                 if pool_size == _default_pool_size(grid, n_repeats, method)
+                                 if pool_size == _default_pool_size(grid, n_repeats, method, is_clf)
                                  else "enlarged for `precision`")
     res = _summarise(table, values, grid, measures, spec, method, closed, target, rec_thresh, round_to,
                      n_bootstrap, confidence_level, rng, pool_size, notes, settings, pool=pool,
@@ -1528,7 +1546,10 @@ def _covers(method, closed_primary, interval_kind):
 _COVERS = {
     "learners+objects": "test objects and the pool's learners resampled together: the sampling of the test "
                         "objects and the error from the pool's finite number of learners "
-                        "(interval=\"learners+objects\"; the bands resample the learners only)",
+                        "(interval=\"learners+objects\"; the bands resample the learners only). Not a "
+                        "95 % interval: its coverage of the true recommendation (new objects, new "
+                        "learners) was measured below 0.93 for a regression forest and an imbalanced "
+                        "classifier (docs/benchmarks/coverage-tuning.md); read it as a rough range",
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
                    "not the sampling of the test objects (interval=\"learners\")",
     "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
