@@ -165,3 +165,104 @@ def test_bootstrap_memory_is_bounded():
     finally:
         tracemalloc.stop()
     assert peak < _resampling.BLOCK_BYTES + 8 * 400 + 6 * 8 * x.size
+
+
+def _classifications(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.83, y, 1 - y)
+    return y, a, b
+
+
+def _correct(t, p):
+    return t == p
+
+
+def _accuracy(t, p):
+    return float(np.mean(t == p))
+
+
+@pytest.mark.parametrize("n", [301, 1000])      # 301: odd, so blocks split the 32-bit draws oddly
+def test_paired_bootstrap_per_case_equals_unbatched_reference(n, monkeypatch):
+    y, a, b = _classifications(n)
+    r = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=500, random_state=4)
+    # unbatched reference: one index matrix for all resamples, the means of each row
+    idx = np.random.default_rng(4).integers(0, n, size=(500, n))
+    ca, cb = (a == y).astype(float), (b == y).astype(float)
+    ref = np.column_stack([ca[idx].mean(axis=1), cb[idx].mean(axis=1)])
+    ref = np.column_stack([ref, ref[:, 1] - ref[:, 0]])
+    np.testing.assert_allclose(r.distribution, ref, rtol=0, atol=1e-13)
+    assert (r.score_a, r.score_b) == (ca.mean(), cb.mean())
+    lo, hi = np.quantile(ref[:, 2], [0.025, 0.975])
+    assert tuple(r.confidence_interval) == pytest.approx((lo, hi), abs=1e-13)
+    # the same draws as the loop over resamples that calls a metric returning the accuracy
+    loop = compare.paired_bootstrap(y, a, b, metric=_accuracy, n_resamples=500, random_state=4)
+    np.testing.assert_allclose(r.distribution, loop.distribution, rtol=0, atol=1e-13)
+    monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one resample per block
+    one = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=500, random_state=4)
+    np.testing.assert_array_equal(one.distribution, r.distribution)
+
+
+def test_paired_bootstrap_per_case_clusters_equal_the_loop_over_clusters():
+    rng = np.random.default_rng(5)
+    n = 700
+    loss_a, loss_b = rng.exponential(size=n), rng.exponential(size=n) * 0.9
+    groups = rng.choice(np.array([f"p{i:03d}" for i in range(90)]), size=n)   # clusters of unequal size
+
+    def sq(t, p):
+        return p                   # the per-case losses themselves
+
+    r = compare.paired_bootstrap(loss_a, loss_a, loss_b, metric=sq, per_case=True, groups=groups,
+                                 n_resamples=300, random_state=6)
+    labels, codes = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(codes == u) for u in range(labels.size)]
+    draw = np.random.default_rng(6)
+    ref = np.empty((300, 3))
+    for k in range(300):         # the resampled cases, written out; the mean of their losses
+        cases = np.concatenate([members[u] for u in draw.integers(0, labels.size, labels.size)])
+        ref[k] = loss_a[cases].mean(), loss_b[cases].mean(), loss_b[cases].mean() - loss_a[cases].mean()
+    np.testing.assert_allclose(r.distribution, ref, rtol=1e-12, atol=1e-13)   # sums in other orders
+    assert r.n_units == 90
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_paired_bootstrap_per_case_bca_jackknife_equals_the_explicit_one(grouped):
+    # the closed-form leave-one-unit-out means against the loop, which refits the metric
+    # on every jackknife sample
+    y, a, b = _classifications(240, seed=2)
+    groups = np.repeat(np.arange(60), 4)[np.random.default_rng(3).permutation(240)] if grouped else None
+    fast = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, method="bca", groups=groups,
+                                    n_resamples=400, random_state=9)
+    slow = compare.paired_bootstrap(y, a, b, metric=_accuracy, method="bca", groups=groups,
+                                    n_resamples=400, random_state=9)
+    for name in ("confidence_interval", "ci_a", "ci_b"):
+        assert tuple(getattr(fast, name)) == pytest.approx(tuple(getattr(slow, name)), abs=1e-12), name
+    assert fast.pvalue == slow.pvalue
+
+
+def test_paired_bootstrap_per_case_rejects_bad_metric_output():
+    y, a, b = _classifications(50)
+    with pytest.raises(ValueError, match=r"`metric` must return one score per case \(shape \(50,\)\).*\(\)"):
+        compare.paired_bootstrap(y, a, b, metric=_accuracy, per_case=True, n_resamples=10)
+    with pytest.raises(ValueError, match="`metric` must return finite per-case scores.*1 NaN"):
+        compare.paired_bootstrap(y, a, b, metric=lambda t, p: np.where(np.arange(50) == 3, np.nan, 1.0),
+                                 per_case=True, n_resamples=10)
+    with pytest.raises(TypeError, match="`metric` must return numeric per-case scores"):
+        compare.paired_bootstrap(y, a, b, metric=lambda t, p: np.array(["x"] * 50), per_case=True,
+                                 n_resamples=10)
+    with pytest.raises(Exception, match="per_case"):
+        compare.paired_bootstrap(y, a, b, metric=_correct, per_case="yes", n_resamples=10)
+
+
+def test_paired_bootstrap_per_case_memory_is_bounded():
+    n = 200_000
+    y, a, b = _classifications(n, seed=1)
+    tracemalloc.start()
+    try:
+        compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=400, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 64 MiB per block + the replicates + a few per-case vectors (the scores, the totals)
+    assert peak < _resampling.BLOCK_BYTES + 2 * 3 * 8 * 400 + 8 * 8 * n
