@@ -140,18 +140,14 @@ def floor_statistic(x, statistic, n_resamples, rng):
 
 
 def floor_two_sample(a, b, n_permutations, rng):
-    """Blocks of permuted copies of the pooled values (``rng.permuted``, at most 64 MiB); B's share
-    is the first n_b columns; the (hits + 1) / (B + 1) p-value of |mean(B) - mean(A)|."""
-    pooled = np.concatenate([b, a])
-    width, total = pooled.size, pooled.sum()
-    rows = max(1, BLOCK // (8 * width))
+    """One shuffled copy of the pooled values per permutation (``rng.permuted``; blocks of 64 MiB
+    of copies are several times slower, the block leaving the cache); B's share is the last
+    n_b values; the (hits + 1) / (B + 1) p-value of |mean(B) - mean(A)|."""
+    pooled = np.concatenate([a, b])
+    total = pooled.sum()
     observed = abs(b.mean() - a.mean())
-    hits = 0
-    for r0 in range(0, n_permutations, rows):
-        m = min(rows, n_permutations - r0)
-        shuffled = rng.permuted(np.broadcast_to(pooled, (m, width)), axis=1)
-        sb = shuffled[:, :b.size].sum(axis=1)
-        hits += int(np.count_nonzero(np.abs(sb / b.size - (total - sb) / a.size) >= observed))
+    sb = np.array([rng.permuted(pooled)[a.size:].sum() for _ in range(n_permutations)])
+    hits = int(np.count_nonzero(np.abs(sb / b.size - (total - sb) / a.size) >= observed))
     return (hits + 1) / (n_permutations + 1)
 
 
@@ -357,6 +353,10 @@ def _interval(ci):
     return f"{ci[0]:.5f} to {ci[1]:.5f}"
 
 
+def _per_resample(old, new):
+    return f"{1e3 * old:.2f} ms per resample against {1e3 * new:.2f} ms ({old / new:.1f} times)"
+
+
 def more_markdown(rows):
     if not rows:
         return []
@@ -366,8 +366,9 @@ def more_markdown(rows):
            "per-case scores (`floor_paired_means`); blocks of cluster indices gathering the clusters' "
            "score totals and sizes (`floor_cluster_means`); for an arbitrary metric, the loop calling "
            "it on each resample, which is the floor itself (`floor_metric_loop`); index blocks and "
-           "`np.median(axis=-1)` (`floor_statistic`); blocks of `rng.permuted` copies of the pooled "
-           "values (`floor_two_sample`); and for the runs x tasks tables the loop over resamples "
+           "`np.median(axis=-1)` (`floor_statistic`); one `rng.permuted` copy of the pooled values "
+           "per permutation (`floor_two_sample`; 64 MiB blocks of copies are slower); and for the "
+           "runs x tasks tables the loop over resamples "
            "(`floor_stratified`, `floor_improvement`). Data: 0/1 correctness of two classifiers "
            "(`labels()`), the squared errors of `losses()`, normal tables of 10 runs.", "",
            "| function | examples | resamples | predstab s | floor s | predstab / floor | also | "
@@ -379,15 +380,15 @@ def more_markdown(rows):
             per_old = r["loop"] / r["n_loop"]
             also = (f"BCa {r['bca']:.2f} s; scipy paired bootstrap {r['scipy']:.2f} s ({_n(r['n_scipy'])}), "
                     f"predstab / scipy {(r['ours'] / r['n_res']) / (r['scipy'] / r['n_scipy']):.3f}; "
-                    f"`per_case=False` with `metric=accuracy` {r['loop']:.2f} s ({_n(r['n_loop'])}), "
-                    f"{per_old / (r['ours'] / r['n_res']):.0f} times slower per resample")
+                    f"`per_case=False` with `metric=accuracy` {r['loop']:.2f} s ({_n(r['n_loop'])}): "
+                    f"{_per_resample(per_old, r['ours'] / r['n_res'])}")
         elif r["kind"] == "paired_clusters":
             per_old = r["loop"] / r["n_loop"]
             also = (f"{_n(r['n_units'])} clusters; BCa {r['bca']:.2f} s; `per_case=False` with "
-                    f"`metric=accuracy` {r['loop']:.2f} s ({_n(r['n_loop'])}), "
-                    f"{per_old / (r['ours'] / r['n_res']):.0f} times slower per resample")
+                    f"`metric=accuracy` {r['loop']:.2f} s ({_n(r['n_loop'])}): "
+                    f"{_per_resample(per_old, r['ours'] / r['n_res'])}")
         elif r["kind"] == "two_sample":
-            also = (f"scipy `permutation_test` {r['scipy']:.2f} s (the engine predstab calls), "
+            also = (f"scipy `permutation_test` {r['scipy']:.2f} s (the engine predstab called before), "
                     f"predstab / scipy {r['ours'] / r['scipy']:.2f}")
         elif r["kind"] == "median":
             also = "predstab calls `scipy.stats.bootstrap` (vectorised, 64 MiB blocks)"
@@ -405,16 +406,23 @@ def more_markdown(rows):
             "permutations) below 5e5 examples; 999, 199 and 99 at 1e6, where the floor's own loop "
             "would take minutes; an arbitrary metric runs 200 (20 at 1e6) resamples, and so does "
             "`per_case=False` in the \"also\" column (the loop over resamples that a mean of per-case "
-            "scores needed before: its BCa jackknife calls the metric on n leave-one-out samples, "
-            "n^2 work, not measured here). `per_case=True` (the mean of per-case "
-            "scores: accuracy, squared error, log loss) computes every resample from the same draws "
-            "as the loop, in 64 MiB blocks, and its BCa jackknife in closed form. An arbitrary metric "
+            "scores needed before; its BCa, n^2 work, is not measured). `per_case=True` (the mean of "
+            "per-case scores: accuracy, squared error, log loss) computes every resample from the same draws "
+            "as the loop, in 64 MiB blocks, and its BCa jackknife in closed form. On single cases the "
+            "loop over resamples was already close to the floor (each resample gathers n values "
+            "either way; the per-resample Python overhead is small next to that at 5e4 cases): the "
+            "gains are for clusters, whose loop concatenated the clusters' cases on every resample, "
+            "and for BCa, whose loop calls the metric on n leave-one-out samples. An arbitrary metric "
             "(F1, ROC AUC) is called on each resample; that loop is the floor, so the ratio is about 1 "
             "and only a faster metric helps (here a NumPy F1; `sklearn.metrics.f1_score` costs about "
             "10 times more per call). `bootstrap_ci` with a statistic other than the mean hands the "
-            "resampling to `scipy.stats.bootstrap` in 64 MiB blocks and the two-sample test to "
-            "`scipy.stats.permutation_test`; both are within the goal of their floors, so they are "
-            "unchanged. `stratified_bootstrap_ci` and `probability_of_improvement` resample tables of "
+            "resampling to `scipy.stats.bootstrap` in 64 MiB blocks, within the goal of its floor, so "
+            "it is unchanged. The two-sample test handed its random splits to "
+            "`scipy.stats.permutation_test`, beyond the goal at 1e6 values per group on a first run "
+            "of this table (a permutation of indices, then a gather: the scipy time in the \"also\" "
+            "column); it now shuffles one copy "
+            "of the pooled values per permutation, as the floor does (exact enumeration still goes "
+            "to scipy). `stratified_bootstrap_ci` and `probability_of_improvement` resample tables of "
             "runs x tasks with a callable statistic, one vectorised table per resample: the loop is "
             "the floor. The intervals and p-values of predstab and the floor use different draws; "
             "they agree within Monte Carlo error. `corrected_resampled_ttest`, `cv5x2_ttest` and "
@@ -430,6 +438,10 @@ def markdown(perm, boot, meta, more=()):
            f"Machine: {meta['machine']}. Load average (1, 5, 15 min) at start {meta['load0']}; at end "
            f"{meta['load1']} (2 cores shared with other jobs: absolute seconds are inflated by an "
            "unknown factor; the ratios compare runs of the same process). One BLAS thread.", "",
+           *([f"The first two tables are of an earlier run, `{meta['reused']['command']}` "
+              f"({meta['reused']['date']}; load {meta['reused']['load0']} at start, "
+              f"{meta['reused']['load1']} at end), reused with `--reuse`: their code did not change "
+              "since; this run measured the last table.", ""] if meta.get("reused") else []),
            "**NumPy floor**: the plain loop of issue 23 item 10. Permutation test: blocks (at most "
            "64 MiB) of `rng.integers(0, 2, (rows, n), dtype=np.int8) * 2 - 1` sign matrices times the "
            "difference vector, and the count of `|T| >= |t|`. Bootstrap: blocks of "
@@ -496,6 +508,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", type=Path, help="write the measured rows to this JSON file")
     ap.add_argument("--render", type=Path, help="do not measure: render the rows of this JSON file")
+    ap.add_argument("--reuse", type=Path, help="take the permutation and bootstrap-of-the-mean rows from "
+                    "this JSON file (an earlier --json) and measure only --more-sizes")
     ap.add_argument("--markdown", type=Path, help="write the tables to this Markdown file")
     args = ap.parse_args(argv)
     if args.render:
@@ -504,6 +518,9 @@ def main(argv=None):
         more = saved.get("more", [])
     else:
         perm, boot, more, meta = measure(args, sys.argv[1:] if argv is None else argv)
+        if args.reuse:
+            saved = json.loads(args.reuse.read_text(encoding="utf-8"))
+            perm, boot, meta["reused"] = saved["permutation"], saved["bootstrap"], saved["meta"]
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "permutation": perm, "bootstrap": boot, "more": more},
                                         indent=1), encoding="utf-8")
@@ -525,6 +542,8 @@ def measure(args, shown):
         return (9999, 9999 if n <= 1e4 else 999) if n < 5e5 else (999, 99)
 
     with threadpool_limits(1):
+        if args.reuse:
+            args.sizes, args.boot_sizes = [], []
         perm = permutation_rows([int(n) for n in args.sizes], args.repeat, perm_counts)
         boot = bootstrap_rows([int(n) for n in args.boot_sizes], args.repeat, boot_counts)
         more = more_rows([int(n) for n in args.more_sizes], args.repeat)

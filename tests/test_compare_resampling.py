@@ -297,3 +297,68 @@ def test_paired_bootstrap_per_case_coverage_on_clustered_discrete_data():
             hits[name] += lo <= truth <= hi
     assert 0.90 <= hits["clusters"] / 300 <= 0.98, hits      # SE of a 95 % coverage: 0.013
     assert hits["cases"] / 300 < hits["clusters"] / 300 - 0.05, hits
+
+
+def _reference_two_sample(a, b, n_permutations, seed, alternative):
+    """Unbatched: every shuffled copy in one call, then the group means of each row."""
+    pooled = np.concatenate([a, b])
+    rows = np.random.default_rng(seed).permuted(np.tile(pooled, (n_permutations, 1)), axis=1)
+    permuted = rows[:, a.size:].mean(axis=1) - rows[:, :a.size].mean(axis=1)
+    observed = b.mean() - a.mean()
+    tol = 1e-9 * np.abs(pooled).sum() / min(a.size, b.size)
+    if alternative == "two-sided":
+        hits = np.sum(np.abs(permuted) >= abs(observed) - tol)
+    elif alternative == "greater":
+        hits = np.sum(permuted >= observed - tol)
+    else:
+        hits = np.sum(permuted <= observed + tol)
+    return (hits + 1) / (n_permutations + 1)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "losses"])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_two_sample_monte_carlo_equals_unbatched_reference(kind, alternative):
+    rng = np.random.default_rng(12)
+    if kind == "continuous":
+        a, b = rng.standard_t(3, 300), rng.standard_t(3, 251) + 0.1
+    else:                     # 0/1 losses: many exact ties between permuted and observed sums
+        a, b = (rng.random(300) < 0.3).astype(float), (rng.random(251) < 0.33).astype(float)
+    r = compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative, random_state=13)
+    assert r.method == "Monte Carlo two-sample permutation test of the difference of means"
+    assert r.pvalue == _reference_two_sample(a, b, 400, 13, alternative)
+    for batch in (1, 50):           # `batch` never changes the draws
+        assert compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative,
+                                             random_state=13, batch=batch).pvalue == r.pvalue
+
+
+def test_two_sample_monte_carlo_within_binomial_se_of_enumeration():
+    # C(13, 6) = 1716 splits enumerated; 1500 random ones (< 1716: Monte Carlo)
+    rng = np.random.default_rng(14)
+    a, b = rng.exponential(size=6), rng.exponential(size=7) + 0.4
+    pooled = np.concatenate([a, b])
+    t = []
+    for idx in itertools.combinations(range(13), 7):
+        in_b = np.zeros(13, bool)
+        in_b[list(idx)] = True
+        t.append(pooled[in_b].mean() - pooled[~in_b].mean())
+    t, obs = np.array(t), b.mean() - a.mean()
+    exact = {"two-sided": np.mean(np.abs(t) >= abs(obs) - 1e-12), "greater": np.mean(t >= obs - 1e-12),
+             "less": np.mean(t <= obs + 1e-12)}
+    for alt, p in exact.items():
+        r = compare.mean_permutation_test(a, b, n_permutations=1500, alternative=alt, random_state=15)
+        assert r.method.startswith("Monte Carlo")
+        assert abs(r.pvalue - p) <= 3 * np.sqrt(p * (1 - p) / 1500) + 1 / 1501, (alt, r.pvalue, p)
+
+
+def test_two_sample_memory_is_bounded():
+    rng = np.random.default_rng(16)
+    a, b = rng.normal(size=150_000), rng.normal(size=150_000)
+    tracemalloc.start()
+    try:
+        compare.mean_permutation_test(a, b, n_permutations=20, random_state=0, batch=10_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the old path (scipy, batch 13 here) held 13 permutations of indices and values (62 MB);
+    # now one shuffled copy and a few copies of the data
+    assert peak < 6 * 8 * 300_000

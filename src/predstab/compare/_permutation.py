@@ -11,7 +11,7 @@ from scipy import stats
 from .._utils import check_rng
 from .._validation import Interval, validate_params
 from ._common import ALTERNATIVE, read_scores, rng_keyword
-from ._resampling import sign_flip_pvalue
+from ._resampling import sign_flip_pvalue, two_sample_pvalue
 from ._results import TestResult
 
 __all__ = ["mean_permutation_test"]
@@ -22,7 +22,10 @@ def _arrangements(paired, n_a, n_b):
 
 
 def _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch):
-    """Random (or all) splits of the pooled scores, by :func:`scipy.stats.permutation_test`."""
+    """All splits of the pooled scores by :func:`scipy.stats.permutation_test`; random ones by
+    :func:`predstab.compare._resampling.two_sample_pvalue`."""
+    if not exact:
+        return two_sample_pvalue(a, b, n_permutations=int(n_permutations), rng=rng, alternative=alternative)
     if alternative == "two-sided":
         def statistic(x, y, axis=-1):
             return np.abs(np.mean(y, axis=axis) - np.mean(x, axis=axis))
@@ -69,8 +72,12 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
     every 4 pairs. A permuted statistic counts as at least as extreme when it is within
     :math:`\tau = 2^{-30} \sum_i |d_i|` of the observed one, which absorbs the rounding of sums
     taken in different orders (it is below :math:`\tau / 2`) and is at most
-    :math:`2^{-30}\sqrt{n}` null standard deviations. Two-sample: random splits by
-    :func:`scipy.stats.permutation_test` (``permutation_type="independent"``).
+    :math:`2^{-30}\sqrt{n}` null standard deviations. Two-sample, Monte Carlo: each
+    permutation is a shuffled copy of the pooled values, ``rng.permuted(concatenate([a,
+    b]))`` (one copy, 8 bytes per value, at a time); the first :math:`n_a` form A, the
+    rest B, with the same tie tolerance (:math:`\tau` of the pooled values, on the scale of
+    the statistic). Two-sample, exact: every split by :func:`scipy.stats.permutation_test`
+    (``permutation_type="independent"``).
 
     Parameters
     ----------
@@ -87,7 +94,9 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
         Arrangements evaluated per block. It bounds memory, never the result: paired, the
         blocks hold at most ``min(batch, ...)`` sign patterns so that a block's arrays stay
         under 64 MiB, on top of the tables (32 bytes per pair) and the data; the p-value of a
-        seed is the same for every ``batch``. Two-sample: about 32 MB of splits at a time.
+        seed is the same for every ``batch``. Two-sample: Monte Carlo holds one shuffled copy
+        of the pooled values at a time whatever ``batch`` is; exact enumeration evaluates
+        ``batch`` splits, about 32 MB, at a time.
 
     Returns
     -------

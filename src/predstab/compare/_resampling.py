@@ -1,4 +1,5 @@
-"""The resampling engines behind :func:`mean_permutation_test` (paired), :func:`bootstrap_ci`
+"""The resampling engines behind :func:`mean_permutation_test` (paired, and two-sample Monte
+Carlo), :func:`bootstrap_ci`
 (the mean) and :func:`paired_bootstrap` (``per_case=True``): batched, with bounded working
 memory, reproducible from the generator.
 
@@ -42,6 +43,12 @@ Block by block, ``rng.integers(0, n_units, size=(rows, n_units))`` unit indices 
 of :func:`paired_bootstrap`'s loop over resamples, one row per resample); each replicate is
 the sum of the drawn units' score totals over the sum of their case counts, for A, B and
 B - A. Clusters cost what single cases cost: the work is linear in the number of units.
+
+Two-sample permutations
+-----------------------
+One ``rng.permuted`` shuffled copy of the pooled values per permutation (the values
+themselves, not indices: no gather); B's share is the last ``n_b`` values. See
+:func:`two_sample_pvalue`.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["BLOCK_BYTES", "sign_flip_pvalue", "bootstrap_means", "bootstrap_unit_means",
-           "sign_flip_tolerance"]
+           "sign_flip_tolerance", "two_sample_pvalue"]
 
 #: working memory of one block of permutations or resamples, in bytes (64 MiB)
 BLOCK_BYTES = 64 * 2 ** 20
@@ -181,3 +188,40 @@ def bootstrap_unit_means(totals, sizes, n_resamples, rng):
         for j, col in enumerate(columns):
             out[r0:r1, j] = col.take(idx).sum(axis=1) / cases
     return out
+
+
+def two_sample_pvalue(a, b, *, n_permutations, rng, alternative):
+    """Monte Carlo p-value of the two-sample permutation test of ``mean(b) - mean(a)``.
+
+    Permutation ``r`` is ``rng.permuted(pooled)``, a shuffled copy of the pooled values
+    ``concatenate([a, b])`` (the rows of ``rng.permuted(np.tile(pooled, (n_permutations, 1)),
+    axis=1)``: the same draws); its first ``n_a`` values form group A and the rest group B.
+    One copy at a time: shuffling blocks of copies is slower (the block leaves the cache),
+    and so is a permutation of indices followed by a gather (two passes of random access).
+    With :math:`S` the sum of B's values and :math:`D` the pooled sum, the permuted statistic
+    is :math:`S (1/n_b + 1/n_a) - D / n_a`. Ties are compared with the tolerance
+    :math:`\\tau (1/n_b + 1/n_a)`, :math:`\\tau = 2^{-30} \\sum |x|` of the pooled values (as for
+    the sign flips: the sums of B are taken in other orders than the observed one).
+    ``(hits + 1) / (n_permutations + 1)``. Working memory: one shuffled copy, 8 bytes per
+    pooled value.
+    """
+    pooled = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    n_a, width = len(a), pooled.size
+    n_b = width - n_a
+    scale = 1.0 / n_b + 1.0 / n_a
+    shift = float(np.sum(pooled)) / n_a
+    observed = float(np.sum(b)) * scale - shift
+    tol = sign_flip_tolerance(pooled) * scale
+    permuted = np.empty(n_permutations)
+    for r in range(n_permutations):
+        permuted[r] = rng.permuted(pooled)[n_a:].sum()
+    permuted = permuted * scale - shift
+    if alternative == "two-sided":
+        hits = np.count_nonzero(np.abs(permuted) >= abs(observed) - tol)
+    elif alternative == "greater":
+        hits = np.count_nonzero(permuted >= observed - tol)
+    elif alternative == "less":
+        hits = np.count_nonzero(permuted <= observed + tol)
+    else:
+        raise ValueError(f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.")
+    return (int(hits) + 1) / (n_permutations + 1)
