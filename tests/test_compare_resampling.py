@@ -362,3 +362,16 @@ def test_two_sample_memory_is_bounded():
     # the old path (scipy, batch 13 here) held 13 permutations of indices and values (62 MB);
     # now one shuffled copy and a few copies of the data
     assert peak < 6 * 8 * 300_000
+
+
+def test_two_sample_enumeration_decision_equals_the_binomial_coefficient():
+    # decided term by term (math.comb(2e6, 1e6) took 35 s before any permutation was drawn)
+    from math import comb
+
+    from predstab.compare._permutation import _enumerable
+    for n_a in range(1, 13):
+        for n_b in range(1, 13):
+            for count in (1, 2, 12, 126, 127, 924, 9999):
+                assert _enumerable(False, n_a, n_b, count) == (comb(n_a + n_b, n_a) <= count)
+                assert _enumerable(True, n_a, n_a, count) == (2 ** n_a <= count)
+    assert not _enumerable(False, 10 ** 6, 10 ** 6, 9999) and not _enumerable(True, 10 ** 6, 10 ** 6, 9999)

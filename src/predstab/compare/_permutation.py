@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Integral
 
 import numpy as np
@@ -17,8 +16,18 @@ from ._results import TestResult
 __all__ = ["mean_permutation_test"]
 
 
-def _arrangements(paired, n_a, n_b):
-    return 2 ** n_a if paired else math.comb(n_a + n_b, n_a)
+def _enumerable(paired, n_a, n_b, n_permutations):
+    """True when the arrangements (2^n sign flips, or C(n_a + n_b, n_a) splits) are at most
+    ``n_permutations``. The binomial coefficient is built term by term and abandoned once
+    it passes ``n_permutations``: ``math.comb(2e6, 1e6)`` has 600,000 digits and took seconds."""
+    if paired:
+        return n_a < 63 and 2 ** n_a <= n_permutations
+    count = 1
+    for k in range(1, min(n_a, n_b) + 1):     # C(N, k) grows with k up to N / 2
+        count = count * (n_a + n_b - k + 1) // k
+        if count > n_permutations:
+            return False
+    return True
 
 
 def _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch):
@@ -128,7 +137,7 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
                          f"{a.size} and {b.size}.")
     rng = check_rng(random_state)
     observed = float(b.mean() - a.mean())
-    exact = n_permutations >= _arrangements(paired, a.size, b.size)
+    exact = _enumerable(paired, a.size, b.size, int(n_permutations))
     if paired:
         pvalue = sign_flip_pvalue(b - a, n_permutations=int(n_permutations), exact=exact, rng=rng,
                                   alternative=alternative, batch=int(batch))
