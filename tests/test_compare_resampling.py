@@ -165,3 +165,213 @@ def test_bootstrap_memory_is_bounded():
     finally:
         tracemalloc.stop()
     assert peak < _resampling.BLOCK_BYTES + 8 * 400 + 6 * 8 * x.size
+
+
+def _classifications(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.83, y, 1 - y)
+    return y, a, b
+
+
+def _correct(t, p):
+    return t == p
+
+
+def _accuracy(t, p):
+    return float(np.mean(t == p))
+
+
+@pytest.mark.parametrize("n", [301, 1000])      # 301: odd, so blocks split the 32-bit draws oddly
+def test_paired_bootstrap_per_case_equals_unbatched_reference(n, monkeypatch):
+    y, a, b = _classifications(n)
+    r = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=500, random_state=4)
+    # unbatched reference: one index matrix for all resamples, the means of each row
+    idx = np.random.default_rng(4).integers(0, n, size=(500, n))
+    ca, cb = (a == y).astype(float), (b == y).astype(float)
+    ref = np.column_stack([ca[idx].mean(axis=1), cb[idx].mean(axis=1)])
+    ref = np.column_stack([ref, ref[:, 1] - ref[:, 0]])
+    np.testing.assert_allclose(r.distribution, ref, rtol=0, atol=1e-13)
+    assert (r.score_a, r.score_b) == (ca.mean(), cb.mean())
+    lo, hi = np.quantile(ref[:, 2], [0.025, 0.975])
+    assert tuple(r.confidence_interval) == pytest.approx((lo, hi), abs=1e-13)
+    # the same draws as the loop over resamples that calls a metric returning the accuracy
+    loop = compare.paired_bootstrap(y, a, b, metric=_accuracy, n_resamples=500, random_state=4)
+    np.testing.assert_allclose(r.distribution, loop.distribution, rtol=0, atol=1e-13)
+    monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one resample per block
+    one = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=500, random_state=4)
+    np.testing.assert_array_equal(one.distribution, r.distribution)
+
+
+def test_paired_bootstrap_per_case_clusters_equal_the_loop_over_clusters():
+    rng = np.random.default_rng(5)
+    n = 700
+    loss_a, loss_b = rng.exponential(size=n), rng.exponential(size=n) * 0.9
+    groups = rng.choice(np.array([f"p{i:03d}" for i in range(90)]), size=n)   # clusters of unequal size
+
+    def sq(t, p):
+        return p                   # the per-case losses themselves
+
+    r = compare.paired_bootstrap(loss_a, loss_a, loss_b, metric=sq, per_case=True, groups=groups,
+                                 n_resamples=300, random_state=6)
+    labels, codes = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(codes == u) for u in range(labels.size)]
+    draw = np.random.default_rng(6)
+    ref = np.empty((300, 3))
+    for k in range(300):         # the resampled cases, written out; the mean of their losses
+        cases = np.concatenate([members[u] for u in draw.integers(0, labels.size, labels.size)])
+        ref[k] = loss_a[cases].mean(), loss_b[cases].mean(), loss_b[cases].mean() - loss_a[cases].mean()
+    np.testing.assert_allclose(r.distribution, ref, rtol=1e-12, atol=1e-13)   # sums in other orders
+    assert r.n_units == 90
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_paired_bootstrap_per_case_bca_jackknife_equals_the_explicit_one(grouped):
+    # the closed-form leave-one-unit-out means against the loop, which refits the metric
+    # on every jackknife sample
+    y, a, b = _classifications(240, seed=2)
+    groups = np.repeat(np.arange(60), 4)[np.random.default_rng(3).permutation(240)] if grouped else None
+    fast = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, method="bca", groups=groups,
+                                    n_resamples=400, random_state=9)
+    slow = compare.paired_bootstrap(y, a, b, metric=_accuracy, method="bca", groups=groups,
+                                    n_resamples=400, random_state=9)
+    for name in ("confidence_interval", "ci_a", "ci_b"):
+        assert tuple(getattr(fast, name)) == pytest.approx(tuple(getattr(slow, name)), abs=1e-12), name
+    assert fast.pvalue == slow.pvalue
+
+
+def test_paired_bootstrap_per_case_rejects_bad_metric_output():
+    y, a, b = _classifications(50)
+    with pytest.raises(ValueError, match=r"`metric` must return one score per case \(shape \(50,\)\).*\(\)"):
+        compare.paired_bootstrap(y, a, b, metric=_accuracy, per_case=True, n_resamples=10)
+    with pytest.raises(ValueError, match="`metric` must return finite per-case scores.*1 NaN"):
+        compare.paired_bootstrap(y, a, b, metric=lambda t, p: np.where(np.arange(50) == 3, np.nan, 1.0),
+                                 per_case=True, n_resamples=10)
+    with pytest.raises(TypeError, match="`metric` must return numeric per-case scores"):
+        compare.paired_bootstrap(y, a, b, metric=lambda t, p: np.array(["x"] * 50), per_case=True,
+                                 n_resamples=10)
+    with pytest.raises(Exception, match="per_case"):
+        compare.paired_bootstrap(y, a, b, metric=_correct, per_case="yes", n_resamples=10)
+
+
+def test_paired_bootstrap_per_case_memory_is_bounded():
+    n = 200_000
+    y, a, b = _classifications(n, seed=1)
+    tracemalloc.start()
+    try:
+        compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=400, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 64 MiB per block + the replicates + a few per-case vectors (the scores, the totals)
+    assert peak < _resampling.BLOCK_BYTES + 2 * 3 * 8 * 400 + 8 * 8 * n
+
+
+def _clustered_correctness(rng, n_clusters, size):
+    # per-case 0/1 correctness of A and B; cluster effects (one shared, one B's own) make the
+    # cases of a cluster alike, so a bootstrap of single cases understates the variance
+    effect = rng.normal(0, 1.2, n_clusters).repeat(size)
+    own = rng.normal(0, 1.0, n_clusters).repeat(size)
+    a = rng.random(effect.size) < 1 / (1 + np.exp(-(1.0 + effect)))
+    b = rng.random(effect.size) < 1 / (1 + np.exp(-(1.3 + effect + own)))
+    return a.astype(float), b.astype(float), np.arange(n_clusters).repeat(size)
+
+
+def test_paired_bootstrap_per_case_coverage_on_clustered_discrete_data():
+    # target: the difference of the expected accuracies, B - A, computed by quadrature;
+    # percentile intervals, 95 %, 300 data sets of 40 clusters of 5 cases (fixed seeds)
+    z, w = np.polynomial.hermite_e.hermegauss(80)
+    w = w / w.sum()
+    sd_b = np.sqrt(1.2 ** 2 + 1.0 ** 2)
+    truth = float(np.sum(w / (1 + np.exp(-(1.3 + sd_b * z)))) - np.sum(w / (1 + np.exp(-(1.0 + 1.2 * z)))))
+    rng = np.random.default_rng(2024)
+    hits = {"clusters": 0, "cases": 0}
+    for k in range(300):
+        a, b, g = _clustered_correctness(rng, 40, 5)
+        for name, groups in (("clusters", g), ("cases", None)):
+            r = compare.paired_bootstrap(a, a, b, metric=lambda t, p: p, per_case=True, groups=groups,
+                                         n_resamples=499, random_state=k)
+            lo, hi = r.confidence_interval
+            assert lo <= r.difference <= hi
+            hits[name] += lo <= truth <= hi
+    assert 0.90 <= hits["clusters"] / 300 <= 0.98, hits      # SE of a 95 % coverage: 0.013
+    assert hits["cases"] / 300 < hits["clusters"] / 300 - 0.05, hits
+
+
+def _reference_two_sample(a, b, n_permutations, seed, alternative):
+    """Unbatched: every shuffled copy in one call, then the group means of each row."""
+    pooled = np.concatenate([a, b])
+    rows = np.random.default_rng(seed).permuted(np.tile(pooled, (n_permutations, 1)), axis=1)
+    permuted = rows[:, a.size:].mean(axis=1) - rows[:, :a.size].mean(axis=1)
+    observed = b.mean() - a.mean()
+    tol = 1e-9 * np.abs(pooled).sum() / min(a.size, b.size)
+    if alternative == "two-sided":
+        hits = np.sum(np.abs(permuted) >= abs(observed) - tol)
+    elif alternative == "greater":
+        hits = np.sum(permuted >= observed - tol)
+    else:
+        hits = np.sum(permuted <= observed + tol)
+    return (hits + 1) / (n_permutations + 1)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "losses"])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_two_sample_monte_carlo_equals_unbatched_reference(kind, alternative):
+    rng = np.random.default_rng(12)
+    if kind == "continuous":
+        a, b = rng.standard_t(3, 300), rng.standard_t(3, 251) + 0.1
+    else:                     # 0/1 losses: many exact ties between permuted and observed sums
+        a, b = (rng.random(300) < 0.3).astype(float), (rng.random(251) < 0.33).astype(float)
+    r = compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative, random_state=13)
+    assert r.method == "Monte Carlo two-sample permutation test of the difference of means"
+    assert r.pvalue == _reference_two_sample(a, b, 400, 13, alternative)
+    for batch in (1, 50):           # `batch` never changes the draws
+        assert compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative,
+                                             random_state=13, batch=batch).pvalue == r.pvalue
+
+
+def test_two_sample_monte_carlo_within_binomial_se_of_enumeration():
+    # C(13, 6) = 1716 splits enumerated; 1500 random ones (< 1716: Monte Carlo)
+    rng = np.random.default_rng(14)
+    a, b = rng.exponential(size=6), rng.exponential(size=7) + 0.4
+    pooled = np.concatenate([a, b])
+    t = []
+    for idx in itertools.combinations(range(13), 7):
+        in_b = np.zeros(13, bool)
+        in_b[list(idx)] = True
+        t.append(pooled[in_b].mean() - pooled[~in_b].mean())
+    t, obs = np.array(t), b.mean() - a.mean()
+    exact = {"two-sided": np.mean(np.abs(t) >= abs(obs) - 1e-12), "greater": np.mean(t >= obs - 1e-12),
+             "less": np.mean(t <= obs + 1e-12)}
+    for alt, p in exact.items():
+        r = compare.mean_permutation_test(a, b, n_permutations=1500, alternative=alt, random_state=15)
+        assert r.method.startswith("Monte Carlo")
+        assert abs(r.pvalue - p) <= 3 * np.sqrt(p * (1 - p) / 1500) + 1 / 1501, (alt, r.pvalue, p)
+
+
+def test_two_sample_memory_is_bounded():
+    rng = np.random.default_rng(16)
+    a, b = rng.normal(size=150_000), rng.normal(size=150_000)
+    tracemalloc.start()
+    try:
+        compare.mean_permutation_test(a, b, n_permutations=20, random_state=0, batch=10_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the old path (scipy, batch 13 here) held 13 permutations of indices and values (62 MB);
+    # now one shuffled copy and a few copies of the data
+    assert peak < 6 * 8 * 300_000
+
+
+def test_two_sample_enumeration_decision_equals_the_binomial_coefficient():
+    # decided term by term (math.comb(2e6, 1e6) took 35 s before any permutation was drawn)
+    from math import comb
+
+    from predstab.compare._permutation import _enumerable
+    for n_a in range(1, 13):
+        for n_b in range(1, 13):
+            for count in (1, 2, 12, 126, 127, 924, 9999):
+                assert _enumerable(False, n_a, n_b, count) == (comb(n_a + n_b, n_a) <= count)
+                assert _enumerable(True, n_a, n_a, count) == (2 ** n_a <= count)
+    assert not _enumerable(False, 10 ** 6, 10 ** 6, 9999) and not _enumerable(True, 10 ** 6, 10 ** 6, 9999)

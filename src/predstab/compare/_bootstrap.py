@@ -15,7 +15,7 @@ from .._results import Result, r_pvalue, r_signif, result
 from .._utils import ConfidenceInterval, check_rng
 from .._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, read_scores, rng_keyword
-from ._resampling import BLOCK_BYTES, bootstrap_means
+from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
            "bootstrap_interval"]
@@ -206,9 +206,10 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, groups):
 @validate_params({"y_true": ["array-like"], "pred_a": ["array-like"], "pred_b": ["array-like"],
                   "metric": ["callable"], "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "method": [Options(_METHODS)],
-                  "groups": ["array-like", None], "random_state": ["random_state"]})
+                  "groups": ["array-like", None], "random_state": ["random_state"],
+                  "per_case": ["boolean"]})
 def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confidence_level=0.95,
-                     method="percentile", groups=None, random_state=None):
+                     method="percentile", groups=None, random_state=None, per_case=False):
     r"""Paired bootstrap of a metric for two models scored on the same cases.
 
     Each replicate resamples cases (or whole clusters, ``groups=``) with replacement and
@@ -219,13 +220,29 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     resamples single observations, not clusters, and keeps no shared replicates of A, B and
     the difference; :func:`bootstrap_ci` uses it for one sample.)
 
+    Resample ``r`` draws ``rng.integers(0, n_units, n_units)`` units. An arbitrary ``metric``
+    is called twice per resample (and twice per unit for BCa's jackknife): that loop is the
+    cost. With ``per_case=True`` the metric is the mean of per-case scores (accuracy,
+    squared error, log loss: ``metric`` returns one score per case), and every resample is
+    computed at once from the same draws: blocks of resamples gather the units' score
+    totals (``predstab.compare._resampling.bootstrap_unit_means``), with at most 64 MiB of
+    working memory per block (16 bytes per unit and resample) on top of the
+    ``(n_resamples, 3)`` replicates and the data, and the jackknife in closed form,
+    :math:`\bar s_{(u)} = (\sum_i s_i - S_u) / (n - n_u)` for unit :math:`u` with score
+    total :math:`S_u` over its :math:`n_u` cases. For the same seed the replicates equal,
+    up to the rounding of the sums, those of ``metric=lambda y, p: np.mean(per_case_scores)``
+    with ``per_case=False``.
+
     Parameters
     ----------
     y_true : array-like of shape (n_cases, ...)
     pred_a, pred_b : array-like of shape (n_cases, ...)
         Predictions (labels, scores or probabilities) of A and B, one per case.
     metric : callable
-        ``metric(y_true, y_pred) -> float``, e.g. ``sklearn.metrics.f1_score``.
+        ``metric(y_true, y_pred) -> float``, e.g. ``sklearn.metrics.f1_score``; with
+        ``per_case=True``, ``metric(y_true, y_pred) -> array of shape (n_cases,)``, the
+        per-case scores whose mean is the metric (e.g. ``lambda y, p: y == p`` for accuracy,
+        ``lambda y, p: (y - p) ** 2`` for the mean squared error).
     n_resamples : int, default 2000
     confidence_level : float, default 0.95
     method : {"percentile", "basic", "bca"}, default "percentile"
@@ -233,6 +250,9 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
         Cluster labels: whole clusters are resampled (e.g. several cases per patient).
     random_state : None, int or numpy.random.Generator
         Same seed, same result.
+    per_case : bool, default False
+        ``metric`` returns per-case scores and the metric is their mean: it is called once
+        for A and once for B on all cases, and the resamples are batched (see above).
 
     Returns
     -------
@@ -266,8 +286,18 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     >>> r = paired_bootstrap(y, a, b, metric=acc, n_resamples=500, random_state=1)
     >>> r.confidence_interval.low > 0
     True
+
+    Accuracy as the mean of per-case correctness: the same draws, batched.
+
+    >>> q = paired_bootstrap(y, a, b, metric=lambda t, p: t == p, per_case=True, n_resamples=500,
+    ...                      random_state=1)
+    >>> bool(np.allclose(q.distribution, r.distribution, rtol=0, atol=1e-12))
+    True
     """
     y, pa, pb, codes = _paired_bootstrap_iv(y_true, pred_a, pred_b, groups)
+    if per_case:
+        return _paired_bootstrap_means(y, pa, pb, codes, metric, int(n_resamples), float(confidence_level),
+                                       method, check_rng(random_state))
     n_res, level = int(n_resamples), float(confidence_level)
     rng = check_rng(random_state)
     n_units = int(codes.max()) + 1
@@ -300,10 +330,58 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     jack = None
     if method == "bca":
         jack = np.array([both(cases(np.delete(np.arange(n_units), u))) for u in range(n_units)])
+    return _paired_result(full, reps, jack, level, method, n_units)
+
+
+def _per_case_scores(metric, y, pred, name):
+    """``metric(y, pred)`` as a finite float vector of one score per case."""
+    raw = metric(y, pred)
+    try:
+        s = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`metric` must return numeric per-case scores when `per_case=True`; got "
+                        f"{type(raw).__name__} for `{name}`.") from None
+    if s.shape != (len(y),):
+        raise ValueError(f"`metric` must return one score per case (shape ({len(y)},)) when "
+                         f"`per_case=True`; got shape {s.shape} for `{name}`.")
+    if not np.all(np.isfinite(s)):
+        raise ValueError(f"`metric` must return finite per-case scores when `per_case=True`; got "
+                         f"{int((~np.isfinite(s)).sum())} NaN or infinite scores for `{name}`.")
+    return s
+
+
+def _paired_bootstrap_means(y, pa, pb, codes, metric, n_res, level, method, rng):
+    """:func:`paired_bootstrap` of a mean of per-case scores, all resamples batched."""
+    sa = _per_case_scores(metric, y, pa, "pred_a")
+    sb = _per_case_scores(metric, y, pb, "pred_b")
+    n_units = int(codes.max()) + 1
+    if n_units == len(y):            # one case per unit: `codes` is 0..n-1 in some order
+        totals = np.empty((n_units, 2))
+        totals[codes, 0], totals[codes, 1] = sa, sb
+        sizes = None
+    else:
+        totals = np.column_stack([np.bincount(codes, weights=sa, minlength=n_units),
+                                  np.bincount(codes, weights=sb, minlength=n_units)])
+        sizes = np.bincount(codes, minlength=n_units)
+    means = bootstrap_unit_means(totals, sizes, n_res, rng)
+    reps = np.column_stack([means, means[:, 1] - means[:, 0]])
+    full = (float(np.mean(sa)), float(np.mean(sb)))
+    full = (*full, full[1] - full[0])
+    jack = None
+    if method == "bca":     # leave unit u out: (total - S_u) / (n - n_u)
+        left = len(y) - (1 if sizes is None else sizes)
+        jack = np.empty((n_units, 3))
+        jack[:, 0] = (totals[:, 0].sum() - totals[:, 0]) / left
+        jack[:, 1] = (totals[:, 1].sum() - totals[:, 1]) / left
+        jack[:, 2] = jack[:, 1] - jack[:, 0]
+    return _paired_result(full, reps, jack, level, method, n_units, stacklevel=5)
+
+
+def _paired_result(full, reps, jack, level, method, n_units, stacklevel=4):
     cis = []
     for j in range(3):  # a plain loop, so warnings' stacklevel reaches the caller
         cis.append(bootstrap_interval(reps[:, j], full[j], level, method,
-                                      None if jack is None else jack[:, j]))
+                                      None if jack is None else jack[:, j], stacklevel=stacklevel + 1))
     diff = reps[:, 2]
     share_pos = (np.sum(diff > 0) + 1) / (len(diff) + 1)
     share_neg = (np.sum(diff < 0) + 1) / (len(diff) + 1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Integral
 
 import numpy as np
@@ -11,18 +10,31 @@ from scipy import stats
 from .._utils import check_rng
 from .._validation import Interval, validate_params
 from ._common import ALTERNATIVE, read_scores, rng_keyword
-from ._resampling import sign_flip_pvalue
+from ._resampling import sign_flip_pvalue, two_sample_pvalue
 from ._results import TestResult
 
 __all__ = ["mean_permutation_test"]
 
 
-def _arrangements(paired, n_a, n_b):
-    return 2 ** n_a if paired else math.comb(n_a + n_b, n_a)
+def _enumerable(paired, n_a, n_b, n_permutations):
+    """True when the arrangements (2^n sign flips, or C(n_a + n_b, n_a) splits) are at most
+    ``n_permutations``. The binomial coefficient is built term by term and abandoned once
+    it passes ``n_permutations``: ``math.comb(2e6, 1e6)`` has 600,000 digits and took seconds."""
+    if paired:
+        return n_a < 63 and 2 ** n_a <= n_permutations
+    count = 1
+    for k in range(1, min(n_a, n_b) + 1):     # C(N, k) grows with k up to N / 2
+        count = count * (n_a + n_b - k + 1) // k
+        if count > n_permutations:
+            return False
+    return True
 
 
 def _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch):
-    """Random (or all) splits of the pooled scores, by :func:`scipy.stats.permutation_test`."""
+    """All splits of the pooled scores by :func:`scipy.stats.permutation_test`; random ones by
+    :func:`predstab.compare._resampling.two_sample_pvalue`."""
+    if not exact:
+        return two_sample_pvalue(a, b, n_permutations=int(n_permutations), rng=rng, alternative=alternative)
     if alternative == "two-sided":
         def statistic(x, y, axis=-1):
             return np.abs(np.mean(y, axis=axis) - np.mean(x, axis=axis))
@@ -69,8 +81,12 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
     every 4 pairs. A permuted statistic counts as at least as extreme when it is within
     :math:`\tau = 2^{-30} \sum_i |d_i|` of the observed one, which absorbs the rounding of sums
     taken in different orders (it is below :math:`\tau / 2`) and is at most
-    :math:`2^{-30}\sqrt{n}` null standard deviations. Two-sample: random splits by
-    :func:`scipy.stats.permutation_test` (``permutation_type="independent"``).
+    :math:`2^{-30}\sqrt{n}` null standard deviations. Two-sample, Monte Carlo: each
+    permutation is a shuffled copy of the pooled values, ``rng.permuted(concatenate([a,
+    b]))`` (one copy, 8 bytes per value, at a time); the first :math:`n_a` form A, the
+    rest B, with the same tie tolerance (:math:`\tau` of the pooled values, on the scale of
+    the statistic). Two-sample, exact: every split by :func:`scipy.stats.permutation_test`
+    (``permutation_type="independent"``).
 
     Parameters
     ----------
@@ -87,7 +103,9 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
         Arrangements evaluated per block. It bounds memory, never the result: paired, the
         blocks hold at most ``min(batch, ...)`` sign patterns so that a block's arrays stay
         under 64 MiB, on top of the tables (32 bytes per pair) and the data; the p-value of a
-        seed is the same for every ``batch``. Two-sample: about 32 MB of splits at a time.
+        seed is the same for every ``batch``. Two-sample: Monte Carlo holds one shuffled copy
+        of the pooled values at a time whatever ``batch`` is; exact enumeration evaluates
+        ``batch`` splits, about 32 MB, at a time.
 
     Returns
     -------
@@ -119,7 +137,7 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
                          f"{a.size} and {b.size}.")
     rng = check_rng(random_state)
     observed = float(b.mean() - a.mean())
-    exact = n_permutations >= _arrangements(paired, a.size, b.size)
+    exact = _enumerable(paired, a.size, b.size, int(n_permutations))
     if paired:
         pvalue = sign_flip_pvalue(b - a, n_permutations=int(n_permutations), exact=exact, rng=rng,
                                   alternative=alternative, batch=int(batch))

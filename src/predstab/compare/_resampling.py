@@ -1,5 +1,7 @@
-"""The resampling engines behind :func:`mean_permutation_test` (paired) and :func:`bootstrap_ci`
-(the mean): batched, with bounded working memory, reproducible from the generator.
+"""The resampling engines behind :func:`mean_permutation_test` (paired, and two-sample Monte
+Carlo), :func:`bootstrap_ci`
+(the mean) and :func:`paired_bootstrap` (``per_case=True``): batched, with bounded working
+memory, reproducible from the generator.
 
 Sign flips
 ----------
@@ -34,13 +36,27 @@ Bootstrap of the mean
 Block by block, ``rng.integers(0, n, size=(rows, n))`` indices (the draws of
 :func:`scipy.stats.bootstrap` for one sample, so a seed gives the same resamples as scipy)
 and the mean of the gathered values along each row.
+
+Paired bootstrap of means of per-case scores
+--------------------------------------------
+Block by block, ``rng.integers(0, n_units, size=(rows, n_units))`` unit indices (the draws
+of :func:`paired_bootstrap`'s loop over resamples, one row per resample); each replicate is
+the sum of the drawn units' score totals over the sum of their case counts, for A, B and
+B - A. Clusters cost what single cases cost: the work is linear in the number of units.
+
+Two-sample permutations
+-----------------------
+One ``rng.permuted`` shuffled copy of the pooled values per permutation (the values
+themselves, not indices: no gather); B's share is the last ``n_b`` values. See
+:func:`two_sample_pvalue`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BLOCK_BYTES", "sign_flip_pvalue", "bootstrap_means", "sign_flip_tolerance"]
+__all__ = ["BLOCK_BYTES", "sign_flip_pvalue", "bootstrap_means", "bootstrap_unit_means",
+           "sign_flip_tolerance", "two_sample_pvalue"]
 
 #: working memory of one block of permutations or resamples, in bytes (64 MiB)
 BLOCK_BYTES = 64 * 2 ** 20
@@ -145,3 +161,67 @@ def bootstrap_means(x, n_resamples, rng):
         r1 = min(n_resamples, r0 + rows)
         out[r0:r1] = x.take(rng.integers(0, n, size=(r1 - r0, n))).mean(axis=1)
     return out
+
+
+def bootstrap_unit_means(totals, sizes, n_resamples, rng):
+    """Bootstrap replicates of means of per-case scores, resampling units (cases or clusters).
+
+    ``totals`` is an ``(n_units, k)`` array: column ``j`` holds, for each unit, the sum of
+    the per-case scores of quantity ``j`` over the unit's cases; ``sizes`` holds the number of
+    cases of each unit (``None``: every unit is one case). Replicate ``r`` draws
+    ``rng.integers(0, n_units, size=n_units)`` (rows of one block are consecutive in the
+    generator's stream, so the draws are those of a loop drawing one resample at a time) and
+    returns, for each ``j``, the sum of the drawn units' totals over the sum of their sizes:
+    the mean of the per-case scores over the resampled cases. Returns an
+    ``(n_resamples, k)`` array. Working memory per block: the indices and one gathered column,
+    16 bytes per unit and resample, at most :data:`BLOCK_BYTES`.
+    """
+    totals = np.asarray(totals, dtype=float)
+    n_units, k = totals.shape
+    columns = [np.ascontiguousarray(totals[:, j]) for j in range(k)]
+    rows = max(1, BLOCK_BYTES // (16 * n_units))
+    out = np.empty((n_resamples, k))
+    for r0 in range(0, n_resamples, rows):
+        r1 = min(n_resamples, r0 + rows)
+        idx = rng.integers(0, n_units, size=(r1 - r0, n_units))
+        cases = n_units if sizes is None else sizes.take(idx).sum(axis=1)
+        for j, col in enumerate(columns):
+            out[r0:r1, j] = col.take(idx).sum(axis=1) / cases
+    return out
+
+
+def two_sample_pvalue(a, b, *, n_permutations, rng, alternative):
+    """Monte Carlo p-value of the two-sample permutation test of ``mean(b) - mean(a)``.
+
+    Permutation ``r`` is ``rng.permuted(pooled)``, a shuffled copy of the pooled values
+    ``concatenate([a, b])`` (the rows of ``rng.permuted(np.tile(pooled, (n_permutations, 1)),
+    axis=1)``: the same draws); its first ``n_a`` values form group A and the rest group B.
+    One copy at a time: shuffling blocks of copies is slower (the block leaves the cache),
+    and so is a permutation of indices followed by a gather (two passes of random access).
+    With :math:`S` the sum of B's values and :math:`D` the pooled sum, the permuted statistic
+    is :math:`S (1/n_b + 1/n_a) - D / n_a`. Ties are compared with the tolerance
+    :math:`\\tau (1/n_b + 1/n_a)`, :math:`\\tau = 2^{-30} \\sum |x|` of the pooled values (as for
+    the sign flips: the sums of B are taken in other orders than the observed one).
+    ``(hits + 1) / (n_permutations + 1)``. Working memory: one shuffled copy, 8 bytes per
+    pooled value.
+    """
+    pooled = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    n_a, width = len(a), pooled.size
+    n_b = width - n_a
+    scale = 1.0 / n_b + 1.0 / n_a
+    shift = float(np.sum(pooled)) / n_a
+    observed = float(np.sum(b)) * scale - shift
+    tol = sign_flip_tolerance(pooled) * scale
+    permuted = np.empty(n_permutations)
+    for r in range(n_permutations):
+        permuted[r] = rng.permuted(pooled)[n_a:].sum()
+    permuted = permuted * scale - shift
+    if alternative == "two-sided":
+        hits = np.count_nonzero(np.abs(permuted) >= abs(observed) - tol)
+    elif alternative == "greater":
+        hits = np.count_nonzero(permuted >= observed - tol)
+    elif alternative == "less":
+        hits = np.count_nonzero(permuted <= observed + tol)
+    else:
+        raise ValueError(f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.")
+    return (int(hits) + 1) / (n_permutations + 1)
