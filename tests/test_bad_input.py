@@ -42,7 +42,7 @@ MATRIX_FUNCTIONS = {
     "importance_stability": (lambda x: importance_stability(x, fraction=0.5), "importances"),
 }
 NAMES = list(MATRIX_FUNCTIONS)
-STACKS = {"icc", "icc_table", "fleiss_kappa", "krippendorff_alpha"}  # take (..., n_objects, n_raters)
+STACKS = {"icc", "icc_table", "fleiss_kappa", "krippendorff_alpha", "phi", "psi"}  # take (..., n, r)
 # small matrices have fewer than 5 replicates; that warning is the stability tests' subject
 pytestmark = pytest.mark.filterwarnings("ignore:.*fewer than 5 repeated:predstab.PredstabDataWarning")
 
