@@ -193,6 +193,25 @@ def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
     return name, value, statistic, df1, df2, pvalue, ci
 
 
+def _agreement_bounds(value, msr, msc, mse, n, k, alpha, single):
+    """Satterthwaite df (McGraw & Wong 1996) and the bounds of ICC(A,1) / ICC(A,k), as irr
+    computes them: the coefficient itself is plugged in with k, for the single and the average
+    form alike. Scalars, or arrays of the items of a stack."""
+    a = k * value / (n * (1 - value))
+    b = 1 + k * value * (n - 1) / (n * (1 - value))
+    df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
+    f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
+    if single:
+        spread = k * msc + (k * n - k - n) * mse
+        low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
+        high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
+    else:
+        low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
+        high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+    return df2, low, high
+
+
 def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
     n, k, msr, msw, msc, mse = ms
     alpha = 1 - confidence_level
@@ -230,22 +249,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
             with np.errstate(divide="ignore", invalid="ignore"):
                 statistic = msr / (a * msc + b * mse)
-                # Satterthwaite df of McGraw & Wong (1996); irr plugs in the coefficient
-                # itself with k, for the single and the average form alike
-                coef = np.float64(value)
-                a = k * coef / (n * (1 - coef))
-                b = 1 + k * coef * (n - 1) / (n * (1 - coef))
-                df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1)
-                                                  + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-                f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
-                f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
-                if single:
-                    spread = k * msc + (k * n - k - n) * mse
-                    low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
-                    high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
-                else:
-                    low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
-                    high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+                df2, low, high = _agreement_bounds(np.float64(value), msr, msc, mse, n, k, alpha, single)
             pvalue = float(special.fdtrc(df1, df2, statistic))
             return (name, value, float(statistic), float(df1), float(df2), pvalue,
                     ConfidenceInterval(float(low), float(high)))
@@ -545,18 +549,7 @@ def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_leve
             a = scale * r0 / (n * (1 - r0))
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
             statistic = msr / (a * msc + b * mse)
-            a = k * value / (n * (1 - value))
-            b = 1 + k * value * (n - 1) / (n * (1 - value))
-            df2 = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-            f_low = special.fdtri(n - 1, df2, 1 - alpha / 2)
-            f_up = special.fdtri(df2, n - 1, 1 - alpha / 2)
-            if single:
-                spread = k * msc + (k * n - k - n) * mse
-                low = n * (msr - f_low * mse) / (f_low * spread + n * msr)
-                high = n * (f_up * msr - mse) / (spread + n * f_up * msr)
-            else:
-                low = n * (msr - f_low * mse) / (f_low * (msc - mse) + n * msr)
-                high = n * (f_up * msr - mse) / (msc - mse + n * f_up * msr)
+            df2, low, high = _agreement_bounds(value, msr, msc, mse, n, k, alpha, single)
         else:
             f_low = f_ratio / special.fdtri(df1, df2, 1 - alpha / 2)
             f_up = f_ratio * special.fdtri(df2, df1, 1 - alpha / 2)
