@@ -381,7 +381,7 @@ def test_closed_form_result_prints_its_method_and_its_bands_resamples():
     res = _tune(method="closed_form", pool_size=6, measures=("psi",))
     lines = str(res).splitlines()
     assert " closed form; scale metric" in lines and " Estimator: " + ESTIMATOR_TEXT in lines
-    assert lines[0] == " Stability against the number of learners (closed_form, pool of 6 learners)"
+    assert lines[0] == " Stability against the number of learners (method closed_form; a pool of 6 learners)"
     res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert (" 95% bootstrap bands (learners only: these test objects and this training set, "
@@ -640,7 +640,7 @@ def test_printed_result_line_by_line(monkeypatch):
     low, high = res.confidence_interval
     u_low, u_high = res.unrounded_interval
     expected = [
-        " Stability against the number of learners (pool, pool of 24 learners)", "",
+        " Stability against the number of learners (method pool; a pool of 24 learners)", "",
         f" Estimator: {ESTIMATOR_TEXT}", " 3 forests per grid value; scale metric",
         f" psi baseline: {res.psi_baseline}", "",
         *(" " + line for line in shown.splitlines()), "",
@@ -1393,7 +1393,7 @@ def test_refit_result_prints_its_run_time_model(monkeypatch):
     monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=clock))
     res = _tune(method="refit", measures=("icc",), grid=(2, 4, 8), n_repeats=2)
     lines = str(res).splitlines()
-    assert lines[0] == " Stability against the number of learners (refit)"
+    assert lines[0] == " Stability against the number of learners (method refit)"
     assert " 2 forests per grid value; scale metric" in lines
     intercept, slope = res.runtime
     assert (intercept, slope) == pytest.approx((0.375, 0.0), abs=1e-12)  # 0.5 and 0.25 s per forest

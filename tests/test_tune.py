@@ -182,11 +182,11 @@ def test_default_pool_gives_every_grid_value_its_n_repeats_forests():
     assert res.pool_size == 4 * 20 and res.table["n_forests"].tolist() == [4, 4, 4]
     assert not any("fewer than n_repeats" in note for note in res.notes)
     assert res.settings["pool_size"] == "n_repeats x the largest grid value (the default)"
-    assert str(res).splitlines()[0] == (" Stability against the number of learners (pool, pool of 80 "
-                                        "learners: n_repeats x the largest grid value (the default))")
+    assert str(res).splitlines()[0] == (" Stability against the number of learners (method pool; a pool of "
+                                        "80 learners = n_repeats x the largest grid value, the default)")
     given = tune_num_learners(RandomForestRegressor(n_estimators=1), XTR, YTR, XTE, grid=grid, n_repeats=2,
                               measures=("icc",), pool_size=40, n_bootstrap=0, random_state=0)
-    assert given.settings["pool_size"] == "given" and "(the default)" not in str(given)
+    assert given.settings["pool_size"] == "given" and "the default" not in str(given).splitlines()[0]
     with pytest.warns(PredstabDataWarning, match="fewer than n_repeats=3"):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc",), pool_size=64,
                           n_bootstrap=0, random_state=0)

@@ -367,10 +367,10 @@ class TuningResult(Result):
         })
 
     def _str_lines(self):
-        pool = "" if self.pool_size is None else f", pool of {self.pool_size} learners"
+        pool = "" if self.pool_size is None else f"; a pool of {self.pool_size} learners"
         if self.settings.get("pool_size") == _POOL_RULE:
-            pool += f": {_POOL_RULE}"
-        lines = [f" {self._title} ({self.method}{pool})", ""]
+            pool += " = n_repeats x the largest grid value, the default"
+        lines = [f" {self._title} (method {self.method}{pool})", ""]
         settings = self.settings
         if settings.get("estimator"):
             lines.append(f" Estimator: {settings['estimator']}")
