@@ -312,7 +312,8 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     n_labelled : int, default 5
         How many of the least stable objects to name; objects at the highest value are never
         named (when all objects are equally stable, none is). On bars too narrow for every
-        name, a name that would overlap one to its left is left out.
+        name, the names are listed in the axis label, left to right, instead (a histogram puts
+        each name on a row of its own).
     threshold : float, optional
         A reference stability (e.g. 0.9) drawn as a dotted line, labelled in the legend.
     ax : matplotlib Axes, optional
@@ -401,7 +402,13 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     if ax.get_legend_handles_labels()[0]:
         _legend(ax, own_figure)
     fig.draw_without_rendering()  # place everything, then drop labels that print over another
-    _drop_overlapping(texts)
+    kept = _drop_overlapping(texts)
+    if kind == "bar" and len(kept) < len(texts):
+        # bars too narrow for every name: all of them, in order, under the axis instead of some
+        for text in kept:
+            text.remove()
+        ax.set_xlabel(f"objects, least stable first (red, left to right: "
+                      f"{', '.join(str(labels[i]) for i in lowest)})")
     return fig
 
 
