@@ -193,6 +193,16 @@ def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
     return name, value, statistic, df1, df2, pvalue, ci
 
 
+def _agreement_parts(msr, msc, mse, n, k, single):
+    """irr's ICC(A,1) / ICC(A,k) as ``1 - d_o / d_e`` of the mean squares, with the scale of its
+    F test's ``a = scale r0 / (n (1 - r0))``. Scalars, or arrays of the items of a stack."""
+    scale = k if single else 1
+    between_raters = (msc - mse) / n * scale
+    if single:
+        return scale, k * mse + between_raters, msr + (k - 1) * mse + between_raters
+    return scale, mse + between_raters, msr + between_raters
+
+
 def _agreement_bounds(value, msr, msc, mse, n, k, alpha, single):
     """Satterthwaite df (McGraw & Wong 1996) and the bounds of ICC(A,1) / ICC(A,k), as irr
     computes them: the coefficient itself is plugged in with k, for the single and the average
@@ -238,12 +248,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         elif type == "agreement":
             name = f"ICC(A,{1 if single else k})"
             # irr: single a = k r0 / (n (1 - r0)); average a = r0 / (n (1 - r0))
-            scale = k if single else 1
-            between_raters = (msc - mse) / n * scale
-            if single:
-                d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
-            else:
-                d_o, d_e = mse + between_raters, msr + between_raters
+            scale, d_o, d_e = _agreement_parts(msr, msc, mse, n, k, single)
             value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
             a = scale * r0 / (n * (1 - r0))
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
@@ -538,12 +543,7 @@ def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_leve
             else:
                 name = f"ICC(A,{1 if single else k})"
                 perfect &= msc == 0
-                scale = k if single else 1
-                between_raters = (msc - mse) / n * scale
-                if single:
-                    d_o, d_e = k * mse + between_raters, msr + (k - 1) * mse + between_raters
-                else:
-                    d_o, d_e = mse + between_raters, msr + between_raters
+                scale, d_o, d_e = _agreement_parts(msr, msc, mse, n, k, single)
         value = one_minus_ratio_items(d_o, d_e, caught, name="ICC", what="variance")
         if model == "twoway" and type == "agreement":
             a = scale * r0 / (n * (1 - r0))
