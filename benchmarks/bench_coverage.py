@@ -206,7 +206,7 @@ def _old_box(tables, delta2, cap, categorical, level=0.95):
     high = np.where(tables < r, stats.beta.ppf(1 - a / 2, tables + 1, np.maximum(r - tables, 1)), 1.0)
     theta_low = np.einsum("ij,jk,ik->i", low, delta2, low)
     if categorical:
-        from predstab._stability import _least_sum_of_squares  # the old upper bound (unchanged)
+        from predstab.stability._stability import _least_sum_of_squares  # the old upper bound (unchanged)
 
         theta_high = 1 - _least_sum_of_squares(low, high)
     else:

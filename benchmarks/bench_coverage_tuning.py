@@ -17,7 +17,7 @@ pool's). The recommendation's truth is optRF's rule on the 2PL fitted to that tr
   :func:`predstab.tune_num_learners`);
 * recommendation interval: the learners-only interval of ``tune_num_learners(method=
   "closed_form", interval="learners")``, i.e. the bands' resampled curves refitted
-  (``predstab._tune._interval``, what that call runs), at 100 resamples.
+  (``predstab.ensembles._tune._interval``, what that call runs), at 100 resamples.
 
 Settings: *regression*, ``RandomForestRegressor(max_features="sqrt", min_samples_split=5)``
 on ``make_regression(250, 20, n_informative=5, noise=60)`` (200 training rows, 50 test
@@ -38,8 +38,8 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import TreePool, fit_2pl
-from predstab._closed_form import closed_form_stats, curve_from_stats
-from predstab._tune import _default_pool_size, _interval
+from predstab.ensembles._closed_form import closed_form_stats, curve_from_stats
+from predstab.ensembles._tune import _default_pool_size, _interval
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
@@ -158,7 +158,7 @@ def run_objects(name, k, size, rec_grid, n_truth=1000, truth_trees=2000):
     ``_learner_object_curves`` (objects and learners resampled) then ``_interval``."""
     from types import SimpleNamespace
 
-    from predstab._tune import _learner_object_curves
+    from predstab.ensembles._tune import _learner_object_curves
 
     start = time.perf_counter()
     est, X, y, cut = _objects_setting(name, 50 * k + n_truth)
@@ -196,7 +196,7 @@ def run_simulated(k, size, band_grid):
     copula), the setting of tests/test_tuning_coverage.py with more pools."""
     from scipy import stats
 
-    from predstab._closed_form import closed_form_bands
+    from predstab.ensembles._closed_form import closed_form_bands
 
     start = time.perf_counter()
     q = np.r_[np.linspace(0.02, 0.3, 22), 0.42, 0.56, 0.65, 0.8, 0.9]

@@ -42,24 +42,27 @@ def _importable():
             sys.path.insert(0, entry)
 
 _SECTIONS = {
-    "._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
-    "._icc_reml": "Agreement: ICC of incomplete designs (psych::ICC(lmer = TRUE))",
-    "._long": "Long-format ratings to a matrix",
-    "._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
-    "._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
-    "._cac": "Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, Conger)",
-    "._alpha": "Reliability: Cronbach's alpha (psych::alpha)",
-    "._stability": "Prediction stability: phi and psi (APS)",
-    "._repeated": "Prediction matrices from estimators",
-    "._twopl": "Number of learners: the 2PL curve (optRF)",
-    "._pool": "Number of learners: tree pool",
-    "._closed_form": "Number of learners: closed forms of a tree pool",
-    "._tune": "Number of learners: tuning (optRF::opt_prediction)",
-    "._importance": "Variable-importance and selection stability (optRF::opt_importance)",
+    ".agreement._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
+    ".agreement._icc_reml": "Agreement: ICC of incomplete designs (psych::ICC(lmer = TRUE))",
+    "._core._long": "Long-format ratings to a matrix",
+    ".agreement._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
+    ".agreement._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
+    ".agreement._cac": ("Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, "
+                        "Conger)"),
+    ".agreement._alpha": "Reliability: Cronbach's alpha (psych::alpha)",
+    ".stability._stability": "Prediction stability: phi and psi (APS)",
+    ".ensembles._repeated": "Prediction matrices from estimators",
+    ".ensembles._twopl": "Number of learners: the 2PL curve (optRF)",
+    ".ensembles._pool": "Number of learners: tree pool",
+    ".ensembles._closed_form": "Number of learners: closed forms of a tree pool",
+    ".ensembles._tune": "Number of learners: tuning (optRF::opt_prediction)",
+    ".stability._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
-    "._io": "Reading files (CSV, Parquet)",
-    "._cohen": "Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, irr::N.cohen.kappa)",
-    "._irr": "Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, ...)",
+    "._core._io": "Reading files (CSV, Parquet)",
+    ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, "
+                          "irr::N.cohen.kappa)"),
+    ".agreement._irr": ("Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, "
+                        "...)"),
 }
 
 _SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}
@@ -235,7 +238,7 @@ def _api_reference():
         parts.append(f"## {_SECTIONS[module]}\n")
         parts.extend(f"::: predstab.{module.lstrip('.')}.{name}\n" for name in names)
     for sub in predstab._SUBMODULES:
-        if sub == "cli":
+        if sub not in _SUBMODULE_SECTIONS:  # the CLI has its page; the domain packages' names are above
             continue
         try:
             importlib.import_module(f"predstab.{sub}")
@@ -243,8 +246,8 @@ def _api_reference():
             continue
         parts.append(f"## {_SUBMODULE_SECTIONS.get(sub, sub)}: predstab.{sub}\n\n"
                      f"::: predstab.{sub}\n    options:\n      show_root_heading: false\n")
-    parts.append("## Warnings and small types\n\n::: predstab._exceptions\n    options:\n"
-                 "      show_root_heading: false\n\n::: predstab._utils.ConfidenceInterval\n")
+    parts.append("## Warnings and small types\n\n::: predstab._core._exceptions\n    options:\n"
+                 "      show_root_heading: false\n\n::: predstab._core._utils.ConfidenceInterval\n")
     return "\n".join(parts)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from predstab._utils import check_rng, seeds_from
+from predstab._core._utils import check_rng, seeds_from
 
 
 def refit_forests(estimator, grid, n_repeats, X, y, seed=0):

@@ -3,7 +3,7 @@
 Each entry says how to call the measure on an (objects x replicates) matrix, which
 kind of data it takes, which transformations of the data leave it unchanged, its
 documented range, and the two degenerate cases of the shared convention
-(``predstab._convention``): all values equal (D_o = D_e = 0 -> 1 with a
+(``predstab._core._convention``): all values equal (D_o = D_e = 0 -> 1 with a
 ``PredstabDegenerateWarning``) and D_e = 0 with D_o > 0 (NaN with a
 ``PredstabUndefinedWarning``) -- or why a case cannot occur for that measure.
 

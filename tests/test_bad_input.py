@@ -531,7 +531,7 @@ def test_refit_tables_do_not_depend_on_n_jobs():
     # n_jobs=2 the predictions differed in the last bits (173 of 400 values over 10 forests)
     from sklearn.ensemble import RandomForestRegressor
 
-    from predstab._tune import _refit_one
+    from predstab.ensembles._tune import _refit_one
 
     X, y, X_test = _tune_data()
     for seed in range(2):

@@ -17,8 +17,8 @@ from predstab import (
     krippendorff_alpha,
     percent_agreement,
 )
-from predstab import _weights as W
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
+from predstab.agreement import _weights as W
 from validation.suites.cac import FUNCTIONS, r_round_text, r_text, read_case, records, run
 
 RECORDS = [(key, case, rec) for key in FUNCTIONS for case, rec in records(key)]

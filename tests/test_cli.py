@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab import _io
-from predstab._results import r_signif
+from predstab._core import _io
+from predstab._core._results import r_signif
 from predstab.cli import ProgressBar, _print_result, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent

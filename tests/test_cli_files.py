@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab import _io
+from predstab._core import _io
 from tests._cli import one_line_error, predstab_cli, predstab_main
 
 

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab import _io, cli
+from predstab import cli
+from predstab._core import _io
 from predstab.compare import friedman_nemenyi
 from tests._cli import one_line_error, predstab_cli
 

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 from _cli import _SCRIPT, ROOT, one_line_error, predstab_cli, predstab_main
 
-from predstab import _io
+from predstab._core import _io
 
 OUTPUTS = ("per_object.png", "stability.csv", "stability.json", "stability.png")
 SMALL = ["--grid", "2,4,8", "--repeats", "2", "--bootstrap", "0", "--quiet"]

@@ -17,7 +17,7 @@ from sklearn.model_selection import cross_validate
 
 import predstab
 from predstab import fit_2pl
-from predstab._tune import _recommend
+from predstab.ensembles._tune import _recommend
 
 
 # --------------------------------------------------------------------------- item 13
@@ -166,8 +166,7 @@ def _line_of(text):
 
 
 def test_outside_stacklevel_counts_the_frames_inside_predstab():
-    from predstab import _exceptions
-
+    from predstab._core import _exceptions
     assert _exceptions.outside_stacklevel() == 1  # called from here: this frame is outside
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

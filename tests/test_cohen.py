@@ -17,7 +17,7 @@ from predstab import (
     kappa_sample_size,
     light_kappa,
 )
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
 from validation.suites.irr import (
     IRR_WEIGHTS,
     expected,

@@ -4,7 +4,7 @@ For every measure in ``tests/_registry.py``: permuting objects or replicates cha
 nothing; relabelling nominal categories (or a monotone / affine / scale change, where the
 level of measurement allows it) changes nothing; identical replicates give the
 documented maximum; values stay in the documented range; the degenerate-data convention
-of ``predstab._convention`` holds, and the value comes out of that one shared function.
+of ``predstab._core._convention`` holds, and the value comes out of that one shared function.
 """
 
 import warnings
@@ -13,8 +13,14 @@ import numpy as np
 import pytest
 
 import predstab
-from predstab import _cac, _cohen, _convention, _fleiss, _icc, _irr, _krippendorff, _stability
-from predstab._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabUndefinedWarning
+from predstab._core import _convention
+from predstab._core._exceptions import (
+    PredstabDataWarning,
+    PredstabDegenerateWarning,
+    PredstabUndefinedWarning,
+)
+from predstab.agreement import _cac, _cohen, _fleiss, _icc, _irr, _krippendorff
+from predstab.stability import _stability
 from tests._registry import MEASURES, RELABEL, lower_bound, sample, transform
 
 IDS = [m.name for m in MEASURES]
@@ -162,10 +168,10 @@ def test_the_registry_covers_every_module_that_uses_the_convention():
     import pkgutil
 
     users = set()
-    for info in pkgutil.iter_modules(predstab.__path__):
-        if info.name.startswith("__") or info.name == "_convention":
+    for info in pkgutil.walk_packages(predstab.__path__, prefix="predstab."):
+        if info.ispkg or info.name.rsplit(".", 1)[1].startswith("__") or info.name.endswith("._convention"):
             continue
-        module = __import__(f"predstab.{info.name}", fromlist=["_"])
+        module = __import__(info.name, fromlist=["_"])
         if getattr(module, "one_minus_ratio", None) is _convention.one_minus_ratio:
             users.add(module)
     assert users == set(_MODULES)
@@ -181,7 +187,7 @@ def test_the_value_comes_from_the_shared_convention(measure, spy):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             value = measure.func(x)
-        assert spy, "the measure did not call predstab._convention.one_minus_ratio"
+        assert spy, "the measure did not call predstab._core._convention.one_minus_ratio"
         assert any(v == value or (np.isnan(v) and np.isnan(value)) for _, _, v in spy), (value, spy)
 
 

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from predstab import compare
-from predstab._results import Result
-from predstab._validation import InvalidParameterError
+from predstab._core._results import Result
+from predstab._core._validation import InvalidParameterError
 
 matplotlib.use("Agg")
 
@@ -106,7 +106,7 @@ def test_invalid_values_from_the_declarations_name_the_parameter(name):
 
 
 def test_counts_are_integers_everywhere():
-    # 3.0 is not a count, as in every other predstab function (predstab._utils.check_count)
+    # 3.0 is not a count, as in every other predstab function (predstab._core._utils.check_count)
     for call in (lambda: compare.win_rate_test(3.0, 10), lambda: compare.expected_max_normal(3.0),
                  lambda: compare.paired_bootstrap(Y, PA, PB, metric=_acc, n_resamples=30.0),
                  lambda: compare.mean_permutation_test(A, B, n_permutations=99.0)):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from predstab import PredstabDegenerateWarning, PredstabUndefinedWarning
-from predstab._convention import one_minus_ratio, one_minus_ratio_array
-from predstab._utils import check_rng, missing_mask, seeds_from
+from predstab._core._convention import one_minus_ratio, one_minus_ratio_array
+from predstab._core._utils import check_rng, missing_mask, seeds_from
 
 
 def test_regular_ratio():

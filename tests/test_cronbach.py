@@ -79,7 +79,7 @@ def test_item_dropped_median_r_by_hand(k):
 
 
 def test_drop_one_medians_with_ties_and_nan():
-    from predstab._alpha import _drop_one_medians
+    from predstab.agreement._alpha import _drop_one_medians
 
     rng = np.random.default_rng(1)
     for trial in range(300):
@@ -169,7 +169,7 @@ def test_column_sums_against_fsum(shape):
     # the blocked column sums of C-ordered data against math.fsum (the correctly rounded sum)
     import math
 
-    from predstab._alpha import _column_sums
+    from predstab.agreement._alpha import _column_sums
 
     x = np.random.default_rng(2).normal(loc=3, size=shape)
     expected = [math.fsum(col) for col in x.T]
@@ -185,7 +185,7 @@ def test_column_squares_against_fsum(shape):
     # the grouped sums of squares of C-ordered data against math.fsum of the squares
     import math
 
-    from predstab._alpha import _column_squares
+    from predstab.agreement._alpha import _column_squares
 
     x = np.random.default_rng(4).normal(loc=-2, size=shape)
     expected = [math.fsum(col * col) for col in x.T]
@@ -362,7 +362,7 @@ def test_print_is_psych_layout_with_r_numbers(detail):
 
 def test_summary_never_forms_the_covariance_matrix(monkeypatch):
     # detail=False on complete numeric data is the O(n k) shortcut: no k x k matrix, no full path
-    import predstab._alpha as alpha_module
+    import predstab.agreement._alpha as alpha_module
 
     def refuse(*args, **kwargs):
         raise AssertionError("the k x k path was taken")

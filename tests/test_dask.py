@@ -158,7 +158,7 @@ def test_dask_stack_memory_is_one_chunk():
     import dask
 
     from predstab import icc
-    from predstab._stack import dask_apply
+    from predstab._core._stack import dask_apply
 
     x = _stack(6)
     x[4] += np.arange(10.0)[:, None]

@@ -172,7 +172,7 @@ def test_docstring_math_reaches_the_site_as_arithmatex():
     raw = [path for path, text in docstrings if ":math:`" in text or ".. math::" in text]
     assert raw == [], f"reST math left in {raw[:5]}"
     # the formula of TreePool's docstring, through the site's Markdown: a block MathJax typesets
-    pool = dict(docstrings)["predstab._pool.TreePool"]
+    pool = dict(docstrings)["predstab.ensembles._pool.TreePool"]
     html = markdown.markdown(pool, extensions=["pymdownx.arithmatex"],
                              extension_configs={"pymdownx.arithmatex": {"generic": True}})
     assert '<div class="arithmatex">\\[\nW = \\frac{1}{N}\\sum_i \\sigma_i^2, \\qquad' in html

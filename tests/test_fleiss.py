@@ -144,7 +144,7 @@ def test_to_frame():
 
 
 def test_sparse_count_table_gives_the_same_numbers(monkeypatch):
-    import predstab._fleiss as fmod
+    import predstab.agreement._fleiss as fmod
 
     m = case("c_30x6_4cat")
     dense = fleiss_kappa(m, detail=True)
@@ -174,7 +174,7 @@ def _same_result(a, b):
 @pytest.mark.parametrize("method", ["dense", "pairs", "sparse"])
 @pytest.mark.parametrize(("n_raters", "n_categories"), [(2, 4), (3, 4), (7, 4), (4, 300)])
 def test_counting_methods_and_blocks_agree(monkeypatch, method, n_raters, n_categories):
-    import predstab._fleiss as fmod
+    import predstab.agreement._fleiss as fmod
 
     rng = np.random.default_rng(n_raters)
     m = rng.integers(0, n_categories, size=(1000, n_raters))

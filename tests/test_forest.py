@@ -19,7 +19,13 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from predstab import PredstabDataWarning
-from predstab._forest import aggregate, inbag_mask, is_bagging_ensemble, oob_predict, tree_predictions
+from predstab.ensembles._forest import (
+    aggregate,
+    inbag_mask,
+    is_bagging_ensemble,
+    oob_predict,
+    tree_predictions,
+)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predstab import PredstabDataWarning, PredstabDegenerateWarning, icc, icc_table
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
 from validation._table import REFERENCE, load_json
 
 IRR = load_json("classic", "expected", "irr_icc.json")

@@ -34,8 +34,8 @@ from predstab import (
     icc_reml,
     icc_table,
 )
-from predstab._icc import _mean_squares
-from predstab._icc_reml import TYPES, _psych_table
+from predstab.agreement._icc import _mean_squares
+from predstab.agreement._icc_reml import TYPES, _psych_table
 from validation._table import REFERENCE
 from validation.suites.lmer import case_rows, load_cases, read_case, reml_criterion
 

@@ -90,7 +90,7 @@ def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
     # ratings on a grid of 1, 0.1 or 0.01 are ranked by counting, others by sorting: both exact
     from scipy import stats
 
-    from predstab._irr import _grid_codes
+    from predstab.agreement._irr import _grid_codes
 
     rng = np.random.default_rng(3)
     z = rng.normal(size=(60, 1)) + rng.normal(size=(60, 5))
@@ -107,7 +107,7 @@ def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
 def test_kendall_w_counting_keeps_nearby_values_apart():
     # 0.9 and the next double both give 9 at one decimal if x * 10 were rounded without checking;
     # x == codes / 10 fails for the latter, so these ratings are sorted, and stay distinct
-    from predstab._irr import _grid_codes
+    from predstab.agreement._irr import _grid_codes
 
     x = np.array([[0.9, 1.0], [np.nextafter(0.9, 1), 2.0], [0.5, 3.0], [0.2, 4.0]])
     assert _grid_codes(x) is None

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import predstab._krippendorff as kmod
+import predstab.agreement._krippendorff as kmod
 from predstab import PredstabDegenerateWarning, PredstabUndefinedWarning, krippendorff_alpha
 from validation._table import REFERENCE, load_json
 from validation.suites.classic import KRIPPENDORFF_2011, irr_defect_undone, irr_kripp_alpha, r_codes

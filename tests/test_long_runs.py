@@ -22,7 +22,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 import predstab
 from predstab import PredstabDataWarning
-from predstab._utils import seeds_from
+from predstab._core._utils import seeds_from
 from predstab.cli import main
 
 RANDOM_STATE = 11

@@ -1,4 +1,4 @@
-"""Value-pinning checks of predstab._closed_form on small hand-made arrays (issue 12, item 8).
+"""Value-pinning checks of predstab.ensembles._closed_form on small hand-made arrays (issue 12, item 8).
 
 Every closed form is a pure function of per-learner predictions (objects x learners[, classes]),
 an optional out-of-bag mask and a generator, so it is checked here against independent
@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from predstab import ConfidenceInterval, PredstabDegenerateWarning, PredstabUndefinedWarning
-from predstab import _closed_form as cf
+from predstab.ensembles import _closed_form as cf
 
 # the closed forms handle 0 / 0 (objects without votes) themselves: no numpy warning reaches a user
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from predstab import PredstabDataWarning, PredstabDegenerateWarning, PredstabUndefinedWarning, icc, icc_table
-from predstab._icc import _mean_squares
+from predstab.agreement._icc import _mean_squares
 from validation._table import REFERENCE
 
 SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],

@@ -1,4 +1,4 @@
-"""The command line's file layer (``predstab._io``) in-process, on tiny files (issue 12, item 8).
+"""The command line's file layer (``predstab._core._io``) in-process, on tiny files (issue 12, item 8).
 
 What a user of ``predstab ...`` relies on: which first lines are read as a header, when a
 matrix is said to look transposed, which targets suit a task, error messages that name the
@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from predstab import PredstabDataWarning, _io
-from predstab._io import InputError, InputNote
+from predstab import PredstabDataWarning
+from predstab._core import _io
+from predstab._core._io import InputError, InputNote
 
 
 @pytest.fixture(params=[0o027, 0o002])
@@ -391,7 +392,7 @@ def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
 
 # ----------------------------------------------------------------------------- real_values
 def test_real_values_reads_through_the_package_reader():
-    from predstab._validation import InvalidParameterError
+    from predstab._core._validation import InvalidParameterError
 
     assert _io.real_values((1, 2.5), name="n").tolist() == [1.0, 2.5]
     assert _io.real_values([[1, 2], [3, 4]], name="s", rectangular=True).tolist() == [[1.0, 2.0], [3.0, 4.0]]
@@ -899,8 +900,7 @@ def test_progress_bar_first_step_reuse_after_close_and_redraw_interval(clock):
 
 
 def test_progress_bar_starts_a_line_per_step_and_the_steps_reach_every_callable(clock):
-    from predstab import _progress
-
+    from predstab._core import _progress
     stream = _Stream()
     bar = _io.ProgressBar(stream=stream, enabled=True, width=4)
     assert _io.ProgressBar is _progress.ProgressBar  # the I/O layer re-exports the core's bar

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from scipy import sparse
 
-import predstab._krippendorff as kmod
+import predstab.agreement._krippendorff as kmod
 from predstab import PredstabDegenerateWarning, krippendorff_alpha
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
 
 
 def reference_alpha(units, level):
@@ -178,8 +178,8 @@ def test_table_too_large_message(monkeypatch):
         krippendorff_alpha(x, level="ordinal")
     assert str(info.value) == (
         "level='ordinal' needs a 600 x 600 table of distinct values (3 MiB, several times over), above "
-        "predstab._krippendorff.MAX_TABLE_BYTES (3 MiB). Round or bin the ratings to fewer distinct values, "
-        "use level='interval' (which needs no such table), or raise MAX_TABLE_BYTES.")
+        "predstab.agreement._krippendorff.MAX_TABLE_BYTES (3 MiB). Round or bin the ratings to fewer "
+        "distinct values, use level='interval' (which needs no such table), or raise MAX_TABLE_BYTES.")
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "ratio"])

@@ -23,8 +23,8 @@ from sklearn.ensemble import (
 )
 
 from predstab import PredstabDegenerateWarning, PredstabWarning, TreePool
-from predstab._pool import _join_ensembles
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
+from predstab.ensembles._pool import _join_ensembles
 from tests.test_mutants_closed_form import jackknife_scaled, percentile_band
 
 X, Y = make_regression(40, 4, noise=10, random_state=0)

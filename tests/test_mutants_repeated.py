@@ -24,7 +24,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import predstab
 from predstab import PredstabDataWarning, RepeatedPredictions, repeated_predictions
-from predstab._repeated import with_seed
+from predstab.ensembles._repeated import with_seed
 
 N_TRAIN, N_TEST = 30, 6
 

@@ -22,7 +22,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-import predstab._tune as tune_module
+import predstab.ensembles._tune as tune_module
 from predstab import (
     PredstabDataWarning,
     PredstabWarning,
@@ -36,8 +36,8 @@ from predstab import (
     selection_stability,
     tune_num_learners,
 )
-from predstab._pool import tree_permutation_importances
-from predstab._utils import check_rng, seeds_from
+from predstab._core._utils import check_rng, seeds_from
+from predstab.ensembles._forest import tree_permutation_importances
 from tests._forests import oob_mean, oob_of, refit_forests
 
 # the independent computations below measure 3 forests (PredstabDataWarning: fewer than 5)
@@ -617,7 +617,7 @@ def _pool_result(monkeypatch, **kwargs):
 
 
 def test_printed_result_line_by_line(monkeypatch):
-    from predstab._results import r_signif
+    from predstab._core._results import r_signif
 
     res = _pool_result(monkeypatch)
     table = res.table
@@ -1135,7 +1135,7 @@ def test_ordinal_pool_phi_and_psi():
 def _expected_learner_object_curves(pool, measure, baseline, curve, n_bootstrap, seed):
     """Each resample: the pool's per-learner predictions at drawn rows and columns (rows first, then
     columns), its closed form minus the bootstrap world's exact value, subtracted from ``curve``."""
-    from predstab._closed_form import _orderings, closed_form_stats, curve_from_stats
+    from predstab.ensembles._closed_form import _orderings, closed_form_stats, curve_from_stats
 
     rng = np.random.default_rng(seed)
     preds = pool.test_predictions_
@@ -1183,7 +1183,7 @@ def test_learner_object_curves_are_pivoted_resampled_pools(case):
 
 
 def test_metric_resample_statistics_without_copies_equal_the_copied_pools():
-    from predstab._closed_form import closed_form_stats
+    from predstab.ensembles._closed_form import closed_form_stats
 
     preds = np.random.default_rng(3).normal(5.0, 2.0, (4100, 5))  # two blocks of 4096 objects
     rows = np.random.default_rng(4).integers(0, 4100, (2, 4100))

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from predstab import PredstabWarning, fit_2pl
-from predstab._twopl import TwoPL, _curve, _rank_deficient, _suggested_max
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
+from predstab.ensembles._twopl import TwoPL, _curve, _rank_deficient, _suggested_max
 
 
 def two_pl(p1, p2, *, n=(250.0, 500.0, 1000.0), converged=True, message="converged", suggested_max=1000):

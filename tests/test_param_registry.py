@@ -19,7 +19,7 @@ import warnings
 import pytest
 
 import predstab
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
 from tests._registry import CALLS, DATA, NOT_REGISTERED_CLASSES, PENDING, TARGETS
 
 

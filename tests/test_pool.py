@@ -13,8 +13,8 @@ from sklearn.ensemble import (
 from sklearn.linear_model import LinearRegression
 
 from predstab import PredstabWarning, TreePool, fit_2pl, fleiss_kappa, icc
-from predstab._closed_form import closed_form_stats, curve_from_stats
-from predstab._forest import oob_predict
+from predstab.ensembles._closed_form import closed_form_stats, curve_from_stats
+from predstab.ensembles._forest import oob_predict
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_same_seed_same_pool():
 
 
 def test_tree_permutation_importances():
-    from predstab._pool import tree_permutation_importances
+    from predstab.ensembles._forest import tree_permutation_importances
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 5))
@@ -299,7 +299,7 @@ def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
 @pytest.mark.parametrize("estimator", [RandomForestRegressor(max_features=2),
                                        BaggingRegressor(max_features=0.5)])
 def test_extend_appends_independent_learners_consistently(estimator):
-    from predstab._forest import inbag_mask
+    from predstab.ensembles._forest import inbag_mask
 
     X, y = make_regression(60, 4, noise=5, random_state=4)
     pool = TreePool(estimator, n_learners=10, random_state=1).fit(X[:45], y[:45], X[45:])
@@ -463,7 +463,7 @@ def test_closed_form_degenerate_cases_follow_the_convention():
                                           ({"voting": "majority"}, "voting"),
                                           ({"random_state": "seed"}, "random_state")])
 def test_closed_form_bad_options_name_the_parameter(reg, kwargs, name):
-    from predstab._validation import InvalidParameterError
+    from predstab._core._validation import InvalidParameterError
 
     pool, _, _ = reg
     for method in (pool.closed_form, pool.closed_form_bands):
@@ -480,7 +480,7 @@ def test_soft_vote_bands_are_centred_on_the_estimate():
     # the estimate fell outside its band). Pivoting on the same estimator in the bootstrap world
     # (forests drawn with replacement from the pool) centres it: mean offset 0.06 (sd of the
     # mean of 5 pools about 0.06).
-    from predstab._closed_form import closed_form_bands
+    from predstab.ensembles._closed_form import closed_form_bands
 
     offsets = []
     for seed in range(5):
@@ -520,8 +520,3 @@ def test_float32_cache_and_threads_give_the_same_predictions():
     with pytest.raises(ValueError, match="`dtype`"):
         TreePool(RandomForestRegressor(), dtype="int8").fit(X, y)
 
-
-def test_permutation_importances_live_beside_the_other_importances():
-    from predstab import _importance, _pool
-
-    assert _pool.tree_permutation_importances is _importance.tree_permutation_importances

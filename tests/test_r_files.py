@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._io import InputNote
+from predstab._core._io import InputNote
 from tests._cli import predstab_cli
 
 ROOT = Path(__file__).resolve().parents[1]

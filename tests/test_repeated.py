@@ -22,7 +22,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from predstab import PredstabDataWarning, RepeatedPredictions, repeated_predictions
-from predstab._utils import seeds_from
+from predstab._core._utils import seeds_from
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Every public result follows the one result convention of ``predstab._results``.
+"""Every public result follows the one result convention of ``predstab._core._results``.
 
 For every public class of ``predstab`` and ``predstab.compare`` (iterating ``__all__``): it is a
 result with example calls in ``tests/_registry.RESULTS``, a result converted on another branch
@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._results import Result
+from predstab._core._results import Result
 from tests._registry import CURVE_RESULTS, NOT_RESULTS, PENDING_RESULTS, RESULTS
 
 IDS = [label for label, _, _ in RESULTS]

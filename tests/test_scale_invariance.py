@@ -4,7 +4,7 @@ Issue 23, item 4: finite data >= 1e155 gave NaN with RuntimeWarnings (their sums
 overflowed), data <= 1e-170 gave 1 and "the model may have collapsed" (they underflowed),
 ``mean_correlation(x * 1e80)`` was 0.0 and ``compare.ttest(a * 1e-300, b * 1e-300)`` had
 p = 0. The measures rescale extreme data once, exactly, by a power of four
-(``predstab._ratings.unit_scaled``). The property is checked at every ``c`` for which the
+(``predstab._core._ratings.unit_scaled``). The property is checked at every ``c`` for which the
 scaled data stay finite and normal (``c max|x| < 1e308``, ``c min|x| > 2.2e-308``), and no
 warning other than predstab's may be raised on the way.
 """

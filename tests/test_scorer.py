@@ -277,7 +277,7 @@ def test_refit_ensemble_in_a_grid_search_needs_no_fit_data(diabetes):
                                           ({"random_state": -1}, "random_state"),
                                           ({"estimator": "tree"}, "estimator")])
 def test_refit_ensemble_checks_its_parameters_in_fit(diabetes, params, name):
-    from predstab._validation import InvalidParameterError
+    from predstab._core._validation import InvalidParameterError
 
     X, y = diabetes
     with pytest.raises(InvalidParameterError, match=f"^`{name}` must"):

@@ -278,7 +278,7 @@ def test_krippendorff_ordinal_distance_from_counts():
 
 
 def test_block_boundaries_do_not_matter(monkeypatch):
-    import predstab._stability as mod
+    import predstab.stability._stability as mod
 
     rng = np.random.default_rng(6)
     x = rng.normal(size=(50, 9))
@@ -295,7 +295,7 @@ def test_block_boundaries_do_not_matter(monkeypatch):
 @pytest.mark.parametrize("scale", ["categorical", "ordinal"])
 def test_many_categories_sparse_path_equals_definition(scale, monkeypatch):
     # many distinct values and a small dense-table limit: counts go through the sparse table
-    import predstab._stability as mod
+    import predstab.stability._stability as mod
 
     monkeypatch.setattr(mod, "_DENSE_CELLS", 0)
     rng = np.random.default_rng(7)
@@ -530,4 +530,4 @@ def test_validation_aps_module_runs(capsys, monkeypatch):
 
 def test_public_api_exports():
     for name in ("phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"):
-        assert getattr(predstab, name).__module__ == "predstab._stability"
+        assert getattr(predstab, name).__module__ == "predstab.stability._stability"

@@ -16,7 +16,7 @@ from scipy import stats
 
 import predstab
 from predstab import PredstabDataWarning, phi, psi
-from predstab._validation import InvalidParameterError
+from predstab._core._validation import InvalidParameterError
 from tests._intervals import bonferroni_box, box_simplex_range, cp
 
 
@@ -380,7 +380,7 @@ def test_ordinal_baseline_error_moves_the_distances_too():
     assert (res.confidence_interval.high - res.confidence_interval.low) > (
         objects_only.confidence_interval.high - objects_only.confidence_interval.low)
     # the widening matches the baseline's sampling spread of S (within simulation error)
-    from predstab._stability import _ordinal_baseline_variance_of_s, _pair_weights
+    from predstab.stability._stability import _ordinal_baseline_variance_of_s, _pair_weights
 
     counts = np.array([(base == v).sum() for v in levels])
     table = np.stack([(pred == v).sum(axis=1) for v in levels], axis=1)

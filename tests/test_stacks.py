@@ -31,8 +31,8 @@ from predstab import (
     light_kappa,
     percent_agreement,
 )
-from predstab._results import _equal
-from predstab._utils import ConfidenceInterval
+from predstab._core._results import _equal
+from predstab._core._utils import ConfidenceInterval
 
 TOL = 1e-12
 
@@ -181,8 +181,8 @@ def test_icc_stack_print_and_frame():
     text = str(res)
     assert text.splitlines()[0] == " ICCResult, ICC(1): 20 items, stack shape (20,)"
     finite = value[~np.isnan(value)]
-    assert (f"value = min {predstab._results.r_signif(finite.min())} / median "
-            f"{predstab._results.r_signif(np.median(finite))} / max 1") in text
+    assert (f"value = min {predstab._core._results.r_signif(finite.min())} / median "
+            f"{predstab._core._results.r_signif(np.median(finite))} / max 1") in text
     frame = res.to_frame()
     assert frame.shape[0] == 20 and frame.index.name == "item"
     np.testing.assert_array_equal(frame["value"].to_numpy(), value)
@@ -272,7 +272,7 @@ def test_stack_of_lists_and_two_dimensional_input_unchanged():
 def test_fleiss_kappa_vectorised_blocks_equal_loop(monkeypatch, exact):
     # integer codes 3..7 counted by blocks of 7 items (the block size made small), items using
     # different subsets of the categories, a one-category item (kappa 1), non-integer labels
-    import predstab._stack as stack_module
+    import predstab._core._stack as stack_module
 
     monkeypatch.setattr(stack_module, "_BLOCK_CELLS", 7 * 8 * 5)
     x = 3 + _categorical_stack(15, shape=(5, 6), n=8, k=3, n_categories=5, missing=False).astype(np.int16)
@@ -286,8 +286,8 @@ def test_fleiss_kappa_vectorised_blocks_equal_loop(monkeypatch, exact):
 def test_vectorised_cores_handle_complete_items():
     # the vectorised paths really run (a core returning None would fall back to the loop, which
     # the tests above could not tell apart): their values against the 2-D functions
-    from predstab._fleiss import _fleiss_core
-    from predstab._krippendorff import _krippendorff_core
+    from predstab.agreement._fleiss import _fleiss_core
+    from predstab.agreement._krippendorff import _krippendorff_core
 
     x = _categorical_stack(16, shape=(30,), missing=False)
     for core, func, kwargs in [(lambda items: _fleiss_core(False, items), fleiss_kappa, {}),
@@ -305,7 +305,7 @@ def test_vectorised_cores_handle_complete_items():
 @pytest.mark.parametrize("q", [3, 62, 64])
 def test_used_categories_of_many_codes(q):
     # the categories of each item, from the patterns of used codes (as bits up to 62 codes)
-    from predstab._stack import used_categories
+    from predstab._core._stack import used_categories
 
     used = np.random.default_rng(q).random((200, q)) < 0.5
     used[:, 0] = True

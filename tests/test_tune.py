@@ -28,7 +28,7 @@ from predstab import (
     psi,
     tune_num_learners,
 )
-from predstab._utils import check_rng, seeds_from
+from predstab._core._utils import check_rng, seeds_from
 from tests._forests import oob_mean, oob_of, refit_forests
 
 X, Y = make_regression(70, 6, noise=25, random_state=0)
@@ -232,7 +232,7 @@ def test_rare_class_no_measure_aborts_the_run(rare):
 
 
 def test_a_measure_that_fails_at_one_n_is_nan_there_with_no_band(monkeypatch):
-    import predstab._tune as tune_module
+    import predstab.ensembles._tune as tune_module
 
     real = tune_module._measure
 
@@ -543,7 +543,7 @@ def test_closed_form_precision_grows_the_pool():
 
 
 def test_closed_form_precision_out_of_reach_warns(monkeypatch):
-    import predstab._tune as tune_module
+    import predstab.ensembles._tune as tune_module
 
     monkeypatch.setattr(tune_module, "_MAX_POOL", 150)
     with pytest.warns(PredstabWarning, match=r"`precision`=0.001 not reached.*pool of 150 learners"):
@@ -581,7 +581,7 @@ def test_classifier_defaults_select_the_last_class():
 
 
 def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
-    from predstab._tune import _primary_message, _recommend
+    from predstab.ensembles._tune import _primary_message, _recommend
     from validation._table import load_json
 
     curve = load_json("aps", "expected", "aps_maize.json")["curve"]  # ranger, psi with moving OOB baseline
@@ -683,8 +683,8 @@ def test_interval_option_is_validated():
 
 
 def test_resampled_metric_stats_equal_the_copied_pools():
-    from predstab._closed_form import closed_form_stats
-    from predstab._tune import _learner_object_draws, _resampled_metric_stats
+    from predstab.ensembles._closed_form import closed_form_stats
+    from predstab.ensembles._tune import _learner_object_draws, _resampled_metric_stats
 
     preds = np.random.default_rng(3).normal(5.0, 2.0, (9000, 12))  # two blocks of objects
     rows, cols = _learner_object_draws(np.random.default_rng(4), 3, 9000, 12)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from predstab._closed_form import closed_form_bands
+from predstab.ensembles._closed_form import closed_form_bands
 
 
 def _metric_pool(rng, means, sd, size):
@@ -81,7 +81,7 @@ def test_class_bands_cover_the_infinite_pool_kappa_with_near_ties():
 
 
 def test_metric_jackknife_statistics_leave_one_learner_out():
-    from predstab._closed_form import _metric_jackknife_stats
+    from predstab.ensembles._closed_form import _metric_jackknife_stats
 
     rng = np.random.default_rng(3)
     preds = rng.gamma(1.5, size=(12, 9)) + rng.normal(size=(12, 1))
@@ -94,7 +94,7 @@ def test_metric_jackknife_statistics_leave_one_learner_out():
 
 
 def test_recommendation_interval_takes_order_statistics_at_nominal_coverage():
-    from predstab._tune import _order_statistic_interval
+    from predstab.ensembles._tune import _order_statistic_interval
 
     # B = 100: k = floor(101 * 0.025) = 2, the 2nd smallest and 2nd largest (expected coverage
     # 97 / 101 >= 0.95); the inverted-CDF percentiles took the 3rd and 98th (96 / 101 = 0.95 - 0.0005)
@@ -110,7 +110,7 @@ def test_learners_only_recommendation_interval_covers_the_infinite_pool_recommen
     # the unrounded recommendation of optRF's rule on the 2PL of the infinite-pool ICC curve
     # (B / (B + W / n), a 2PL with p1 = W / B), against the learners-only interval of pools
     from predstab import fit_2pl
-    from predstab._tune import _interval
+    from predstab.ensembles._tune import _interval
 
     rng = np.random.default_rng(30)
     means = rng.gamma(2.0, size=25)

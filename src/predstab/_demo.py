@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import (
+from ._core._io import (
     InputError,
     InputNote,
     ProgressBar,
@@ -265,10 +265,10 @@ def _figures(res, job):
 def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None):
     """Tune, write the four outputs, print; return the exit code (0).
 
-    The output folder follows the one rule of :func:`predstab._io.check_output_dir`, checked
+    The output folder follows the one rule of :func:`predstab._core._io.check_output_dir`, checked
     before anything is fitted (an existing empty folder is used; one that holds files is
     refused unless ``force``; none of the outputs' names may be a folder, a link, a device or
-    one of ``inputs``). The outputs are written by :func:`predstab._io.staged_output_dir`: all
+    one of ``inputs``). The outputs are written by :func:`predstab._core._io.staged_output_dir`: all
     of them at once, or none (Ctrl-C, SIGTERM, a closed pipe, another run into the same folder).
     They are written before anything is printed, so ``predstab demo | head -1`` still writes them.
     """

@@ -8,9 +8,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ._exceptions import warnings_outside
-from ._utils import check_rng, seeds_from
-from ._validation import HasMethods, Interval, InvalidParameterError, Options, check_param, validate_params
+from ._core._exceptions import warnings_outside
+from ._core._utils import check_rng, seeds_from
+from ._core._validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    Options,
+    check_param,
+    validate_params,
+)
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
 
@@ -42,14 +49,14 @@ class _StabilityScorer:
         """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
         from sklearn.base import is_classifier
 
-        from ._forest import (
+        from .ensembles._forest import (
             aggregate,
             final_estimator,
             is_bagging_ensemble,
             through_pipeline,
             tree_predictions,
         )
-        from ._repeated import with_seed
+        from .ensembles._repeated import with_seed
 
         final = final_estimator(estimator)  # the preprocessing runs only for a fitted final ensemble
         if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
@@ -176,7 +183,7 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     and predicts by the forest's own rule (mean; soft voting, or ``voting="hard"`` for ranger's
     majority vote). The trees of a forest are independent draws given the training data, so this
     estimates how much a refit of the same forest would change its predictions, at the cost of one
-    :func:`~predstab._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
+    :func:`~predstab.ensembles._forest.tree_predictions` call. A fitted :class:`RefitEnsemble` hands over
     the predictions of its seeded refits (made on the training fold during the search's own
     fit). Any other estimator is refit ``n_repeats`` times with new integer seeds (every
     ``random_state`` parameter, also inside pipelines) on ``fit_data=(X_train, y_train)``,
@@ -348,7 +355,7 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
         from sklearn.utils.multiclass import check_classification_targets
         from sklearn.utils.validation import validate_data
 
-        from ._repeated import with_seed
+        from .ensembles._repeated import with_seed
 
         # scikit-learn's convention: an estimator's parameters are checked in fit, with the declarations'
         # constraints and messages

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import (
+from ._core._io import (
     COMMITTED,
     InputError,
     InputNote,

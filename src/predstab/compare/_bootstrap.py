@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._exceptions import PredstabUndefinedWarning
-from .._results import Result, r_pvalue, r_signif, result
-from .._utils import ConfidenceInterval, check_rng
-from .._validation import Interval, Options, validate_params
+from .._core._exceptions import PredstabUndefinedWarning
+from .._core._results import Result, r_pvalue, r_signif, result
+from .._core._utils import ConfidenceInterval, check_rng
+from .._core._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, read_scores, rng_keyword
 from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means
 

@@ -3,7 +3,7 @@ declared constraints of the common options, and the one spelling of the legacy `
 
 One reader (:func:`read_scores`) turns score vectors and tables into float arrays with the
 package's message style ("`scores_a` must ...; got ..."); the option parameters are declared
-with :func:`predstab._validation.validate_params` using the constraints below, so a count is
+with :func:`predstab._core._validation.validate_params` using the constraints below, so a count is
 an integer everywhere (``3.0`` is rejected, as by every other predstab function).
 """
 
@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, Options
+from .._core._validation import Interval, Options
 
 __all__ = ["rng_keyword", "read_scores", "read_counts", "CONFIDENCE", "PROBABILITY", "COUNT",
            "POSITIVE_COUNT", "ALTERNATIVE", "ALTERNATIVES", "alternative_name"]

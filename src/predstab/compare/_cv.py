@@ -21,10 +21,10 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
-from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from .._ratings import scaling_shift
-from .._utils import ConfidenceInterval
-from .._validation import Interval, Options, validate_params
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._ratings import scaling_shift
+from .._core._utils import ConfidenceInterval
+from .._core._validation import Interval, Options, validate_params
 from ._common import ALTERNATIVE, CONFIDENCE, read_scores
 from ._results import TestResult, WilcoxonResult
 
@@ -88,7 +88,7 @@ def _scaled(*arrays):
 
     t and its p-value are scale invariant, but scipy's variances underflow for scores near
     1e-300 (t = inf, p = 0 where p is 0.32) and overflow near 1e300: the exact rescaling of
-    ``predstab._ratings.unit_scaled`` (no change in the safe range).
+    ``predstab._core._ratings.unit_scaled`` (no change in the safe range).
     """
     exponent = scaling_shift(*arrays)
     return [np.ldexp(x, exponent) for x in arrays] if exponent else list(arrays), exponent

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from .._results import Result, r_signif, result
-from .._utils import missing_mask
-from .._validation import Options, validate_params
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._results import Result, r_signif, result
+from .._core._utils import missing_mask
+from .._core._validation import Options, validate_params
 from ._common import read_counts
 from ._power import binomial_two_sided_p
 from ._results import htest_lines

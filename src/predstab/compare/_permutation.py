@@ -7,8 +7,8 @@ from numbers import Integral
 import numpy as np
 from scipy import stats
 
-from .._utils import check_rng
-from .._validation import Interval, validate_params
+from .._core._utils import check_rng
+from .._core._validation import Interval, validate_params
 from ._common import ALTERNATIVE, read_scores, rng_keyword
 from ._resampling import sign_flip_pvalue, two_sample_pvalue
 from ._results import TestResult

@@ -8,9 +8,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import stats
 
-from .._results import Result, result
-from .._utils import ConfidenceInterval
-from .._validation import Interval, Options, validate_params
+from .._core._results import Result, result
+from .._core._utils import ConfidenceInterval
+from .._core._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, PROBABILITY
 from ._results import htest_lines
 from ._rmath import R_UNIROOT_TOL, brent_zero

@@ -7,9 +7,9 @@ from numbers import Integral
 
 import numpy as np
 
-from .._results import Result, r_signif, result
-from .._utils import ConfidenceInterval, check_rng
-from .._validation import Interval, Options, validate_params
+from .._core._results import Result, r_signif, result
+from .._core._utils import ConfidenceInterval, check_rng
+from .._core._validation import Interval, Options, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, read_scores
 

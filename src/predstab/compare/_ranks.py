@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._results import Result, r_signif, result
-from .._validation import HasMethods, Interval, Options, validate_params
+from .._core._results import Result, r_signif, result
+from .._core._validation import HasMethods, Interval, Options, validate_params
 from ._common import PROBABILITY, read_scores
 from ._results import htest_lines
 from ._rmath import tukey_quantile_secant

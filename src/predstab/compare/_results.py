@@ -1,6 +1,6 @@
 """The result objects shared by the hypothesis tests of ``predstab.compare``.
 
-Every result follows the package's one convention (:mod:`predstab._results`): ``==`` never
+Every result follows the package's one convention (:mod:`predstab._core._results`): ``==`` never
 raises, a short ``repr``, ``to_frame()`` as one row with ``ci_low`` / ``ci_high``, and a
 ``str`` laid out as base R's ``print.htest`` prints a test.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .._results import Result, r_pvalue, r_signif, result
-from .._utils import ConfidenceInterval
+from .._core._results import Result, r_pvalue, r_signif, result
+from .._core._utils import ConfidenceInterval
 
 __all__ = ["TestResult", "WilcoxonResult", "htest_lines"]
 

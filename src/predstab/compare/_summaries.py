@@ -9,9 +9,9 @@ from numbers import Integral
 import numpy as np
 from scipy import integrate, stats
 
-from .._results import Result, r_signif, result
-from .._utils import ConfidenceInterval, check_rng
-from .._validation import Interval, validate_params
+from .._core._results import Result, r_signif, result
+from .._core._utils import ConfidenceInterval, check_rng
+from .._core._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, read_scores
 

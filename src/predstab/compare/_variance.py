@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._results import Result, result
-from .._validation import validate_params
+from .._core._results import Result, result
+from .._core._validation import validate_params
 from ._common import read_scores
 
 __all__ = ["variance_components", "VarianceComponents"]

@@ -25,9 +25,10 @@ import warnings
 
 import numpy as np
 
-from ._exceptions import PredstabDataWarning
+from .._core._exceptions import PredstabDataWarning
 
-__all__ = ["is_bagging_ensemble", "tree_predictions", "inbag_mask", "aggregate", "oob_predict"]
+__all__ = ["is_bagging_ensemble", "tree_predictions", "inbag_mask", "aggregate", "oob_predict",
+           "tree_permutation_importances"]
 
 _VOTINGS = ("soft", "hard")
 
@@ -435,4 +436,59 @@ def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_row
                 out[start:start + Xb.shape[0], chunk[0]:chunk[-1] + 1] = np.moveaxis(block, 0, 1)
             if progress is not None:
                 progress(int(chunk[-1]) + 1, len(learners))
+    return out
+
+
+def tree_permutation_importances(ensemble, X, y, rng):
+    """Each tree's out-of-bag permutation importance (ranger's ``importance="permutation"``).
+
+    For tree ``t`` with out-of-bag rows ``O_t``: the increase of its error on ``O_t`` (mean
+    squared error; misclassification rate for classifiers) when variable ``j``'s values are
+    permuted among ``O_t``. Variables the tree never splits on get 0 without being permuted
+    (permuting them cannot change the tree's predictions). ranger's forest importance is the
+    mean over its trees (unscaled, ranger's default).
+
+    Parameters
+    ----------
+    ensemble : fitted RandomForest* or ExtraTrees* estimator
+    X : array-like of shape (n_train, n_features)
+        The training rows the ensemble was fitted on.
+    y : array-like of shape (n_train,)
+    rng : numpy.random.Generator
+        Draws the permutations.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_trees)
+    """
+    learners = ensemble.estimators_
+    trees = all(hasattr(e, "tree_") for e in learners)
+    if getattr(ensemble, "estimators_features_", None) is not None or not trees:
+        raise ValueError(
+            "permutation importance is implemented for RandomForest* / ExtraTrees*; got "
+            f"{type(ensemble).__name__}. Use importance='impurity'."
+        )
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    y = np.asarray(y)
+    classes = getattr(ensemble, "classes_", None)
+    target = np.searchsorted(classes, y).astype(float) if classes is not None else y.astype(float)
+    oob = ~inbag_mask(ensemble, len(y))
+    out = np.zeros((X.shape[1], len(learners)))
+    for t, tree in enumerate(learners):
+        rows = np.flatnonzero(oob[t])
+        if rows.size < 2:
+            continue
+        xo, yo = X[rows], target[rows]
+
+        def error(data, tree=tree, yo=yo):
+            pred = tree.predict(data, check_input=False)
+            return float(np.mean(pred != yo)) if classes is not None else float(np.mean((pred - yo) ** 2))
+
+        base = error(xo)
+        used = np.unique(tree.tree_.feature[tree.tree_.feature >= 0])
+        for j in used:
+            original = xo[:, j].copy()
+            xo[:, j] = original[rng.permutation(rows.size)]
+            out[j, t] = error(xo) - base
+            xo[:, j] = original
     return out

@@ -14,13 +14,13 @@ from numbers import Real
 import numpy as np
 from scipy import optimize, special
 
-from ._convention import one_minus_ratio
-from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._ratings import as_rating_matrix, factorize_ratings
-from ._results import Result, r_block, r_pvalue, r_signif, result
-from ._stack import is_stack, stack_apply
-from ._utils import ConfidenceInterval
-from ._validation import Interval, Options, validate_params
+from .._core._convention import one_minus_ratio
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._ratings import as_rating_matrix, factorize_ratings
+from .._core._results import Result, r_block, r_pvalue, r_signif, result
+from .._core._stack import is_stack, stack_apply
+from .._core._utils import ConfidenceInterval
+from .._core._validation import Interval, Options, validate_params
 from ._weights import WEIGHT_FAMILIES, weight_matrix
 
 __all__ = [
@@ -84,7 +84,7 @@ def _used(table):
 def agreement_weights(weights, k):
     """Agreement weights (1 on the diagonal) for ``k`` ordered categories, over their positions 1..k.
 
-    None: identity (unweighted); a family name of ``predstab._weights`` evaluated at the positions
+    None: identity (unweighted); a family name of ``predstab.agreement._weights`` evaluated at the positions
     of the categories, as irr and psych weight: "linear" is :math:`1 - |i-j|/(k-1)` (irr's
     ``"equal"``), "quadratic" :math:`1 - (i-j)^2/(k-1)^2` (irr's ``"squared"``, psych's default);
     a k x k matrix is used as given. One category gives ``[[1.0]]``.
@@ -103,7 +103,7 @@ def agreement_weights(weights, k):
 def _kappa_of_table(p, w, stacklevel):
     """Weighted kappa of a table of proportions ``p`` under agreement weights ``w``.
 
-    Returns ``(kappa, p_o, p_e, rs, cs)``; degenerate tables follow ``predstab._convention``.
+    Returns ``(kappa, p_o, p_e, rs, cs)``; degenerate tables follow ``predstab._core._convention``.
     """
     rs, cs = p.sum(axis=1), p.sum(axis=0)
     p_o = float(np.sum(w * p))
@@ -341,7 +341,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
         None: unweighted kappa. "linear" is irr's ``weight = "equal"`` (:math:`1 - |i-j|/(C-1)`),
         "quadratic" irr's ``"squared"`` and psych's default (:math:`1 - (i-j)^2/(C-1)^2`), over the
         positions of the categories used, as irr and psych weight. The other families of
-        ``predstab._weights`` ("ordinal", "radical", "ratio", "circular", "bipolar") are evaluated
+        ``predstab.agreement._weights`` ("ordinal", "radical", "ratio", "circular", "bipolar") are evaluated
         at the same positions. A matrix gives agreement weights for ``levels`` (or the sorted
         categories) directly.
     levels : array-like, optional
@@ -402,7 +402,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     >>> round(cohen_kappa(ratings, weights="quadratic").value, 4)
     0.4
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=3, weights=weights, levels=levels,
                            confidence_level=confidence_level)
     explicit = levels is not None
@@ -599,7 +599,7 @@ def light_kappa(ratings, /):
     -----
     The product over pairs is taken in logarithms, so it neither overflows nor underflows
     where irr's ``prod`` would. A pair of raters who used a single category has kappa 1
-    (``predstab._convention``) where irr's has NaN.
+    (``predstab._core._convention``) where irr's has NaN.
 
     References
     ----------
@@ -614,7 +614,7 @@ def light_kappa(ratings, /):
     >>> round(light_kappa(ratings).value, 4)
     0.5067
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(light_kappa, ratings, name="ratings", stacklevel=3)
     codes, categories = _complete_codes(ratings, "irr::kappam.light")
     n, m = codes.shape

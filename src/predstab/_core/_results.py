@@ -111,8 +111,19 @@ class Result:
     _frame_fields: tuple = ()
     _derived_fields: tuple = ()  # properties shown after the scalar fields (e.g. ``n_repeats``)
     _title: str = ""
+    # attributes renamed in predstab 0.2.0, old -> new (CHANGELOG.md): reading an old name raises
+    # an AttributeError that names the new one
+    _renamed_attributes: dict = {}
 
     __hash__ = None  # results hold arrays: unhashable, like lists
+
+    def __getattr__(self, name):
+        # only reached when the normal lookup fails
+        new = type(self)._renamed_attributes.get(name)
+        if new is not None:
+            raise AttributeError(f"{type(self).__name__}.{name} was renamed `{new}` in predstab 0.2.0 "
+                                 "(see CHANGELOG.md).")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
@@ -152,7 +163,7 @@ class Result:
 
     @property
     def stack_shape(self):
-        """``(...)`` of a result of a stack of matrices (``predstab._stack``); None for one matrix."""
+        """``(...)`` of a result of a stack of matrices (``predstab._core._stack``); None for one matrix."""
         return self.__dict__.get("_stack_shape")
 
     def _stack_lines(self) -> list:

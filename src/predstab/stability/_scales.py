@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._ratings import _is_number_dtype, unmask
+from .._core._ratings import _is_number_dtype, unmask
 
 __all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
 

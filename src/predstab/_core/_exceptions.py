@@ -40,7 +40,8 @@ class PredstabDataWarning(PredstabWarning):
 
 
 # ----------------------------------------------------------------------------- where warnings point
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the package root (this module lives in predstab/_core/)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _prefixes(also_skip):

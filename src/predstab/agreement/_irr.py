@@ -17,20 +17,20 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import special, stats
 
-from ._cohen import _complete_codes, _pair_table
-from ._convention import one_minus_ratio
-from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._icc import _mean_squares
-from ._ratings import (
+from .._core._convention import one_minus_ratio
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._ratings import (
     as_numeric_matrix,
     as_rating_matrix,
     drop_incomplete_objects,
     factorize_ratings,
     unit_scaled,
 )
-from ._results import Result, r_block, r_pvalue, r_signif, result
-from ._stack import is_stack, stack_apply
-from ._validation import Interval, Options, validate_params
+from .._core._results import Result, r_block, r_pvalue, r_signif, result
+from .._core._stack import is_stack, stack_apply
+from .._core._validation import Interval, Options, validate_params
+from ._cohen import _complete_codes, _pair_table
+from ._icc import _mean_squares
 
 __all__ = [
     "agree",
@@ -359,7 +359,7 @@ def kendall_w(ratings, /, *, correct=False):
     >>> round(kendall_w([[1, 2, 1], [2, 1, 2], [3, 3, 3], [4, 4, 4]]).value, 4)
     0.9111
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(kendall_w, ratings, name="ratings", stacklevel=3, correct=correct)
     x = _complete_numeric(ratings, "irr::kendall")
     n, m = x.shape
@@ -520,7 +520,7 @@ def robinson_a(ratings, /):
     Warns
     -----
     PredstabDegenerateWarning
-        When every rating is the same: A is 1 (``predstab._convention``), where irr gives NaN.
+        When every rating is the same: A is 1 (``predstab._core._convention``), where irr gives NaN.
 
     References
     ----------
@@ -1156,7 +1156,7 @@ def iota(ratings, /, *, level="quantitative", standardize=False):
     Warns
     -----
     PredstabDegenerateWarning
-        When every rating is the same: iota is 1 (``predstab._convention``), where irr gives NaN.
+        When every rating is the same: iota is 1 (``predstab._core._convention``), where irr gives NaN.
 
     References
     ----------

@@ -16,12 +16,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._exceptions import PredstabWarning
+from .._core._exceptions import PredstabWarning
+from .._core._progress import steps
+from .._core._utils import check_count, check_rng, seeds_from
+from .._core._validation import Interval, Options, check_param, validate_params
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
-from ._importance import tree_permutation_importances  # noqa: F401  (moved; kept importable here)
-from ._progress import steps
-from ._utils import check_count, check_rng, seeds_from
-from ._validation import Interval, Options, check_param, validate_params
 
 __all__ = ["TreePool"]
 
@@ -114,7 +113,7 @@ class TreePool:
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
     ``closed_form`` warns; use a pool of at least twice the largest ``n`` for classes.
 
-    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab._closed_form`) cover
+    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab.ensembles._closed_form`) cover
     the **learners only**: the expected stability of forests of ``n`` learners on these test
     objects, grown on this training set, the randomness being the trees' (not new test
     objects, not new training sets). The learners are resampled with replacement; each

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import _EPS, negligible, one_minus_ratio
-from ._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
-from ._results import Result, r_round, r_rows, r_signif, result
-from ._stack import (
+from .._core._convention import _EPS, negligible, one_minus_ratio
+from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
+from .._core._results import Result, r_round, r_rows, r_signif, result
+from .._core._stack import (
     ItemWarnings,
     as_stack,
     dask_apply,
@@ -25,8 +25,8 @@ from ._stack import (
     stack_apply,
     stacked_result,
 )
-from ._utils import ConfidenceInterval
-from ._validation import Interval, Options, validate_params
+from .._core._utils import ConfidenceInterval
+from .._core._validation import Interval, Options, validate_params
 
 __all__ = ["icc", "icc_table", "ICCResult"]
 
@@ -56,7 +56,7 @@ def _mean_squares(x) -> _MeanSquares:
     rows, constant matrix), so that degenerate data follow the shared convention
     instead of ratios of rounding noise. Equal row (or column) means, as in a Latin
     square, leave a between sum of squares of rounding noise: it is set to zero when
-    ``predstab._convention.negligible`` against the total sum of squares.
+    ``predstab._core._convention.negligible`` against the total sum of squares.
     """
     n, k = x.shape
     # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows

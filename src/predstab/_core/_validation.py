@@ -32,7 +32,7 @@ Examples
 >>> f(1, level=2)
 Traceback (most recent call last):
 ...
-predstab._validation.InvalidParameterError: `level` must be a float in the open interval (0, 1); got 2.
+predstab._core._validation.InvalidParameterError: `level` must be a float in the open interval (0, 1); got 2.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = ["InvalidParameterError", "Interval", "Options", "HasMethods", "validate_params", "check_param",
-           "make_constraint"]
+           "make_constraint", "renamed_parameters", "RENAMED_IN"]
+
+RENAMED_IN = "0.2.0"  # the release whose renames CHANGELOG.md lists
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -315,7 +317,58 @@ def check_param(name, value, constraints):
     raise InvalidParameterError(f"`{name}` must be {_describe(constraints)}; got {_shown(value)}.")
 
 
-def validate_params(parameter_constraints):
+def _renamed_keyword_error(func, kwargs, renamed):
+    """The TypeError for the first keyword of ``kwargs`` that ``renamed`` maps to a new name, or None."""
+    for old in kwargs:
+        if old in renamed:
+            return TypeError(f"{func.__qualname__}() has no parameter `{old}`: it was renamed "
+                             f"`{renamed[old]}` in predstab {RENAMED_IN} (see CHANGELOG.md).")
+    return None
+
+
+def renamed_parameters(**renamed):
+    """Decorator: calling with an old keyword raises a TypeError that names the new one.
+
+    For the functions that :func:`validate_params` does not wrap (methods, the closed forms);
+    a function with declared constraints passes ``renamed=`` to :func:`validate_params`
+    instead, which adds no frame of its own. The map is kept as ``func._renamed_parameters``.
+
+    Examples
+    --------
+    >>> @renamed_parameters(n_bootstrap="n_resamples")
+    ... def f(*, n_resamples=100):
+    ...     return n_resamples
+    >>> f(n_bootstrap=5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: f() has no parameter `n_bootstrap`: it was renamed `n_resamples` in predstab ...
+    """
+    def decorator(func):
+        _check_renamed(func, renamed)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            error = _renamed_keyword_error(func, kwargs, renamed)
+            if error is not None:
+                raise error
+            return func(*args, **kwargs)
+
+        wrapper._renamed_parameters = dict(renamed)
+        return wrapper
+
+    return decorator
+
+
+def _check_renamed(func, renamed):
+    parameters = inspect.signature(func).parameters
+    clash = sorted(set(renamed) & set(parameters))
+    missing = sorted(set(renamed.values()) - set(parameters))
+    if clash or missing:
+        raise ValueError(f"{func.__qualname__}: renamed parameters {clash} still exist or their new names "
+                         f"{missing} do not.")
+
+
+def validate_params(parameter_constraints, *, renamed=None):
     """Decorator: check the declared parameters of every call before running the function.
 
     ``parameter_constraints`` maps parameter names to a list of accepted constraints
@@ -323,14 +376,19 @@ def validate_params(parameter_constraints):
     read and checked by the function's reader). The declarations are available as
     ``func._parameter_constraints`` (as constraint objects).
 
+    ``renamed`` maps keywords renamed in predstab 0.2.0 to their new names: a call with an old
+    keyword raises a TypeError naming the new one (see :func:`renamed_parameters`).
+
     The wrapper adds one frame between the caller and the function: a warning issued in the
     function body needs ``stacklevel`` one higher than without the decorator to name the
     caller's line (``tests/test_param_registry.py`` checks this for the declared functions).
     """
     declared = {name: [make_constraint(c) for c in specs] for name, specs in parameter_constraints.items()}
+    renamed = dict(renamed or {})
 
     def decorator(func):
         signature = inspect.signature(func)
+        _check_renamed(func, renamed)
         unknown = set(declared) - set(signature.parameters)
         if unknown:
             raise ValueError(f"{func.__qualname__} declares constraints for unknown parameters "
@@ -341,6 +399,9 @@ def validate_params(parameter_constraints):
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError:
+                error = _renamed_keyword_error(func, kwargs, renamed)
+                if error is not None:
+                    raise error from None
                 return func(*args, **kwargs)  # let Python report the call error itself
             for name, constraints in declared.items():
                 if name in bound.arguments:
@@ -348,6 +409,7 @@ def validate_params(parameter_constraints):
             return func(*args, **kwargs)
 
         wrapper._parameter_constraints = declared
+        wrapper._renamed_parameters = renamed
         return wrapper
 
     return decorator

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._ratings import as_numeric_matrix, as_rating_matrix
+from .._core._results import Result, r_signif, result
+from .._core._validation import Interval, validate_params
 from ._icc import TYPES, _MeanSquares, _psych_table
-from ._ratings import as_numeric_matrix, as_rating_matrix
-from ._results import Result, r_signif, result
-from ._validation import Interval, validate_params
 
 __all__ = ["icc_reml", "ICCRemlResult"]
 

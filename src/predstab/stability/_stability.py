@@ -19,14 +19,14 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from ._convention import one_minus_ratio, one_minus_ratio_array
-from ._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from ._ratings import scaling_shift
-from ._results import Result, result
+from .._core._convention import one_minus_ratio, one_minus_ratio_array
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._ratings import scaling_shift
+from .._core._results import Result, result
+from .._core._stack import is_stack, stack_apply
+from .._core._utils import ConfidenceInterval, check_rng
+from .._core._validation import Interval, InvalidParameterError, Options, validate_params
 from ._scales import ColumnCodes, Values, encode, match_keys, read_values
-from ._stack import is_stack, stack_apply
-from ._utils import ConfidenceInterval, check_rng
-from ._validation import Interval, InvalidParameterError, Options, validate_params
 
 __all__ = ["phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"]
 
@@ -170,7 +170,7 @@ class StabilityResult(Result):
         -------
         matplotlib.figure.Figure
         """
-        from .plotting import plot  # the plotting surface, imported only when a plot is made
+        from ..plotting import plot  # the plotting surface, imported only when a plot is made
 
         return plot(self, **kwargs)
 
@@ -1123,7 +1123,7 @@ def _baseline_vector(base, name):
         flat = arr[keep]
         values = Values(flat, base.family, base.integer, base.categories, base.ordered)
     else:
-        from ._utils import missing_mask
+        from .._core._utils import missing_mask
 
         miss = missing_mask(arr)
         n_missing = int(miss.sum())
@@ -1533,7 +1533,7 @@ def phi(predictions, training_observations, /, *, scale=None, levels=None,
         A single object (shape ``(1, R)``) is valid. Missing values (None, NaN, pd.NA) are dropped.
         A stack of shape ``(..., n_objects, n_repetitions)`` (a Dask array too), measured against
         the one ``training_observations``, gives one result whose numbers are arrays of shape
-        ``(...)``, as a loop over the matrices would (``predstab._stack``).
+        ``(...)``, as a loop over the matrices would (``predstab._core._stack``).
     training_observations : array-like of shape (n_train,) or (n_train, k)
         The observed responses of the training data; a matrix is pooled into one vector.
     scale : {"metric", "ordinal", "categorical"} or None, default None
@@ -1695,7 +1695,7 @@ phi.__doc__ = phi.__doc__.replace("{definition}", _DOC_DEFINITION.strip())
 
 def _stacked(func, predictions, baseline, name, **options):
     """phi / psi of every item of a stack of prediction matrices against one shared baseline
-    (``predstab._stack``: a result of arrays, equal to a loop over the items)."""
+    (``predstab._core._stack``: a result of arrays, equal to a loop over the items)."""
     if is_stack(baseline):
         raise ValueError(
             f"A stack of `predictions` is measured against one shared `{name}` (the training "

@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import negligible
-from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
-from ._results import Result, r_signif, result
-from ._stack import is_stack, stack_apply
-from ._utils import ConfidenceInterval
-from ._validation import Interval, validate_params
+from .._core._convention import negligible
+from .._core._exceptions import PredstabUndefinedWarning
+from .._core._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
+from .._core._results import Result, r_signif, result
+from .._core._stack import is_stack, stack_apply
+from .._core._utils import ConfidenceInterval
+from .._core._validation import Interval, validate_params
 
 __all__ = ["cronbach_alpha", "CronbachAlphaResult"]
 
@@ -141,7 +141,7 @@ def _column_sums(x):
 def _cronbach_alpha_iv(items):
     """Items as floats, their names, their column sums (None when some score is missing) and the scale.
 
-    Extreme magnitudes are rescaled exactly (:func:`~predstab._ratings.unit_scaled`): the
+    Extreme magnitudes are rescaled exactly (:func:`~predstab._core._ratings.unit_scaled`): the
     coefficients are scale invariant; means and sds are multiplied back by ``scale``.
 
     For numeric input the column sums (:func:`_column_sums`) are the one pass that both
@@ -215,7 +215,7 @@ def _raw_alpha(item_var_sum, total_var, n, k):
 
     V (the sum of the covariance matrix) is zero for equal row totals (a Latin square) but
     comes out as rounding noise, which gave -inf or -1e16: it is zero when
-    ``predstab._convention.negligible`` against the sum of the item variances. The caller warns.
+    ``predstab._core._convention.negligible`` against the sum of the item variances. The caller warns.
     A clearly negative V (pairwise-complete covariances need not be positive definite) gives
     psych's value, above k / (k - 1).
     """
@@ -471,7 +471,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     -----
     PredstabUndefinedWarning
         When the variance of the total score is zero (equal row totals, as in a Latin square,
-        or constant data; detected against rounding by ``predstab._convention.negligible``):
+        or constant data; detected against rounding by ``predstab._core._convention.negligible``):
         alpha is NaN. When an item has zero variance: raw alpha is defined, the standardised
         alpha and the correlation statistics are NaN. No numpy warning is raised.
 
@@ -496,7 +496,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     >>> round(short.value, 4), round(short.standardized, 4), short.g6 is None
     (0.9184, 0.9208, True)
     """
-    if is_stack(items):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(items):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(cronbach_alpha, items, name="items", stacklevel=3,
                            confidence_level=confidence_level, detail=detail)
     with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ._convention import one_minus_ratio
-from ._exceptions import PredstabUndefinedWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
-from ._results import Result, r_rows, r_signif, result
-from ._stack import (
+from .._core._convention import one_minus_ratio
+from .._core._exceptions import PredstabUndefinedWarning
+from .._core._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
+from .._core._results import Result, r_rows, r_signif, result
+from .._core._stack import (
     ItemWarnings,
     count_tables,
     is_stack,
@@ -23,8 +23,8 @@ from ._stack import (
     stack_apply,
     vectorised_apply,
 )
-from ._utils import missing_mask
-from ._validation import Interval, InvalidParameterError, Options, validate_params
+from .._core._utils import missing_mask
+from .._core._validation import Interval, InvalidParameterError, Options, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
@@ -128,7 +128,8 @@ def _krippendorff_alpha_iv(ratings, level, levels):
 def _table_error(n_distinct, level, nbytes):
     return MemoryError(
         f"level={level!r} needs a {n_distinct} x {n_distinct} table of distinct values "
-        f"({nbytes / 2**20:.0f} MiB, several times over), above predstab._krippendorff.MAX_TABLE_BYTES "
+        f"({nbytes / 2**20:.0f} MiB, several times over), above "
+        "predstab.agreement._krippendorff.MAX_TABLE_BYTES "
         f"({MAX_TABLE_BYTES / 2**20:.0f} MiB). Round or bin the ratings to fewer distinct values, use "
         "level='interval' (which needs no such table), or raise MAX_TABLE_BYTES."
     )
@@ -307,7 +308,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     (:math:`\sum_{i \ne j}(x_i - x_j)^2 = 2 m\,SS`), in time and memory linear in
     the data; nominal alpha from per-unit value counts; ordinal and ratio alpha
     from the coincidence matrix of distinct values, which must fit
-    ``predstab._krippendorff.MAX_TABLE_BYTES`` (512 MiB) or a ``MemoryError``
+    ``predstab.agreement._krippendorff.MAX_TABLE_BYTES`` (512 MiB) or a ``MemoryError``
     explains what to do.
 
     Equals ``irr::kripp.alpha`` when the data have a missing value or 2 raters.
@@ -387,7 +388,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         if (levels is None and weights is None and counts is False and confidence_level is None
                 and level in ("nominal", "interval")):
             return vectorised_apply(functools.partial(_krippendorff_core, level), krippendorff_alpha,
@@ -396,7 +397,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
                                     confidence_level=confidence_level)
         return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=3, level=level,
                            levels=levels, weights=weights, counts=counts, confidence_level=confidence_level)
-    if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab._cac)
+    if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab.agreement._cac)
         from ._cac import dispatch_krippendorff
         return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels,
                                      confidence_level=0.95 if confidence_level is None else confidence_level)
@@ -435,7 +436,7 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
 def _krippendorff_core(level, items):
     """The fields of :func:`krippendorff_alpha` of complete items (n_items, n, m) (nominal, interval).
 
-    Nominal: small integer codes, counted by :func:`predstab._stack.count_tables`; interval:
+    Nominal: small integer codes, counted by :func:`predstab._core._stack.count_tables`; interval:
     finite numbers in the safe range of magnitudes, from variances. With every cell present,
     every unit is pairable with ``m`` values, so that (``n = N m`` pairable values)
     ``D_o = sum_u (m^2 - sum_c n_uc^2) / ((m - 1) n)`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``

@@ -13,13 +13,13 @@ returns the same result class as for one matrix, with the fields of every item g
   when it is the same for every item, else it becomes an object array of shape ``(...)``.
 
 The numbers are those of a loop over the items, each item following the degenerate-data
-convention (:mod:`predstab._convention`) on its own. The warnings of the items are
+convention (:mod:`predstab._core._convention`) on its own. The warnings of the items are
 collected and each kind is issued once, saying how many items it concerns and showing the
 first one's message. ``print(res)`` summarises (min / median / max of the values);
 ``res.to_frame()`` has one row per item; ``res.stack_shape`` is ``(...)``.
 
 The generic path here is that loop (:func:`stack_apply`); ICC has a vectorised path
-(``predstab._icc``) that gives the same numbers. A Dask array (detected from its type's
+(``predstab.agreement._icc``) that gives the same numbers. A Dask array (detected from its type's
 module, so that dask is imported only when it is given one) is computed chunk by chunk on
 the active Dask scheduler, see :func:`dask_apply`.
 """

@@ -8,7 +8,7 @@ random generator. The same arguments give the same numbers.
 
 - :func:`closed_form_stats` -- what every measure is computed from, per forest size;
 - :func:`curve_from_stats` -- ICC(1), Fleiss' kappa, phi or psi from those statistics,
-  degenerate cases through :mod:`predstab._convention`;
+  degenerate cases through :mod:`predstab._core._convention`;
 - :func:`closed_form_bands` -- the curves with their bootstrap-over-learners bands, as
   :class:`ClosedFormResult` objects (one per measure; the measures share the resampled pools).
 
@@ -26,9 +26,11 @@ import pandas as pd
 from joblib import effective_n_jobs
 from scipy import stats as sps
 
-from . import _convention  # the one degenerate-data convention (not a registry measure: no matrix input)
-from ._results import Result, r_block, r_signif, result
-from ._utils import ConfidenceInterval, check_rng
+from .._core import (
+    _convention,  # the one degenerate-data convention (not a registry measure: no matrix input)
+)
+from .._core._results import Result, r_block, r_signif, result
+from .._core._utils import ConfidenceInterval, check_rng
 
 __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_form_curves",
            "closed_form_bands", "expected_disagreement", "class_probabilities"]
@@ -609,7 +611,7 @@ def curve_from_stats(stats, n, measure, d_e=None, *, warn=False):
 
     Every measure is ``1 - D_o / D_e`` (ICC(1): ``D_e = b + D_o``; Fleiss:
     ``D_e = 1 - sum_c share_c**2``; phi / psi: the baseline's ``d_e``) and the degenerate
-    cases follow :mod:`predstab._convention`: ``D_e = D_o = 0`` gives 1, ``D_e = 0 < D_o``
+    cases follow :mod:`predstab._core._convention`: ``D_e = D_o = 0`` gives 1, ``D_e = 0 < D_o``
     NaN, with the convention's warning once per curve when ``warn``.
     """
     d_o = np.broadcast_to(np.asarray(stats["d_o"], dtype=float), np.shape(n))

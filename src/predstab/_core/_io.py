@@ -437,7 +437,7 @@ def numeric_matrix(frame, *, what="input", allow_missing=True) -> np.ndarray:
     """All columns of ``frame`` as a float array; a bad cell is named by its line and column.
 
     The numbers are read by the package's one reader of numeric matrices,
-    :func:`predstab._ratings.as_numeric_matrix` (numbers and booleans of any dtype, None / NaN /
+    :func:`predstab._core._ratings.as_numeric_matrix` (numbers and booleans of any dtype, None / NaN /
     pd.NA as NaN, no infinities), column by column. What only a file has is done here: a cell of
     a text column that holds a number (``"1.5"``) is that number, and a refused cell is named by
     its line (CSV) or row (Parquet) and column, the first one column by column.
@@ -484,7 +484,7 @@ def _text_as_numbers(frame, j, *, what):
 
 
 def _first_refused(cells) -> int:
-    """Position of the first cell :func:`~predstab._ratings.as_numeric_matrix` refuses in ``cells``
+    """Position of the first cell :func:`~predstab._core._ratings.as_numeric_matrix` refuses in ``cells``
     (which it refuses as a whole): the end of the shortest refused prefix of the cells that are not
     missing (a missing cell is never the problem), by bisection."""
     present = np.flatnonzero(~pd.isna(cells))
@@ -569,7 +569,7 @@ def label_matrix(frame) -> np.ndarray:
 
 def real_values(values, *, name, rectangular=False) -> np.ndarray:
     """``values`` as a float array, read by the package's reader of real numbers
-    (:func:`predstab._ratings.as_real_vector`): text, complex numbers, pd.NA or a ragged nesting
+    (:func:`predstab._core._ratings.as_real_vector`): text, complex numbers, pd.NA or a ragged nesting
     raise :class:`~predstab.InvalidParameterError` naming ``name``. ``rectangular`` says in that
     message that a rectangular 2-D array (one column per repeat) is also accepted.
 
@@ -731,7 +731,7 @@ def check_output_file(path, *, force=False, option="--out", inputs=None) -> Path
     >>> check_output_file("/no/such/folder/out.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    predstab._io.InputError: --out '/no/such/folder/out.csv': the folder '/no/such/folder' does not exist; ...
+    predstab._core._io.InputError: --out '/no/such/folder/out.csv': the folder '/no/such/folder' ...
     """
     path = Path(path)
     st = _lstat(path)

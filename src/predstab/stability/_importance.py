@@ -18,12 +18,12 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from ._fleiss import fleiss_kappa
-from ._icc import icc
-from ._ratings import as_rating_matrix
-from ._results import Result, r_rows, r_signif, result
-from ._utils import missing_mask
-from ._validation import Interval, InvalidParameterError, Options, validate_params
+from .._core._ratings import as_rating_matrix
+from .._core._results import Result, r_rows, r_signif, result
+from .._core._utils import missing_mask
+from .._core._validation import Interval, InvalidParameterError, Options, validate_params
+from ..agreement._fleiss import fleiss_kappa
+from ..agreement._icc import icc
 
 __all__ = ["selection_stability", "importance_stability", "SelectionStabilityResult",
            "ImportanceStabilityResult"]
@@ -308,60 +308,3 @@ def importance_stability(importances, /, *, fraction=0.05):
         value=_value_of(icc, values), selection=_value_of(fleiss_kappa, selected),
         selected=selected, selection_size=size,
     )
-
-
-def tree_permutation_importances(ensemble, X, y, rng):
-    """Each tree's out-of-bag permutation importance (ranger's ``importance="permutation"``).
-
-    For tree ``t`` with out-of-bag rows ``O_t``: the increase of its error on ``O_t`` (mean
-    squared error; misclassification rate for classifiers) when variable ``j``'s values are
-    permuted among ``O_t``. Variables the tree never splits on get 0 without being permuted
-    (permuting them cannot change the tree's predictions). ranger's forest importance is the
-    mean over its trees (unscaled, ranger's default).
-
-    Parameters
-    ----------
-    ensemble : fitted RandomForest* or ExtraTrees* estimator
-    X : array-like of shape (n_train, n_features)
-        The training rows the ensemble was fitted on.
-    y : array-like of shape (n_train,)
-    rng : numpy.random.Generator
-        Draws the permutations.
-
-    Returns
-    -------
-    ndarray of shape (n_features, n_trees)
-    """
-    from ._forest import inbag_mask
-
-    learners = ensemble.estimators_
-    trees = all(hasattr(e, "tree_") for e in learners)
-    if getattr(ensemble, "estimators_features_", None) is not None or not trees:
-        raise ValueError(
-            "permutation importance is implemented for RandomForest* / ExtraTrees*; got "
-            f"{type(ensemble).__name__}. Use importance='impurity'."
-        )
-    X = np.ascontiguousarray(X, dtype=np.float32)
-    y = np.asarray(y)
-    classes = getattr(ensemble, "classes_", None)
-    target = np.searchsorted(classes, y).astype(float) if classes is not None else y.astype(float)
-    oob = ~inbag_mask(ensemble, len(y))
-    out = np.zeros((X.shape[1], len(learners)))
-    for t, tree in enumerate(learners):
-        rows = np.flatnonzero(oob[t])
-        if rows.size < 2:
-            continue
-        xo, yo = X[rows], target[rows]
-
-        def error(data, tree=tree, yo=yo):
-            pred = tree.predict(data, check_input=False)
-            return float(np.mean(pred != yo)) if classes is not None else float(np.mean((pred - yo) ** 2))
-
-        base = error(xo)
-        used = np.unique(tree.tree_.feature[tree.tree_.feature >= 0])
-        for j in used:
-            original = xo[:, j].copy()
-            xo[:, j] = original[rng.permutation(rows.size)]
-            out[j, t] = error(xo) - base
-            xo[:, j] = original
-    return out

@@ -9,16 +9,16 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, special
 
-from ._convention import one_minus_ratio, one_minus_ratio_array
-from ._ratings import (
+from .._core._convention import one_minus_ratio, one_minus_ratio_array
+from .._core._ratings import (
     as_rating_matrix,
     categorical_codes,
     drop_incomplete_objects,
     factorize_codes,
     factorize_values,
 )
-from ._results import Result, r_rows, r_signif, result
-from ._stack import (
+from .._core._results import Result, r_rows, r_signif, result
+from .._core._stack import (
     ItemWarnings,
     count_tables,
     is_stack,
@@ -28,7 +28,7 @@ from ._stack import (
     used_categories,
     vectorised_apply,
 )
-from ._validation import Interval, validate_params
+from .._core._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["fleiss_kappa", "FleissKappaResult"]
@@ -258,14 +258,14 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     >>> res.per_category.index.tolist()
     ['a', 'b', 'c']
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         if weights is None and counts is False and confidence_level is None and not detail:
             return vectorised_apply(functools.partial(_fleiss_core, bool(exact)), fleiss_kappa, ratings,
                                     cls=FleissKappaResult, stacklevel=3, exact=exact, detail=detail,
                                     weights=weights, counts=counts, confidence_level=confidence_level)
         return stack_apply(fleiss_kappa, ratings, name="ratings", stacklevel=3, exact=exact, detail=detail,
                            weights=weights, counts=counts, confidence_level=confidence_level)
-    if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab._cac)
+    if weights is not None or counts is not False:  # irrCAC's Fleiss' kappa (predstab.agreement._cac)
         from ._cac import dispatch_fleiss
         return dispatch_fleiss(ratings, weights=weights, counts=counts, exact=exact, detail=detail,
                                confidence_level=0.95 if confidence_level is None else confidence_level)
@@ -317,7 +317,7 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
 def _fleiss_core(exact, items):
     """The fields of :func:`fleiss_kappa` of complete items (n_items, n, m) of small integer codes.
 
-    The counts come from :func:`predstab._stack.count_tables` (one ``np.bincount`` per block of
+    The counts come from :func:`predstab._core._stack.count_tables` (one ``np.bincount`` per block of
     items). None (the items go through the 2-D function) unless every value is an integer and
     they span at most ``_stack.MAX_CODES`` values.
     """

@@ -66,7 +66,7 @@ def check_fraction(value, name) -> float:
     """Validate a level or probability strictly between 0 and 1 (bools rejected).
 
     The same check as the declaration ``Interval(Real, 0, 1, closed="neither")``: raises
-    :class:`~predstab._validation.InvalidParameterError` (a ValueError and a TypeError).
+    :class:`~predstab._core._validation.InvalidParameterError` (a ValueError and a TypeError).
 
     Examples
     --------
@@ -80,7 +80,7 @@ def check_count(value, name, minimum=2) -> int:
     """Validate an integer count of at least ``minimum`` (bools and floats such as 3.0 rejected).
 
     The same check as the declaration ``Interval(Integral, minimum, None)``: raises
-    :class:`~predstab._validation.InvalidParameterError` (a ValueError and a TypeError).
+    :class:`~predstab._core._validation.InvalidParameterError` (a ValueError and a TypeError).
 
     Examples
     --------

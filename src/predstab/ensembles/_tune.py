@@ -23,11 +23,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from ._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
-from ._progress import Steps, check_progress
-from ._results import Result, r_signif, result
-from ._utils import ConfidenceInterval, check_count, check_rng, seeds_from
-from ._validation import Interval, InvalidParameterError, Options, check_param, validate_params
+from .._core._exceptions import PredstabDataWarning, PredstabDegenerateWarning, PredstabWarning
+from .._core._progress import Steps, check_progress
+from .._core._results import Result, r_signif, result
+from .._core._utils import ConfidenceInterval, check_count, check_rng, seeds_from
+from .._core._validation import Interval, InvalidParameterError, Options, check_param, validate_params
 
 __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model"]
 
@@ -264,7 +264,7 @@ class TuningResult(Result):
         """Equal numbers, not equal timings: the table's ``seconds`` and ``runtime`` are
         measured run time, which differs from run to run, so ``==`` leaves them out."""
         # fits and stability results are dataclasses holding arrays: compare them field by field
-        from ._results import _equal
+        from .._core._results import _equal
 
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -310,7 +310,7 @@ class TuningResult(Result):
         -------
         matplotlib.figure.Figure
         """
-        from .plotting import plot  # the plotting surface, imported only when a plot is made
+        from ..plotting import plot  # the plotting surface, imported only when a plot is made
 
         return plot(self, **kwargs)
 
@@ -490,10 +490,10 @@ class _Spec:
 
 def _measure(name, gv, spec, rows=None):
     """Value of one measure at one grid value (``rows`` resamples objects); may raise."""
-    from ._fleiss import fleiss_kappa
-    from ._icc import icc
-    from ._importance import importance_stability, selection_stability
-    from ._stability import phi, psi
+    from ..agreement._fleiss import fleiss_kappa
+    from ..agreement._icc import icc
+    from ..stability._importance import importance_stability, selection_stability
+    from ..stability._stability import phi, psi
 
     if name in _IMPORTANCE:
         imp = gv.importances if rows is None else gv.importances[rows]
@@ -582,7 +582,7 @@ def _refit_one(estimator, n, seed, X, y, X_test, need_space, voting, n_jobs, is_
             space = aggregate(tree_predictions(model, X), ~inbag_mask(model, len(y)), voting=voting,
                               classes=model.classes_ if is_clf else None)
     if importance == "permutation":
-        from ._pool import tree_permutation_importances
+        from ._forest import tree_permutation_importances
 
         imp = tree_permutation_importances(model, X, y, np.random.default_rng(seed)).mean(axis=1)
     elif importance == "impurity":
@@ -710,7 +710,7 @@ _POOL_RULE = "n_repeats x the largest grid value (the default)"
 
 def _run_pool(pool, X, y, grid, n_repeats, spec, rng, opts, measures, pool_size, method, explicit_pool):
     """Disjoint groups of the pool's learners as the forests of each grid value."""
-    from ._pool import tree_permutation_importances
+    from ._forest import tree_permutation_importances
 
     if opts.importance == "permutation":
         tree_imp = tree_permutation_importances(pool.ensemble_, X, y, rng)
@@ -760,7 +760,7 @@ def _widest_band(pool, grid, measures, baselines, n_bootstrap, progress=None):
 
 
 def _tick(progress, step):
-    """``tick(done, total)`` of one step of a :class:`~predstab._progress.Steps`, or None."""
+    """``tick(done, total)`` of one step of a :class:`~predstab._core._progress.Steps`, or None."""
     return None if progress is None else progress.callback(step)
 
 
@@ -1009,7 +1009,7 @@ def _tune_num_learners_iv(estimator, X, y, X_test, grid, n_repeats, measures, me
                           rec_thresh, round_to):
     from sklearn.base import is_classifier
 
-    from ._importance import _selection_size
+    from ..stability._importance import _selection_size
 
     if not hasattr(estimator, "get_params") or "n_estimators" not in estimator.get_params():
         raise TypeError(
@@ -1695,7 +1695,7 @@ def _ordered(table, measures):
 
 def _largest(gv, spec, name, measures):
     """phi or psi of the largest grid value's forests (the per-object view), or None."""
-    from ._stability import phi, psi
+    from ..stability._stability import phi, psi
 
     if name not in measures or gv is None or gv.test is None:
         return None

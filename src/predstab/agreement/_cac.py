@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._convention import one_minus_ratio
-from ._exceptions import PredstabDataWarning
-from ._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
-from ._results import Result, r_block, r_pvalue, r_signif, result
-from ._stack import is_stack, stack_apply
-from ._utils import ConfidenceInterval, missing_mask
-from ._validation import Interval, validate_params
+from .._core._convention import one_minus_ratio
+from .._core._exceptions import PredstabDataWarning
+from .._core._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
+from .._core._results import Result, r_block, r_pvalue, r_signif, result
+from .._core._stack import is_stack, stack_apply
+from .._core._utils import ConfidenceInterval, missing_mask
+from .._core._validation import Interval, validate_params
 from ._weights import WEIGHTS_CONSTRAINT, weight_matrix
 
 __all__ = ["AgreementCoefficientResult", "percent_agreement", "gwet_ac1", "brennan_prediger",
@@ -550,7 +550,7 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
         and columns follow ``.categories``. Numeric categories are weighted by their
         values, other categories by their positions (1, ..., q) in sorted order (or in the
         order of ``categories``, or of a Categorical's categories).
@@ -587,7 +587,7 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
     >>> res.value, round(res.standard_error, 4)
     (0.75, 0.25)
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(percent_agreement, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("pa", ratings, weights, confidence_level, counts, categories)
@@ -622,7 +622,7 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
         and columns follow ``.categories``. Numeric categories are weighted by their
         values, other categories by their positions (1, ..., q) in sorted order (or in the
         order of ``categories``, or of a Categorical's categories).
@@ -665,7 +665,7 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     >>> round(res.value, 4), res.coefficient
     (0.5152, 'AC1')
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(gwet_ac1, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("ac1", ratings, weights, confidence_level, counts, categories)
@@ -695,7 +695,7 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
         and columns follow ``.categories``. Numeric categories are weighted by their
         values, other categories by their positions (1, ..., q) in sorted order (or in the
         order of ``categories``, or of a Categorical's categories).
@@ -737,7 +737,7 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     >>> round(brennan_prediger([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
     0.5
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(brennan_prediger, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("bp", ratings, weights, confidence_level, counts, categories)
@@ -770,7 +770,7 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
     weights : None, str or array-like of shape (q, q), default None
         None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
         ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab._weights`); or a matrix whose rows
+        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
         and columns follow ``.categories``. Numeric categories are weighted by their
         values, other categories by their positions (1, ..., q) in sorted order (or in the
         order of ``categories``, or of a Categorical's categories).
@@ -811,7 +811,7 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
     >>> round(conger_kappa([[1, 1, 1], [1, 2, 1], [2, 2, 2], [3, 3, 2]]).value, 4)
     0.4839
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(conger_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories)
     return _run("conger", ratings, weights, confidence_level, counts, categories)
@@ -826,7 +826,7 @@ def cac_fleiss_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=
 
     :math:`p_e = \\sum_{kl} w_{kl} \\pi_k \\pi_l`, :math:`\\pi_k` as in :func:`gwet_ac1`.
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(cac_fleiss_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories,
                            _depth=_depth)
@@ -841,7 +841,7 @@ def cac_krippendorff_alpha(ratings, /, *, weights=None, confidence_level=0.95, c
     Reached by ``krippendorff_alpha(..., weights=...)``. Only objects rated at least twice
     count (``n_objects``; ``df = n_objects - 1``), as irrCAC 1.0 does.
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._stack)
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         return stack_apply(cac_krippendorff_alpha, ratings, name="ratings", stacklevel=3, weights=weights,
                            confidence_level=confidence_level, counts=counts, categories=categories,
                            _depth=_depth)

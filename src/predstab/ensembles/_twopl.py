@@ -21,10 +21,10 @@ from numbers import Real
 import numpy as np
 from scipy.optimize import leastsq
 
-from ._exceptions import PredstabWarning
-from ._ratings import as_real_vector
-from ._results import Result, r_signif, result
-from ._validation import Interval, Options, check_param, validate_params
+from .._core._exceptions import PredstabWarning
+from .._core._ratings import as_real_vector
+from .._core._results import Result, r_signif, result
+from .._core._validation import Interval, Options, check_param, validate_params
 
 __all__ = ["fit_2pl", "TwoPL"]
 

@@ -53,7 +53,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import Options
+from .._core._validation import Options
 
 __all__ = ["WEIGHT_FAMILIES", "WEIGHTS_CONSTRAINT", "weight_matrix", "check_weight_matrix", "category_values",
            "identity_weights", "linear_weights",

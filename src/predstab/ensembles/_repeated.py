@@ -14,10 +14,10 @@ from numbers import Integral
 
 import numpy as np
 
-from ._exceptions import PredstabDataWarning, warnings_outside
-from ._results import Result, r_rows, result
-from ._utils import check_rng, missing_mask, seeds_from
-from ._validation import HasMethods, Interval, Options, validate_params
+from .._core._exceptions import PredstabDataWarning, warnings_outside
+from .._core._results import Result, r_rows, result
+from .._core._utils import check_rng, missing_mask, seeds_from
+from .._core._validation import HasMethods, Interval, Options, validate_params
 
 __all__ = ["repeated_predictions", "RepeatedPredictions", "with_seed"]
 
@@ -121,7 +121,7 @@ class RepeatedPredictions(Result):
         ``levels`` orders the categories as ``classes`` (sorted; pass ``levels`` for another
         order). Otherwise ``scale`` and ``levels`` are those of :func:`predstab.phi`.
         """
-        from ._stability import phi
+        from ..stability._stability import phi
 
         if self.y_train is None:
             raise ValueError("`y_train` is None: pass `y` to repeated_predictions to compute phi.")
@@ -145,7 +145,7 @@ class RepeatedPredictions(Result):
 
         ``scale`` and ``levels`` default as in :meth:`phi` (categories for a classifier's labels).
         """
-        from ._stability import psi
+        from ..stability._stability import psi
 
         if self.space is None:
             raise ValueError("`space` is None: refit with baseline='oob' or 'kfold' to compute psi.")
