@@ -229,7 +229,7 @@ def _classes(quick, scale):
         for name, counts in baselines[:1] if scale == "categorical" else baselines:
             base = np.repeat(labels, counts).astype(object)
             levels = list(labels) if scale == "ordinal" else None
-            res = _quiet(predstab.phi, pred, base, scale=scale, levels=levels)
+            res = _quiet(predstab.phi, pred, base, scale=scale, categories=levels)
             if scale == "ordinal":
                 pos = np.cumsum(counts) - counts / 2
                 delta2 = (pos[:, None] - pos[None, :]) ** 2

@@ -13,7 +13,7 @@ test objects and training set; it is estimated by the closed form of the other `
 pools' trees (independent of the pool; its own error is about ``1 / sqrt(K - 1)`` of a
 pool's). The recommendation's truth is optRF's rule on the 2PL fitted to that truth curve.
 
-* bands: :meth:`predstab.TreePool.closed_form_bands` at 100 resamples (the default of
+* bands: :meth:`predstab.TreePool.closed_form` at 100 resamples (the default of
   :func:`predstab.tune_num_learners`);
 * recommendation interval: the learners-only interval of ``tune_num_learners(method=
   "closed_form", interval="learners")``, i.e. the bands' resampled curves refitted
@@ -39,14 +39,15 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import TreePool, fit_2pl
 from predstab.ensembles._closed_form import closed_form_stats, curve_from_stats
-from predstab.ensembles._tune import _default_pool_size, _interval
+from predstab.ensembles._recommendation_interval import _interval, _learner_object_curves
+from predstab.ensembles._tune_config import _default_pool_size
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
 # the page's sections, with the item of issue 21 each answers (benchmarks/bench_coverage.py
 # lists them on docs/benchmarks/coverage.md, the one page that names every case)
 SECTIONS = (
-    ("6", "Closed-form bands (`TreePool.closed_form_bands`)",
+    ("6", "Closed-form bands (`TreePool.closed_form`)",
      "regression forest, imbalanced 85/15 classifier (hard votes), simulated near-tied votes"),
     ("7", 'Recommendation interval (`interval="learners"`)',
      "regression forest, imbalanced 85/15 classifier (hard votes)"),
@@ -101,14 +102,14 @@ def run(name, k, size, band_grid, rec_grid):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             truth = _truth(others, n_band, classifier)
-            res = pool.closed_form_bands(n_band, measure=measure, n_bootstrap=B, random_state=j)
+            res = pool.closed_form(n_band, measure=measure, n_resamples=B, random_state=j)
         hits.append((res.low <= truth) & (truth <= res.high))
         widths.append(res.high - res.low)
         # the recommendation interval (learners only) on its own grid
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             truth_rec = _truth(others, n_rec, classifier)
-            rres = pool.closed_form_bands(n_rec, measure=measure, n_bootstrap=B, random_state=j)
+            rres = pool.closed_form(n_rec, measure=measure, n_resamples=B, random_state=j)
             resampled = np.minimum(rres.curve + rres.errors, 1.0)
             rounded, unrounded = _interval(resampled, list(rec_grid), 1e-6, "thousand", B, 0.95)
         t_round, _ = _recommendation(truth_rec, n_rec, "thousand")
@@ -158,8 +159,6 @@ def run_objects(name, k, size, rec_grid, n_truth=1000, truth_trees=2000):
     ``_learner_object_curves`` (objects and learners resampled) then ``_interval``."""
     from types import SimpleNamespace
 
-    from predstab.ensembles._tune import _learner_object_curves
-
     start = time.perf_counter()
     est, X, y, cut = _objects_setting(name, 50 * k + n_truth)
     classifier = name != "regression"
@@ -178,7 +177,7 @@ def run_objects(name, k, size, rec_grid, n_truth=1000, truth_trees=2000):
         pool.fit(X[:cut], y[:cut], X[cut + 50 * j: cut + 50 * (j + 1)], oob=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            curve = pool.closed_form_bands(n_rec, measure=measure, n_bootstrap=0).curve
+            curve = pool.closed_form(n_rec, measure=measure).curve
             resampled = _learner_object_curves(pool, list(rec_grid), measure, SimpleNamespace(baseline=None),
                                                curve, B, np.random.default_rng(j))
             rounded, unrounded = _interval(resampled, list(rec_grid), 1e-6, "thousand", B, 0.95)
@@ -213,7 +212,7 @@ def run_simulated(k, size, band_grid):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = closed_form_bands(preds, None, n.astype(float), {"fleiss": None}, classifier=True,
-                                    voting="hard", n_bootstrap=B, random_state=j)["fleiss"]
+                                    voting="hard", n_resamples=B, random_state=j)["fleiss"]
         hits.append((res.low <= truth) & (truth <= res.high))
         widths.append(res.high - res.low)
     return {"name": "simulated votes, near ties", "k": k, "size": size, "band_grid": band_grid,

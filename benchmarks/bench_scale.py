@@ -11,7 +11,7 @@ objects. Each size runs in a fresh process (so its peak memory is its own) and r
   scikit-learn's own ``predict`` of the same forest, which keeps no per-tree values, is
   printed beside it up to 10^5 objects);
 - ``curve``: ``TreePool.closed_form(grid)``, the estimate alone;
-- ``bands``: ``TreePool.closed_form_bands(grid, n_bootstrap=200)``, estimate and band;
+- ``bands``: ``TreePool.closed_form(grid, n_resamples=200)``, estimate and band;
 - ``total``: the whole ``fit()`` call (training-row cache for out-of-bag baselines
   included) plus ``bands``, and ``total / (fit + predict)`` (goal: at most 1.5);
 - ``peak``: the process's peak resident memory above what it held before fitting
@@ -124,12 +124,12 @@ def _measure(X, y, X_test, pool_size, n_bootstrap, dtype, sklearn_predict, backe
         with backend:
             pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype).fit(X, y, X_test)
         fit_call = time.perf_counter() - start
-        pool.closed_form_bands(GRID[:1], n_bootstrap=2)  # warm-up (imports, caches)
+        pool.closed_form(GRID[:1], n_resamples=2)  # warm-up (imports, caches)
         start = time.perf_counter()
         pool.closed_form(GRID)
         curve_s = time.perf_counter() - start
         start = time.perf_counter()
-        res = pool.closed_form_bands(GRID, n_bootstrap=n_bootstrap, random_state=0)
+        res = pool.closed_form(GRID, n_resamples=n_bootstrap, random_state=0)
         bands_s = time.perf_counter() - start
         peak = _peak_bytes() - before
         sk = None
@@ -158,12 +158,12 @@ def jobs(n_test, pool_size, n_bootstrap, dtype):
         with threadpool_limits(n_jobs):
             pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype=dtype, n_jobs=n_jobs)
             pool.fit(X, y, X_test, oob=False)
-            pool.closed_form_bands(GRID[:1], n_bootstrap=2)  # warm-up (imports, caches)
+            pool.closed_form(GRID[:1], n_resamples=2)  # warm-up (imports, caches)
             start = time.perf_counter()
             pool.closed_form(GRID)
             curve_s = time.perf_counter() - start
             start = time.perf_counter()
-            pool.closed_form_bands(GRID, n_bootstrap=n_bootstrap, random_state=0)
+            pool.closed_form(GRID, n_resamples=n_bootstrap, random_state=0)
             bands_s = time.perf_counter() - start
         out[n_jobs] = {"fit": pool.fit_seconds_, "predict": pool.predict_seconds_, "curve": curve_s,
                        "bands": bands_s}
@@ -300,8 +300,8 @@ def main(argv=None):
             "unknown factor, the ratios within a row come from the same process).", "",
             "- **fit**: the pool's trees; **predict**: the per-tree prediction cache on the test objects "
             "(scikit-learn's own `predict` of the same forest in brackets, up to 10^5 objects); "
-            "**curve**: `TreePool.closed_form(grid)`; **bands**: `TreePool.closed_form_bands(grid, "
-            "n_bootstrap=...)` (estimate and band); **total**: the `fit()` call plus the bands; "
+            "**curve**: `TreePool.closed_form(grid)`; **bands**: `TreePool.closed_form(grid, "
+            "n_resamples=...)` (estimate and band); **total**: the `fit()` call plus the bands; "
             "**peak**: peak resident memory above the process's before fitting (the fitted forest, about "
             "0.1 GB, and the training-row cache included).", "",
             *lines, "",

@@ -23,6 +23,7 @@ Usage::
     python benchmarks/bench_tuning.py --quick                # small grids, 2 runs, smoke test
     python benchmarks/bench_tuning.py --precision 40         # sampling-error study (no R)
     python benchmarks/bench_tuning.py --importance           # opt_importance example (no R)
+    python benchmarks/bench_tuning.py --nested-validation 5  # the checks skipped inside the engine
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def run(method, X, y, X_test, grid, repeats, seed=1, task="regression", measure=
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(est, X, y, X_test, grid=grid, n_repeats=repeats, measures=(measure,),
-                                method=method, random_state=seed, n_bootstrap=0, **kwargs)
+                                method=method, random_state=seed, n_resamples=0, **kwargs)
     return time.perf_counter() - start, res
 
 def importance_example(X, y):
@@ -144,7 +145,7 @@ def importance_example(X, y):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
-        res = tune_num_learners(est, X, y, grid=ref["grid"], n_repeats=5, method="pool", n_bootstrap=0,
+        res = tune_num_learners(est, X, y, grid=ref["grid"], n_repeats=5, method="pool", n_resamples=0,
                                 measures=("importance", "importance_selection"), random_state=1)
     secs = time.perf_counter() - start
     print(f"opt_importance example (permutation importance, pool): {secs:.1f} s; "
@@ -175,12 +176,12 @@ def precision_study(X, y, X_test, grid, repeats, n_pools, pool_size=1000):
     start = time.perf_counter()
     pools = [TreePool(est, n_learners=pool_size, random_state=seed).fit(X, y, X_test, oob=False)
              for seed in range(1, n_pools + 1)]
-    curves = [pool.closed_form(grid, n_bootstrap=200) for pool in pools]  # (curve, low, high) each
-    closed, low, high = (np.array([c[i] for c in curves]) for i in range(3))  # (n_pools, len(grid))
+    curves = [pool.closed_form(grid, n_resamples=200) for pool in pools]  # ClosedFormResult each
+    closed, low, high = (np.array([getattr(c, part) for c in curves]) for part in ("curve", "low", "high"))
     trees = np.concatenate([pool.test_predictions_ for pool in pools], axis=1)
     pooled = pools[0]
     pooled.test_predictions_ = trees  # every tree: the closed form of n_pools * pool_size trees
-    precise = pooled.closed_form(grid)
+    precise = pooled.closed_form(grid).curve
     print(f"\nPrecision study: {n_pools} pools of {pool_size} trees ({trees.shape[1]} trees, "
           f"{time.perf_counter() - start:.0f} s); refit runs = disjoint groups of {repeats} forests\n")
     print(f"{'n':>6}{'runs':>6}{'E[refit]':>10}{'SD refit':>10}{'closed, all':>13}{'closed mean':>13}"
@@ -206,7 +207,59 @@ of all {trees.shape[1]} trees; closed mean / SD closed: over the {n_pools} close
 |bias| = |closed mean - E[refit]|; P(cf~E): share of closed forms within 0.02 of E[refit];
 P(cf~run): share of (closed form, refit run) pairs within 0.02; P(run~run): share of pairs of
 refit runs within 0.02 of each other; band covers: share of the closed forms' 95% bootstrap
-bands (closed_form(..., n_bootstrap=200)) that contain E[refit].""")
+bands (closed_form(..., n_resamples=200)) that contain E[refit].""")
+
+
+def nested_validation_study(runs):
+    """What skipping nested validation saves (issue 24, item 4): ``tune_num_learners`` checks its
+    arguments once and runs its body with the declared functions it calls (``icc``, ``phi``,
+    ``selection_stability``, ``fit_2pl``, ``TwoPL.recommend``, ``TreePool.closed_form``, ...)
+    skipping their constraint checks; calling the body through ``__wrapped__`` checks them at every
+    grid point and resample, as before. Same seeds, the two alternating, ``runs`` times each; the
+    checks are counted by wrapping ``check_param``. SNP data, the default measures, 100 resamples
+    (the default), grids a tenth of optRF's."""
+    from predstab._core import _validation
+
+    real = _validation.check_param
+    rows = []
+    for task, method in (("regression", "pool"), ("regression", "closed_form"), ("classification", "pool")):
+        X, y, X_test = load_snp(task)
+        grid = tuple(g // 10 for g in TASKS[task][0])
+        kwargs = dict(grid=grid, n_repeats=TASKS[task][1], method=method, random_state=1)
+        timings = {"skipped": [], "checked": []}
+        counts = {}
+        for _ in range(runs):
+            for mode, call in (("skipped", tune_num_learners), ("checked", tune_num_learners.__wrapped__)):
+                n_checks = [0]
+
+                def counting(*args, n_checks=n_checks):
+                    n_checks[0] += 1
+                    return real(*args)
+
+                _validation.check_param = counting
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", PredstabWarning)
+                        start = time.perf_counter()
+                        res = call(_estimator(task), X, y, X_test, **kwargs)
+                        timings[mode].append(time.perf_counter() - start)
+                finally:
+                    _validation.check_param = real
+                counts[mode] = n_checks[0]
+                table = res.table.drop(columns="seconds")
+                if mode == "skipped":
+                    first = table
+                else:  # the same numbers either way
+                    pd.testing.assert_frame_equal(first, table, check_exact=True)
+        skipped, checked = (statistics.median(timings[m]) for m in ("skipped", "checked"))
+        rows.append((task, method, counts["checked"] - counts["skipped"], checked, skipped))
+    print(f"\nNested validation inside tune_num_learners ({runs} runs each, median seconds, load "
+          f"{_load():.1f})\n")
+    print(f"{'task':<16}{'method':<13}{'checks skipped':>15}{'checked':>10}{'skipped':>10}{'saved':>10}")
+    for task, method, n, checked, skipped in rows:
+        print(f"{task:<16}{method:<13}{n:>15}{checked:>10.2f}{skipped:>10.2f}"
+              f"{100 * (checked - skipped) / checked:>9.1f}%")
+    return rows
 
 
 def _machine(rscript):
@@ -376,7 +429,7 @@ def write_markdown(path, out, lines, goals, check, argv):
         "thread), run by `Rscript` in the same benchmark run as predstab's `tune_num_learners`, run after "
         "run (run r uses seed r in R and in Python; within a run the closed-form pools of different sizes "
         "share that seed, so they are nested). optRF's seconds are measured inside R around "
-        "`opt_prediction`; predstab's around `tune_num_learners` (`n_bootstrap=0`, as optRF computes no "
+        "`opt_prediction`; predstab's around `tune_num_learners` (`n_resamples=0`, as optRF computes no "
         "bands). predstab fits `RandomForestRegressor(max_features=\"sqrt\", min_samples_split=5)` and "
         "`RandomForestClassifier(max_features=\"sqrt\")` (ranger's defaults as optRF calls it).", "",
         f"Machine: {out['machine']}. Load average (1 min) during each timing in the table; at the end "
@@ -418,10 +471,15 @@ def main(argv=None):
     parser.add_argument("--from-json", type=Path, help="no run: summarise the records of an earlier --json")
     parser.add_argument("--importance", action="store_true",
                         help="only optRF's opt_importance example (grid 250-2000, 5 repeats, pool; no R)")
+    parser.add_argument("--nested-validation", type=int, metavar="RUNS", default=0,
+                        help="only the saving of skipped nested validation: RUNS runs of each mode (no R)")
     parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
                         help="only the sampling-error study: POOLS independent pools of 1,000 trees "
                              "(40: about 1.5 min; no R)")
     args = parser.parse_args(argv)
+    if args.nested_validation:
+        nested_validation_study(args.nested_validation)
+        return
     if args.importance or args.precision:
         X, y, X_test = load_snp()
         if args.importance:

@@ -130,10 +130,10 @@ def measures_of(preds, y_train, oob, pool_oob, kfold, scale, levels):
     ``oob``: the out-of-bag predictions of the same forests (APS's prediction space);
     ``pool_oob``: the whole pool's out-of-bag predictions (a fixed baseline).
     """
-    out = {"phi": measure(predstab.phi, preds, y_train, scale=scale, levels=levels),
-           "psi (OOB)": measure(predstab.psi, preds, oob, scale=scale, levels=levels),
-           "psi (OOB pool)": measure(predstab.psi, preds, pool_oob, scale=scale, levels=levels),
-           "psi (5-fold)": measure(predstab.psi, preds, kfold, scale=scale, levels=levels)}
+    out = {"phi": measure(predstab.phi, preds, y_train, scale=scale, categories=levels),
+           "psi (OOB)": measure(predstab.psi, preds, oob, scale=scale, categories=levels),
+           "psi (OOB pool)": measure(predstab.psi, preds, pool_oob, scale=scale, categories=levels),
+           "psi (5-fold)": measure(predstab.psi, preds, kfold, scale=scale, categories=levels)}
     if scale == "metric":
         out["ICC(1)"] = measure(predstab.icc, preds.astype(float), model="oneway")
         out["alpha"] = measure(predstab.krippendorff_alpha, preds.astype(float), level="interval")

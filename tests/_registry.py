@@ -79,7 +79,7 @@ def _alpha(level):
 def _stab(fn, scale):
     if scale == "ordinal":
         return lambda x, baseline=None, target=None: fn(
-            x, _pooled(x, baseline), scale="ordinal", levels=_levels(x, baseline)).value
+            x, _pooled(x, baseline), scale="ordinal", categories=_levels(x, baseline)).value
     return lambda x, baseline=None, target=None: fn(x, _pooled(x, baseline), scale=scale).value
 
 
@@ -289,7 +289,7 @@ def _fit():
 
 
 # a small, fast tuning run (refit and pool results, closed-form bands of a 16-tree pool)
-_TUNE = {"grid": (2, 4, 8), "n_repeats": 2, "measures": ("icc",), "pool_size": 16, "n_bootstrap": 0,
+_TUNE = {"grid": (2, 4, 8), "n_repeats": 2, "measures": ("icc",), "pool_size": 16, "n_resamples": 0,
          "random_state": 0}
 
 
@@ -410,7 +410,8 @@ CALLS = {
     # tuning the number of learners, the tree pool's closed forms, the file reader
     "tune_num_learners": (predstab.tune_num_learners, (_forest(), *_regression_data()), dict(_TUNE)),
     "TuningResult.seconds_for": (lambda *a, **kw: _tuning().seconds_for(*a, **kw), (100,), {}),
-    "TreePool.closed_form": (lambda *a, **kw: _pool().closed_form(*a, **kw), ([4, 8],), {}),
+    "TreePool.closed_form": (lambda *a, **kw: _pool().closed_form(*a, **kw), ([4, 8],),
+                             {"n_resamples": 5, "random_state": 0}),
     "TreePool.fit": (lambda *a, **kw: predstab.TreePool(_forest(), n_learners=8, random_state=0)
                      .fit(*a, **kw), _regression_data(), {}),
     "TreePool.extend": (lambda *a, **kw: _pool().extend(*a, **kw), (4,), {}),
@@ -418,8 +419,6 @@ CALLS = {
     "TreePool.oob_baseline": (lambda *a, **kw: _pool().oob_baseline(*a, **kw), (), {}),
     "StabilityResult.per_object_frame": (
         lambda *a, **kw: predstab.phi(_RATINGS, _RATINGS[:, 0]).per_object_frame(*a, **kw), (), {}),
-    "TreePool.closed_form_bands": (lambda *a, **kw: _pool().closed_form_bands(*a, **kw), ([4, 8],),
-                                   {"n_bootstrap": 5, "random_state": 0}),
     "read_table": (predstab.read_table, (_csv(),), {}),
     # results' .plot()
     "TuningResult.plot": (lambda **kw: _closed(_with_warnings_ignored(_tuning)().plot(**kw)), (), {}),
@@ -448,7 +447,6 @@ TARGETS = {
     "TuningResult.plot": lambda: predstab.TuningResult.plot,
     "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
     "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
-    "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 
 # Data parameters: read and checked by the function's reader (tests/test_bad_input.py), so they
@@ -467,7 +465,6 @@ DATA = {
     "tune_num_learners": {"estimator", "X", "y", "X_test"},
     "TreePool.closed_form": {"n"},
     "TreePool.fit": {"X", "y", "X_test"},
-    "TreePool.closed_form_bands": {"n"},
     "read_table": {"path"},
     "ratings_from_long": {"data"},
 }
@@ -564,11 +561,11 @@ RESULTS = [
     # tuning the number of learners and the tree pool's closed forms
     ("TuningResult", "TuningResult", _with_warnings_ignored(_tuning)),
     ("TuningResult(closed_form)", "TuningResult",
-     _with_warnings_ignored(lambda: _tuning(method="closed_form", measures=("icc", "phi"), n_bootstrap=5))),
+     _with_warnings_ignored(lambda: _tuning(method="closed_form", measures=("icc", "phi"), n_resamples=5))),
     ("Recommendation", "Recommendation",
      _with_warnings_ignored(lambda: _tuning().recommendations["icc"])),
     ("ClosedFormResult", "ClosedFormResult",
-     lambda: _pool().closed_form_bands([4, 8], n_bootstrap=5, random_state=0)),
+     lambda: _pool().closed_form([4, 8], n_resamples=5, random_state=0)),
     # predstab.compare (the example calls of tests/test_compare_results.py)
     ("McNemarResult", "compare.McNemarResult", lambda: _compare("mcnemar")),
     ("McNemarResult(Bowker)", "compare.McNemarResult",

@@ -194,7 +194,7 @@ def test_all_values_missing():
     nothing = np.full((4, 3), None, dtype=object)
     for scale in ("categorical", "ordinal"):
         levels = ["a", "b"] if scale == "ordinal" else None
-        _raises(lambda scale=scale, levels=levels: psi(nothing, ["a", "b"], scale=scale, levels=levels),
+        _raises(lambda scale=scale, levels=levels: psi(nothing, ["a", "b"], scale=scale, categories=levels),
                 ValueError, "predictions", what="no object")
 
 
@@ -304,9 +304,9 @@ def test_pandas_categoricals():
     # an ordered Categorical is ordinal with its categories, in their order, as levels
     ordered = _categorical_frame(ordered=True)
     got = _quiet(lambda: phi(ordered, ordered["r1"]))
-    assert got.scale == "ordinal" and got.levels == ("low", "mid", "high")
+    assert got.scale == "ordinal" and got.categories == ("low", "mid", "high")
     assert got.value == _quiet(lambda: phi(plain, plain[:, 0], scale="ordinal",
-                                           levels=["low", "mid", "high"])).value
+                                           categories=["low", "mid", "high"])).value
     assert krippendorff_alpha(ordered, level="ordinal").value == krippendorff_alpha(
         plain, level="ordinal", levels=["low", "mid", "high"]).value
     _raises(lambda: icc(frame), TypeError, "ratings")
@@ -346,15 +346,16 @@ def test_pandas_nullable_dtypes():
 
 def test_ordinal_value_not_in_levels():
     pred = [[1, 2, 2], [3, 3, 2]]
-    _raises(lambda: phi(pred, [1, 2, 3, 4], scale="ordinal", levels=[1, 2, 3]), ValueError, "levels",
+    _raises(lambda: phi(pred, [1, 2, 3, 4], scale="ordinal", categories=[1, 2, 3]), ValueError, "categories",
             what=r"\[4\]")
-    _raises(lambda: psi(pred, [1, 2, 3], scale="ordinal", levels=[1, 3]), ValueError, "levels", what=r"\[2\]")
+    _raises(lambda: psi(pred, [1, 2, 3], scale="ordinal", categories=[1, 3]), ValueError, "categories",
+            what=r"\[2\]")
     _raises(lambda: predstab.calculate_phi(pred, [1, 2, 5], "ordinal", [1, 2, 3]), ValueError,
             "ordinal_levels", what=r"\[5\]")
     _raises(lambda: krippendorff_alpha(pred, level="ordinal", levels=[1, 2]), ValueError, "levels",
             what=r"\[3\]")
     _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "c"]], level="ordinal"), ValueError, "levels")
-    _raises(lambda: phi([["a", "b"], ["b", "c"]], ["a", "b", "c"], scale="ordinal"), ValueError, "levels")
+    _raises(lambda: phi([["a", "b"], ["b", "c"]], ["a", "b", "c"], scale="ordinal"), ValueError, "categories")
 
 
 def test_prediction_categories_absent_from_the_training_responses():
@@ -369,7 +370,7 @@ def test_training_categories_absent_from_the_predictions_count_in_the_expected_d
     got = phi(pred, ["a", "b", "c", "c"])
     # D_e = 1 - sum p_c^2 over the training categories, the unused "c" included
     assert got.expected == pytest.approx(1 - (0.25**2 + 0.25**2 + 0.5**2), rel=1e-12)
-    assert got.levels == ("a", "b", "c")
+    assert got.categories == ("a", "b", "c")
 
 
 def test_baselines_of_any_length_shape_rules():
@@ -479,7 +480,7 @@ def _tune(X_test, method, **kw):
     from sklearn.ensemble import RandomForestRegressor
 
     X, y, _ = _tune_data()
-    options = dict(grid=[5, 10, 20], n_repeats=3, random_state=0, measures=("icc", "phi"), n_bootstrap=0,
+    options = dict(grid=[5, 10, 20], n_repeats=3, random_state=0, measures=("icc", "phi"), n_resamples=0,
                    pool_size=60)
     options.update(kw)
     if method == "refit":
@@ -529,14 +530,17 @@ def test_tree_pool_checks_feature_names_and_converts_the_layout():
 def test_refit_tables_do_not_depend_on_n_jobs():
     # scikit-learn's threaded predict adds the trees in the order its threads finish: with
     # n_jobs=2 the predictions differed in the last bits (173 of 400 values over 10 forests)
+    from types import SimpleNamespace
+
     from sklearn.ensemble import RandomForestRegressor
 
-    from predstab.ensembles._tune import _refit_one
+    from predstab.ensembles._tune_strategies import _refit_one
 
     X, y, X_test = _tune_data()
     for seed in range(2):
-        one, two = (_refit_one(RandomForestRegressor(max_depth=4), 80, seed, X, y, X_test, True, "soft",
-                               n_jobs, False, None) for n_jobs in (1, 2))
+        one, two = (_refit_one(SimpleNamespace(estimator=RandomForestRegressor(max_depth=4), X=X, y=y,
+                                               voting="soft", n_jobs=n_jobs, is_classifier=False),
+                               80, seed, X_test, True) for n_jobs in (1, 2))
         np.testing.assert_array_equal(one[0], two[0])
         np.testing.assert_array_equal(one[1], two[1])
         # and both are the trees' mean added in their order, as one thread adds them
@@ -629,13 +633,14 @@ def test_numbers_against_text_levels_are_compared_as_values(func):
     # "1.0" did not ("Some values do not occur in 'levels'")
     pred = np.array([[1.0, 2.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 3.0]])
     base = [1.0, 2.0, 3.0, 2.0]
-    numeric = func(pred, base, scale="ordinal", levels=[1, 2, 3]).value
+    numeric = func(pred, base, scale="ordinal", categories=[1, 2, 3]).value
     for levels in (["1", "2", "3"], ["1.0", "2.0", "3.0"], ["1e0", "2", "3.00"]):
-        assert func(pred, base, scale="ordinal", levels=levels).value == numeric
+        assert func(pred, base, scale="ordinal", categories=levels).value == numeric
     # and text data against numeric levels
-    assert func(pred.astype(str), [str(b) for b in base], scale="ordinal", levels=[1, 2, 3]).value == numeric
-    with pytest.raises(ValueError, match="levels"):
-        func(pred, base, scale="ordinal", levels=["one", "two", "three"])
+    text = func(pred.astype(str), [str(b) for b in base], scale="ordinal", categories=[1, 2, 3])
+    assert text.value == numeric
+    with pytest.raises(ValueError, match="categories"):
+        func(pred, base, scale="ordinal", categories=["one", "two", "three"])
 
 
 # ------------------------------------------------ zero expected disagreement hidden by rounding

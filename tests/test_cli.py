@@ -220,7 +220,7 @@ def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_c
         res = predstab.tune_num_learners(
             RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8), X, y, X_test,
             grid=[5, 10, 20], n_repeats=3, measures=("icc", "phi", "psi"), method=method.replace("-", "_"),
-            n_bootstrap=20, round_to="hundred", rec_thresh=1e-5,
+            n_resamples=20, round_to="hundred", rec_thresh=1e-5,
             target=0.9, random_state=4)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
@@ -267,7 +267,7 @@ def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, 
         res = predstab.tune_num_learners(RandomForestClassifier(max_features="sqrt", min_samples_leaf=1), X,
                                          y, X_test, grid=(2, 4, 8), n_repeats=3,
                                          measures=("fleiss", "phi", "psi"), method="pool",
-                                         n_bootstrap=0, random_state=2)
+                                         n_resamples=0, random_state=2)
     _same_table(tmp_path / "o" / "stability.csv", res)
     assert "hard voting" in out
 

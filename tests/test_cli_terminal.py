@@ -17,7 +17,7 @@ from sklearn.model_selection import cross_validate
 
 import predstab
 from predstab import fit_2pl
-from predstab.ensembles._tune import _recommend
+from predstab.ensembles._recommend import _recommend
 
 
 # --------------------------------------------------------------------------- item 13
@@ -202,7 +202,7 @@ def _by_step(calls):
 def test_progress_moves_through_every_step_and_changes_no_number(method):
     X, y = load_diabetes(return_X_y=True)
     calls, plain = [], []
-    options = dict(grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"), n_bootstrap=20, random_state=0,
+    options = dict(grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"), n_resamples=20, random_state=0,
                    method=method, pool_size=None if method != "closed_form" else 100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", predstab.PredstabWarning)
@@ -245,10 +245,10 @@ def test_progress_true_draws_one_line_per_step_on_stderr(capsys):
         warnings.simplefilter("ignore", predstab.PredstabWarning)
         shown = predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
                                            grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"),
-                                           n_bootstrap=20, random_state=0, progress=True)
+                                           n_resamples=20, random_state=0, progress=True)
         assert shown == predstab.tune_num_learners(RandomForestRegressor(), X[:200], y[:200], X[200:260],
                                                    grid=(5, 10, 20), n_repeats=3, measures=("icc", "psi"),
-                                                   n_bootstrap=20, random_state=0)
+                                                   n_resamples=20, random_state=0)
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.split("\n")
@@ -281,9 +281,9 @@ def test_the_pool_reports_fit_predict_and_bands_and_keeps_its_numbers(capsys):
     assert _by_step(calls) == [("fitting the pool", [(2 * k, 40) for k in range(1, 21)]),
                                ("predicting", [(2 * k, 80) for k in range(1, 41)])]
     calls.clear()
-    bands = ticked.closed_form_bands([5, 10], measure="fleiss", n_bootstrap=6, random_state=1, progress=tick)
+    bands = ticked.closed_form([5, 10], measure="fleiss", n_resamples=6, random_state=1, progress=tick)
     assert calls == [("bands", b, 6) for b in range(1, 7)]  # class bands: per resampled pool
-    assert bands == silent.closed_form_bands([5, 10], measure="fleiss", n_bootstrap=6, random_state=1)
+    assert bands == silent.closed_form([5, 10], measure="fleiss", n_resamples=6, random_state=1)
     calls.clear()
     ticked.extend(10, progress=tick)
     silent.extend(10)

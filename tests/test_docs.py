@@ -272,7 +272,7 @@ def test_estimator_line_lists_every_option_passed():
         result = predstab.tune_num_learners(
             RandomForestRegressor(max_features="sqrt", min_samples_split=6, max_leaf_nodes=12, n_jobs=1),
             X[:30], y[:30], X[30:], grid=(2, 4, 8), n_repeats=2, measures=("phi",), pool_size=16,
-            n_bootstrap=0, random_state=0)
+            n_resamples=0, random_state=0)
     line = next(s for s in str(result).splitlines() if s.startswith(" Estimator: "))
     assert line == (" Estimator: RandomForestRegressor(max_features='sqrt', min_samples_leaf=1, "
                     "max_samples=None, bootstrap=True, max_depth=None, criterion='squared_error', "

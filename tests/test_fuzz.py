@@ -136,8 +136,8 @@ TARGETS = {
        for level in ("nominal", "ordinal", "interval", "ratio")},
     "krippendorff_alpha(levels)": lambda rng: predstab.krippendorff_alpha(
         random_array(rng), level=rng.choice(["nominal", "ordinal"]), levels=_levels(rng)),
-    "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
-    "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
+    "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), categories=_levels(rng)),
+    "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), categories=_levels(rng)),
     "calculate_phi": lambda rng: predstab.calculate_phi(*_pair(rng),
                                                         rng.choice(["metric", "categorical", "ordinal"]),
                                                         _levels(rng)),
@@ -382,7 +382,7 @@ def test_tune_num_learners_bad_options(option, value):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = X[:, 0] + rng.normal(size=40)
-    kwargs = {"grid": (2, 4, 8), "n_repeats": 2, "n_bootstrap": 0, option: value}
+    kwargs = {"grid": (2, 4, 8), "n_repeats": 2, "n_resamples": 0, option: value}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", predstab.PredstabWarning)
         with pytest.raises((ValueError, TypeError), match=f"`{option}`"):

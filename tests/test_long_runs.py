@@ -318,7 +318,7 @@ def test_tune_num_learners_is_bit_identical_across_n_jobs(method):
             warnings.simplefilter("ignore")  # few repeats / few trees: data warnings are not the subject
             result = predstab.tune_num_learners(RandomForestRegressor(max_depth=3), X[:45], y[:45], X[45:],
                                                 grid=(2, 4, 8), n_repeats=3, method=method, random_state=0,
-                                                n_jobs=n_jobs, n_bootstrap=0)
+                                                n_jobs=n_jobs, n_resamples=0)
         tables.append(result.table.drop(columns="seconds"))  # wall-clock time is the only difference
     a, b = tables
     assert list(a.columns) == list(b.columns) and a.shape == b.shape

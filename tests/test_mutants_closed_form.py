@@ -179,7 +179,7 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
     band = ConfidenceInterval(np.array([0.125, 0.5]), np.array([0.5, 1.0]))
     res = cf.ClosedFormResult(measure="fleiss", n_learners=np.array([2.0, 10.0]),
                               curve=np.array([0.25, 0.75]), confidence_interval=band,
-                              errors=np.zeros((5, 2)), n_bootstrap=5, confidence_level=0.9, pool_size=12,
+                              errors=np.zeros((5, 2)), n_resamples=5, confidence_level=0.9, pool_size=12,
                               voting="hard")
     assert str(res).splitlines() == [
         " Closed-form stability of forests from a tree pool", "",
@@ -202,14 +202,14 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
     np.testing.assert_array_equal(frame["ci_high"], [0.5, 1.0])
     bare = cf.ClosedFormResult(measure="psi", n_learners=np.array([3.0]), curve=np.array([0.5]),
                                confidence_interval=ConfidenceInterval(np.array([np.nan]), np.array([np.nan])),
-                               errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=4)
+                               errors=None, n_resamples=0, confidence_level=0.95, pool_size=4)
     assert str(bare).splitlines()[2:] == [" measure = psi", "    pool = 4 learners", "",
                                           "  n_learners    value", "           3      0.5"]
     nan2 = np.array([np.nan, np.nan])
     big = cf.ClosedFormResult(measure="icc", n_learners=np.array([12345.0, 37.234567]),
                               curve=np.array([0.987654, 0.5]),
                               confidence_interval=ConfidenceInterval(nan2, nan2),
-                              errors=None, n_bootstrap=0, confidence_level=0.95, pool_size=20000)
+                              errors=None, n_resamples=0, confidence_level=0.95, pool_size=20000)
     # sizes (also fractional ones, as n_star) to 6 significant digits, values to 4
     assert str(big).splitlines()[-2:] == ["       12345   0.9877", "     37.2346      0.5"]
     assert res.voting == "hard" and bare.voting is None
@@ -682,7 +682,7 @@ def test_class_closed_form_stats_and_kappa():
 def test_metric_bands_are_resampled_pools_about_the_plug_in():
     n = np.array([1.0, 3.0, 50.0])
     res = cf.closed_form_bands(T, None, n, {"icc": None, "phi": 3.0}, classifier=False, voting=None,
-                               n_bootstrap=40, confidence_level=0.8, random_state=4)
+                               n_resamples=40, confidence_level=0.8, random_state=4)
     counts = np.random.default_rng(4).multinomial(8, np.full(8, 1 / 8), size=40)
     resampled = [T[:, np.repeat(np.arange(8), c)] for c in counts]
 
@@ -702,7 +702,7 @@ def test_metric_bands_are_resampled_pools_about_the_plug_in():
         low, high = percentile_band(r.curve, errors, 0.8)
         np.testing.assert_allclose(r.low, low, atol=1e-5)
         np.testing.assert_allclose(r.high, high, atol=1e-5)
-        settings = (r.measure, r.n_bootstrap, r.confidence_level, r.pool_size, r.voting)
+        settings = (r.measure, r.n_resamples, r.confidence_level, r.pool_size, r.voting)
         assert settings == (measure, 40, 0.8, 8, None)
         np.testing.assert_array_equal(r.n_learners, n)
 
@@ -713,7 +713,7 @@ def test_bands_are_capped_at_one():
     t = np.tile(np.arange(5.0)[:, None], (1, 8)) + np.random.default_rng(1).normal(0, 0.05, (5, 8))
     t[:, 0] += 2.0
     n = np.array([1.0, 4.0])
-    res = cf.closed_form_bands(t, None, n, {"phi": 1.0}, classifier=False, voting=None, n_bootstrap=200,
+    res = cf.closed_form_bands(t, None, n, {"phi": 1.0}, classifier=False, voting=None, n_resamples=200,
                                random_state=0)["phi"]
     counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
     def phi_of(m):
@@ -733,7 +733,7 @@ def test_bands_are_capped_at_one():
 def test_out_of_bag_bands_are_resampled_pools():
     n = np.array([2.0, 6.0])
     res = cf.closed_form_bands(T, MASK, n, {"icc": None, "psi": 1.5}, classifier=False, voting=None,
-                               n_bootstrap=12, random_state=9)
+                               n_resamples=12, random_state=9)
     counts = np.random.default_rng(9).multinomial(8, np.full(8, 1 / 8), size=12)
     cols = [np.repeat(np.arange(8), c) for c in counts]
 
@@ -758,7 +758,7 @@ def test_class_bands_of_two_class_votes_are_resampled_pools():
     preds = votes_pool([0.2, 0.5, 0.7, 0.95, 0.4], 6)
     n = np.array([1.0, 2.0])
     res = cf.closed_form_bands(preds, None, n, {"fleiss": None}, classifier=True, voting="hard",
-                               n_bootstrap=6, confidence_level=0.5, random_state=2)["fleiss"]
+                               n_resamples=6, confidence_level=0.5, random_state=2)["fleiss"]
     counts = np.random.default_rng(2).multinomial(6, np.full(6, 1 / 6), size=6)
 
     def kappa(p, m):
@@ -781,13 +781,13 @@ def test_class_bands_of_two_class_votes_are_resampled_pools():
     low, high = percentile_band(curve, errors, 0.5)
     np.testing.assert_allclose(res.low, low, rtol=1e-9)
     np.testing.assert_allclose(res.high, high, rtol=1e-9)
-    assert (res.voting, res.pool_size, res.n_bootstrap) == ("hard", 6, 6)
+    assert (res.voting, res.pool_size, res.n_resamples) == ("hard", 6, 6)
 
 
 def test_bands_without_bootstrap_and_reproducibility():
     preds = class_pool(n_obj=6, size=8, n_classes=2, seed=7)
     n = np.array([2.0, 3.0])
-    kw = {"classifier": True, "voting": "soft", "n_bootstrap": 8}
+    kw = {"classifier": True, "voting": "soft", "n_resamples": 8}
     a = cf.closed_form_bands(preds, None, n, {"fleiss": None}, random_state=3, **kw)["fleiss"]
     b = cf.closed_form_bands(preds, None, n, {"fleiss": None}, random_state=3, **kw)["fleiss"]
     c = cf.closed_form_bands(preds, None, n, {"fleiss": None}, random_state=4, **kw)["fleiss"]
@@ -795,14 +795,14 @@ def test_bands_without_bootstrap_and_reproducibility():
     np.testing.assert_array_equal(a.curve, b.curve)
     assert not np.array_equal(a.errors, c.errors) and not np.array_equal(a.curve, c.curve)
     bare = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None,
-                                n_bootstrap=0)["icc"]
+                                n_resamples=0)["icc"]
     w, bb, d_o = metric_stats(T, n)
     np.testing.assert_allclose(bare.curve, bb / (bb + d_o), rtol=1e-13)
-    assert bare.errors is None and bare.n_bootstrap == 0
+    assert bare.errors is None and bare.n_resamples == 0
     assert np.isnan(bare.low).all() and np.isnan(bare.high).all()
-    m1 = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None, n_bootstrap=5,
+    m1 = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None, n_resamples=5,
                               random_state=1)["icc"]
-    m2 = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None, n_bootstrap=5,
+    m2 = cf.closed_form_bands(T, None, n, {"icc": None}, classifier=False, voting=None, n_resamples=5,
                               random_state=2)["icc"]
     assert not np.array_equal(m1.errors, m2.errors)
 
@@ -813,7 +813,7 @@ def test_undefined_bands_stay_quiet_apart_from_the_convention():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = cf.closed_form_bands(T, None, [2.0, 3.0], {"psi": 0.0}, classifier=False, voting=None,
-                                   n_bootstrap=5, random_state=0)["psi"]
+                                   n_resamples=5, random_state=0)["psi"]
     assert [w.category for w in caught] == [PredstabUndefinedWarning]
     assert np.isnan(res.curve).all() and np.isnan(res.low).all() and np.isnan(res.high).all()
 
@@ -849,7 +849,7 @@ def test_metric_bands_keep_their_precision(offset, scale):
     t = offset + scale * T
     n = np.array([2.0, 6.0])
     for mask in (None, MASK):
-        res = cf.closed_form_bands(t, mask, n, {"icc": None}, classifier=False, voting=None, n_bootstrap=25,
+        res = cf.closed_form_bands(t, mask, n, {"icc": None}, classifier=False, voting=None, n_resamples=25,
                                    random_state=3)["icc"]
         counts = np.random.default_rng(3).multinomial(8, np.full(8, 1 / 8), size=25)
         errors = []
@@ -873,9 +873,9 @@ def test_metric_bands_keep_their_precision(offset, scale):
 def test_band_defaults():
     res = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting=None,
                                random_state=0)["icc"]
-    assert (res.n_bootstrap, res.confidence_level) == (200, 0.95) and res.errors.shape == (200, 1)
+    assert (res.n_resamples, res.confidence_level) == (200, 0.95) and res.errors.shape == (200, 1)
     assert res.voting is None  # metric predictions: no voting, whatever the caller passes
-    soft = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting="soft", n_bootstrap=2)
+    soft = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting="soft", n_resamples=2)
     assert soft["icc"].voting is None
     counts = np.random.default_rng(0).multinomial(8, np.full(8, 1 / 8), size=200)
     errors = [icc_of_stats(metric_stats(T[:, np.repeat(np.arange(8), c)], 2.0)) for c in counts]
@@ -909,7 +909,7 @@ def test_out_of_bag_class_bands_by_hand():
     mask[4] = [0, 0, 0, 1, 0, 0]  # one voter: dropped
     n = [1, 2]
     res = cf.closed_form_bands(preds, mask, np.array([1.0, 2.0]), {"fleiss": None}, classifier=True,
-                               voting="hard", n_bootstrap=4, confidence_level=0.5, random_state=7)["fleiss"]
+                               voting="hard", n_resamples=4, confidence_level=0.5, random_state=7)["fleiss"]
     rng = np.random.default_rng(7)
     keep = mask.sum(axis=1) > 1
     n_perm = cf._orderings(int(keep.sum()))

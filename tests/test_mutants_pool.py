@@ -181,7 +181,7 @@ def test_bad_arguments_name_the_parameter():
     with pytest.raises(InvalidParameterError, match="`oob`"):
         TreePool(RandomForestRegressor(), n_learners=2).fit(X, Y, oob="yes")
     pool = TreePool(RandomForestRegressor(), n_learners=2)
-    for call in (lambda: pool.forests(1), lambda: pool.oob_baseline(), lambda: pool.closed_form([1]),
+    for call in (lambda: pool.forests(1), lambda: pool.oob_baseline(), lambda: pool.closed_form([1]).curve,
                  lambda: pool.extend(2)):
         with pytest.raises(ValueError, match="not fitted"):
             call()
@@ -294,7 +294,7 @@ def test_extend_appends_the_next_seed_of_the_generator(make):
     np.testing.assert_allclose(pool.forests(6), pool.test_predictions_.reshape(10, 2, 6).mean(axis=2))
     # the closed forms use the whole extended pool
     expected, _ = icc_by_hand(pool.test_predictions_, [2, 8])
-    np.testing.assert_allclose(pool.closed_form([2, 8]), expected, rtol=1e-12)
+    np.testing.assert_allclose(pool.closed_form([2, 8]).curve, expected, rtol=1e-12)
 
 
 def test_extend_keeps_the_pools_settings():
@@ -335,15 +335,15 @@ def test_closed_form_metric_measures(reg):
     t = reg.test_predictions_
     n = np.array([1, 3, 40])
     expected, w = icc_by_hand(t, n)
-    np.testing.assert_allclose(reg.closed_form(n), expected, rtol=1e-12)
-    np.testing.assert_allclose(reg.closed_form(3), expected[1:2], rtol=1e-12)  # a scalar n
-    np.testing.assert_allclose(reg.closed_form(n, measure="phi"), 1 - w / n / Y[:30].var(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(reg.closed_form(n).curve, expected, rtol=1e-12)
+    np.testing.assert_allclose(reg.closed_form(3).curve, expected[1:2], rtol=1e-12)  # a scalar n
+    np.testing.assert_allclose(reg.closed_form(n, measure="phi").curve, 1 - w / n / Y[:30].var(ddof=1), rtol=1e-12)
     base = np.array([1.0, 3.0, 2.0, 7.0])
-    np.testing.assert_allclose(reg.closed_form(n, measure="phi", baseline=base), 1 - w / n / base.var(ddof=1),
+    np.testing.assert_allclose(reg.closed_form(n, measure="phi", baseline=base).curve, 1 - w / n / base.var(ddof=1),
                                rtol=1e-12)
     oob = reg.oob_baseline()
-    np.testing.assert_allclose(reg.closed_form(n, measure="psi"), 1 - w / n / oob.var(ddof=1), rtol=1e-12)
-    np.testing.assert_allclose(reg.closed_form(n, measure="psi", baseline=base), 1 - w / n / base.var(ddof=1),
+    np.testing.assert_allclose(reg.closed_form(n, measure="psi").curve, 1 - w / n / oob.var(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(reg.closed_form(n, measure="psi", baseline=base).curve, 1 - w / n / base.var(ddof=1),
                                rtol=1e-12)
     with pytest.raises(ValueError, match="`measure`='fleiss' needs classes"):
         reg.closed_form(n, measure="fleiss")
@@ -358,17 +358,18 @@ def test_closed_form_on_training_rows_is_out_of_bag():
     k = np.arange(1, 5)[:, None]
     pmf = stats.binom.pmf(k, 4, rate)
     d_o = np.mean(var * (pmf / k).sum(axis=0) / pmf.sum(axis=0))
-    np.testing.assert_allclose(pool.closed_form([4], measure="phi"), 1 - d_o / Y[:30].var(ddof=1), rtol=1e-10)
+    np.testing.assert_allclose(pool.closed_form([4], measure="phi").curve, 1 - d_o / Y[:30].var(ddof=1), rtol=1e-10)
 
 
 def test_closed_form_bands_default_generator_and_tuple(reg):
     n = np.array([2.0, 6.0])
-    curve, low, high = reg.closed_form(n, n_bootstrap=30, confidence_level=0.9, random_state=1)
-    res = reg.closed_form_bands(n, n_bootstrap=30, confidence_level=0.9, random_state=1)
+    band = reg.closed_form(n, n_resamples=30, confidence_level=0.9, random_state=1)
+    curve, low, high = band.curve, band.low, band.high
+    res = reg.closed_form(n, n_resamples=30, confidence_level=0.9, random_state=1)
     np.testing.assert_array_equal(res.curve, curve)
     np.testing.assert_array_equal(res.low, low)
     np.testing.assert_array_equal(res.high, high)
-    assert res.confidence_level == 0.9 and res.n_bootstrap == 30 and res.pool_size == 12
+    assert res.confidence_level == 0.9 and res.n_resamples == 30 and res.pool_size == 12
     # independent: the resampled pools of the multinomial counts of that generator
     t = reg.test_predictions_
     counts = np.random.default_rng(1).multinomial(12, np.full(12, 1 / 12), size=30)
@@ -384,20 +385,21 @@ def test_closed_form_bands_default_generator_and_tuple(reg):
     np.testing.assert_allclose(res.errors, errors, atol=1e-5)
     np.testing.assert_allclose(np.c_[low, high], np.c_[percentile_band(curve, errors, 0.9)], atol=1e-5)
     # the default generator derives from the pool's seed and size
-    default = reg.closed_form_bands(n, n_bootstrap=30)
+    default = reg.closed_form(n, n_resamples=30)
     counts = np.random.default_rng([reg.seed_, 12]).multinomial(12, np.full(12, 1 / 12), size=30)
     errors = np.stack([icc_by_hand(t[:, np.repeat(np.arange(12), c)], n)[0] for c in counts]) - plug_in(t)
     errors = jackknife_scaled(errors, t, lambda m: icc_by_hand(m, n)[0])
     np.testing.assert_allclose(default.errors, errors, atol=1e-5)
-    assert default.n_bootstrap == 30 and reg.closed_form_bands(n).n_bootstrap == 200
+    assert default.n_resamples == 30 and reg.closed_form(n).n_resamples == 0  # no band by default
     assert default.confidence_level == 0.95
     np.testing.assert_allclose(default.high, percentile_band(default.curve, errors, 0.95)[1], atol=1e-5)
-    curve, low, high = reg.closed_form(n, n_bootstrap=30)  # the same defaults
+    band = reg.closed_form(n, n_resamples=30)  # the same defaults
+    curve, low, high = band.curve, band.low, band.high
     np.testing.assert_array_equal(low, default.low)
     np.testing.assert_array_equal(high, default.high)
-    assert reg.closed_form_bands(n, n_bootstrap=30, confidence_level=0.9,
+    assert reg.closed_form(n, n_resamples=30, confidence_level=0.9,
                                  random_state=np.random.default_rng(1)) == res
-    bare = reg.closed_form(n, n_bootstrap=0)
+    bare = reg.closed_form(n, n_resamples=0).curve
     assert isinstance(bare, np.ndarray) and bare.shape == (2,)
 
 
@@ -405,16 +407,15 @@ def test_closed_form_bad_options(reg):
     for bad, name in (([0.5], "n"), ([np.inf], "n"), ([np.nan], "n")):
         with pytest.raises(ValueError, match=f"`{name}`"):
             reg.closed_form(bad)
-    for kwargs, name in (({"n_bootstrap": -1}, "n_bootstrap"),
+    for kwargs, name in (({"n_resamples": -1}, "n_resamples"),
                          ({"confidence_level": 0.0}, "confidence_level"),
                          ({"confidence_level": 1.0}, "confidence_level"), ({"measure": "alpha"}, "measure"),
                          ({"voting": "mean"}, "voting"), ({"random_state": -1}, "random_state"),
                          ({"baseline": 3}, "baseline")):
-        for method in (reg.closed_form, reg.closed_form_bands):
-            with pytest.raises(InvalidParameterError, match=f"`{name}`"):
-                method([2], **kwargs)
+        with pytest.raises(InvalidParameterError, match=f"`{name}`"):
+            reg.closed_form([2], **kwargs)
     # the smallest valid values
-    assert reg.closed_form([1], n_bootstrap=1, confidence_level=0.01)[0].shape == (1,)
+    assert reg.closed_form([1], n_resamples=1, confidence_level=0.01).curve.shape == (1,)
 
 
 def test_class_closed_forms_and_the_extrapolation_warning(clf):
@@ -437,7 +438,7 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        curve = clf.closed_form([1, 2, 5], measure="fleiss")
+        curve = clf.closed_form([1, 2, 5], measure="fleiss").curve
     np.testing.assert_allclose(curve, [kappa(1), kappa(2), kappa(5)], rtol=1e-10)
     message = r"n = \[6\] learners is extrapolated.*pool of 10.*at least 12"
     with pytest.warns(PredstabWarning, match=message):
@@ -449,10 +450,10 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
     share = np.mean(np.array(base) == "yes")
     d_e = 1 - share**2 - (1 - share) ** 2
     d_o = 1 - np.mean([np.mean(votes[:, a] == votes[:, b]) for a in range(10) for b in range(10) if a != b])
-    np.testing.assert_allclose(clf.closed_form([1], measure="psi"), 1 - d_o / d_e, rtol=1e-10)
+    np.testing.assert_allclose(clf.closed_form([1], measure="psi").curve, 1 - d_o / d_e, rtol=1e-10)
     share = np.mean(LABELS[:30] == "yes")
     d_e = 1 - share**2 - (1 - share) ** 2
-    np.testing.assert_allclose(clf.closed_form([1], measure="phi"), 1 - d_o / d_e, rtol=1e-10)
+    np.testing.assert_allclose(clf.closed_form([1], measure="phi").curve, 1 - d_o / d_e, rtol=1e-10)
     # a voting override also sets psi's default baseline: the pool's soft out-of-bag votes (a pool
     # whose soft and hard baselines differ in their class shares)
     other = TreePool(RandomForestClassifier(max_features=2, max_depth=3), n_learners=10, voting="hard",
@@ -467,12 +468,12 @@ def test_class_closed_forms_and_the_extrapolation_warning(clf):
         shares[voting] = 1 - share**2 - (1 - share) ** 2
     assert shares["soft"] != pytest.approx(shares["hard"], rel=1e-3)
     for voting in ("soft", "hard"):  # one learner: its soft and hard votes agree, so does D_o
-        np.testing.assert_allclose(other.closed_form([1], measure="psi", voting=voting, random_state=0),
+        np.testing.assert_allclose(other.closed_form([1], measure="psi", voting=voting, random_state=0).curve,
                                    1 - d_o / shares[voting], rtol=1e-10)
     # soft votes: a different closed form (probabilities, random orderings of the pool)
-    soft = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0)
+    soft = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0).curve
     assert not np.allclose(soft, curve[1:2])
-    again = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0)
+    again = clf.closed_form([2], measure="fleiss", voting="soft", random_state=0).curve
     np.testing.assert_array_equal(soft, again)
 
 
@@ -486,4 +487,4 @@ def test_degenerate_pool_follows_the_convention():
     y = np.full(30, 3.0)
     pool = TreePool(RandomForestRegressor(), n_learners=4, random_state=0).fit(X[:30], y, X[30:])
     with pytest.warns(PredstabDegenerateWarning):
-        np.testing.assert_array_equal(pool.closed_form([1, 3]), [1.0, 1.0])
+        np.testing.assert_array_equal(pool.closed_form([1, 3]).curve, [1.0, 1.0])

@@ -466,10 +466,10 @@ def test_phi_psi_scales_of_a_classifiers_labels(data):
     np.testing.assert_array_equal(rp.classes, [0, 1, 2])
     assert rp.phi() == predstab.phi(rp.test, y, scale="categorical")
     assert quiet(rp.psi) == quiet(predstab.psi, rp.test, rp.space, scale="categorical")
-    assert rp.phi(scale="ordinal") == predstab.phi(rp.test, y, scale="ordinal", levels=[0, 1, 2])
+    assert rp.phi(scale="ordinal") == predstab.phi(rp.test, y, scale="ordinal", categories=[0, 1, 2])
     assert quiet(rp.psi, scale="ordinal") == quiet(predstab.psi, rp.test, rp.space, scale="ordinal",
-                                                   levels=[0, 1, 2])
-    assert rp.phi(levels=[2, 0, 1]) == predstab.phi(rp.test, y, scale="ordinal", levels=[2, 0, 1])
+                                                   categories=[0, 1, 2])
+    assert rp.phi(categories=[2, 0, 1]) == predstab.phi(rp.test, y, scale="ordinal", categories=[2, 0, 1])
     assert rp.phi(scale="metric") == predstab.phi(rp.test, y, scale="metric")
     assert rp.phi(scale="metric").value != rp.phi().value
     with pytest.raises(ValueError, match="`scale`"):
@@ -480,7 +480,7 @@ def test_phi_psi_scales_of_a_classifiers_labels(data):
     reg = quiet(repeated_predictions, RandomForestRegressor(n_estimators=2), X, data["y"], Xt, n_repeats=2,
                 random_state=18)
     assert reg.phi() == predstab.phi(reg.test, data["y"])
-    assert reg.phi(levels=None) == predstab.phi(reg.test, data["y"], scale="metric")
+    assert reg.phi(categories=None) == predstab.phi(reg.test, data["y"], scale="metric")
 
 
 # ------------------------------------------------------------------ errors

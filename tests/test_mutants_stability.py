@@ -137,7 +137,7 @@ def test_integer_codes_not_starting_at_zero_on_the_sparse_table():
     d_o = (25 - (counts ** 2).sum(axis=1)) / 20
     np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
     assert res.expected == pytest.approx(1 - 1 / 20, rel=1e-12)
-    assert res.levels == tuple(range(1, 21))
+    assert res.categories == tuple(range(1, 21))
     # the same data shifted to 0..19 give the same stability
     shifted = phi(pred - 1, base - 1, scale="categorical")
     assert shifted.value == pytest.approx(res.value, rel=1e-12)
@@ -149,14 +149,14 @@ def test_seventeen_ordinal_levels_take_the_matrix_product_path():
     base = list(np.repeat(levels, 2)) + [3, 3, 8, 16]
     pred = rng.integers(0, 17, size=(30, 6))
     pred[0] = 4  # unanimous
-    res = phi(pred, np.array(base), scale="ordinal", levels=levels)
+    res = phi(pred, np.array(base), scale="ordinal", categories=levels)
     d_o, d_e = ordinal_reference(pred.tolist(), base, levels)
     np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12, atol=1e-12)
     assert res.expected == pytest.approx(d_e, rel=1e-12)
     assert res.value == pytest.approx(1 - d_o.mean() / d_e, rel=1e-12)
     # the same computation over 5 levels (pair loop) agrees with the reference too
     small = np.clip(pred, 0, 4)
-    res5 = phi(small, np.clip(np.array(base), 0, 4), scale="ordinal", levels=levels[:5])
+    res5 = phi(small, np.clip(np.array(base), 0, 4), scale="ordinal", categories=levels[:5])
     d_o5, d_e5 = ordinal_reference(small.tolist(), list(np.clip(base, 0, 4)), levels[:5])
     np.testing.assert_allclose(res5.per_object_observed, d_o5, rtol=1e-12, atol=1e-12)
     assert res5.expected == pytest.approx(d_e5, rel=1e-12)
@@ -168,38 +168,38 @@ def test_seventeen_ordinal_levels_take_the_matrix_product_path():
 def test_levels_as_index_and_numpy_scalars_come_back_as_python_values():
     pred = np.array([["lo", "mid", "hi", "mid", "mid"], ["hi", "hi", "hi", "mid", "hi"]], dtype=object)
     base = np.array(["lo", "lo", "mid", "hi", "hi", "mid"], dtype=object)
-    as_list = phi(pred, base, scale="ordinal", levels=["lo", "mid", "hi"])
-    as_index = phi(pred, base, scale="ordinal", levels=pd.Index(["lo", "mid", "hi"]))
-    assert as_index.value == as_list.value and as_index.levels == ("lo", "mid", "hi")
+    as_list = phi(pred, base, scale="ordinal", categories=["lo", "mid", "hi"])
+    as_index = phi(pred, base, scale="ordinal", categories=pd.Index(["lo", "mid", "hi"]))
+    assert as_index.value == as_list.value and as_index.categories == ("lo", "mid", "hi")
     d_o, d_e = ordinal_reference(pred.tolist(), list(base), ["lo", "mid", "hi"])
     assert as_list.value == pytest.approx(1 - d_o.mean() / d_e, rel=1e-12)
     numbers = phi(np.array([[1, 2, 3, 2, 2]]), np.array([1, 2, 3, 3]), scale="ordinal",
-                  levels=np.array([1, 2, 3]))
-    assert numbers.levels == (1, 2, 3)
-    assert all(type(v) is int for v in numbers.levels)
+                  categories=np.array([1, 2, 3]))
+    assert numbers.categories == (1, 2, 3)
+    assert all(type(v) is int for v in numbers.categories)
 
 
 def test_one_ordinal_level_is_allowed_and_degenerate():
     with pytest.warns(Warning) as record:
         res = phi(np.array([["a"] * 5, ["a"] * 5]), np.array(["a", "a", "a"]), scale="ordinal",
-                  levels=["a"])
+                  categories=["a"])
     assert res.value == 1.0 and res.expected == 0.0
     assert any("identical" in str(w.message) for w in record)
 
 
 @pytest.mark.parametrize("levels, message", [
-    ("abc", "`levels` must be an array-like or None; got 'abc'"),
-    ([["a", "b"]], "`levels` must be a sequence of levels in their order"),
-    ([], "`levels` must list at least one level; got an empty sequence"),
-    (["a", None], "`levels` must not contain missing values"),
-    (["a", float("nan")], "`levels` must not contain missing values"),
-    (["a", pd.NA], "`levels` must not contain missing values"),
-    (["a", "b", "a"], "`levels` must not repeat a level"),
+    ("abc", "`categories` must be an array-like or None; got 'abc'"),
+    ([["a", "b"]], "`categories` must be a sequence of levels in their order"),
+    ([], "`categories` must list at least one level; got an empty sequence"),
+    (["a", None], "`categories` must not contain missing values"),
+    (["a", float("nan")], "`categories` must not contain missing values"),
+    (["a", pd.NA], "`categories` must not contain missing values"),
+    (["a", "b", "a"], "`categories` must not repeat a level"),
 ])
 def test_bad_levels_are_named(levels, message):
     pred = np.array([["a", "b", "a", "a", "b"]], dtype=object)
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
-        phi(pred, np.array(["a", "b"], dtype=object), scale="ordinal", levels=levels)
+        phi(pred, np.array(["a", "b"], dtype=object), scale="ordinal", categories=levels)
 
 
 def test_unordered_categoricals_are_read_as_classes():
@@ -217,12 +217,12 @@ def test_unordered_categoricals_are_read_as_classes():
     ordered = pd.Categorical(["lo", "hi", "lo"], categories=["lo", "hi"], ordered=True)
     res_o = phi(pd.DataFrame({f"r{j}": pd.Categorical(["lo", "hi"], categories=["lo", "hi"], ordered=True)
                               for j in range(5)}), ordered)
-    assert res_o.scale == "ordinal" and res_o.levels == ("lo", "hi")
+    assert res_o.scale == "ordinal" and res_o.categories == ("lo", "hi")
 
 
 def test_integers_need_a_scale_and_the_message_says_which_arguments():
     with pytest.raises(ValueError, match=r"`scale` is needed: `predictions` holds integers.*"
-                                         r"scale='categorical' or scale='ordinal' \(with `levels`\)"):
+                                         r"scale='categorical' or scale='ordinal' \(with `categories`\)"):
         phi(np.array([[1, 2, 1, 1, 2]]), np.array([1, 2]))
 
 
@@ -243,30 +243,30 @@ def test_psi_ordinal_prediction_of_a_level_absent_from_the_space():
     levels = ["lo", "mid", "hi"]
     space = np.array(["mid", "hi", "hi", "mid"], dtype=object)  # "lo" never predicted out of sample
     pred = np.array([["lo", "mid", "mid", "mid", "lo"], ["hi", "hi", "mid", "hi", "hi"]], dtype=object)
-    res = psi(pred, space, scale="ordinal", levels=levels)
+    res = psi(pred, space, scale="ordinal", categories=levels)
     d_o, d_e = ordinal_reference(pred.tolist(), list(space), levels)
     np.testing.assert_allclose(res.per_object_observed, d_o, rtol=1e-12)
     assert res.expected == pytest.approx(d_e, rel=1e-12)
-    assert res.levels == ("lo", "mid", "hi")
+    assert res.categories == ("lo", "mid", "hi")
     numeric = psi(np.array([[1, 2, 2, 2, 1], [3, 3, 2, 3, 3]]), np.array([2, 3, 3, 2]), scale="ordinal",
-                  levels=[1, 2, 3])
+                  categories=[1, 2, 3])
     assert numeric.value == pytest.approx(res.value, rel=1e-12)
 
 
 def test_psi_ordinal_values_outside_the_levels_are_listed_five_at_most():
     pred = np.array([["a", "b", "c", "d", "e", "f", "g"]], dtype=object)
     with pytest.raises(ValueError) as info:
-        psi(pred, np.array(["a", "a", "b"], dtype=object), scale="ordinal", levels=["a", "b"])
+        psi(pred, np.array(["a", "a", "b"], dtype=object), scale="ordinal", categories=["a", "b"])
     message = str(info.value)
     assert "`predictions` contains ['c', 'd', 'e', 'f', 'g'] but the levels are ['a', 'b']" in message
     six = np.array([["a", "b", "c", "d", "e", "f", "g", "h"]], dtype=object)
     with pytest.raises(ValueError, match=r"contains \['c', 'd', 'e', 'f', 'g'\] but"):
-        psi(six, np.array(["a", "a", "b"], dtype=object), scale="ordinal", levels=["a", "b"])
+        psi(six, np.array(["a", "a", "b"], dtype=object), scale="ordinal", categories=["a", "b"])
 
 
 def test_psi_categorical_absent_numbers_become_python_levels():
     res = psi(np.array([[0, 1, 2, 2, 0], [2, 2, 2, 1, 2]]), np.array([0, 1, 1, 0]), scale="categorical")
-    assert res.levels == (0, 1, 2) and all(type(v) is int for v in res.levels)
+    assert res.categories == (0, 1, 2) and all(type(v) is int for v in res.categories)
     assert res.absent_from_baseline == (2,)
     np.testing.assert_allclose(res.per_object_observed,
                                [pair_disagreement([0, 1, 2, 2, 0]), pair_disagreement([2, 2, 2, 1, 2])])
@@ -277,14 +277,14 @@ def test_psi_categorical_absent_numbers_become_python_levels():
 
 
 @pytest.mark.parametrize("fn, args, kwargs, names", [
-    (phi, (), {}, ("predictions", "training_observations", "levels")),
-    (psi, (), {}, ("predictions", "prediction_space", "levels")),
+    (phi, (), {}, ("predictions", "training_observations", "categories")),
+    (psi, (), {}, ("predictions", "prediction_space", "categories")),
     (calculate_phi, (), {}, ("prediction_matrix", "training_observations", "ordinal_levels")),
     (calculate_psi, (), {}, ("prediction_matrix", "prediction_space", "ordinal_levels")),
 ])
 def test_each_entry_point_names_its_own_arguments(fn, args, kwargs, names):
     pred_name, base_name, levels_name = names
-    levels_kw = "levels" if fn in (phi, psi) else "ordinal_levels"
+    levels_kw = "categories" if fn in (phi, psi) else "ordinal_levels"
     good = np.array([[0.1, 0.2, 0.3, 0.2, 0.1]])
     with pytest.raises(ValueError, match=rf"^`{pred_name}` must be a 2-D matrix"):
         fn(good[0], np.array([0.0, 1.0]), scale="metric")
@@ -455,7 +455,7 @@ def _cp(k, n, alpha):
 def test_two_level_ordinal_object_interval_uses_the_ordinal_distance():
     # one object, 9 refits 6 "lo" / 3 "hi"; baseline 3 lo, 1 hi: delta^2 = ((3 + 1) / 2)^2 = 4
     res = phi(np.array([["lo"] * 6 + ["hi"] * 3]), np.array(["lo", "lo", "lo", "hi"]), scale="ordinal",
-              levels=["lo", "hi"])
+              categories=["lo", "hi"])
     d2 = 4.0
     d_e = 2 * d2 * 0.75 * 0.25
     low, high = _cp(6, 9, 0.05)
@@ -484,7 +484,7 @@ def test_three_level_ordinal_bounds_are_taken_on_the_simplex():
     levels = ["a", "b", "c"]
     base = ["a", "a", "b", "c", "c", "c"]
     pred = np.array([["a", "b", "c", "b", "a"]], dtype=object)
-    res = phi(pred, np.array(base, dtype=object), scale="ordinal", levels=levels)
+    res = phi(pred, np.array(base, dtype=object), scale="ordinal", categories=levels)
     m = np.array([2.0, 1.0, 3.0])
     pos = np.cumsum(m) - m / 2
     delta2 = (pos[:, None] - pos[None, :]) ** 2
@@ -582,14 +582,14 @@ def test_values_missing_from_the_baseline_or_the_levels_are_listed():
         phi(pred, base, scale="categorical")
     with pytest.raises(ValueError, match=r"contains \['c', 'd'\], absent"):
         phi(np.array([list("abcd")], dtype=object), base, scale="categorical")
-    with pytest.raises(ValueError, match=r"^Some values do not occur in 'levels' \(`levels`\): the "
+    with pytest.raises(ValueError, match=r"^Some values do not occur in 'categories' \(`categories`\): the "
                                          r"training data contain \['c', 'd', 'e', 'f', 'g'\] \.\.\. but "
                                          r"the levels are \['a', 'b'\]\.$"):
         phi(np.array([["a", "b", "a", "b", "a"]], dtype=object), np.array(list("abcdefgh"), dtype=object),
-            scale="ordinal", levels=["a", "b"])
+            scale="ordinal", categories=["a", "b"])
     with pytest.raises(ValueError, match=r"the training data contain \['z'\] but the levels"):
         phi(np.array([["a", "b", "a", "b", "a"]], dtype=object), np.array(list("abz"), dtype=object),
-            scale="ordinal", levels=["a", "b"])
+            scale="ordinal", categories=["a", "b"])
 
 
 def test_many_dropped_objects_are_listed_ten_at_most():
@@ -632,10 +632,10 @@ def test_bootstrap_over_one_objects_refits_matches_scipy():
                           method="percentile")
     assert got.low == pytest.approx(ref.confidence_interval.low, rel=1e-12)
     assert got.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
-    # classes (psi with a class the space lacks): the refits as codes in the order of res.levels
+    # classes (psi with a class the space lacks): the refits as codes in the order of res.categories
     labels = np.array(["b", "c", "b", "a", "b", "c", "b", "b"], dtype=object)
     res_c = psi(labels[None, :], np.array(["a", "b", "b", "a"], dtype=object), scale="categorical")
-    assert res_c.levels == ("a", "b", "c")
+    assert res_c.categories == ("a", "b", "c")
     codes = np.sort(np.searchsorted(["a", "b", "c"], labels.astype(str)))
     d_e_c = 0.5
 
@@ -659,7 +659,7 @@ def test_ordinal_levels_on_the_sparse_table():
     pred[0, :2] = [0, 799]
     base = np.arange(800)
     levels = list(range(800))
-    res = phi(pred, base, scale="ordinal", levels=levels)
+    res = phi(pred, base, scale="ordinal", categories=levels)
     pos = np.arange(800) + 0.5  # one baseline count per level: positions 0.5, 1.5, ...
     for i in (0, 1, 1399):
         p = pos[pred[i]]
@@ -714,7 +714,7 @@ def test_no_numpy_warning_reaches_the_user():
         res_c = phi(classes, np.array(["a", "b", "c", "c"], dtype=object), scale="categorical")
         res_2 = phi(classes[:2], np.array(["a", "b"], dtype=object), scale="categorical")
         res_o = phi(classes, np.array(["a", "b", "c", "c"], dtype=object), scale="ordinal",
-                    levels=["a", "b", "c"])
+                    categories=["a", "b", "c"])
         with pytest.raises(ValueError, match="must hold finite values"):
             phi(np.array([[np.inf, 1.0, 2.0, 1.0, 1.0]]), np.array([0.0, 1.0]))
         with pytest.raises(ValueError, match="must hold finite values"):
@@ -735,14 +735,14 @@ def test_scale_messages_in_full():
     metric_on_text = r"'scale' = 'metric' doesn't match the data type which is 'character'"
     with pytest.raises(ValueError, match=metric_on_text):
         phi(np.full((1, 5), None, dtype=object), two, scale="metric")
-    needs_levels = (r"requires setting `levels` to a vector containing the levels in the correct order, "
-                    r"e\.g\. levels=\['low', 'mid', 'high'\]\.$")
+    needs_levels = (r"requires setting `categories` to a vector containing the levels in the correct order, "
+                    r"e\.g\. categories=\['low', 'mid', 'high'\]\.$")
     with pytest.raises(ValueError, match=needs_levels):
         phi(text, two, scale="ordinal")
     for scale in ("metric", "categorical"):
         with pytest.raises(ValueError,
                            match=rf"it cannot be used with scale='{scale}'\. Pass scale='ordinal'"):
-            phi(numbers, np.array([1.0, 2.0]), scale=scale, levels=[1.0, 2.0])
+            phi(numbers, np.array([1.0, 2.0]), scale=scale, categories=[1.0, 2.0])
     mismatch = (r"^Type mismatch between the prediction matrix and the training data: "
                 r"`predictions` is numeric, `prediction_space` is character\.$")
     with pytest.raises(ValueError, match=mismatch):

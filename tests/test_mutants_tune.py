@@ -22,7 +22,11 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-import predstab.ensembles._tune as tune_module
+import predstab.ensembles._recommend as recommend_module
+import predstab.ensembles._recommendation_interval as interval_module
+import predstab.ensembles._tune_config as config_module
+import predstab.ensembles._tune_strategies as strategies
+import predstab.ensembles._tune_table as table_module
 from predstab import (
     PredstabDataWarning,
     PredstabWarning,
@@ -61,7 +65,7 @@ def order_interval(values, level):
     return (ranked[k - 1], ranked[len(ranked) - k])
 
 def _tune(**kwargs):
-    args = {"grid": GRID, "n_repeats": 3, "n_bootstrap": 0, "random_state": 0} | kwargs
+    args = {"grid": GRID, "n_repeats": 3, "n_resamples": 0, "random_state": 0} | kwargs
     X_test = args.pop("X_test", XTE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
@@ -166,7 +170,7 @@ def test_refit_rows_are_the_measures_of_refits_with_the_documented_seeds(monkeyp
     # one fit takes 0.1 + 0.01 n + 0.001 r seconds (r: the repeat); the clock is read before and after
     fits = [(n, r) for n in sorted(GRID, reverse=True) for r in range(3)]  # the largest forests first
     steps = [s for n, r in fits for s in (1.0, 0.1 + 0.01 * n + 0.001 * r)]
-    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=_Clock(steps)))
+    monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=_Clock(steps)))
     calls = []
     res = _tune(method="refit", measures=("icc", "phi", "psi", "selection"),
                 progress=lambda done, total: calls.append((done, total)))
@@ -201,8 +205,8 @@ def test_refit_rows_are_the_measures_of_refits_with_the_documented_seeds(monkeyp
         "estimator_params": {"max_features": 2, "min_samples_leaf": 3, "max_samples": None, "bootstrap": True,
                              "max_depth": None, "criterion": "squared_error"},
         "grid": [2, 4, 8], "n_repeats": 3, "method": "refit", "measures": ["icc", "phi", "psi", "selection"],
-        "scale": "metric", "levels": None, "voting": None, "target": 0.95, "rec_thresh": 1e-6,
-        "round_to": "thousand", "n_bootstrap": 0, "confidence_level": 0.95, "select_fraction": 0.15}
+        "scale": "metric", "categories": None, "voting": None, "target": 0.95, "rec_thresh": 1e-6,
+        "round_to": "thousand", "n_resamples": 0, "confidence_level": 0.95, "select_fraction": 0.15}
     assert np.isnan(res.confidence_interval.low) and np.isnan(res.unrounded_interval.high)
     assert seeds.shape == (3, 3)
 
@@ -264,7 +268,7 @@ def test_pool_rows_bands_interval_and_run_time(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
-                                measures=("icc", "phi", "psi", "selection"), n_bootstrap=10, random_state=0)
+                                measures=("icc", "phi", "psi", "selection"), n_resamples=10, random_state=0)
     monkeypatch.undo()
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE)
@@ -343,7 +347,7 @@ def test_pool_impurity_importances_are_renormalised_means():
 def test_pool_too_small_for_n_repeats_uses_fewer_forests_with_a_note_and_a_warning():
     with pytest.warns(PredstabDataWarning) as caught:
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=(2, 4, 9), n_repeats=3, method="pool", pool_size=20,
-                                measures=("icc",), n_bootstrap=0, random_state=0)
+                                measures=("icc",), n_resamples=0, random_state=0)
     text = ("The pool of 20 learners holds fewer than n_repeats=3 disjoint forests for n = 9 (2) "
             "(forests used in brackets)")
     assert [str(w.message) for w in caught if w.category is PredstabDataWarning] == [
@@ -369,7 +373,7 @@ def test_pool_smaller_than_the_largest_forest_fits_a_baseline_forest():
     seed = int(seeds_from(rng, 1)[0])
     forest = clone(EST).set_params(n_estimators=8, random_state=seed).fit(XTR, YTR)
     baseline = oob_of(forest, XTR)
-    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
+    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline).curve,
                                rtol=1e-10)
     assert res.psi_baseline == ("out-of-bag predictions of one forest of 8 learners (fitted for the "
                                 "baseline: "
@@ -382,7 +386,7 @@ def test_closed_form_result_prints_its_method_and_its_bands_resamples():
     lines = str(res).splitlines()
     assert " closed form; scale metric" in lines and " Estimator: " + ESTIMATOR_TEXT in lines
     assert lines[0] == " Stability against the number of learners (method closed_form; a pool of 6 learners)"
-    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_resamples=10)
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert (" 95% bootstrap bands (learners only: these test objects and this training set, "
         "variation from the trees):") in str(res).splitlines()  # the bands' own
@@ -390,17 +394,17 @@ def test_closed_form_result_prints_its_method_and_its_bands_resamples():
 
 # ------------------------------------------------------------------------------------ closed form
 def test_closed_form_columns_bands_and_learner_interval():
-    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi", "psi"), n_bootstrap=10,
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi", "psi"), n_resamples=10,
                 interval="learners")
     pool = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE)
     baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)
     for m in ("icc", "phi", "psi"):
-        bands = pool.closed_form_bands(GRID, measure=m, baseline=baseline if m == "psi" else None,
-                                       n_bootstrap=10)
+        bands = pool.closed_form(GRID, measure=m, baseline=baseline if m == "psi" else None,
+                                       n_resamples=10)
         np.testing.assert_allclose(res.table[m], bands.curve, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
-    errors = pool.closed_form_bands(GRID, n_bootstrap=10).errors
+    errors = pool.closed_form(GRID, n_resamples=10).errors
     rounded, raw = _optrf_recommendations(np.minimum(res.table["icc"].to_numpy() + errors, 1.0))
     assert tuple(res.confidence_interval) == order_interval(rounded, 0.95)
     assert tuple(res.unrounded_interval) == order_interval(raw, 0.95)
@@ -422,7 +426,7 @@ def _hand_icc(preds, n, *, plug_in=False):
 
 
 def test_closed_form_interval_resamples_objects_and_learners():
-    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_bootstrap=10, round_to="ten",
+    res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_resamples=10, round_to="ten",
                 rec_thresh=1e-4)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
@@ -446,7 +450,7 @@ def test_closed_form_interval_resamples_objects_and_learners():
 def test_closed_form_with_a_pool_measure_too_few_forests_is_nan_with_a_note():
     res = _tune(method="closed_form", pool_size=12, measures=("icc", "selection"))
     pool = TreePool(EST, n_learners=12, random_state=0).fit(XTR, YTR, XTE, oob=False)
-    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID), rtol=1e-10)
+    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID).curve, rtol=1e-10)
     for gi, n in enumerate((2, 4)):
         expected = selection_stability(_group_predictions(pool, n, 3, XTE), fraction=0.15).value
         assert res.table.loc[gi, "selection"] == pytest.approx(expected, rel=1e-10)
@@ -513,7 +517,7 @@ _SELECT_CLASSES = ("`selection['select_for']` must name some but not all classes
     ({"measures": ("icc", "icc")}, "`measures` must not repeat a measure; got ('icc', 'icc')."),
     ({"measures": ("fleiss",)}, "`measures`: 'fleiss' needs class predictions; use 'icc' for a regressor."),
     ({"scale": "categorical"}, "`scale` must be 'metric' for a regressor; got 'categorical'."),
-    ({"levels": ["a", "b"]}, "`levels` applies to scale='ordinal'; got scale='metric'."),
+    ({"categories": ["a", "b"]}, "`categories` applies to scale='ordinal'; got scale='metric'."),
     ({"target": np.float32(0.9)}, "`target` must be a float in (0, 1); got np.float32(0.9)."),
     ({"confidence_level": np.float32(0.9)},
      "`confidence_level` must be a float in (0, 1); got np.float32(0.9)."),
@@ -540,18 +544,18 @@ _SELECT_CLASSES = ("`selection['select_for']` must name some but not all classes
                                     "classifier."),
     (_CLF | {"scale": "metric"}, "`scale` must be 'categorical' or 'ordinal' for a classifier; got "
                                  "'metric'."),
-    (_CLF | {"scale": "ordinal"}, "`levels` must list the ordered categories for scale='ordinal'; got None."),
-    (_CLF | {"scale": "ordinal", "levels": [[0, 1]]},
-     "`levels` must list the ordered categories for scale='ordinal'; got [[0, 1]]."),
-    (_CLF | {"scale": "ordinal", "levels": [0]},
-     "`levels` must list the ordered categories for scale='ordinal'; got [0]."),
-    (_CLF | {"scale": "ordinal", "levels": [1, 2]}, "`levels` must contain every value of `y`; missing "
+    (_CLF | {"scale": "ordinal"}, "`categories` must list the ordered categories for scale='ordinal'; got None."),
+    (_CLF | {"scale": "ordinal", "categories": [[0, 1]]},
+     "`categories` must list the ordered categories for scale='ordinal'; got [[0, 1]]."),
+    (_CLF | {"scale": "ordinal", "categories": [0]},
+     "`categories` must list the ordered categories for scale='ordinal'; got [0]."),
+    (_CLF | {"scale": "ordinal", "categories": [1, 2]}, "`categories` must contain every value of `y`; missing "
                                                     "['0']."),
-    (_CLF | {"y": YC[:30] * 7 + np.arange(30) % 6, "scale": "ordinal", "levels": ["a", "b"]},
-     "`levels` must contain every value of `y`; missing ['0', '1', '10', '11', '12']."),
-    (_CLF | {"scale": "ordinal", "levels": [0, 1], "method": "closed_form", "measures": ("fleiss", "phi")},
+    (_CLF | {"y": YC[:30] * 7 + np.arange(30) % 6, "scale": "ordinal", "categories": ["a", "b"]},
+     "`categories` must contain every value of `y`; missing ['0', '1', '10', '11', '12']."),
+    (_CLF | {"scale": "ordinal", "categories": [0, 1], "method": "closed_form", "measures": ("fleiss", "phi")},
      "`scale`='ordinal' has no closed form for phi / psi; use method='pool'."),
-    (_CLF | {"scale": "ordinal", "levels": [0, 1], "method": "closed_form", "measures": ("fleiss", "psi")},
+    (_CLF | {"scale": "ordinal", "categories": [0, 1], "method": "closed_form", "measures": ("fleiss", "psi")},
      "`scale`='ordinal' has no closed form for phi / psi; use method='pool'."),
     (_CLF | {"selection": {"select_for": [0, 1]}}, f"{_SELECT_CLASSES}; got [0, 1]."),
     (_CLF | {"selection": {"select_for": 2}}, f"{_SELECT_CLASSES}; got 2."),
@@ -559,7 +563,7 @@ _SELECT_CLASSES = ("`selection['select_for']` must name some but not all classes
     (_CLF | {"selection": {"select_for": [0, 2]}}, f"{_SELECT_CLASSES}; got [0, 2]."),
 ])
 def test_bad_arguments_are_named_in_the_message(kwargs, message):
-    args = {"grid": GRID, "n_bootstrap": 0, "random_state": 0} | kwargs
+    args = {"grid": GRID, "n_resamples": 0, "random_state": 0} | kwargs
     estimator, X_, y_, X_test = (args.pop(k, d) for k, d in (("estimator", EST), ("X", XTR), ("y", YTR),
                                                              ("X_test", XTE)))
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
@@ -611,7 +615,7 @@ def test_option_groups_pass_their_values_on():
 def _pool_result(monkeypatch, **kwargs):
     monkeypatch.setattr(time, "perf_counter", _Clock([1.5]))
     try:
-        return _tune(method="pool", pool_size=24, measures=("icc", "psi"), n_bootstrap=10, **kwargs)
+        return _tune(method="pool", pool_size=24, measures=("icc", "psi"), n_resamples=10, **kwargs)
     finally:
         monkeypatch.undo()
 
@@ -723,7 +727,7 @@ def test_equality_leaves_out_the_timings(monkeypatch):
     import dataclasses
 
     a = _tune(method="refit", measures=("icc", "phi"))
-    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=_Clock([3.0])))
+    monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=_Clock([3.0])))
     b = _tune(method="refit", measures=("icc", "phi"))
     monkeypatch.undo()
     assert not a.table["seconds"].equals(b.table["seconds"]) and a.runtime != b.runtime
@@ -800,14 +804,19 @@ def test_classifier_default_measures_and_selected_class():
 
 def _defaults(estimator, y, X_test=XTE, **kwargs):
     """What the validation fills in: (measures, pool_size, voting, select_for, select_fraction)."""
-    args = dict(grid=(2, 3, 4), n_repeats=3, measures=None, method="pool", select_fraction=None,
-                select_for=None, importance_fraction=None, importance="permutation", psi_baseline="fixed",
-                pool_size=None, voting=None, target=0.95, n_bootstrap=0, progress=None, precision=None,
-                scale=None, levels=None, confidence_level=0.95, rec_thresh=1e-6, round_to="thousand") | kwargs
-    X_ = XC[:30] if estimator is CLF else XTR
-    grid, measures, is_clf, pool_size, explicit, voting, spec = tune_module._tune_num_learners_iv(
-        estimator, X_, y, X_test, **args)
-    return measures, pool_size, voting, spec.select_for, spec.select_fraction, explicit, is_clf
+    config = _config(estimator, XC[:30] if estimator is CLF else XTR, y, X_test, **kwargs)
+    return (config.measures, config.pool_size, config.voting, config.select_for, config.select_fraction,
+            config.explicit_pool, config.is_classifier)
+
+
+def _config(estimator, X, y, X_test, **kwargs):
+    """The frozen configuration the validation builds from a call's arguments."""
+    args = dict(estimator=estimator, X=X, y=y, X_test=X_test, grid=(2, 3, 4), n_repeats=3, measures=None,
+                method="pool", selection=None, importance=None, psi_baseline="fixed", pool_size=None,
+                voting=None, target=0.95, n_resamples=0, progress=None, precision=None, scale=None,
+                categories=None, confidence_level=0.95, rec_thresh=1e-6, round_to="thousand", n_jobs=None,
+                random_state=None, interval="learners+objects") | kwargs
+    return config_module._tune_num_learners_iv(args)
 
 
 def test_defaults_filled_in_by_the_validation():
@@ -828,11 +837,9 @@ def test_defaults_filled_in_by_the_validation():
     assert _defaults(EST, YTR, measures="icc")[0] == ("icc",)
     assert _defaults(EST, YTR, X_test=None)[4] == 0.15  # 15% of the 30 training rows
     assert _defaults(EST, YTR, X_test=XTE[:3])[4] == 1
-    spec = tune_module._tune_num_learners_iv(
-        CLF, XC[:30], YC[:30], XC[30:], (2, 3, 4), 3, ("fleiss", "phi"), "pool", None, None, None,
-        "permutation", "fixed", None, None, 0.95, 0, None, None, "ordinal", (0, 1), 0.95, 1e-6,
-        "thousand")[-1]
-    assert spec.levels == [0, 1] and spec.scale == "ordinal"
+    spec = _config(CLF, XC[:30], YC[:30], XC[30:], measures=("fleiss", "phi"), scale="ordinal",
+                   categories=(0, 1))
+    assert spec.categories == [0, 1] and spec.scale == "ordinal"
     assert spec.y.tolist() == YC[:30].tolist()
 
 
@@ -846,7 +853,7 @@ def test_one_class_everywhere_is_degenerate_marked_and_left_out():
     with pytest.warns(PredstabWarning) as caught:
         res = tune_num_learners(RandomForestClassifier(max_features=1), Xb, yb, test, grid=(2, 4, 8),
                                 n_repeats=3, measures=("fleiss", "phi", "selection"), method="pool",
-                                pool_size=24, n_bootstrap=0, random_state=0)
+                                pool_size=24, n_resamples=0, random_state=0)
     problem = ("the 2PL fit failed on the points left after its degenerate ones (n = 2, 4, 8; see notes)")
     assert res.message == f"fleiss: {problem}."
     assert [str(w.message) for w in caught if w.category is PredstabWarning] == [res.message]
@@ -895,7 +902,7 @@ def test_constant_response_is_degenerate_for_icc_and_phi():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, y0, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
-                                measures=("icc", "phi"), n_bootstrap=0, random_state=0)
+                                measures=("icc", "phi"), n_resamples=0, random_state=0)
     assert res.table["degenerate"].tolist() == ["icc,phi"] * 3
     what = "no disagreement observed and none expected"
     assert res.notes == tuple(
@@ -911,7 +918,7 @@ def test_flat_curve_is_already_stable_and_printed_so():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PredstabWarning)  # an already flat curve is no problem
         res = tune_num_learners(RandomForestClassifier(max_features=1), Xb, yb, test, grid=(2, 4, 8),
-                                n_repeats=3, measures=("fleiss",), method="pool", pool_size=24, n_bootstrap=5,
+                                n_repeats=3, measures=("fleiss",), method="pool", pool_size=24, n_resamples=5,
                                 random_state=0)
     rec = res.recommendations["fleiss"]
     assert res.table["fleiss"].tolist() == [1.0, 1.0, 1.0] and res.table["degenerate"].tolist() == [""] * 3
@@ -942,41 +949,41 @@ def _curve_fit(p1, p2, n=(10, 20, 40, 80), noise=0.0):
     ([0.95, 0.95, 0.95], 2), ([np.nan, 0.97, 0.99], 4), ([0.97, 0.97, np.nan], None), ([], None),
 ])
 def test_already_stable_is_the_first_grid_value_staying_above_target(values, expected):
-    assert tune_module._already_stable(np.array([2, 4, 8][: len(values)]), np.array(values, dtype=float),
+    assert recommend_module._already_stable(np.array([2, 4, 8][: len(values)]), np.array(values, dtype=float),
                                        0.95) == expected
 
 
 def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     n, values, fit = _curve_fit(5, 1.5)  # a good, flattened fit: optRF's 1000, beyond the grid of 80
-    rec = tune_module._recommend("icc", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("icc", fit, n, values, 80, 0.95, 1e-6, "thousand")
     assert (rec.value, rec.unrounded, rec.rule, rec.n_for_target) == (1000, 790.0, "optRF", 36)
     assert rec.beyond_grid and rec.grid_max == 80
     assert rec.note == ("beyond the grid: 1000 is 12.5 x the largest grid value 80 (an extrapolation of the "
                         "fitted curve)")
     assert rec.expected_stability == pytest.approx(1 / (1 + (5 / 1000) ** 1.5), rel=1e-6)
-    rec = tune_module._recommend("icc", fit, n, values, 1000, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("icc", fit, n, values, 1000, 0.95, 1e-6, "thousand")
     assert (rec.value, rec.beyond_grid, rec.note) == (1000, False, "")  # at the end of the grid, not beyond
-    rec = tune_module._recommend("icc", fit, n, values, 2000, 0.95, 1e-6, "hundred")
+    rec = recommend_module._recommend("icc", fit, n, values, 2000, 0.95, 1e-6, "hundred")
     assert (rec.value, rec.beyond_grid, rec.note, rec.round_to) == (800, False, "", "hundred")
     n, values, fit = _curve_fit(200, 1.0)  # converged, not flattened within 80 learners
-    rec = tune_module._recommend("phi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("phi", fit, n, values, 80, 0.95, 1e-6, "thousand")
     assert rec.note == (f"the curve has not flattened within the grid (fitted stability "
                         f"{fit.stability(80):.2f} "
                         f"at 80 learners); a grid up to about 810 learners would resolve it")
     assert (rec.value, rec.rule, rec.beyond_grid) == (14000, "optRF", True)
-    problems, message = tune_module._primary_message("phi", fit, rec, [10, 20, 40, 80], [])
+    problems, message = recommend_module._primary_message("phi", fit, rec, [10, 20, 40, 80], [])
     assert problems == [f"the curve has not flattened within the grid (fitted stability "
                         f"{fit.stability(80):.2f} "
                         f"at 80 learners, inflection point p1 = {fit.p1:.0f})"]
     assert message == (f"phi: {problems[0]}. A grid up to about 810 learners would resolve it, e.g. "
                        "(10, 20, 40, 80, 160, 320, 640, 1280).")
     n, values, fit = _curve_fit(5, 1.5, noise=0.05)  # converged, poor
-    rec = tune_module._recommend("psi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("psi", fit, n, values, 80, 0.95, 1e-6, "thousand")
     assert rec.note == f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
     assert (rec.value, rec.rule) == (fit.recommend(), "optRF")
-    problems, message = tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [])
+    problems, message = recommend_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [])
     assert problems == [f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it"]
-    problems, message = tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [20, 40])
+    problems, message = recommend_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [20, 40])
     assert message == ("psi: the 2PL fit is poor on the points left after its degenerate ones (n = 20, "
                        "40; see "
                        "notes).")
@@ -984,15 +991,15 @@ def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     flat = np.array([0.96, 0.99, 0.97, 0.99])
     fit = fit_2pl(n, flat)
     assert fit.poor_fit
-    rec = tune_module._recommend("psi", fit, n, flat, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("psi", fit, n, flat, 80, 0.95, 1e-6, "thousand")
     assert (rec.value, rec.rule, rec.unrounded, rec.n_for_target) == (10, "already stable", None, 10)
     assert rec.note == ("already stable: psi >= 0.95 at every grid value from 10 learners on (the 2PL "
                         "fits poorly "
                         "on a flat curve); no larger grid is needed")
     assert rec.expected_stability == pytest.approx(float(fit.stability(10)), rel=1e-12)
-    assert tune_module._primary_message("psi", fit, rec, [10, 20, 40, 80], []) == ([], f"psi: {rec.note}.")
-    failed = tune_module._failed_fit(n, values, "no fit")
-    problems, message = tune_module._primary_message("icc", failed, rec.__class__(
+    assert recommend_module._primary_message("psi", fit, rec, [10, 20, 40, 80], []) == ([], f"psi: {rec.note}.")
+    failed = recommend_module._failed_fit(n, values, "no fit")
+    problems, message = recommend_module._primary_message("icc", failed, rec.__class__(
         **{**rec.__dict__, "rule": "none"}), [10, 20, 40, 80], [])
     assert problems == ["the 2PL fit failed (no fit)"]
     assert message == ("icc: the 2PL fit failed (no fit). A grid up to about 320 learners would resolve it, "
@@ -1007,11 +1014,11 @@ def test_interval_needs_half_of_the_resamples_to_recommend():
         fit = fit_2pl(n, curve)
         rounded.append(fit.recommend(round_to="hundred"))
         raw.append(fit.recommend(round_to="none", minimum=0))
-    interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80], 1e-6,
+    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80], 1e-6,
                                                 "hundred", 8, 0.5)
     assert tuple(interval) == order_interval(rounded, 0.5)
     assert tuple(unrounded) == order_interval(raw, 0.5)
-    interval, unrounded = tune_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80], 1e-6,
+    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80], 1e-6,
                                                 "hundred", 9, 0.5)
     assert np.isnan(interval.low) and np.isnan(unrounded.high)  # 4 of 9 resamples recommend
 
@@ -1044,58 +1051,58 @@ def test_precision_reached_keeps_the_pool_and_out_of_reach_warns(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
-                                pool_size=24, precision=0.9, n_bootstrap=0, random_state=0)
+                                pool_size=24, precision=0.9, n_resamples=0, random_state=0)
     assert res.pool_size == 24
-    monkeypatch.setattr(tune_module, "_MAX_POOL", 40)
+    monkeypatch.setattr(strategies, "MAX_POOL", 40)
     with pytest.warns(PredstabWarning) as caught:
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc", "phi"), method="closed_form",
-                                pool_size=24, precision=0.001, n_bootstrap=0, random_state=0)
+                                pool_size=24, precision=0.001, n_resamples=0, random_state=0)
     pool = TreePool(EST, n_learners=24, random_state=check_rng(0)).fit(XTR, YTR, XTE, oob=False)
     pool.extend(16)  # to the largest pool allowed, once
     widest = max(float(np.nanmax((b.high - b.low) / 2))
-                 for b in (pool.closed_form_bands(GRID, measure=m, n_bootstrap=100) for m in ("icc", "phi")))
+                 for b in (pool.closed_form(GRID, measure=m, n_resamples=100) for m in ("icc", "phi")))
     assert res.pool_size == 40
     assert str(caught[0].message) == (f"`precision`=0.001 not reached: the 95% bands of a pool of 40 "
                                       f"learners "
                                       f"reach +-{widest:.3f} (at most 40 learners, three enlargements).")
-    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID), rtol=1e-10)
+    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID).curve, rtol=1e-10)
 
 
 def test_a_failing_closed_form_is_nan_everywhere_with_its_reason(monkeypatch):
-    real = TreePool.closed_form_bands
+    real = TreePool.closed_form
 
     def failing(self, n, *, measure="icc", **kwargs):
         if measure == "phi":
             raise ValueError("phi\n   cannot be   computed")
         return real(self, n, measure=measure, **kwargs)
 
-    monkeypatch.setattr(TreePool, "closed_form_bands", failing)
-    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=5)
+    monkeypatch.setattr(TreePool, "closed_form", failing)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_resamples=5)
     assert res.table["phi"].isna().all() and res.table["phi_low"].isna().all()
     assert res.table["icc_low"].notna().all()
     assert res.notes == ("phi could not be computed at n = 2, 4, 8 (NaN there): ValueError: phi cannot be "
                          "computed",)
-    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=0)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_resamples=0)
     assert "phi_low" not in res.table and res.table["phi"].isna().all()
 
 
 def test_a_failing_pool_measure_is_nan_with_its_reason(monkeypatch):
-    real = tune_module._measure
+    real = table_module._measure
 
-    def failing(name, gv, spec, rows=None):
+    def failing(name, gv, config, forests, rows=None):
         if name == "phi" and gv.n == 4:
             raise ValueError("phi here\n fails")
-        return real(name, gv, spec, rows)
+        return real(name, gv, config, forests, rows)
 
-    monkeypatch.setattr(tune_module, "_measure", failing)
-    res = _tune(method="pool", pool_size=24, measures=("icc", "phi"), n_bootstrap=5)
+    monkeypatch.setattr(table_module, "_measure", failing)
+    res = _tune(method="pool", pool_size=24, measures=("icc", "phi"), n_resamples=5)
     assert np.isnan(res.table.loc[1, "phi"]) and np.isnan(res.table.loc[1, "phi_low"])
     assert res.notes == ("phi could not be computed at n = 4 (NaN there): ValueError: phi here fails",)
     assert res.fits["phi"].message == "fewer than 3 usable grid points (2 of 3)"
 
 
 def test_importance_primary_resamples_the_variables():
-    res = _tune(method="pool", pool_size=24, measures=("importance", "icc"), n_bootstrap=5,
+    res = _tune(method="pool", pool_size=24, measures=("importance", "icc"), n_resamples=5,
                 importance={"kind": "impurity", "fraction": 0.5})
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
@@ -1118,21 +1125,21 @@ def test_ordinal_pool_phi_and_psi():
     yo = np.array(levels, dtype=object)[np.digitize(YTR, np.quantile(YTR, [1 / 3, 2 / 3]))]
     clf = RandomForestClassifier(max_features=2)
     res = _tune(estimator=clf, y=yo, method="pool", pool_size=24, measures=("fleiss", "phi", "psi"),
-                scale="ordinal", levels=levels)
+                scale="ordinal", categories=levels)
     pool = TreePool(clf, n_learners=24, voting="hard", random_state=0).fit(XTR, yo, XTE)
     baseline = pool.forests(8, n_forests=1, on="oob")[:, 0]
     for gi, n in enumerate(GRID):
         forests = pool.forests(n, n_forests=3)
         assert res.table.loc[gi, "phi"] == pytest.approx(
-            phi(forests, yo, scale="ordinal", levels=levels).value, abs=1e-12)
+            phi(forests, yo, scale="ordinal", categories=levels).value, abs=1e-12)
         assert res.table.loc[gi, "psi"] == pytest.approx(
-            psi(forests, baseline, scale="ordinal", levels=levels).value, abs=1e-12)
-    assert res.settings["levels"] == levels and res.settings["scale"] == "ordinal"
+            psi(forests, baseline, scale="ordinal", categories=levels).value, abs=1e-12)
+    assert res.settings["categories"] == levels and res.settings["scale"] == "ordinal"
     assert " 3 forests per grid value, hard voting; scale ordinal" in str(res).splitlines()
 
 
 # ------------------------------------------------------------- the closed form's objects+learners resamples
-def _expected_learner_object_curves(pool, measure, baseline, curve, n_bootstrap, seed):
+def _expected_learner_object_curves(pool, measure, baseline, curve, n_resamples, seed):
     """Each resample: the pool's per-learner predictions at drawn rows and columns (rows first, then
     columns), its closed form minus the bootstrap world's exact value, subtracted from ``curve``."""
     from predstab.ensembles._closed_form import _orderings, closed_form_stats, curve_from_stats
@@ -1140,8 +1147,8 @@ def _expected_learner_object_curves(pool, measure, baseline, curve, n_bootstrap,
     rng = np.random.default_rng(seed)
     preds = pool.test_predictions_
     mask = pool.oob_ if pool.on_train_ else None
-    rows = rng.integers(0, preds.shape[0], (n_bootstrap, preds.shape[0]))
-    cols = rng.integers(0, preds.shape[1], (n_bootstrap, preds.shape[1]))
+    rows = rng.integers(0, preds.shape[0], (n_resamples, preds.shape[0]))
+    cols = rng.integers(0, preds.shape[1], (n_resamples, preds.shape[1]))
     d_e = pool._closed_form_expected(measure, baseline, pool.voting_)
     n = np.asarray(GRID, dtype=float)
     kw = {"classifier": pool.is_classifier_, "voting": pool.voting_}
@@ -1159,8 +1166,8 @@ def _expected_learner_object_curves(pool, measure, baseline, curve, n_bootstrap,
 
 
 def _spec(y, baseline=None, scale="metric"):
-    return tune_module._Spec(y=y, scale=scale, levels=None, psi_baseline="fixed", select_fraction=0.15,
-                             select_for="high", importance_fraction=1, baseline=baseline)
+    """What the learners+objects curves read of a run: psi's fixed baseline."""
+    return table_module._Forests(values={}, baseline=baseline)
 
 
 @pytest.mark.parametrize("case", ["metric psi", "metric icc out of bag", "classes fleiss", "classes phi"])
@@ -1175,7 +1182,7 @@ def test_learner_object_curves_are_pivoted_resampled_pools(case):
     measure = case.split()[1]
     baseline = pool.forests(8, n_forests=1, on="oob")[:, 0] if measure == "psi" else None
     curve = np.array([0.5, 0.7, 0.9])
-    got = tune_module._learner_object_curves(pool, GRID, measure, _spec(y, baseline), curve, 3,
+    got = interval_module._learner_object_curves(pool, GRID, measure, _spec(y, baseline), curve, 3,
                                              np.random.default_rng(1))
     expected = _expected_learner_object_curves(pool, measure, baseline, curve, 3, 1)
     np.testing.assert_allclose(got, expected, rtol=1e-10)
@@ -1189,7 +1196,7 @@ def test_metric_resample_statistics_without_copies_equal_the_copied_pools():
     rows = np.random.default_rng(4).integers(0, 4100, (2, 4100))
     cols = np.array([[0, 0, 1, 3, 4], [2, 2, 2, 1, 0]])
     n = np.array([2.0, 7.0])
-    fast = tune_module._resampled_metric_stats(preds, rows, cols, n)
+    fast = interval_module._resampled_metric_stats(preds, rows, cols, n)
     for b in range(2):
         copied = closed_form_stats(preds[rows[b]][:, cols[b]], None, n, classifier=False, voting="soft",
                                    rng=None)
@@ -1197,7 +1204,7 @@ def test_metric_resample_statistics_without_copies_equal_the_copied_pools():
         for key in ("d_o", "b", "w"):
             np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-10)
     # one learner drawn 5 times: no spread within objects, all between them
-    same = tune_module._resampled_metric_stats(preds[:50], rows[:, :50] % 50, np.zeros((2, 5), dtype=int), n)
+    same = interval_module._resampled_metric_stats(preds[:50], rows[:, :50] % 50, np.zeros((2, 5), dtype=int), n)
     copied = closed_form_stats(preds[:50][rows[0, :50] % 50][:, [0] * 5], None, n, classifier=False,
                                voting="soft", rng=None)
     assert same[0]["w"] == pytest.approx(0.0, abs=1e-12)
@@ -1230,9 +1237,9 @@ def test_groups_of_unsplit_trees_have_zero_importances():
     tree_imp = np.array([[0.0, 0.0, 0.5, 1.0], [0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no 0 / 0
-        got = tune_module._grouped_importances(tree_imp, 2, 2, normalise=True)
+        got = strategies._grouped_importances(tree_imp, 2, 2, normalise=True)
     np.testing.assert_array_equal(got, [[0.0, 0.75 / 1.0], [0.0, 0.25], [0.0, 0.0]])
-    np.testing.assert_array_equal(tune_module._grouped_importances(tree_imp, 2, 2, normalise=False),
+    np.testing.assert_array_equal(strategies._grouped_importances(tree_imp, 2, 2, normalise=False),
                                   [[0.0, 0.75], [0.0, 0.25], [0.0, 0.0]])
 
 
@@ -1243,10 +1250,10 @@ def test_constant_response_bands_follow_the_convention():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, y0, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
-                                measures=("phi", "icc"), n_bootstrap=3, random_state=0)
+                                measures=("phi", "icc"), n_resamples=3, random_state=0)
         imp = tune_num_learners(EST, XTR, y0, XTE, grid=GRID, n_repeats=3, method="pool", pool_size=24,
                                 measures=("importance",), importance={"kind": "impurity", "fraction": 0.5},
-                                n_bootstrap=0, random_state=0)
+                                n_resamples=0, random_state=0)
     shown = res.table[["phi", "phi_low", "phi_high", "icc_low", "icc_high"]].to_numpy()
     assert shown.tolist() == [[1.0] * 5] * 3
     zeros = np.zeros((4, 3))
@@ -1257,17 +1264,17 @@ def test_constant_response_bands_follow_the_convention():
 
 
 def test_confidence_level_of_the_bands_and_the_interval():
-    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_bootstrap=10,
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi"), n_resamples=10,
                 interval="learners", confidence_level=0.5)
     pool = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE, oob=False)
     for m in ("icc", "phi"):
-        bands = pool.closed_form_bands(GRID, measure=m, n_bootstrap=10, confidence_level=0.5)
+        bands = pool.closed_form(GRID, measure=m, n_resamples=10, confidence_level=0.5)
         np.testing.assert_allclose(res.table[f"{m}_low"], bands.low, rtol=1e-10)
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     assert res.confidence_level == 0.5 and res.settings["confidence_level"] == 0.5
     assert (" 50% bootstrap bands (learners only: these test objects and this training set, "
         "variation from the trees):") in str(res).splitlines()
-    res = _tune(method="pool", pool_size=24, measures=("icc",), n_bootstrap=10, confidence_level=0.5)
+    res = _tune(method="pool", pool_size=24, measures=("icc",), n_resamples=10, confidence_level=0.5)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)
     preds = {n: _group_predictions(pool, n, 3, XTE) for n in GRID}
@@ -1289,15 +1296,15 @@ def test_confidence_level_of_the_bands_and_the_interval():
 
 
 def test_resamples_where_a_measure_fails_are_left_out_of_the_band(monkeypatch):
-    real = tune_module._measure
+    real = table_module._measure
 
-    def failing(name, gv, spec, rows=None):
+    def failing(name, gv, config, forests, rows=None):
         if name == "selection" and gv.n == 4 and rows is not None:
             raise ValueError("no selection in this resample")
-        return real(name, gv, spec, rows)
+        return real(name, gv, config, forests, rows)
 
-    monkeypatch.setattr(tune_module, "_measure", failing)
-    res = _tune(method="pool", pool_size=24, measures=("icc", "selection"), n_bootstrap=4)
+    monkeypatch.setattr(table_module, "_measure", failing)
+    res = _tune(method="pool", pool_size=24, measures=("icc", "selection"), n_resamples=4)
     assert np.isfinite(res.table.loc[1, "selection"]) and res.notes == ()
     assert res.table.loc[[0, 2], ["selection_low", "selection_high"]].notna().all().all()
     assert res.table.loc[1, ["selection_low", "selection_high"]].isna().all()
@@ -1312,7 +1319,7 @@ def test_closed_form_without_bootstrap_has_no_bands():
 def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
     def widest(pool, measures, baseline=None):
         return max(float(np.nanmax((b.high - b.low) / 2)) for b in (
-            pool.closed_form_bands(GRID, measure=m, baseline=baseline, n_bootstrap=100) for m in measures))
+            pool.closed_form(GRID, measure=m, baseline=baseline, n_resamples=100) for m in measures))
 
     pool = TreePool(EST, n_learners=24, random_state=check_rng(0)).fit(XTR, YTR, XTE)
     baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)
@@ -1321,7 +1328,7 @@ def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("psi",), method="closed_form",
-                                pool_size=24, precision=precision, n_bootstrap=0, random_state=0)
+                                pool_size=24, precision=precision, n_resamples=0, random_state=0)
     # the documented rule: 10% more than (widest / precision)^2 times the pool, checked again, at most 3 times
     size, band = 24, first
     for _ in range(3):
@@ -1332,7 +1339,7 @@ def test_precision_grows_the_pool_as_the_square_of_the_band_ratio():
         size = pool.test_predictions_.shape[1]
         band = widest(pool, ("psi",), baseline)
     assert size > 24 and res.pool_size == size
-    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
+    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline).curve,
                                rtol=1e-10)
 
 
@@ -1364,7 +1371,7 @@ def test_learner_object_curves_of_three_classes_use_random_orderings():
     pool = TreePool(CLF, n_learners=12, voting="hard", random_state=0).fit(XTR, y3, XTE)
     assert len(set(pool.forests(1, n_forests=12).ravel().tolist())) == 3
     curve = np.array([0.5, 0.7, 0.9])
-    got = tune_module._learner_object_curves(pool, GRID, "fleiss", _spec(y3), curve, 3,
+    got = interval_module._learner_object_curves(pool, GRID, "fleiss", _spec(y3), curve, 3,
                                              np.random.default_rng(2))
     np.testing.assert_allclose(got, _expected_learner_object_curves(pool, "fleiss", None, curve, 3, 2),
                                rtol=1e-10)
@@ -1390,7 +1397,7 @@ def test_classifier_default_selects_the_last_of_three_sorted_classes():
 
 def test_refit_result_prints_its_run_time_model(monkeypatch):
     clock = _Clock([1.0, 0.5, 1.0, 0.25])  # fits of 0.5 and 0.25 s, in turn
-    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=clock))
+    monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=clock))
     res = _tune(method="refit", measures=("icc",), grid=(2, 4, 8), n_repeats=2)
     lines = str(res).splitlines()
     assert lines[0] == " Stability against the number of learners (method refit)"
@@ -1406,7 +1413,7 @@ def test_result_without_recommendation_prints_no_forest_time(monkeypatch):
     import dataclasses
 
     clock = _Clock([1.0, 0.5])
-    monkeypatch.setattr(tune_module, "time", types.SimpleNamespace(perf_counter=clock))
+    monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=clock))
     res = dataclasses.replace(_tune(method="refit", measures=("icc",), n_repeats=2), recommendation=None)
     assert np.isnan(res.recommendation_seconds)
     last = str(res).splitlines()[-1]
@@ -1418,11 +1425,11 @@ def test_class_closed_form_beyond_half_the_pool_does_not_warn_from_tune():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = tune_num_learners(CLF, XC[:30], YC[:30], XC[30:], grid=(2, 3, 8), n_repeats=3,
-                                measures=("fleiss",), method="closed_form", pool_size=8, n_bootstrap=0,
+                                measures=("fleiss",), method="closed_form", pool_size=8, n_resamples=0,
                                 random_state=0)
     assert not [w for w in caught if "extrapolated" in str(w.message)]
     pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0)
     pool.fit(XC[:30], YC[:30], XC[30:], oob=False)
     with pytest.warns(PredstabWarning, match="is extrapolated"):  # the pool's own call warns
-        expected = pool.closed_form((2, 3, 8), measure="fleiss")
+        expected = pool.closed_form((2, 3, 8), measure="fleiss").curve
     np.testing.assert_allclose(res.table["fleiss"], expected, rtol=1e-10)

@@ -146,7 +146,7 @@ def tuning():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small pool for a fast test
         return predstab.tune_num_learners(RandomForestRegressor(min_samples_leaf=5), X[:200], y[:200],
-                                          X[200:260], grid=(5, 10, 20, 40), n_repeats=3, n_bootstrap=0,
+                                          X[200:260], grid=(5, 10, 20, 40), n_repeats=3, n_resamples=0,
                                           measures=("icc", "phi", "psi"), random_state=0)
 
 

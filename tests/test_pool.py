@@ -69,8 +69,8 @@ def test_closed_form_icc_is_a_2pl_with_slope_one(reg):
     w = t.var(axis=1, ddof=1).mean()
     b = t.mean(axis=1).var(ddof=1) - w / t.shape[1]
     n = np.array([1, 5, 20, 100, 1000])
-    np.testing.assert_allclose(pool.closed_form(n), b / (b + w / n), rtol=1e-12)
-    fit = fit_2pl(n, pool.closed_form(n))
+    np.testing.assert_allclose(pool.closed_form(n).curve, b / (b + w / n), rtol=1e-12)
+    fit = fit_2pl(n, pool.closed_form(n).curve)
     assert fit.p2 == pytest.approx(1.0, rel=1e-6) and fit.p1 == pytest.approx(w / b, rel=1e-6)
 
 
@@ -78,15 +78,15 @@ def test_closed_form_phi_psi(reg):
     pool, _, y = reg
     t = pool.test_predictions_
     w = t.var(axis=1, ddof=1).mean()
-    np.testing.assert_allclose(pool.closed_form([10], measure="phi"), 1 - w / 10 / y[:60].var(ddof=1))
+    np.testing.assert_allclose(pool.closed_form([10], measure="phi").curve, 1 - w / 10 / y[:60].var(ddof=1))
     d_e = pool.oob_baseline().var(ddof=1)
-    np.testing.assert_allclose(pool.closed_form([10], measure="psi"), 1 - w / 10 / d_e)
+    np.testing.assert_allclose(pool.closed_form([10], measure="psi").curve, 1 - w / 10 / d_e)
 
 
 def test_closed_form_icc_close_to_disjoint_forests(reg):
     pool, _, _ = reg
     # the expected ICC(1) of 4 forests of 30 trees; sampling error of one draw ~0.05
-    assert pool.closed_form([30])[0] == pytest.approx(icc(pool.forests(30)).value, abs=0.1)
+    assert pool.closed_form([30]).curve[0] == pytest.approx(icc(pool.forests(30)).value, abs=0.1)
 
 
 def test_closed_form_classes_against_simulated_forests(clf):
@@ -101,9 +101,9 @@ def test_closed_form_classes_against_simulated_forests(clf):
     d_o = np.mean(1 - pi**2 - (1 - pi) ** 2)
     share = pi.mean()
     expected = 1 - d_o / (1 - share**2 - (1 - share) ** 2)
-    assert pool.closed_form([n], measure="fleiss", voting="hard")[0] == pytest.approx(expected, abs=0.02)
+    assert pool.closed_form([n], measure="fleiss", voting="hard").curve[0] == pytest.approx(expected, abs=0.02)
     with pytest.warns(PredstabWarning, match=r"n = \[50\] learners is extrapolated.*at least 100 learners"):
-        soft = pool.closed_form([n, 50], measure="fleiss", voting="soft")
+        soft = pool.closed_form([n, 50], measure="fleiss", voting="soft").curve
     assert soft[0] < soft[1] <= 1
 
 
@@ -125,7 +125,7 @@ def test_closed_form_classes_unbiased_near_tied_votes():
     for _ in range(40):
         votes = rng.random((40, 100)) < p[:, None]
         pool.test_predictions_ = np.stack([~votes, votes], axis=2).astype(float)
-        closed.append(pool.closed_form([50], measure="fleiss")[0])
+        closed.append(pool.closed_form([50], measure="fleiss").curve[0])
         # the pool's vote shares taken as exact: the bootstrap world's value for two classes
         stats_ = closed_form_stats(pool.test_predictions_, None, [50.0], classifier=True, voting="hard",
                                    rng=rng, population=True)
@@ -136,7 +136,8 @@ def test_closed_form_classes_unbiased_near_tied_votes():
 
 def test_bootstrap_band_brackets_curve(reg):
     pool, _, _ = reg
-    curve, low, high = pool.closed_form([5, 50], n_bootstrap=30)
+    band = pool.closed_form([5, 50], n_resamples=30)
+    curve, low, high = band.curve, band.low, band.high
     assert np.all(low <= curve) and np.all(curve <= high)
 
 
@@ -211,8 +212,8 @@ def test_closed_form_out_of_bag_on_training_rows():
     pmf = stats.binom.pmf(k, 5, rate)
     inverse = (pmf / k).sum(axis=0) / pmf.sum(axis=0)
     expected = 1 - np.mean(var * inverse) / y.var(ddof=1)
-    np.testing.assert_allclose(pool.closed_form([5], measure="phi"), expected, rtol=1e-10)
-    assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc")) > 0)
+    np.testing.assert_allclose(pool.closed_form([5], measure="phi").curve, expected, rtol=1e-10)
+    assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc").curve) > 0)
 
 
 def test_closed_form_out_of_bag_matches_out_of_bag_forests():
@@ -225,7 +226,7 @@ def test_closed_form_out_of_bag_matches_out_of_bag_forests():
         forests = pool.forests(n, n_forests=3000 // n)
         runs = [icc(forests[:, r:r + 10]).value for r in range(0, forests.shape[1] - 9, 10)
                 if not np.isnan(forests[:, r:r + 10]).any()]
-        assert pool.closed_form([n])[0] == pytest.approx(np.mean(runs), abs=0.02)
+        assert pool.closed_form([n]).curve[0] == pytest.approx(np.mean(runs), abs=0.02)
 
 
 def test_bootstrap_band_covers_the_expected_icc():
@@ -239,11 +240,12 @@ def test_bootstrap_band_covers_the_expected_icc():
     big = TreePool(est, n_learners=4000, random_state=0).fit(X[:70], y[:70], X[70:], oob=False)
     preds = big.test_predictions_
     n_star = preds.var(axis=1, ddof=1).mean() / preds.mean(axis=1).var(ddof=1)  # ICC(n_star) ~ 0.5
-    truth = big.closed_form([n_star])[0]
+    truth = big.closed_form([n_star]).curve[0]
     covered, size = [], int(4 * n_star)
     for seed in range(40):
         pool = TreePool(est, n_learners=size, random_state=seed + 1).fit(X[:70], y[:70], X[70:], oob=False)
-        _, low, high = pool.closed_form([n_star], n_bootstrap=200)
+        band = pool.closed_form([n_star], n_resamples=200)
+        _, low, high = band.curve, band.low, band.high
         covered.append(low[0] <= truth <= high[0])
     assert 0.4 < truth < 0.6
     assert np.mean(covered) >= 0.8  # nominal 0.95; 40 pools
@@ -277,7 +279,7 @@ def test_class_closed_form_is_the_average_over_splits_of_the_pool(voting):
     rng = np.random.default_rng(3)
     pool.test_predictions_ = rng.dirichlet([1.0, 1.0, 1.0], size=(30, 8))  # near-tied objects too
     exact = _exact_fleiss_of_disjoint_forests(pool.test_predictions_, 3, voting)
-    assert pool.closed_form([3], measure="fleiss")[0] == pytest.approx(exact, abs=0.03)
+    assert pool.closed_form([3], measure="fleiss").curve[0] == pytest.approx(exact, abs=0.03)
 
 
 def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
@@ -293,7 +295,7 @@ def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
             block = forests[:, r:r + 10]
             complete = np.array([all(v is not None for v in row) for row in block])
             runs.append(fleiss_kappa(block[complete].astype(int)).value)
-        assert pool.closed_form([n], measure="fleiss")[0] == pytest.approx(np.mean(runs), abs=0.02)
+        assert pool.closed_form([n], measure="fleiss").curve[0] == pytest.approx(np.mean(runs), abs=0.02)
 
 
 @pytest.mark.parametrize("estimator", [RandomForestRegressor(max_features=2),
@@ -335,29 +337,29 @@ def test_two_class_majority_votes_are_the_exact_average_over_splits():
     pool.test_predictions_ = np.stack([~votes, votes], axis=2).astype(float)
     for n in (2, 3, 4):
         exact = _exact_fleiss_of_disjoint_forests(pool.test_predictions_, n, "hard")
-        assert pool.closed_form([n], measure="fleiss")[0] == pytest.approx(exact, rel=1e-12, abs=1e-12)
+        assert pool.closed_form([n], measure="fleiss").curve[0] == pytest.approx(exact, rel=1e-12, abs=1e-12)
 
 
 # -- determinism, the bootstrap as resampled pools, the result object ----------------------------
 def test_closed_form_same_random_state_same_numbers(reg, clf):
     pool, _, _ = reg
-    first = pool.closed_form([5, 50], n_bootstrap=40, random_state=3)
-    again = pool.closed_form([5, 50], n_bootstrap=40, random_state=3)
-    for a, b in zip(first, again, strict=True):
+    first = pool.closed_form([5, 50], n_resamples=40, random_state=3)
+    again = pool.closed_form([5, 50], n_resamples=40, random_state=3)
+    for a, b in zip((first.curve, first.low, first.high), (again.curve, again.low, again.high), strict=True):
         np.testing.assert_array_equal(a, b)
-    other = pool.closed_form([5, 50], n_bootstrap=40, random_state=4)
-    assert not np.array_equal(first[1], other[1])  # the seed is used
+    other = pool.closed_form([5, 50], n_resamples=40, random_state=4)
+    assert not np.array_equal(first.low, other.low)  # the seed is used
     # the default (None) derives the generator from the pool's seed: repeated calls agree
-    np.testing.assert_array_equal(pool.closed_form([5, 50], n_bootstrap=40)[1],
-                                  pool.closed_form([5, 50], n_bootstrap=40)[1])
+    np.testing.assert_array_equal(pool.closed_form([5, 50], n_resamples=40).low,
+                                  pool.closed_form([5, 50], n_resamples=40).low)
     # classes: soft votes go through random orderings of the pool, also in the estimate
     cpool, _, _ = clf
-    kw = {"measure": "fleiss", "voting": "soft", "n_bootstrap": 20}
-    a = cpool.closed_form_bands([3, 9], random_state=11, **kw)
-    b = cpool.closed_form_bands([3, 9], random_state=11, **kw)
+    kw = {"measure": "fleiss", "voting": "soft", "n_resamples": 20}
+    a = cpool.closed_form([3, 9], random_state=11, **kw)
+    b = cpool.closed_form([3, 9], random_state=11, **kw)
     assert a == b and a.errors.shape == (20, 2)
-    assert cpool.closed_form_bands([3, 9], **kw) == cpool.closed_form_bands([3, 9], **kw)
-    assert not np.array_equal(a.errors, cpool.closed_form_bands([3, 9], random_state=12, **kw).errors)
+    assert cpool.closed_form([3, 9], **kw) == cpool.closed_form([3, 9], **kw)
+    assert not np.array_equal(a.errors, cpool.closed_form([3, 9], random_state=12, **kw).errors)
 
 
 def test_metric_bands_are_resampled_pools_about_the_plug_in(reg):
@@ -365,7 +367,7 @@ def test_metric_bands_are_resampled_pools_about_the_plug_in(reg):
     # column, and the basic interval about the plug-in (pool-as-population) curve
     pool, _, _ = reg
     n, n_boot = np.array([5.0, 50.0]), 60
-    res = pool.closed_form_bands(n, n_bootstrap=n_boot, confidence_level=0.9, random_state=8)
+    res = pool.closed_form(n, n_resamples=n_boot, confidence_level=0.9, random_state=8)
     t = pool.test_predictions_
     size = t.shape[1]
     counts = np.random.default_rng(8).multinomial(size, np.full(size, 1 / size), size=n_boot)
@@ -404,7 +406,7 @@ def test_out_of_bag_bands_are_resampled_pools():
     X, y = make_regression(40, 4, noise=5, random_state=4)
     pool = TreePool(RandomForestRegressor(max_features=2), n_learners=30, random_state=2).fit(X, y)
     n = np.array([4.0])
-    res = pool.closed_form_bands(n, measure="phi", n_bootstrap=15, random_state=5)
+    res = pool.closed_form(n, measure="phi", n_resamples=15, random_state=5)
     t, oob = pool.test_predictions_, pool.oob_
     size = t.shape[1]
     counts = np.random.default_rng(5).multinomial(size, np.full(size, 1 / size), size=15)
@@ -427,8 +429,9 @@ def test_out_of_bag_bands_are_resampled_pools():
 
 def test_closed_form_result_follows_the_result_convention(reg):
     pool, _, _ = reg
-    res = pool.closed_form_bands([5, 50], n_bootstrap=30, random_state=1)
-    curve, low, high = pool.closed_form([5, 50], n_bootstrap=30, random_state=1)
+    res = pool.closed_form([5, 50], n_resamples=30, random_state=1)
+    band = pool.closed_form([5, 50], n_resamples=30, random_state=1)
+    curve, low, high = band.curve, band.low, band.high
     np.testing.assert_array_equal(res.curve, curve)
     np.testing.assert_array_equal(res.confidence_interval.low, low)
     np.testing.assert_array_equal(res.confidence_interval.high, high)
@@ -437,8 +440,8 @@ def test_closed_form_result_follows_the_result_convention(reg):
     frame = res.to_frame()
     np.testing.assert_array_equal(frame["ci_low"], low)
     np.testing.assert_array_equal(frame["value"], curve)
-    assert res != pool.closed_form_bands([5, 50], n_bootstrap=30, random_state=2)
-    bare = pool.closed_form_bands([5], n_bootstrap=0)
+    assert res != pool.closed_form([5, 50], n_resamples=30, random_state=2)
+    bare = pool.closed_form([5], n_resamples=0)
     assert np.isnan(bare.low).all() and bare.errors is None
 
 
@@ -451,13 +454,13 @@ def test_closed_form_degenerate_cases_follow_the_convention():
     saved = pool.test_predictions_
     pool.test_predictions_ = np.full_like(saved, 2.5)  # every learner predicts the same
     with pytest.warns(PredstabDegenerateWarning):
-        np.testing.assert_array_equal(pool.closed_form([3, 10]), [1.0, 1.0])
+        np.testing.assert_array_equal(pool.closed_form([3, 10]).curve, [1.0, 1.0])
     pool.test_predictions_ = saved  # learners disagree, the baseline has no spread
     with pytest.warns(PredstabUndefinedWarning):
-        assert np.isnan(pool.closed_form([3], measure="phi", baseline=np.ones(10))).all()
+        assert np.isnan(pool.closed_form([3], measure="phi", baseline=np.ones(10)).curve).all()
 
 
-@pytest.mark.parametrize("kwargs, name", [({"n_bootstrap": -1}, "n_bootstrap"),
+@pytest.mark.parametrize("kwargs, name", [({"n_resamples": -1}, "n_resamples"),
                                           ({"confidence_level": 1.5}, "confidence_level"),
                                           ({"measure": "kappa"}, "measure"),
                                           ({"voting": "majority"}, "voting"),
@@ -466,9 +469,8 @@ def test_closed_form_bad_options_name_the_parameter(reg, kwargs, name):
     from predstab._core._validation import InvalidParameterError
 
     pool, _, _ = reg
-    for method in (pool.closed_form, pool.closed_form_bands):
-        with pytest.raises(InvalidParameterError, match=f"`{name}`"):
-            method([5], **kwargs)
+    with pytest.raises(InvalidParameterError, match=f"`{name}`"):
+        pool.closed_form([5], **kwargs)
 
 
 def test_soft_vote_bands_are_centred_on_the_estimate():
@@ -490,7 +492,7 @@ def test_soft_vote_bands_are_centred_on_the_estimate():
         prob1 = np.where(votes, rng.uniform(0.6, 1.0, votes.shape), rng.uniform(0.0, 0.4, votes.shape))
         preds = np.stack([1 - prob1, prob1], axis=2)
         res = closed_form_bands(preds, None, [10.0], {"fleiss": None}, classifier=True, voting="soft",
-                                n_bootstrap=100, random_state=seed)["fleiss"]
+                                n_resamples=100, random_state=seed)["fleiss"]
         curve, low, high = res.curve[0], res.low[0], res.high[0]
         assert low < curve < high
         offsets.append(((low + high) / 2 - curve) / ((high - low) / 2))
@@ -508,13 +510,13 @@ def test_float32_cache_and_threads_give_the_same_predictions():
     assert single.test_predictions_.dtype == np.float32
     np.testing.assert_allclose(single.test_predictions_, base.test_predictions_, rtol=1e-6)
     # the closed forms accumulate in float64: the float32 cache changes them by ~1e-7
-    np.testing.assert_allclose(single.closed_form([3, 30]), base.closed_form([3, 30]), rtol=1e-5)
+    np.testing.assert_allclose(single.closed_form([3, 30]).curve, base.closed_form([3, 30]).curve, rtol=1e-5)
     # threads over blocks of objects: the same bands (the blocks' sums are added in order)
     big = TreePool(RandomForestRegressor(max_features=2, max_depth=3), n_learners=40, random_state=1)
     big.fit(X[:50], y[:50], np.random.default_rng(0).normal(size=(2000, 5)), oob=False)
-    one = big.closed_form_bands([3, 30], n_bootstrap=30, random_state=2)
+    one = big.closed_form([3, 30], n_resamples=30, random_state=2)
     big.n_jobs = 2
-    two = big.closed_form_bands([3, 30], n_bootstrap=30, random_state=2)
+    two = big.closed_form([3, 30], n_resamples=30, random_state=2)
     np.testing.assert_allclose(two.errors, one.errors, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(two.curve, one.curve, rtol=1e-12)
     with pytest.raises(ValueError, match="`dtype`"):

@@ -294,9 +294,9 @@ def test_phi_psi_methods(reg, clf):
     levels = ["low", "mid", "high"]
     rc = repeated_predictions(RandomForestClassifier(n_estimators=30), Xc, yc, Xct, n_repeats=5,
                               baseline="kfold", cv=3, random_state=0)
-    ordinal = rc.psi(scale="ordinal", levels=levels)
+    ordinal = rc.psi(scale="ordinal", categories=levels)
     assert ordinal.scale == "ordinal" and ordinal.value == predstab.psi(
-        rc.test, rc.space, scale="ordinal", levels=levels).value
+        rc.test, rc.space, scale="ordinal", categories=levels).value
     assert rc.phi(scale="categorical").value == predstab.phi(rc.test, yc, scale="categorical").value
 
 
@@ -345,10 +345,10 @@ def test_a_classifiers_refits_default_to_the_categorical_scale():
     assert rp.psi() == psi(rp.test, rp.space, scale="categorical")
     assert rp.phi().scale == "categorical"
     # ordinal: the estimator's classes as the ordered levels, unless levels are given
-    assert rp.phi(scale="ordinal") == phi(rp.test, rp.y_train, scale="ordinal", levels=[0, 1, 2])
-    assert rp.psi(scale="ordinal") == psi(rp.test, rp.space, scale="ordinal", levels=[0, 1, 2])
-    assert rp.phi(levels=[2, 0, 1]) == phi(rp.test, rp.y_train, scale="ordinal", levels=[2, 0, 1])
-    assert rp.phi(levels=[2, 0, 1]).value != rp.phi(scale="ordinal").value
+    assert rp.phi(scale="ordinal") == phi(rp.test, rp.y_train, scale="ordinal", categories=[0, 1, 2])
+    assert rp.psi(scale="ordinal") == psi(rp.test, rp.space, scale="ordinal", categories=[0, 1, 2])
+    assert rp.phi(categories=[2, 0, 1]) == phi(rp.test, rp.y_train, scale="ordinal", categories=[2, 0, 1])
+    assert rp.phi(categories=[2, 0, 1]).value != rp.phi(scale="ordinal").value
     # the categorical and the ordinal scale give different numbers here
     assert rp.phi().value != rp.phi(scale="ordinal").value
 

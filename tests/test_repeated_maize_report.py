@@ -63,7 +63,7 @@ def _stability(kind, predictions, baseline, scale, levels):
     fn = predstab.phi if kind == "phi" else predstab.psi
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", predstab.PredstabDataWarning)  # few fits
-        return fn(predictions, baseline, scale=scale, levels=levels).value
+        return fn(predictions, baseline, scale=scale, categories=levels).value
 
 
 def test_r_column_is_aps_on_rangers_matrices(small_report):

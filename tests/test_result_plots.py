@@ -33,7 +33,7 @@ def tuning():
         warnings.simplefilter("ignore")
         return predstab.tune_num_learners(RandomForestRegressor(max_features=2), X[:60], y[:60], X[60:],
                                           grid=(4, 8, 16, 32), n_repeats=3, measures=("icc", "phi"),
-                                          pool_size=96, n_bootstrap=20, random_state=0)
+                                          pool_size=96, n_resamples=20, random_state=0)
 
 
 def _errorbars(ax):

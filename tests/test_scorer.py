@@ -214,9 +214,9 @@ def test_ordinal_levels(diabetes):
     levels = ["low", "mid", "high"]
     labels = np.array(levels, dtype=object)[np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))]
     rf = RandomForestClassifier(n_estimators=15, random_state=0).fit(X, labels)
-    scorer = make_stability_scorer("phi", levels=levels)
+    scorer = make_stability_scorer("phi", categories=levels)
     matrix, _ = scorer.replicate_predictions(rf, X[:60])
-    expected = predstab.phi(matrix, labels[:60], scale="ordinal", levels=levels).value
+    expected = predstab.phi(matrix, labels[:60], scale="ordinal", categories=levels).value
     assert scorer(rf, X[:60], labels[:60]) == expected
 
 
@@ -225,7 +225,7 @@ def test_ordinal_levels(diabetes):
     ({"n_repeats": 1}, "`n_repeats`"),
     ({"n_repeats": 2.5}, "`n_repeats`"),
     ({"scale": "nominal"}, "`scale`"),
-    ({"levels": ["only"]}, "`levels`"),
+    ({"categories": ["only"]}, "`categories`"),
     ({"voting": "majority"}, "`voting`"),
     ({"fit_data": np.zeros(3)}, "`fit_data`"),
     ({"options": ["model"]}, "`options`"),

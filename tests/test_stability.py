@@ -233,7 +233,7 @@ def test_equals_pairwise_definition(scale, seed):
     pred, base, levels = _random_case(rng, scale)
     pred = pred.astype(object)
     pred[rng.random(pred.shape) < 0.1] = None
-    res = _quiet(phi, pred, base, scale=scale, levels=levels)
+    res = _quiet(phi, pred, base, scale=scale, categories=levels)
     s, d_o, d_e = naive_stability(pred.tolist(), list(base), scale, levels)
     assert res.value == pytest.approx(s, rel=1e-12)
     assert res.observed == pytest.approx(d_o, rel=1e-12)
@@ -244,9 +244,9 @@ def test_equals_pairwise_definition(scale, seed):
 def test_invariant_to_permuting_objects_and_repetitions(scale):
     rng = np.random.default_rng(3)
     pred, base, levels = _random_case(rng, scale, n=12, r=8)
-    ref = phi(pred, base, scale=scale, levels=levels)
+    ref = phi(pred, base, scale=scale, categories=levels)
     rows, cols = rng.permutation(pred.shape[0]), rng.permutation(pred.shape[1])
-    res = phi(pred[rows][:, cols], rng.permutation(base), scale=scale, levels=levels)
+    res = phi(pred[rows][:, cols], rng.permutation(base), scale=scale, categories=levels)
     assert res.value == pytest.approx(ref.value, rel=1e-12)
     np.testing.assert_allclose(res.per_object, ref.per_object[rows], rtol=1e-12)
 
@@ -265,20 +265,20 @@ def test_ordinal_uses_level_order_not_labels():
     rng = np.random.default_rng(5)
     pred, base, levels = _random_case(rng, "ordinal", n=10, r=7)
     codes = {lev: i for i, lev in enumerate(levels)}
-    ref = phi(pred, base, scale="ordinal", levels=levels)
-    res = phi(np.vectorize(codes.get)(pred), [codes[v] for v in base], scale="ordinal", levels=range(4))
+    ref = phi(pred, base, scale="ordinal", categories=levels)
+    res = phi(np.vectorize(codes.get)(pred), [codes[v] for v in base], scale="ordinal", categories=range(4))
     assert res.value == pytest.approx(ref.value, rel=1e-12)
 
 
 def test_krippendorff_ordinal_distance_from_counts():
     # baseline counts m = (1, 1, 2): positions 0.5, 1.5, 3 -> delta^2 = 1, 6.25, 2.25
-    res = psi([["L1", "L2", "L2", "L2", "L2"]], ["L1", "L2", "L3", "L3"], levels=["L1", "L2", "L3"])
+    res = psi([["L1", "L2", "L2", "L2", "L2"]], ["L1", "L2", "L3", "L3"], categories=["L1", "L2", "L3"])
     assert res.expected == pytest.approx(2.25, rel=1e-15)  # 2 * (1/16 + 6.25/8 + 2.25/8)
     assert res.observed == pytest.approx(8 / 20, rel=1e-15)  # 2 * 1 * 4 * delta^2(L1, L2) / (5 * 4)
 
 
 def test_block_boundaries_do_not_matter(monkeypatch):
-    import predstab.stability._stability as mod
+    from predstab.stability import _disagreement, _object_intervals, _result
 
     rng = np.random.default_rng(6)
     x = rng.normal(size=(50, 9))
@@ -286,7 +286,8 @@ def test_block_boundaries_do_not_matter(monkeypatch):
     c = rng.integers(0, 4, size=(50, 9))
     ref_m = _quiet(phi, x, rng.normal(size=20))
     ref_c = _quiet(phi, c, np.arange(4), scale="categorical")
-    monkeypatch.setattr(mod, "_BLOCK", 20)  # blocks of 2 rows
+    for mod in (_disagreement, _object_intervals, _result):  # every pass in blocks of 2 rows
+        monkeypatch.setattr(mod, "_BLOCK", 20)
     assert _quiet(phi, x, rng.normal(size=20)).observed == ref_m.observed
     np.testing.assert_array_equal(_quiet(phi, c, np.arange(4), scale="categorical").per_object,
                                   ref_c.per_object)
@@ -295,14 +296,14 @@ def test_block_boundaries_do_not_matter(monkeypatch):
 @pytest.mark.parametrize("scale", ["categorical", "ordinal"])
 def test_many_categories_sparse_path_equals_definition(scale, monkeypatch):
     # many distinct values and a small dense-table limit: counts go through the sparse table
-    import predstab.stability._stability as mod
+    import predstab.stability._disagreement as mod
 
     monkeypatch.setattr(mod, "_DENSE_CELLS", 0)
     rng = np.random.default_rng(7)
     pred = rng.integers(0, 150, size=(300, 5)) * 2 + 1000  # spread out: no direct integer codes
     base = np.concatenate([np.unique(pred), rng.choice(np.unique(pred), 50)])
     levels = np.unique(base).tolist() if scale == "ordinal" else None
-    res = phi(pred.astype(float), base.astype(float), scale=scale, levels=levels)
+    res = phi(pred.astype(float), base.astype(float), scale=scale, categories=levels)
     s, d_o, d_e = naive_stability(pred.tolist(), base.tolist(), scale, levels)
     assert res.value == pytest.approx(s, abs=1e-13)  # S is near 0 here: absolute tolerance
     assert res.observed == pytest.approx(d_o, rel=1e-12)
@@ -319,8 +320,8 @@ def test_scale_inference():
     dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
     ordered = pd.DataFrame({f"r{j}": pd.Series(["lo", "hi" if j else "mid"], dtype=dtype) for j in range(5)})
     res = phi(ordered, pd.Series(["lo", "mid", "hi"], dtype=dtype))
-    assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
-    assert phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], levels=["a", "b", "c"]).scale == "ordinal"
+    assert res.scale == "ordinal" and res.categories == ("lo", "mid", "hi")
+    assert phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], categories=["a", "b", "c"]).scale == "ordinal"
     with pytest.raises(ValueError, match="`scale` is needed"):
         phi(np.ones((2, 5), dtype=int), [1, 2])
 
@@ -331,9 +332,9 @@ def test_integer_input_with_explicit_scales():
     m = phi(pred, base, scale="metric")
     assert m.expected == pytest.approx(np.var(base, ddof=1))
     c = phi(pred, base, scale="categorical")
-    assert c.levels == (1, 2, 3)
-    o = phi(pred, base, scale="ordinal", levels=[1, 2, 3])
-    o_text = phi(pred.astype(str), [str(b) for b in base], scale="ordinal", levels=["1", "2", "3"])
+    assert c.categories == (1, 2, 3)
+    o = phi(pred, base, scale="ordinal", categories=[1, 2, 3])
+    o_text = phi(pred.astype(str), [str(b) for b in base], scale="ordinal", categories=["1", "2", "3"])
     assert o.value == pytest.approx(o_text.value, rel=1e-15)
 
 
@@ -374,8 +375,8 @@ def test_pandas_arrays_as_baseline():
     dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
     pred = [["lo", "mid", "mid", "hi", "mid"]]
     res = psi(pred, pd.Categorical(["lo", "mid", "hi", "hi"], dtype=dtype))
-    assert res.scale == "ordinal" and res.levels == ("lo", "mid", "hi")
-    ref = psi(pred, ["lo", "mid", "hi", "hi"], levels=["lo", "mid", "hi"])
+    assert res.scale == "ordinal" and res.categories == ("lo", "mid", "hi")
+    ref = psi(pred, ["lo", "mid", "hi", "hi"], categories=["lo", "mid", "hi"])
     assert res.value == ref.value
     assert psi(pred, pd.Index(["lo", "mid", "hi", "hi"])).value == psi(pred, ["lo", "mid", "hi", "hi"]).value
 
@@ -394,15 +395,15 @@ def test_integer_codes_of_any_dtype(dtype):
     ref = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], scale="categorical")
     res = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), scale="categorical")
     assert res.value == pytest.approx(ref.value, rel=1e-15)
-    ref_o = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], levels=["a", "b", "c"])
-    res_o = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), levels=labels.tolist())
+    ref_o = phi(np.array(["a", "b", "c"])[codes], ["a", "b", "c", "c"], categories=["a", "b", "c"])
+    res_o = phi(labels[codes].astype(dtype), labels[[0, 1, 2, 2]].astype(dtype), categories=labels.tolist())
     assert res_o.value == pytest.approx(ref_o.value, rel=1e-15)
 
 
 def test_numeric_categories_match_text_like_r():
     # APS turns numbers into text on the categorical scale: 1 and 1.0 are the same class
     res = phi(np.array([[1, 1, 2, 2, 1]]), [1.0, 2.0, 3.0], scale="categorical")
-    assert res.levels == (1.0, 2.0, 3.0)
+    assert res.categories == (1.0, 2.0, 3.0)
 
 
 # ----------------------------------------------------------------------------- errors
@@ -430,16 +431,16 @@ def test_phi_input_errors(kwargs, match):
 def test_categorical_and_ordinal_errors():
     with pytest.raises(ValueError, match="Some prediction values do not occur in the training data.*'z'"):
         phi([["a", "z", "a", "a", "a"]], ["a", "b"])
-    with pytest.raises(ValueError, match=r"Some values do not occur in 'levels'.*\['c'\]"):
-        phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], levels=["a", "b"])
-    with pytest.raises(ValueError, match="requires setting `levels`"):
+    with pytest.raises(ValueError, match=r"Some values do not occur in 'categories'.*\['c'\]"):
+        phi([["a", "b", "a", "a", "a"]], ["a", "b", "c"], categories=["a", "b"])
+    with pytest.raises(ValueError, match="requires setting `categories`"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="ordinal")
     with pytest.raises(ValueError, match="doesn't match the data type which is 'character'"):
         phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="metric")
-    with pytest.raises(ValueError, match="`levels` orders the categories of the ordinal scale"):
-        phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="categorical", levels=["a", "b"])
-    with pytest.raises(ValueError, match="`levels` must not repeat"):
-        phi([["a", "b", "a", "a", "a"]], ["a", "b"], levels=["a", "b", "a"])
+    with pytest.raises(ValueError, match="`categories` orders the categories of the ordinal scale"):
+        phi([["a", "b", "a", "a", "a"]], ["a", "b"], scale="categorical", categories=["a", "b"])
+    with pytest.raises(ValueError, match="`categories` must not repeat"):
+        phi([["a", "b", "a", "a", "a"]], ["a", "b"], categories=["a", "b", "a"])
     with pytest.raises(ValueError, match="`prediction_space`"):
         psi([["a", "b", "a", "a", "a"]], ["a"])
     with pytest.raises(TypeError, match="`predictions` must hold numbers, booleans or text"):
@@ -451,7 +452,7 @@ def test_calculate_functions_follow_aps_defaults():
     assert calculate_phi(pred, [0.5, 1.5, 2.5]).scale == "metric"  # APS default scale
     assert calculate_psi(pred, [0.5, 1.5, 2.5]).kind == "psi"
     # APS ignores ordinal_levels on the other scales
-    assert calculate_phi(pred, [0.5, 1.5, 2.5], "metric", ["x"]).levels is None
+    assert calculate_phi(pred, [0.5, 1.5, 2.5], "metric", ["x"]).categories is None
     with pytest.raises(ValueError, match="`prediction_matrix` must contain predictions from at least two"):
         calculate_phi([[1.0], [2.0]], [1.0, 2.0])
 
@@ -497,7 +498,7 @@ def test_confidence_interval_over_objects():
 def test_confidence_interval_single_object_resamples_repetitions(scale):
     rng = np.random.default_rng(12)
     pred, base, levels = _random_case(rng, scale, n=1, r=40)
-    res = phi(pred, base, scale=scale, levels=levels)
+    res = phi(pred, base, scale=scale, categories=levels)
     ci = res.bootstrap_interval(random_state=1, n_resamples=300)
     assert ci.low <= ci.high
     assert ci.low - 0.5 < res.value < ci.high + 0.5
@@ -529,5 +530,6 @@ def test_validation_aps_module_runs(capsys, monkeypatch):
 
 
 def test_public_api_exports():
-    for name in ("phi", "psi", "calculate_phi", "calculate_psi", "StabilityResult"):
+    for name in ("phi", "psi", "calculate_phi", "calculate_psi"):
         assert getattr(predstab, name).__module__ == "predstab.stability._stability"
+    assert predstab.StabilityResult.__module__ == "predstab.stability._result"

@@ -51,7 +51,7 @@ def _same(a, b):
 def test_counts_equal_pairwise_definition(data, scale):
     pred, base = data
     levels = LEVELS if scale == "ordinal" else None
-    res = _quiet(phi, pred, base, scale=scale, levels=levels)
+    res = _quiet(phi, pred, base, scale=scale, categories=levels)
     s, d_o, d_e = naive_stability(pred.tolist(), base, scale, levels)
     assert _same(res.value, s) and _same(res.observed, d_o) and _same(res.expected, d_e)
 
@@ -74,8 +74,8 @@ def test_order_of_objects_and_repetitions_does_not_matter(data, random, scale):
     cols = list(range(pred.shape[1]))
     random.shuffle(rows)
     random.shuffle(cols)
-    a = _quiet(phi, pred, base, scale=scale, levels=levels)
-    b = _quiet(phi, pred[rows][:, cols], base[::-1], scale=scale, levels=levels)
+    a = _quiet(phi, pred, base, scale=scale, categories=levels)
+    b = _quiet(phi, pred[rows][:, cols], base[::-1], scale=scale, categories=levels)
     assert _same(a.value, b.value)
     np.testing.assert_allclose(b.per_object, a.per_object[rows], rtol=1e-12)
 
@@ -97,5 +97,5 @@ def test_identical_repetitions_are_perfectly_stable(data, scale):
     pred, base = data
     levels = LEVELS if scale == "ordinal" else None
     same = np.repeat(pred[:, :1], pred.shape[1], axis=1)
-    res = _quiet(phi, same, base, scale=scale, levels=levels)
+    res = _quiet(phi, same, base, scale=scale, categories=levels)
     assert res.observed == 0.0 and res.value == 1.0

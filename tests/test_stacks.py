@@ -337,10 +337,10 @@ def test_stack_warnings_point_at_the_caller(func, dask):
 def _against(func, baseline):
     """``func`` with its baseline fixed, with the keyword-only options of phi / psi (so that
     assert_equal_to_loop knows which fields echo the call's options)."""
-    def measure(predictions, /, *, scale=None, levels=None, confidence_level=0.95, object_interval="auto",
+    def measure(predictions, /, *, scale=None, categories=None, confidence_level=0.95, object_interval="auto",
                 interval_target="population", baseline_error=False):
-        return func(predictions, baseline, scale=scale, levels=levels, confidence_level=confidence_level,
-                    object_interval=object_interval, interval_target=interval_target,
+        return func(predictions, baseline, scale=scale, categories=categories,
+                    confidence_level=confidence_level, object_interval=object_interval, interval_target=interval_target,
                     baseline_error=baseline_error)
     return measure
 
@@ -366,7 +366,7 @@ def test_phi_class_stack_equals_loop(scale):
     stack = _categorical_stack(7, shape=(2, 5), n=9, k=6, missing=False).astype(int)
     y = np.random.default_rng(8).integers(0, 3, size=60)
     levels = [0, 1, 2] if scale == "ordinal" else None
-    assert_equal_to_loop(_against(predstab.phi, y), stack, scale=scale, levels=levels)
+    assert_equal_to_loop(_against(predstab.phi, y), stack, scale=scale, categories=levels)
 
 
 def test_phi_stack_against_a_stack_of_baselines_is_refused():

@@ -49,7 +49,7 @@ def _quiet(**kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         args = {"X_test": XTE} | kwargs
-        return tune_num_learners(EST, XTR, YTR, grid=GRID, n_repeats=3, n_bootstrap=0, random_state=0, **args)
+        return tune_num_learners(EST, XTR, YTR, grid=GRID, n_repeats=3, n_resamples=0, random_state=0, **args)
 
 
 def _refits(estimator, grid, n_repeats, X, y, seed=0):
@@ -81,8 +81,8 @@ def test_closed_form_is_the_pools_closed_form_and_recommendation_is_optRFs():
     # psi's fixed baseline: the out-of-bag predictions of the first max(grid) = 32 trees of the pool
     trees = list(zip(pool.ensemble_.estimators_[:32], pool.ensemble_.estimators_samples_[:32], strict=True))
     baseline = oob_mean(trees, XTR)
-    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID), rtol=1e-12)
-    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline),
+    np.testing.assert_allclose(res.table["icc"], pool.closed_form(GRID).curve, rtol=1e-12)
+    np.testing.assert_allclose(res.table["psi"], pool.closed_form(GRID, measure="psi", baseline=baseline).curve,
                                rtol=1e-12)
     fit = fit_2pl(GRID, res.table["icc"])
     assert res.fits["icc"].p1 == fit.p1 and res.recommendation == fit.recommend()
@@ -98,7 +98,7 @@ def test_training_rows_are_predicted_out_of_bag():
     # in-sample prediction would make every forest agree far more
     grid = (8, 16, 32)
     res = tune_num_learners(EST, XTR, YTR, grid=grid, n_repeats=3, method="refit", measures=("icc", "phi"),
-                            n_bootstrap=0, random_state=0)
+                            n_resamples=0, random_state=0)
     forests = _refits(EST, grid, 3, XTR, YTR)
     for gi, n in enumerate(grid):
         oob = np.column_stack([oob_of(f, XTR) for f in forests[n]])
@@ -148,7 +148,7 @@ def test_impurity_importances_of_pool_forests_are_normalised():
     grid = (5, 10, 20)
     res = tune_num_learners(est, Xi, yi, grid=grid, n_repeats=3, method="pool", pool_size=60,
                             measures=("importance", "importance_selection"), importance={"kind": "impurity"},
-                            n_bootstrap=0, random_state=0)
+                            n_resamples=0, random_state=0)
     pool = TreePool(est, n_learners=60, random_state=0).fit(Xi, yi)
     trees = pool.ensemble_.estimators_
     assert any(t.tree_.node_count == 1 for t in trees)  # the case the renormalisation is for
@@ -177,7 +177,7 @@ def test_default_pool_gives_every_grid_value_its_n_repeats_forests():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = tune_num_learners(RandomForestRegressor(n_estimators=1), XTR, YTR, XTE, grid=grid, n_repeats=4,
-                                measures=("icc",), n_bootstrap=0, random_state=0)
+                                measures=("icc",), n_resamples=0, random_state=0)
     assert not [w for w in caught if "pool" in str(w.message)]
     assert res.pool_size == 4 * 20 and res.table["n_forests"].tolist() == [4, 4, 4]
     assert not any("fewer than n_repeats" in note for note in res.notes)
@@ -185,11 +185,11 @@ def test_default_pool_gives_every_grid_value_its_n_repeats_forests():
     assert str(res).splitlines()[0] == (" Stability against the number of learners (method pool; a pool of "
                                         "80 learners = n_repeats x the largest grid value, the default)")
     given = tune_num_learners(RandomForestRegressor(n_estimators=1), XTR, YTR, XTE, grid=grid, n_repeats=2,
-                              measures=("icc",), pool_size=40, n_bootstrap=0, random_state=0)
+                              measures=("icc",), pool_size=40, n_resamples=0, random_state=0)
     assert given.settings["pool_size"] == "given" and "the default" not in str(given).splitlines()[0]
     with pytest.warns(PredstabDataWarning, match="fewer than n_repeats=3"):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc",), pool_size=64,
-                          n_bootstrap=0, random_state=0)
+                          n_resamples=0, random_state=0)
     with pytest.raises(ValueError, match="at least 2 disjoint forests"):
         tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, pool_size=40, random_state=0)
 
@@ -207,7 +207,7 @@ def rare():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(RARE_EST, RARE_X[:400], RARE_Y[:400], RARE_X[400:], grid=RARE_GRID,
                                 measures=("fleiss", "phi", "psi"), method="pool", voting="hard",
-                                pool_size=500, n_bootstrap=0, random_state=0)
+                                pool_size=500, n_resamples=0, random_state=0)
     pool = TreePool(RARE_EST, n_learners=500, voting="hard", random_state=0).fit(RARE_X[:400], RARE_Y[:400],
                                                                                  RARE_X[400:])
     return res, pool
@@ -232,20 +232,20 @@ def test_rare_class_no_measure_aborts_the_run(rare):
 
 
 def test_a_measure_that_fails_at_one_n_is_nan_there_with_no_band(monkeypatch):
-    import predstab.ensembles._tune as tune_module
+    import predstab.ensembles._tune_table as table_module
 
-    real = tune_module._measure
+    real = table_module._measure
 
-    def failing(name, gv, spec, rows=None):
+    def failing(name, gv, config, forests, rows=None):
         if name == "psi" and gv.n == 8 and rows is None:
             raise ValueError("psi cannot be computed here")
-        return real(name, gv, spec, rows)
+        return real(name, gv, config, forests, rows)
 
-    monkeypatch.setattr(tune_module, "_measure", failing)
+    monkeypatch.setattr(table_module, "_measure", failing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc", "psi"),
-                                pool_size=96, n_bootstrap=10, random_state=0)
+                                pool_size=96, n_resamples=10, random_state=0)
     assert np.isnan(res.table.loc[1, "psi"]) and res.table["psi"].drop(index=1).notna().all()
     assert res.table.loc[1, ["psi_low", "psi_high"]].isna().all()  # no band about a missing value
     assert res.table.drop(index=1)[["psi_low", "psi_high"]].notna().all().all()
@@ -301,7 +301,7 @@ def test_bootstrap_interval_of_the_rounded_and_unrounded_recommendation():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc", "phi"),
-                                method="pool", pool_size=96, n_bootstrap=20, random_state=0)
+                                method="pool", pool_size=96, n_resamples=20, random_state=0)
     # the same pool, then the resamples drawn from the generator after it (rows shared by all n)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=96, random_state=rng).fit(XTR, YTR, XTE, oob=False)
@@ -336,13 +336,14 @@ def test_closed_form_learner_interval_says_it_covers_only_the_pools_learners():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
-                                pool_size=64, n_bootstrap=20, random_state=0, interval="learners")
+                                pool_size=64, n_resamples=20, random_state=0, interval="learners")
     low, high = res.confidence_interval
     assert low % 1000 == 0 and high % 1000 == 0  # resampled recommendations, not interpolations
     assert "pool's learners resampled" in res.interval_covers
     assert "not the sampling of the test objects" in str(res)
     pool = TreePool(EST, n_learners=64, random_state=0).fit(XTR, YTR, XTE)
-    curve, band_low, band_high = pool.closed_form(GRID, n_bootstrap=20)
+    band = pool.closed_form(GRID, n_resamples=20)
+    band_low, band_high = band.low, band.high
     np.testing.assert_allclose(res.table["icc_low"], band_low, rtol=1e-12)
     first = f"{band_low[0]:.4f} to {band_high[0]:.4f}"
     assert "95% bootstrap bands" in str(res) and first in str(res)
@@ -358,7 +359,7 @@ def test_flat_curve_is_already_stable():
         warnings.simplefilter("always")
         res = tune_num_learners(RandomForestClassifier(max_features=1), Xf, yf, test, grid=(5, 10, 20, 40),
                                 n_repeats=4, measures=("fleiss", "phi"), method="pool", pool_size=160,
-                                n_bootstrap=0, random_state=0)
+                                n_resamples=0, random_state=0)
     assert res.table["fleiss"].tolist() == [1.0, 1.0, 1.0, 1.0] and not res.fits["fleiss"].converged
     assert res.recommendation == 5 and res.reliable and res.recommendations["fleiss"].rule == "already stable"
     assert "no larger grid is needed" in res.message and "would resolve" not in str(res)
@@ -373,20 +374,20 @@ def test_ordinal_scale_for_phi_and_psi_fleiss_for_optrf():
     est = RandomForestClassifier(max_features=2)
     grid = (3, 6, 12)
     res = tune_num_learners(est, Xo[:70], yo[:70], Xo[70:], grid=grid, n_repeats=3,
-                            measures=("fleiss", "phi", "psi"), scale="ordinal", levels=levels, pool_size=36,
-                            n_bootstrap=0, random_state=0)
+                            measures=("fleiss", "phi", "psi"), scale="ordinal", categories=levels, pool_size=36,
+                            n_resamples=0, random_state=0)
     pool = TreePool(est, n_learners=36, voting="hard", random_state=0).fit(Xo[:70], yo[:70], Xo[70:])
     baseline = pool.forests(12, n_forests=1, on="oob")[:, 0]
     for gi, n in enumerate(grid):
         forests = pool.forests(n, n_forests=3)
         assert res.table.loc[gi, "phi"] == pytest.approx(
-            phi(forests, yo[:70], scale="ordinal", levels=levels).value, rel=1e-12)
+            phi(forests, yo[:70], scale="ordinal", categories=levels).value, rel=1e-12)
         assert res.table.loc[gi, "psi"] == pytest.approx(
-            psi(forests, baseline, scale="ordinal", levels=levels).value, rel=1e-12)
+            psi(forests, baseline, scale="ordinal", categories=levels).value, rel=1e-12)
         assert res.table.loc[gi, "fleiss"] == pytest.approx(fleiss_kappa(forests).value, rel=1e-12)
     assert res.settings["scale"] == "ordinal"
-    with pytest.raises(ValueError, match="`levels`"):
-        tune_num_learners(est, Xo[:70], yo[:70], Xo[70:], grid=grid, scale="ordinal", levels=["low", "mid"])
+    with pytest.raises(ValueError, match="`categories`"):
+        tune_num_learners(est, Xo[:70], yo[:70], Xo[70:], grid=grid, scale="ordinal", categories=["low", "mid"])
 
 
 # ----------------------------------------------------------------------------------------- issue 15
@@ -404,7 +405,7 @@ def test_one_psi_baseline_for_every_method_and_the_methods_agree():
         for seed in range(5):
             for method in curves:
                 res = tune_num_learners(est, Xa[:80], ya[:80], Xa[80:], grid=grid, n_repeats=4,
-                                        measures=("psi",), method=method, pool_size=96, n_bootstrap=0,
+                                        measures=("psi",), method=method, pool_size=96, n_resamples=0,
                                         random_state=seed)
                 assert "one forest of 16 learners" in res.psi_baseline, method
                 curves[method].append(res.table["psi"].to_numpy())
@@ -439,7 +440,7 @@ def test_result_convention():
 def test_unflattened_curve_is_reported_with_a_grid():
     with pytest.warns(PredstabWarning, match="not flattened"):
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=(1, 2, 3), n_repeats=3, measures=("icc",),
-                                method="closed_form", pool_size=100, n_bootstrap=0, random_state=0)
+                                method="closed_form", pool_size=100, n_resamples=0, random_state=0)
     assert not res.reliable and "would resolve it" in res.message
 
 
@@ -452,7 +453,7 @@ def test_classifier_measures_and_progress():
         res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], labels[:60], Xc[60:],
                                 grid=(3, 6, 12), n_repeats=3, method="refit",
                                 selection={"select_for": "high"},
-                                measures=("fleiss", "selection", "phi", "psi"), n_bootstrap=0,
+                                measures=("fleiss", "selection", "phi", "psi"), n_resamples=0,
                                 random_state=0, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (9, 9)
     # selecting one of two classes relabels the predictions: optRF reports equal values
@@ -474,11 +475,11 @@ def test_classifier_measures_and_progress():
      ({"measures": ("importance",), "importance": {"kind": "gini"}}, ValueError, "`importance['kind']`"),
      ({"importance": {"kinds": "impurity"}}, ValueError, "`importance` must be a dict with keys"),
      ({"selection": "high"}, ValueError, "`selection`"),
-     ({"scale": "ordinal"}, ValueError, "`scale`"), ({"levels": ["a", "b"]}, ValueError, "`levels`"),
+     ({"scale": "ordinal"}, ValueError, "`scale`"), ({"categories": ["a", "b"]}, ValueError, "`categories`"),
      ({"confidence_level": 95}, ValueError, "`confidence_level`")],
 )
 def test_bad_arguments(kwargs, exc, match):
-    args = {"grid": GRID, "n_bootstrap": 0} | kwargs
+    args = {"grid": GRID, "n_resamples": 0} | kwargs
     with pytest.raises(exc, match=re.escape(match)):
         tune_num_learners(EST, XTR, YTR, XTE, **args)
 
@@ -514,7 +515,7 @@ def test_psi_without_out_of_bag_rows_needs_kfold():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(est, XTR, YTR, XTE, grid=GRID, n_repeats=3, measures=("icc", "psi"),
-                                psi_baseline="kfold", pool_size=96, n_bootstrap=0, random_state=0)
+                                psi_baseline="kfold", pool_size=96, n_resamples=0, random_state=0)
     rng = check_rng(0)
     seed = int(seeds_from(rng, 1)[0])
     space = cross_val_predict(clone(est).set_params(n_estimators=32, random_state=seed), XTR, YTR,
@@ -543,12 +544,12 @@ def test_closed_form_precision_grows_the_pool():
 
 
 def test_closed_form_precision_out_of_reach_warns(monkeypatch):
-    import predstab.ensembles._tune as tune_module
+    import predstab.ensembles._tune_strategies as strategies
 
-    monkeypatch.setattr(tune_module, "_MAX_POOL", 150)
+    monkeypatch.setattr(strategies, "MAX_POOL", 150)
     with pytest.warns(PredstabWarning, match=r"`precision`=0.001 not reached.*pool of 150 learners"):
         res = tune_num_learners(EST, XTR, YTR, XTE, grid=GRID, measures=("icc",), method="closed_form",
-                                pool_size=100, precision=0.001, n_bootstrap=0, random_state=0)
+                                pool_size=100, precision=0.001, n_resamples=0, random_state=0)
     assert res.pool_size == 150
 
 
@@ -569,9 +570,9 @@ def test_classifier_defaults_select_the_last_class():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
-                                grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0)
+                                grid=(3, 6, 12), n_repeats=3, n_resamples=0, random_state=0)
         named = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
-                                  grid=(3, 6, 12), n_repeats=3, n_bootstrap=0, random_state=0,
+                                  grid=(3, 6, 12), n_repeats=3, n_resamples=0, random_state=0,
                                   selection={"select_for": 1})
     assert "selection" in res.table
     np.testing.assert_allclose(res.table["selection"], named.table["selection"], rtol=1e-12)
@@ -581,7 +582,7 @@ def test_classifier_defaults_select_the_last_class():
 
 
 def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
-    from predstab.ensembles._tune import _primary_message, _recommend
+    from predstab.ensembles._recommend import _primary_message, _recommend
     from validation._table import load_json
 
     curve = load_json("aps", "expected", "aps_maize.json")["curve"]  # ranger, psi with moving OOB baseline
@@ -605,7 +606,7 @@ def test_per_object_plot_labels_no_object_that_is_perfectly_stable():
     Xf = np.vstack([rng.normal(0, 1, (40, 3)), rng.normal(12, 1, (40, 3))])
     yf = np.repeat(["a", "b"], 40).astype(object)
     job = _demo.TuneJob(task="classification", X=Xf[::2], y=yf[::2], X_test=Xf[1::2], y_test=yf[1::2],
-                        grid=[5, 10, 20], n_repeats=3, n_bootstrap=0, title="blobs")
+                        grid=[5, 10, 20], n_repeats=3, n_resamples=0, title="blobs")
     res = _demo.compute(job)
     assert np.all(np.asarray(res.largest_psi.per_object) == 1)
     _, per_object = _demo._figures(res, job)
@@ -636,7 +637,7 @@ def _interval_of(curves, round_to):
 
 
 def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
-    kwargs = dict(grid=GRID, measures=("icc",), method="closed_form", pool_size=64, n_bootstrap=20,
+    kwargs = dict(grid=GRID, measures=("icc",), method="closed_form", pool_size=64, n_resamples=20,
                   random_state=0, round_to="ten")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
@@ -657,7 +658,7 @@ def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
     assert tuple(both.confidence_interval) == rounded
     assert tuple(both.unrounded_interval) == raw
     # the learner-only interval: the bands' resampled curves, curve + errors
-    errors = pool.closed_form_bands(GRID, n_bootstrap=20).errors
+    errors = pool.closed_form(GRID, n_resamples=20).errors
     l_rounded, l_raw = _interval_of(np.minimum(curve + errors, 1.0), "ten")
     assert tuple(learners.confidence_interval) == l_rounded
     assert tuple(learners.unrounded_interval) == l_raw
@@ -684,7 +685,7 @@ def test_interval_option_is_validated():
 
 def test_resampled_metric_stats_equal_the_copied_pools():
     from predstab.ensembles._closed_form import closed_form_stats
-    from predstab.ensembles._tune import _learner_object_draws, _resampled_metric_stats
+    from predstab.ensembles._recommendation_interval import _learner_object_draws, _resampled_metric_stats
 
     preds = np.random.default_rng(3).normal(5.0, 2.0, (9000, 12))  # two blocks of objects
     rows, cols = _learner_object_draws(np.random.default_rng(4), 3, 9000, 12)

@@ -138,7 +138,7 @@ def _stability(predstab, kind, test, baseline, scale, levels):
     fn = predstab.phi if kind == "phi" else predstab.psi
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", predstab.PredstabDataWarning)
-        return fn(test, baseline, scale=scale, levels=levels if scale == "ordinal" else None)
+        return fn(test, baseline, scale=scale, categories=levels if scale == "ordinal" else None)
 
 
 def _fmt(x, digits=4):

@@ -56,7 +56,7 @@ class TuneJob:
     levels: list | None = None
     title: str = ""
     voting: str = "hard"  # classes: ranger's majority vote, as optRF and tune_num_learners
-    n_bootstrap: int = 100  # resamples for the bands and the recommendation's interval
+    n_resamples: int = 100  # resamples for the bands and the recommendation's interval
     target: float = 0.95
     rec_thresh: float = 1e-6
     round_to: str = "thousand"
@@ -169,9 +169,9 @@ def tune_arguments(job):
     kwargs = {
         "grid": sorted(job.grid), "n_repeats": job.n_repeats, "measures": (primary, "phi", "psi"),
         "method": _METHODS[job.method], "voting": job.voting if job.task != "regression" else None,
-        "scale": "ordinal" if job.task == "ordinal" else None, "levels": job.levels,
+        "scale": "ordinal" if job.task == "ordinal" else None, "categories": job.levels,
         "target": job.target, "rec_thresh": job.rec_thresh, "round_to": job.round_to,
-        "n_bootstrap": job.n_bootstrap, "random_state": job.seed, "n_jobs": job.n_jobs,
+        "n_resamples": job.n_resamples, "random_state": job.seed, "n_jobs": job.n_jobs,
     }
     # the pool: tune_num_learners' default (n_repeats forests of every grid value), one rule for both
     return estimator, job.X, job.y, job.X_test, kwargs

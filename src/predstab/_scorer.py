@@ -18,22 +18,22 @@ from ._core._validation import (
     check_param,
     validate_params,
 )
+from .stability import MEASURES, measure_names
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
 
-_MEASURES = ("psi", "phi", "icc", "fleiss", "alpha")
 _SCALES = ("metric", "ordinal", "categorical")
 
 
 class _StabilityScorer:
     """Callable ``scorer(estimator, X, y) -> float``; built by :func:`make_stability_scorer`."""
 
-    def __init__(self, measure, *, n_repeats, scale, levels, training_observations, prediction_space,
+    def __init__(self, measure, *, n_repeats, scale, categories, training_observations, prediction_space,
                  fit_data, voting, random_state, options):
         self.measure = measure
         self.n_repeats = n_repeats
         self.scale = scale
-        self.levels = levels
+        self.categories = categories
         self.training_observations = training_observations
         self.prediction_space = prediction_space
         self.fit_data = fit_data
@@ -95,7 +95,7 @@ class _StabilityScorer:
 
         if self.scale is not None:
             return self.scale
-        if self.levels is not None:
+        if self.categories is not None:
             return "ordinal"
         return "categorical" if is_classifier(estimator) else "metric"
 
@@ -109,64 +109,50 @@ class _StabilityScorer:
             return self._score(estimator, X, y)
 
     def _score(self, estimator, X, y):
-        import predstab
-
         matrix, _ = self.replicate_predictions(estimator, X)
         scale = self._scale_of(estimator)
-        options = dict(self.options)
-        if self.measure in ("phi", "psi"):
-            if self.measure == "phi":
-                base = y if self.training_observations is None else self.training_observations
-                if base is None:
-                    raise TypeError("make_stability_scorer('phi'): the scorer was called without `y`; "
-                                    "pass `training_observations=`.")
-                func = predstab.phi
-            else:
-                base = (estimator.predict(X) if self.prediction_space is None else self.prediction_space)
-                func = predstab.psi
-            base = np.asarray(base)
-            if scale == "metric":
-                matrix, base = matrix.astype(float), base.astype(float)
-            elif matrix.dtype.kind != base.dtype.kind:
-                matrix, base = matrix.astype(object), base.astype(object)
-            return float(func(matrix, base, scale=scale, levels=self.levels, **options).value)
-        if self.measure == "icc":
-            return float(predstab.icc(matrix.astype(float), **options).value)
-        if self.measure == "fleiss":
-            return float(predstab.fleiss_kappa(matrix, **options).value)
-        if self.measure == "alpha":
-            level = {"metric": "interval", "ordinal": "ordinal", "categorical": "nominal"}[scale]
-            options.setdefault("level", level)
-            if options["level"] == "ordinal" and self.levels is not None:
-                options.setdefault("levels", self.levels)
-            return float(predstab.krippendorff_alpha(matrix, **options).value)
-        raise ValueError(f"`measure` must be one of {_MEASURES}; got {self.measure!r}")
+        measure = MEASURES[self.measure]
+        if measure.baseline is None:  # a coefficient of the (objects x replicates) matrix alone
+            return measure.value(matrix, scale=scale, categories=self.categories, **self.options)
+        if measure.baseline == "training_observations":
+            base = y if self.training_observations is None else self.training_observations
+            if base is None:
+                raise TypeError(f"make_stability_scorer({self.measure!r}): the scorer was called without "
+                                "`y`; pass `training_observations=`.")
+        else:  # "prediction_space": the fitted model's own out-of-sample predictions by default
+            base = estimator.predict(X) if self.prediction_space is None else self.prediction_space
+        base = np.asarray(base)
+        if scale == "metric":
+            matrix, base = matrix.astype(float), base.astype(float)
+        elif matrix.dtype.kind != base.dtype.kind:
+            matrix, base = matrix.astype(object), base.astype(object)
+        return measure.value(matrix, base, scale=scale, categories=self.categories, **self.options)
 
 
-def _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data, voting, options):
+def _make_stability_scorer_iv(measure, n_repeats, scale, categories, fit_data, voting, options):
     # the types and option sets are declared on make_stability_scorer; these are the checks of content
-    if levels is not None:
-        if np.ndim(levels) != 1:
+    if categories is not None:
+        if np.ndim(categories) != 1:
             raise InvalidParameterError(
-                f"`levels` must be a 1-D sequence of ordered categories; got {levels!r}.")
-        levels = list(levels)
-        if len(levels) < 2:
+                f"`categories` must be a 1-D sequence of ordered categories; got {categories!r}.")
+        categories = list(categories)
+        if len(categories) < 2:
             raise InvalidParameterError(
-                f"`levels` must list at least 2 ordered categories; got {levels!r}.")
+                f"`categories` must list at least 2 ordered categories; got {categories!r}.")
     if fit_data is not None and len(fit_data) != 2:
         raise InvalidParameterError(
             f"`fit_data` must be a pair (X_train, y_train); got {len(fit_data)} items.")
-    return int(n_repeats), levels, dict(options or {})
+    return int(n_repeats), categories, dict(options or {})
 
 
 @validate_params({
-    "measure": [Options(_MEASURES)], "n_repeats": [Interval(Integral, 2, None)],
-    "scale": [Options(_SCALES), None], "levels": [None, "array-like"],
+    "measure": [Options(measure_names("scorer"))], "n_repeats": [Interval(Integral, 2, None)],
+    "scale": [Options(_SCALES), None], "categories": [None, "array-like"],
     "training_observations": [None, "array-like"], "prediction_space": [None, "array-like"],
     "fit_data": [None, tuple, list], "voting": [Options(("soft", "hard"))], "random_state": ["random_state"],
     "options": [None, dict],
-})
-def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=None,
+}, renamed={"levels": "categories"})
+def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, categories=None,
                           training_observations=None, prediction_space=None, fit_data=None,
                           voting="soft", random_state=0, options=None):
     r"""A scikit-learn scorer that returns the prediction stability of a fitted model.
@@ -206,13 +192,14 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     Parameters
     ----------
     measure : {"psi", "phi", "icc", "fleiss", "alpha"}, default "psi"
+        A measure of the registry (``predstab.stability.measure_names("scorer")``).
     n_repeats : int, default 10
         Number of replicate models (columns of the prediction matrix).
     scale : {"metric", "ordinal", "categorical"}, optional
         Default: "metric" for regressors, "categorical" for classifiers ("ordinal" when
-        ``levels`` is given). Krippendorff's α uses interval / ordinal / nominal accordingly.
-    levels : sequence, optional
-        Ordered categories for the ordinal scale.
+        ``categories`` is given). Krippendorff's α uses interval / ordinal / nominal accordingly.
+    categories : sequence, optional
+        Ordered categories for the ordinal scale (renamed from ``levels`` in 0.2.0).
     training_observations : array-like of shape (n_train,), optional
         Baseline of ``"phi"`` (see above).
     prediction_space : array-like of shape (n_train,) or (n_train, n_repeats), optional
@@ -255,9 +242,9 @@ def make_stability_scorer(measure="psi", /, *, n_repeats=10, scale=None, levels=
     >>> bool(np.all((cv["test_phi"] > 0.5) & (cv["test_phi"] <= 1)))
     True
     """
-    n_repeats, levels, options = _make_stability_scorer_iv(measure, n_repeats, scale, levels, fit_data,
-                                                           voting, options)
-    return _StabilityScorer(measure, n_repeats=n_repeats, scale=scale, levels=levels,
+    n_repeats, categories, options = _make_stability_scorer_iv(measure, n_repeats, scale, categories,
+                                                               fit_data, voting, options)
+    return _StabilityScorer(measure, n_repeats=n_repeats, scale=scale, categories=categories,
                             training_observations=training_observations, prediction_space=prediction_space,
                             fit_data=fit_data, voting=voting, random_state=random_state, options=options)
 

@@ -165,7 +165,7 @@ def _cmd_tune(args, out):
     job = _demo.TuneJob(task=args.task, X=X, y=y_arr, X_test=X_test, y_test=np.asarray(y_test),
                         grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
                         n_jobs=args.jobs, levels=levels, title=f"{Path(args.data).name}: {args.target}",
-                        voting=args.voting, n_bootstrap=args.bootstrap, target_name=str(args.target),
+                        voting=args.voting, n_resamples=args.bootstrap, target_name=str(args.target),
                         test_labels=rows, test_labels_are=rows_are,
                         **_tuning_options(args))
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
@@ -285,7 +285,7 @@ def _cmd_stability(args, out):
                          "e.g. --levels low,mid,high)")
     if levels is not None:
         levels = _as_data_type(levels, pred)
-    result = func(pred, base, scale=args.scale, levels=levels)
+    result = func(pred, base, scale=args.scale, categories=levels)
     print(str(result), file=out)
     table = None
     if args.per_object or args.out:
@@ -749,6 +749,7 @@ def _reading(args) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``predstab`` (one sub-parser per command)."""
     from . import __version__
+    from .stability import measure_names  # the registry's names: no measure loads for them
 
     parser = _Parser(prog="predstab", formatter_class=_formatter,
                      description="Prediction stability of non-deterministic models (APS phi/psi), "
@@ -814,7 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=10, help="refits per grid value (default 10)")
     p.add_argument("--bootstrap", type=_non_negative_int, default=100, metavar="B",
                    help="resamples for the recommendation's interval, as tune_num_learners' "
-                        "n_bootstrap (default 100; 0: none)")
+                        "n_resamples (default 100; 0: none)")
     p.add_argument("--voting", choices=("hard", "soft"), default="hard",
                    help="classes: hard = majority vote of the trees (ranger, optRF; default), "
                         "soft = mean probability (scikit-learn's predict)")
@@ -847,7 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("agree", "Agreement of raters or refits: ICC, Fleiss' kappa, Krippendorff's alpha.",
                 _AGREE_EXAMPLE)
     p.add_argument("ratings", metavar="RATINGS", help="CSV/Parquet: objects in rows, raters in columns")
-    p.add_argument("--measure", required=True, choices=("icc", "fleiss", "alpha"))
+    p.add_argument("--measure", required=True, choices=measure_names("agree"))
     p.add_argument("--model", choices=("oneway", "twoway"), default="oneway", help="icc (irr::icc)")
     p.add_argument("--type", choices=("consistency", "agreement"), default="consistency", help="icc")
     p.add_argument("--unit", choices=("single", "average"), default="single", help="icc")

@@ -5,7 +5,7 @@ ranger curves), optrf/expected/optRF_runs.json and optRF_importance.json (comple
 on the SNP data; predstab starts from each run's result table).
 """
 
-from predstab.ensembles._tune import runtime_model
+from predstab.ensembles._tune_result import runtime_model
 from predstab.ensembles._twopl import fit_2pl
 
 from .._table import exact, load_json, rel

@@ -37,6 +37,8 @@ predstab._core._validation.InvalidParameterError: `level` must be a float in the
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import numbers
@@ -45,7 +47,7 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = ["InvalidParameterError", "Interval", "Options", "HasMethods", "validate_params", "check_param",
-           "make_constraint", "renamed_parameters", "RENAMED_IN"]
+           "make_constraint", "renamed_parameters", "RENAMED_IN", "skip_nested_validation"]
 
 RENAMED_IN = "0.2.0"  # the release whose renames CHANGELOG.md lists
 
@@ -368,7 +370,28 @@ def _check_renamed(func, renamed):
                          f"{missing} do not.")
 
 
-def validate_params(parameter_constraints, *, renamed=None):
+# True while a function declared with ``prefer_skip_nested_validation=True`` runs: the
+# declared functions it calls skip their constraint checks (scikit-learn's
+# ``skip_parameter_validation``). A context variable, so threads and tasks keep their own.
+_SKIP_VALIDATION = contextvars.ContextVar("predstab_skip_validation", default=False)
+
+
+@contextlib.contextmanager
+def skip_nested_validation():
+    """Within the block, declared functions run without checking their constraints.
+
+    For an engine that calls public functions with arguments it has already validated (at
+    every grid point, every resample): what :func:`validate_params`'s
+    ``prefer_skip_nested_validation=True`` does for the whole body of a declared function.
+    """
+    token = _SKIP_VALIDATION.set(True)
+    try:
+        yield
+    finally:
+        _SKIP_VALIDATION.reset(token)
+
+
+def validate_params(parameter_constraints, *, renamed=None, prefer_skip_nested_validation=False):
     """Decorator: check the declared parameters of every call before running the function.
 
     ``parameter_constraints`` maps parameter names to a list of accepted constraints
@@ -378,6 +401,10 @@ def validate_params(parameter_constraints, *, renamed=None):
 
     ``renamed`` maps keywords renamed in predstab 0.2.0 to their new names: a call with an old
     keyword raises a TypeError naming the new one (see :func:`renamed_parameters`).
+
+    ``prefer_skip_nested_validation`` (scikit-learn's name): the declared functions that the
+    function calls skip their constraint checks while it runs (it hands them values it has
+    validated itself); calls from the user are always checked.
 
     The wrapper adds one frame between the caller and the function: a warning issued in the
     function body needs ``stacklevel`` one higher than without the decorator to name the
@@ -396,6 +423,8 @@ def validate_params(parameter_constraints, *, renamed=None):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if _SKIP_VALIDATION.get():  # called by an engine that validated its arguments
+                return func(*args, **kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError:
@@ -406,6 +435,9 @@ def validate_params(parameter_constraints, *, renamed=None):
             for name, constraints in declared.items():
                 if name in bound.arguments:
                     check_param(name, bound.arguments[name], constraints)
+            if prefer_skip_nested_validation:
+                with skip_nested_validation():
+                    return func(*args, **kwargs)
             return func(*args, **kwargs)
 
         wrapper._parameter_constraints = declared

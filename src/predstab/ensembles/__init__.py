@@ -8,7 +8,8 @@ is also available from :mod:`predstab` itself.
 from ._closed_form import ClosedFormResult
 from ._pool import TreePool
 from ._repeated import RepeatedPredictions, repeated_predictions
-from ._tune import Recommendation, TuningResult, tune_num_learners
+from ._tune import tune_num_learners
+from ._tune_result import Recommendation, TuningResult
 from ._twopl import TwoPL, fit_2pl
 
 __all__ = ["ClosedFormResult", "Recommendation", "RepeatedPredictions", "TreePool", "TuningResult", "TwoPL",

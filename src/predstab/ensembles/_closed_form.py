@@ -29,14 +29,14 @@ from scipy import stats as sps
 from .._core import (
     _convention,  # the one degenerate-data convention (not a registry measure: no matrix input)
 )
+from .._core._exceptions import outside_stacklevel
 from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
+from ..stability._measures import MEASURES, measure_names
 
 __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_form_curves",
            "closed_form_bands", "expected_disagreement", "class_probabilities"]
 
-MEASURES = ("icc", "fleiss", "phi", "psi")
-_NAMES = {"icc": "ICC(1)", "fleiss": "Fleiss' kappa", "phi": "phi", "psi": "psi"}
 # objects per block of the chunked metric computations: bounds the float64 temporaries
 # to a few tens of MB whatever the number of test objects
 _ROWS = 8192
@@ -49,11 +49,12 @@ BAND_LABEL = "learners only"
 class ClosedFormResult(Result):
     """A closed-form stability curve of a tree pool with its bootstrap band.
 
-    Returned by :meth:`TreePool.closed_form_bands <predstab.TreePool.closed_form_bands>`.
+    Returned by :meth:`TreePool.closed_form <predstab.TreePool.closed_form>`.
 
     Attributes
     ----------
     measure : str
+        A measure with a closed form (``predstab.stability.measure_names("closed_form")``):
         "icc", "fleiss", "phi" or "psi".
     n_learners : ndarray of shape (n_sizes,)
         Forest sizes.
@@ -66,14 +67,15 @@ class ClosedFormResult(Result):
         (``covers``): **learners only** -- the expected stability of forests of ``n`` learners
         on these test objects, grown on this training set, the only randomness being the
         trees'; not the sampling of test objects or of training sets.
-    errors : ndarray of shape (n_bootstrap, n_sizes) or None
+    errors : ndarray of shape (n_resamples, n_sizes) or None
         Bootstrap errors. Metric predictions: closed forms of resampled pools minus the exact
         value of the same estimator in the bootstrap world (the pool as population). Classes:
         the exact value in each resampled pool's own bootstrap world (its vote shares as the
         population) minus the pool's. ``curve + errors`` are
         the resampled curves (the bootstrap behind the bands and behind
         :func:`predstab.tune_num_learners`' learners-only recommendation interval).
-    n_bootstrap : int
+    n_resamples : int
+        Bootstrap resamples of the learners (0: no band).
     confidence_level : float
     pool_size : int
         Learners in the pool.
@@ -86,10 +88,12 @@ class ClosedFormResult(Result):
     curve: np.ndarray
     confidence_interval: ConfidenceInterval = dataclasses.field(repr=False)
     errors: np.ndarray | None
-    n_bootstrap: int
+    n_resamples: int
     confidence_level: float
     pool_size: int
     voting: str | None = None
+
+    _renamed_attributes = {"n_bootstrap": "n_resamples"}
 
     _title = "Closed-form stability of forests from a tree pool"
 
@@ -108,16 +112,16 @@ class ClosedFormResult(Result):
 
     def _str_lines(self):
         pct = f"{100 * self.confidence_level:g}%"
-        rows = [("measure", _NAMES[self.measure]), ("pool", f"{self.pool_size} learners")]
+        rows = [("measure", MEASURES[self.measure].title), ("pool", f"{self.pool_size} learners")]
         if self.voting is not None:
             rows.append(("voting", self.voting))
-        if self.n_bootstrap:
-            rows.append(("band", f"{pct} percentile bootstrap over learners, {self.n_bootstrap} resamples"))
+        if self.n_resamples:
+            rows.append(("band", f"{pct} percentile bootstrap over learners, {self.n_resamples} resamples"))
             rows.append(("covers", BAND_COVERS))
         lines = r_block(self._title, rows)
-        lines += ["", "  n_learners    value" + (f"   {pct} band ({BAND_LABEL})" if self.n_bootstrap else "")]
+        lines += ["", "  n_learners    value" + (f"   {pct} band ({BAND_LABEL})" if self.n_resamples else "")]
         for n, v, lo, hi in zip(self.n_learners, self.curve, self.low, self.high, strict=True):
-            band = f"   {r_signif(lo)} to {r_signif(hi)}" if self.n_bootstrap else ""
+            band = f"   {r_signif(lo)} to {r_signif(hi)}" if self.n_resamples else ""
             lines.append(f"  {r_signif(n, 6):>10}   {r_signif(v):>6}{band}")
         return lines
 
@@ -130,7 +134,7 @@ class ClosedFormResult(Result):
         """
         return pd.DataFrame({"measure": self.measure, "n_learners": self.n_learners, "value": self.curve,
                              "ci_low": self.low, "ci_high": self.high, "pool_size": self.pool_size,
-                             "ci_covers": BAND_LABEL if self.n_bootstrap else ""})
+                             "ci_covers": BAND_LABEL if self.n_resamples else ""})
 
 
 # --------------------------------------------------------------------------- expected D_e
@@ -161,7 +165,7 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
     and their number, in float64, in blocks of objects (no full-size temporary).
 
     With ``mask``, only rows with at least two voting learners are returned. With
-    ``counts`` (resampling counts, n_bootstrap x learners; test objects only), the same
+    ``counts`` (resampling counts, n_resamples x learners; test objects only), the same
     pass also returns the sums over objects that the resampled pools' statistics need
     (see :func:`_metric_bootstrap`). ``n_jobs``: threads over the blocks of test objects
     (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
@@ -268,7 +272,7 @@ def mean_inverse_count(n, rate):
 
 
 def _metric_bootstrap(preds, mask, n, counts, sums=None):
-    """Stats of the resampled pools given by the resampling ``counts`` (n_bootstrap x learners).
+    """Stats of the resampled pools given by the resampling ``counts`` (n_resamples x learners).
 
     Test objects: from the per-resample sums over objects that :func:`metric_moments`
     accumulated in its pass (two float32 products of the deviations, objects x learners, by
@@ -607,31 +611,24 @@ def closed_form_stats(preds, mask, n, *, classifier, voting, rng, population=Fal
 
 
 def curve_from_stats(stats, n, measure, d_e=None, *, warn=False):
-    """ICC(1), Fleiss' kappa, phi or psi at each forest size from :func:`closed_form_stats`.
+    """The curve of ``measure`` at each forest size from :func:`closed_form_stats`.
 
-    Every measure is ``1 - D_o / D_e`` (ICC(1): ``D_e = b + D_o``; Fleiss:
-    ``D_e = 1 - sum_c share_c**2``; phi / psi: the baseline's ``d_e``) and the degenerate
+    Every measure is ``1 - D_o / D_e``, with its ``D_e`` as the registry's closed form forms
+    it (:data:`predstab.stability.MEASURES`; ICC(1): ``D_e = b + D_o``; Fleiss:
+    ``D_e = 1 - sum_c share_c**2``; phi / psi: the baseline's ``d_e``), and the degenerate
     cases follow :mod:`predstab._core._convention`: ``D_e = D_o = 0`` gives 1, ``D_e = 0 < D_o``
     NaN, with the convention's warning once per curve when ``warn``.
     """
     d_o = np.broadcast_to(np.asarray(stats["d_o"], dtype=float), np.shape(n))
-    if measure == "icc":
-        d_e = stats["b"] + d_o
-        out = _convention.one_minus_ratio_array(d_o, d_e)
-        pos = d_e > 0
-        out[pos] = stats["b"] / d_e[pos]  # b / (b + d_o): exact also when b is tiny
-    elif measure == "fleiss":
-        d_e = 1.0 - np.sum(stats["share"] ** 2, axis=1)
-        out = _convention.one_minus_ratio_array(d_o, d_e)
-    elif measure in ("phi", "psi"):
-        d_e = np.broadcast_to(np.asarray(d_e, dtype=float), d_o.shape)
-        out = _convention.one_minus_ratio_array(d_o, d_e)
-    else:
-        raise ValueError(f"`measure` must be 'icc', 'fleiss', 'phi' or 'psi'; got {measure!r}.")
+    entry = MEASURES.get(measure)
+    if entry is None or entry.closed_form is None:
+        raise ValueError(f"`measure` must be one of {measure_names('closed_form')}; got {measure!r}.")
+    out, d_e = entry.closed_form(stats, d_o, d_e)
     if warn:
         zero = np.flatnonzero(d_e == 0)
         if zero.size:  # the convention's warning, once per curve
-            _convention.one_minus_ratio(d_o[zero[0]], 0.0, name=_NAMES[measure], stacklevel=4)
+            _convention.one_minus_ratio(d_o[zero[0]], 0.0, name=entry.title,
+                                        stacklevel=outside_stacklevel() + 1)
     return out
 
 
@@ -663,7 +660,7 @@ def percentile_band(curve, errors, confidence_level):
     return ConfidenceInterval(low, high)
 
 
-def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=200, confidence_level=0.95,
+def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=200, confidence_level=0.95,
                       random_state=None, n_jobs=None, progress=None):
     """Closed-form curves with bootstrap-over-learners bands: ``{measure: ClosedFormResult}``.
 
@@ -681,7 +678,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     classifier : bool
     voting : {"soft", "hard"}
         Classes only.
-    n_bootstrap : int, default 200
+    n_resamples : int, default 200
         Resampled pools (0: curves only).
     confidence_level : float, default 0.95
     random_state : None, int or numpy.random.Generator
@@ -734,17 +731,17 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
     rng = check_rng(random_state)
     n = np.asarray(n, dtype=float)
     size = preds.shape[1]
-    n_bootstrap = int(n_bootstrap)
+    n_resamples = int(n_resamples)
     if classifier:
         stats = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng)
     else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples
-        counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap) if n_bootstrap else None
+        counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_resamples) if n_resamples else None
         mu, var, count, *sums = metric_moments(preds, mask, None if mask is not None else counts,
                                                n_jobs=n_jobs, progress=progress)
         stats = _metric_stats(mu, var, count, n, size, mask is not None, False)
     curves = {m: curve_from_stats(stats, n, m, value, warn=True) for m, value in d_e.items()}
     errors = {m: None for m in d_e}
-    if n_bootstrap:
+    if n_resamples:
         if classifier:
             population = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng,
                                            population=True)
@@ -752,10 +749,10 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
             population = _metric_stats(mu, var, count, n, size, mask is not None, True)
         truth = {m: curve_from_stats(population, n, m, value) for m, value in d_e.items()}
         if classifier:
-            counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_bootstrap)
+            counts = rng.multinomial(size, np.full(size, 1.0 / size), size=n_resamples)
             n_perm = max(5, _orderings(len(preds)) // 8)
             resampled = []
-            for b in range(n_bootstrap):
+            for b in range(n_resamples):
                 cols = np.repeat(np.arange(size), counts[b])
                 # the resample's own bootstrap-world value (its vote shares taken as exact), not its
                 # U-statistic: near a tied vote the U-statistic of a pool of 2n learners is nearly
@@ -764,7 +761,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
                                                    classifier=True, voting=voting, rng=rng, n_perm=n_perm,
                                                    population=True))
                 if progress is not None:
-                    progress(b + 1, n_bootstrap)
+                    progress(b + 1, n_resamples)
         else:
             resampled = _metric_bootstrap(preds, mask, n, counts, sums[0] if sums else None)
         errors = {m: np.stack([curve_from_stats(s, n, m, d_e[m]) for s in resampled]) - truth[m] for m in d_e}
@@ -772,12 +769,12 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_bootstrap=20
             errors = {m: _jackknife_calibrated(errors[m], preds, n, m, d_e[m]) for m in d_e}
     out = {}
     for m in d_e:
-        if n_bootstrap:
+        if n_resamples:
             band = percentile_band(curves[m], errors[m], confidence_level)
         else:
             band = ConfidenceInterval(np.full(len(n), np.nan), np.full(len(n), np.nan))
         out[m] = ClosedFormResult(measure=m, n_learners=n.copy(), curve=curves[m], confidence_interval=band,
-                                  errors=errors[m], n_bootstrap=n_bootstrap,
+                                  errors=errors[m], n_resamples=n_resamples,
                                   confidence_level=confidence_level,
                                   pool_size=size, voting=voting if classifier else None)
     return out

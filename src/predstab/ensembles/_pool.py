@@ -11,15 +11,17 @@ aggregation. From the same cache it gives the stability curves in closed form.
 
 from __future__ import annotations
 
-import warnings
+import time
 from numbers import Integral, Real
 
 import numpy as np
 
-from .._core._exceptions import PredstabWarning
+from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
 from .._core._validation import Interval, Options, check_param, validate_params
+from ..stability._measures import MEASURES, measure_names
+from ._closed_form import closed_form_bands, expected_disagreement
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 
 __all__ = ["TreePool"]
@@ -113,7 +115,8 @@ class TreePool:
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
     ``closed_form`` warns; use a pool of at least twice the largest ``n`` for classes.
 
-    Bands (:meth:`closed_form_bands`; the functions of :mod:`predstab.ensembles._closed_form`) cover
+    Bands (:meth:`closed_form` with ``n_resamples``; the functions of
+    :mod:`predstab.ensembles._closed_form`) cover
     the **learners only**: the expected stability of forests of ``n`` learners on these test
     objects, grown on this training set, the randomness being the trees' (not new test
     objects, not new training sets). The learners are resampled with replacement; each
@@ -145,7 +148,7 @@ class TreePool:
     >>> pool = pool.fit(X[:40], y[:40], X[40:])
     >>> pool.forests(50).shape          # 4 forests of 50 trees on the 20 test objects
     (20, 4)
-    >>> curve = pool.closed_form([10, 50, 200], measure="icc")
+    >>> curve = pool.closed_form([10, 50, 200], measure="icc").curve
     >>> bool(curve[0] < curve[1] < curve[2] <= 1)
     True
     """
@@ -211,8 +214,6 @@ class TreePool:
         return self
 
     def _fit(self, model, X, y, X_test, oob, n_learners, voting, rng, report):
-        import time
-
         from sklearn.base import is_classifier
 
         start = time.perf_counter()
@@ -392,15 +393,6 @@ class TreePool:
                                self.voting_ if voting is None else voting)[:, 0]
 
     # -- closed forms ----------------------------------------------------------------------
-    _closed_form_constraints = {
-        "measure": [Options({"icc", "fleiss", "phi", "psi"})],
-        "baseline": ["array-like", None],
-        "voting": [Options({"soft", "hard"}), None],
-        "n_bootstrap": [Interval(Integral, 0, None)],
-        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-        "random_state": ["random_state"],
-    }
-
     def _closed_form_rng(self, random_state):
         """The generator of a closed form: ``random_state``, or one derived from the pool's own
         seed and size (so repeated calls with the default give the same numbers)."""
@@ -408,10 +400,19 @@ class TreePool:
             return np.random.default_rng([self.seed_, self.test_predictions_.shape[1]])
         return check_rng(random_state)
 
-    @validate_params(_closed_form_constraints)
-    def closed_form(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=0,
-                    confidence_level=0.95, random_state=None):
-        """Expected stability of forests of ``n`` learners, in closed form from the pool.
+    @validate_params({
+        "measure": [Options(measure_names("closed_form"))],
+        "baseline": ["array-like", None],
+        "voting": [Options(_VOTING), None],
+        "n_resamples": [Interval(Integral, 0, None)],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+        "progress": ["callable", Options((True,)), None],
+    }, renamed={"n_bootstrap": "n_resamples"})
+    def closed_form(self, n, *, measure="icc", baseline=None, voting=None, n_resamples=0,
+                    confidence_level=0.95, random_state=None, progress=None):
+        """Expected stability of forests of ``n`` learners, in closed form from the pool, with
+        its bootstrap-over-learners band.
 
         Parameters
         ----------
@@ -419,51 +420,36 @@ class TreePool:
             Forest sizes (any, also larger than the pool; for classes, above half the pool
             the curve is extrapolated, with a warning -- see the class Notes).
         measure : {"icc", "fleiss", "phi", "psi"}, default "icc"
-            "icc": ICC(1) of metric predictions (optRF's prediction stability for
-            regression); "fleiss": Fleiss' kappa of class predictions (optRF's for
-            classification); "phi" / "psi": APS's stability against ``baseline``.
+            A measure with a closed form (``predstab.stability.measure_names("closed_form")``):
+            "icc", ICC(1) of metric predictions (optRF's prediction stability for regression);
+            "fleiss", Fleiss' kappa of class predictions (optRF's for classification); "phi" /
+            "psi", APS's stability against ``baseline``.
         baseline : array-like, optional
             phi: the training observations (default ``y_train``); psi: the prediction space
             (default: the pool's out-of-bag predictions, a fixed baseline).
         voting : {"soft", "hard"}, optional
             Overrides the pool's voting for classifiers.
-        n_bootstrap : int, default 0
-            If > 0, also return a bootstrap-over-learners confidence band (learners
-            resampled with replacement; percentile interval containing the curve, capped at
-            1). It covers the learners only: these test objects, this training set.
+        n_resamples : int, default 0
+            Bootstrap resamples of the learners for the band (percentile interval containing
+            the curve, capped at 1); 0: the curve alone (NaN band, no ``errors``). The band
+            covers the learners only: these test objects, this training set. 200 is a good
+            number for a band.
         confidence_level : float, default 0.95
         random_state : None, int or numpy.random.Generator
             The class closed forms' random orderings of the pool and the bootstrap's
             resampling. None: a generator derived from the pool's seed, so that two calls
             give the same numbers.
-        Returns
-        -------
-        ndarray of shape (len(n),)
-            The curve; with ``n_bootstrap > 0`` a tuple ``(curve, low, high)``. The same
-            numbers as a result object (with the bootstrap errors):
-            :meth:`closed_form_bands`.
-        """
-        res = self._bands(n, (measure,), baselines={measure: baseline}, voting=voting,
-                          n_bootstrap=n_bootstrap,
-                          confidence_level=confidence_level, random_state=random_state)[measure]
-        return (res.curve, res.low, res.high) if n_bootstrap else res.curve
-
-    @validate_params({**_closed_form_constraints, "progress": ["callable", Options((True,)), None]})
-    def closed_form_bands(self, n, *, measure="icc", baseline=None, voting=None, n_bootstrap=200,
-                          confidence_level=0.95, random_state=None, progress=None):
-        """The closed-form curve with its bootstrap-over-learners band, as a result object.
-
-        Same arguments as :meth:`closed_form` (``n_bootstrap`` defaults to 200 here), and
-        ``progress`` (True: a bar on stderr; or ``progress(done, total)``, with
-        ``step="bands"`` when it takes a ``step`` keyword) as the work advances: for metric
-        predictions the objects done, for classes the resampled pools. The numbers are the
-        same with and without it.
+        progress : True or callable, optional
+            True: a bar on stderr; or ``progress(done, total)`` (with ``step="bands"`` when it
+            takes a ``step`` keyword) as the work advances: for metric predictions the
+            objects done, for classes the resampled pools. The numbers are the same with and
+            without it.
 
         Returns
         -------
         ClosedFormResult
             ``curve``, ``confidence_interval`` (``low`` / ``high`` arrays over ``n``), the
-            bootstrap ``errors`` (n_bootstrap x len(n)) and the settings.
+            bootstrap ``errors`` (n_resamples x len(n)) and the settings.
 
         Examples
         --------
@@ -471,72 +457,57 @@ class TreePool:
         >>> from sklearn.ensemble import RandomForestRegressor
         >>> X, y = make_regression(60, 5, noise=10, random_state=0)
         >>> pool = TreePool(RandomForestRegressor(max_features=2), n_learners=200, random_state=0)
-        >>> res = pool.fit(X[:40], y[:40], X[40:]).closed_form_bands([10, 50], n_bootstrap=50, random_state=1)
-        >>> res == pool.closed_form_bands([10, 50], n_bootstrap=50, random_state=1)
+        >>> res = pool.fit(X[:40], y[:40], X[40:]).closed_form([10, 50], n_resamples=50, random_state=1)
+        >>> res == pool.closed_form([10, 50], n_resamples=50, random_state=1)
         True
         >>> bool(res.low[0] < res.curve[0] < res.high[0])
         True
         """
-        report = steps(progress)
-        try:
-            return self._bands(n, (measure,), baselines={measure: baseline}, voting=voting,
-                               n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-                               random_state=random_state,
-                               progress=report.callback("bands"))[measure]
-        finally:
-            if report is not progress:
-                report.close()
-
-    def _bands(self, n, measures, *, baselines=None, voting=None, n_bootstrap=0, confidence_level=0.95,
-               random_state=None, progress=None):
-        """``{measure: ClosedFormResult}``; the measures share the resampled pools."""
-        from ._closed_form import closed_form_bands
-
         self._check_fitted()
         n = np.atleast_1d(np.asarray(n, dtype=float))
         if np.any(n < 1) or not np.all(np.isfinite(n)):
             raise ValueError(f"`n` must contain positive numbers of learners; got {n.tolist()}.")
-        check_param("n_bootstrap", n_bootstrap, [Interval(Integral, 0, None)])
-        check_param("confidence_level", confidence_level, [Interval(Real, 0, 1, closed="neither")])
         voting = self.voting_ if voting is None else voting
-        if voting not in _VOTING:
-            raise ValueError(f"`voting` must be 'soft' or 'hard'; got {voting!r}.")
         rng = self._closed_form_rng(random_state)
-        baselines = baselines or {}
-        d_e = {m: self._closed_form_expected(m, baselines.get(m), voting) for m in measures}
+        d_e = self._closed_form_expected(measure, baseline, voting)
         size = self.test_predictions_.shape[1]
         if self.is_classifier_ and np.any(2 * n > size):
-            warnings.warn(
+            warn_outside(
                 f"Class stability for n = {[int(v) for v in n[2 * n > size]]} learners is extrapolated: "
                 f"the pool of {size} learners holds no two disjoint forests of that size, and the "
                 "extrapolation from its vote shares overstates stability where votes are close; fit a "
-                f"pool of at least {int(2 * n.max())} learners.",
-                PredstabWarning, stacklevel=4,
-            )
-        return closed_form_bands(self.test_predictions_, self.oob_ if self.on_train_ else None, n, d_e,
-                                 classifier=self.is_classifier_, voting=voting, n_bootstrap=n_bootstrap,
-                                 confidence_level=confidence_level, random_state=rng,
-                                 n_jobs=self.n_jobs, progress=progress)
+                f"pool of at least {int(2 * n.max())} learners.", PredstabWarning)
+        report = steps(progress)
+        try:
+            return closed_form_bands(self.test_predictions_, self.oob_ if self.on_train_ else None, n,
+                                     {measure: d_e}, classifier=self.is_classifier_, voting=voting,
+                                     n_resamples=n_resamples, confidence_level=confidence_level,
+                                     random_state=rng, n_jobs=self.n_jobs,
+                                     progress=report.callback("bands"))[measure]
+        finally:
+            if report is not progress:  # the bar of progress=True is this call's own
+                report.close()
 
     def _closed_form_expected(self, measure, baseline, voting):
-        """D_e for phi / psi (None for icc / fleiss, whose D_e depends on n)."""
-        from ._closed_form import expected_disagreement
-
-        if measure in ("icc", "fleiss"):
-            expected_kind = "metric" if measure == "icc" else "classes"
+        """D_e of a measure with a baseline (phi / psi); None for those whose D_e depends on n
+        (icc / fleiss), which must match the pool's kind of predictions."""
+        entry = MEASURES[measure]
+        if entry.baseline is None:
+            expected_kind = "metric" if "metric" in entry.scales else "classes"
             actual = "classes" if self.is_classifier_ else "metric"
             if expected_kind != actual:
                 raise ValueError(
                     f"`measure`='{measure}' needs {expected_kind} predictions; this pool predicts {actual}."
                 )
             return None
-        if measure == "phi":
-            values = self.y_train_ if baseline is None else np.asarray(baseline)
-        elif measure == "psi":
-            values = self.oob_baseline(voting=voting) if baseline is None else np.asarray(baseline)
-        else:
-            raise ValueError(f"`measure` must be 'icc', 'fleiss', 'phi' or 'psi'; got {measure!r}.")
+        if baseline is not None:
+            values = np.asarray(baseline)
+        elif entry.baseline == "training_observations":
+            values = self.y_train_
+        else:  # "prediction_space": the pool's out-of-bag predictions
+            values = self.oob_baseline(voting=voting)
         return expected_disagreement(values, classes=self.is_classifier_)
+
 
 def check_test_data(model, X_test, *, name="X_test"):
     """``X_test`` validated as the fitted ensemble's own ``predict`` validates it.

@@ -18,6 +18,7 @@ from .._core._exceptions import PredstabDataWarning, warnings_outside
 from .._core._results import Result, r_rows, result
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import HasMethods, Interval, Options, validate_params
+from ..stability._measures import MEASURES
 
 __all__ = ["repeated_predictions", "RepeatedPredictions", "with_seed"]
 
@@ -54,7 +55,7 @@ class RepeatedPredictions(Result):
     classes : ndarray or None
         The classifier's classes when ``test`` holds class labels (``response="predict"``):
         scikit-learn's ``classes_``, the sorted labels of ``y``. :meth:`phi` and :meth:`psi`
-        then default to ``scale="categorical"``, and to these classes as the ``levels`` of
+        then default to ``scale="categorical"``, and to these classes as the ``categories`` of
         ``scale="ordinal"``. None for regressors, probabilities and ``fit_predict`` callables.
     """
 
@@ -112,46 +113,40 @@ class RepeatedPredictions(Result):
             }))
         return pd.concat(frames, ignore_index=True)
 
-    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
-    def phi(self, *, scale=None, levels=None):
+    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "categories": [None, "array-like"]},
+                     renamed={"levels": "categories"})
+    def phi(self, *, scale=None, categories=None):
         """APS's data-based stability :func:`predstab.phi` of ``test`` against ``y_train``.
 
         Class predictions of a classifier (``classes`` is set): ``scale`` defaults to
-        "categorical", or to "ordinal" when ``levels`` is given; ``scale="ordinal"`` without
-        ``levels`` orders the categories as ``classes`` (sorted; pass ``levels`` for another
-        order). Otherwise ``scale`` and ``levels`` are those of :func:`predstab.phi`.
+        "categorical", or to "ordinal" when ``categories`` is given; ``scale="ordinal"`` without
+        ``categories`` orders the categories as ``classes`` (sorted; pass ``categories`` for another
+        order). Otherwise ``scale`` and ``categories`` are those of :func:`predstab.phi`.
         """
-        from ..stability._stability import phi
-
         if self.y_train is None:
             raise ValueError("`y_train` is None: pass `y` to repeated_predictions to compute phi.")
-        scale, levels = self._scale(scale, levels)
-        with warnings_outside():  # phi's warnings point at the user's rep.phi() line
-            return phi(self.test, self.y_train, scale=scale, levels=levels)
+        return self._stability("phi", self.y_train, scale, categories)
 
-    def _scale(self, scale, levels):
-        """phi's / psi's scale and levels: a classifier's labels are categories by default."""
-        if self.classes is None:
-            return scale, levels
-        if scale is None:
-            scale = "categorical" if levels is None else "ordinal"
-        if scale == "ordinal" and levels is None:
-            levels = list(self.classes)
-        return scale, levels
-
-    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "levels": [None, "array-like"]})
-    def psi(self, *, scale=None, levels=None):
+    @validate_params({"scale": [Options(_STABILITY_SCALES), None], "categories": [None, "array-like"]},
+                     renamed={"levels": "categories"})
+    def psi(self, *, scale=None, categories=None):
         """APS's model-based stability :func:`predstab.psi` of ``test`` against ``space``.
 
-        ``scale`` and ``levels`` default as in :meth:`phi` (categories for a classifier's labels).
+        ``scale`` and ``categories`` default as in :meth:`phi` (categories for a classifier's labels).
         """
-        from ..stability._stability import psi
-
         if self.space is None:
             raise ValueError("`space` is None: refit with baseline='oob' or 'kfold' to compute psi.")
-        scale, levels = self._scale(scale, levels)
-        with warnings_outside():  # psi's warnings point at the user's rep.psi() line
-            return psi(self.test, self.space, scale=scale, levels=levels)
+        return self._stability("psi", self.space, scale, categories)
+
+    def _stability(self, name, baseline, scale, categories):
+        """phi / psi of ``test``; a classifier's labels are categories by default."""
+        if self.classes is not None:
+            if scale is None:
+                scale = "categorical" if categories is None else "ordinal"
+            if scale == "ordinal" and categories is None:
+                categories = list(self.classes)
+        with warnings_outside():  # the measure's warnings point at the user's rep.phi() / rep.psi() line
+            return MEASURES[name].compute(self.test, baseline, scale=scale, categories=categories)
 
 
 # ---------------------------------------------------------------------------- validation

@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import warnings
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 
+from .._core._exceptions import warnings_outside
 from .._core._ratings import as_rating_matrix
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._utils import missing_mask
@@ -35,12 +35,8 @@ _FRACTION = Interval(Real, 0, math.inf, closed="neither")
 
 def _value_of(measure, matrix):
     """``measure(matrix).value``, with its warnings pointing at the caller of the public function."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value = float(measure(matrix).value)
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=4)  # + 1: the validate_params wrapper
-    return value
+    with warnings_outside():
+        return float(measure(matrix).value)
 
 
 def _selection_size(n_items, fraction, name):

@@ -12,6 +12,9 @@ replicates pairwise:
 * ``empty``     -- nothing but missing values (matches any family).
 
 Missing values are ``None``, ``NaN`` and ``pd.NA`` in any dtype.
+
+:func:`_stability_iv` checks what every phi / psi entry point was given (APS's checks and
+phrases) and settles the scale and the ordered categories.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._core._exceptions import PredstabDataWarning, warn_outside
 from .._core._ratings import _is_number_dtype, unmask
 
 __all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
@@ -259,3 +263,135 @@ def match_keys(values, table, as_text) -> np.ndarray:
     for j, t in enumerate(table):
         index.setdefault(_key(t, as_text), j)
     return np.array([index.get(_key(v, as_text), -1) for v in values], dtype=np.intp)
+
+
+# --------------------------------------------------------------------------- phi / psi inputs
+
+_R_TYPE = {"numeric": "numeric", "logical": "logical", "character": "character", "empty": "logical"}
+_FEW_REPETITIONS = 5
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The entry point's names of its arguments, for the messages."""
+
+    predictions: str
+    baseline: str
+    categories: str
+
+
+_PHI_NAMES = _Names("predictions", "training_observations", "categories")
+_PSI_NAMES = _Names("predictions", "prediction_space", "categories")
+
+
+def _stability_iv(predictions, baseline, scale, categories, names):
+    """Check and normalise the inputs of every phi/psi entry point (APS's checks and phrases)."""
+    pred = read_values(predictions, names.predictions)
+    if pred.array.ndim != 2:
+        raise ValueError(
+            f"`{names.predictions}` must be a 2-D matrix of shape (n_objects, n_repetitions); got "
+            f"{pred.array.ndim}-D input of shape {pred.array.shape}. For one object pass shape (1, R)."
+        )
+    n_objects, n_replicates = pred.array.shape
+    if n_replicates < 2:
+        raise ValueError(
+            f"`{names.predictions}` must contain predictions from at least two repetitions (columns); "
+            f"got shape {pred.array.shape}."
+        )
+    if n_objects < 1:
+        raise ValueError(
+            f"`{names.predictions}` must contain at least one object (row); got shape {pred.array.shape}."
+        )
+    base = read_values(baseline, names.baseline)
+    if base.array.ndim > 2:
+        raise ValueError(
+            f"`{names.baseline}` must be a vector or a (training objects x repetitions) matrix; got "
+            f"{base.array.ndim}-D input of shape {base.array.shape}."
+        )
+    if base.array.ndim == 0:
+        base = Values(base.array.reshape(1), base.family, base.integer, base.categories, base.ordered)
+
+    if "empty" not in (pred.family, base.family) and pred.family != base.family:
+        raise ValueError(
+            "Type mismatch between the prediction matrix and the training data: "
+            f"`{names.predictions}` is {_R_TYPE[pred.family]}, `{names.baseline}` is {_R_TYPE[base.family]}."
+        )
+    if scale is None:
+        scale = _infer_scale(pred, base, categories, names)
+    if scale == "metric":
+        family = pred.family if pred.family != "empty" else base.family
+        if family not in ("numeric", "empty"):
+            raise ValueError(
+                f"'scale' = 'metric' doesn't match the data type which is '{_R_TYPE[family]}': `scale` is "
+                f"'metric' but `{names.predictions}` holds {_R_TYPE[family]} values; use "
+                "scale='categorical' or scale='ordinal' for class labels."
+            )
+        categories = _no_categories(categories, scale, names)
+    elif scale == "ordinal":
+        if categories is None:
+            categories = _ordered_categories(pred, base)
+        if categories is None:
+            raise ValueError(
+                f"'scale' = 'ordinal' requires setting `{names.categories}` to a vector containing the "
+                f"levels in the correct order, e.g. {names.categories}=['low', 'mid', 'high']."
+            )
+        categories = _levels_iv(categories, names.categories)
+    else:  # "categorical" (the public functions declare `scale`; see validate_params)
+        categories = _no_categories(categories, scale, names)
+    if n_replicates < _FEW_REPETITIONS:
+        warn_outside(
+            f"`{names.predictions}` contains fewer than {_FEW_REPETITIONS} repeated predictions "
+            f"({n_replicates} columns); stability estimates may be unreliable.", PredstabDataWarning)
+    return pred, base, scale, categories
+
+
+def _no_categories(categories, scale, names):
+    if categories is not None:
+        raise ValueError(
+            f"`{names.categories}` orders the categories of the ordinal scale; it cannot be used with "
+            f"scale={scale!r}. Pass scale='ordinal' or leave `{names.categories}` as None."
+        )
+    return None
+
+
+def _infer_scale(pred, base, categories, names):
+    if categories is not None or _ordered_categories(pred, base) is not None:
+        return "ordinal"
+    if pred.categories is not None:
+        return "categorical"
+    family = pred.family if pred.family != "empty" else base.family
+    if family in ("logical", "character"):
+        return "categorical"
+    if family == "numeric" and not pred.integer:
+        return "metric"
+    if family in ("numeric", "empty"):
+        raise ValueError(
+            f"`scale` is needed: `{names.predictions}` holds integers, which may be metric values, "
+            "class labels or ordinal scores. Pass scale='metric', scale='categorical' or "
+            f"scale='ordinal' (with `{names.categories}`)."
+        )
+    raise ValueError(f"cannot infer `scale` for values of family {family!r}; pass `scale`.")
+
+
+def _ordered_categories(pred, base):
+    for v in (pred, base):
+        if v.categories is not None and v.ordered:
+            return list(v.categories)
+    return None
+
+
+def _levels_iv(levels, name):
+    if isinstance(levels, (str, bytes)) or np.ndim(levels) != 1:
+        raise ValueError(f"`{name}` must be a sequence of levels in their order; got {levels!r}.")
+    levels = list(pd.Index(levels)) if isinstance(levels, pd.Index) else list(levels)
+    if len(levels) < 1:
+        raise ValueError(f"`{name}` must list at least one level; got an empty sequence.")
+    if any(v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA for v in levels):
+        raise ValueError(f"`{name}` must not contain missing values; got {levels!r}.")
+    if len(set(map(_hashable, levels))) != len(levels):
+        raise ValueError(f"`{name}` must not repeat a level; got {levels!r}.")
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in levels)
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v

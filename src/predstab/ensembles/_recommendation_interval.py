@@ -1,0 +1,130 @@
+"""The interval of the recommended number of learners: resampled curves refitted, and the
+order statistics of their recommendations (moved here as one block from ``_tune``; the
+intervals work of issue 21 owns these functions)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._core._utils import ConfidenceInterval
+from ._recommend import MINIMUM as _MINIMUM
+from ._recommend import _optrf_rule
+from ._tune_table import _closed_baselines
+
+
+def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):
+    """``(rows, cols)``: per resample, test objects and learners drawn with replacement
+    (``rows``: n_bootstrap x n_objects, then ``cols``: n_bootstrap x n_learners, both from
+    ``rng`` in that order, before anything else draws from it)."""
+    rows = rng.integers(0, n_objects, (int(n_bootstrap), n_objects))
+    cols = rng.integers(0, n_learners, (int(n_bootstrap), n_learners))
+    return rows, cols
+
+
+def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, progress=None):
+    """``(n_bootstrap, len(grid))`` closed-form curves with test objects and learners resampled.
+
+    Each resample is the pool's per-learner predictions at resampled rows (test objects, or
+    the training rows out of bag) and resampled columns (learners), drawn by
+    :func:`_learner_object_draws`. As for the learners' bands (:func:`closed_form_bands`)
+    the interval is pivotal: the resample's closed form minus the exact value of the same
+    estimator in the bootstrap world (the pool and its objects as the population) is the
+    error, subtracted from the pool's curve; phi's / psi's D_e stays fixed (their baselines
+    are not the test objects), as in the object bootstrap of the pool method.
+    """
+    from ._closed_form import _orderings, closed_form_stats, curve_from_stats
+
+    preds = pool.test_predictions_
+    mask = pool.oob_ if pool.on_train_ else None
+    classifier, voting = pool.is_classifier_, pool.voting_
+    d_e = pool._closed_form_expected(measure, _closed_baselines(spec).get(measure), voting)
+    n = np.asarray(grid, dtype=float)
+    rows, cols = _learner_object_draws(rng, n_bootstrap, preds.shape[0], preds.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degenerate resamples are NaN or 1 by the convention
+        truth = curve_from_stats(closed_form_stats(preds, mask, n, classifier=classifier, voting=voting,
+                                                   rng=rng, population=True), n, measure, d_e)
+        n_perm = max(5, _orderings(preds.shape[0]) // 8) if classifier else None
+        out = np.empty((int(n_bootstrap), len(n)))
+        fast = None if classifier or mask is not None else _resampled_metric_stats(preds, rows, cols, n)
+        for b in range(int(n_bootstrap)):
+            if fast is not None:
+                stats = fast[b]
+            else:
+                here = preds[rows[b]][:, cols[b]]
+                here_mask = None if mask is None else mask[rows[b]][:, cols[b]]
+                stats = closed_form_stats(here, here_mask, n, classifier=classifier, voting=voting, rng=rng,
+                                          n_perm=n_perm)
+            out[b] = curve - (curve_from_stats(stats, n, measure, d_e) - truth)
+            if progress is not None:
+                progress(b + 1, int(n_bootstrap))
+    return np.minimum(out, 1.0)
+
+
+def _resampled_metric_stats(preds, rows, cols, n):
+    """The closed-form statistics of ``preds[rows[b]][:, cols[b]]`` for every resample ``b``
+    (metric test predictions) without copying the pool: a resampled pool holds learner ``j``
+    ``w_bj`` times, so each object's resampled mean and variance follow from one product of
+    the deviations from its pool mean with the counts, and a resampled set of objects weighs
+    object ``i`` by its count ``r_bi`` (blocks of objects; float64)."""
+    n_obj, size = preds.shape
+    n_boot = len(rows)
+    weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
+    r = np.stack([np.bincount(x, minlength=n_obj) for x in rows], axis=1).astype(np.float64)
+    sum_var, sum_mu, sum_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
+    ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
+    for start in range(0, n_obj, 4096):
+        here = slice(start, min(start + 4096, n_obj))
+        block = np.asarray(preds[here], dtype=np.float64)
+        mu = block.mean(axis=1)
+        dev = block - mu[:, None]
+        s1 = dev @ weights
+        s2 = (dev * dev) @ weights
+        var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
+        centred = (mu - ref)[:, None] + s1 / size
+        counts = r[here]
+        sum_var += (counts * var).sum(axis=0)
+        sum_mu += (counts * centred).sum(axis=0)
+        sum_mu2 += (counts * centred**2).sum(axis=0)
+    mean_var = sum_var / n_obj
+    between = (sum_mu2 - sum_mu**2 / n_obj) / (n_obj - 1)
+    return [{"d_o": mean_var[b] / n, "b": max(float(between[b] - mean_var[b] / size), 0.0),
+             "w": float(mean_var[b])} for b in range(n_boot)]
+
+
+
+def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level, progress=None):
+    """Percentile intervals of the rounded and the unrounded recommendation over resampled curves."""
+    from ._twopl import fit_2pl
+
+    rounded, raw = [], []
+    n_grid = np.asarray(grid, dtype=float)
+    for b, curve in enumerate(curves):
+        if np.all(np.isfinite(curve)):
+            fit = fit_2pl(n_grid, curve)
+            rec, _ = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
+            if rec is not None:
+                rounded.append(rec)
+                raw.append(_optrf_rule(fit, rec_thresh, "none", 0)[0])
+        if progress is not None:
+            progress(b + 1, len(curves))
+    nan = ConfidenceInterval(float("nan"), float("nan"))
+    if len(rounded) < n_bootstrap / 2:
+        return nan, nan
+    raw = [r for r in raw if r is not None]
+    return (_order_statistic_interval(rounded, confidence_level),
+            _order_statistic_interval(raw, confidence_level) if raw else nan)
+
+
+def _order_statistic_interval(values, confidence_level):
+    """``(x_(k), x_(B + 1 - k))`` of ``B`` resampled recommendations, ``k = floor((B + 1) alpha / 2)``
+    (at least 1): resampled values, not interpolations (recommendations are rounded counts), at
+    the order statistics whose expected coverage ``(B + 1 - 2k) / (B + 1)`` is at least the
+    confidence level. The inverted-CDF percentiles used before (the 3rd and 98th of 100) had
+    expected coverage 0.94 for a perfect pivot."""
+    ranked = np.sort(np.asarray(values, dtype=float))
+    k = max(int(np.floor((len(ranked) + 1) * (1 - confidence_level) / 2)), 1)
+    return ConfidenceInterval(float(ranked[k - 1]), float(ranked[len(ranked) - k]))
+

@@ -1,0 +1,358 @@
+"""The disagreements behind phi and psi, scale by scale: ``D_o,i`` per object and ``D_e``.
+
+Counting engines over an (objects x repetitions) matrix: the sample variances of metric
+refits (two-pass, block by block, as R's ``var``), the vote counts of categorical and ordinal
+predictions (one ``np.bincount`` per block of rows, or a sparse table for many distinct
+values), Krippendorff's ordinal distances from the baseline's counts, and the baseline's
+expected disagreement. Every function takes the values :func:`~._scales.read_values` read
+and returns arrays; the warnings about dropped values point at the user's call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._utils import missing_mask
+from ._scales import ColumnCodes, Values, encode, match_keys
+
+# values processed per block of rows: bounds the temporary memory of the counting pass
+_BLOCK = 1 << 18
+# a dense (values x objects) count table is used up to this many cells (or 4x the input)
+_DENSE_CELLS = 1 << 20
+
+
+def _format_missing(n_missing, n_total):
+    return f"{n_missing} out of {n_total} values are missing ({round(100.0 * n_missing / n_total, 2):g}%)"
+
+
+# --------------------------------------------------------------------------- counting
+
+
+def _row_counts(source, offset, n_codes):
+    """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
+
+    ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
+
+    ``source - offset`` are codes in ``0..n_codes-1`` or -1 (missing). Codes are shifted
+    by one so that missing values land in a column of their own; each block of rows
+    is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
+    order of the values does not matter to bincount, so column-wise blocks need no transpose).
+    Counts are stored as int32 (at most the number of repetitions).
+    """
+    n_rows, n_cols = source.shape
+    width = n_codes + 1
+    table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
+    step = max(1, _BLOCK // max(n_cols, 1))
+    by_column = isinstance(source, ColumnCodes)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        m = stop - start
+        base = np.arange(m, dtype=np.intp) * width + (1 - offset)
+        if by_column:  # (columns x rows) block of a DataFrame of Categoricals
+            flat = source.row_block(start, stop) + base[None, :]
+        else:
+            flat = source[start:stop] + base[:, None]
+        table[:, start:stop] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width).T
+    return table[1:], table[0]
+
+
+def _row_variances(x, fourth=False):
+    """Sample variances (denominator ``n_i - 1``) and non-missing counts of each row.
+
+    With ``fourth``, also each row's sum of fourth powers of the deviations from its mean
+    (for the kurtosis of the refits), from the same deviations while they are in cache.
+
+    Two-pass (mean, then squared deviations) as R's ``var``, block by block so that each
+    block stays in cache. Rows whose values are all equal get an exact 0 (the shared
+    convention needs exact zeros; rounding in the mean would otherwise leave ~1e-33).
+    """
+    n_rows, n_cols = x.shape
+    var = np.empty(n_rows)
+    sum4 = np.empty(n_rows) if fourth else None
+    count = np.full(n_rows, n_cols, dtype=np.int64)
+    step = max(1, _BLOCK // max(n_cols, 1))
+    eps = np.finfo(float).eps
+    for start in range(0, n_rows, step):
+        block = x[start:start + step]
+        total = block.sum(axis=1)
+        mean = total / n_cols
+        dev = block - mean[:, None]
+        v = np.einsum("ij,ij->i", dev, dev) / (n_cols - 1) if n_cols > 1 else np.full(len(block), np.nan)
+        if fourth:
+            dev *= dev
+            s4 = np.einsum("ij,ij->i", dev, dev)
+        cnt = count[start:start + block.shape[0]]
+        # rows with a missing value are the rows whose sum is not finite: redo only those
+        redo = np.flatnonzero(~np.isfinite(total))
+        if redo.size:
+            sub = block[redo]
+            missing = np.isnan(sub)
+            c = n_cols - missing.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(missing, 0.0, sub).sum(axis=1) / c
+                d = np.where(missing, 0.0, sub - m[:, None])
+                v[redo] = np.einsum("ij,ij->i", d, d) / (c - 1)
+                if fourth:
+                    s4[redo] = np.einsum("ij,ij->i", d * d, d * d)
+            v[redo[c < 2]] = np.nan
+            mean[redo] = m
+            cnt[redo] = c
+        # only rows within rounding of zero can be constant: check those exactly
+        with np.errstate(invalid="ignore"):
+            near_zero = np.flatnonzero(v <= (4.0 * n_cols * eps * np.abs(mean)) ** 2)
+        if near_zero.size:
+            sub = block[near_zero]
+            low = np.where(np.isnan(sub), np.inf, sub).min(axis=1)
+            high = np.where(np.isnan(sub), -np.inf, sub).max(axis=1)
+            v[near_zero[low == high]] = 0.0
+        var[start:start + block.shape[0]] = v
+        if fourth:
+            sum4[start:start + block.shape[0]] = s4
+    if fourth:
+        return var, count, sum4
+    return var, count
+
+
+def _ordinal_delta2(level_counts):
+    """Krippendorff's squared ordinal distances from the baseline's level COUNTS ``m_g``.
+
+    ``delta(c, k) = m_c/2 + sum_{c<g<k} m_g + m_k/2``: the distance between the
+    positions ``t_c = sum_{g<=c} m_g - m_c/2`` (half-integers, so exact in floating point).
+    """
+    m = np.asarray(level_counts, dtype=float)
+    position = np.cumsum(m) - m / 2.0
+    return (position[:, None] - position[None, :]) ** 2
+
+
+# --------------------------------------------------------------------------- D_o and D_e
+
+
+def _baseline_vector(base, name):
+    """The pooled baseline (a matrix becomes one vector), with missing values dropped."""
+    arr = base.array.ravel()
+    if base.categories is not None:
+        keep = arr >= 0
+        n_missing = int(arr.size - keep.sum())
+        flat = arr[keep]
+        values = Values(flat, base.family, base.integer, base.categories, base.ordered)
+    else:
+        miss = missing_mask(arr)
+        n_missing = int(miss.sum())
+        values = Values(arr[~miss], base.family, base.integer)
+    if n_missing:
+        warn_outside(
+            f"The training data (`{name}`) contains missing values (NAs): "
+            f"{_format_missing(n_missing, arr.size)}; they are dropped.", PredstabDataWarning)
+    n_left = values.array.size
+    if n_left < 2:
+        raise ValueError(
+            f"The training data (`{name}`) must contain at least two elements (non-missing); got {n_left}."
+        )
+    return values
+
+
+def _warn_missing_predictions(n_missing, n_total, name):
+    if n_missing:
+        warn_outside(f"`{name}` contains missing values (NAs): {_format_missing(n_missing, n_total)}; "
+                     "they are dropped.", PredstabDataWarning)
+
+
+def _metric_array(values, baseline=False):
+    x = values.array
+    if values.categories is not None:  # a Categorical of numbers read on the metric scale
+        cats = np.asarray(values.categories, dtype=float)
+        x = (cats if baseline else np.append(cats, np.nan))[np.asarray(x)]
+    return np.asarray(x, dtype=float)
+
+
+def _observed_metric(x, name):
+    with np.errstate(invalid="ignore"):  # inf - inf in a row with an infinite value: rejected below
+        d_o, count, sum4 = _row_variances(x, fourth=True)
+    _reject_infinite(x, d_o, name)
+    _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
+    with np.errstate(invalid="ignore"):
+        moments = np.stack([count.astype(float), d_o * (count - 1), sum4])
+    return d_o, count, x, moments
+
+
+def _reject_infinite(x, variances, name):
+    """An infinite value makes its row's variance NaN; without this check the row would be
+    dropped as if it had fewer than two values (or D_e would be NaN without a warning)."""
+    if np.isnan(variances).any() and np.isinf(x).any():
+        raise ValueError(f"`{name}` must hold finite values on the metric scale; got "
+                         f"{int(np.isinf(x).sum())} infinite value(s).")
+
+
+def _expected_metric(x, name):
+    x = x[None, :]
+    with np.errstate(invalid="ignore"):
+        var, _ = _row_variances(x)
+    _reject_infinite(x, var, name)
+    return float(var[0])
+
+
+def _category_space(base, scale, levels, names):
+    """Categories, their baseline counts and the map from prediction codes to them."""
+    b_source, b_offset, b_uniques = encode(base)
+    b_codes = np.asarray(b_source, dtype=np.intp).ravel() - b_offset
+    b_present = np.bincount(b_codes, minlength=len(b_uniques)) > 0
+    b_uniques, b_counts = b_uniques[b_present], np.bincount(b_codes, minlength=len(b_uniques))[b_present]
+    if scale == "ordinal":
+        as_text = not _same_family(levels, b_uniques)
+        to_level = match_keys(b_uniques, levels, as_text)
+        if (to_level < 0).any():
+            absent = [v for v, j in zip(b_uniques, to_level, strict=True) if j < 0]
+            raise ValueError(
+                f"Some values do not occur in '{names.categories}' (`{names.categories}`): the training data "
+                f"contain {absent[:5]!r}{' ...' if len(absent) > 5 else ''} but the levels are "
+                f"{list(levels)!r}."
+            )
+        categories = tuple(levels)
+        counts = np.zeros(len(levels), dtype=np.int64)
+        counts[to_level] = b_counts
+        base_to_category = to_level
+    else:
+        order = _sorted_order(b_uniques)
+        b_uniques, b_counts = b_uniques[order], b_counts[order]
+        categories = tuple(v.item() if isinstance(v, np.generic) else v for v in b_uniques)
+        counts = b_counts
+        base_to_category = np.arange(len(b_uniques))
+    return categories, counts, b_uniques, base_to_category
+
+
+def _row_counts_sparse(source, offset, n_codes):
+    """As :func:`_row_counts` for many distinct values: a sparse (objects x codes) table."""
+    n_rows, n_cols = source.shape
+    codes = np.asarray(source, dtype=np.intp).ravel() - offset
+    valid = codes >= 0
+    rows = np.repeat(np.arange(n_rows, dtype=np.intp), n_cols)[valid]
+    table = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, codes[valid])),
+                              shape=(n_rows, n_codes))
+    table.sum_duplicates()
+    n_missing = n_cols - np.bincount(rows, minlength=n_rows)
+    return table, n_missing
+
+
+def _pair_sums(columns, category, delta2):
+    """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
+    if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
+        counts = np.stack(columns, axis=1).astype(float)
+        return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    total = np.zeros(len(columns[0]) if columns else 0)
+    for a in range(len(columns)):
+        for b in range(a + 1, len(columns)):
+            weight = 2.0 * delta2[category[a], category[b]]
+            if weight != 0:
+                total += weight * (columns[a].astype(float) * columns[b])
+    return total
+
+
+def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names,
+                          absent_to_category=None):
+    """Per-object ``D_o,i``, non-missing counts, and the (objects x categories) count table.
+
+    The table is a dense int array or, for many distinct values, a CSR matrix. A prediction
+    value absent from the baseline raises APS's error unless ``absent_to_category`` maps such
+    values to categories (psi: a category absent from the baseline has share 0 in ``D_e``).
+    """
+    source, offset, uniques = encode(pred)
+    n_rows, n_cols = source.shape
+    dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
+    if dense:
+        raw, n_missing = _row_counts(source, offset, len(uniques))
+        present = np.flatnonzero(raw.any(axis=1))
+    else:
+        raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
+        present = np.unique(raw.indices)
+    _warn_missing_predictions(int(n_missing.sum()), source.size, names.predictions)
+    if present.size == 0:  # every prediction missing (the count arithmetic below needs a category)
+        raise ValueError(
+            f"`{names.predictions}` has no object with at least two non-missing predictions; "
+            "stability cannot be computed."
+        )
+    to_base = match_keys(uniques[present], b_uniques, as_text=False)
+    known = to_base >= 0
+    category = np.empty(present.size, dtype=np.intp)
+    category[known] = base_to_category[to_base[known]]
+    if not known.all():
+        absent = [uniques[j] for j in present[~known]]
+        if absent_to_category is None:
+            raise ValueError(
+                "Some prediction values do not occur in the training data: "
+                f"`{names.predictions}` contains {absent[:5]!r}{' ...' if len(absent) > 5 else ''}, "
+                f"absent from `{names.baseline}`."
+            )
+        category[~known] = absent_to_category(absent)
+        n_categories = max(n_categories, int(category.max()) + 1)
+    r = n_cols - np.asarray(n_missing, dtype=np.int64)
+    if dense:
+        # distinct values map to distinct categories, so the raw count rows are the counts
+        table = np.zeros((n_rows, n_categories), dtype=np.int64)
+        table[:, category] = raw[present].T
+        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
+            same = np.einsum("ij,ij->i", table, table)
+            disagree = (r * r - same).astype(float)
+        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
+            disagree = _pair_sums([raw[j] for j in present], category, delta2)
+    else:
+        lut = np.full(len(uniques), -1, dtype=np.intp)
+        lut[present] = category
+        table = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+        if delta2 is None:
+            disagree = (r * r - np.asarray(table.multiply(table).sum(axis=1)).ravel()).astype(float)
+        else:
+            disagree = np.asarray(table.multiply(table @ delta2).sum(axis=1)).ravel().astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = disagree / (r * (r - 1)).astype(float)
+    d_o[r < 2] = np.nan
+    return d_o, r, table
+
+
+def _same_family(levels, uniques):
+    def fam(v):
+        if isinstance(v, (bool, np.bool_)):
+            return "logical"
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return "numeric"
+        return "character"
+    return {fam(v) for v in levels} | {fam(v) for v in uniques} <= {fam(levels[0])}
+
+
+def _sorted_order(uniques):
+    try:
+        return np.argsort(np.asarray(uniques), kind="stable")
+    except TypeError:
+        return np.arange(len(uniques))
+
+
+def _pair_weights(table, count, kept):
+    """``W = mean_i n_i n_i' / (R_i (R_i - 1))`` over the kept objects (for the ordinal delta method)."""
+    dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)[kept]
+    r = count[kept].astype(float)
+    return (dense / (r * (r - 1))[:, None]).T @ dense / r.size
+
+
+def _absent_mapper(scale, categories, names):
+    """psi: map predicted values absent from the baseline to categories with share 0 in ``D_e``.
+
+    Categorical: each becomes a new category (appended; sorted in afterwards). Ordinal: the
+    value must be one of the levels (its baseline count is 0 and the level keeps its place).
+    """
+    def to_category(values):
+        if scale == "ordinal":
+            as_text = not _same_family(list(categories), values)
+            idx = match_keys(values, categories, as_text)
+            if (idx < 0).any():
+                bad = [v for v, j in zip(values, idx, strict=True) if j < 0]
+                raise ValueError(
+                    f"Some prediction values do not occur in '{names.categories}' (`{names.categories}`): "
+                    f"`{names.predictions}` contains {bad[:5]!r} but the levels are {list(categories)!r}."
+                )
+            return idx
+        start = len(categories)
+        categories.extend(v.item() if isinstance(v, np.generic) else v for v in values)
+        return np.arange(start, len(categories), dtype=np.intp)
+    return to_category

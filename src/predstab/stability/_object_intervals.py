@@ -1,0 +1,440 @@
+"""Intervals per object (``per_object_low`` / ``per_object_high``) and the variances that
+the overall interval of phi / psi combines.
+
+Metric refits: the chi-square interval of a variance, with Satterthwaite's degrees of freedom
+from the kurtosis pooled over the objects, or Bonett's (2006) interval. Classes: exact
+Clopper-Pearson intervals of the vote shares and the range of the disagreement over their
+(Bonferroni) box on the simplex. Quantile functions are evaluated once per distinct key
+(:func:`_on_unique`), so the cost stays linear in the data. The targets and assumptions are
+stated in :func:`predstab.phi` (Notes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy import stats
+
+from ._disagreement import _BLOCK, _ordinal_delta2
+
+
+def _on_unique(fn, *keys):
+    """``fn(*keys)`` evaluated once per distinct combination of the non-negative integer keys.
+
+    The quantile functions below cost about a microsecond per call; the keys (repetition
+    counts, vote counts) take few distinct values, so a lookup table keeps the intervals
+    linear in the data and cheap.
+    """
+    keys = [np.asarray(k, dtype=np.int64) for k in np.broadcast_arrays(*keys)]
+    shape = keys[0].shape
+    code = np.zeros(shape, dtype=np.int64)
+    strides = []
+    stride = 1
+    for k in keys:
+        strides.append(stride)
+        code += k * stride
+        stride *= int(k.max(initial=0)) + 1
+    if stride <= 4 * code.size + 4096:  # a dense lookup table: linear
+        present = np.flatnonzero(np.bincount(code.ravel(), minlength=1))
+        inverse = None
+    else:  # many distinct keys (thousands of repetitions): sort instead
+        present, inverse = np.unique(code.ravel(), return_inverse=True)
+    parts = [(present // st) % (int(k.max(initial=0)) + 1) for k, st in zip(keys, strides, strict=True)]
+    values = np.asarray(fn(*(p.astype(float) for p in parts)))
+    if inverse is not None:
+        return values[inverse].reshape(shape + values.shape[1:])
+    table = np.zeros((stride,) + values.shape[1:], dtype=values.dtype)
+    table[present] = values
+    return table[code]
+
+
+# metric per-object methods: what ``object_interval`` accepts and what "auto" picks
+_METRIC_METHODS = ("auto", "pooled", "bonett", "chi2")
+_METHOD_NAMES = {
+    "pooled": "pooled-kurtosis chi-square",
+    "bonett": "Bonett",
+    "chi2": "chi-square",
+    "classes": "Clopper-Pearson",
+}
+# "auto" pools the kurtosis over the objects from this many objects with at least 4 refits
+_POOLED_MIN_OBJECTS = 20
+# warn above these excess kurtoses (beyond what the coverage study covers at nominal level)
+_POOLED_WARN_EXCESS = 6.0
+_BONETT_WARN_EXCESS = 3.0
+_BONETT_MIN_COUNT = 6  # Bonett's trimmed mean cuts 1 / (2 sqrt(n - 4)) of each tail
+
+
+def _row_moments(x):
+    """Per row: non-missing count, ``sum d^2``, ``sum d^4`` (``d`` deviations from the row mean)."""
+    n_rows, n_cols = x.shape
+    out = np.empty((3, n_rows))
+    step = max(1, _BLOCK // max(n_cols, 1))
+    for start in range(0, n_rows, step):
+        block = x[start:start + step]
+        total = block.sum(axis=1)
+        if np.isfinite(total).all():  # no missing value in the block: the plain two passes
+            c = np.full(len(block), n_cols)
+            d2 = block - (total / n_cols)[:, None]
+            d2 *= d2
+        else:
+            miss = np.isnan(block)
+            c = n_cols - miss.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(miss, 0.0, block).sum(axis=1) / c
+            d2 = np.where(miss, 0.0, block - m[:, None]) ** 2
+        out[0, start:start + len(block)] = c
+        out[1, start:start + len(block)] = d2.sum(axis=1)
+        out[2, start:start + len(block)] = np.einsum("ij,ij->i", d2, d2)
+    return out
+
+
+def _pooled_excess_kurtosis(count, s2, s4):
+    """Excess kurtosis shared by the objects' refits: ``sum k_4,i / sum sigma^4_i-hat``.
+
+    ``k_4`` (Fisher's unbiased fourth cumulant) and ``(k_2^2 - k_4 / n)(n - 1)/(n + 1)``
+    (unbiased for ``sigma^4``) per object with at least 4 refits, summed over the objects:
+    a ratio estimator that is consistent when the refits of every object have the same shape
+    (location and scale may differ). NaN when no object has 4 refits.
+    """
+    ok = count >= 4
+    if not ok.any():
+        return float("nan"), 0
+    n = count[ok]
+    m2, m4 = s2[ok] / n, s4[ok] / n
+    k2 = n * m2 / (n - 1)
+    k4 = n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 ** 2) / ((n - 1) * (n - 2) * (n - 3))
+    sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
+    total = float(np.sum(sigma4))
+    if not total > 0:
+        return float("nan"), int(ok.sum())
+    return float(np.sum(k4) / total), int(ok.sum())
+
+
+def _bonett_kurtosis(x, count, s2):
+    """Bonett's (2006) kurtosis estimate per row, times the small-sample factor ``(n+1)/(n-1)``.
+
+    ``n sum (x - m)^4 / (sum (x - xbar)^2)^2`` with ``m`` the mean trimmed by
+    ``1 / (2 sqrt(n - 4))`` in each tail (as ``scipy.stats.trim_mean`` cuts). NaN for rows
+    with fewer than ``_BONETT_MIN_COUNT`` values.
+    """
+    out = np.full(x.shape[0], np.nan)
+    step = max(1, _BLOCK // max(x.shape[1], 1))
+    for start in range(0, x.shape[0], step):
+        block = np.sort(x[start:start + step], axis=1)  # NaN last
+        cnt = count[start:start + step]
+        for c in np.unique(cnt[cnt >= _BONETT_MIN_COUNT]):
+            rows = np.flatnonzero(cnt == c)
+            c = int(c)
+            cut = int(c / (2.0 * np.sqrt(c - 4.0)))
+            vals = block[rows, :c]
+            m = vals[:, cut:c - cut].mean(axis=1)
+            num = ((vals - m[:, None]) ** 4).sum(axis=1)
+            den = s2[start + rows]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start + rows] = c * num / den ** 2 * (c + 1) / (c - 1)
+    return out
+
+
+def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None, moments=None):
+    """Per-object interval for the variance ``sigma_i^2`` of an object's refits.
+
+    ``method``:
+
+    - ``"chi2"``: ``(R_i - 1) s_i^2 / sigma_i^2 ~ chi^2_{R_i - 1}``, exact for normal refits.
+    - ``"pooled"``: the scaled chi-square with Satterthwaite's degrees of freedom
+      ``2 / (2 / (R_i - 1) + kappa / R_i)``, ``kappa`` the excess kurtosis pooled over all
+      objects (:func:`_pooled_excess_kurtosis`): matches the variance of ``s_i^2``
+      ``sigma^4 (2/(R-1) + kappa/R)`` for any shape; reduces to ``"chi2"`` when ``kappa = 0``.
+    - ``"bonett"``: Bonett's (2006) interval ``exp(ln(c s^2) +- z c sqrt((g_4 - (R-3)/R)/(R-1)))``,
+      ``c = R / (R - z)``, with each object's own kurtosis estimate (:func:`_bonett_kurtosis`);
+      objects with fewer than 6 refits get the ``"chi2"`` interval.
+
+    ``x`` is the (objects x refits) matrix (NaN missing); ``moments`` its :func:`_row_moments`
+    when already computed. Returns ``(var_low, var_high, info)``; ``info`` holds the pooled
+    excess kurtosis (or NaN) and whether the warning threshold is exceeded.
+    """
+    alpha = 1.0 - confidence_level
+    info = {"kurtosis": float("nan"), "heavy": 0}
+    kappa = 0.0  # the chi-square interval: Satterthwaite's df with no excess kurtosis
+    if method == "pooled":
+        if moments is None:
+            moments = _row_moments(x)
+        kappa, _ = _pooled_excess_kurtosis(moments[0], moments[1], moments[2])
+        info["kurtosis"] = kappa
+        if np.isfinite(kappa):
+            info["heavy"] = int(kappa > _POOLED_WARN_EXCESS)
+        else:
+            kappa = 0.0
+    elif method not in ("chi2", "bonett"):  # the public functions declare `object_interval`
+        raise ValueError(f"unknown metric interval method {method!r}")
+
+    def quantiles(n):
+        # the excess kurtosis of any law is at least -2: keeps the variance of s^2 positive
+        v = 2.0 / np.maximum(n - 1, 1) + max(kappa, -2.0) / np.maximum(n, 1)
+        df = np.maximum(n - 1, 1) if kappa == 0.0 else 2.0 / np.maximum(v, 1e-12)
+        return np.stack([df, stats.chi2.ppf(alpha / 2, df), stats.chi2.ppf(1 - alpha / 2, df)], axis=-1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = _on_unique(quantiles, count)
+        df, q_low, q_high = table[..., 0], table[..., 1], table[..., 2]
+        var_high = df * d_o_i / q_low
+        var_low = df * d_o_i / q_high
+        if method == "bonett":
+            s2 = d_o_i * np.maximum(count - 1, 0)
+            g4 = _bonett_kurtosis(x, count, s2)
+            n = count.astype(float)
+            z = stats.norm.ppf(1 - alpha / 2)
+            c = n / (n - z)
+            se = c * np.sqrt(np.maximum(g4 - (n - 3) / n, 0.0) / (n - 1))
+            use = np.isfinite(g4)
+            var_low = np.where(use, c * d_o_i * np.exp(-z * se), var_low)
+            var_high = np.where(use, c * d_o_i * np.exp(z * se), var_high)
+            # only a one-object result warns: its interval is the headline `confidence_interval`
+            info["heavy"] = int(g4.size == 1 and g4[0] - 3.0 > _BONETT_WARN_EXCESS)
+    return var_low, var_high, info
+
+
+def _share_bounds(counts, r, alpha):
+    """Two-sided Clopper-Pearson bounds at level ``1 - alpha`` for the shares ``counts / r``."""
+    def bounds(k, n):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low = np.where(k > 0, stats.beta.ppf(alpha / 2, np.maximum(k, 1), n - k + 1), 0.0)
+            high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)), 1.0)
+        return np.stack([low, high], axis=-1)
+
+    counts = np.asarray(counts, dtype=np.int64)
+    r = np.broadcast_to(np.asarray(r, dtype=np.int64), counts.shape)
+    if counts.size == 0:
+        empty = np.zeros(counts.shape)
+        return empty, empty.copy()
+    both = _on_unique(bounds, counts, r)
+    return both[..., 0], both[..., 1]
+
+
+def _class_object_intervals(table, r, delta2, confidence_level):
+    """Per-object interval for the disagreement ``theta_i = p_i' Delta p_i`` from the vote counts.
+
+    Two categories: ``theta = 2 delta^2 p (1 - p)``; its range over the exact Clopper-Pearson
+    interval of ``p`` (coverage at least nominal). More categories: simultaneous Bonferroni
+    Clopper-Pearson intervals ``[L_c, U_c]`` of the shares (each at level ``1 - alpha / K``, so
+    the box holds the true shares with probability at least ``1 - alpha``) and the range of
+    ``theta`` over the box *on the simplex* (``sum_c p_c = 1``). ``theta`` is concave there
+    (``1 - sum p^2``, or twice the variance of the ordinal positions), so its minimum is at a
+    vertex of the box-simplex polytope and its maximum at a stationary point of one of its
+    faces: both are enumerated exactly up to ``_SIMPLEX_MAX_CATEGORIES`` categories. Beyond,
+    the lower bound ``L' Delta L`` ignores the simplex (valid, wider) and the upper bound is
+    water filling (categories) or ``U' Delta U`` (ordinal), capped at the largest possible
+    disagreement.
+    """
+    alpha = 1.0 - confidence_level
+    n_categories = table.shape[1]
+    if delta2 is None:
+        cap = 1.0 - 1.0 / n_categories  # largest Gini disagreement over K categories
+    else:
+        cap = float(delta2.max()) / 2.0  # largest 2 Var of positions on a line
+    if n_categories == 2:
+        first = np.asarray(table[:, 0].toarray() if hasattr(table, "toarray") else table[:, 0]).ravel()
+        low, high = _share_bounds(first, r, alpha)
+        weight = 2.0 * (1.0 if delta2 is None else float(delta2[0, 1]))
+        f_low, f_high = weight * low * (1 - low), weight * high * (1 - high)
+        theta_low = np.minimum(f_low, f_high)
+        theta_high = np.where((low <= 0.5) & (high >= 0.5), weight / 4.0, np.maximum(f_low, f_high))
+        return theta_low, theta_high
+    level = alpha / n_categories
+    if n_categories <= _SIMPLEX_MAX_CATEGORIES:
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=np.int64)
+        d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
+
+        def bounds(*keys):  # once per distinct vote table
+            counts = np.stack(keys[:-1], axis=1).astype(np.int64)
+            low, high = _share_bounds(counts, keys[-1].astype(np.int64)[:, None], level)
+            return np.stack(_simplex_range(low, high, d2), axis=-1)
+
+        keys = [*dense.T, r]
+        if sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
+            both = _on_unique(bounds, *keys)
+        else:  # very many refits: sort the distinct tables instead
+            unique, inverse = np.unique(np.column_stack(keys), axis=0, return_inverse=True)
+            both = bounds(*unique.T)[inverse.ravel()]
+        return both[..., 0], np.minimum(both[..., 1], cap)
+    if delta2 is None and hasattr(table, "toarray"):
+        # many categories: sums over the non-zero counts, every zero count has the same bounds
+        coo = table.tocoo()
+        low, high = _share_bounds(coo.data, r[coo.row], level)
+        n_rows = table.shape[0]
+        nnz = np.bincount(coo.row, minlength=n_rows)
+        _, high0 = _share_bounds(np.zeros(n_rows), r, level)
+        sum_l = np.bincount(coo.row, low, minlength=n_rows)
+        sum_l2 = np.bincount(coo.row, low * low, minlength=n_rows)
+        sum_u = np.bincount(coo.row, high, minlength=n_rows) + (n_categories - nnz) * high0
+        sum_u2 = np.bincount(coo.row, high * high, minlength=n_rows) + (n_categories - nnz) * high0 ** 2
+        theta_low, theta_high = sum_l ** 2 - sum_l2, sum_u ** 2 - sum_u2
+    else:
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)
+        low, high = _share_bounds(dense, r[:, None], level)
+        if delta2 is None:  # Delta = 11' - I: x' Delta x = (sum x)^2 - sum x^2
+            theta_low = low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low)
+            theta_high = 1.0 - _least_sum_of_squares(low, high)
+        else:
+            theta_low = np.einsum("ij,ij->i", low @ delta2, low)
+            theta_high = np.einsum("ij,ij->i", high @ delta2, high)
+    return theta_low, np.minimum(theta_high, cap)
+
+
+_SIMPLEX_MAX_CATEGORIES = 6
+
+
+def _simplex_range(low, high, delta2):
+    """``min`` and ``max`` of ``p' Delta p`` over ``{low <= p <= high, sum p = 1}``, per row.
+
+    ``p' Delta p`` is concave on the simplex for a squared Euclidean distance matrix
+    ``Delta`` (it is ``2 Var`` of the positions, or ``1 - sum p^2``). Every face of the
+    polytope fixes some shares at a bound (set ``B``) and leaves the others free (``F``); on
+    it the stationary point solves ``2 Delta_FF p_F - lambda 1 = -2 Delta_FB b_B``,
+    ``1' p_F = 1 - 1' b_B`` (the KKT matrix depends on ``F`` alone, not on the row). The
+    maximum of a concave function over a polytope is the largest feasible stationary point of
+    a face; the minimum is at a vertex (one free share, given by the sum). The rows' boxes
+    contain their observed shares, so the polytope is never empty.
+    """
+    n_rows, k = low.shape
+    tol = 1e-12
+    best_low = np.full(n_rows, np.inf)
+    best_high = np.full(n_rows, -np.inf)
+    for pattern in itertools.product((0, 1, 2), repeat=k):  # 0 at low, 1 at high, 2 free
+        pattern = np.array(pattern)
+        free = np.flatnonzero(pattern == 2)
+        if free.size == 0:
+            continue
+        fixed = np.flatnonzero(pattern != 2)
+        b = np.where(pattern[fixed] == 0, low[:, fixed], high[:, fixed])  # (rows, |B|)
+        rest = 1.0 - b.sum(axis=1)
+        p = np.empty((n_rows, k))
+        p[:, fixed] = b
+        if free.size == 1:
+            p[:, free[0]] = rest
+        else:
+            kkt = np.zeros((free.size + 1, free.size + 1))
+            kkt[:-1, :-1] = 2.0 * delta2[np.ix_(free, free)]
+            kkt[:-1, -1] = -1.0
+            kkt[-1, :-1] = 1.0
+            rhs = np.empty((n_rows, free.size + 1))
+            rhs[:, :-1] = -2.0 * b @ delta2[np.ix_(fixed, free)]
+            rhs[:, -1] = rest
+            try:
+                sol = np.linalg.solve(kkt, rhs.T).T
+            except np.linalg.LinAlgError:  # tied positions: this face has no unique point
+                continue
+            p[:, free] = sol[:, :-1]
+        feasible = np.all((p >= low - tol) & (p <= high + tol), axis=1)
+        p = np.clip(p, low, high)
+        value = np.einsum("ij,ij->i", p @ delta2, p)
+        best_high = np.where(feasible, np.maximum(best_high, value), best_high)
+        if free.size == 1:
+            best_low = np.where(feasible, np.minimum(best_low, value), best_low)
+    return np.maximum(best_low, 0.0), best_high
+
+
+def _least_sum_of_squares(low, high, n_iter=60):
+    """``min sum_c p_c^2`` over shares with ``low <= p <= high`` and ``sum_c p_c = 1``, per row.
+
+    The minimiser is ``p_c = clip(t, low_c, high_c)`` (water filling); ``t`` is found by
+    bisection, all rows at once. The box contains the observed shares, so it is feasible.
+    """
+    lo = np.zeros(low.shape[0])
+    hi = np.ones(low.shape[0])
+    for _ in range(n_iter):
+        t = (lo + hi) / 2
+        over = np.clip(t[:, None], low, high).sum(axis=1) > 1.0
+        hi = np.where(over, t, hi)
+        lo = np.where(over, lo, t)
+    p = np.clip(hi[:, None], low, high)
+    p /= p.sum(axis=1, keepdims=True)  # removes the bisection's last 1e-18 of mass error
+    return np.einsum("ij,ij->i", p, p)
+
+
+def _to_stability(d_low, d_high, d_e):
+    """Interval of ``1 - D / D_e`` from an interval of ``D`` (NaN when ``D_e`` is not positive)."""
+    if not d_e > 0:
+        nan = np.full(np.shape(d_low), np.nan)
+        return nan, nan.copy()
+    return 1.0 - np.asarray(d_high, dtype=float) / d_e, 1.0 - np.asarray(d_low, dtype=float) / d_e
+
+
+# --------------------------------------------------------------------------- variances of the parts
+
+
+def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
+    """Jackknife variance (over each object's refits) of every ``D_o,i``: the refit noise alone.
+
+    Metric: the leave-one-out sample variances are ``((n-1) s^2 - n d_j^2 / (n-1)) / (n-2)``,
+    so the jackknife variance is ``(n-1)/n (n/((n-1)(n-2)))^2 sum_j (d_j^2 - mean d^2)^2``.
+    Classes: leaving out one vote of category ``c`` leaves ``(P - 2 (Delta n)_c) / ((R-1)(R-2))``
+    (``P = n' Delta n`` the disagreeing pairs). Objects with two refits get the normal-theory
+    ``2 D_o,i^2`` (metric) or ``D_o,i^2`` (classes) instead.
+    """
+    n = count.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if moments is not None:
+            _, s2, s4 = moments
+            spread = np.maximum(s4 - s2 * s2 / n, 0.0)
+            var = (n - 1) / n * (n / ((n - 1) * (n - 2))) ** 2 * spread
+            fallback = 2.0 * d_o_i ** 2
+        else:
+            dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)
+            if delta2 is None:
+                delta_n = n[:, None] - dense  # (11' - I) n
+            else:
+                delta_n = dense @ delta2
+            pairs = d_o_i * n * (n - 1)
+            loo = (pairs[:, None] - 2.0 * delta_n) / ((n - 1) * (n - 2))[:, None]
+            mean = np.einsum("ij,ij->i", dense, loo) / n
+            var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
+            fallback = d_o_i ** 2
+    return np.where(count >= 3, var, fallback)
+
+
+def _baseline_variance(base_values, scale, base_counts, delta2):
+    """Delta-method variance of ``D_e`` from the ``n`` baseline values (independent draws).
+
+    Metric: ``Var(s^2) = mu_4 / n - sigma^4 (n - 3) / (n (n - 1))`` with the sample moments.
+    Categories: ``D_e = 1 - sum p^2`` has gradient ``-2 p`` and ``Var = 4 (sum p^3 - (sum p^2)^2) / n``.
+    Ordinal: ``Delta`` itself depends on the baseline counts, so the gradient of ``S`` (not
+    only of ``D_e``) is needed: :func:`_ordinal_baseline_gradient`.
+    """
+    if scale == "metric":
+        x = np.asarray(base_values, dtype=float)
+        n = x.size
+        d = x - x.mean()
+        m4 = float(np.mean(d ** 4))
+        s2 = float(np.sum(d * d) / (n - 1))
+        return max(m4 / n - s2 * s2 * (n - 3) / (n * (n - 1)), 0.0)
+    p = base_counts / base_counts.sum()
+    return max(4.0 * (np.sum(p ** 3) - np.sum(p * p) ** 2) / base_counts.sum(), 0.0)
+
+
+def _ordinal_baseline_variance_of_s(base_counts, pair_weights):
+    """Delta-method variance of ``S`` over the baseline's multinomial sampling (ordinal scale).
+
+    ``S(p) = 1 - sum(W * Delta(p)) / (p' Delta(p) p)`` with ``W`` the objects' mean
+    ``n_i n_i' / (R_i (R_i - 1))`` and ``Delta(p)`` Krippendorff's squared distances from the
+    shares (``S`` does not change when the counts are scaled). Central differences give the
+    gradient; ``Cov(p) = (diag p - p p') / n``.
+    """
+    n = float(base_counts.sum())
+    p0 = base_counts / n
+
+    def s_of(p):
+        d2 = _ordinal_delta2(p)
+        return 1.0 - float(np.sum(pair_weights * d2)) / float(p @ d2 @ p)
+
+    k = p0.size
+    grad = np.zeros(k)
+    h = 1e-6
+    for c in range(k):
+        e = np.zeros(k)
+        e[c] = h
+        grad[c] = (s_of(p0 + e) - s_of(p0 - e)) / (2 * h)
+    cov = (np.diag(p0) - np.outer(p0, p0)) / n
+    return max(float(grad @ cov @ grad), 0.0)
