@@ -337,11 +337,11 @@ def test_stack_warnings_point_at_the_caller(func, dask):
 def _against(func, baseline):
     """``func`` with its baseline fixed, with the keyword-only options of phi / psi (so that
     assert_equal_to_loop knows which fields echo the call's options)."""
-    def measure(predictions, /, *, scale=None, categories=None, confidence_level=0.95, object_interval="auto",
-                interval_target="population", baseline_error=False):
+    def measure(predictions, /, *, scale=None, categories=None, confidence_level=0.95,
+                object_interval="auto", interval_target="population", baseline_error=False):
         return func(predictions, baseline, scale=scale, categories=categories,
-                    confidence_level=confidence_level, object_interval=object_interval, interval_target=interval_target,
-                    baseline_error=baseline_error)
+                    confidence_level=confidence_level, object_interval=object_interval,
+                    interval_target=interval_target, baseline_error=baseline_error)
     return measure
 
 

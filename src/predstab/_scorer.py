@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -25,21 +26,20 @@ __all__ = ["make_stability_scorer", "RefitEnsemble"]
 _SCALES = ("metric", "ordinal", "categorical")
 
 
+@dataclass(frozen=True, eq=False, repr=False)
 class _StabilityScorer:
     """Callable ``scorer(estimator, X, y) -> float``; built by :func:`make_stability_scorer`."""
 
-    def __init__(self, measure, *, n_repeats, scale, categories, training_observations, prediction_space,
-                 fit_data, voting, random_state, options):
-        self.measure = measure
-        self.n_repeats = n_repeats
-        self.scale = scale
-        self.categories = categories
-        self.training_observations = training_observations
-        self.prediction_space = prediction_space
-        self.fit_data = fit_data
-        self.voting = voting
-        self.random_state = random_state
-        self.options = options
+    measure: str
+    n_repeats: int
+    scale: str | None
+    categories: list | None
+    training_observations: object
+    prediction_space: object
+    fit_data: tuple | None
+    voting: str
+    random_state: object
+    options: dict
 
     def __repr__(self):
         return f"make_stability_scorer({self.measure!r}, n_repeats={self.n_repeats})"

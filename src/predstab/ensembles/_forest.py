@@ -21,11 +21,9 @@ trees is a slice along the first axis.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from .._core._exceptions import PredstabDataWarning
+from .._core._exceptions import PredstabDataWarning, warn_outside
 
 __all__ = ["is_bagging_ensemble", "tree_predictions", "inbag_mask", "aggregate", "oob_predict",
            "tree_permutation_importances"]
@@ -372,12 +370,9 @@ def oob_predict(forest, X, *, voting="soft") -> np.ndarray:
     oob = ~inbag_mask(forest, per_tree.shape[1])
     n_none = int((~oob.any(axis=0)).sum())
     if n_none:
-        warnings.warn(
+        warn_outside(
             f"{n_none} of {oob.shape[1]} training objects are in the bag of every learner and have no "
-            "out-of-bag prediction (missing); use more learners.",
-            PredstabDataWarning,
-            stacklevel=2,
-        )
+            "out-of-bag prediction (missing); use more learners.", PredstabDataWarning)
     classes = getattr(forest, "classes_", None) if _is_classifier(forest) else None
     return aggregate(per_tree, oob, voting=voting, classes=classes)
 

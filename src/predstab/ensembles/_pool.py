@@ -205,28 +205,29 @@ class TreePool:
         if "n_jobs" in model.get_params():
             params["n_jobs"] = self.n_jobs
         model.set_params(**params)
+        self.rng_, self.voting_ = rng, voting
         report = steps(progress)
         try:
-            self._fit(model, X, y, X_test, oob, n_learners, voting, rng, report)
+            self._fit(model, (X, y, X_test, oob), n_learners, report)
         finally:
             if report is not progress:  # the bar of progress=True is this call's own
                 report.close()
         return self
 
-    def _fit(self, model, X, y, X_test, oob, n_learners, voting, rng, report):
+    def _fit(self, model, data, n_learners, report):
+        """Fit ``model`` on ``data`` = ``(X, y, X_test, oob)`` and cache its learners' predictions."""
         from sklearn.base import is_classifier
 
+        X, y, X_test, oob = data
         start = time.perf_counter()
         _fit_in_steps(model, X, y, n_learners, report.callback("fitting the pool"))
         self.fit_seconds_ = time.perf_counter() - start
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
         self.y_train_ = y
-        self.rng_ = rng
-        self.voting_ = voting
         self.ensemble_ = model
         self.on_train_ = X_test is None
-        self._data = (X, y, X_test, oob)  # references, for extend()
+        self._data = data  # references, for extend()
         if X_test is not None:
             X_test = check_test_data(model, X_test)
         need_train = oob or X_test is None

@@ -14,7 +14,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._core._exceptions import PredstabDataWarning, warnings_outside
+from .._core._exceptions import PredstabDataWarning, warn_outside, warnings_outside
 from .._core._results import Result, r_rows, result
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import HasMethods, Interval, Options, validate_params
@@ -152,8 +152,7 @@ class RepeatedPredictions(Result):
 # ---------------------------------------------------------------------------- validation
 
 
-def _repeated_predictions_iv(estimator, X, y, X_test, n_repeats, baseline, cv, response, voting,
-                             progress):
+def _repeated_predictions_iv(estimator, X, y, X_test, baseline, cv, response):
     # the options are declared on repeated_predictions; this reads the data and checks what
     # depends on it (the estimator's kind, the targets)
     is_estimator = hasattr(estimator, "fit") and hasattr(estimator, "get_params")
@@ -432,8 +431,7 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
     >>> rp.test.shape, rp.space.shape, rp.baseline
     ((10, 3), (50, 3), 'oob')
     """
-    estimator_, X, y, X_test, cv = _repeated_predictions_iv(
-        estimator, X, y, X_test, n_repeats, baseline, cv, response, voting, progress)
+    estimator_, X, y, X_test, cv = _repeated_predictions_iv(estimator, X, y, X_test, baseline, cv, response)
     rng = check_rng(random_state)
     seeds = seeds_from(rng, n_repeats)
 
@@ -445,10 +443,9 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
 
         params = estimator_.get_params(deep=True)
         if not any(k == "random_state" or k.endswith("__random_state") for k in params):
-            warnings.warn(
+            warn_outside(
                 f"{type(estimator_).__name__} has no `random_state` parameter: refits differ only if it "
-                "draws from a global random state, so the matrices may be identical.",
-                PredstabDataWarning, stacklevel=3)  # + 1: the validate_params wrapper
+                "draws from a global random state, so the matrices may be identical.", PredstabDataWarning)
         splits = (_splits(cv, X, y, is_classifier(estimator_), rng) if baseline == "kfold" else [])
         full_idx = "oob" if baseline == "oob" else None
         tasks = [("full", r, None, seeds[r], full_idx) for r in range(n_repeats)]
@@ -456,8 +453,8 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
             fold_seeds = seeds_from(int(seeds[r]), len(splits)) if splits else []
             tasks += [("fold", r, k, fold_seeds[k], splits[k]) for k in range(len(splits))]
 
-    results = _run_all(tasks, estimator if estimator_ is None else estimator_, X, y, X_test,
-                       response, voting, n_jobs, progress)
+    results = _run_all(tasks, estimator if estimator_ is None else estimator_, (X, y, X_test),
+                       (response, voting), n_jobs, progress)
 
     main = "callable" if estimator_ is None else "full"
     test_cols = [results[(main, r, None)][0] for r in range(n_repeats)]
@@ -487,10 +484,10 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
     if space is not None and estimator_ is not None:
         n_none = int(missing_mask(space).all(axis=1).sum())
         if n_none:
-            warnings.warn(
+            warn_outside(
                 f"{n_none} of {space.shape[0]} training objects have no {label} prediction in any "
                 "repetition (in the bag of every learner, or in no test fold); psi will drop them.",
-                PredstabDataWarning, stacklevel=3)  # + 1: the validate_params wrapper
+                PredstabDataWarning)
     classes = None
     if estimator_ is not None and response == "predict":
         from sklearn.base import is_classifier
@@ -501,15 +498,16 @@ def repeated_predictions(estimator, X=None, y=None, X_test=None, *, n_repeats=10
                                classes=classes)
 
 
-def _run_all(tasks, estimator, X, y, X_test, response, voting, n_jobs, progress):
-    """Run every refit with joblib; return ``{(kind, rep, fold): (test, space)}`` or raise."""
+def _run_all(tasks, estimator, data, prediction, n_jobs, progress):
+    """Run every refit with joblib; return ``{(kind, rep, fold): (test, space)}`` or raise
+    (``data``: ``(X, y, X_test)``; ``prediction``: ``(response, voting)``)."""
     from joblib import Parallel, delayed
 
     try:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     except ValueError:  # backends without generator support (multiprocessing)
         parallel = Parallel(n_jobs=n_jobs, return_as="list")
-    jobs = (delayed(_run_task)(task, estimator, X, y, X_test, response, voting) for task in tasks)
+    jobs = (delayed(_run_task)(task, estimator, *data, *prediction) for task in tasks)
     results = {}
     total = len(tasks)
     outputs = parallel(jobs)

@@ -21,7 +21,7 @@ from numbers import Real
 import numpy as np
 from scipy.optimize import leastsq
 
-from .._core._exceptions import PredstabWarning
+from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._ratings import as_real_vector
 from .._core._results import Result, r_signif, result
 from .._core._validation import Interval, Options, check_param, validate_params
@@ -236,7 +236,7 @@ class TwoPL(Result):
         rec, reason = self._recommend_detail(rec_thresh=rec_thresh, round_to=round_to, minimum=minimum,
                                              max_learners=max_learners)
         if rec is None:
-            warnings.warn(reason, PredstabWarning, stacklevel=3)  # + 1: the validate_params wrapper
+            warn_outside(reason, PredstabWarning)
         return rec
 
     def _recommend_detail(self, *, rec_thresh, round_to, minimum, max_learners):
