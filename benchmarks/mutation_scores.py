@@ -33,24 +33,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # module -> test files that exercise it (relative to the project root)
+# stability and ensembles are named by their path below src/predstab ("stability._stability"); their
+# tests run without the slow ones (pyproject's [tool.mutmut] passes -m "not slow")
+_PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_psi_inputs.py",
+            "tests/stability/test_phi_psi_counting.py", "tests/stability/test_phi_psi_object_intervals.py",
+            "tests/stability/test_stability_result.py", "tests/stability/test_phi_psi_properties.py",
+            "tests/test_stability_intervals.py"]
+_TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
+           "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
+           "tests/ensembles/test_tune_result.py"]
 MODULES: dict[str, list[str]] = {
-    "_stability": ["tests/test_stability.py", "tests/test_stability_intervals.py",
-                   "tests/test_stability_properties.py"],
+    "stability._stability": _PHI_PSI,
+    "stability._disagreement": _PHI_PSI,
+    "stability._object_intervals": _PHI_PSI,
+    "stability._result": _PHI_PSI,
+    "stability._scales": _PHI_PSI,
+    "stability._measures": ["tests/stability/test_measure_registry.py", *_TUNING],
     "_icc": ["tests/test_icc.py"],
     "_fleiss": ["tests/test_fleiss.py"],
     "_krippendorff": ["tests/test_krippendorff.py"],
-    "_twopl": ["tests/test_twopl.py"],
-    # _tune: ~3,000 mutants; tests/test_tune.py takes ~16 s for each surviving one, so the module is
-    # measured with the fast tests/test_mutants_tune.py alone (added below): a lower bound of the
-    # full suite's score (docs/mutation.md)
-    "_tune": [],
-    # tests/test_pool.py (16 s alone: pools of up to 4,000 trees) is left out of these two: the
-    # tests/test_mutants_{pool,closed_form}.py files pin the same values on tiny data in seconds
-    "_pool": [],
-    "_closed_form": ["tests/test_mutants_pool.py"],
-    # test_repeated.py left out: its loky/multiprocessing and 30-tree tests cost ~35 s per surviving mutant;
-    # tests/test_mutants_repeated.py (8 s, added below) pins the same values on tiny data (a lower bound)
-    "_repeated": [],
+    "ensembles._twopl": ["tests/ensembles/test_twopl.py"],
+    # the tuning (~3,000 mutants): the topic files of tests/ensembles, tiny data for most tests
+    "ensembles._tune": _TUNING,
+    "ensembles._tune_config": _TUNING,
+    "ensembles._tune_strategies": _TUNING,
+    "ensembles._tune_table": _TUNING,
+    "ensembles._recommend": _TUNING,
+    "ensembles._tune_result": _TUNING,
+    "ensembles._pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
+    "ensembles._closed_form": ["tests/ensembles/test_closed_form_functions.py",
+                               "tests/ensembles/test_pool_closed_form.py"],
+    # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
+    "ensembles._repeated": ["tests/ensembles/test_repeated_predictions.py"],
     # tests/test_mutants_io.py (added below) runs _io in-process; test_cli_inputs.py and test_cli_firsthour.py
     # run the CLI only as a subprocess, which mutmut cannot see; test_cli.py runs it in-process but takes
     # ~45 s (tune and demo runs), which every surviving mutant of a function they reach would cost
@@ -62,7 +76,7 @@ MODULES: dict[str, list[str]] = {
 
 # tests that check the file a warning points at: under mutmut every call passes through its
 # trampoline (extra stack frames), so they fail on the unmutated code and are left out
-DESELECT = ["tests/test_stability.py::test_warnings_point_at_the_callers_line"]
+DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_callers_line"]
 
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
@@ -75,9 +89,18 @@ _IGNORE = shutil.ignore_patterns("mutants", ".git", "__pycache__", ".venv", "sit
 _LINE = re.compile(r"^\s*(?P<name>[\w.]+__mutmut_\d+):\s*(?P<status>[\w ]+?)\s*$")
 
 
+def _path(module: str) -> str:
+    """``stability._stability`` -> ``stability/_stability`` (below src/predstab)."""
+    return module.replace(".", "/")
+
+
 def _tests_for(module: str) -> list[str]:
     extra = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutants{module}*.py"))
     return MODULES[module] + extra
+
+
+# the slow tests (seconds each, end to end) would cost their time for every surviving mutant
+_PYTEST_ARGS = ["-p", "no:cacheprovider", "-q", "-x", "-m", "not slow"]
 
 
 def _deselect() -> list[str]:
@@ -90,9 +113,9 @@ def _config(module: str) -> str:
 
     return ("[tool.mutmut]\n"
             'source_paths = ["src"]\n'
-            f'only_mutate = {toml_list([f"src/predstab/{module}.py"])}\n'
+            f'only_mutate = {toml_list([f"src/predstab/{_path(module)}.py"])}\n'
             f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
-            f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', '-x', *_deselect()])}\n"
+            f"pytest_add_cli_args = {toml_list(_PYTEST_ARGS + _deselect())}\n"
             'also_copy = ["validation", "tests"]\n')
 
 

@@ -365,7 +365,7 @@ def test_stability_prints_aps_layout_for_every_reference_case(capsys, case):
     # written by write.csv; the CLI must print exactly R's lines (5 significant digits).
     if case["id"] in _DIFFERENCES:
         pytest.skip("a deliberate difference from APS 1.0.1 (validation/README.md, stability section), "
-                    "checked by tests/test_stability.py; nothing to do")
+                    "checked by tests/stability/; nothing to do")
     flag = "--training-observations" if case["fn"] == "phi" else "--prediction-space"
     args = ["stability", APS / "cases" / case["prediction_matrix"], flag, APS / "cases" / case["baseline"],
             "--scale", case["scale"]]

@@ -19,14 +19,23 @@ from scipy import stats
 
 from predstab import ConfidenceInterval, PredstabDegenerateWarning, PredstabUndefinedWarning
 from predstab.ensembles import _closed_form as cf
+from tests.ensembles._pools import (
+    jackknife_scaled,
+    percentile_band,
+)
 
 # the closed forms handle 0 / 0 (objects without votes) themselves: no numpy warning reaches a user
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
+
 RNG = np.random.default_rng(20)
+
+
 # 6 objects x 8 trees: object effects plus tree noise of unequal size per object
 T = (np.array([-3.0, -1.0, 0.0, 0.5, 2.0, 4.0])[:, None]
      + RNG.normal(size=(6, 8)) * np.array([0.5, 1.0, 1.5, 0.8, 1.2, 2.0])[:, None])
+
+
 # out-of-bag mask: row 4 has one voter (dropped), row 5 none (dropped)
 MASK = np.array([[1, 0, 1, 1, 0, 1, 0, 1],
                  [0, 1, 1, 0, 1, 0, 1, 1],
@@ -50,36 +59,6 @@ def metric_stats(t, n, plug_in=False):
     w = var.mean()
     b = max(t.mean(axis=1).var(ddof=1) - (0.0 if plug_in else w / size), 0.0)
     return w, b, w / np.asarray(n, dtype=float)
-
-
-def percentile_band(curve, errors, level):
-    """The bands' interval by hand: order statistics of each column's finite errors at 1-based
-    positions (B + 1) p (linear between neighbours, clipped to the sample), added to the curve,
-    widened to contain it, capped at 1."""
-    low, high = [], []
-    for c, col in zip(curve, np.asarray(errors, dtype=float).T, strict=True):
-        col = np.sort(col[np.isfinite(col)])
-        if not col.size or not np.isfinite(c):
-            low.append(np.nan), high.append(np.nan)
-            continue
-
-        def at(p, col=col):
-            h = min(max((len(col) + 1) * p, 1.0), float(len(col))) - 1
-            lo = int(np.floor(h))
-            return col[lo] + (h - lo) * (col[min(lo + 1, len(col) - 1)] - col[lo])
-
-        alpha = (1 - level) / 2
-        low.append(min(min(c + at(alpha), 1.0), c))
-        high.append(max(min(c + at(1 - alpha), 1.0), c))
-    return np.array(low), np.array(high)
-
-
-def jackknife_scaled(errors, t, of):
-    """Metric test-object errors scaled up to the leave-one-learner-out jackknife SE of ``of``."""
-    size = t.shape[1]
-    jack = np.stack([of(np.delete(t, j, axis=1)) for j in range(size)])
-    se = np.sqrt((size - 1) / size * np.sum((jack - jack.mean(axis=0)) ** 2, axis=0))
-    return np.asarray(errors) * np.maximum(se / np.std(errors, axis=0, ddof=1), 1.0)
 
 
 def oob_stats(t, mask, n, plug_in=False):

@@ -18,7 +18,10 @@ from sklearn.model_selection import PredefinedSplit
 import predstab
 from validation import maize_report
 
-ROOT = Path(__file__).resolve().parents[1]
+# fits ranger-like forests on the maize data and runs the report: seconds
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
 APS = ROOT / "validation/r-reference/aps"
 N_TREES, N_FITS, SEED = 4, 2, 1  # the reduced configuration; 1 is the report's default --random-state
 TRAITS = ("yield", "maturityclass")

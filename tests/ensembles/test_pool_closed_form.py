@@ -1,66 +1,34 @@
-"""TreePool: forests by aggregation equal the ensemble's own predictions; closed forms."""
+"""TreePool.closed_form: the expected stability of forests of ``n`` learners from the pool's
+per-tree predictions (the variance decomposition of the TreePool Notes for metric predictions;
+the average over every way to cut the pool for classes), against simulated and disjoint forests,
+and its bands (resampled pools about the plug-in), as one ClosedFormResult.
+"""
+
+import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import (
-    BaggingRegressor,
-    ExtraTreesRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.linear_model import LinearRegression
 
-from predstab import PredstabWarning, TreePool, fit_2pl, fleiss_kappa, icc
+from predstab import PredstabDegenerateWarning, PredstabWarning, TreePool, fit_2pl, fleiss_kappa, icc
+from predstab._core._validation import InvalidParameterError
 from predstab.ensembles._closed_form import closed_form_stats, curve_from_stats
-from predstab.ensembles._forest import oob_predict
-
-
-@pytest.fixture(scope="module")
-def reg():
-    X, y = make_regression(90, 6, noise=15, random_state=0)
-    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=120, random_state=0)
-    return pool.fit(X[:60], y[:60], X[60:]), X, y
-
-
-@pytest.fixture(scope="module")
-def clf():
-    X, y = make_classification(120, 6, n_informative=3, random_state=1)
-    labels = np.where(y == 1, "b", "a")
-    pool = TreePool(RandomForestClassifier(max_features=2), n_learners=90, voting="hard", random_state=0)
-    return pool.fit(X[:80], labels[:80], X[80:]), X, labels
-
-
-def test_whole_pool_is_the_fitted_forest(reg, clf):
-    pool, X, _ = reg
-    whole = pool.forests(120, n_forests=1)[:, 0]
-    np.testing.assert_allclose(whole, pool.ensemble_.predict(X[60:]), rtol=1e-12)
-    cpool, Xc, _ = clf
-    soft = cpool.forests(90, n_forests=1, voting="soft")[:, 0]
-    assert soft.tolist() == cpool.ensemble_.predict(Xc[80:]).tolist()
-
-
-def test_forests_are_disjoint_groups(reg):
-    pool, _, _ = reg
-    m = pool.forests(30)
-    assert m.shape == (30, 4)
-    expected = pool.test_predictions_[:, 30:60].mean(axis=1)
-    np.testing.assert_allclose(m[:, 1], expected, rtol=1e-12)
-
-
-def test_hard_voting_majority_and_ties(clf):
-    pool, _, _ = clf
-    votes = pool.test_predictions_.argmax(axis=2)[:, :4]  # forests of 4 trees: ties possible
-    hard = pool.forests(4, n_forests=1, voting="hard")[:, 0]
-    ones = votes.sum(axis=1)
-    expected = np.where(ones > 2, "b", "a")  # a 2-2 tie goes to the first class, "a"
-    assert hard.tolist() == expected.tolist()
-
-
-def test_oob_baseline_matches_forest_oob(reg):
-    pool, X, _ = reg
-    np.testing.assert_allclose(pool.oob_baseline(), oob_predict(pool.ensemble_, X[:60]), rtol=1e-12)
+from tests.ensembles._pools import (
+    LABELS,
+    XC,
+    X,
+    Y,
+    icc_by_hand,
+    jackknife_scaled,
+    one_hot_two,
+    per_tree,
+    percentile_band,
+)
 
 
 def test_closed_form_icc_is_a_2pl_with_slope_one(reg):
@@ -101,7 +69,8 @@ def test_closed_form_classes_against_simulated_forests(clf):
     d_o = np.mean(1 - pi**2 - (1 - pi) ** 2)
     share = pi.mean()
     expected = 1 - d_o / (1 - share**2 - (1 - share) ** 2)
-    assert pool.closed_form([n], measure="fleiss", voting="hard").curve[0] == pytest.approx(expected, abs=0.02)
+    assert pool.closed_form([n], measure="fleiss", voting="hard").curve[0] == pytest.approx(expected,
+                                                                                            abs=0.02)
     with pytest.warns(PredstabWarning, match=r"n = \[50\] learners is extrapolated.*at least 100 learners"):
         soft = pool.closed_form([n, 50], measure="fleiss", voting="soft").curve
     assert soft[0] < soft[1] <= 1
@@ -141,64 +110,6 @@ def test_bootstrap_band_brackets_curve(reg):
     assert np.all(low <= curve) and np.all(curve <= high)
 
 
-def test_training_rows_out_of_bag_without_test_set():
-    X, y = make_regression(50, 4, random_state=2)
-    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=40, random_state=1).fit(X, y)
-    m = pool.forests(20)
-    assert m.shape == (50, 2)
-    with pytest.raises(ValueError, match="X_test"):
-        TreePool(ExtraTreesRegressor(), n_learners=10).fit(X, y)
-
-
-def test_bagging_ensembles_are_supported():
-    X, y = make_regression(50, 4, random_state=2)
-    pool = TreePool(BaggingRegressor(max_features=0.5), n_learners=20, random_state=1)
-    pool.fit(X[:40], y[:40], X[40:])
-    whole = pool.forests(20, n_forests=1)[:, 0]
-    np.testing.assert_allclose(whole, pool.ensemble_.predict(X[40:]), rtol=1e-12)
-
-
-def test_errors(reg):
-    pool, _, _ = reg
-    with pytest.raises(ValueError, match="pool size 120"):
-        pool.forests(50, n_forests=3)
-    with pytest.raises(ValueError, match="`measure`"):
-        pool.closed_form([10], measure="fleiss")
-    with pytest.raises(ValueError, match="`on`"):
-        pool.forests(10, on="train")
-    with pytest.raises(TypeError, match="`estimator`"):  # checked in fit, as scikit-learn does
-        TreePool(LinearRegression()).fit([[0.0]] * 4, [0, 1, 2, 3])
-    with pytest.raises(ValueError, match="`voting`"):
-        TreePool(RandomForestRegressor(), voting="majority").fit([[0.0]] * 4, [0, 1, 2, 3])
-    with pytest.raises(ValueError, match="not fitted"):
-        TreePool(RandomForestRegressor()).forests(10)
-
-
-def test_same_seed_same_pool():
-    X, y = make_regression(40, 4, random_state=3)
-    a = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
-    b = TreePool(RandomForestRegressor(), n_learners=10, random_state=7).fit(X[:30], y[:30], X[30:])
-    np.testing.assert_array_equal(a.test_predictions_, b.test_predictions_)
-
-
-def test_tree_permutation_importances():
-    from predstab.ensembles._forest import tree_permutation_importances
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 5))
-    y = 3 * X[:, 0] + 0.1 * rng.normal(size=120)
-    forest = RandomForestRegressor(n_estimators=20, max_features=2, random_state=0).fit(X, y)
-    imp = tree_permutation_importances(forest, X, y, np.random.default_rng(1))
-    assert imp.shape == (5, 20)
-    for t, tree in enumerate(forest.estimators_):
-        unused = np.setdiff1d(np.arange(5), tree.tree_.feature[tree.tree_.feature >= 0])
-        assert (imp[unused, t] == 0).all()
-    mean = imp.mean(axis=1)
-    assert mean[0] > 10 * np.abs(mean[1:]).max()  # the only informative variable dominates
-    with pytest.raises(ValueError, match="impurity"):
-        tree_permutation_importances(BaggingRegressor(n_estimators=3).fit(X, y), X, y, rng)
-
-
 def test_closed_form_out_of_bag_on_training_rows():
     X, y = make_regression(60, 4, noise=5, random_state=4)
     pool = TreePool(RandomForestRegressor(max_features=2), n_learners=80, random_state=2).fit(X, y)
@@ -216,6 +127,7 @@ def test_closed_form_out_of_bag_on_training_rows():
     assert np.all(np.diff(pool.closed_form([2, 5, 50], measure="icc").curve) > 0)
 
 
+@pytest.mark.slow
 def test_closed_form_out_of_bag_matches_out_of_bag_forests():
     # out of bag, a forest of n trees votes with about 0.37 n of them: the closed form used to
     # take all n (ICC(20) 0.92 where the forests give 0.78)
@@ -229,6 +141,7 @@ def test_closed_form_out_of_bag_matches_out_of_bag_forests():
         assert pool.closed_form([n]).curve[0] == pytest.approx(np.mean(runs), abs=0.02)
 
 
+@pytest.mark.slow
 def test_bootstrap_band_covers_the_expected_icc():
     # The closed form subtracts the pool's own noise from the between-object variance, so
     # resampled pools centre on the plug-in curve, not on the estimate. A band pivoting on
@@ -282,6 +195,7 @@ def test_class_closed_form_is_the_average_over_splits_of_the_pool(voting):
     assert pool.closed_form([3], measure="fleiss").curve[0] == pytest.approx(exact, abs=0.03)
 
 
+@pytest.mark.slow
 def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
     # out of bag a forest of 10 trees votes with about 4 of them at each row; the closed form
     # used to let all 10 vote (kappa 0.89 where the forests give 0.69; 0.97 for 0.94 at 50)
@@ -296,35 +210,6 @@ def test_class_closed_form_out_of_bag_matches_out_of_bag_forests():
             complete = np.array([all(v is not None for v in row) for row in block])
             runs.append(fleiss_kappa(block[complete].astype(int)).value)
         assert pool.closed_form([n], measure="fleiss").curve[0] == pytest.approx(np.mean(runs), abs=0.02)
-
-
-@pytest.mark.parametrize("estimator", [RandomForestRegressor(max_features=2),
-                                       BaggingRegressor(max_features=0.5)])
-def test_extend_appends_independent_learners_consistently(estimator):
-    from predstab.ensembles._forest import inbag_mask
-
-    X, y = make_regression(60, 4, noise=5, random_state=4)
-    pool = TreePool(estimator, n_learners=10, random_state=1).fit(X[:45], y[:45], X[45:])
-    first = pool.test_predictions_.copy()
-    pool.extend(15)
-    assert pool.test_predictions_.shape == (15, 25) and pool.oob_.shape == (45, 25)
-    np.testing.assert_array_equal(pool.test_predictions_[:, :10], first)
-    # the pool is still one ensemble: its predictions, its out-of-bag rows
-    whole = pool.test_predictions_.mean(axis=1)
-    np.testing.assert_allclose(pool.ensemble_.predict(X[45:]), whole, rtol=1e-12)
-    np.testing.assert_array_equal(pool.oob_, ~inbag_mask(pool.ensemble_, 45).T)
-    # new seeds: no new learner repeats an old one
-    old = {tuple(np.round(c, 9)) for c in first.T}
-    assert not any(tuple(np.round(c, 9)) in old for c in pool.test_predictions_[:, 10:].T)
-
-
-def test_extend_on_training_rows_keeps_test_and_train_the_same():
-    X, y = make_classification(60, 4, random_state=0)
-    pool = TreePool(RandomForestClassifier(max_features=2), n_learners=10, random_state=1).fit(X, y)
-    pool.extend(6)
-    assert pool.test_predictions_ is pool.train_predictions_ and pool.test_predictions_.shape[1] == 16
-    with pytest.raises(ValueError, match="n_learners"):
-        pool.extend(1)
 
 
 def test_two_class_majority_votes_are_the_exact_average_over_splits():
@@ -473,6 +358,7 @@ def test_closed_form_bad_options_name_the_parameter(reg, kwargs, name):
         pool.closed_form([5], **kwargs)
 
 
+@pytest.mark.slow
 def test_soft_vote_bands_are_centred_on_the_estimate():
     # Soft votes of 10 learners whose class-1 probabilities are far from Normal (0.6-1.0 when
     # a learner votes for class 1, 0-0.4 otherwise). The resampled estimates are disjoint-forest
@@ -499,26 +385,166 @@ def test_soft_vote_bands_are_centred_on_the_estimate():
     assert abs(np.mean(offsets)) < 0.2
 
 
-def test_float32_cache_and_threads_give_the_same_predictions():
-    X, y = make_regression(70, 5, noise=10, random_state=6)
-    kw = {"n_learners": 30, "random_state": 3}
-    base = TreePool(RandomForestRegressor(max_features=2), **kw).fit(X[:50], y[:50], X[50:])
-    single = TreePool(RandomForestRegressor(max_features=2), dtype="float32", **kw)
-    single.fit(X[:50], y[:50], X[50:])
-    threads = TreePool(RandomForestRegressor(max_features=2), n_jobs=2, **kw).fit(X[:50], y[:50], X[50:])
-    np.testing.assert_array_equal(threads.test_predictions_, base.test_predictions_)
-    assert single.test_predictions_.dtype == np.float32
-    np.testing.assert_allclose(single.test_predictions_, base.test_predictions_, rtol=1e-6)
-    # the closed forms accumulate in float64: the float32 cache changes them by ~1e-7
-    np.testing.assert_allclose(single.closed_form([3, 30]).curve, base.closed_form([3, 30]).curve, rtol=1e-5)
-    # threads over blocks of objects: the same bands (the blocks' sums are added in order)
-    big = TreePool(RandomForestRegressor(max_features=2, max_depth=3), n_learners=40, random_state=1)
-    big.fit(X[:50], y[:50], np.random.default_rng(0).normal(size=(2000, 5)), oob=False)
-    one = big.closed_form([3, 30], n_resamples=30, random_state=2)
-    big.n_jobs = 2
-    two = big.closed_form([3, 30], n_resamples=30, random_state=2)
-    np.testing.assert_allclose(two.errors, one.errors, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(two.curve, one.curve, rtol=1e-12)
-    with pytest.raises(ValueError, match="`dtype`"):
-        TreePool(RandomForestRegressor(), dtype="int8").fit(X, y)
+# ----------------------------------------------------------------------------- closed forms
+def test_closed_form_metric_measures(tiny_reg):
+    t = tiny_reg.test_predictions_
+    n = np.array([1, 3, 40])
+    expected, w = icc_by_hand(t, n)
+    np.testing.assert_allclose(tiny_reg.closed_form(n).curve, expected, rtol=1e-12)
+    np.testing.assert_allclose(tiny_reg.closed_form(3).curve, expected[1:2], rtol=1e-12)  # a scalar n
+    np.testing.assert_allclose(tiny_reg.closed_form(n, measure="phi").curve, 1 - w / n / Y[:30].var(ddof=1),
+                               rtol=1e-12)
+    base = np.array([1.0, 3.0, 2.0, 7.0])
+    np.testing.assert_allclose(tiny_reg.closed_form(n, measure="phi", baseline=base).curve,
+                               1 - w / n / base.var(ddof=1),
+                               rtol=1e-12)
+    oob = tiny_reg.oob_baseline()
+    np.testing.assert_allclose(tiny_reg.closed_form(n, measure="psi").curve, 1 - w / n / oob.var(ddof=1),
+                               rtol=1e-12)
+    np.testing.assert_allclose(tiny_reg.closed_form(n, measure="psi", baseline=base).curve,
+                               1 - w / n / base.var(ddof=1),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="`measure`='fleiss' needs classes"):
+        tiny_reg.closed_form(n, measure="fleiss")
 
+
+def test_closed_form_on_training_rows_is_out_of_bag():
+    pool = TreePool(RandomForestRegressor(max_features=2), n_learners=10, random_state=3).fit(X[:30], Y[:30])
+    t, oob = pool.test_predictions_, pool.oob_
+    rows = oob.sum(axis=1) > 1
+    var = np.array([t[i, oob[i]].var(ddof=1) for i in np.flatnonzero(rows)])
+    rate = oob[rows].sum(axis=1) / 10
+    k = np.arange(1, 5)[:, None]
+    pmf = stats.binom.pmf(k, 4, rate)
+    d_o = np.mean(var * (pmf / k).sum(axis=0) / pmf.sum(axis=0))
+    np.testing.assert_allclose(pool.closed_form([4], measure="phi").curve, 1 - d_o / Y[:30].var(ddof=1),
+                               rtol=1e-10)
+
+
+def test_closed_form_bands_default_generator_and_tuple(tiny_reg):
+    n = np.array([2.0, 6.0])
+    band = tiny_reg.closed_form(n, n_resamples=30, confidence_level=0.9, random_state=1)
+    curve, low, high = band.curve, band.low, band.high
+    res = tiny_reg.closed_form(n, n_resamples=30, confidence_level=0.9, random_state=1)
+    np.testing.assert_array_equal(res.curve, curve)
+    np.testing.assert_array_equal(res.low, low)
+    np.testing.assert_array_equal(res.high, high)
+    assert res.confidence_level == 0.9 and res.n_resamples == 30 and res.pool_size == 12
+    # independent: the resampled pools of the multinomial counts of that generator
+    t = tiny_reg.test_predictions_
+    counts = np.random.default_rng(1).multinomial(12, np.full(12, 1 / 12), size=30)
+
+    def plug_in(m):
+        w = m.var(axis=1, ddof=1).mean()
+        b = m.mean(axis=1).var(ddof=1)
+        return b / (b + w / n)
+
+    errors = np.stack([icc_by_hand(t[:, np.repeat(np.arange(12), c)], n)[0] for c in counts]) - plug_in(t)
+    # metric test objects: scaled up to the leave-one-learner-out jackknife SE where that is larger
+    errors = jackknife_scaled(errors, t, lambda m: icc_by_hand(m, n)[0])
+    np.testing.assert_allclose(res.errors, errors, atol=1e-5)
+    np.testing.assert_allclose(np.c_[low, high], np.c_[percentile_band(curve, errors, 0.9)], atol=1e-5)
+    # the default generator derives from the pool's seed and size
+    default = tiny_reg.closed_form(n, n_resamples=30)
+    counts = np.random.default_rng([tiny_reg.seed_, 12]).multinomial(12, np.full(12, 1 / 12), size=30)
+    errors = np.stack([icc_by_hand(t[:, np.repeat(np.arange(12), c)], n)[0] for c in counts]) - plug_in(t)
+    errors = jackknife_scaled(errors, t, lambda m: icc_by_hand(m, n)[0])
+    np.testing.assert_allclose(default.errors, errors, atol=1e-5)
+    assert default.n_resamples == 30 and tiny_reg.closed_form(n).n_resamples == 0  # no band by default
+    assert default.confidence_level == 0.95
+    np.testing.assert_allclose(default.high, percentile_band(default.curve, errors, 0.95)[1], atol=1e-5)
+    band = tiny_reg.closed_form(n, n_resamples=30)  # the same defaults
+    curve, low, high = band.curve, band.low, band.high
+    np.testing.assert_array_equal(low, default.low)
+    np.testing.assert_array_equal(high, default.high)
+    assert tiny_reg.closed_form(n, n_resamples=30, confidence_level=0.9,
+                                 random_state=np.random.default_rng(1)) == res
+    bare = tiny_reg.closed_form(n, n_resamples=0).curve
+    assert isinstance(bare, np.ndarray) and bare.shape == (2,)
+
+
+def test_closed_form_bad_options(tiny_reg):
+    for bad, name in (([0.5], "n"), ([np.inf], "n"), ([np.nan], "n")):
+        with pytest.raises(ValueError, match=f"`{name}`"):
+            tiny_reg.closed_form(bad)
+    for kwargs, name in (({"n_resamples": -1}, "n_resamples"),
+                         ({"confidence_level": 0.0}, "confidence_level"),
+                         ({"confidence_level": 1.0}, "confidence_level"), ({"measure": "alpha"}, "measure"),
+                         ({"voting": "mean"}, "voting"), ({"random_state": -1}, "random_state"),
+                         ({"baseline": 3}, "baseline")):
+        with pytest.raises(InvalidParameterError, match=f"`{name}`"):
+            tiny_reg.closed_form([2], **kwargs)
+    # the smallest valid values
+    assert tiny_reg.closed_form([1], n_resamples=1, confidence_level=0.01).curve.shape == (1,)
+
+
+def test_class_closed_forms_and_the_extrapolation_warning(tiny_clf):
+    # hard votes of two classes on test objects: the exact average over splits of the pool
+    votes = tiny_clf.test_predictions_.argmax(axis=2)
+    from itertools import combinations
+
+    def kappa(n):
+        agree, pi = [], []
+        for first in combinations(range(10), n):
+            rest = [j for j in range(10) if j not in first]
+            for second in combinations(rest, n):
+                a = votes[:, list(first)].sum(axis=1) * 2 > n
+                b = votes[:, list(second)].sum(axis=1) * 2 > n
+                agree.append(a == b)
+                pi.append(a)
+        pi1 = np.mean(pi, axis=0)
+        share = pi1.mean()
+        return 1 - (1 - np.mean(agree)) / (1 - share**2 - (1 - share) ** 2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve = tiny_clf.closed_form([1, 2, 5], measure="fleiss").curve
+    np.testing.assert_allclose(curve, [kappa(1), kappa(2), kappa(5)], rtol=1e-10)
+    message = r"n = \[6\] learners is extrapolated.*pool of 10.*at least 12"
+    with pytest.warns(PredstabWarning, match=message):
+        tiny_clf.closed_form([4, 5, 6], measure="fleiss")
+    with pytest.raises(ValueError, match="`measure`='icc' needs metric"):
+        tiny_clf.closed_form([2], measure="icc")
+    # psi's default baseline: the pool's out-of-bag votes; phi's: the training labels
+    base = [v for v in tiny_clf.oob_baseline() if v is not None]
+    share = np.mean(np.array(base) == "yes")
+    d_e = 1 - share**2 - (1 - share) ** 2
+    d_o = 1 - np.mean([np.mean(votes[:, a] == votes[:, b]) for a in range(10) for b in range(10) if a != b])
+    np.testing.assert_allclose(tiny_clf.closed_form([1], measure="psi").curve, 1 - d_o / d_e, rtol=1e-10)
+    share = np.mean(LABELS[:30] == "yes")
+    d_e = 1 - share**2 - (1 - share) ** 2
+    np.testing.assert_allclose(tiny_clf.closed_form([1], measure="phi").curve, 1 - d_o / d_e, rtol=1e-10)
+    # a voting override also sets psi's default baseline: the pool's soft out-of-bag votes (a pool
+    # whose soft and hard baselines differ in their class shares)
+    other = TreePool(RandomForestClassifier(max_features=2, max_depth=3), n_learners=10, voting="hard",
+                     random_state=0).fit(XC[:30], LABELS[:30], XC[30:])
+    p, oob = per_tree(other.ensemble_, XC[:30]), other.oob_
+    votes = other.test_predictions_.argmax(axis=2)
+    d_o = 1 - np.mean([np.mean(votes[:, a] == votes[:, b]) for a in range(10) for b in range(10) if a != b])
+    shares = {}
+    for voting, scores in (("hard", one_hot_two(p.argmax(axis=2))), ("soft", p)):
+        totals = (scores * oob[..., None]).sum(axis=1)
+        share = np.mean(totals.argmax(axis=1)[oob.any(axis=1)] == 1)  # class 1: "yes"
+        shares[voting] = 1 - share**2 - (1 - share) ** 2
+    assert shares["soft"] != pytest.approx(shares["hard"], rel=1e-3)
+    for voting in ("soft", "hard"):  # one learner: its soft and hard votes agree, so does D_o
+        np.testing.assert_allclose(other.closed_form([1], measure="psi", voting=voting, random_state=0).curve,
+                                   1 - d_o / shares[voting], rtol=1e-10)
+    # soft votes: a different closed form (probabilities, random orderings of the pool)
+    soft = tiny_clf.closed_form([2], measure="fleiss", voting="soft", random_state=0).curve
+    assert not np.allclose(soft, curve[1:2])
+    again = tiny_clf.closed_form([2], measure="fleiss", voting="soft", random_state=0).curve
+    np.testing.assert_array_equal(soft, again)
+
+
+def test_metric_pools_never_warn_about_the_extrapolation(tiny_reg):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny_reg.closed_form([7, 100])
+
+
+def test_degenerate_pool_follows_the_convention():
+    y = np.full(30, 3.0)
+    pool = TreePool(RandomForestRegressor(), n_learners=4, random_state=0).fit(X[:30], y, X[30:])
+    with pytest.warns(PredstabDegenerateWarning):
+        np.testing.assert_array_equal(pool.closed_form([1, 3]).curve, [1.0, 1.0])
