@@ -45,10 +45,22 @@ _SECTIONS = {
     ".agreement._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
     ".agreement._icc_reml": "Agreement: ICC of incomplete designs (psych::ICC(lmer = TRUE))",
     "._core._long": "Long-format ratings to a matrix",
-    ".agreement._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
-    ".agreement._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
-    ".agreement._cac": ("Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, "
+    ".agreement._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss, irrCAC::fleiss.kappa.raw)",
+    ".agreement._krippendorff": ("Agreement: Krippendorff's alpha (irr::kripp.alpha, "
+                                 "irrCAC::krippen.alpha.raw)"),
+    ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, psych::cohen.kappa, "
+                          "irr::kappam.light)"),
+    ".agreement._cac": ("Agreement: irrCAC's chance-corrected coefficients (AC1/AC2, Brennan-Prediger, "
                         "Conger)"),
+    ".agreement._percent": "Agreement: percent agreement (irr::agree, irrCAC::pa.coeff.raw, irr::maxwell)",
+    ".agreement._concordance": ("Agreement: concordance and mean correlations (irr::kendall, irr::meancor, "
+                                "irr::meanrho)"),
+    ".agreement._variance_ratio": "Agreement: variance ratios (irr::finn, irr::robinson, irr::iota)",
+    ".agreement._marginal": ("Agreement: two raters' table, rater bias and marginal homogeneity "
+                             "(irr::rater.bias, irr::stuart.maxwell.mh, irr::bhapkar)"),
+    ".agreement._inter_intra": "Agreement: inter- and intrarater reliability (irr::relInterIntra)",
+    ".agreement._kappa_sample_size": ("Agreement: sample size for kappa (irr::N.cohen.kappa, "
+                                      "irr::N2.cohen.kappa)"),
     ".agreement._alpha": "Reliability: Cronbach's alpha (psych::alpha)",
     ".stability._stability": "Prediction stability: phi and psi (APS)",
     ".ensembles._repeated": "Prediction matrices from estimators",
@@ -59,10 +71,6 @@ _SECTIONS = {
     ".stability._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
     "._core._io": "Reading files (CSV, Parquet)",
-    ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, "
-                          "irr::N.cohen.kappa)"),
-    ".agreement._irr": ("Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, "
-                        "...)"),
 }
 
 _SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}

@@ -73,7 +73,7 @@ def _icc_row(row):
 
 
 def _alpha(level):
-    return lambda x, baseline=None, target=None: predstab.krippendorff_alpha(x, level=level).value
+    return lambda x, baseline=None, target=None: predstab.krippendorff_alpha(x, scale=level).value
 
 
 def _stab(fn, scale):
@@ -366,7 +366,7 @@ CALLS = {
     "ratings_from_long": (predstab.ratings_from_long, (_LONG,),
                           {"object": "id", "rater": "judge", "value": "score"}),
     "fleiss_kappa": (predstab.fleiss_kappa, (_LABELS,), {}),
-    "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"level": "ordinal"}),
+    "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"scale": "ordinal"}),
     "fit_2pl": (predstab.fit_2pl, _GRID, {}),
     "TwoPL.recommend": (lambda **kw: _fit().recommend(**kw), (), {}),
     "TwoPL.stability": (lambda *a, **kw: _fit().stability(*a, **kw), (1000,), {}),
@@ -387,8 +387,8 @@ CALLS = {
         {"n_resamples": 99, "random_state": 0}),
     # agreement coefficients of irr and psych (R reference cases)
     "agree": (predstab.agree, (_THREE_CATS,), {"tolerance": 1}),
-    "kendall_w": (predstab.kendall_w, (_ORDINAL_MANY,), {"correct": True}),
-    "finn": (predstab.finn, (_ORDINAL_MANY,), {"n_levels": 5, "model": "twoway"}),
+    "kendall_w": (predstab.kendall_w, (_ORDINAL_MANY,), {"correction": True}),
+    "finn": (predstab.finn, (_ORDINAL_MANY,), {"n_categories": 5, "model": "twoway"}),
     "robinson_a": (predstab.robinson_a, (_ORDINAL_MANY,), {}),
     "mean_correlation": (predstab.mean_correlation, (_IOTA[0],), {}),
     "mean_spearman": (predstab.mean_spearman, (_ORDINAL_MANY,), {}),
@@ -396,9 +396,10 @@ CALLS = {
     "rater_bias": (predstab.rater_bias, (_ORDINAL,), {}),
     "stuart_maxwell": (predstab.stuart_maxwell, (_ORDINAL,), {}),
     "bhapkar": (predstab.bhapkar, (_ORDINAL,), {}),
-    "iota": (predstab.iota, (_IOTA,), {"level": "quantitative", "standardize": True}),
+    "iota": (predstab.iota, (_IOTA,), {"scale": "quantitative", "standardize": True}),
     "inter_intra_reliability": (predstab.inter_intra_reliability, (_REPEATED,), {"n_raters": 3}),
-    "cohen_kappa": (predstab.cohen_kappa, (_ORDINAL,), {"weights": "quadratic", "levels": [1, 2, 3, 4, 5]}),
+    "cohen_kappa": (predstab.cohen_kappa, (_ORDINAL,),
+                    {"weights": "quadratic", "categories": [1, 2, 3, 4, 5]}),
     "light_kappa": (predstab.light_kappa, (_THREE_CATS,), {}),
     "kappa_sample_size": (predstab.kappa_sample_size, (0.6, 0.4), {"rate1": 0.3, "rate2": 0.4}),
     # irrCAC's coefficients and psych::alpha
@@ -503,7 +504,12 @@ RESULTS = [
     ("FleissKappaResult(detail)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, detail=True)),
     ("FleissKappaResult(exact)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, exact=True)),
     ("KrippendorffAlphaResult", "KrippendorffAlphaResult",
-     lambda: predstab.krippendorff_alpha(_RATINGS, level="interval")),
+     lambda: predstab.krippendorff_alpha(_RATINGS, scale="interval")),
+    # irrCAC's definitions of the same coefficients: the same result types, with the inference added
+    ("FleissKappaResult(weights)", "FleissKappaResult",
+     lambda: predstab.fleiss_kappa(_THREE_CATS, weights="quadratic")),
+    ("KrippendorffAlphaResult(weights)", "KrippendorffAlphaResult",
+     lambda: predstab.krippendorff_alpha(_THREE_CATS, weights="linear", confidence_level=0.9)),
     ("TwoPL", "TwoPL", _fit),
     ("TwoPL(failed)", "TwoPL", _with_warnings_ignored(lambda: predstab.fit_2pl([1, 2, 3], [0.5, 0.5, 0.5]))),
     ("SelectionStabilityResult", "SelectionStabilityResult",
@@ -525,9 +531,10 @@ RESULTS = [
     ("AgreeResult", "AgreeResult", lambda: predstab.agree(_THREE_CATS, tolerance=1)),
     ("AgreeResult(text)", "AgreeResult", _with_warnings_ignored(lambda: predstab.agree(_case("c_str_45x2")))),
     ("KendallWResult", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY)),
-    ("KendallWResult(correct)", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY, correct=True)),
-    ("FinnResult", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5)),
-    ("FinnResult(twoway)", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5, model="twoway")),
+    ("KendallWResult(correct)", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY, correction=True)),
+    ("FinnResult", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_categories=5)),
+    ("FinnResult(twoway)", "FinnResult",
+     lambda: predstab.finn(_ORDINAL_MANY, n_categories=5, model="twoway")),
     ("RobinsonAResult", "RobinsonAResult", lambda: predstab.robinson_a(_ORDINAL_MANY)),
     ("MeanCorrelationResult", "MeanCorrelationResult", lambda: predstab.mean_correlation(_IOTA[0])),
     ("MeanCorrelationResult(spearman)", "MeanCorrelationResult",
@@ -537,7 +544,7 @@ RESULTS = [
     ("StuartMaxwellResult", "StuartMaxwellResult", lambda: predstab.stuart_maxwell(_ORDINAL)),
     ("BhapkarResult", "BhapkarResult", lambda: predstab.bhapkar(_ORDINAL)),
     ("IotaResult", "IotaResult", lambda: predstab.iota(_IOTA)),
-    ("IotaResult(nominal)", "IotaResult", lambda: predstab.iota(_case("in_30x3_v1"), level="nominal")),
+    ("IotaResult(nominal)", "IotaResult", lambda: predstab.iota(_case("in_30x3_v1"), scale="nominal")),
     ("IotaResult(standardized)", "IotaResult", lambda: predstab.iota(_IOTA, standardize=True)),
     ("InterIntraReliabilityResult", "InterIntraReliabilityResult",
      lambda: predstab.inter_intra_reliability(_REPEATED, n_raters=3)),

@@ -454,7 +454,7 @@ def test_agree_table_fleiss_alpha(capsys):
                          "--level", "interval")
     assert code == 0, err
     matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
-    assert out == printed(predstab.krippendorff_alpha(matrix, level="interval"))
+    assert out == printed(predstab.krippendorff_alpha(matrix, scale="interval"))
     code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
     assert_one_line_error(code, err, "expected a number")
 

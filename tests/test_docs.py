@@ -211,7 +211,7 @@ def test_api_reference_sections_are_named_by_what_they_hold():
     hooks = _hooks()
     hooks._importable()
     headings = re.findall(r"^## (.+)$", hooks._api_reference(), flags=re.M)
-    assert ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, irr::N.cohen.kappa)"
+    assert ("Agreement: Cohen's and Light's kappa (irr::kappa2, psych::cohen.kappa, irr::kappam.light)"
             in headings)
     assert not [h for h in headings if re.search(r"(^|[\s.`])_\w", h)], headings
     import predstab

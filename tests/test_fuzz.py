@@ -132,10 +132,10 @@ TARGETS = {
     "fleiss_kappa(exact, detail)": lambda rng: predstab.fleiss_kappa(random_array(rng), exact=True,
                                                                      detail=True),
     **{f"krippendorff_alpha({level})": partial(lambda rng, level: predstab.krippendorff_alpha(
-        random_array(rng), level=level), level=level)
+        random_array(rng), scale=level), level=level)
        for level in ("nominal", "ordinal", "interval", "ratio")},
     "krippendorff_alpha(levels)": lambda rng: predstab.krippendorff_alpha(
-        random_array(rng), level=rng.choice(["nominal", "ordinal"]), levels=_levels(rng)),
+        random_array(rng), scale=rng.choice(["nominal", "ordinal"]), categories=_levels(rng)),
     "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
     "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
     "calculate_phi": lambda rng: predstab.calculate_phi(*_pair(rng),
@@ -417,10 +417,10 @@ HARD_TARGETS = {
     "icc(k)": lambda x: predstab.icc(x, unit="average"),
     "icc(C,k)": lambda x: predstab.icc(x, model="twoway", unit="average"),
     "icc(A,1)": lambda x: predstab.icc(x, model="twoway", type="agreement"),
-    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, level="interval"),
+    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, scale="interval"),
     "robinson_a": predstab.robinson_a,
     "iota": predstab.iota,
-    "finn": lambda x: predstab.finn(x, n_levels=7),
+    "finn": lambda x: predstab.finn(x, n_categories=7),
     "mean_correlation": predstab.mean_correlation,
     "mean_spearman": predstab.mean_spearman,
     "cronbach_alpha": predstab.cronbach_alpha,

@@ -370,7 +370,7 @@ def _cmd_agree(args, out):
         levels = parse_list(args.levels, option="--levels") if args.levels else None
         if levels is not None:
             levels = _as_data_type(levels, ratings)
-        result = predstab.krippendorff_alpha(ratings, level=args.level, levels=levels)
+        result = predstab.krippendorff_alpha(ratings, scale=args.level, categories=levels)
     else:
         raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
     # with --detail the printed block already holds irr's per-category table (kappa, z, p.value)

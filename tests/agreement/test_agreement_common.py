@@ -18,9 +18,9 @@ MEASURES = {
     "fleiss_kappa": (lambda r: fleiss_kappa(r).value, True),
     "fleiss_kappa exact": (lambda r: fleiss_kappa(r, exact=True).value, True),
     "krippendorff nominal": (lambda r: krippendorff_alpha(r).value, True),
-    "krippendorff ordinal": (lambda r: krippendorff_alpha(r, level="ordinal").value, True),
-    "krippendorff interval": (lambda r: krippendorff_alpha(r, level="interval").value, False),
-    "krippendorff ratio": (lambda r: krippendorff_alpha(r, level="ratio").value, False),
+    "krippendorff ordinal": (lambda r: krippendorff_alpha(r, scale="ordinal").value, True),
+    "krippendorff interval": (lambda r: krippendorff_alpha(r, scale="interval").value, False),
+    "krippendorff ratio": (lambda r: krippendorff_alpha(r, scale="ratio").value, False),
 }
 
 

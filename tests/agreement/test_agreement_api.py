@@ -2,7 +2,6 @@
 ``compare.mcnemar`` on a ``pd.crosstab`` DataFrame, and ``confidence_level`` on the irrCAC path
 of fleiss_kappa / krippendorff_alpha."""
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,14 +14,10 @@ from validation.suites.cac import read_case as cac_case
 from validation.suites.cac import records as cac_records
 from validation.suites.irr import expected, read_case
 
+from .conftest import quiet
+
 RTOL = 1e-10
 CASES = list(expected("irr_stuart_maxwell_mh"))
-
-
-def quiet(func, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kw)
 
 
 # --------------------------------------------------------------------------- C x C tables
