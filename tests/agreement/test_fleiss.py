@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from predstab import PredstabDataWarning, PredstabDegenerateWarning, fleiss_kappa
+from predstab import PredstabDataWarning, PredstabDegenerateWarning, conger_kappa, fleiss_kappa
 from validation._table import REFERENCE, load_json
 
 from .conftest import classic_case
@@ -322,3 +322,28 @@ def test_print_layout():
         "2.0  0.444 1.721    0.085",
         "3.0  0.318 1.232    0.218",
     ]
+
+
+# --------------------------------------------------------------------------- one engine for Conger's kappa
+def test_exact_kappa_is_conger_kappa_of_the_complete_objects():
+    # irr's kappam.fleiss(exact = TRUE) and irrCAC's conger.kappa.raw are one coefficient, whose chance
+    # agreement predstab computes in one function (agreement._cac.conger_chance_agreement). By hand
+    # (Conger 1980): p_e = sum_k mean_g(p_gk)^2 - sum_k var_g(p_gk) / (r - 1), variance over raters with
+    # denominator r
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1], [2, 3, 3]])
+    shares = np.stack([[np.mean(x[:, g] == k) for k in (1, 2, 3)] for g in range(3)])
+    p_e = np.sum(shares.mean(axis=0) ** 2) - np.sum(shares.var(axis=0)) / 2
+    sum_sq = sum(np.sum(row == k) ** 2 for row in x for k in (1, 2, 3))
+    p_o = (sum_sq - 18) / (18 * 2)
+    exact, conger = fleiss_kappa(x, exact=True), conger_kappa(x)
+    assert exact.expected == pytest.approx(p_e, rel=1e-14)
+    assert conger.expected == pytest.approx(p_e, rel=1e-14)
+    assert exact.value == pytest.approx(1 - (1 - p_o) / (1 - p_e), rel=1e-14)
+    assert conger.value == pytest.approx(exact.value, rel=1e-14)
+    # an incomplete object: irr drops it first, irrCAC keeps its ratings
+    y = np.vstack([x, [1, np.nan, 2]])
+    with pytest.warns(PredstabDataWarning, match="1 of 7 objects"):
+        dropped = fleiss_kappa(y, exact=True)
+    assert dropped.value == pytest.approx(exact.value, rel=1e-14)
+    assert conger_kappa(y).value != pytest.approx(exact.value, rel=1e-6)
+

@@ -21,6 +21,7 @@ from predstab import (
     maxwell_re,
     mean_correlation,
     mean_spearman,
+    percent_agreement,
     rater_bias,
     robinson_a,
     stuart_maxwell,
@@ -370,3 +371,23 @@ def test_degenerate_warnings_point_at_the_callers_line():
         with pytest.warns(PredstabDegenerateWarning) as record:
             call()
         assert record[0].filename == __file__
+
+
+# --------------------------------------------------------------------------- percent agreement, two ways
+def test_irr_and_irrcac_percent_agreement_relate_as_documented():
+    # irr's agree counts the objects on which every rater agrees; irrCAC's pa averages each object's
+    # share of agreeing pairs of ratings: for two raters with complete ratings the share is 0 or 1,
+    # so pa = agree / 100 = (Maxwell's RE + 1) / 2; with three raters, partial agreement counts for pa
+    two = np.array([[0, 0], [1, 1], [1, 0], [0, 0], [1, 1], [0, 1], [1, 1], [0, 0]])
+    assert agree(two).value == 75.0  # 6 of 8 objects
+    assert percent_agreement(two).value == pytest.approx(0.75, rel=1e-15)
+    assert maxwell_re(two).value == pytest.approx(0.5, rel=1e-15)
+    three = np.array([[1, 1, 1], [1, 1, 2], [2, 3, 1], [2, 2, 2]])
+    # by hand: unanimous objects 2 of 4; pairwise shares 1, 1/3, 0, 1
+    assert agree(three).value == 50.0
+    assert percent_agreement(three).value == pytest.approx((1 + 1 / 3 + 0 + 1) / 4, rel=1e-15)
+    # missing ratings: irr drops the object, irrCAC uses the pairs that are there
+    gap = np.array([[1, 1, np.nan], [1, 2, 2], [3, 3, 3], [1, 2, 3]])
+    assert quiet(agree, gap).value == pytest.approx(100 / 3)  # objects 2-4: one unanimous
+    assert percent_agreement(gap).value == pytest.approx((1 + 1 / 3 + 1 + 0) / 4, rel=1e-15)
+
