@@ -34,7 +34,7 @@ from ._docstrings import agreement_doc
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["AgreementCoefficientResult", "AgreementNames", "TwoDefinitions", "gwet_ac1", "brennan_prediger",
-           "conger_kappa", "CAC_PARAMETERS", "coefficient", "run", "compute", "inference", "agreement_parts",
+           "conger_kappa", "CAC_PARAMETERS", "stack_or_run", "run", "compute", "inference", "agreement_parts",
            "pair_sums", "conger_chance_agreement", "cac_lines", "r_function"]
 
 #: The declared constraints of irrCAC's common parameters.
@@ -342,7 +342,7 @@ def r_function(kind, counts):
     return f"irrCAC::{_NAMES[kind][1]}.{'dist' if counts else 'raw'}"
 
 
-def coefficient(func, kind, ratings, /, **options):
+def stack_or_run(func, kind, ratings, /, **options):
     """The public irrCAC coefficient ``func`` (``kind`` as in :func:`compute`) of ``ratings``: item
     by item for a stack of matrices (:func:`predstab._core._stack.stack_apply`), else :func:`run`."""
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
@@ -401,8 +401,8 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     >>> round(res.value, 4), res.coefficient
     (0.5152, 'AC1')
     """
-    return coefficient(gwet_ac1, "ac1", ratings, weights=weights, confidence_level=confidence_level,
-                       counts=counts, categories=categories)
+    return stack_or_run(gwet_ac1, "ac1", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)
 
 
 @agreement_doc
@@ -430,8 +430,8 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     >>> round(brennan_prediger([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
     0.5
     """
-    return coefficient(brennan_prediger, "bp", ratings, weights=weights, confidence_level=confidence_level,
-                       counts=counts, categories=categories)
+    return stack_or_run(brennan_prediger, "bp", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)
 
 
 @agreement_doc
@@ -464,5 +464,5 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
     >>> round(conger_kappa([[1, 1, 1], [1, 2, 1], [2, 2, 2], [3, 3, 2]]).value, 4)
     0.4839
     """
-    return coefficient(conger_kappa, "conger", ratings, weights=weights, confidence_level=confidence_level,
-                       counts=counts, categories=categories)
+    return stack_or_run(conger_kappa, "conger", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)

@@ -85,8 +85,8 @@ MeanCorrelationResult
     # fleiss_kappa and krippendorff_alpha with weights or counts: irrCAC's inference
     "cac_inference": """\
 Gwet's standard error (irrCAC 1.0's linearisation, with the variation of chance agreement),
-a t-based confidence interval and p-value on ``n_objects - 1`` degrees of freedom: irrCAC's
-``coeff.se``, ``conf.int`` and ``p.value``.""",
+a t-based confidence interval and p-value on ``df`` degrees of freedom (the objects used,
+minus 1): irrCAC's ``coeff.se``, ``conf.int`` and ``p.value``.""",
 }
 
 # the Parameters, Returns and Notes sections of every irrCAC coefficient

@@ -26,7 +26,7 @@ import numpy as np
 from .._core._ratings import as_numeric_matrix, as_rating_matrix
 from .._core._results import result
 from .._core._validation import Interval, validate_params
-from ._cac import CAC_PARAMETERS, coefficient
+from ._cac import CAC_PARAMETERS, stack_or_run
 from ._common import IrrResult, complete_codes, complete_numeric
 from ._docstrings import agreement_doc
 
@@ -191,5 +191,5 @@ def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts
     >>> res.value, round(res.standard_error, 4)
     (0.75, 0.25)
     """
-    return coefficient(percent_agreement, "pa", ratings, weights=weights, confidence_level=confidence_level,
-                       counts=counts, categories=categories)
+    return stack_or_run(percent_agreement, "pa", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)
