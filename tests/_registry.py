@@ -426,6 +426,10 @@ CALLS = {
     "StabilityResult.plot": (lambda **kw: _closed(predstab.phi(_RATINGS, _RATINGS[:, 0]).plot(**kw)), (), {}),
     "compare.FriedmanNemenyiResult.plot": (lambda **kw: _closed(_compare("friedman_nemenyi").plot(**kw)),
                                            (), {}),
+    "compare.BonferroniDunnResult.plot": (lambda **kw: _closed(_compare("bonferroni_dunn").plot(**kw)),
+                                          (), {}),
+    "compare.FriedmanNemenyiResult.at_significance": (
+        lambda *a, **kw: _compare("friedman_nemenyi").at_significance(*a, **kw), (0.01,), {}),
     # predstab.compare: the calls of tests/test_compare_results.py
     **_compare_calls(),
 }
@@ -448,6 +452,9 @@ TARGETS = {
     "TuningResult.plot": lambda: predstab.TuningResult.plot,
     "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
     "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
+    "compare.BonferroniDunnResult.plot": lambda: predstab.compare.BonferroniDunnResult.plot,
+    "compare.FriedmanNemenyiResult.at_significance":
+        lambda: predstab.compare.FriedmanNemenyiResult.at_significance,
     "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 

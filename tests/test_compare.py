@@ -35,7 +35,7 @@ def test_mcnemar_empty_is_undefined_not_one():
         r = compare.mcnemar([[0, 0], [0, 0]])
     assert np.isnan(r.pvalue) and r.n == 0
     with pytest.warns(PredstabUndefinedWarning):
-        assert np.isnan(compare.mcnemar(old=[], new=[]).pvalue)
+        assert np.isnan(compare.mcnemar([], []).pvalue)
 
 
 @pytest.mark.parametrize("table", [(146, 4, 14, 36), (110, 40, 50, 0), (3, 7, 1, 9), (5, 0, 3, 1)])
@@ -71,7 +71,7 @@ def test_mcnemar_from_arrays_and_records_agree_with_table():
     rng = np.random.default_rng(3)
     old = rng.integers(0, 2, 300)
     new = np.where(rng.random(300) < 0.8, old, 1 - old)
-    r = compare.mcnemar(old=old, new=new, ids=np.arange(300))
+    r = compare.mcnemar(old, new, ids=np.arange(300))
     a = int(np.sum((old == 1) & (new == 1)))
     b = int(np.sum((old == 1) & (new == 0)))
     c = int(np.sum((old == 0) & (new == 1)))
@@ -79,7 +79,7 @@ def test_mcnemar_from_arrays_and_records_agree_with_table():
     assert r.pvalue == compare.mcnemar([[a, b], [c, 300 - a - b - c]]).pvalue
     records = [(f"case{i}", bool(o), bool(n)) for i, (o, n) in enumerate(zip(old, new, strict=True))]
     ids, o, n = zip(*records, strict=True)
-    assert compare.mcnemar(old=o, new=n, ids=ids).table == r.table
+    assert compare.mcnemar(o, n, ids=ids).table == r.table
     assert compare.mcnemar(records).table == r.table
     frame = pd.DataFrame(records, columns=["id", "old", "new"])
     assert compare.mcnemar(frame).table == r.table
@@ -87,46 +87,48 @@ def test_mcnemar_from_arrays_and_records_agree_with_table():
         compare.mcnemar(records + records[:1])
     # shuffling the cases changes nothing
     perm = rng.permutation(300)
-    assert compare.mcnemar(old=old[perm], new=new[perm]).table == r.table
+    assert compare.mcnemar(old[perm], new[perm]).table == r.table
 
 
 def test_mcnemar_missing_judgment_dropped_not_failure():
     with pytest.warns(PredstabDataWarning, match="missing"):
-        r = compare.mcnemar(old=[1, 1, 0, None, 1], new=[1, 0, 1, 1, np.nan])
+        r = compare.mcnemar([1, 1, 0, None, 1], [1, 0, 1, 1, np.nan])
     assert r.table == (1, 1, 1, 0) and r.n == 3
     old = pd.array([1, 1, 0, pd.NA], dtype="Int64")
     new = pd.array([True, False, True, True], dtype="boolean")
     with pytest.warns(PredstabDataWarning, match="1 case"):
-        assert compare.mcnemar(old=old, new=new).table == (1, 1, 1, 0)
+        assert compare.mcnemar(old, new).table == (1, 1, 1, 0)
     # the warning points at the caller, also for records
     with pytest.warns(PredstabDataWarning) as caught:
         compare.mcnemar([("a", 1, 1), ("b", None, 0), ("c", 0, 1)])
     assert caught[0].filename == __file__
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(old=[1, 0, 1], new=[1, 1, 0], ids=["a", "b", "a"]), "`ids` must be unique"),
-    (dict(old=[1, 2], new=[1, 0]), "`old` must contain only 0/1"),
-    (dict(old=[1, 0], new=[1, "yes"]), "`new` must contain only 0/1"),
-    (dict(old=[1, 0], new=[1]), "same length"),
-    (dict(old=[1, 0], new=[1, 0], ids=[1]), "`ids` must have one entry"),
+@pytest.mark.parametrize("args, kwargs, match", [
+    (([1, 0, 1], [1, 1, 0]), dict(ids=["a", "b", "a"]), "`ids` must be unique"),
+    (([1, 2], [1, 0]), {}, "`a` must contain only 0/1"),
+    (([1, 0], [1, "yes"]), {}, "`b` must contain only 0/1"),
+    (([1, 0], [1]), {}, "same length"),
+    (([1, 0], [1, 0]), dict(ids=[1]), "`ids` must have one entry"),
 ])
-def test_mcnemar_rejects_bad_records(kwargs, match):
+def test_mcnemar_rejects_bad_records(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        compare.mcnemar(**kwargs)
+        compare.mcnemar(*args, **kwargs)
 
 
 def test_mcnemar_bad_table():
-    with pytest.raises(ValueError, match="`table` must be a square"):
+    with pytest.raises(ValueError, match="`a` must be a square"):
         compare.mcnemar([1, 2, 3, 4])
-    with pytest.raises(ValueError, match="`table` must be 2 x 2"):
+    with pytest.raises(ValueError, match="`a` must be a 2 x 2"):
         compare.mcnemar(np.ones((4, 4), dtype=int))
     with pytest.raises(ValueError, match="`method`"):
         compare.mcnemar([[1, 2], [3, 4]], method="chisq")
     with pytest.raises(ValueError, match="non-negative whole"):
         compare.mcnemar([[1, -2], [3, 4]])
-    with pytest.raises(TypeError, match="not both"):
-        compare.mcnemar([[1, 2], [3, 4]], old=[1], new=[0])
+    with pytest.raises(TypeError, match="not both"):       # a table carries no case ids
+        compare.mcnemar([[1, 2], [3, 4]], ids=[1, 2])
+    with pytest.raises(ValueError, match="`a` must be one-dimensional"):   # a table and judgments
+        compare.mcnemar([[1, 2], [3, 4]], [1, 0])
     with pytest.raises(TypeError, match="`mid_p`"):
         compare.mcnemar([[1, 2], [3, 4]], mid_p="yes")
 
@@ -151,13 +153,13 @@ def test_permutation_reproducible_and_valid():
     x = np.arange(8.0)
     y = x + np.array([0.5, 1.2, -0.3, 0.8, 1.1, 0.4, 0.9, 1.3])
     # 99 < 2^8 arrangements: Monte Carlo
-    r1 = compare.mean_permutation_test(x, y, paired=True, n_permutations=99, random_state=7)
-    r2 = compare.mean_permutation_test(x, y, paired=True, n_permutations=99, random_state=7)
+    r1 = compare.mean_permutation_test(x, y, paired=True, n_resamples=99, random_state=7)
+    r2 = compare.mean_permutation_test(x, y, paired=True, n_resamples=99, random_state=7)
     assert r1.pvalue == r2.pvalue and r1.method.startswith("Monte Carlo")
     assert r1.pvalue * 100 == pytest.approx(round(r1.pvalue * 100))   # (hits + 1) / (n + 1)
     assert 1 / 100 <= r1.pvalue <= 1
     g = np.random.default_rng(7)
-    compare.mean_permutation_test(x, y, paired=True, n_permutations=10, random_state=g)
+    compare.mean_permutation_test(x, y, paired=True, n_resamples=10, random_state=g)
     assert g.bit_generator.state != np.random.default_rng(7).bit_generator.state
 
 
@@ -169,14 +171,14 @@ def test_paired_permutation_matches_exact_enumeration():
     obs = abs(d.mean())
     flips = np.array(list(itertools.product([-1, 1], repeat=8)))
     exact = np.mean(np.abs(flips @ d / 8) >= obs - 1e-12)
-    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=2000, random_state=1)
+    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_resamples=2000, random_state=1)
     assert r.pvalue == pytest.approx(exact, abs=1e-15) and r.method.startswith("Exact")
-    assert compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=256) == r  # any seed
+    assert compare.mean_permutation_test(np.zeros(8), d, paired=True, n_resamples=256) == r  # any seed
     greater = np.mean(flips @ d / 8 >= d.mean() - 1e-12)
     assert compare.mean_permutation_test(np.zeros(8), d, paired=True, alternative="greater").pvalue == \
         pytest.approx(greater, abs=1e-15)
     # below 256 draws: Monte Carlo, close to the exact value
-    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_permutations=255, random_state=1)
+    r = compare.mean_permutation_test(np.zeros(8), d, paired=True, n_resamples=255, random_state=1)
     assert r.method.startswith("Monte Carlo") and r.pvalue == pytest.approx(exact, abs=0.1)
 
 
@@ -202,10 +204,10 @@ def test_two_sample_permutation_exact_by_enumeration():
 def test_two_sample_permutation_detects_shift_and_alternatives():
     a = np.arange(10.0)
     b = a + 20
-    r = compare.mean_permutation_test(a, b, n_permutations=999, random_state=0)
+    r = compare.mean_permutation_test(a, b, n_resamples=999, random_state=0)
     # exact p = 2 / C(20, 10) ~ 1e-5: at most a couple of the 999 relabellings are as extreme
     assert 1 / 1000 <= r.pvalue <= 3 / 1000
-    assert compare.mean_permutation_test(a, b, alternative="less", n_permutations=199,
+    assert compare.mean_permutation_test(a, b, alternative="less", n_resamples=199,
                                     random_state=0).pvalue == 1.0
     with pytest.raises(ValueError, match="`alternative`"):
         compare.mean_permutation_test(a, b, alternative="two_sided")
@@ -213,7 +215,7 @@ def test_two_sample_permutation_detects_shift_and_alternatives():
 
 def test_permutation_does_not_touch_global_rng():
     state = np.random.get_state()[1].copy()  # noqa: NPY002 -- checking the legacy global state
-    compare.mean_permutation_test(A, B, n_permutations=50, random_state=None)
+    compare.mean_permutation_test(A, B, n_resamples=50, random_state=None)
     assert np.array_equal(np.random.get_state()[1], state)  # noqa: NPY002
 
 
@@ -328,40 +330,39 @@ def test_friedman_bad_input(scores, exc, match):
 
 
 def test_friedman_bad_alpha():
-    with pytest.raises(ValueError, match="`alpha`"):
-        compare.friedman_nemenyi(np.ones((3, 3)), alpha=5)
+    with pytest.raises(ValueError, match="`significance`"):
+        compare.friedman_nemenyi(np.ones((3, 3)), significance=5)
 
 
 def test_cd_diagram_renders(tmp_path):
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from predstab.plotting import plot_cd_diagram
 
     r = compare.friedman_nemenyi(4 - RANKS)
-    ax = compare.plot_cd_diagram(r, labels=["Random forest", "Boosting", "Logistic"],
-                                 colors={"method 1": "C0"}, order="best_right")
+    fig = plot_cd_diagram(r, labels=["Random forest", "Boosting", "Logistic"],
+                          colors={"method 1": "C0"}, order="best_right")
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
     out = tmp_path / "cd.png"
-    ax.figure.savefig(out, dpi=80)
+    fig.savefig(out, dpi=80)
     assert out.stat().st_size > 5000
     texts = [t.get_text() for t in ax.texts]
     assert "Boosting (1.58)" in texts and "CD = 0.96" in texts
-    plt.close(ax.figure)
-    # a stricter alpha widens the CD: the one significant gap (1.00) is no longer significant
-    ax = compare.plot_cd_diagram(r, alpha=0.01)
+    # a stricter significance level widens the CD: the one significant gap (1.00) is no longer significant
+    ax = plot_cd_diagram(r, significance=0.01).axes[0]
     texts = [t.get_text() for t in ax.texts]
-    cd01 = compare.friedman_nemenyi(4 - RANKS, alpha=0.01).critical_difference
+    cd01 = compare.friedman_nemenyi(4 - RANKS, significance=0.01).critical_difference
     assert f"CD = {cd01:.2f}" in texts and cd01 > 1.0
-    plt.close(ax.figure)
-    with pytest.raises(ValueError, match="`alpha`"):
-        compare.plot_cd_diagram(r, alpha=2.0)
+    assert r.at_significance(0.01) == compare.friedman_nemenyi(4 - RANKS, significance=0.01)
+    with pytest.raises(ValueError, match="`significance`"):
+        plot_cd_diagram(r, significance=2.0)
     with pytest.raises(ValueError, match="`order`"):
-        compare.plot_cd_diagram(r, order="left")
+        plot_cd_diagram(r, order="left")
     with pytest.raises(ValueError, match="`labels`"):
-        compare.plot_cd_diagram(r, labels=["a"])
+        plot_cd_diagram(r, labels=["a"])
     with pytest.raises(TypeError, match="`result`"):
-        compare.plot_cd_diagram({"x": 1})
-    plt.close("all")
+        plot_cd_diagram({"x": 1})
 
 
 # ---------------------------------------------------------------- power, seeds, games
@@ -453,7 +454,7 @@ def test_games_needed_sawtooth():
 @pytest.mark.parametrize("call, exc, match", [
     (lambda: compare.seeds_needed(0), ValueError, "`d`"),
     (lambda: compare.seeds_needed(0.5, power=1.2), ValueError, "`power`"),
-    (lambda: compare.seeds_needed(0.5, alpha=0.9, power=0.8), ValueError, "`power` must exceed"),
+    (lambda: compare.seeds_needed(0.5, significance=0.9, power=0.8), ValueError, "`power` must exceed"),
     (lambda: compare.power_ttest(0.5, 1), ValueError, "`n`"),
     (lambda: compare.power_ttest(0.5, 10, strict="yes"), TypeError, "`strict`"),
     (lambda: compare.detectable_effect(1.5), ValueError, "`n`"),
@@ -515,13 +516,13 @@ def test_stratified_bootstrap_follows_rng():
     r1 = compare.stratified_bootstrap_ci(table, n_resamples=300, random_state=4)
     r2 = compare.stratified_bootstrap_ci(table, n_resamples=300, random_state=4)
     r3 = compare.stratified_bootstrap_ci(table, n_resamples=300, random_state=5)
-    np.testing.assert_array_equal(r1.distribution, r2.distribution)
-    assert not np.array_equal(r1.distribution, r3.distribution)
+    np.testing.assert_array_equal(r1.bootstrap_distribution, r2.bootstrap_distribution)
+    assert not np.array_equal(r1.bootstrap_distribution, r3.bootstrap_distribution)
     assert r1.value == compare.iqm(table)
     # a task whose runs agree contributes no spread: resampling stays within tasks
     const = np.tile(np.arange(5.0), (6, 1))
     rc = compare.stratified_bootstrap_ci(const, statistic=np.mean, n_resamples=50, random_state=0)
-    assert rc.se == 0.0 and rc.confidence_interval == (2.0, 2.0)
+    assert rc.standard_error == 0.0 and rc.confidence_interval == (2.0, 2.0)
 
 
 # ---------------------------------------------------------------- variance components
@@ -580,12 +581,13 @@ def test_paired_bootstrap_same_indices_and_reproducible():
     y, a, b = _data()
     r1 = compare.paired_bootstrap(y, a, b, metric=_acc, n_resamples=400, random_state=3)
     r2 = compare.paired_bootstrap(y, a, b, metric=_acc, n_resamples=400, random_state=3)
-    np.testing.assert_array_equal(r1.distribution, r2.distribution)
-    np.testing.assert_allclose(r1.distribution[:, 2], r1.distribution[:, 1] - r1.distribution[:, 0])
+    np.testing.assert_array_equal(r1.bootstrap_distribution, r2.bootstrap_distribution)
+    np.testing.assert_allclose(r1.bootstrap_distribution[:, 2],
+                               r1.bootstrap_distribution[:, 1] - r1.bootstrap_distribution[:, 0])
     assert r1.difference == pytest.approx(_acc(y, b) - _acc(y, a)) == r1.statistic
     assert r1.confidence_interval == r1.ci_difference
     # pairing: the SE of the difference is smaller than the unpaired sqrt(se_a^2 + se_b^2)
-    assert r1.se_difference < np.hypot(r1.se_a, r1.se_b)
+    assert r1.standard_error_difference < np.hypot(r1.standard_error_a, r1.standard_error_b)
     assert r1.ci_difference.low > 0 and r1.pvalue < 0.01
     assert "95% CI" in str(r1)
     assert r1.summary_frame().shape == (3, 5)
@@ -653,7 +655,7 @@ def test_paired_bootstrap_bad_input(kwargs, exc, match):
 
 def test_paired_bootstrap_length_mismatch():
     y, a, b = _data(20)
-    with pytest.raises(ValueError, match="`pred_b`"):
+    with pytest.raises(ValueError, match="`b`"):
         compare.paired_bootstrap(y, a, b[:-1], metric=_acc)
 
 
@@ -789,13 +791,13 @@ def test_bootstrap_ci_percentile_basic_bca_by_hand():
     per = compare.bootstrap_ci(x, method="percentile", n_resamples=2000, random_state=4)
     bas = compare.bootstrap_ci(x, method="basic", n_resamples=2000, random_state=4)
     # the same resamples (same seed): basic is the percentile interval reflected about the mean
-    np.testing.assert_array_equal(per.distribution, bas.distribution)
+    np.testing.assert_array_equal(per.bootstrap_distribution, bas.bootstrap_distribution)
     p_lo, p_hi = per.confidence_interval
     assert bas.confidence_interval == pytest.approx((2 * x.mean() - p_hi, 2 * x.mean() - p_lo), rel=1e-12)
     # percentile: the 2.5 % and 97.5 % points of the replicates; replicates are means of resamples
-    lo, hi = np.percentile(per.distribution, [2.5, 97.5])
+    lo, hi = np.percentile(per.bootstrap_distribution, [2.5, 97.5])
     assert per.confidence_interval == pytest.approx((lo, hi), abs=0.05)
-    assert per.standard_error == pytest.approx(np.std(per.distribution, ddof=1), rel=1e-12)
+    assert per.standard_error == pytest.approx(np.std(per.bootstrap_distribution, ddof=1), rel=1e-12)
     assert per.standard_error == pytest.approx(x.std(ddof=0) / np.sqrt(x.size), rel=0.1)  # bootstrap SE
     bca = compare.bootstrap_ci(x, np.median, method="bca", n_resamples=999, random_state=1)
     ref = stats.bootstrap((x,), np.median, n_resamples=999, method="BCa",
@@ -822,24 +824,24 @@ def test_probability_of_improvement_by_hand_and_mann_whitney():
     rng = np.random.default_rng(8)
     x = np.round(rng.normal(1.0, 0.3, size=(7, 4)), 1)   # rounded: ties
     y = np.round(rng.normal(0.9, 0.3, size=(5, 4)), 1)
-    r = compare.probability_of_improvement(x, y, n_resamples=300, random_state=0)
+    r = compare.probability_of_improvement(y, x, n_resamples=300, random_state=0)   # P(X > Y): X is B
     np.testing.assert_allclose(r.per_task, _poi_by_hand(x, y), rtol=1e-12)
     u = [stats.mannwhitneyu(x[:, m], y[:, m]).statistic / 35 for m in range(4)]
     assert r.value == pytest.approx(np.mean(u), rel=1e-12)
-    swapped = compare.probability_of_improvement(y, x, n_resamples=0)
+    swapped = compare.probability_of_improvement(x, y, n_resamples=0)
     assert swapped.value == pytest.approx(1 - r.value, rel=1e-12)
-    assert r == compare.probability_of_improvement(x, y, n_resamples=300, random_state=0)
+    assert r == compare.probability_of_improvement(y, x, n_resamples=300, random_state=0)
     assert r.confidence_interval.low < r.confidence_interval.high
-    assert np.quantile(r.distribution, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    assert np.quantile(r.bootstrap_distribution, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
     with pytest.raises(ValueError, match="same tasks"):
-        compare.probability_of_improvement(x, y[:, :3])
+        compare.probability_of_improvement(y[:, :3], x)
 
 
 def test_probability_of_improvement_equals_rliable():
     metrics = pytest.importorskip("rliable.metrics")
     rng = np.random.default_rng(2)
     x, y = rng.normal(size=(10, 6)), rng.normal(0.2, size=(8, 6))
-    got = compare.probability_of_improvement(x, y, n_resamples=0).value
+    got = compare.probability_of_improvement(y, x, n_resamples=0).value   # rliable's first argument is B
     assert got == pytest.approx(metrics.probability_of_improvement(x, y), rel=1e-12)
 
 
@@ -866,15 +868,12 @@ def test_performance_profile_equals_rliable():
 
 
 def test_cd_diagram_with_a_control():
-    import matplotlib
+    from predstab.plotting import plot_cd_diagram
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    r = compare.bonferroni_dunn(4 - RANKS, control=2, alpha=0.05)
+    r = compare.bonferroni_dunn(4 - RANKS, control=2, significance=0.05)
     # CD = z_{1 - 0.05 / 4} sqrt(k (k + 1) / (6 N)) = 2.2414 * sqrt(12 / 72)
     assert r.critical_difference == pytest.approx(stats.norm.isf(0.0125) * np.sqrt(1 / 6), rel=1e-12)
-    ax = compare.plot_cd_diagram(r, labels=["A", "B", "C"])
+    ax = plot_cd_diagram(r, labels=["A", "B", "C"]).axes[0]
     assert ax.get_title() == "Critical difference (Bonferroni-Dunn vs C, alpha = 0.05): CD = 0.92"
     # the control's band: from R_c - CD (clipped at rank 1) to R_c + CD (clipped at k = 3)
     rc = 31 / 12
@@ -883,9 +882,10 @@ def test_cd_diagram_with_a_control():
     np.testing.assert_allclose(band[0].get_xdata(), [rc - r.critical_difference, 3.0], rtol=1e-12)
     bold = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
     assert bold == ["C (2.58)"]
-    with pytest.raises(ValueError, match="`alpha`"):
-        compare.plot_cd_diagram(r, alpha=0.1)
-    plt.close("all")
+    drawn_by_the_result = r.plot(labels=["A", "B", "C"]).axes[0]
+    assert [t.get_text() for t in drawn_by_the_result.texts] == [t.get_text() for t in ax.texts]
+    with pytest.raises(ValueError, match="`significance`"):
+        plot_cd_diagram(r, significance=0.1)
 
 
 def test_wilcoxon_exact_with_ties_warns_and_uses_the_normal_approximation():

@@ -16,17 +16,17 @@ BAD_INPUT = {
     "ttest paired+equal_var": (lambda: compare.ttest(X, Y, paired=True, equal_var=True), ValueError,
                                "`equal_var`"),
     "ttest paired lengths": (lambda: compare.ttest(X, Y[:-1], paired=True), ValueError, "same shape"),
-    "ttest nan": (lambda: compare.ttest([1.0, np.nan, 2.0], Y), ValueError, "`scores_a`"),
+    "ttest nan": (lambda: compare.ttest([1.0, np.nan, 2.0], Y), ValueError, "`a`"),
     "ttest one value": (lambda: compare.ttest([1.0], Y), ValueError, "at least 2"),
-    "ttest text": (lambda: compare.ttest(["a", "b"], Y), TypeError, "`scores_a`"),
-    "wilcoxon correct": (lambda: compare.wilcoxon(X, Y, correct=1), TypeError, "`correct`"),
+    "ttest text": (lambda: compare.ttest(["a", "b"], Y), TypeError, "`a`"),
+    "wilcoxon correct": (lambda: compare.wilcoxon(X, Y, correction=1), TypeError, "`correction`"),
     "wilcoxon 2-D": (lambda: compare.wilcoxon([X], [Y]), ValueError, "1-dimensional"),
     "corrected n_train": (lambda: compare.corrected_resampled_ttest(X, Y, n_train=0, n_test=10),
                           ValueError, "`n_train`"),
     "corrected n_test": (lambda: compare.corrected_resampled_ttest(X, Y, n_train=10, n_test=-1),
                          ValueError, "`n_test`"),
-    "permutation n": (lambda: compare.mean_permutation_test(X, Y, n_permutations=0), ValueError,
-                      "`n_permutations`"),
+    "permutation n": (lambda: compare.mean_permutation_test(X, Y, n_resamples=0), ValueError,
+                      "`n_resamples`"),
     "permutation paired lengths": (lambda: compare.mean_permutation_test(X, Y[:3], paired=True), ValueError,
                                    "same length"),
     "permutation rng": (lambda: compare.mean_permutation_test(X, Y, random_state="seed"), TypeError,
@@ -97,13 +97,13 @@ def test_ttest_antisymmetry_and_shift_invariance(a, b):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=0, max_value=2**31 - 1))
 def test_permutation_same_seed_same_p(seed):
-    p1 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
-    p2 = compare.mean_permutation_test(X, Y, n_permutations=99, random_state=seed).pvalue
+    p1 = compare.mean_permutation_test(X, Y, n_resamples=99, random_state=seed).pvalue
+    p2 = compare.mean_permutation_test(X, Y, n_resamples=99, random_state=seed).pvalue
     assert p1 == p2
     # swapping the groups only flips the sign of the statistic; with the same seed the
     # two-sided hits are the same
-    r = compare.mean_permutation_test(Y, X, n_permutations=99, random_state=seed)
-    assert r.statistic == pytest.approx(-compare.mean_permutation_test(X, Y, n_permutations=99,
+    r = compare.mean_permutation_test(Y, X, n_resamples=99, random_state=seed)
+    assert r.statistic == pytest.approx(-compare.mean_permutation_test(X, Y, n_resamples=99,
                                                                   random_state=seed).statistic)
 
 

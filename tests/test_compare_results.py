@@ -39,7 +39,7 @@ CALLS = {
     "mcnemar": (([[146, 4], [14, 36]],), {}),
     "paired_bootstrap": ((Y, PA, PB), {"metric": _acc, "n_resamples": 20, "random_state": 0}),
     "bootstrap_ci": ((A,), {"n_resamples": 50, "random_state": 0}),
-    "mean_permutation_test": ((A, B), {"n_permutations": 50, "random_state": 0}),
+    "mean_permutation_test": ((A, B), {"n_resamples": 50, "random_state": 0}),
     "ttest": ((A, B), {}),
     "wilcoxon": ((A, B), {}),
     "corrected_resampled_ttest": ((A, B), {"n_train": 90, "n_test": 10}),
@@ -47,7 +47,6 @@ CALLS = {
     "cv5x2_ftest": ((np.arange(10.0).reshape(5, 2), np.arange(10.0).reshape(5, 2) ** 1.1), {}),
     "friedman_nemenyi": ((4 - RANKS,), {}),
     "bonferroni_dunn": ((4 - RANKS,), {"control": 1}),
-    "plot_cd_diagram": ((compare.friedman_nemenyi(4 - RANKS),), {}),
     "seeds_needed": ((0.5,), {}),
     "power_ttest": ((0.5, 10), {}),
     "power_ttest_n": ((0.5,), {}),
@@ -79,11 +78,14 @@ def test_every_public_function_is_called_here_and_declares_its_parameters():
 def _call(name, **change):
     args, kwargs = CALLS[name]
     func = getattr(compare, name)
-    params = list(inspect.signature(func).parameters)
+    signature = inspect.signature(func).parameters
+    params = list(signature)
     args = list(args)
     for key, value in change.items():
         if key in params[:len(args)]:
             args[params.index(key)] = value
+        elif signature[key].kind is inspect.Parameter.POSITIONAL_ONLY:  # mcnemar(table, b)
+            args += [None] * (params.index(key) - len(args)) + [value]
         else:
             kwargs = {**kwargs, key: value}
     with warnings.catch_warnings():
@@ -109,7 +111,7 @@ def test_counts_are_integers_everywhere():
     # 3.0 is not a count, as in every other predstab function (predstab._core._utils.check_count)
     for call in (lambda: compare.win_rate_test(3.0, 10), lambda: compare.expected_max_normal(3.0),
                  lambda: compare.paired_bootstrap(Y, PA, PB, metric=_acc, n_resamples=30.0),
-                 lambda: compare.mean_permutation_test(A, B, n_permutations=99.0)):
+                 lambda: compare.mean_permutation_test(A, B, n_resamples=99.0)):
         with pytest.raises(InvalidParameterError, match="must be an integer"):
             call()
 
