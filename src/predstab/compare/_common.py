@@ -137,3 +137,6 @@ higher_is_better : bool, default True
     Rank 1 goes to the highest score; ``False`` ranks the lowest first (error rates,
     and R's ``friedman.test`` ranks).""",
 }
+
+#: the design of a power or sample-size computation, in the order the signatures have it
+DOC["power_design"] = "\n".join(DOC[name] for name in ("significance", "power", "strict", "test", "sides"))

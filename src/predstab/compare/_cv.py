@@ -31,6 +31,24 @@ from ._results import TestResult, WilcoxonResult
 __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest"]
 
 _PAIR = {"scores_a": "a", "scores_b": "b"}   # the names before predstab 0.2.0
+# what the docstrings of the two 5x2cv tests share
+_CV5X2 = {
+    "tables_to_result": """\
+Parameters
+----------
+a, b : array-like of shape (5, 2)
+    Scores of A and B per repetition (rows) and fold (columns), the same splits for both.
+
+Returns
+-------
+TestResult""",
+    "undefined": """\
+PredstabUndefinedWarning
+    Both folds agree in every repetition (variance 0): NaN statistic and p-value.""",
+    "example": """\
+>>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
+>>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]""",
+}
 
 
 def _undefined(method, df, estimate, level, alternative):
@@ -359,6 +377,16 @@ def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-side
                    "Corrected resampled t-test (Nadeau-Bengio)", alternative)
 
 
+def _dietterich_t(d, s2):
+    t = float(d[0, 0]) / math.sqrt(float(s2.mean()))
+    return t, 2.0 * stats.t.sf(abs(t), 5)
+
+
+def _alpaydin_f(d, s2):
+    f = float((d ** 2).sum()) / (2.0 * float(s2.sum()))
+    return f, stats.f.sf(f, 10, 5)
+
+
 def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
     """A 5x2cv test of the (5, 2) tables ``a`` and ``b``: ``statistic_and_pvalue(d, s2)`` of the
     differences ``d = b - a`` and the per-repetition sums of squares ``s2``; NaN (with a
@@ -378,6 +406,7 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
                       method=method, statistic_name=statistic_name)
 
 
+@fill_doc(**_CV5X2)
 @validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
 def cv5x2_ttest(a, b, /):
     r"""Dietterich's 5×2cv paired t-test.
@@ -389,20 +418,12 @@ def cv5x2_ttest(a, b, /):
 
         t = \frac{p_1^{(1)}}{\sqrt{\tfrac15 \sum_{i=1}^5 s_i^2}} \sim t_5.
 
-    Parameters
-    ----------
-    a, b : array-like of shape (5, 2)
-        Scores of A and B per repetition (rows) and fold (columns), the same splits for both.
-
-    Returns
-    -------
-    TestResult
+    %(tables_to_result)s
         ``.statistic``, ``.pvalue`` (two-sided), ``.df`` (5), ``.estimate`` (mean B - A).
 
     Warns
     -----
-    PredstabUndefinedWarning
-        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+    %(undefined)s
 
     References
     ----------
@@ -414,20 +435,16 @@ def cv5x2_ttest(a, b, /):
 
     Examples
     --------
-    >>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
-    >>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]
+    %(example)s
     >>> r = cv5x2_ttest(a, b)
     >>> round(r.statistic, 4), round(r.pvalue, 4)
     (2.9814, 0.0307)
     """
-    def t_test(d, s2):
-        t = float(d[0, 0]) / math.sqrt(float(s2.mean()))
-        return t, 2.0 * stats.t.sf(abs(t), 5)
-
     return _cv5x2(a, b, label="5x2cv t-test", method="5x2cv paired t-test", statistic_name="t", df=5.0,
-                  statistic_and_pvalue=t_test)
+                  statistic_and_pvalue=_dietterich_t)
 
 
+@fill_doc(**_CV5X2)
 @validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
 def cv5x2_ftest(a, b, /):
     r"""Alpaydin's combined 5×2cv F-test.
@@ -440,20 +457,12 @@ def cv5x2_ftest(a, b, /):
     stable and usually more powerful. F is the same for ``(a, b)`` and ``(b, a)``; the
     direction is ``.estimate``, the mean of B - A.
 
-    Parameters
-    ----------
-    a, b : array-like of shape (5, 2)
-        Scores of A and B per repetition (rows) and fold (columns), the same splits for both.
-
-    Returns
-    -------
-    TestResult
+    %(tables_to_result)s
         ``.statistic`` (F), ``.pvalue``, ``.df`` ``(10, 5)``, ``.estimate`` (mean B - A).
 
     Warns
     -----
-    PredstabUndefinedWarning
-        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+    %(undefined)s
 
     References
     ----------
@@ -465,15 +474,10 @@ def cv5x2_ftest(a, b, /):
 
     Examples
     --------
-    >>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
-    >>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]
-    >>> r = cv5x2_ftest(a, b)
-    >>> round(r.statistic, 3), round(r.pvalue, 4)
+    %(example)s
+    >>> f, p = cv5x2_ftest(a, b)        # a test result unpacks as SciPy's
+    >>> round(f, 3), round(p, 4)
     (4.889, 0.0469)
     """
-    def f_test(d, s2):
-        f = float((d ** 2).sum()) / (2.0 * float(s2.sum()))
-        return f, stats.f.sf(f, 10, 5)
-
     return _cv5x2(a, b, label="5x2cv F-test", method="combined 5x2cv F-test", statistic_name="F",
-                  df=(10, 5), statistic_and_pvalue=f_test)
+                  df=(10, 5), statistic_and_pvalue=_alpaydin_f)

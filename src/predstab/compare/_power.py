@@ -199,11 +199,7 @@ def power_ttest_n(d, *, significance=0.05, power=0.8, strict=True, test="two-sam
     ----------
     d : float
         Standardised effect B minus A.
-    %(significance)s
-    %(power)s
-    %(strict)s
-    %(test)s
-    %(sides)s
+    %(power_design)s
     ratio : float, default 1
         Size of the second arm over the first (two-sample only): the answer is the first
         arm's size, the second is ``ratio * n``.
@@ -248,11 +244,7 @@ def seeds_needed(d, *, significance=0.05, power=0.8, strict=True, test="two-samp
     ----------
     d : float
         Standardised effect B minus A (Cohen's d) to detect.
-    %(significance)s
-    %(power)s
-    %(strict)s
-    %(test)s
-    %(sides)s
+    %(power_design)s
     ratio : float, default 1
         Second arm over the first (two-sample); the second arm has ``ratio * n`` runs
         (rounded up by the caller).
@@ -305,11 +297,7 @@ def detectable_effect(n, *, significance=0.05, power=0.8, strict=True, test="two
     ----------
     n : float
         Runs per arm (pairs, observations).
-    %(significance)s
-    %(power)s
-    %(strict)s
-    %(test)s
-    %(sides)s
+    %(power_design)s
     tol : float, default 1e-12
 
     Returns

@@ -41,14 +41,14 @@ class ProbabilityOfImprovement(Result):
     bootstrap_distribution : ndarray of shape (n_resamples,)
     """
 
+    _renamed_attributes = {"distribution": "bootstrap_distribution"}
+
     value: float
     per_task: np.ndarray
     confidence_interval: ConfidenceInterval
     confidence_level: float
     n_resamples: int
     bootstrap_distribution: np.ndarray = field(repr=False)
-
-    _renamed_attributes = {"distribution": "bootstrap_distribution"}
 
     def _str_lines(self):
         lo, hi = self.confidence_interval
