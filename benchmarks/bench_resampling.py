@@ -488,7 +488,7 @@ def markdown(perm, boot, meta, more=()):
                    f"{r['ours'] / r['floor']:.2f} | {per / (r['scipy'] / r['n_scipy']):.3f} | "
                    f"{lo:.5f} to {hi:.5f}; {flo:.5f} to {fhi:.5f} |")
     out += ["", "predstab draws the same resamples as scipy from the same generator "
-            "(tests/test_compare_resampling.py); its BCa interval takes the jackknife of the mean in "
+            "(tests/compare/test_resampling_engines.py); its BCa interval takes the jackknife of the mean in "
             "closed form, so it costs what the percentile interval costs (scipy's BCa evaluates the "
             "mean on n leave-one-out samples: n^2 work). "
             "scipy, batch=None: the call `bootstrap_ci` made before, with the resamples of the scipy "
