@@ -352,10 +352,27 @@ def rest_citations_to_markdown(text):
     return "\n".join(out)
 
 
+_PIECE = re.compile(r"^[ \t]*%\(\w+\)s[ \t]*$", re.M)
+
+
+def filled_docstring(obj, text):
+    """``text`` as the running object's docstring when it holds ``%(name)s`` lines: griffe reads
+    the source, where ``predstab._core._docstrings.fill_doc`` has not filled the pieces in yet."""
+    if not _PIECE.search(text):
+        return text
+    import inspect
+
+    target = importlib.import_module(obj.module.path)
+    for part in obj.path[len(obj.module.path):].split(".")[1:]:
+        target = getattr(target, part)
+    return inspect.cleandoc(target.__doc__)
+
+
 class NumpydocMath(Extension):
     """Griffe extension: every docstring's reST math as arithmatex input and its reST
-    citations as a Markdown list (see the module text)."""
+    citations as a Markdown list (see the module text), with shared pieces filled in."""
 
     def on_instance(self, *, obj, **kwargs):
         if obj.docstring is not None:
-            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(obj.docstring.value))
+            text = filled_docstring(obj, obj.docstring.value)
+            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(text))
