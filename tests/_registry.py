@@ -339,9 +339,9 @@ _ITEMS = _case("m_30x4")  # 30 persons x 4 items
 
 
 def _compare_calls():
-    """predstab.compare's example calls: the one table of tests/test_compare_results.py."""
+    """predstab.compare's example calls: the one table of tests/compare/_examples.py."""
     from predstab import compare
-    from tests.test_compare_results import CALLS as COMPARE_CALLS
+    from tests.compare._examples import CALLS as COMPARE_CALLS
 
     return {f"compare.{name}": (getattr(compare, name), args, kwargs)
             for name, (args, kwargs) in COMPARE_CALLS.items()}
@@ -350,7 +350,7 @@ def _compare_calls():
 def _compare(name, *args, **kwargs):
     """A result of predstab.compare: the example call of ``name`` or the given arguments."""
     from predstab import compare
-    from tests.test_compare_results import CALLS as COMPARE_CALLS
+    from tests.compare._examples import CALLS as COMPARE_CALLS
 
     default_args, default_kwargs = COMPARE_CALLS[name]
     return getattr(compare, name)(*(args or default_args), **(default_kwargs if not args else {}), **kwargs)
@@ -427,7 +427,11 @@ CALLS = {
     "StabilityResult.plot": (lambda **kw: _closed(predstab.phi(_RATINGS, _RATINGS[:, 0]).plot(**kw)), (), {}),
     "compare.FriedmanNemenyiResult.plot": (lambda **kw: _closed(_compare("friedman_nemenyi").plot(**kw)),
                                            (), {}),
-    # predstab.compare: the calls of tests/test_compare_results.py
+    "compare.BonferroniDunnResult.plot": (lambda **kw: _closed(_compare("bonferroni_dunn").plot(**kw)),
+                                          (), {}),
+    "compare.FriedmanNemenyiResult.at_significance": (
+        lambda *a, **kw: _compare("friedman_nemenyi").at_significance(*a, **kw), (0.01,), {}),
+    # predstab.compare: the calls of tests/compare/_examples.py
     **_compare_calls(),
 }
 
@@ -449,6 +453,9 @@ TARGETS = {
     "TuningResult.plot": lambda: predstab.TuningResult.plot,
     "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
     "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
+    "compare.BonferroniDunnResult.plot": lambda: predstab.compare.BonferroniDunnResult.plot,
+    "compare.FriedmanNemenyiResult.at_significance":
+        lambda: predstab.compare.FriedmanNemenyiResult.at_significance,
     "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 
@@ -576,7 +583,7 @@ RESULTS = [
      _with_warnings_ignored(lambda: _tuning().recommendations["icc"])),
     ("ClosedFormResult", "ClosedFormResult",
      lambda: _pool().closed_form_bands([4, 8], n_bootstrap=5, random_state=0)),
-    # predstab.compare (the example calls of tests/test_compare_results.py)
+    # predstab.compare (the example calls of tests/compare/_examples.py)
     ("McNemarResult", "compare.McNemarResult", lambda: _compare("mcnemar")),
     ("McNemarResult(Bowker)", "compare.McNemarResult",
      lambda: _compare("mcnemar", [[24, 10, 10], [5, 30, 7], [5, 14, 14]], method="asymptotic")),

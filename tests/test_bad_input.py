@@ -384,11 +384,11 @@ def test_baselines_of_any_length_shape_rules():
 
 
 @pytest.mark.parametrize("call, params", [
-    (lambda: cmp.ttest([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "scores_a"),
-    (lambda: cmp.wilcoxon([1.0, 2.0, 3.0, 4.0], [1.0, 2.0]), "scores_a"),
-    (lambda: cmp.mcnemar(old=[1, 0, 1], new=[1, 0]), "old"),
+    (lambda: cmp.ttest([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
+    (lambda: cmp.wilcoxon([1.0, 2.0, 3.0, 4.0], [1.0, 2.0]), "a"),
+    (lambda: cmp.mcnemar([1, 0, 1], [1, 0]), "a"),
     (lambda: cmp.paired_bootstrap([1, 0, 1, 1], [1, 0, 1], [1, 1, 1, 1],
-                                  metric=lambda t, p: float(np.mean(t == p))), "pred_a"),
+                                  metric=lambda t, p: float(np.mean(t == p))), "a"),
     (lambda: cmp.mean_permutation_test([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
     (lambda: predstab.fit_2pl([10, 20, 30], [0.1, 0.2]), "n"),
 ])

@@ -42,7 +42,7 @@ def _load(name):
 runner = _load("_blocks")
 
 # pages whose blocks a dedicated test runs (with checks of the figures the text quotes)
-RUN_ELSEWHERE = {"docs/tutorials/did-b-beat-a.md": "tests/test_compare_tutorial.py",
+RUN_ELSEWHERE = {"docs/tutorials/did-b-beat-a.md": "tests/compare/test_tutorial.py",
                  "README.md": "tests/test_readme.py"}
 
 

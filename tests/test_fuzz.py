@@ -155,10 +155,10 @@ TARGETS = {
     "compare.mean_ci": lambda rng: cmp.mean_ci(random_array(rng)),
     "compare.iqm": lambda rng: cmp.iqm(random_array(rng)),
     "compare.mean_permutation_test": lambda rng: cmp.mean_permutation_test(
-        random_array(rng), random_array(rng), n_permutations=99, random_state=0),
+        random_array(rng), random_array(rng), n_resamples=99, random_state=0),
     "compare.friedman_nemenyi": lambda rng: cmp.friedman_nemenyi(random_array(rng)),
     "compare.variance_components": lambda rng: cmp.variance_components(random_array(rng)),
-    "compare.mcnemar": lambda rng: cmp.mcnemar(old=random_array(rng), new=random_array(rng)),
+    "compare.mcnemar": lambda rng: cmp.mcnemar(random_array(rng), random_array(rng)),
 }
 
 
@@ -284,7 +284,7 @@ OPTION_CALLS = {
     "compare.wilcoxon": (cmp.wilcoxon, (_M[:, 0], _M[:, 1]), {}),
     "compare.mean_ci": (cmp.mean_ci, (_M[:, 0],), {}),
     "compare.mean_permutation_test": (cmp.mean_permutation_test, (_M[:, 0], _M[:, 1]),
-                                      {"n_permutations": 50}),
+                                      {"n_resamples": 50}),
     "compare.friedman_nemenyi": (cmp.friedman_nemenyi, (_M,), {}),
     "compare.variance_components": (cmp.variance_components, (_M,), {}),
     "compare.corrected_resampled_ttest": (cmp.corrected_resampled_ttest, (_M[:, 0], _M[:, 1]),

@@ -84,7 +84,7 @@ def test_mcnemar_on_crosstab_of_judgments():
     tab = pd.crosstab(pd.Series(old, name="old"), pd.Series(new, name="new"))  # rows 0, 1
     for method in ("exact", "mid-p", "asymptotic"):
         got = mcnemar(tab, method=method)
-        ref = mcnemar(old=old, new=new, method=method)
+        ref = mcnemar(old, new, method=method)
         assert got == ref
     # independently: b = old success & new failure, c = old failure & new success
     b, c = int(((old == 1) & (new == 0)).sum()), int(((old == 0) & (new == 1)).sum())
@@ -99,7 +99,7 @@ def test_mcnemar_on_crosstab_with_a_missing_column_and_bool_labels():
     new = np.array([True, True, True, True])  # never fails: crosstab has one column
     tab = pd.crosstab(old, new)
     assert tab.shape == (2, 1)
-    assert mcnemar(tab).table == mcnemar(old=old, new=new).table == (3, 0, 1, 0)
+    assert mcnemar(tab).table == mcnemar(old, new).table == (3, 0, 1, 0)
 
 
 def test_mcnemar_on_a_k_by_k_crosstab():
