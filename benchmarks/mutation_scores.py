@@ -33,8 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # module -> test files that exercise it (relative to the project root)
-# stability and ensembles are named by their path below src/predstab ("stability._stability"); their
-# tests run without the slow ones (pyproject's [tool.mutmut] passes -m "not slow")
+# (the tests run without the slow ones: -m "not slow")
 _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_psi_inputs.py",
             "tests/stability/test_phi_psi_counting.py", "tests/stability/test_phi_psi_object_intervals.py",
             "tests/stability/test_stability_result.py", "tests/stability/test_phi_psi_properties.py",
@@ -43,35 +42,39 @@ _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_cl
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py"]
 MODULES: dict[str, list[str]] = {
-    "stability._stability": _PHI_PSI,
-    "stability._disagreement": _PHI_PSI,
-    "stability._object_intervals": _PHI_PSI,
-    "stability._result": _PHI_PSI,
-    "stability._scales": _PHI_PSI,
-    "stability._measures": ["tests/stability/test_measure_registry.py", *_TUNING],
-    "_icc": ["tests/test_icc.py"],
-    "_fleiss": ["tests/test_fleiss.py"],
-    "_krippendorff": ["tests/test_krippendorff.py"],
-    "ensembles._twopl": ["tests/ensembles/test_twopl.py"],
+    "_stability": _PHI_PSI,
+    "_disagreement": _PHI_PSI,
+    "_object_intervals": _PHI_PSI,
+    "_result": _PHI_PSI,
+    "_scales": _PHI_PSI,
+    "_measures": ["tests/stability/test_measure_registry.py", *_TUNING],
+    # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
+    # test_mutants_{icc,fleiss,krippendorff}.py); irrCAC's weighted Fleiss' kappa and alpha, now in
+    # _fleiss and _krippendorff, are tested in test_cac.py
+    "_icc": ["tests/agreement/test_icc.py"],
+    "_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py"],
+    "_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py"],
+    "_twopl": ["tests/ensembles/test_twopl.py"],
     # the tuning (~3,000 mutants): the topic files of tests/ensembles, tiny data for most tests
-    "ensembles._tune": _TUNING,
-    "ensembles._tune_config": _TUNING,
-    "ensembles._tune_strategies": _TUNING,
-    "ensembles._tune_table": _TUNING,
-    "ensembles._recommend": _TUNING,
-    "ensembles._tune_result": _TUNING,
-    "ensembles._pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
-    "ensembles._closed_form": ["tests/ensembles/test_closed_form_functions.py",
-                               "tests/ensembles/test_pool_closed_form.py"],
+    "_tune": _TUNING,
+    "_tune_config": _TUNING,
+    "_tune_strategies": _TUNING,
+    "_tune_table": _TUNING,
+    "_recommend": _TUNING,
+    "_tune_result": _TUNING,
+    "_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
+    "_closed_form": ["tests/ensembles/test_closed_form_functions.py",
+                     "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
-    "ensembles._repeated": ["tests/ensembles/test_repeated_predictions.py"],
+    "_repeated": ["tests/ensembles/test_repeated_predictions.py"],
     # tests/test_mutants_io.py (added below) runs _io in-process; test_cli_inputs.py and test_cli_firsthour.py
     # run the CLI only as a subprocess, which mutmut cannot see; test_cli.py runs it in-process but takes
     # ~45 s (tune and demo runs), which every surviving mutant of a function they reach would cost
     "_io": ["tests/test_cli_files.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "_cac": ["tests/test_cac.py"],
-    "_alpha": ["tests/test_cronbach.py"],
+    "_cac": ["tests/agreement/test_cac.py"],
+    "_cac_tables": ["tests/agreement/test_cac.py"],
+    "_alpha": ["tests/agreement/test_cronbach.py"],
 }
 
 # tests that check the file a warning points at: under mutmut every call passes through its
@@ -89,11 +92,6 @@ _IGNORE = shutil.ignore_patterns("mutants", ".git", "__pycache__", ".venv", "sit
 _LINE = re.compile(r"^\s*(?P<name>[\w.]+__mutmut_\d+):\s*(?P<status>[\w ]+?)\s*$")
 
 
-def _path(module: str) -> str:
-    """``stability._stability`` -> ``stability/_stability`` (below src/predstab)."""
-    return module.replace(".", "/")
-
-
 def _tests_for(module: str) -> list[str]:
     extra = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutants{module}*.py"))
     return MODULES[module] + extra
@@ -101,6 +99,14 @@ def _tests_for(module: str) -> list[str]:
 
 # the slow tests (seconds each, end to end) would cost their time for every surviving mutant
 _PYTEST_ARGS = ["-p", "no:cacheprovider", "-q", "-x", "-m", "not slow"]
+
+
+def _source(module: str) -> str:
+    """The module's file, wherever it lives below src/predstab (the domain sub-packages)."""
+    found = sorted((ROOT / "src" / "predstab").rglob(f"{module}.py"))
+    if len(found) != 1:
+        raise ValueError(f"module {module!r}: expected one file src/predstab/**/{module}.py, found {found}")
+    return str(found[0].relative_to(ROOT))
 
 
 def _deselect() -> list[str]:
@@ -113,7 +119,7 @@ def _config(module: str) -> str:
 
     return ("[tool.mutmut]\n"
             'source_paths = ["src"]\n'
-            f'only_mutate = {toml_list([f"src/predstab/{_path(module)}.py"])}\n'
+            f'only_mutate = {toml_list([_source(module)])}\n'
             f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
             f"pytest_add_cli_args = {toml_list(_PYTEST_ARGS + _deselect())}\n"
             'also_copy = ["validation", "tests"]\n')

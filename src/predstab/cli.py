@@ -370,7 +370,7 @@ def _cmd_agree(args, out):
         levels = parse_list(args.levels, option="--levels") if args.levels else None
         if levels is not None:
             levels = _as_data_type(levels, ratings)
-        result = predstab.krippendorff_alpha(ratings, level=args.level, levels=levels)
+        result = predstab.krippendorff_alpha(ratings, scale=args.level, categories=levels)
     else:
         raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
     # with --detail the printed block already holds irr's per-category table (kappa, z, p.value)
@@ -531,12 +531,11 @@ def _cmd_compare(args, out):
             raise
         # a DataFrame: the result names the methods by the file's columns
         result = compare.friedman_nemenyi(pd.DataFrame(scores, columns=list(map(str, frame.columns))),
-                                          alpha=args.alpha, higher_is_better=not args.lower_is_better)
+                                          significance=args.alpha, higher_is_better=not args.lower_is_better)
         ranks = dict(zip(result.names, np.asarray(result.average_ranks, dtype=float), strict=True))
         print(str(result), file=out)  # base R's print.htest layout, R's p-value, the ranks by name
         if args.plot:
-            drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
-            fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
+            fig = result.plot(labels=list(map(str, frame.columns)))
             print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
         _write_csv(args, pd.DataFrame({"method": list(ranks), "average_rank": list(ranks.values())}), out)
         return 0
@@ -546,7 +545,7 @@ def _cmd_compare(args, out):
         old = _score_column(frame, args.old, option="--old", test="mcnemar")
         new = _score_column(frame, args.new, option="--new", test="mcnemar")
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
-        result = compare.mcnemar(old=old, new=new, ids=ids, mid_p=args.mid_p)
+        result = compare.mcnemar(old, new, ids=ids, mid_p=args.mid_p)
         print(str(result), file=out)  # the result's R-style block, as the Python API prints it
         _write_csv(args, result.to_frame(), out)
         return 0
@@ -561,7 +560,7 @@ def _cmd_compare(args, out):
         result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
                                                    confidence_level=args.confidence_level)
     elif args.test == "wilcoxon":
-        result = compare.wilcoxon(a, b, correct=not args.no_correct)
+        result = compare.wilcoxon(a, b, correction=not args.no_correct)
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
     print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
@@ -635,9 +634,9 @@ def _cmd_power(args, out):
         rows = []
         for d in effects:
             with _beyond_reach(f"--effect {d:g}"):
-                n = compare.seeds_needed(d, alpha=args.alpha, power=args.power, strict=strict)
+                n = compare.seeds_needed(d, significance=args.alpha, power=args.power, strict=strict)
                 rows.append({"d": d, "n_per_arm": n,
-                             "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
+                             "power": compare.power_ttest(d, n, significance=args.alpha, strict=strict)})
         title = f"seeds (runs) per arm for power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "power":
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
@@ -647,7 +646,7 @@ def _cmd_power(args, out):
             for n in ns:
                 with _beyond_reach(f"--effect {d:g} with --n {n:g}"):
                     rows.append({"d": d, "n_per_arm": n,
-                                 "power": compare.power_ttest(d, n, alpha=args.alpha, strict=strict)})
+                                 "power": compare.power_ttest(d, n, significance=args.alpha, strict=strict)})
         title = f"power of the two-sample t-test at alpha {args.alpha:g}"
     elif args.question == "effect":
         unused(args.effect, "--effect")
@@ -655,7 +654,7 @@ def _cmd_power(args, out):
         rows = []
         for n in ns:
             with _beyond_reach(f"--n {n:g}"):
-                d = compare.detectable_effect(n, alpha=args.alpha, power=args.power, strict=strict)
+                d = compare.detectable_effect(n, significance=args.alpha, power=args.power, strict=strict)
                 rows.append({"n_per_arm": n, "d": d})
         title = f"smallest effect d detected with power {args.power:g} at alpha {args.alpha:g}"
     elif args.question == "games":
@@ -670,7 +669,7 @@ def _cmd_power(args, out):
         for p in rates:
             with _beyond_reach(f"--win-rate {p:.10g} (so close to 0.5 that the exact test needs "
                                "too many games; choose a win rate farther from 0.5)"):
-                g = compare.games_needed(p, alpha=args.alpha, power=args.power)
+                g = compare.games_needed(p, significance=args.alpha, power=args.power)
             rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
         title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at alpha "
                  f"{args.alpha:g} (n_normal: normal approximation)")

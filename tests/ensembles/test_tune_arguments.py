@@ -269,25 +269,25 @@ def test_declared_functions_skip_their_checks_inside_an_engine_that_prefers_it()
 
     from predstab._core._validation import Interval, validate_params
 
-    @validate_params({"level": [Interval(Real, 0, 1)]})
-    def inner(*, level):
-        return level
+    @validate_params({"share": [Interval(Real, 0, 1)]})
+    def inner(*, share):
+        return share
 
-    @validate_params({"level": [Interval(Real, 0, 1)]}, prefer_skip_nested_validation=True)
-    def engine(*, level):
-        return inner(level=level * 2)  # a value the engine made: not checked again
+    @validate_params({"share": [Interval(Real, 0, 1)]}, prefer_skip_nested_validation=True)
+    def engine(*, share):
+        return inner(share=share * 2)  # a value the engine made: not checked again
 
-    @validate_params({"level": [Interval(Real, 0, 1)]})
-    def plain(*, level):
-        return inner(level=level * 2)
+    @validate_params({"share": [Interval(Real, 0, 1)]})
+    def plain(*, share):
+        return inner(share=share * 2)
 
-    assert engine(level=0.75) == 1.5
-    with pytest.raises(ValueError, match=r"`level` must be"):
-        plain(level=0.75)  # without the preference the inner call is checked
-    with pytest.raises(ValueError, match=r"`level` must be"):
-        engine(level=1.5)  # the engine's own arguments are checked
-    with pytest.raises(ValueError, match=r"`level` must be"):
-        inner(level=1.5)  # and a user's call after the engine returned
+    assert engine(share=0.75) == 1.5
+    with pytest.raises(ValueError, match=r"`share` must be"):
+        plain(share=0.75)  # without the preference the inner call is checked
+    with pytest.raises(ValueError, match=r"`share` must be"):
+        engine(share=1.5)  # the engine's own arguments are checked
+    with pytest.raises(ValueError, match=r"`share` must be"):
+        inner(share=1.5)  # and a user's call after the engine returned
 
 
 def test_tune_checks_its_arguments_once_not_at_every_grid_point(monkeypatch):

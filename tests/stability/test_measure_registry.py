@@ -71,11 +71,11 @@ def test_each_entry_computes_its_public_function():
         warnings.simplefilter("ignore")
         assert MEASURES["icc"].value(METRIC) == icc(METRIC.astype(float)).value
         assert MEASURES["fleiss"].value(CLASSES) == fleiss_kappa(CLASSES).value
-        interval = krippendorff_alpha(METRIC, level="interval").value
+        interval = krippendorff_alpha(METRIC, scale="interval").value
         assert MEASURES["alpha"].value(METRIC, scale="metric") == interval
         assert MEASURES["alpha"].value(CLASSES, scale="categorical") == krippendorff_alpha(CLASSES).value
         ordinal = MEASURES["alpha"].value(CLASSES, scale="ordinal", categories=["c", "a", "b"])
-        assert ordinal == krippendorff_alpha(CLASSES, level="ordinal", levels=["c", "a", "b"]).value
+        assert ordinal == krippendorff_alpha(CLASSES, scale="ordinal", categories=["c", "a", "b"]).value
         assert MEASURES["phi"].value(METRIC, Y_METRIC) == phi(METRIC, Y_METRIC).value
         assert MEASURES["psi"].value(CLASSES, Y_CLASSES, scale="ordinal", categories=["c", "a", "b"]) == psi(
             CLASSES, Y_CLASSES, scale="ordinal", categories=["c", "a", "b"]).value

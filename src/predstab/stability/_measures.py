@@ -119,9 +119,10 @@ def _matrix_call(function, matrix, baseline, scale, categories, options):
 
 
 def _krippendorff_call(function, matrix, baseline, scale, categories, options):
-    options.setdefault("level", _KRIPPENDORFF_SCALE[scale])
-    if options["level"] == "ordinal" and categories is not None:
-        options.setdefault("levels", categories)
+    # Krippendorff's own names of the scales (interval for metric data)
+    options.setdefault("scale", _KRIPPENDORFF_SCALE[scale])
+    if options["scale"] == "ordinal" and categories is not None:
+        options.setdefault("categories", categories)
     return function(matrix, **options)
 
 
