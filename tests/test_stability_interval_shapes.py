@@ -190,7 +190,7 @@ def test_every_class_interval_contains_its_estimate(n_refits, n_classes):
     tables = _all_tables(n_refits, n_classes)
     base = np.repeat(labels, np.arange(3, 3 + n_classes)).astype(object)
     for scale, levels in (("categorical", None), ("ordinal", list(labels))):
-        res = _quiet(phi, _rows(tables, labels), base, scale=scale, levels=levels)
+        res = _quiet(phi, _rows(tables, labels), base, scale=scale, categories=levels)
         inside = (res.per_object_low <= res.per_object) & (res.per_object <= res.per_object_high)
         assert inside.all(), tables[~inside][:3]
 
@@ -230,7 +230,7 @@ def test_ordinal_interval_of_the_issue_example_is_the_simplex_bound():
     levels = ["l1", "l2", "l3"]
     base = np.array(["l1"] * 4 + ["l2"] * 4 + ["l3"] * 4, dtype=object)
     res = phi(np.array([["l1"] * 2 + ["l2"] * 16 + ["l3"] * 2], dtype=object), base, scale="ordinal",
-              levels=levels)
+              categories=levels)
     m = np.array([4.0, 4.0, 4.0])
     pos = np.cumsum(m) - m / 2
     delta2 = (pos[:, None] - pos[None, :]) ** 2
@@ -258,7 +258,7 @@ def test_simplex_intervals_keep_exact_coverage(scale, n_levels, n_refits, step):
     counts = np.arange(2, 2 + n_levels)
     base = np.repeat(labels, counts).astype(object)
     levels = list(labels) if scale == "ordinal" else None
-    res = _quiet(phi, _rows(tables, labels), base, scale=scale, levels=levels)
+    res = _quiet(phi, _rows(tables, labels), base, scale=scale, categories=levels)
     if scale == "ordinal":
         pos = np.cumsum(counts) - counts / 2
         delta2 = (pos[:, None] - pos[None, :]) ** 2
@@ -373,10 +373,10 @@ def test_ordinal_baseline_error_moves_the_distances_too():
     pred = lab[np.clip(rng.integers(0, 2, size=(40, 10)) + rng.integers(0, 3, size=(40, 1)), 0, 3)]
     share = np.array([0.4, 0.3, 0.2, 0.1])
     base = lab[rng.choice(4, size=200, p=share)]
-    res = phi(pred, base, scale="ordinal", levels=levels, baseline_error=True)
-    objects_only = phi(pred, base, scale="ordinal", levels=levels)
-    spread = np.std([phi(pred, lab[rng.choice(4, size=200, p=share)], scale="ordinal", levels=levels).value
-                     for _ in range(120)])
+    res = phi(pred, base, scale="ordinal", categories=levels, baseline_error=True)
+    objects_only = phi(pred, base, scale="ordinal", categories=levels)
+    spread = np.std([phi(pred, lab[rng.choice(4, size=200, p=share)], scale="ordinal",
+                         categories=levels).value for _ in range(120)])
     assert (res.confidence_interval.high - res.confidence_interval.low) > (
         objects_only.confidence_interval.high - objects_only.confidence_interval.low)
     # the widening matches the baseline's sampling spread of S (within simulation error)

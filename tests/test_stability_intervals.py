@@ -45,7 +45,7 @@ def test_psi_counts_a_category_absent_from_the_baseline_with_share_zero():
     assert res.expected == pytest.approx(d_e, rel=1e-15)
     assert res.observed == pytest.approx(np.mean(d_o_i), rel=1e-15)
     assert res.value == pytest.approx(1 - np.mean(d_o_i) / d_e, rel=1e-14)
-    assert res.levels == ("a", "b", "c") and res.absent_from_baseline == ("b",)
+    assert res.categories == ("a", "b", "c") and res.absent_from_baseline == ("b",)
     # phi keeps APS's behaviour: a prediction absent from the training data is an error
     with pytest.raises(ValueError, match="Some prediction values do not occur in the training data"):
         phi(pred, base)
@@ -74,7 +74,7 @@ def test_psi_ordinal_level_absent_from_the_baseline():
     levels = ["L1", "L2", "L3"]
     pred = [["L1", "L3", "L3", "L1", "L1"], ["L2", "L2", "L3", "L2", "L2"]]
     base = ["L1", "L1", "L3", "L3", "L3"]  # L2 never in the baseline: count 0
-    res = psi(pred, base, levels=levels)
+    res = psi(pred, base, categories=levels)
     m = np.array([2.0, 0.0, 3.0])
     pos = np.cumsum(m) - m / 2  # Krippendorff's ordinal positions from the counts
     d2 = (pos[:, None] - pos[None, :]) ** 2
@@ -84,9 +84,9 @@ def test_psi_ordinal_level_absent_from_the_baseline():
     d_o = np.mean([sum(d2[idx[x], idx[y]] for x in r for y in r) / 20 for r in pred])
     assert res.value == pytest.approx(1 - d_o / d_e, rel=1e-14)
     with pytest.raises(ValueError, match="Some prediction values do not occur in the training data"):
-        phi(pred, base, levels=levels)
-    with pytest.raises(ValueError, match="do not occur in 'levels'"):
-        psi([["L1", "L9", "L1", "L1", "L1"]], base, levels=levels)
+        phi(pred, base, categories=levels)
+    with pytest.raises(ValueError, match="do not occur in 'categories'"):
+        psi([["L1", "L9", "L1", "L1", "L1"]], base, categories=levels)
 
 
 # ----------------------------------------------------------------- interval endpoints

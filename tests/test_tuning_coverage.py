@@ -49,7 +49,7 @@ def test_metric_bands_cover_the_infinite_pool_icc():
     for seed in range(300):
         preds = _metric_pool(np.random.default_rng([20, seed]), means, sd, 150)
         res = closed_form_bands(preds, None, n, {"icc": None}, classifier=False, voting=None,
-                                n_bootstrap=100, random_state=seed)["icc"]
+                                n_resamples=100, random_state=seed)["icc"]
         assert np.all((res.low <= res.curve) & (res.curve <= res.high))
         hits.append((res.low <= truth) & (truth <= res.high))
     coverage = np.mean(hits, axis=0)
@@ -72,7 +72,7 @@ def test_class_bands_cover_the_infinite_pool_kappa_with_near_ties():
         for seed in range(150):
             preds = _vote_pool(np.random.default_rng([21, seed]), q, 200)
             res = closed_form_bands(preds, None, n.astype(float), {"fleiss": None}, classifier=True,
-                                    voting="hard", n_bootstrap=100, random_state=seed)["fleiss"]
+                                    voting="hard", n_resamples=100, random_state=seed)["fleiss"]
             assert np.all((res.low <= res.curve) & (res.curve <= res.high))
             hits.append((res.low <= truth) & (truth <= res.high))
     coverage = np.mean(hits, axis=0)
@@ -94,7 +94,7 @@ def test_metric_jackknife_statistics_leave_one_learner_out():
 
 
 def test_recommendation_interval_takes_order_statistics_at_nominal_coverage():
-    from predstab.ensembles._tune import _order_statistic_interval
+    from predstab.ensembles._recommendation_interval import _order_statistic_interval
 
     # B = 100: k = floor(101 * 0.025) = 2, the 2nd smallest and 2nd largest (expected coverage
     # 97 / 101 >= 0.95); the inverted-CDF percentiles took the 3rd and 98th (96 / 101 = 0.95 - 0.0005)
@@ -110,7 +110,7 @@ def test_learners_only_recommendation_interval_covers_the_infinite_pool_recommen
     # the unrounded recommendation of optRF's rule on the 2PL of the infinite-pool ICC curve
     # (B / (B + W / n), a 2PL with p1 = W / B), against the learners-only interval of pools
     from predstab import fit_2pl
-    from predstab.ensembles._tune import _interval
+    from predstab.ensembles._recommendation_interval import _interval
 
     rng = np.random.default_rng(30)
     means = rng.gamma(2.0, size=25)
@@ -125,7 +125,7 @@ def test_learners_only_recommendation_interval_covers_the_infinite_pool_recommen
         for seed in range(30):
             preds = _metric_pool(np.random.default_rng([30, seed]), means, sd, 300)
             res = closed_form_bands(preds, None, n, {"icc": None}, classifier=False, voting=None,
-                                    n_bootstrap=40, random_state=seed)["icc"]
+                                    n_resamples=40, random_state=seed)["icc"]
             _, raw = _interval(np.minimum(res.curve + res.errors, 1.0), grid, 1e-6, "none", 40, 0.95)
             hits.append(raw.low <= truth <= raw.high)
             widths.append(raw.high - raw.low)
@@ -145,7 +145,7 @@ def test_closed_form_bands_say_what_they_cover():
         warnings.simplefilter("ignore")
         res = tune_num_learners(RandomForestRegressor(max_features=2, max_depth=3), X[:40], y[:40], X[40:],
                                 grid=(2, 4, 8), method="closed_form", measures=("icc",), pool_size=24,
-                                n_bootstrap=10, random_state=0, interval="learners")
+                                n_resamples=10, random_state=0, interval="learners")
     label = "learners only: these test objects and this training set, variation from the trees"
     assert f" 95% bootstrap bands ({label}):" in str(res).splitlines()
     fig = res.plot()
@@ -170,7 +170,7 @@ def test_class_closed_form_pool_holds_four_times_the_largest_forest():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 300), n_repeats=2,
-                                method="closed_form", measures=["fleiss"], n_bootstrap=0, random_state=0)
+                                method="closed_form", measures=["fleiss"], n_resamples=0, random_state=0)
     assert res.pool_size == 1200
     # the default recommendation interval says plainly that it is not a 95 % interval
     assert res.interval_covers.endswith(
@@ -180,5 +180,5 @@ def test_class_closed_form_pool_holds_four_times_the_largest_forest():
     # a smaller pool given explicitly is used, with a warning naming the rule
     with pytest.warns(PredstabDataWarning, match=r"below 4 x the largest grid value \(20\).*pool_size >= 80"):
         small = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
-                                  method="closed_form", measures=["fleiss"], n_bootstrap=0, random_state=0)
+                                  method="closed_form", measures=["fleiss"], n_resamples=0, random_state=0)
     assert small.pool_size == 40

@@ -13,12 +13,21 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside, warnings_outside
 from .._core._results import Result, r_rows, result
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import HasMethods, Interval, Options, validate_params
 from ..stability._measures import MEASURES
+from ._forest import (
+    aggregate,
+    final_estimator,
+    inbag_mask,
+    is_bagging_ensemble,
+    through_pipeline,
+    tree_predictions,
+)
 
 __all__ = ["repeated_predictions", "RepeatedPredictions", "with_seed"]
 
@@ -97,8 +106,6 @@ class RepeatedPredictions(Result):
         Columns ``matrix`` ("test" | "space"), ``object`` (row index), ``repetition``,
         ``seed`` and ``prediction``.
         """
-        import pandas as pd
-
         frames = []
         for name, mat in (("test", self.test), ("space", self.space)):
             if mat is None:
@@ -184,8 +191,6 @@ def _repeated_predictions_iv(estimator, X, y, X_test, baseline, cv, response):
     if baseline == "kfold":
         splits = cv  # declared: an int >= 2, a splitter or an iterable of (train, test)
     elif baseline == "oob":
-        from ._forest import final_estimator, is_bagging_ensemble
-
         if not is_bagging_ensemble(final_estimator(estimator)):
             raise ValueError(
                 f"`baseline`='oob' needs a bagging ensemble (RandomForest*, ExtraTrees* with bootstrap=True, "
@@ -219,8 +224,6 @@ def _ensemble_predict(fitted, X, *, voting, response, oob):
     ensemble's own ``n_jobs`` (its threaded sum is not order-stable) and lets
     ``voting`` choose the rule.
     """
-    from ._forest import aggregate, inbag_mask, through_pipeline, tree_predictions
-
     ensemble, X = through_pipeline(fitted, X)  # each (nested) pipeline's preprocessing, outermost first
     per_tree = tree_predictions(ensemble, X)
     mask = ~inbag_mask(ensemble, per_tree.shape[1]) if oob else None
@@ -235,8 +238,6 @@ def _ensemble_predict(fitted, X, *, voting, response, oob):
 
 
 def _predict(fitted, X, response, voting):
-    from ._forest import final_estimator, is_bagging_ensemble
-
     if is_bagging_ensemble(final_estimator(fitted)):
         return _ensemble_predict(fitted, X, voting=voting, response=response, oob=False)
     if response == "predict":

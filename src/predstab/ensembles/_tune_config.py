@@ -84,7 +84,7 @@ class _TuneConfig:
     @property
     def reads_space(self) -> tuple:
         """The measures against out-of-sample predictions (psi)."""
-        return tuple(m for m in self.measures if MEASURES[m].baseline == "prediction_space")
+        return _with(self.measures, baseline="prediction_space")
 
     @property
     def needs_space(self) -> bool:
@@ -98,9 +98,10 @@ class _TuneConfig:
             return ()
         return tuple(m for m in self.measures if MEASURES[m].closed_form is not None)
 
-    def reads(self, what) -> tuple:
-        """The measures computed from ``what`` ("predictions" or "importances")."""
-        return tuple(m for m in self.measures if MEASURES[m].reads == what)
+
+def _with(measures, **attributes):
+    """The ``measures`` whose registry entries have these attribute values."""
+    return tuple(m for m in measures if all(getattr(MEASURES[m], k) == v for k, v in attributes.items()))
 
 
 def _group(name, options):
@@ -207,7 +208,7 @@ def _scale_iv(a, is_clf, measures):
 def _options_iv(a, measures):
     if a.psi_baseline not in PSI_BASELINES:
         raise ValueError(f"`psi_baseline` must be one of {PSI_BASELINES}; got {a.psi_baseline!r}.")
-    reads_space = any(MEASURES[m].baseline == "prediction_space" for m in measures)
+    reads_space = _with(measures, baseline="prediction_space")
     if a.method == "closed_form" and a.psi_baseline == "per_forest" and reads_space:
         raise ValueError("`psi_baseline`='per_forest' has no closed form; use 'fixed' or method='pool'.")
     if a.voting not in (None, "soft", "hard"):
@@ -250,7 +251,7 @@ def _pool_iv(a, grid, measures, is_clf):
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "
             f"({max(grid)}); use pool_size >= {2 * max(grid)} or method='refit'."
         )
-    reads_space = any(MEASURES[m].baseline == "prediction_space" for m in measures)
+    reads_space = _with(measures, baseline="prediction_space")
     if reads_space and a.psi_baseline != "kfold" and not is_bagging_ensemble(a.estimator):
         raise ValueError(
             f"`psi_baseline`={a.psi_baseline!r} needs out-of-bag predictions, but "
@@ -275,7 +276,7 @@ def _selection_iv(a, groups, measures, is_clf, y):
     if importance not in ("permutation", "impurity"):
         raise InvalidParameterError(f"`importance['kind']` must be 'permutation' or 'impurity'; "
                                     f"got {importance!r}.")
-    selects = [m for m in measures if MEASURES[m].option_group == "selection"]
+    selects = _with(measures, option_group="selection")
     n_objects = len(a.X if a.X_test is None else a.X_test)
     if selects and not is_clf and select_fraction is None and n_objects < 2:
         # the default fraction was not the user's choice: name the data that leave nothing to select
@@ -290,7 +291,7 @@ def _selection_iv(a, groups, measures, is_clf, y):
         importance_fraction = 0.05 if round(np.shape(a.X)[1] * 0.05) >= 1 else 1
     if selects and not is_clf:
         _selection_size(n_objects, select_fraction, "selection['fraction']")
-    if any(MEASURES[m].reads == "importances" for m in measures):
+    if _with(measures, reads="importances"):
         _selection_size(np.shape(a.X)[1], importance_fraction, "importance['fraction']")
     if is_clf and select_for is None:
         select_for = np.unique(y)[-1]
@@ -330,7 +331,7 @@ def _tune_num_learners_iv(arguments):
     groups = {"selection": {"fraction": select_fraction, "select_for": select_for},
               "importance": {"fraction": importance_fraction}}
     options = {m: groups.get(MEASURES[m].option_group, {}) for m in measures}
-    reads_importances = any(MEASURES[m].reads == "importances" for m in measures)
+    reads_importances = bool(_with(measures, reads="importances"))
     return _TuneConfig(
         estimator=a.estimator, X=a.X, y=y, X_test=a.X_test, is_classifier=is_clf, grid=grid,
         n_repeats=int(a.n_repeats), method=a.method, voting=a.voting or ("hard" if is_clf else "soft"),
@@ -363,7 +364,7 @@ def _settings(config):
                 "categories": config.categories, "voting": config.voting if config.is_classifier else None,
                 "target": config.target, "rec_thresh": config.rec_thresh, "round_to": config.round_to,
                 "n_resamples": config.n_resamples, "confidence_level": config.confidence_level}
-    if any(MEASURES[m].option_group == "selection" for m in config.measures):
+    if _with(config.measures, option_group="selection"):
         settings["select_fraction"] = config.select_fraction
     if config.importance is not None:
         settings["importance_fraction"] = config.importance_fraction

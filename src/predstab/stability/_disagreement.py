@@ -200,15 +200,7 @@ def _category_space(base, scale, levels, names):
     b_present = np.bincount(b_codes, minlength=len(b_uniques)) > 0
     b_uniques, b_counts = b_uniques[b_present], np.bincount(b_codes, minlength=len(b_uniques))[b_present]
     if scale == "ordinal":
-        as_text = not _same_family(levels, b_uniques)
-        to_level = match_keys(b_uniques, levels, as_text)
-        if (to_level < 0).any():
-            absent = [v for v, j in zip(b_uniques, to_level, strict=True) if j < 0]
-            raise ValueError(
-                f"Some values do not occur in '{names.categories}' (`{names.categories}`): the training data "
-                f"contain {absent[:5]!r}{' ...' if len(absent) > 5 else ''} but the levels are "
-                f"{list(levels)!r}."
-            )
+        to_level = _level_codes(b_uniques, levels, names, what="values", holder="the training data contain")
         categories = tuple(levels)
         counts = np.zeros(len(levels), dtype=np.int64)
         counts[to_level] = b_counts
@@ -311,6 +303,19 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
     return d_o, r, table
 
 
+def _level_codes(values, levels, names, *, what, holder):
+    """The positions of ``values`` among the ordered ``levels``; APS's error naming the values that
+    are not levels (five at most)."""
+    codes = match_keys(values, levels, not _same_family(list(levels), values))
+    if (codes < 0).any():
+        absent = [v for v, j in zip(values, codes, strict=True) if j < 0]
+        raise ValueError(
+            f"Some {what} do not occur in '{names.categories}' (`{names.categories}`): {holder} "
+            f"{absent[:5]!r}{' ...' if len(absent) > 5 else ''} but the levels are {list(levels)!r}."
+        )
+    return codes
+
+
 def _same_family(levels, uniques):
     def fam(v):
         if isinstance(v, (bool, np.bool_)):
@@ -343,15 +348,8 @@ def _absent_mapper(scale, categories, names):
     """
     def to_category(values):
         if scale == "ordinal":
-            as_text = not _same_family(list(categories), values)
-            idx = match_keys(values, categories, as_text)
-            if (idx < 0).any():
-                bad = [v for v, j in zip(values, idx, strict=True) if j < 0]
-                raise ValueError(
-                    f"Some prediction values do not occur in '{names.categories}' (`{names.categories}`): "
-                    f"`{names.predictions}` contains {bad[:5]!r} but the levels are {list(categories)!r}."
-                )
-            return idx
+            return _level_codes(values, categories, names, what="prediction values",
+                                holder=f"`{names.predictions}` contains")
         start = len(categories)
         categories.extend(v.item() if isinstance(v, np.generic) else v for v in values)
         return np.arange(start, len(categories), dtype=np.intp)

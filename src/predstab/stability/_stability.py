@@ -332,6 +332,15 @@ PredstabDegenerateWarning
     ``D_e = 0`` and ``D_o = 0``: the stability is set to 1.
 PredstabUndefinedWarning
     ``D_e = 0`` and ``D_o > 0``: the stability is NaN.""",
+    "aps_returns": """
+Returns
+-------
+StabilityResult
+
+References
+----------
+.. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
+   of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1""",
     "aps_reference": """
 .. [1] Lange, T. M., Schmitt, A. O. & Heinrich, F. (2025). Assessing prediction stability
    of non-deterministic models. BMC Bioinformatics. https://doi.org/10.1186/s12859-025-06097-1""",
@@ -562,14 +571,14 @@ def psi(predictions, prediction_space, /, *, scale=None, categories=None,
     return _stability("psi", predictions, prediction_space, _PSI_NAMES, options)
 
 
-def _calculate_iv(kind, prediction_matrix, baseline, scale, ordinal_levels):
+def _calculate(kind, prediction_matrix, baseline, options):
     """APS's entry points: its argument names in the messages, ``ordinal_levels`` ignored off the
     ordinal scale (as APS does)."""
-    if scale != "ordinal":
-        ordinal_levels = None
+    if options.scale != "ordinal":
+        options = dataclasses.replace(options, categories=None)
     names = _Names("prediction_matrix", "training_observations" if kind == "phi" else "prediction_space",
                    "ordinal_levels")
-    return prediction_matrix, baseline, names, ordinal_levels
+    return _stability(kind, prediction_matrix, baseline, names, options)
 
 
 _APS_DECLARED = {"scale": [Options(_SCALES)], "ordinal_levels": ["array-like", None], **_DECLARED}
@@ -583,7 +592,8 @@ def calculate_phi(prediction_matrix, training_observations, scale="metric", ordi
     """APS's ``calculate_phi`` with its argument names and default ``scale="metric"``.
 
     For people porting R code; the same computation and result as :func:`phi`. As in
-    APS, `ordinal_levels` is only used with ``scale="ordinal"``.
+    APS, `ordinal_levels` is only used with ``scale="ordinal"``. Matches ``APS::calculate_phi``;
+    see validation/aps.
 
     Parameters
     ----------
@@ -594,15 +604,7 @@ def calculate_phi(prediction_matrix, training_observations, scale="metric", ordi
     %(aps_scale)s
     %(interval_options)s
 
-    Returns
-    -------
-    StabilityResult
-
-    Matches ``APS::calculate_phi``; see validation/aps.
-
-    References
-    ----------
-    %(aps_reference)s
+    %(aps_returns)s
 
     Examples
     --------
@@ -614,10 +616,8 @@ def calculate_phi(prediction_matrix, training_observations, scale="metric", ordi
     >>> round(res.value, 4)
     0.99
     """
-    matrix, base, names, ordinal_levels = _calculate_iv("phi", prediction_matrix, training_observations,
-                                                        scale, ordinal_levels)
-    return _stability("phi", matrix, base, names, _Options(scale, ordinal_levels, confidence_level,
-                                                           object_interval, interval_target, baseline_error))
+    return _calculate("phi", prediction_matrix, training_observations, _Options(
+        scale, ordinal_levels, confidence_level, object_interval, interval_target, baseline_error))
 
 
 @validate_params(_APS_DECLARED)
@@ -627,7 +627,8 @@ def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_l
                   baseline_error=False):
     """APS's ``calculate_psi`` with its argument names and default ``scale="metric"``.
 
-    For people porting R code; the same computation and result as :func:`psi`.
+    For people porting R code; the same computation and result as :func:`psi`. Matches
+    ``APS::calculate_psi``; see validation/aps.
 
     Parameters
     ----------
@@ -638,15 +639,7 @@ def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_l
     %(aps_scale)s
     %(interval_options)s
 
-    Returns
-    -------
-    StabilityResult
-
-    Matches ``APS::calculate_psi``; see validation/aps.
-
-    References
-    ----------
-    %(aps_reference)s
+    %(aps_returns)s
 
     Examples
     --------
@@ -656,7 +649,5 @@ def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_l
     >>> round(res.value, 4)
     0.8222
     """
-    matrix, base, names, ordinal_levels = _calculate_iv("psi", prediction_matrix, prediction_space, scale,
-                                                        ordinal_levels)
-    return _stability("psi", matrix, base, names, _Options(scale, ordinal_levels, confidence_level,
-                                                           object_interval, interval_target, baseline_error))
+    return _calculate("psi", prediction_matrix, prediction_space, _Options(
+        scale, ordinal_levels, confidence_level, object_interval, interval_target, baseline_error))
