@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 import warnings
 from pathlib import Path
 
@@ -259,6 +260,22 @@ def nested_validation_study(runs):
     for task, method, n, checked, skipped in rows:
         print(f"{task:<16}{method:<13}{n:>15}{checked:>10.2f}{skipped:>10.2f}"
               f"{100 * (checked - skipped) / checked:>9.1f}%")
+    # one call of the measures the engine calls most, with and without its checks (a grid point's
+    # forests: 50 test objects x 10 forests)
+    from predstab import fit_2pl, icc, phi
+    from predstab._core._validation import skip_nested_validation
+
+    rng = np.random.default_rng(0)
+    matrix, baseline = rng.normal(size=(50, 10)), rng.normal(size=200)
+    calls = {"icc": lambda: icc(matrix), "phi": lambda: phi(matrix, baseline),
+             "fit_2pl": lambda: fit_2pl([25, 50, 75, 100, 200], [0.5, 0.6, 0.7, 0.75, 0.8])}
+    print(f"\n{'one call':<10}{'checked (us)':>14}{'skipped (us)':>14}")
+    for name, call in calls.items():
+        def skipping(call=call):
+            with skip_nested_validation():
+                call()
+        checked, skipped = (min(timeit.repeat(f, number=200, repeat=5)) / 200 * 1e6 for f in (call, skipping))
+        print(f"{name:<10}{checked:>14.1f}{skipped:>14.1f}")
     return rows
 
 

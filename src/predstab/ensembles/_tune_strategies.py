@@ -182,18 +182,20 @@ class _Pool(_Refit):
         return self._groups(pool, config, rng, (baseline, text))
 
     def _enlarged(self, pool, config, baseline, progress):
+        """The pool as fitted (the closed form enlarges it for ``precision``)."""
         return pool
 
     def _groups(self, pool, config, rng, baseline):
         """The pool's disjoint groups for every grid value (fewer than ``n_repeats`` where the pool
-        is short, with a note, and a warning when its size was given)."""
+        is short, with a note, and a warning when its size was given), with psi's ``baseline``
+        ``(values, description)``."""
         pool_size, n_repeats, grid = pool.test_predictions_.shape[1], config.n_repeats, config.grid
-        if config.importance == "permutation":
+        if config.importance == "permutation":  # (features, trees)
             tree_imp = tree_permutation_importances(pool.ensemble_, config.X, config.y, rng)
         elif config.importance == "impurity":
             tree_imp = np.stack([t.feature_importances_ for t in pool.ensemble_.estimators_], axis=1)
         else:
-            tree_imp = None  # (features, trees) otherwise
+            tree_imp = None
         only_closed = set(config.measures) <= set(config.closed)
         per_forest = config.needs_space and config.psi_baseline == "per_forest"
         values, short = {}, []
