@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MAP = ROOT / "docs" / "r-to-python.md"
 CANDIDATES = [ROOT.parent / "shared" / "r-peers", Path("/work/shared/r-peers")]
 PEERS = next((p for p in CANDIDATES if p.is_dir()), None)

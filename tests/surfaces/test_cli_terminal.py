@@ -1,6 +1,6 @@
 """Issue 22, items 13-20: what the command line (and the Python API behind it) says.
 
-CLI items run through the installed ``predstab`` command (tests/_cli.py).
+CLI items run through the installed ``predstab`` command (tests/surfaces/_cli.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import one_line_error, predstab_cli, predstab_main
 from sklearn.datasets import load_diabetes
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import cross_validate
@@ -18,6 +17,7 @@ from sklearn.model_selection import cross_validate
 import predstab
 from predstab import fit_2pl
 from predstab.ensembles._tune import _recommend
+from tests.surfaces._cli import one_line_error, predstab_cli, predstab_main
 
 
 # --------------------------------------------------------------------------- item 13
@@ -76,7 +76,7 @@ def test_tune_on_a_zero_one_target_says_how_to_classify(tmp_path):
     frame["y"] = (X[:, 0] > 0).astype(int)
     frame.to_csv(tmp_path / "d.csv", index=False)
     proc = predstab_cli("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
-                        "--bootstrap", "0", "--quiet", "--out", tmp_path / "o")
+                        "--resamples", "0", "--quiet", "--out", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
     assert ("predstab tune: note: the target 'y' holds only the two values 0 and 1: --task regression "
             "(the default) fits a regression forest") in proc.stderr
@@ -131,7 +131,7 @@ def test_a_poor_fit_claims_no_learners_for_the_target(tmp_path):
     frame["y"] = X @ [1.0, 2.0, 3.0] + rng.normal(size=60)
     frame.to_csv(tmp_path / "d.csv", index=False)
     proc = predstab_cli("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
-                        "--bootstrap", "0", "--quiet", "--min-samples-leaf", "1000", "--out", tmp_path / "o")
+                        "--resamples", "0", "--quiet", "--min-samples-leaf", "1000", "--out", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "o" / "stability.csv")
     assert table["icc"].tolist() == [-1.0, -1.0, -1.0]
@@ -314,7 +314,7 @@ def test_tune_draws_its_progress_bar_on_a_terminal_during_fit_predict_and_bands(
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
     proc = subprocess.Popen([_SCRIPT, "tune", str(tmp_path / "d.csv"), "--target", "y", "--grid",
-                             "50,100,400", "--repeats", "3", "--bootstrap", "30",
+                             "50,100,400", "--repeats", "3", "--resamples", "30",
                              "--out", str(tmp_path / "o")],
                             stdout=subprocess.DEVNULL, stderr=slave, env=env)
     os.close(slave)

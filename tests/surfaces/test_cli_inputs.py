@@ -12,10 +12,9 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab import cli
-from predstab._core import _io
+from predstab._core import _reading
 from predstab.compare import friedman_nemenyi
-from tests._cli import one_line_error, predstab_cli
+from tests.surfaces._cli import one_line_error, predstab_cli
 
 
 @pytest.fixture
@@ -53,7 +52,7 @@ def test_transposed_ratings_warn_in_agree(refits_in_rows):
     proc = predstab_cli("agree", folder / "wide.csv", "--measure", "icc", "--transpose")
     assert proc.returncode == 0 and proc.stderr == ""
     printed = io.StringIO()
-    cli._print_result(predstab.icc(pred), printed)  # what agree prints for the right orientation
+    print(predstab.icc(pred), file=printed)  # what agree prints for the right orientation
     assert proc.stdout == printed.getvalue()
 
 
@@ -63,17 +62,18 @@ def test_check_orientation_on_categories():
     flips = rng.random((60, 8)) < 0.1
     pred = np.where(flips, "b", objects[:, None]).astype(object)
     with pytest.warns(predstab.PredstabDataWarning, match="8 rows and 60 columns"):
-        assert _io.check_orientation(pred.T)
-    assert not _io.check_orientation(pred)
+        assert _reading.check_orientation(pred.T)
+    assert not _reading.check_orientation(pred)
     # no structure at all, or few objects with many refits (a legitimate wide matrix): no warning
     noise = rng.choice(["a", "b"], size=(10, 5000)).astype(object)
     few_objects = np.where(rng.random((4, 40)) < 0.1, "b", np.array(["a", "c", "a", "c"])[:, None])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert not _io.check_orientation(noise)
-        assert not _io.check_orientation(few_objects.astype(object))
-        assert not _io.check_orientation(rng.normal(size=(3, 400)))
-        assert not _io.check_orientation(rng.normal(size=(4, 1))[:, [0] * 40] + rng.normal(0, 0.1, (4, 40)))
+        assert not _reading.check_orientation(noise)
+        assert not _reading.check_orientation(few_objects.astype(object))
+        assert not _reading.check_orientation(rng.normal(size=(3, 400)))
+        assert not _reading.check_orientation(rng.normal(size=(4, 1))[:, [0] * 40]
+                                              + rng.normal(0, 0.1, (4, 40)))
 
 
 # --------------------------------------------------------------------------- item 6
@@ -84,7 +84,7 @@ def test_ignored_options_say_so(tmp_path):
     assert proc.returncode == 0
     assert ("warning: --exact is only used with --measure fleiss; it is ignored with --measure icc"
             in proc.stderr)
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "alpha", "--level", "interval",
+    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "alpha", "--scale", "interval",
                         "--model", "twoway")
     assert "--model is only used with --measure icc" in proc.stderr
     proc = predstab_cli("compare", tmp_path / "r.csv", "--test", "wilcoxon", "--a", "a", "--b", "b",
@@ -140,17 +140,17 @@ def test_missing_column_lists_every_column_closest_first(tmp_path):
 def test_check_target_kind_speaks_the_users_language():
     rng = np.random.default_rng(4)
     continuous = rng.normal(size=50).round(3)
-    with pytest.raises(_io.InputError, match=r"looks continuous .* use --task regression"):
-        _io.check_target_kind(continuous, "classification", name="yield")
-    with pytest.raises(_io.InputError, match="the target 'yield'"):
-        _io.check_target_kind(continuous, "ordinal", name="yield")
-    with pytest.raises(_io.InputError, match=r"holds text \('low'.* use --task classification"):
-        _io.check_target_kind(np.array(["low", "high"] * 10, dtype=object), "regression")
-    _io.check_target_kind(rng.integers(0, 3, 50), "classification")  # class labels as numbers
-    _io.check_target_kind(np.array(["a", "b"] * 5, dtype=object), "classification")
-    _io.check_target_kind(continuous, "regression")
-    with pytest.raises(_io.InputError, match="--task"):
-        _io.check_target_kind(continuous, "clustering")
+    with pytest.raises(_reading.InputError, match=r"looks continuous .* use --task regression"):
+        _reading.check_target_kind(continuous, "classification", name="yield")
+    with pytest.raises(_reading.InputError, match="the target 'yield'"):
+        _reading.check_target_kind(continuous, "ordinal", name="yield")
+    with pytest.raises(_reading.InputError, match=r"holds text \('low'.* use --task classification"):
+        _reading.check_target_kind(np.array(["low", "high"] * 10, dtype=object), "regression")
+    _reading.check_target_kind(rng.integers(0, 3, 50), "classification")  # class labels as numbers
+    _reading.check_target_kind(np.array(["a", "b"] * 5, dtype=object), "classification")
+    _reading.check_target_kind(continuous, "regression")
+    with pytest.raises(_reading.InputError, match="--task"):
+        _reading.check_target_kind(continuous, "clustering")
 
 
 # --------------------------------------------------------------------------- item 10

@@ -1,23 +1,15 @@
-"""The command line's file layer (``predstab._core._io``) in-process, on tiny files (issue 12, item 8).
+"""Files in (``predstab._core._reading``), in-process on tiny files: what a user of
+``predstab ...`` relies on when a file is read.
 
-What a user of ``predstab ...`` relies on: which first lines are read as a header, when a
-matrix is said to look transposed, which targets suit a task, error messages that name the
-file, line, column or option and what was found there, outputs written atomically with the
-mode ``open`` would give them under the process's umask, no overwriting without ``--force``,
-the rules for output folders, JSON of NumPy values and the progress bar's line.
-Every expected value is written out by hand or re-derived in the test.
+Which first lines are read as a header, when a matrix is said to look transposed, which
+targets suit a task, and error messages that name the file, line, column or option and what
+was found there. Every expected value is written out by hand or re-derived in the test.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
-import json
-import os
-import stat
-import struct
-import time
 import warnings
 from pathlib import Path
 
@@ -26,19 +18,8 @@ import pandas as pd
 import pytest
 
 from predstab import PredstabDataWarning
-from predstab._core import _io
-from predstab._core._io import InputError, InputNote
-
-
-@pytest.fixture(params=[0o027, 0o002])
-def umask(request):
-    """Run the test under umask 027 (new files 0o640) or 002 (0o664), restoring the process's own
-    afterwards."""
-    old = os.umask(request.param)
-    try:
-        yield request.param
-    finally:
-        os.umask(old)
+from predstab._core import _reading
+from predstab._core._reading import InputError, InputNote
 
 
 @contextlib.contextmanager
@@ -76,7 +57,7 @@ def test_first_line_decisions(tmp_path, first_line, is_data):
     path.write_text(first_line + "\n5,6,7\n", encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputNote)
-        frame = _io.read_table(path)
+        frame = _reading.read_table(path)
     assert frame.shape[0] == (2 if is_data else 1)
     assert list(frame.columns[:1]) == (["V1"] if is_data else list(frame.columns[:1]))
 
@@ -87,42 +68,42 @@ def test_first_line_zero_or_zero_one_is_refused(tmp_path):
         path = tmp_path / "b.csv"
         path.write_text(first + "\n1" + ",0" * first.count(",") + "\n")
         with pytest.raises(InputError) as err:
-            _io.read_table(path, what="DATA")
+            _reading.read_table(path, what="DATA")
         assert str(err.value) == (
             f"DATA file '{path}', line 1: is '{first}' the column numbers pandas writes as a header "
             "(to_csv of an unnamed matrix) or a first row of data (binary labels)? Say which with "
             "--header or --no-header (header=True / header=False)")
         with _no_warnings():
-            assert _io.read_table(path, header=False).shape[0] == 2
-            assert _io.read_table(path, header=True).shape[0] == 1
+            assert _reading.read_table(path, header=False).shape[0] == 2
+            assert _reading.read_table(path, header=True).shape[0] == 1
 
 
 def test_first_line_on_unusual_files(tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("\n\n")
     with pytest.raises(InputError, match="is empty$"):
-        _io.read_table(empty)
+        _reading.read_table(empty)
     latin = tmp_path / "latin.csv"
     latin.write_bytes(b"a,b\ncaf\xe9,1\n2,3\n")  # not UTF-8: the byte and its line
     with pytest.raises(InputError) as err:
-        _io.read_table(latin, what="DATA")
+        _reading.read_table(latin, what="DATA")
     assert str(err.value) == f"DATA file '{latin}' is not UTF-8 text (byte 7, line 2)"
     huge = tmp_path / "huge.csv"  # a field beyond the csv module's limit
     huge.write_text('a,b\n3,4\n"' + "1" * 200_000 + '",2\n')
     with pytest.raises(InputError, match=r"huge.csv', line 3: could not be read as CSV \(sep ',', dec '.' "
                                          r"\(R's read.csv\)\): field larger than field limit"):
-        _io.read_table(huge)
+        _reading.read_table(huge)
     crlf = tmp_path / "crlf.csv"  # Windows line ends
     crlf.write_bytes(b"1,1\r\n5,6\r\n")
     with pytest.warns(InputNote):
-        assert _io.read_table(crlf).to_numpy().tolist() == [[1, 1], [5, 6]]
+        assert _reading.read_table(crlf).to_numpy().tolist() == [[1, 1], [5, 6]]
 
 
 def test_read_table_headerless_file_is_named_like_r_and_says_so(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("1.5,2,NA\n3,4,5\n")
     with pytest.warns(InputNote) as notes:
-        frame = _io.read_table(path, what="PREDICTIONS")
+        frame = _reading.read_table(path, what="PREDICTIONS")
     assert len(notes) == 1
     assert str(notes[0].message) == (
         f"PREDICTIONS file '{path}': its first row holds only numbers, so it is read as data "
@@ -134,62 +115,62 @@ def test_read_table_headerless_file_is_named_like_r_and_says_so(tmp_path):
     one = tmp_path / "y.csv"
     one.write_text("3\n4\n5\n")
     with pytest.warns(InputNote, match=r"\(column named V1\)"):
-        assert _io.read_table(one)["V1"].tolist() == [3, 4, 5]
+        assert _reading.read_table(one)["V1"].tolist() == [3, 4, 5]
 
 
 def test_read_table_header_given_explicitly(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("1,2\n3,4\n")
     with _no_warnings():
-        named = _io.read_table(path, header=True)
-        data = _io.read_table(path, header=False)
+        named = _reading.read_table(path, header=True)
+        data = _reading.read_table(path, header=False)
     assert list(named.columns) == ["1", "2"] and named.to_numpy().tolist() == [[3, 4]]
     assert list(data.columns) == ["V1", "V2"] and data.to_numpy().tolist() == [[1, 2], [3, 4]]
     words = tmp_path / "w.csv"
     words.write_text("a,b\n3,4\n")
     with _no_warnings():
-        assert _io.read_table(words, header=False).to_numpy().tolist() == [["a", "b"], ["3", "4"]]
-        assert _io.read_table(words).to_numpy().tolist() == [[3, 4]]
+        assert _reading.read_table(words, header=False).to_numpy().tolist() == [["a", "b"], ["3", "4"]]
+        assert _reading.read_table(words).to_numpy().tolist() == [[3, 4]]
     with pytest.raises(TypeError, match="`what`"):
-        _io.read_table(path, what=3)
+        _reading.read_table(path, what=3)
 
 
 def test_read_table_row_names_become_the_index(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text('"","a","b"\n"x",1,2\n"y",3,NA\n')
     with _no_warnings():
-        frame = _io.read_table(path)
+        frame = _reading.read_table(path)
     assert list(frame.index) == ["x", "y"] and frame.index.name is None
     assert list(frame.columns) == ["a", "b"]
     unnamed = tmp_path / "u.csv"
     pd.DataFrame({"a": [1, 2]}, index=["p", "q"]).to_csv(unnamed)  # ",a" -> "Unnamed: 0"
     with _no_warnings():
-        assert list(_io.read_table(unnamed).index) == ["p", "q"]
+        assert list(_reading.read_table(unnamed).index) == ["p", "q"]
     headerless = tmp_path / "h.csv"
     headerless.write_text(",5,6\n,7,8\n")  # empty first cells and no header: V1 is a column
     with pytest.warns(InputNote):
-        assert list(_io.read_table(headerless).columns) == ["V1", "V2", "V3"]
+        assert list(_reading.read_table(headerless).columns) == ["V1", "V2", "V3"]
 
 
 def test_read_table_errors_name_the_file(tmp_path):
     cases = {}
     with pytest.raises(InputError) as err:
-        _io.read_table(tmp_path / "none.csv", what="DATA")
+        _reading.read_table(tmp_path / "none.csv", what="DATA")
     cases["missing"] = str(err.value)
     with pytest.raises(InputError) as err:
-        _io.read_table(tmp_path, what="DATA")
+        _reading.read_table(tmp_path, what="DATA")
     cases["folder"] = str(err.value)
     (tmp_path / "e.csv").write_text("")
     with pytest.raises(InputError) as err:
-        _io.read_table(tmp_path / "e.csv", what="DATA")
+        _reading.read_table(tmp_path / "e.csv", what="DATA")
     cases["empty"] = str(err.value)
     (tmp_path / "r.csv").write_text("a,b\n1,2\n3,4,5\n")
     with pytest.raises(InputError) as err:
-        _io.read_table(tmp_path / "r.csv", what="DATA")
+        _reading.read_table(tmp_path / "r.csv", what="DATA")
     cases["ragged"] = str(err.value)
     (tmp_path / "h.csv").write_text("a,b\n")
     with pytest.raises(InputError) as err:
-        _io.read_table(tmp_path / "h.csv", what="DATA")
+        _reading.read_table(tmp_path / "h.csv", what="DATA")
     cases["no rows"] = str(err.value)
     assert cases == {
         "missing": f"DATA file '{tmp_path / 'none.csv'}' does not exist",
@@ -207,18 +188,18 @@ def test_read_table_parquet(tmp_path):
     path = tmp_path / "m.parquet"
     pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, None]}).to_parquet(path)
     with _no_warnings():
-        frame = _io.read_table(path)
+        frame = _reading.read_table(path)
     assert frame.shape == (2, 2) and frame.attrs["path"] == str(path)
     with pytest.warns(InputNote) as notes:
-        _io.read_table(path, what="RATINGS", header=False)
+        _reading.read_table(path, what="RATINGS", header=False)
     assert str(notes[0].message) == (f"RATINGS '{path}' is a Parquet file, which always names its columns: "
                                      "--no-header is ignored")
     with pytest.warns(InputNote, match="--header is ignored"):
-        _io.read_table(path, header=True)
+        _reading.read_table(path, header=True)
     bad = tmp_path / "bad.pq"
     bad.write_bytes(b"not parquet")
     with pytest.raises(InputError, match=rf"^RATINGS file '{bad}' is not a readable Parquet file: "):
-        _io.read_table(bad, what="RATINGS")
+        _reading.read_table(bad, what="RATINGS")
 
 
 def test_read_table_parquet_without_pyarrow(tmp_path, monkeypatch):
@@ -229,7 +210,7 @@ def test_read_table_parquet_without_pyarrow(tmp_path, monkeypatch):
     path = tmp_path / "m.PARQUET"  # the suffix in any case
     path.write_bytes(b"PAR1")
     with pytest.raises(InputError) as err:
-        _io.read_table(path, what="DATA")
+        _reading.read_table(path, what="DATA")
     assert str(err.value) == (f"reading DATA '{path}' (Parquet) needs pyarrow: pip install pyarrow, "
                               "or give a CSV file")
 
@@ -243,15 +224,15 @@ def _frame(columns, path="data.csv"):
 
 def test_numeric_matrix_values():
     frame = _frame({"a": [1, 2, 3], "b": [0.5, np.nan, 2.5], "c": [True, False, True]})
-    out = _io.numeric_matrix(frame)
+    out = _reading.numeric_matrix(frame)
     assert out.dtype == np.float64
     np.testing.assert_array_equal(out, [[1, 0.5, 1], [2, np.nan, 0], [3, 2.5, 1]])
     # an R file: "NA" cells and a text column with numbers written as such
     text = _frame({"a": pd.Series(["1.5", None, "-2e1"], dtype=object)})
-    np.testing.assert_array_equal(_io.numeric_matrix(text), [[1.5], [np.nan], [-20.0]])
+    np.testing.assert_array_equal(_reading.numeric_matrix(text), [[1.5], [np.nan], [-20.0]])
     nullable = _frame({"a": pd.array([1, None, 3], dtype="Int64"), "b": pd.array([0.5, 1.5, None],
                                                                                  dtype="Float64")})
-    np.testing.assert_array_equal(_io.numeric_matrix(nullable), [[1, 0.5], [np.nan, 1.5], [3, np.nan]])
+    np.testing.assert_array_equal(_reading.numeric_matrix(nullable), [[1, 0.5], [np.nan, 1.5], [3, np.nan]])
 
 
 @pytest.mark.parametrize("path, where", [("d.csv", "'d.csv', line 3, column 'b'"),
@@ -260,26 +241,26 @@ def test_numeric_matrix_values():
 def test_numeric_matrix_names_the_bad_cell(path, where):
     frame = _frame({"a": [1.0, 2.0, 3.0], "b": ["1", "x", "y"], "c": ["z", "1", "2"]}, path)
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(frame, what="DATA")
+        _reading.numeric_matrix(frame, what="DATA")
     assert str(err.value) == f"DATA: {where}: expected a number, got 'x'"
 
 
 def test_numeric_matrix_infinite_and_missing_cells():
     frame = _frame({"a": [1.0, 2.0, 3.0], "b": [1.0, np.nan, -np.inf], "c": [np.inf, 1.0, 2.0]})
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(frame, what="SCORES")
+        _reading.numeric_matrix(frame, what="SCORES")
     # the first refused cell column by column, as for a cell that is not a number
     assert str(err.value) == "SCORES: 'data.csv', line 4, column 'b': infinite values are not allowed"
     missing = _frame({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0, np.nan], "c": [0.0, np.nan, 1.0]})
-    np.testing.assert_array_equal(_io.numeric_matrix(missing)[:, 2], [0.0, np.nan, 1.0])
+    np.testing.assert_array_equal(_reading.numeric_matrix(missing)[:, 2], [0.0, np.nan, 1.0])
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(missing, what="SCORES", allow_missing=False)
+        _reading.numeric_matrix(missing, what="SCORES", allow_missing=False)
     assert str(err.value) == "SCORES: 'data.csv', line 3, column 'c': missing value (NA) not allowed here"
     complete = _frame({"a": [1.0, 2.0]})
-    assert _io.numeric_matrix(complete, allow_missing=False).tolist() == [[1.0], [2.0]]
+    assert _reading.numeric_matrix(complete, allow_missing=False).tolist() == [[1.0], [2.0]]
     nameless = pd.DataFrame({"a": ["q"]})  # a frame not read from a file
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(nameless)
+        _reading.numeric_matrix(nameless)
     assert str(err.value) == "input: 'input', line 2, column 'a': expected a number, got 'q'"
 
 
@@ -293,13 +274,13 @@ def test_numeric_matrix_finds_the_first_refused_cell_anywhere(position):
     if position != 12:
         infinite[12] = -np.inf  # a later one is not the first
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(_frame({"ok": numbers, "x": infinite}))
+        _reading.numeric_matrix(_frame({"ok": numbers, "x": infinite}))
     assert str(err.value) == (f"input: 'data.csv', line {position + 2}, column 'x': infinite values are "
                               "not allowed")
     dates = pd.Series(pd.to_datetime([f"2024-01-0{i % 9 + 1}" for i in range(13)]))
     dates[:position] = pd.NaT
     with pytest.raises(InputError) as err:
-        _io.numeric_matrix(_frame({"ok": numbers, "when": dates}))
+        _reading.numeric_matrix(_frame({"ok": numbers, "when": dates}))
     assert str(err.value) == (f"input: 'data.csv', line {position + 2}, column 'when': expected a number, "
                               f"got {dates.to_numpy()[position]!r}")
 
@@ -314,7 +295,7 @@ def test_numeric_matrix_cells_that_are_not_numbers():
     messages = {}
     for name, frame in cases.items():
         with pytest.raises(InputError) as err:
-            _io.numeric_matrix(frame, what="R")
+            _reading.numeric_matrix(frame, what="R")
         messages[name] = str(err.value)
     assert messages == {
         "categories": "R: 'data.csv', line 2, column 'a': expected a number, got 'x'",
@@ -323,50 +304,50 @@ def test_numeric_matrix_cells_that_are_not_numbers():
         "text after a missing cell": "R: 'data.csv', line 4, column 'a': expected a number, got 'two'",
     }
     numbers_as_categories = _frame({"a": pd.Categorical([2, 1, 2])})
-    assert _io.numeric_matrix(numbers_as_categories).tolist() == [[2.0], [1.0], [2.0]]
+    assert _reading.numeric_matrix(numbers_as_categories).tolist() == [[2.0], [1.0], [2.0]]
 
 
 # ----------------------------------------------------------------------------- column
 def test_column_lists_the_closest_names_first():
     frame = _frame({"Target": [1], "TARGET": [2], "alpha": [3], "tar": [4]}, "d.csv")
-    np.testing.assert_array_equal(_io.column(frame, "alpha"), [3])
-    assert _io.column(frame, "alpha").name == "alpha"
+    np.testing.assert_array_equal(_reading.column(frame, "alpha"), [3])
+    assert _reading.column(frame, "alpha").name == "alpha"
     with pytest.raises(InputError) as err:
-        _io.column(frame, "target", what="DATA")
+        _reading.column(frame, "target", what="DATA")
     # one entry per name ignoring case (the first spelling), closest first, then the rest in order
     assert str(err.value) == ("DATA 'd.csv' has no column 'target'; closest: 'Target', 'tar'; "
                               "all 4 columns: Target, tar, TARGET, alpha")
     with pytest.raises(InputError) as err:
-        _io.column(frame, "zzz")
+        _reading.column(frame, "zzz")
     assert str(err.value) == "input 'd.csv' has no column 'zzz'; all 4 columns: Target, TARGET, alpha, tar"
 
 
 def test_column_keeps_at_most_five_close_names():
     frame = _frame({f"score{k}": [k] for k in range(7)}, "s.csv")
     with pytest.raises(InputError) as err:
-        _io.column(frame, "score", what="SCORES")
+        _reading.column(frame, "score", what="SCORES")
     assert str(err.value) == ("SCORES 's.csv' has no column 'score'; closest: 'score6', 'score5', 'score4', "
                               "'score3', 'score2'; all 7 columns: score6, score5, score4, score3, score2, "
                               "score0, score1")
     # difflib's cutoff 0.6: "abcde" ~ "abxyz" scores 0.4 (not close), "abcxy" 0.6 (close)
     frame = _frame({"abxyz": [1], "abcxy": [2]}, "s.csv")
     with pytest.raises(InputError, match=r"closest: 'abcxy'; all 2"):
-        _io.column(frame, "abcde")
+        _reading.column(frame, "abcde")
     no_path = pd.DataFrame({"a": [1]})
     with pytest.raises(InputError, match=r"^input '' has no column 'b'; all 1 columns: a$"):
-        _io.column(no_path, "b")
+        _reading.column(no_path, "b")
 
 
 # ----------------------------------------------------------------------------- parse_list
 def test_parse_list():
-    assert _io.parse_list("10, 20,30", option="--grid", convert=int) == [10, 20, 30]
-    assert _io.parse_list(" low,mid , high", option="--levels") == ["low", "mid", "high"]
-    assert _io.parse_list(5, option="--grid", convert=int) == [5]
-    assert _io.parse_list("0.5,1e-3", option="--x", convert=float) == [0.5, 0.001]
+    assert _reading.parse_list("10, 20,30", option="--grid", convert=int) == [10, 20, 30]
+    assert _reading.parse_list(" low,mid , high", option="--categories") == ["low", "mid", "high"]
+    assert _reading.parse_list(5, option="--grid", convert=int) == [5]
+    assert _reading.parse_list("0.5,1e-3", option="--x", convert=float) == [0.5, 0.001]
     errors = {}
     for text, convert in [("a,,b", str), ("", str), ("1,2,", int), ("1,x", int), ("1,2.5", int)]:
         with pytest.raises(InputError) as err:
-            _io.parse_list(text, option="--grid", convert=convert)
+            _reading.parse_list(text, option="--grid", convert=convert)
         errors[text] = str(err.value)
     assert errors == {
         "a,,b": "--grid must be a comma-separated list without empty items; got 'a,,b'",
@@ -380,13 +361,13 @@ def test_parse_list():
 def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
     frame = _frame({"a": pd.Series(["low", None, "high"], dtype="str"), "b": [1, 2, 3],
                     "c": [0.5, np.nan, 2.0], "d": pd.array([True, None, False], dtype="boolean")})
-    labels = _io.label_matrix(frame)
+    labels = _reading.label_matrix(frame)
     assert labels.dtype == object
     # a column of text makes every label text (issue 22, item 6), numbers in their shortest form
     assert labels.tolist() == [["low", "1", "0.5", "True"], [None, "2", None, None],
                                ["high", "3", "2", "False"]]
     # integer labels stay integers beside a column of decimals (1, not 1.0)
-    numbers = _io.label_matrix(_frame({"b": [1, 2], "c": [0.5, np.nan]}))
+    numbers = _reading.label_matrix(_frame({"b": [1, 2], "c": [0.5, np.nan]}))
     assert [type(v) for v in numbers[:, 0]] == [int, int] and numbers.tolist() == [[1, 0.5], [2, None]]
 
 
@@ -394,16 +375,17 @@ def test_label_matrix_keeps_labels_and_marks_missing_cells_none():
 def test_real_values_reads_through_the_package_reader():
     from predstab._core._validation import InvalidParameterError
 
-    assert _io.real_values((1, 2.5), name="n").tolist() == [1.0, 2.5]
-    assert _io.real_values([[1, 2], [3, 4]], name="s", rectangular=True).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert _reading.real_values((1, 2.5), name="n").tolist() == [1.0, 2.5]
+    assert (_reading.real_values([[1, 2], [3, 4]], name="s", rectangular=True).tolist()
+            == [[1.0, 2.0], [3.0, 4.0]])
     messages = {}
     for values, rectangular in [(["a", 1], False), ([1 + 1j], False), ([[1, 2], [3]], True),
                                 ([[0.5, pd.NA]], True)]:
         with pytest.raises(InvalidParameterError) as err:
             if rectangular:
-                _io.real_values(values, name="stability", rectangular=True)
+                _reading.real_values(values, name="stability", rectangular=True)
             else:  # the default: one sequence
-                _io.real_values(values, name="stability")
+                _reading.real_values(values, name="stability")
         messages[str(values) if not rectangular else repr(values)[:20]] = str(err.value)
     assert messages == {
         "['a', 1]": "`stability` must be a 1-D sequence of real numbers; got ['a', 1].",
@@ -413,225 +395,6 @@ def test_real_values_reads_through_the_package_reader():
         "[[0.5, <NA>]]": "`stability` must be real numbers, a 1-D sequence or a rectangular 2-D array; "
                         "got [[0.5, <NA>]].",
     }
-
-
-# ----------------------------------------------------------------------------- output paths
-def test_check_output_file(tmp_path):
-    target = tmp_path / "out.csv"
-    assert _io.check_output_file(str(target)) == target
-    assert not target.exists() and list(tmp_path.iterdir()) == []  # the write probe is removed
-    target.write_text("keep")
-    messages = {}
-    for name, call in {
-        "exists": lambda: _io.check_output_file(target),
-        "folder": lambda: _io.check_output_file(tmp_path, option="--plot"),
-        "no parent": lambda: _io.check_output_file(tmp_path / "new" / "o.csv", option="--plot"),
-        "parent is a file": lambda: _io.check_output_file(target / "o.csv"),
-        "unwritable": lambda: _io.check_output_file("/proc/o.csv", option="--plot"),
-    }.items():
-        with pytest.raises(InputError) as err:
-            call()
-        messages[name] = str(err.value)
-    assert messages == {
-        "exists": f"'{target}' already exists; use --force to overwrite it",
-        "folder": f"--plot '{tmp_path}' is a folder; give a file name",
-        "no parent": f"--plot '{tmp_path / 'new' / 'o.csv'}': the folder '{tmp_path / 'new'}' does not "
-                     "exist; create it first (predstab does not create folders for output files)",
-        "parent is a file": f"--out '{target / 'o.csv'}': '{target}' is not a folder",
-        "unwritable": "cannot write to --plot '/proc/o.csv': No such file or directory",
-    }
-    assert _io.check_output_file(target, force=True) == target
-    assert target.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
-    assert not (tmp_path / "new").exists()
-
-
-def test_check_output_dir(tmp_path):
-    new = tmp_path / "new"
-    assert _io.check_output_dir(str(new)) == new and not new.exists()  # checked, not created
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert _io.check_output_dir(empty) == empty and list(empty.iterdir()) == []
-    full = tmp_path / "full"
-    full.mkdir()
-    (full / "stability.csv").write_text("x")
-    (tmp_path / "full-2").mkdir()
-    (tmp_path / "full-3").write_text("a file also takes the name")
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / "a.csv").write_text("x")
-    (tmp_path / "other-2").mkdir()
-    messages = {}
-    for name, call in {
-        "full": lambda: _io.check_output_dir(full, option="--dir"),
-        "other": lambda: _io.check_output_dir(other),
-        "file": lambda: _io.check_output_dir(full / "stability.csv"),
-        "no parent": lambda: _io.check_output_dir(tmp_path / "a" / "b"),
-        "parent is a file": lambda: _io.check_output_dir(full / "stability.csv" / "x"),
-        "unwritable": lambda: _io.check_output_dir("/proc", force=True),
-        "unwritable parent": lambda: _io.check_output_dir("/proc/x"),
-    }.items():
-        with pytest.raises(InputError) as err:
-            call()
-        messages[name] = str(err.value)
-    assert messages == {
-        "full": f"--dir '{full}' already holds files; use --force to write into it (files of the same "
-                f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'full-4'}",
-        "other": f"--out '{other}' already holds files; use --force to write into it (files of the same "
-                 f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'other-3'}",
-        "file": f"--out '{full / 'stability.csv'}' is a file, not a folder",
-        "no parent": f"--out '{tmp_path / 'a' / 'b'}': the folder '{tmp_path / 'a'}' does not exist; "
-                     "create it first (predstab creates only the output folder itself, not its parents)",
-        "parent is a file": f"--out '{full / 'stability.csv' / 'x'}': '{full / 'stability.csv'}' is not "
-                            "a folder",
-        "unwritable": "cannot write to --out '/proc': No such file or directory",
-        "unwritable parent": "cannot write to --out '/proc/x': No such file or directory",
-    }
-    assert _io.check_output_dir(full, force=True) == full
-    assert sorted(p.name for p in full.iterdir()) == ["stability.csv"]  # probe removed, nothing touched
-    assert not (tmp_path / "a").exists()
-
-
-def test_make_output_dir(tmp_path):
-    made = _io.make_output_dir(str(tmp_path / "out"))
-    assert made == tmp_path / "out" and made.is_dir()
-    assert _io.make_output_dir(made) == made  # existing and empty: used as it is
-    (made / "x.csv").write_text("x")
-    assert _io.make_output_dir(made, force=True) == made
-    with pytest.raises(InputError, match="already holds files"):
-        _io.make_output_dir(made)
-    with pytest.raises(InputError, match=r"^--tune-out .* does not exist"):
-        _io.make_output_dir(tmp_path / "a" / "b", option="--tune-out")
-    with pytest.raises(InputError, match=r"^--out .* does not exist"):
-        _io.make_output_dir(tmp_path / "a" / "b")
-    assert not (tmp_path / "a").exists()
-
-
-def test_fresh_directory(tmp_path):
-    out = tmp_path / "out"
-    assert _io.fresh_directory(str(out)) == (out, False) and out.is_dir()
-    assert _io.fresh_directory(out) == (out, False)  # still empty
-    (out / "a.csv").write_text("x")
-    assert _io.fresh_directory(out, force=True) == (out, False)
-    assert _io.fresh_directory(out) == (tmp_path / "out-2", True) and (tmp_path / "out-2").is_dir()
-    assert _io.fresh_directory(out) == (tmp_path / "out-3", True)  # out-2 is empty but taken
-    (tmp_path / "f").write_text("a file")
-    assert _io.fresh_directory(tmp_path / "f") == (tmp_path / "f-2", True)
-    assert (tmp_path / "f").read_text() == "a file"
-    with pytest.raises(InputError, match="does not exist"):
-        _io.fresh_directory(tmp_path / "x" / "y")
-
-
-# ----------------------------------------------------------------------------- atomic writes
-def test_new_files_get_the_mode_open_gives_them(tmp_path, umask):
-    mode = {0o027: 0o640, 0o002: 0o664}[umask]
-    assert _io._mode_for_new_file() == mode
-    assert os.umask(umask) == umask  # the process's umask is left as it was
-    reference = tmp_path / "opened.txt"
-    reference.write_text("x")  # what open() gives under this umask
-    target = _io.write_text(str(tmp_path / "a.txt"), "caf\u00e9\n")
-    assert target == tmp_path / "a.txt"
-    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(reference.stat().st_mode) == mode
-    assert target.read_bytes() == "caf\u00e9\n".encode()
-
-
-def test_replaced_file_keeps_its_mode_and_refusal_to_overwrite(tmp_path, umask):
-    target = tmp_path / "a.txt"
-    target.write_text("one")
-    target.chmod(0o604)
-    with pytest.raises(InputError) as err:
-        _io.write_text(target, "two")
-    assert str(err.value) == f"'{target}' already exists; use --force to overwrite it"
-    with pytest.raises(InputError, match="already exists"):
-        _io.atomic_write(target, lambda tmp: tmp.write_text("three"))
-    assert target.read_text() == "one"
-    _io.write_text(target, "two", force=True)
-    assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o604
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
-
-
-def test_atomic_write_goes_through_a_hidden_file_beside_the_target(tmp_path, umask):
-    target = tmp_path / "stability.csv"
-    seen = []
-
-    def write(tmp):
-        seen.append((tmp, stat.S_IMODE(tmp.stat().st_mode), target.exists()))
-        tmp.write_text("a,b\n")
-
-    assert _io.atomic_write(target, write) == target
-    (tmp, mode, existed), = seen
-    assert tmp.parent == tmp_path and tmp.name.startswith(".stability.csv.") and tmp.suffix == ".csv"
-    # the final mode before any byte is written; the target appears only at the end
-    assert mode == {0o027: 0o640, 0o002: 0o664}[umask] and not existed
-    assert target.read_text() == "a,b\n" and not tmp.exists()
-
-
-def test_atomic_write_never_clobbers_another_temporary_file(tmp_path, monkeypatch):
-    names = iter(["aaaa", "aaaa", "bbbb"])
-    monkeypatch.setattr(_io.secrets, "token_hex", lambda n: next(names))
-    (tmp_path / ".o.txt.aaaa.tmp.txt").write_text("another run's")
-    _io.write_text(tmp_path / "o.txt", "mine")
-    assert (tmp_path / "o.txt").read_text() == "mine"
-    assert (tmp_path / ".o.txt.aaaa.tmp.txt").read_text() == "another run's"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".o.txt.aaaa.tmp.txt", "o.txt"]
-
-
-@pytest.mark.parametrize("error", [KeyboardInterrupt, OSError, ValueError])
-def test_atomic_write_leaves_nothing_behind_when_writing_fails(tmp_path, error):
-    target = tmp_path / "o.csv"
-    target.write_text("old")
-
-    def write(tmp):
-        tmp.write_text("half")
-        raise error
-
-    with pytest.raises(error):
-        _io.atomic_write(target, write, force=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"] and target.read_text() == "old"
-
-    def removes(tmp):  # a writer that removed its file itself: the original error still comes out
-        tmp.unlink()
-        raise error
-
-    with pytest.raises(error):
-        _io.atomic_write(target, removes, force=True)
-
-
-def test_atomic_write_makes_only_the_last_folder(tmp_path):
-    target = tmp_path / "out" / "s.csv"
-    _io.write_text(target, "x")
-    assert target.read_text() == "x"
-    with pytest.raises(InputError) as err:
-        _io.write_text(tmp_path / "a" / "b" / "s.csv", "x")
-    assert str(err.value) == (f"'{tmp_path / 'a' / 'b' / 's.csv'}': the folder '{tmp_path / 'a'}' does not "
-                              "exist; create it first")
-    assert not (tmp_path / "a").exists()
-
-
-def _png_size(data: bytes):
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", data[16:24])
-
-
-def test_write_figure_format_from_the_suffix_and_dpi(tmp_path):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(2, 1))
-    fig.add_subplot().plot([0, 1], [1, 0])
-    expected = {}
-    for dpi in (120, 60):
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        expected[dpi] = _png_size(buffer.getvalue())
-    assert _io.write_figure(tmp_path / "f.png", fig) == tmp_path / "f.png"
-    assert _png_size((tmp_path / "f.png").read_bytes()) == expected[120]
-    _io.write_figure(tmp_path / "noext", fig, dpi=60)  # no suffix: PNG
-    assert _png_size((tmp_path / "noext").read_bytes()) == expected[60]
-    _io.write_figure(tmp_path / "f.svg", fig)
-    assert b"<svg" in (tmp_path / "f.svg").read_bytes()[:500]
-    with pytest.raises(InputError, match="already exists"):
-        _io.write_figure(tmp_path / "f.svg", fig)
-    _io.write_figure(tmp_path / "f.svg", fig, force=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png", "f.svg", "noext"]
 
 
 # ----------------------------------------------------------------------------- orientation
@@ -646,21 +409,21 @@ def _line_agreement_by_pairs(matrix):
 
 def test_line_agreement_counts_agreeing_pairs():
     two_rows = np.array([["a", "a", "b"], ["a", "b", "c"]], dtype=object)
-    assert _io._line_agreement(two_rows) == pytest.approx(1 / 6)
-    assert _io._line_agreement(np.array([[None, None, "a", "a"]], dtype=object)) == pytest.approx(2 / 6)
-    assert _io._line_agreement(np.array([[1, 1], [2, 2]])) == 1.0
-    assert _io._line_agreement(np.array([["a", "b", "c"], ["a", "a", "a"]])) == 0.5  # 'c' only in row 1
+    assert _reading._line_agreement(two_rows) == pytest.approx(1 / 6)
+    assert _reading._line_agreement(np.array([[None, None, "a", "a"]], dtype=object)) == pytest.approx(2 / 6)
+    assert _reading._line_agreement(np.array([[1, 1], [2, 2]])) == 1.0
+    assert _reading._line_agreement(np.array([["a", "b", "c"], ["a", "a", "a"]])) == 0.5  # 'c' only in row 1
     rng = np.random.default_rng(5)
     for shape, k in [((4, 7), 3), ((7, 4), 5), ((3, 12), 12), ((5, 2), 2)]:
         matrix = rng.integers(0, k, size=shape).astype(object)
         matrix[0, 0] = matrix[-1, 1] = None  # missing cells, one more value, in the first and last rows
-        assert _io._line_agreement(matrix) == pytest.approx(_line_agreement_by_pairs(matrix), abs=1e-12)
+        assert _reading._line_agreement(matrix) == pytest.approx(_line_agreement_by_pairs(matrix), abs=1e-12)
 
 
 def _warned(matrix, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        flagged = _io.check_orientation(matrix, **kwargs)
+        flagged = _reading.check_orientation(matrix, **kwargs)
     assert [w.category for w in caught] == ([PredstabDataWarning] if flagged else [])
     return flagged, [str(w.message) for w in caught]
 
@@ -717,7 +480,7 @@ def test_check_orientation_categories():
         second = [f"a{j}" if j < k else f"b{j}" for j in range(10)]
         return np.array([first, second], dtype=object)
 
-    assert _io._line_agreement(matrix(1).T) == 0.1 and _io._line_agreement(matrix(1)) == 0.0
+    assert _reading._line_agreement(matrix(1).T) == 0.1 and _reading._line_agreement(matrix(1)) == 0.0
     assert _warned(matrix(1))[0] is False  # 0.1 more agreement down the columns: not clearly more
     assert _warned(matrix(2))[0] is True
     assert _warned(matrix(2).T)[0] is False
@@ -732,13 +495,13 @@ def test_check_orientation_categories():
 
 # ----------------------------------------------------------------------------- target kinds
 def test_check_target_kind_accepts():
-    assert _io.check_target_kind([0.5, 1.25, 3], "regression") is None
-    assert _io.check_target_kind(["1.5", "2"], "regression") is None  # numbers written as text
-    assert _io.check_target_kind(["a", "b", "a"], "classification") is None
-    assert _io.check_target_kind([1.0, 2.0, np.nan, 1.0], "ordinal") is None
-    assert _io.check_target_kind(np.arange(20), "classification") is None      # 20 classes in 20 rows
-    assert _io.check_target_kind(np.arange(42) % 21, "classification") is None  # 21 classes, 42 rows
-    assert _io.check_target_kind(np.arange(44) % 22, "ordinal") is None
+    assert _reading.check_target_kind([0.5, 1.25, 3], "regression") is None
+    assert _reading.check_target_kind(["1.5", "2"], "regression") is None  # numbers written as text
+    assert _reading.check_target_kind(["a", "b", "a"], "classification") is None
+    assert _reading.check_target_kind([1.0, 2.0, np.nan, 1.0], "ordinal") is None
+    assert _reading.check_target_kind(np.arange(20), "classification") is None      # 20 classes in 20 rows
+    assert _reading.check_target_kind(np.arange(42) % 21, "classification") is None  # 21 classes, 42 rows
+    assert _reading.check_target_kind(np.arange(44) % 22, "ordinal") is None
 
 
 @pytest.mark.parametrize("y, task, message", [
@@ -757,189 +520,22 @@ def test_check_target_kind_accepts():
 ])
 def test_check_target_kind_refuses_continuous_classes(y, task, message):
     with pytest.raises(InputError) as err:
-        _io.check_target_kind(y, task)
+        _reading.check_target_kind(y, task)
     assert str(err.value) == message
 
 
 def test_check_target_kind_refuses_text_for_regression_and_unknown_tasks():
     with pytest.raises(InputError) as err:
-        _io.check_target_kind(["b", "a", 1.5, "b", None, "c", "d"], "regression", name="species")
+        _reading.check_target_kind(["b", "a", 1.5, "b", None, "c", "d"], "regression", name="species")
     assert str(err.value) == ("the target 'species' holds text ('b', 'a', 'c'), not numbers: --task "
                               "regression needs a numeric target; use --task classification (or --task "
                               "ordinal with --levels) for categories")
     with pytest.raises(InputError) as err:
-        _io.check_target_kind(["x", np.nan], "regression")
+        _reading.check_target_kind(["x", np.nan], "regression")
     assert "holds text ('x'), not numbers" in str(err.value)
     with pytest.raises(InputError) as err:
-        _io.check_target_kind([1, 2], "Regression")
+        _reading.check_target_kind([1, 2], "Regression")
     assert str(err.value) == "--task must be regression, classification or ordinal; got 'Regression'"
-
-
-# ----------------------------------------------------------------------------- JSON
-def test_dumps_numpy_values_and_missing_numbers():
-    obj = {"int": np.int64(3), "f32": np.float32(0.5), "f64": np.float64(0.25), "nan": float("nan"),
-           "nan32": np.float32("nan"), "inf": np.float64("inf"), "ninf32": np.float32("-inf"),
-           "array": np.array([[1, 2], [3, 4]]), "tuple": (1, (np.int32(2), float("nan"))),
-           "path": Path("out") / "s.csv", 7: {"nested": [np.nan]}, "flag": True, "none": None}
-    text = _io.dumps(obj)
-    assert text.endswith("}\n") and text.startswith('{\n  "int": 3,\n')  # indented by 2
-    assert json.loads(text) == {
-        "int": 3, "f32": 0.5, "f64": 0.25, "nan": None, "nan32": None, "inf": None, "ninf32": None,
-        "array": [[1, 2], [3, 4]], "tuple": [1, [2, None]], "path": str(Path("out") / "s.csv"),
-        "7": {"nested": [None]}, "flag": True, "none": None}
-    assert _io.dumps([1.5, np.float16(2.0)]) == "[\n  1.5,\n  2.0\n]\n"
-
-
-def test_dumps_is_valid_json_for_arrays_and_numpy_booleans():
-    text = _io.dumps({"a": np.array([0.5, np.nan, np.inf]), "b": np.bool_(True), "c": np.array([True])})
-    assert "NaN" not in text and "Infinity" not in text
-    assert json.loads(text) == {"a": [0.5, None, None], "b": True, "c": [True]}
-
-
-# ----------------------------------------------------------------------------- progress bar
-class _Stream:
-    def __init__(self, tty=False):
-        self.parts, self.flushes, self.tty = [], 0, tty
-
-    def write(self, text):
-        self.parts.append(text)
-
-    def flush(self):
-        self.flushes += 1
-
-    def isatty(self):
-        return self.tty
-
-
-class _Clock:
-    def __init__(self, start=100.0):
-        self.now = start
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = _Clock()
-    monkeypatch.setattr(time, "perf_counter", fake)
-    return fake
-
-
-def test_progress_bar_lines_at_given_steps(clock):
-    stream = _Stream()
-    bar = _io.ProgressBar("tuning", total=4, stream=stream, enabled=True, width=8)
-    clock.now = 100.5
-    bar(1)
-    clock.now = 100.55  # 0.05 s later: not redrawn
-    bar(2)
-    clock.now = 100.65  # 0.15 s after the last drawing
-    bar()               # advances by one: 3
-    clock.now = 100.66  # the end is always drawn
-    bar(np.int64(4), 4.0)
-    bar.close()
-    assert stream.parts == ["\rtuning [##......] 1/4   0.5s", "\rtuning [######..] 3/4   0.7s",
-                            "\rtuning [########] 4/4   0.7s", "\n"]
-    assert stream.flushes == 4
-    bar.close()  # nothing drawn since: no second line end
-    assert stream.parts[-1] == "\n" and len(stream.parts) == 4
-
-
-def test_progress_bar_defaults_unknown_total_and_overflow(clock):
-    stream = _Stream()
-    bar = _io.ProgressBar(stream=stream, enabled=True)
-    clock.now = 112.25
-    bar(3.0, None, "extra", key="ignored")
-    assert stream.parts == ["\rfitting 3  12.2s"]
-    bar = _io.ProgressBar(stream=stream, enabled=True, total=2)
-    clock.now = 113.0
-    bar(5)
-    assert stream.parts[-1] == "\rfitting [" + "#" * 28 + "] 5/2   0.8s"
-    assert bar.done == 5 and bar.total == 2
-
-
-def test_progress_bar_only_on_a_terminal(clock, capsys):
-    pipe, tty, plain = _Stream(tty=False), _Stream(tty=True), io.StringIO()
-    assert not _io.ProgressBar(stream=pipe).enabled and _io.ProgressBar(stream=tty).enabled
-    assert _io.ProgressBar(stream=tty, enabled=False).enabled is False
-    assert _io.ProgressBar(stream=pipe, enabled=1).enabled is True
-    assert _io.ProgressBar(stream=object()).enabled is False  # a stream without isatty
-    for stream in (pipe, plain):
-        bar = _io.ProgressBar(stream=stream, total=2)
-        clock.now += 1
-        bar(1)
-        bar(2)
-        bar.close()
-        assert bar.done == 2
-    assert pipe.parts == [] and plain.getvalue() == ""
-    bar = _io.ProgressBar(stream=tty)
-    bar.close()  # enabled, nothing drawn: nothing written
-    assert tty.parts == [] and tty.flushes == 0
-    bar = _io.ProgressBar(total=1, enabled=True)  # stderr by default
-    clock.now += 1
-    bar(1)
-    bar.close()
-    assert capsys.readouterr().err == "\rfitting [" + "#" * 28 + "] 1/1   1.0s\n"
-
-
-def test_progress_bar_first_step_reuse_after_close_and_redraw_interval(clock):
-    clock.now = 0.0
-    stream = _Stream()
-    bar = _io.ProgressBar("fit", total=2, stream=stream, enabled=True, width=4)
-    clock.now = 0.1  # 0.1 s after the start (and no drawing yet): drawn
-    bar()
-    assert bar.done == 1 and stream.parts == ["\rfit [##..] 1/2   0.1s"]
-    bar.close()
-    bar = _io.ProgressBar("fit", total=3, stream=stream, enabled=True, width=3)
-    clock.now = 5.0
-    bar(1)
-    bar.close()
-    clock.now = 5.01  # closed: the next drawing starts a new line at once
-    bar(2)
-    assert stream.parts[-3:] == ["\rfit [#..] 1/3   4.9s", "\n", "\rfit [##.] 2/3   4.9s"]  # from 0.1 s
-
-
-def test_progress_bar_starts_a_line_per_step_and_the_steps_reach_every_callable(clock):
-    from predstab._core import _progress
-    stream = _Stream()
-    bar = _io.ProgressBar(stream=stream, enabled=True, width=4)
-    assert _io.ProgressBar is _progress.ProgressBar  # the I/O layer re-exports the core's bar
-    clock.now = 101.0
-    bar(1, 2, step="fit")
-    clock.now = 101.05  # a new step: a new line, drawn at once, its time counted from its start
-    bar(1, 4, step="predict")
-    clock.now = 101.1  # the same step within 0.1 s: not redrawn
-    bar(2, 4, step="predict")
-    clock.now = 102.05
-    bar(4, 4, step="predict")
-    bar.close()
-    assert stream.parts == ["\rfit [##..] 1/2   0.0s", "\n", "\rpredict [#...] 1/4   0.0s",
-                            "\rpredict [####] 4/4   1.0s", "\n"]
-    seen = []
-    named = _progress.Steps(lambda done, total, step=None: seen.append((step, done, total)))
-    plain = _progress.Steps(lambda done, total: seen.append((done, total)))
-    anything = _progress.Steps(lambda *args, **kwargs: seen.append((args, kwargs)))
-    for steps in (named, plain, anything):
-        steps.tick("bands", np.int64(3), 5.0)
-        steps.callback("fit")(1, 2)
-    assert seen == [("bands", 3, 5), ("fit", 1, 2), (3, 5), (1, 2), ((3, 5), {"step": "bands"}),
-                    ((1, 2), {"step": "fit"})]
-    silent = _progress.Steps(None)
-    assert not silent and silent.callback("fit") is None and named and _progress.steps(named) is named
-    silent.tick("fit", 1, 2)  # nothing to report to: nothing happens
-    assert _progress.Steps(print)._named is False  # a builtin without a signature: the plain protocol
-    for bad in ("yes", 3, False):
-        with pytest.raises(TypeError, match="`progress` must be True, a callable"):
-            _progress.check_progress(bad)
-
-
-def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
-    names = iter(["aaaa", "bbbb"])
-    monkeypatch.setattr(_io.secrets, "token_hex", lambda n: next(names))
-    (tmp_path / ".predstab-probe-aaaa").write_text("a user's file")
-    assert _io.check_output_file(tmp_path / "o.csv") == tmp_path / "o.csv"
-    assert (tmp_path / ".predstab-probe-aaaa").read_text() == "a user's file"
-    assert [p.name for p in tmp_path.iterdir()] == [".predstab-probe-aaaa"]
 
 
 def test_cli_wide_category_file_with_a_missing_first_cell(tmp_path, capsys):

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._core import _io
-from tests._cli import one_line_error, predstab_cli, predstab_main
+from predstab._core import _reading, _writing
+from tests.surfaces._cli import one_line_error, predstab_cli, predstab_main
 
 
 @pytest.fixture
@@ -64,24 +64,25 @@ def test_header_forces_the_first_line_to_be_names(categorical_files):
 def test_read_table_header_parameter(tmp_path):
     path = tmp_path / "m.csv"
     path.write_text("0.5,1.5,NA\n2,3,4\n")
-    with pytest.warns(_io.InputNote, match="read as data"):
-        frame = _io.read_table(path)
+    with pytest.warns(_reading.InputNote, match="read as data"):
+        frame = _reading.read_table(path)
     assert frame.shape == (2, 3) and list(frame.columns) == ["V1", "V2", "V3"]
     assert np.isnan(frame.iloc[0, 2]) and frame.iloc[1, 0] == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert _io.read_table(path, header=False).shape == (2, 3)
-        assert list(_io.read_table(path, header=True).columns) == ["0.5", "1.5", "NA"]
+        assert _reading.read_table(path, header=False).shape == (2, 3)
+        assert list(_reading.read_table(path, header=True).columns) == ["0.5", "1.5", "NA"]
         pd.DataFrame(np.eye(3)).to_csv(tmp_path / "eye.csv", index=False)
-        assert _io.read_table(tmp_path / "eye.csv", header=True).shape == (3, 3)
+        assert _reading.read_table(tmp_path / "eye.csv", header=True).shape == (3, 3)
         pd.DataFrame(np.eye(3), index=["a", "b", "c"]).to_csv(tmp_path / "named.csv")  # ",0,1,2"
-        assert list(_io.read_table(tmp_path / "named.csv").index) == ["a", "b", "c"]
+        assert list(_reading.read_table(tmp_path / "named.csv").index) == ["a", "b", "c"]
     # the header pandas writes for a NumPy matrix (0..k-1) is read as one, and a note says so
-    with pytest.warns(_io.InputNote, match=r"line 1 \('0,1,...,2'\) is read as the column numbers pandas"):
-        assert _io.read_table(tmp_path / "eye.csv").shape == (3, 3)
+    with pytest.warns(_reading.InputNote,
+                      match=r"line 1 \('0,1,...,2'\) is read as the column numbers pandas"):
+        assert _reading.read_table(tmp_path / "eye.csv").shape == (3, 3)
     with pytest.raises(TypeError, match="`header`"):
-        _io.read_table(path, header="yes")
-    assert predstab.read_table is _io.read_table  # the public name of the reader
+        _reading.read_table(path, header="yes")
+    assert predstab.read_table is _reading.read_table  # the public name of the reader
 
 
 def test_compare_and_agree_take_header_options():
@@ -109,7 +110,7 @@ def test_replaced_file_keeps_its_mode(tmp_path):
     target = tmp_path / "a.txt"
     target.write_text("one")
     target.chmod(0o640)
-    _io.write_text(target, "two", force=True)
+    _writing.write_text(target, "two", force=True)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_text() == "two"
 
 
@@ -133,22 +134,22 @@ def test_output_paths_are_checked_before_reading_or_computing(tmp_path):
 def test_check_output_dir_one_rule_for_folders(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert _io.make_output_dir(empty) == empty  # an existing empty folder is used, not renamed
-    new = _io.make_output_dir(tmp_path / "new")
+    assert _writing.make_output_dir(empty) == empty  # an existing empty folder is used, not renamed
+    new = _writing.make_output_dir(tmp_path / "new")
     assert new.is_dir()
     (new / "stability.csv").write_text("x")
-    with pytest.raises(_io.InputError, match=r"already holds files; use --force .* --out .*new-2"):
-        _io.check_output_dir(new)
-    assert _io.check_output_dir(new, force=True) == new
-    with pytest.raises(_io.InputError, match="does not exist; create it first"):
-        _io.check_output_dir(tmp_path / "a" / "b")
+    with pytest.raises(_reading.InputError, match=r"already holds files; use --force .* --out .*new-2"):
+        _writing.check_output_dir(new)
+    assert _writing.check_output_dir(new, force=True) == new
+    with pytest.raises(_reading.InputError, match="does not exist; create it first"):
+        _writing.check_output_dir(tmp_path / "a" / "b")
     assert not (tmp_path / "a").exists()
-    with pytest.raises(_io.InputError, match="cannot write"):
-        _io.check_output_dir("/proc/x")
-    with pytest.raises(_io.InputError, match="is a file"):
-        _io.check_output_dir(new / "stability.csv")
+    with pytest.raises(_reading.InputError, match="cannot write"):
+        _writing.check_output_dir("/proc/x")
+    with pytest.raises(_reading.InputError, match="is a file"):
+        _writing.check_output_dir(new / "stability.csv")
     # the old helper follows the empty-folder rule too
-    assert _io.fresh_directory(empty) == (empty, False)
+    assert _writing.fresh_directory(empty) == (empty, False)
 
 
 # --------------------------------------------------------------------------- item 4: | head
@@ -233,9 +234,9 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
     lines = path.read_text().splitlines()
     lines[3] += ";0,5"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(_io.InputError, match=r"line 4: 5 fields where line 2 has 4 \(sep ';', dec ',' "
+    with pytest.raises(_reading.InputError, match=r"line 4: 5 fields where line 2 has 4 \(sep ';', dec ',' "
                                              r"\(R's read.csv2\)\)$"):
-        _io.read_table(path)
+        _reading.read_table(path)
 
 
 # --------------------------------------------------------------------------- item 3: misread lines
@@ -243,8 +244,8 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     folder, pred, y = metric_files
     (folder / "p.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)]))
     (folder / "y2.csv").write_text("y\n" + "\n".join(f"{v:g}".replace(".", ",") for v in y) + "\n")
-    with pytest.raises(_io.InputError) as err:
-        _io.read_table(folder / "y2.csv", what="--training-observations")
+    with pytest.raises(_reading.InputError) as err:
+        _reading.read_table(folder / "y2.csv", what="--training-observations")
     assert str(err.value) == (
         f"--training-observations file '{folder / 'y2.csv'}', line 2: 2 fields under a header (line 1) of 1 "
         "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 are read with "
@@ -299,13 +300,13 @@ def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, cap
 def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,c\n1,2,2,\n2,2,3,\n1,1,1,\n3,2,3,\n")
-    one_line_error(predstab_main("agree", path, "--measure", "alpha", "--level", "nominal"),
+    one_line_error(predstab_main("agree", path, "--measure", "alpha", "--scale", "nominal"),
                    "r.csv', line 2 ends with ',' after its last value: 4 fields under a header (line 1) of 3")
     # the same without a header, and with a trailing separator on the header too
     for text, line in (("1,2,2,\n2,2,3,\n", 1), ("a,b,c,\n1,2,2,\n2,2,3,\n", 1)):
         path.write_text(text)
-        with pytest.raises(_io.InputError, match=rf"line {line} ends with ','"):
-            _io.read_table(path)
+        with pytest.raises(_reading.InputError, match=rf"line {line} ends with ','"):
+            _reading.read_table(path)
 
 
 # --------------------------------------------------------------------------- item 4: first rows
@@ -320,10 +321,10 @@ def test_a_headerless_binary_column_keeps_its_first_value(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred, y, scale="categorical")) in proc.stdout
     np.savetxt(tmp_path / "y0.csv", np.r_[0, y], fmt="%d")  # "0": pandas' header of a column, or a value?
-    with pytest.raises(_io.InputError, match=r"y0.csv', line 1: is '0' the column numbers pandas writes.*"
-                                             r"--no-header"):
-        _io.read_table(tmp_path / "y0.csv")
-    assert _io.read_table(tmp_path / "y0.csv", header=False)["V1"].tolist() == [0, *y]
+    with pytest.raises(_reading.InputError,
+                       match=r"y0.csv', line 1: is '0' the column numbers pandas writes.*--no-header"):
+        _reading.read_table(tmp_path / "y0.csv")
+    assert _reading.read_table(tmp_path / "y0.csv", header=False)["V1"].tolist() == [0, *y]
 
 
 def test_a_first_row_1_2_3_is_data(tmp_path):
@@ -432,5 +433,5 @@ def test_errors_name_the_line_of_the_file(tmp_path):
     cases = {'a,b\n\n1,2\n\n3,y\n': 5, '"a\nA","b"\n1,2\n3,y\n': 4, '"","a","b"\n"p\nq",1,2\n"r",3,y\n': 4}
     for text, line in cases.items():
         (tmp_path / "m.csv").write_text(text)
-        with pytest.raises(_io.InputError, match=rf"m.csv', line {line}, column 'b': expected a number"):
-            _io.numeric_matrix(_io.read_table(tmp_path / "m.csv"), what="R")
+        with pytest.raises(_reading.InputError, match=rf"m.csv', line {line}, column 'b': expected a number"):
+            _reading.numeric_matrix(_reading.read_table(tmp_path / "m.csv"), what="R")

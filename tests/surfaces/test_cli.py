@@ -15,31 +15,18 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._core import _io
+from predstab._core import _reading, _writing
+from predstab._core._progress import ProgressBar
 from predstab._core._results import r_signif
-from predstab.cli import ProgressBar, _print_result, build_parser, main
+from predstab._core._writing import dumps
+from predstab.cli import build_parser
+from tests.surfaces._cli import assert_one_line_error, run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APS = ROOT / "validation" / "r-reference" / "aps"
 R_TESTS = ROOT / "validation" / "r-reference" / "compare" / "expected" / "r_tests.json"
 CLASSIC = ROOT / "validation" / "r-reference" / "classic"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def run(capsys, *args):
-    """Run the CLI in-process; return (exit code, stdout, stderr)."""
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def assert_one_line_error(code, err, *fragments):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 @pytest.fixture
@@ -116,7 +103,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
         random_state=0, n_jobs=-1)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
-    assert _without_timing(summary) == _without_timing(json.loads(predstab.cli.dumps(res.to_dict())))
+    assert _without_timing(summary) == _without_timing(json.loads(dumps(res.to_dict())))
     assert "Data-based prediction stability (phi)" in out and "Model-based prediction stability (psi)" in out
     assert f"Recommendation: {res.recommendation} learners" in out
     assert str(res).splitlines()[0] in out
@@ -160,7 +147,7 @@ def test_tune_already_flat_curve_says_the_smallest_grid_value_is_enough(tmp_path
     frame["target"] = np.repeat(["x", "y"], 60)
     frame.to_csv(tmp_path / "flat.csv", index=False)
     code, out, err = run(capsys, "tune", tmp_path / "flat.csv", "--target", "target", "--task",
-                         "classification", "--grid", "5,10,20,40", "--repeats", "4", "--bootstrap", "0",
+                         "classification", "--grid", "5,10,20,40", "--repeats", "4", "--resamples", "0",
                          "--quiet", "--out", tmp_path / "o")
     assert code == 0, err
     summary = json.loads((tmp_path / "o" / "stability.json").read_text())
@@ -174,19 +161,20 @@ def test_tune_already_flat_curve_says_the_smallest_grid_value_is_enough(tmp_path
 @pytest.mark.parametrize("test_file", [False, True])
 def test_tune_names_test_objects_by_the_files_row_names(tmp_path, capsys, test_file):
     # an R user's write.csv(d) file: the least stable objects are named by its row names (of
-    # DATA's held-out rows, or of --test), not by their position in the random hold-out
+    # DATA's held-out rows, or of --test-data), not by their position in the random hold-out
     from sklearn.datasets import load_diabetes
     from sklearn.model_selection import train_test_split
 
     data = load_diabetes(as_frame=True).frame.iloc[:100]
     data.index = [f"plot{i + 1}" for i in range(100)]
-    args = ["--target", "target", "--grid", "5,10,20", "--repeats", "3", "--bootstrap", "0", "--quiet",
+    args = ["--target", "target", "--grid", "5,10,20", "--repeats", "3", "--resamples", "0", "--quiet",
             "--out", tmp_path / "o"]
     if test_file:
         data.iloc[:70].to_csv(tmp_path / "train.csv")
         data.iloc[70:].reset_index(drop=True).to_csv(tmp_path / "test.csv", index=False)  # no row names
-        code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--test", tmp_path / "test.csv", *args)
-        names, how = [str(i) for i in range(30)], "0-based row of --test"
+        code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--test-data", tmp_path / "test.csv",
+                             *args)
+        names, how = [str(i) for i in range(30)], "0-based row of --test-data"
     else:
         data.to_csv(tmp_path / "data.csv")  # R's layout: "" then the row names in the first column
         code, out, err = run(capsys, "tune", tmp_path / "data.csv", *args)
@@ -207,7 +195,7 @@ def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_c
 
     out_dir = tmp_path / "tuned"
     args = ["tune", diabetes_csv, "--target", "target", "--grid", "5,10,20", "--repeats", "3", "--seed", "4",
-            "--method", method, "--bootstrap", "20", "--max-features", "0.5", "--min-samples-leaf", "3",
+            "--method", method, "--resamples", "20", "--max-features", "0.5", "--min-samples-leaf", "3",
             "--sample-fraction", "0.8", "--round-to", "hundred", "--rec-thresh", "1e-5",
             "--target-stability", "0.9", "--quiet", "--out", out_dir]
     code, out, err = run(capsys, *args)
@@ -224,7 +212,7 @@ def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_c
             target=0.9, random_state=4)
     _same_table(out_dir / "stability.csv", res)
     summary = json.loads((out_dir / "stability.json").read_text())
-    assert _without_timing(summary) == _without_timing(json.loads(predstab.cli.dumps(res.to_dict())))
+    assert _without_timing(summary) == _without_timing(json.loads(dumps(res.to_dict())))
     # the settings used are printed
     assert "RandomForestRegressor(max_features=0.5, min_samples_leaf=3, max_samples=0.8" in out
     assert "rounded to the nearest hundred" in out and "rec_thresh = 1e-05" in out
@@ -257,7 +245,7 @@ def test_tune_pool_for_classes_gives_the_numbers_of_tune_num_learners(tmp_path, 
     frame.to_csv(tmp_path / "wine.csv", index=False)
     code, out, err = run(capsys, "tune", tmp_path / "wine.csv", "--target", "target", "--task",
                          "classification", "--grid", "2,4,8", "--repeats", "3", "--seed", "2", "--quiet",
-                         "--bootstrap", "0", "--out", tmp_path / "o")
+                         "--resamples", "0", "--out", tmp_path / "o")
     assert code == 0, err
     y = frame["target"].to_numpy(dtype=object)
     X, X_test, y, _ = train_test_split(frame.drop(columns="target").to_numpy(), y, test_size=0.2,
@@ -279,7 +267,7 @@ def test_tune_with_separate_test_file_and_classes(tmp_path, capsys):
     frame["target"] = np.array(["a", "b", "c"])[frame["target"]]
     frame.iloc[:140].to_csv(tmp_path / "train.csv", index=False)
     frame.iloc[140:].to_csv(tmp_path / "test.csv", index=False)
-    code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--target", "target", "--test",
+    code, out, err = run(capsys, "tune", tmp_path / "train.csv", "--target", "target", "--test-data",
                          tmp_path / "test.csv", "--task", "classification", "--grid", "5,10,20",
                          "--repeats", "3", "--quiet", "--out", tmp_path / "o")
     assert code == 0, err
@@ -290,7 +278,7 @@ def test_parquet_input(tmp_path):
     pytest.importorskip("pyarrow")  # Parquet needs pyarrow, which is not a runtime dependency
     frame = pd.DataFrame({"V1": [1.0, None], "V2": [2.0, 3.0]})
     frame.to_parquet(tmp_path / "m.parquet")
-    matrix = _io.numeric_matrix(_io.read_table(tmp_path / "m.parquet"))
+    matrix = _reading.numeric_matrix(_reading.read_table(tmp_path / "m.parquet"))
     assert np.isnan(matrix[1, 0]) and matrix[1, 1] == 3.0
 
 
@@ -332,7 +320,7 @@ def test_tune_errors(tmp_path, capsys, diabetes_csv):
     assert_one_line_error(code, err, "--grid", "at least 3")
 
     code, _, err = run(capsys, "tune", diabetes_csv, "--target", "target", "--task", "ordinal")
-    assert_one_line_error(code, err, "--levels")
+    assert_one_line_error(code, err, "--categories")
 
     frame = pd.read_csv(diabetes_csv)
     frame["target"] = frame["target"] + 0.5
@@ -370,7 +358,7 @@ def test_stability_prints_aps_layout_for_every_reference_case(capsys, case):
     args = ["stability", APS / "cases" / case["prediction_matrix"], flag, APS / "cases" / case["baseline"],
             "--scale", case["scale"]]
     if case["ordinal_levels"]:
-        args += ["--levels", ",".join(map(str, case["ordinal_levels"]))]
+        args += ["--categories", ",".join(map(str, case["ordinal_levels"]))]
     code, out, err = run(capsys, *args)
     if case["result"] is None:  # APS raises: the CLI reports one line, exit code 2
         assert_one_line_error(code, err)
@@ -403,7 +391,7 @@ def test_stability_errors(tmp_path, capsys):
     pred = APS / "cases" / "ord_50x10_phi_pred.csv"
     base = APS / "cases" / "ord_50x10_phi_base.csv"
     code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "ordinal")
-    assert_one_line_error(code, err, "--levels")
+    assert_one_line_error(code, err, "--categories")
     code, _, err = run(capsys, "stability", pred, "--training-observations", base, "--scale", "metric")
     assert_one_line_error(code, err, "line 2", "column 'V1'", "expected a number")
     code, _, err = run(capsys, "stability", pred, "--scale", "metric")
@@ -436,7 +424,7 @@ def test_agree_icc_matches_irr(capsys):
 
 def printed(result):
     buffer = io.StringIO()
-    _print_result(result, buffer)
+    print(result, file=buffer)
     return buffer.getvalue()
 
 
@@ -451,7 +439,7 @@ def test_agree_table_fleiss_alpha(capsys):
     assert out == printed(predstab.fleiss_kappa(ratings, detail=True))
     assert out.count("p.value") == 1
     code, out, err = run(capsys, "agree", cases / "m_30x4_na.csv", "--measure", "alpha",
-                         "--level", "interval")
+                         "--scale", "interval")
     assert code == 0, err
     matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
     assert out == printed(predstab.krippendorff_alpha(matrix, level="interval"))
@@ -494,8 +482,8 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     old = [1] * 150 + [0] * 50
     new = [1] * 146 + [0] * 4 + [1] * 14 + [0] * 36
     pd.DataFrame({"id": range(200), "old": old, "new": new}).to_csv(tmp_path / "c.csv", index=False)
-    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--id", "id",
-                         "--out", tmp_path / "m.csv")
+    code, out, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--a", "old",
+                         "--b", "new", "--id", "id", "--out", tmp_path / "m.csv")
     assert code == 0, err
     printed = pd.read_csv(tmp_path / "m.csv").iloc[0]
     assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
@@ -514,7 +502,8 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
 
 def test_compare_bad_column_is_one_line(tmp_path, capsys):
     pd.DataFrame({"old": [1, 0], "new": [1, 1]}).to_csv(tmp_path / "c.csv", index=False)
-    code, _, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--old", "before")
+    code, _, err = run(capsys, "compare", tmp_path / "c.csv", "--test", "mcnemar", "--a", "before",
+                       "--b", "new")
     assert_one_line_error(code, err, "no column 'before'")
 
 
@@ -593,7 +582,7 @@ def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, caps
     b = [0.82, 0.83, 0.80, 0.84, 0.80, 0.85, 0.80, 0.81, 0.84, 0.82]
     pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "cv.csv", index=False)
     code, out, err = run(capsys, "compare", tmp_path / "cv.csv", "--test", "corrected-t", "--a", "A",
-                         "--b", "B", "--n-train", "900", "--n-test", "100", "--level", "0.9",
+                         "--b", "B", "--n-train", "900", "--n-test", "100", "--confidence-level", "0.9",
                          "--out", tmp_path / "t.csv")
     assert code == 0, err
     direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, confidence_level=0.9)
@@ -712,7 +701,7 @@ def test_power_errors(tmp_path, capsys):
         (["power", "games", "--win-rate", "0.5"], ["--win-rate", "other than 0.5"]),
         (["power", "games"], ["needs --win-rate"]),
         (["power", "seeds", "--effect", "0.5", "--win-rate", "0.6"], ["--win-rate"]),
-        (["power", "seeds", "--effect", "0.5", "--alpha", "2"], ["--alpha"]),
+        (["power", "seeds", "--effect", "0.5", "--significance", "2"], ["--significance"]),
         (["power", "odds"], ["odds"]),
     ]
     for args, fragments in cases:
@@ -735,7 +724,7 @@ def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        _io.atomic_write(target, write)
+        _writing.atomic_write(target, write)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -753,27 +742,27 @@ def test_interrupt_during_a_run_exits_130_without_output(tmp_path, capsys, monke
 
 def test_write_refuses_existing_file_without_force(tmp_path):
     target = tmp_path / "a.txt"
-    _io.write_text(target, "one")
-    with pytest.raises(_io.InputError, match="already exists"):
-        _io.write_text(target, "two")
-    _io.write_text(target, "two", force=True)
+    _writing.write_text(target, "one")
+    with pytest.raises(_reading.InputError, match="already exists"):
+        _writing.write_text(target, "two")
+    _writing.write_text(target, "two", force=True)
     assert target.read_text() == "two"
 
 
 def test_fresh_directory_picks_a_new_name(tmp_path):
-    first, renamed = _io.fresh_directory(tmp_path / "out")
+    first, renamed = _writing.fresh_directory(tmp_path / "out")
     assert not renamed
     (first / "stability.csv").write_text("x")  # an empty folder would be used as it is
-    second, renamed = _io.fresh_directory(tmp_path / "out")
+    second, renamed = _writing.fresh_directory(tmp_path / "out")
     assert renamed and second == tmp_path / "out-2"
 
 
 def test_read_table_r_row_names(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text('"","V1","V2"\n"1",1.5,NA\n"2",2.5,3\n')
-    frame = _io.read_table(path)
+    frame = _reading.read_table(path)
     assert list(frame.columns) == ["V1", "V2"]
-    matrix = _io.numeric_matrix(frame)
+    matrix = _reading.numeric_matrix(frame)
     assert np.isnan(matrix[0, 1]) and matrix[1, 0] == 2.5
 
 

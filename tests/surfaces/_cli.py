@@ -1,4 +1,5 @@
-"""Run the installed ``predstab`` command as a user runs it (shared by the CLI test files)."""
+"""Run ``predstab`` as a user runs it (the installed command) or in this process (its ``main``):
+the helpers every CLI test file shares."""
 
 from __future__ import annotations
 
@@ -11,15 +12,20 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = shutil.which("predstab", path=str(Path(sys.executable).parent)) or shutil.which("predstab")
+
+
+def cli_env():
+    """The environment of the installed command: this checkout's source first on the path."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
 
 
 def predstab_cli(*args, cwd=None, umask=None, shell_suffix=None, timeout=120):
     """Run the installed console script with this checkout's source first on the path."""
     if _SCRIPT is None:
         pytest.skip("the `predstab` command is not installed: pip install -e . puts it on the PATH")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
+    env = cli_env()
     argv = [_SCRIPT, *map(str, args)]
     preexec = (lambda: os.umask(umask)) if umask is not None else None
     if shell_suffix:
@@ -28,6 +34,25 @@ def predstab_cli(*args, cwd=None, umask=None, shell_suffix=None, timeout=120):
                               timeout=timeout)
     return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, preexec_fn=preexec,
                           timeout=timeout)
+
+
+def run(capsys, *args):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    from predstab.cli import main
+
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code, err, *fragments):
+    """``err`` is one line (no traceback) holding every fragment, and the exit code is 2."""
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
 
 
 def one_line_error(proc, *fragments):

@@ -8,7 +8,7 @@ import pytest
 from validation._table import REFERENCE
 from validation.run import available_suites, main, run_suite
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "r-reference"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "r-reference"
 
 
 @pytest.mark.parametrize("suite", available_suites())

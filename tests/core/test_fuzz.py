@@ -340,14 +340,14 @@ def _cli_args(rng, folder):
     a, b = str(folder / "a.csv"), str(folder / "b.csv")
     choices = [
         ["agree", a, "--measure", str(rng.choice(["icc", "fleiss", "alpha"])),
-         "--level", str(rng.choice(["nominal", "ordinal", "interval", "ratio"]))],
-        ["agree", a, "--measure", "alpha", "--level", "ordinal", "--levels", "1,2,a"],
+         "--scale", str(rng.choice(["nominal", "ordinal", "interval", "ratio"]))],
+        ["agree", a, "--measure", "alpha", "--scale", "ordinal", "--categories", "1,2,a"],
         ["agree", a, "--measure", "icc", "--table"],
         ["stability", a, "--training-observations", b, "--scale",
-         str(rng.choice(["metric", "categorical", "ordinal"])), "--levels", "1,2,0.5"],
+         str(rng.choice(["metric", "categorical", "ordinal"])), "--categories", "1,2,0.5"],
         ["stability", a, "--prediction-space", b, "--scale", str(rng.choice(["metric", "categorical"]))],
         ["compare", a, "--test", "friedman"],
-        ["compare", a, "--test", "mcnemar", "--old", "r1", "--new", "r2"],
+        ["compare", a, "--test", "mcnemar", "--a", "r1", "--b", "r2"],
         ["compare", a, "--test", "permutation", "--a", "r1", "--b", "r2"],
     ]
     return choices[int(rng.integers(len(choices)))]

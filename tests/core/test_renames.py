@@ -12,7 +12,7 @@ import predstab
 from predstab._core._results import Result, result
 from predstab._core._validation import renamed_parameters, validate_params
 
-CHANGELOG = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text(encoding="utf-8")
+CHANGELOG = (Path(__file__).resolve().parents[2] / "CHANGELOG.md").read_text(encoding="utf-8")
 LISTED = set(re.findall(r"^- `([\w.]+)`: `(\w+)` -> `(\w+)`", CHANGELOG, flags=re.M))
 
 

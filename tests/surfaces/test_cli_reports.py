@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import predstab
-from tests._cli import one_line_error, predstab_cli
+from tests.surfaces._cli import one_line_error, predstab_cli
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +119,8 @@ def test_confidence_level_has_one_name(tmp_path):
     np.savetxt(tmp_path / "r.csv", ratings, delimiter=",", fmt="%.5f")
     args = ("agree", tmp_path / "r.csv", "--measure", "icc", "--no-header")
     new = predstab_cli(*args, "--confidence-level", "0.9")
+    # the earlier name is refused, naming the one name (never read as something else)
     old = predstab_cli(*args, "--conf-level", "0.9")
-    assert new.returncode == 0 and new.stdout == old.stdout
+    one_line_error(old, "--conf-level was renamed --confidence-level")
+    assert new.returncode == 0 and old.stdout == ""
     assert str(predstab.icc(np.round(ratings, 5), confidence_level=0.9)).strip() == new.stdout.strip()

@@ -20,12 +20,6 @@ import predstab  # noqa: E402
 from predstab import compare, plotting  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def tuning():
     X, y = make_regression(90, 5, noise=15, random_state=0)

@@ -27,10 +27,10 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._core._io import InputNote
-from tests._cli import predstab_cli
+from predstab._core._reading import InputNote
+from tests.surfaces._cli import predstab_cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "r-files"  # beside the clone, as for the validation identity test
 EXTRA = ROOT / "tests" / "data" / "r-files-extra"
 

@@ -1,9 +1,9 @@
 """The import graph of the package: no cycle, and surfaces use only public names.
 
-Imports flow one way (STYLE.md, "Layers"): measures <- estimator plumbing <- tuning <-
-surfaces. The graph is read from the source with :mod:`ast` (every import, also those inside
-functions, which is where the package imports lazily); ``from . import name`` is resolved
-through ``predstab._EXPORTS`` to the module that defines ``name``.
+Imports flow one way (docs/conventions.md, "Layers"): measures <- estimator plumbing <-
+tuning <- surfaces. The graph is read from the source with :mod:`ast` (every import, also
+those inside functions, which is where the package imports lazily); ``from . import name`` is
+resolved through ``predstab._EXPORTS`` to the module that defines ``name``.
 """
 
 from __future__ import annotations
@@ -14,12 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "src" / "predstab"
-SURFACES = ("predstab.cli", "predstab._demo", "predstab.plotting", "predstab._scorer")
-IO_LAYER = ("predstab._core._io",)
-# imports of private names by surfaces, as found when this test was written; the list may only
-# shrink (a new private import fails the test). Empty now: keep it so.
-KNOWN = set()
+ROOT = Path(__file__).resolve().parents[2] / "src" / "predstab"
 
 
 def _modules():
@@ -32,6 +27,18 @@ def _modules():
 
 
 MODULES = _modules()
+# the command line (a package), the demo, the plots and the scikit-learn scorer
+SURFACES = (*sorted(m for m in MODULES if m == "predstab.cli" or m.startswith("predstab.cli.")),
+            "predstab._demo", "predstab.plotting", "predstab._scorer")
+# what the surfaces may use of the core besides public names: files in and out, the progress bar
+# and where warnings point
+IO_LAYER = ("predstab._core._reading", "predstab._core._writing", "predstab._core._progress",
+            "predstab._core._exceptions")
+# imports of private names by surfaces, as found when this test was written; the list may only
+# shrink (a new private import fails the test). Empty now: keep it so.
+KNOWN = set()
+
+
 EXPORTS = {name: "predstab" + module for name, module in
            re.findall(r'"(\w+)": "(\.[\w.]+)"', (ROOT / "__init__.py").read_text(encoding="utf-8"))}
 
@@ -90,8 +97,9 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_graph_reader_sees_lazy_imports():
-    # the reader itself: cli imports _demo inside a function, _demo the public tune_num_learners
-    assert ("predstab._demo", None) in GRAPH["predstab.cli"]
+    # the reader itself: the CLI's tuning commands import _demo inside a function (``from .. import
+    # _demo``), _demo the public tune_num_learners
+    assert ("predstab._demo", None) in GRAPH["predstab.cli._tuning"]
     assert ("predstab.ensembles._tune", "tune_num_learners") in GRAPH["predstab._demo"]
 
 
@@ -118,7 +126,7 @@ def test_surfaces_import_no_private_name_except_the_io_layer(surface):
     assert bad <= KNOWN, sorted(bad - KNOWN)
 
 
-@pytest.mark.parametrize("surface", ["predstab.cli", "predstab._demo"])
+@pytest.mark.parametrize("surface", [s for s in SURFACES if s.startswith(("predstab.cli", "predstab._demo"))])
 def test_cli_and_demo_use_only_public_names(surface):
     # predstab tune / demo: tune_num_learners and the I/O layer, nothing of _tune / _pool / _twopl
     assert _private_imports(surface, strict=True) == set()
@@ -194,8 +202,24 @@ def test_a_domain_package_imports_only_itself_and_the_packages_below(package):
 
 
 def test_every_module_lives_in_a_domain_package_or_is_one_of_few_at_the_top():
-    # at most 10 modules loose at the top of src/predstab (issue 24)
+    # at most 10 modules loose at the top of src/predstab (issue 24); the command line is a
+    # package of its own, a surface (checked above: public names and the I/O layer only)
     loose = sorted(p.name for p in ROOT.glob("*.py"))
     assert len(loose) <= 10, loose
     packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
-    assert packages == set(ALLOWED), packages
+    assert packages == set(ALLOWED) | {"cli"}, packages
+
+
+# modules still over 800 lines while their owners split them (issue 24, phase 2); the list may
+# only shrink: a module split below 800 lines must leave it (the test says so)
+LONG_PENDING = {"agreement/_cac.py", "agreement/_cohen.py", "agreement/_irr.py", "ensembles/_tune.py",
+                "stability/_stability.py"}
+
+
+def test_no_module_is_longer_than_800_lines():
+    # issue 24: a module a reader can hold in mind; split by what the code does, not at line 800
+    long = {p.relative_to(ROOT).as_posix(): n for p in ROOT.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    assert set(long) <= LONG_PENDING, {m: n for m, n in long.items() if m not in LONG_PENDING}
+    done = LONG_PENDING - set(long)
+    assert not done, f"{sorted(done)} are 800 lines or fewer now: remove them from LONG_PENDING"

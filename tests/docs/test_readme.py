@@ -5,7 +5,7 @@ import re
 import warnings
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_python_examples_run(capsys, tmp_path, monkeypatch):
