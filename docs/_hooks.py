@@ -58,7 +58,7 @@ _SECTIONS = {
     ".ensembles._tune": "Number of learners: tuning (optRF::opt_prediction)",
     ".stability._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
-    "._core._io": "Reading files (CSV, Parquet)",
+    "._core._reading": "Reading files (CSV, Parquet)",
     ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, "
                           "irr::N.cohen.kappa)"),
     ".agreement._irr": ("Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, "

@@ -37,7 +37,7 @@ PENDING_NAMES: set = set()  # every old name is gone
 
 
 def test_one_name_per_idea():
-    from tests.test_param_registry import FUNCTIONS
+    from tests.core.test_param_registry import FUNCTIONS
 
     found = set()
     for name, func in FUNCTIONS.items():

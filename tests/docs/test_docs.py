@@ -43,7 +43,7 @@ runner = _load("_blocks")
 
 # pages whose blocks a dedicated test runs (with checks of the figures the text quotes)
 RUN_ELSEWHERE = {"docs/tutorials/did-b-beat-a.md": "tests/test_compare_tutorial.py",
-                 "README.md": "tests/test_readme.py"}
+                 "README.md": "tests/docs/test_readme.py"}
 
 
 def blocks(page):

@@ -304,7 +304,7 @@ def test_tune_draws_its_progress_bar_on_a_terminal_during_fit_predict_and_bands(
     import pty
     import subprocess
 
-    from _cli import _SCRIPT, ROOT
+    from tests.surfaces._cli import _SCRIPT, cli_env
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
@@ -312,7 +312,7 @@ def test_tune_draws_its_progress_bar_on_a_terminal_during_fit_predict_and_bands(
     frame["y"] = X @ [1.0, 2.0, 3.0] + rng.normal(size=60)
     frame.to_csv(tmp_path / "d.csv", index=False)
     master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
+    env = cli_env()
     proc = subprocess.Popen([_SCRIPT, "tune", str(tmp_path / "d.csv"), "--target", "y", "--grid",
                              "50,100,400", "--repeats", "3", "--resamples", "30",
                              "--out", str(tmp_path / "o")],
