@@ -153,7 +153,6 @@ def spy(monkeypatch):
     calls = []
 
     def recording(d_o, d_e, **kw):
-        kw["stacklevel"] = kw.get("stacklevel", 3) + 1
         value = _convention.one_minus_ratio(d_o, d_e, **kw)
         calls.append((d_o, d_e, value))
         return value
@@ -238,7 +237,7 @@ _DEGENERATE = [m for m in MEASURES if m.collapsed is not None or m.undefined is 
 
 @pytest.mark.parametrize("measure", _DEGENERATE, ids=[m.name for m in _DEGENERATE])
 def test_convention_warnings_point_at_the_callers_line(measure):
-    """stacklevel: the warning names the user's file, not a predstab module."""
+    """warn_outside: the warning names the user's file, not a predstab module."""
     for case in (measure.collapsed, measure.undefined):
         if case is None:
             continue
