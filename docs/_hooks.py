@@ -5,7 +5,8 @@ Placeholders in the pages are replaced at build time, so the site never drifts f
 - ``<!-- predstab:setup -->``      the two set-up commands, read from README.md;
 - ``<!-- predstab:validation -->`` the parity table of ``python -m validation --markdown``;
 - ``<!-- predstab:api -->``        a mkdocstrings block for every public name that exists;
-- ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command.
+- ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command;
+- ``<!-- predstab:changelog -->``  CHANGELOG.md (every rename of the public API and the CLI).
 
 Every tutorial (``docs/tutorials/*.md``) is run block by block with docs/_blocks.py, the runner
 tests/test_docs.py uses, and what each block printed and drew is shown right after it: the
@@ -262,7 +263,12 @@ def _cli_help():
     return "\n".join(out)
 
 
+def _changelog():
+    return (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
 _FILLERS = {
+    "changelog": _changelog,
     "setup": _setup_commands,
     "validation": _validation_report,
     "api": _api_reference,
