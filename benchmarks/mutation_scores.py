@@ -51,10 +51,12 @@ MODULES: dict[str, list[str]] = {
     # test_repeated.py left out: its loky/multiprocessing and 30-tree tests cost ~35 s per surviving mutant;
     # tests/test_mutants_repeated.py (8 s, added below) pins the same values on tiny data (a lower bound)
     "_repeated": [],
-    # tests/test_mutants_io.py (added below) runs _io in-process; test_cli_inputs.py and test_cli_firsthour.py
-    # run the CLI only as a subprocess, which mutmut cannot see; test_cli.py runs it in-process but takes
-    # ~45 s (tune and demo runs), which every surviving mutant of a function they reach would cost
-    "_io": ["tests/test_cli_files.py"],
+    # the file layer (was _io): test_reading.py / test_writing.py run it in-process on tiny files;
+    # test_cli_inputs.py and test_cli_reports.py run the CLI only as a subprocess, which mutmut cannot
+    # see; test_cli.py runs it in-process but takes ~45 s (tune and demo runs), which every surviving
+    # mutant of a function they reach would cost
+    "_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
+    "_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
     "_cac": ["tests/test_cac.py"],
     "_alpha": ["tests/test_cronbach.py"],
@@ -84,13 +86,21 @@ def _deselect() -> list[str]:
     return [arg for test in DESELECT for arg in ("--deselect", test)]
 
 
+def _path_of(module: str) -> str:
+    """``src/predstab/<package>/<module>.py``: where the module lives in the domain packages."""
+    found = sorted((ROOT / "src" / "predstab").rglob(f"{module}.py"))
+    if len(found) != 1:
+        raise SystemExit(f"{module}: {len(found)} modules of that name under src/predstab")
+    return str(found[0].relative_to(ROOT))
+
+
 def _config(module: str) -> str:
     def toml_list(items):
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
     return ("[tool.mutmut]\n"
             'source_paths = ["src"]\n'
-            f'only_mutate = {toml_list([f"src/predstab/{module}.py"])}\n'
+            f'only_mutate = {toml_list([_path_of(module)])}\n'
             f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
             f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', '-x', *_deselect()])}\n"
             'also_copy = ["validation", "tests"]\n')
