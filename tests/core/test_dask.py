@@ -57,6 +57,7 @@ def test_dask_oob(client):
     assert serial.space.tobytes() == dask.space.tobytes()
 
 
+@pytest.mark.slow
 def test_dask_process_workers_bit_identical():
     # worker processes: the estimator, data and predstab's task function travel by pickle
     X, y, Xt = _data(2, True)
@@ -138,6 +139,7 @@ def test_dask_stack_of_prediction_matrices_phi(client):
     np.testing.assert_allclose(got.confidence_interval[0], [w.confidence_interval.low for w in want],
                                rtol=1e-12, atol=1e-12)
 
+@pytest.mark.slow
 def test_dask_stack_process_workers():
     da = pytest.importorskip("dask.array")
     from predstab import icc

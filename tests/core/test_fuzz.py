@@ -297,7 +297,12 @@ OPTION_CALLS = {
 BAD_OPTIONS = [None, -1, 0, 1, 1.5, -0.5, "bogus", True, np.nan, np.inf, [1, 2], {}, "high", 1e9]
 
 
-@pytest.mark.parametrize("name", list(OPTION_CALLS))
+# TwoPL.recommend with odd values (rec_thresh 1e-9, ...) walks far along the curve: ~3 s alone
+_SLOW_OPTION_CALLS = {"TwoPL.recommend"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_OPTION_CALLS else n
+                                  for n in OPTION_CALLS])
 def test_bad_option_values_give_a_result_or_an_error_naming_the_option(name):
     """scikit-learn's "bad parameters raise": every keyword option, every odd value."""
     import inspect

@@ -56,6 +56,7 @@ def _failing_seed():
     return int(seeds_from(RANDOM_STATE, N_REPEATS)[FAILING])
 
 
+@pytest.mark.slow  # starts loky worker processes
 @pytest.mark.parametrize("n_jobs, backend", [(1, None), (2, "threading"), (2, "loky")])
 @pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")  # joblib's
 def test_a_failing_refit_names_its_seed_and_the_estimators_message(data, n_jobs, backend):
@@ -126,6 +127,7 @@ def _matrices(n_jobs, backend, estimator, baseline, **kw):
                                              baseline=baseline, random_state=123, n_jobs=n_jobs, **kw)
 
 
+@pytest.mark.slow  # starts loky worker processes
 @pytest.mark.parametrize("estimator, baseline", [
     (RandomForestRegressor(n_estimators=8, max_depth=3), "oob"),
     (RandomForestClassifier(n_estimators=8, max_depth=3), "kfold"),

@@ -86,6 +86,7 @@ def _same_table(path, res):
             assert table[col].fillna("").astype(str).tolist() == expected[col].astype(str).tolist(), col
 
 
+@pytest.mark.slow
 def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_path, capsys):
     from sklearn.datasets import load_diabetes
     from sklearn.ensemble import RandomForestRegressor
@@ -129,6 +130,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
     assert code == 0 and not Path(f"{out_dir}-2").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["wine", "ordinal"])
 def test_demo_on_class_data(tmp_path, capsys, dataset):
     code, out, err = run(capsys, "demo", "--quick", "--quiet", "--dataset", dataset, "--out", tmp_path / "d")
@@ -188,6 +190,7 @@ def test_tune_names_test_objects_by_the_files_row_names(tmp_path, capsys, test_f
     assert f"least stable test objects (red in per_object.png), by {how}: {worst}" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["pool", "refit", "closed-form"])
 def test_tune_writes_what_tune_num_learners_returns(tmp_path, capsys, diabetes_csv, method):
     from sklearn.ensemble import RandomForestRegressor

@@ -32,6 +32,7 @@ def categorical_files(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 1: headers
+@pytest.mark.slow
 def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
     folder, pred, y = categorical_files
     expected = predstab.phi(pred, y, scale="categorical")
@@ -91,6 +92,7 @@ def test_compare_and_agree_take_header_options():
 
 
 # --------------------------------------------------------------------------- item 2: permissions
+@pytest.mark.slow
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
 def test_output_files_honour_the_umask(tmp_path, umask, mode):
     out = tmp_path / "seeds.csv"

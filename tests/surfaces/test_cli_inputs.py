@@ -30,6 +30,7 @@ def refits_in_rows(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 5
+@pytest.mark.slow
 def test_transposed_matrix_warns_and_transpose_fixes_it(refits_in_rows):
     folder, pred = refits_in_rows
     y = pd.read_csv(folder / "y.csv")["y"].to_numpy()
@@ -45,6 +46,7 @@ def test_transposed_matrix_warns_and_transpose_fixes_it(refits_in_rows):
     assert right.stdout == fixed.stdout and right.stderr == ""
 
 
+@pytest.mark.slow
 def test_transposed_ratings_warn_in_agree(refits_in_rows):
     folder, pred = refits_in_rows
     proc = predstab_cli("agree", folder / "wide.csv", "--measure", "icc")
@@ -77,6 +79,7 @@ def test_check_orientation_on_categories():
 
 
 # --------------------------------------------------------------------------- item 6
+@pytest.mark.slow
 def test_ignored_options_say_so(tmp_path):
     rng = np.random.default_rng(2)
     pd.DataFrame(rng.normal(size=(20, 3)), columns=["a", "b", "c"]).to_csv(tmp_path / "r.csv", index=False)
@@ -108,6 +111,7 @@ def test_several_training_observation_columns_are_pooled_with_a_warning(tmp_path
 
 
 # --------------------------------------------------------------------------- item 7
+@pytest.mark.slow
 def test_friedman_takes_a_label_column(tmp_path):
     rng = np.random.default_rng(0)
     scores = rng.normal(size=(12, 3)) + [0.0, 0.5, 1.0]
@@ -154,6 +158,7 @@ def test_check_target_kind_speaks_the_users_language():
 
 
 # --------------------------------------------------------------------------- item 10
+@pytest.mark.slow
 def test_per_object_numbers_objects_as_per_object_frame(tmp_path):
     rng = np.random.default_rng(6)
     pred = rng.normal(size=(8, 5)) * np.array([0.1, 0.1, 3, 0.1, 0.1, 0.1, 2, 0.1])[:, None]

@@ -61,6 +61,7 @@ def test_force_never_replaces_a_fifo_a_device_or_a_link(tmp_path):
     assert kept.read_text() == "the user's file" and not (tmp_path / "nowhere.csv").exists()
 
 
+@pytest.mark.slow
 def test_force_never_overwrites_an_input_file(tmp_path, train_csv):
     project = tmp_path / "proj"
     project.mkdir()
@@ -95,6 +96,7 @@ def test_a_replaced_file_keeps_owner_and_group_and_drops_setuid(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 12
+@pytest.mark.slow
 def test_destination_problems_are_found_before_fitting(tmp_path, train_csv):
     # a grid that would fit for minutes: the refusal must come first
     slow = ["--grid", "2,4,20000", "--repeats", "20", "--resamples", "0", "--quiet"]

@@ -25,6 +25,7 @@ def demo(tmp_path_factory):
     return proc, json.loads((out / "stability.json").read_text()), out
 
 
+@pytest.mark.slow
 def test_demo_prints_no_warning_about_its_own_defaults(demo):
     proc, _, _ = demo
     assert proc.stderr == ""  # item 16: no "pass pool_size >= ...", no importance_fraction clash
@@ -75,6 +76,7 @@ def test_demo_numbers_objects_as_per_object_frame(demo):
     assert "\n  \n" not in aps and "\n\n\n" not in aps and "(phi) \n" in aps and "(psi) \n" in aps
 
 
+@pytest.mark.slow
 def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
     # wine: every test object has psi = 1 at 50 trees; none is called "least stable"
     proc = predstab_cli("demo", "--quick", "--quiet", "--dataset", "wine", "--out", tmp_path / "w",
@@ -113,6 +115,7 @@ def test_classification_of_a_continuous_target_is_refused_before_fitting(tmp_pat
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_confidence_level_has_one_name(tmp_path):
     rng = np.random.default_rng(3)
     ratings = rng.normal(size=(30, 1)) + 0.5 * rng.normal(size=(30, 4))

@@ -47,6 +47,7 @@ def test_fleiss_on_a_huge_continuous_matrix_is_a_clean_exit_2(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 14
+@pytest.mark.slow
 def test_stability_per_object_prints_and_writes_the_intervals(tmp_path):
     rng = np.random.default_rng(1)
     pred = rng.normal(size=(6, 8)) + np.arange(6)[:, None]
@@ -69,6 +70,7 @@ def test_stability_per_object_prints_and_writes_the_intervals(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 17
+@pytest.mark.slow
 def test_tune_on_a_zero_one_target_says_how_to_classify(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
@@ -123,6 +125,7 @@ def test_no_recommendation_on_a_curve_flat_before_p1_says_so():
         assert fit.recommend(round_to="ten") == 500  # the finer rounding the message suggests
 
 
+@pytest.mark.slow
 def test_a_poor_fit_claims_no_learners_for_the_target(tmp_path):
     # --min-samples-leaf 1000 > rows: every tree predicts the mean, icc = -1 everywhere
     rng = np.random.default_rng(0)
@@ -198,6 +201,7 @@ def _by_step(calls):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["pool", "closed_form", "refit"])
 def test_progress_moves_through_every_step_and_changes_no_number(method):
     X, y = load_diabetes(return_X_y=True)
