@@ -73,7 +73,7 @@ def large_fleiss():
         t_sm = time.perf_counter() - start
         row(task, t_ours, t_sm, "statsmodels", None, abs(predstab.fleiss_kappa(x).value - theirs))
     # the same data in other forms (predstab only): nominal alpha, text, pandas Categoricals
-    t_alpha = best_time(lambda: predstab.krippendorff_alpha(two, level="nominal"), 3)
+    t_alpha = best_time(lambda: predstab.krippendorff_alpha(two, scale="nominal"), 3)
     print(f"{'':<38} same 1e7 x 2: nominal alpha {t_alpha * 1e3:.0f} ms")
     text = np.array(["a", "b", "c", "d", "e"], dtype=object)[ten]
     frame = pd.DataFrame({j: pd.Categorical.from_codes(ten[:, j], list("abcde")) for j in range(k)})
@@ -127,15 +127,15 @@ def main():
     truth = rng.integers(0, 5, size=(n, 1))
     cats = np.where(rng.random((n, k)) < 0.7, truth, rng.integers(0, 5, size=(n, k))).astype(float)
     t_ka = best_time(lambda: krippendorff.alpha(reliability_data=cats.T, level_of_measurement="nominal"), 5)
-    t_ours = best_time(lambda: predstab.krippendorff_alpha(cats, level="nominal"), 10)
+    t_ours = best_time(lambda: predstab.krippendorff_alpha(cats, scale="nominal"), 10)
     diff = abs(predstab.krippendorff_alpha(cats).value
                - krippendorff.alpha(reliability_data=cats.T, level_of_measurement="nominal"))
     row("nominal alpha 1e5 x 10, 5 categories", t_ours, t_ka, "krippendorff", 3, diff)
 
     # ordinal alpha on the same categories (values x values coincidences, 5 x 5)
     t_ka = best_time(lambda: krippendorff.alpha(reliability_data=cats.T, level_of_measurement="ordinal"), 5)
-    t_ours = best_time(lambda: predstab.krippendorff_alpha(cats, level="ordinal"), 10)
-    diff = abs(predstab.krippendorff_alpha(cats, level="ordinal").value
+    t_ours = best_time(lambda: predstab.krippendorff_alpha(cats, scale="ordinal"), 10)
+    diff = abs(predstab.krippendorff_alpha(cats, scale="ordinal").value
                - krippendorff.alpha(reliability_data=cats.T, level_of_measurement="ordinal"))
     row("ordinal alpha 1e5 x 10, 5 categories", t_ours, t_ka, "krippendorff", None, diff)
 
@@ -155,20 +155,20 @@ def main():
         x = rng.normal(size=(n, 1)) + rng.normal(scale=0.5, size=(n, 5))
         t_ka = best_time(lambda x=x: krippendorff.alpha(reliability_data=x.T,
                                                         level_of_measurement="interval"), 2)
-        t_ours = best_time(lambda x=x: predstab.krippendorff_alpha(x, level="interval"), 20)
-        diff = abs(predstab.krippendorff_alpha(x, level="interval").value
+        t_ours = best_time(lambda x=x: predstab.krippendorff_alpha(x, scale="interval"), 20)
+        diff = abs(predstab.krippendorff_alpha(x, scale="interval").value
                    - krippendorff.alpha(reliability_data=x.T, level_of_measurement="interval"))
         row(f"interval alpha {n} x 5 continuous", t_ours, t_ka, "krippendorff", None, diff)
         mem_ka = peak_bytes(lambda x=x: krippendorff.alpha(reliability_data=x.T,
                                                            level_of_measurement="interval"))
-        mem_ours = peak_bytes(lambda x=x: predstab.krippendorff_alpha(x, level="interval"))
+        mem_ours = peak_bytes(lambda x=x: predstab.krippendorff_alpha(x, scale="interval"))
         print(f"{'':<38} peak memory: predstab {mem_ours / 2**20:.2f} MiB, "
               f"krippendorff {mem_ka / 2**20:.0f} MiB")
 
     n, k = 1_000_000, 10
     x = rng.normal(size=(n, 1)) + rng.normal(scale=0.5, size=(n, k))
-    t_ours = best_time(lambda: predstab.krippendorff_alpha(x, level="interval"), 5)
-    mem_ours = peak_bytes(lambda: predstab.krippendorff_alpha(x, level="interval"))
+    t_ours = best_time(lambda: predstab.krippendorff_alpha(x, scale="interval"), 5)
+    mem_ours = peak_bytes(lambda: predstab.krippendorff_alpha(x, scale="interval"))
     print(f"{'interval alpha 1e6 x 10 continuous':<38} {t_ours * 1e3:>10.2f} "
           f"{'(krippendorff: not feasible)':<33}"
           f" target < 1000 ms: {'meets' if t_ours < 1 else 'MISSES'}; peak memory "

@@ -100,10 +100,10 @@ def bench_kendall(rng):
     frame = pd.DataFrame(x)
     for correct in (False, True):
         theirs = pyirr.kendall(frame, correct=correct)
-        ours = predstab.kendall_w(x, correct=correct)
+        ours = predstab.kendall_w(x, correction=correct)
         diff = max(abs(ours.value - theirs.value), abs(ours.statistic - theirs.statistic))
         row(f"Kendall's W 1e4 x 20{' (ties corr.)' if correct else ''}",
-            best_time(lambda c=correct: predstab.kendall_w(x, correct=c), 5),
+            best_time(lambda c=correct: predstab.kendall_w(x, correction=c), 5),
             best_time(lambda c=correct: pyirr.kendall(frame, correct=c), 3), "pyirr", 10, diff)
     # these ratings have one decimal, so predstab ranks them by counting; continuous ratings (no
     # ties, every value distinct) take the argsort path: reported, not a goal of issue 14

@@ -59,7 +59,7 @@ def main():
          "statsmodels mcnemar(exact=True)", lambda: sm_mcnemar(np.array(table), exact=True)),
         ("mcnemar asymptotic (Bowker), 4x4 table", lambda: compare.mcnemar(bowker, method="asymptotic"),
          "statsmodels SquareTable.symmetry (Bowker)", lambda: SquareTable(bowker).symmetry()),
-        ("mcnemar, 100k case records", lambda: compare.mcnemar(old=old, new=new),
+        ("mcnemar, 100k case records", lambda: compare.mcnemar(old, new),
          "pandas crosstab + statsmodels", lambda: sm_mcnemar(pd.crosstab(old, new).to_numpy(), exact=True)),
         ("paired permutation, n=30, 9999",
          lambda: compare.mean_permutation_test(a, b, paired=True, random_state=0),
@@ -97,8 +97,9 @@ def main():
     except ImportError:
         rl_poi = None
     if rl_poi is not None:
+        # P(X > Y): rliable's first argument improves, predstab's second (B over A)
         tasks.append(("probability_of_improvement 10x57, no CI", lambda: compare.probability_of_improvement(
-            runs_x, runs_y, n_resamples=0), "rliable.metrics.probability_of_improvement",
+            runs_y, runs_x, n_resamples=0), "rliable.metrics.probability_of_improvement",
             lambda: rl_poi(runs_x, runs_y)))
     print(f"{'task':46s} {'predstab ms':>12s} {'peer ms':>10s} {'ratio':>7s}  peer")
     for name, ours, peer_name, peer in tasks:

@@ -258,7 +258,7 @@ def more_rows(sizes, repeat):
             ci_floor=[float(v) for v in ci_floor])
         la, lb = losses(n)
         n_perm = 99 if big else 999
-        t_ours, r = timed(1, compare.mean_permutation_test, la, lb, n_permutations=n_perm, random_state=1)
+        t_ours, r = timed(1, compare.mean_permutation_test, la, lb, n_resamples=n_perm, random_state=1)
         t_floor, p_floor = timed(1, floor_two_sample, la, lb, n_perm, np.random.default_rng(2))
         t_scipy, p_scipy = timed(1, scipy_two_sample, la, lb, n_perm, np.random.default_rng(3))
         add(kind="two_sample", n=n, n_res=n_perm, ours=t_ours, floor=t_floor, scipy=t_scipy, p_ours=r.pvalue,
@@ -271,7 +271,8 @@ def more_rows(sizes, repeat):
         add(kind="stratified", n=table.size, shape=[n_runs, n_tasks], n_res=200, ours=t_ours, floor=t_floor,
             ci_ours=list(r.confidence_interval), ci_floor=[float(v) for v in ci_floor])
         other = rng.normal(1.02, 0.3, (n_runs, n_tasks))
-        t_ours, r = timed(repeat, compare.probability_of_improvement, table, other, n_resamples=200,
+        # P(table > other), as the floor computes it: predstab's second argument is the one improving
+        t_ours, r = timed(repeat, compare.probability_of_improvement, other, table, n_resamples=200,
                           random_state=1)
         t_floor, ci_floor = timed(repeat, floor_improvement, table, other, 200, np.random.default_rng(2))
         add(kind="improvement", n=table.size, shape=[n_runs, n_tasks], n_res=200, ours=t_ours, floor=t_floor,
@@ -305,7 +306,7 @@ def permutation_rows(sizes, repeat, counts):
         a, b = losses(n)
         d = b - a
         n_perm, n_scipy = counts(n)
-        t_ours, r = timed(repeat, compare.mean_permutation_test, a, b, paired=True, n_permutations=n_perm,
+        t_ours, r = timed(repeat, compare.mean_permutation_test, a, b, paired=True, n_resamples=n_perm,
                           random_state=1)
         t_floor, p_floor = timed(repeat, floor_permutation, d, n_perm, np.random.default_rng(2))
         t_scipy, p_scipy = timed(1, scipy_permutation, d, n_scipy, np.random.default_rng(3))
@@ -345,7 +346,7 @@ _KINDS = {
     "median": "`bootstrap_ci(x, np.median)`",
     "two_sample": "`mean_permutation_test(a, b)` (two-sample; n per group)",
     "stratified": "`stratified_bootstrap_ci(table)` (statistic `iqm`)",
-    "improvement": "`probability_of_improvement(x, y)`",
+    "improvement": "`probability_of_improvement(a, b)`",
 }
 
 
@@ -421,7 +422,7 @@ def more_markdown(rows):
             "`scipy.stats.permutation_test`, beyond the goal at 1e6 values per group (a permutation of "
             "indices, then a gather: the scipy time in the \"also\" column), after deciding whether "
             "to enumerate with `math.comb(n_a + n_b, n_a)`, which alone took seconds at 1e6 (now "
-            "built term by term and abandoned past `n_permutations`); it now shuffles one copy "
+            "built term by term and abandoned past `n_resamples`); it now shuffles one copy "
             "of the pooled values per permutation, as the floor does (exact enumeration still goes "
             "to scipy). `stratified_bootstrap_ci` and `probability_of_improvement` resample tables of "
             "runs x tasks with a callable statistic, one vectorised table per resample: the loop is "
@@ -487,7 +488,7 @@ def markdown(perm, boot, meta, more=()):
                    f"{r['ours'] / r['floor']:.2f} | {per / (r['scipy'] / r['n_scipy']):.3f} | "
                    f"{lo:.5f} to {hi:.5f}; {flo:.5f} to {fhi:.5f} |")
     out += ["", "predstab draws the same resamples as scipy from the same generator "
-            "(tests/test_compare_resampling.py); its BCa interval takes the jackknife of the mean in "
+            "(tests/compare/test_resampling_engines.py); its BCa interval takes the jackknife of the mean in "
             "closed form, so it costs what the percentile interval costs (scipy's BCa evaluates the "
             "mean on n leave-one-out samples: n^2 work). "
             "scipy, batch=None: the call `bootstrap_ci` made before, with the resamples of the scipy "

@@ -36,9 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES: dict[str, list[str]] = {
     "_stability": ["tests/test_stability.py", "tests/test_stability_intervals.py",
                    "tests/test_stability_properties.py"],
-    "_icc": ["tests/test_icc.py"],
-    "_fleiss": ["tests/test_fleiss.py"],
-    "_krippendorff": ["tests/test_krippendorff.py"],
+    # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
+    # test_mutants_{icc,fleiss,krippendorff}.py); irrCAC's weighted Fleiss' kappa and alpha, now in
+    # _fleiss and _krippendorff, are tested in test_cac.py
+    "_icc": ["tests/agreement/test_icc.py"],
+    "_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py"],
+    "_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py"],
     "_twopl": ["tests/test_twopl.py"],
     # _tune: ~3,000 mutants; tests/test_tune.py takes ~16 s for each surviving one, so the module is
     # measured with the fast tests/test_mutants_tune.py alone (added below): a lower bound of the
@@ -58,8 +61,9 @@ MODULES: dict[str, list[str]] = {
     "_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
     "_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "_cac": ["tests/test_cac.py"],
-    "_alpha": ["tests/test_cronbach.py"],
+    "_cac": ["tests/agreement/test_cac.py"],
+    "_cac_tables": ["tests/agreement/test_cac.py"],
+    "_alpha": ["tests/agreement/test_cronbach.py"],
 }
 
 # tests that check the file a warning points at: under mutmut every call passes through its
@@ -82,16 +86,16 @@ def _tests_for(module: str) -> list[str]:
     return MODULES[module] + extra
 
 
-def _deselect() -> list[str]:
-    return [arg for test in DESELECT for arg in ("--deselect", test)]
-
-
-def _path_of(module: str) -> str:
-    """``src/predstab/<package>/<module>.py``: where the module lives in the domain packages."""
+def _source(module: str) -> str:
+    """The module's file, wherever it lives below src/predstab (the domain sub-packages)."""
     found = sorted((ROOT / "src" / "predstab").rglob(f"{module}.py"))
     if len(found) != 1:
-        raise SystemExit(f"{module}: {len(found)} modules of that name under src/predstab")
+        raise ValueError(f"module {module!r}: expected one file src/predstab/**/{module}.py, found {found}")
     return str(found[0].relative_to(ROOT))
+
+
+def _deselect() -> list[str]:
+    return [arg for test in DESELECT for arg in ("--deselect", test)]
 
 
 def _config(module: str) -> str:
@@ -100,7 +104,7 @@ def _config(module: str) -> str:
 
     return ("[tool.mutmut]\n"
             'source_paths = ["src"]\n'
-            f'only_mutate = {toml_list([_path_of(module)])}\n'
+            f'only_mutate = {toml_list([_source(module)])}\n'
             f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
             f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', '-x', *_deselect()])}\n"
             'also_copy = ["validation", "tests"]\n')

@@ -136,11 +136,11 @@ def measures_of(preds, y_train, oob, pool_oob, kfold, scale, levels):
            "psi (5-fold)": measure(predstab.psi, preds, kfold, scale=scale, levels=levels)}
     if scale == "metric":
         out["ICC(1)"] = measure(predstab.icc, preds.astype(float), model="oneway")
-        out["alpha"] = measure(predstab.krippendorff_alpha, preds.astype(float), level="interval")
+        out["alpha"] = measure(predstab.krippendorff_alpha, preds.astype(float), scale="interval")
     else:
         out["kappa"] = measure(predstab.fleiss_kappa, preds)
         out["alpha"] = measure(predstab.krippendorff_alpha, preds,
-                               level="ordinal" if scale == "ordinal" else "nominal")
+                               scale="ordinal" if scale == "ordinal" else "nominal")
     return out
 
 
@@ -264,7 +264,7 @@ def maize_columns(cfg, seed):
                                        scale="categorical"),
                   "psi (OOB pool)": measure(predstab.psi, preds, cpool.oob_baseline(), scale="categorical"),
                   "kappa": measure(predstab.fleiss_kappa, preds),
-                  "alpha": measure(predstab.krippendorff_alpha, preds, level="nominal")}
+                  "alpha": measure(predstab.krippendorff_alpha, preds, scale="nominal")}
     share = pd.Series(cls[tr]).value_counts(normalize=True)
     return dict(small=small, prevalence=prevalence, trees=n, refits=k, classes=share)
 

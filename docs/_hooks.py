@@ -8,6 +8,9 @@ Placeholders in the pages are replaced at build time, so the site never drifts f
 - ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command;
 - ``<!-- predstab:changelog -->``  CHANGELOG.md (every rename of the public API and the CLI).
 
+Docstrings written with shared pieces (``predstab._core._docstrings.fill_doc``) reach the site
+filled in: :class:`NumpydocMath` takes those from the objects at run time.
+
 Every tutorial (``docs/tutorials/*.md``) is run block by block with docs/_blocks.py, the runner
 tests/test_docs.py uses, and what each block printed and drew is shown right after it: the
 output as a text block, the figures as images (``tutorials/_output/<page>-<k>.png``, files of
@@ -46,10 +49,22 @@ _SECTIONS = {
     ".agreement._icc": "Agreement: intraclass correlation (irr::icc, psych::ICC)",
     ".agreement._icc_reml": "Agreement: ICC of incomplete designs (psych::ICC(lmer = TRUE))",
     "._core._long": "Long-format ratings to a matrix",
-    ".agreement._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss)",
-    ".agreement._krippendorff": "Agreement: Krippendorff's alpha (irr::kripp.alpha)",
-    ".agreement._cac": ("Agreement: irrCAC's coefficients (percent agreement, AC1/AC2, Brennan-Prediger, "
+    ".agreement._fleiss": "Agreement: Fleiss' kappa (irr::kappam.fleiss, irrCAC::fleiss.kappa.raw)",
+    ".agreement._krippendorff": ("Agreement: Krippendorff's alpha (irr::kripp.alpha, "
+                                 "irrCAC::krippen.alpha.raw)"),
+    ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, psych::cohen.kappa, "
+                          "irr::kappam.light)"),
+    ".agreement._cac": ("Agreement: irrCAC's chance-corrected coefficients (AC1/AC2, Brennan-Prediger, "
                         "Conger)"),
+    ".agreement._percent": "Agreement: percent agreement (irr::agree, irrCAC::pa.coeff.raw, irr::maxwell)",
+    ".agreement._concordance": ("Agreement: concordance and mean correlations (irr::kendall, irr::meancor, "
+                                "irr::meanrho)"),
+    ".agreement._variance_ratio": "Agreement: variance ratios (irr::finn, irr::robinson, irr::iota)",
+    ".agreement._marginal": ("Agreement: two raters' table, rater bias and marginal homogeneity "
+                             "(irr::rater.bias, irr::stuart.maxwell.mh, irr::bhapkar)"),
+    ".agreement._inter_intra": "Agreement: inter- and intrarater reliability (irr::relInterIntra)",
+    ".agreement._kappa_sample_size": ("Agreement: sample size for kappa (irr::N.cohen.kappa, "
+                                      "irr::N2.cohen.kappa)"),
     ".agreement._alpha": "Reliability: Cronbach's alpha (psych::alpha)",
     ".stability._stability": "Prediction stability: phi and psi (APS)",
     ".ensembles._repeated": "Prediction matrices from estimators",
@@ -60,10 +75,6 @@ _SECTIONS = {
     ".stability._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
     "._core._reading": "Reading files (CSV, Parquet)",
-    ".agreement._cohen": ("Agreement: Cohen's and Light's kappa (irr::kappa2, irr::kappam.light, "
-                          "irr::N.cohen.kappa)"),
-    ".agreement._irr": ("Agreement: irr's other statistics (agree, Kendall's W, Finn, Robinson's A, iota, "
-                        "...)"),
 }
 
 _SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}
@@ -358,10 +369,44 @@ def rest_citations_to_markdown(text):
     return "\n".join(out)
 
 
+# --------------------------------------------------------------------------- shared docstring pieces
+_PIECE = re.compile(r"^[ \t]*%\(\w+\)s[ \t]*$", re.M)
+
+
+def runtime_docstring(path):
+    """The docstring of the object at ``path`` (``predstab.agreement._cac.gwet_ac1``) as Python
+    has it at run time, cleaned as griffe cleans docstrings; None when it cannot be imported.
+
+    Griffe reads docstrings from the source, where the pieces that
+    ``predstab._core._docstrings.fill_doc`` fills in at import are still ``%(name)s`` lines.
+    """
+    import inspect
+
+    _importable()
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return None
+        doc = getattr(obj, "__doc__", None)
+        return inspect.cleandoc(doc) if doc else None
+    return None
+
+
 class NumpydocMath(Extension):
-    """Griffe extension: every docstring's reST math as arithmatex input and its reST
-    citations as a Markdown list (see the module text)."""
+    """Griffe extension: every docstring's shared pieces filled in (the run-time docstring of an
+    object whose source still shows ``%(name)s`` lines), its reST math as arithmatex input and its
+    reST citations as a Markdown list (see the module text)."""
 
     def on_instance(self, *, obj, **kwargs):
         if obj.docstring is not None:
-            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(obj.docstring.value))
+            value = obj.docstring.value
+            if _PIECE.search(value):
+                value = runtime_docstring(obj.path) or value
+            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(value))

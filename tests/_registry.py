@@ -73,7 +73,7 @@ def _icc_row(row):
 
 
 def _alpha(level):
-    return lambda x, baseline=None, target=None: predstab.krippendorff_alpha(x, level=level).value
+    return lambda x, baseline=None, target=None: predstab.krippendorff_alpha(x, scale=level).value
 
 
 def _stab(fn, scale):
@@ -339,9 +339,9 @@ _ITEMS = _case("m_30x4")  # 30 persons x 4 items
 
 
 def _compare_calls():
-    """predstab.compare's example calls: the one table of tests/test_compare_results.py."""
+    """predstab.compare's example calls: the one table of tests/compare/_examples.py."""
     from predstab import compare
-    from tests.test_compare_results import CALLS as COMPARE_CALLS
+    from tests.compare._examples import CALLS as COMPARE_CALLS
 
     return {f"compare.{name}": (getattr(compare, name), args, kwargs)
             for name, (args, kwargs) in COMPARE_CALLS.items()}
@@ -350,7 +350,7 @@ def _compare_calls():
 def _compare(name, *args, **kwargs):
     """A result of predstab.compare: the example call of ``name`` or the given arguments."""
     from predstab import compare
-    from tests.test_compare_results import CALLS as COMPARE_CALLS
+    from tests.compare._examples import CALLS as COMPARE_CALLS
 
     default_args, default_kwargs = COMPARE_CALLS[name]
     return getattr(compare, name)(*(args or default_args), **(default_kwargs if not args else {}), **kwargs)
@@ -366,7 +366,7 @@ CALLS = {
     "ratings_from_long": (predstab.ratings_from_long, (_LONG,),
                           {"object": "id", "rater": "judge", "value": "score"}),
     "fleiss_kappa": (predstab.fleiss_kappa, (_LABELS,), {}),
-    "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"level": "ordinal"}),
+    "krippendorff_alpha": (predstab.krippendorff_alpha, (_RATINGS,), {"scale": "ordinal"}),
     "fit_2pl": (predstab.fit_2pl, _GRID, {}),
     "TwoPL.recommend": (lambda **kw: _fit().recommend(**kw), (), {}),
     "TwoPL.stability": (lambda *a, **kw: _fit().stability(*a, **kw), (1000,), {}),
@@ -387,8 +387,8 @@ CALLS = {
         {"n_resamples": 99, "random_state": 0}),
     # agreement coefficients of irr and psych (R reference cases)
     "agree": (predstab.agree, (_THREE_CATS,), {"tolerance": 1}),
-    "kendall_w": (predstab.kendall_w, (_ORDINAL_MANY,), {"correct": True}),
-    "finn": (predstab.finn, (_ORDINAL_MANY,), {"n_levels": 5, "model": "twoway"}),
+    "kendall_w": (predstab.kendall_w, (_ORDINAL_MANY,), {"correction": True}),
+    "finn": (predstab.finn, (_ORDINAL_MANY,), {"n_categories": 5, "model": "twoway"}),
     "robinson_a": (predstab.robinson_a, (_ORDINAL_MANY,), {}),
     "mean_correlation": (predstab.mean_correlation, (_IOTA[0],), {}),
     "mean_spearman": (predstab.mean_spearman, (_ORDINAL_MANY,), {}),
@@ -396,9 +396,10 @@ CALLS = {
     "rater_bias": (predstab.rater_bias, (_ORDINAL,), {}),
     "stuart_maxwell": (predstab.stuart_maxwell, (_ORDINAL,), {}),
     "bhapkar": (predstab.bhapkar, (_ORDINAL,), {}),
-    "iota": (predstab.iota, (_IOTA,), {"level": "quantitative", "standardize": True}),
+    "iota": (predstab.iota, (_IOTA,), {"scale": "quantitative", "standardize": True}),
     "inter_intra_reliability": (predstab.inter_intra_reliability, (_REPEATED,), {"n_raters": 3}),
-    "cohen_kappa": (predstab.cohen_kappa, (_ORDINAL,), {"weights": "quadratic", "levels": [1, 2, 3, 4, 5]}),
+    "cohen_kappa": (predstab.cohen_kappa, (_ORDINAL,),
+                    {"weights": "quadratic", "categories": [1, 2, 3, 4, 5]}),
     "light_kappa": (predstab.light_kappa, (_THREE_CATS,), {}),
     "kappa_sample_size": (predstab.kappa_sample_size, (0.6, 0.4), {"rate1": 0.3, "rate2": 0.4}),
     # irrCAC's coefficients and psych::alpha
@@ -426,7 +427,11 @@ CALLS = {
     "StabilityResult.plot": (lambda **kw: _closed(predstab.phi(_RATINGS, _RATINGS[:, 0]).plot(**kw)), (), {}),
     "compare.FriedmanNemenyiResult.plot": (lambda **kw: _closed(_compare("friedman_nemenyi").plot(**kw)),
                                            (), {}),
-    # predstab.compare: the calls of tests/test_compare_results.py
+    "compare.BonferroniDunnResult.plot": (lambda **kw: _closed(_compare("bonferroni_dunn").plot(**kw)),
+                                          (), {}),
+    "compare.FriedmanNemenyiResult.at_significance": (
+        lambda *a, **kw: _compare("friedman_nemenyi").at_significance(*a, **kw), (0.01,), {}),
+    # predstab.compare: the calls of tests/compare/_examples.py
     **_compare_calls(),
 }
 
@@ -448,6 +453,9 @@ TARGETS = {
     "TuningResult.plot": lambda: predstab.TuningResult.plot,
     "StabilityResult.plot": lambda: predstab.StabilityResult.plot,
     "compare.FriedmanNemenyiResult.plot": lambda: predstab.compare.FriedmanNemenyiResult.plot,
+    "compare.BonferroniDunnResult.plot": lambda: predstab.compare.BonferroniDunnResult.plot,
+    "compare.FriedmanNemenyiResult.at_significance":
+        lambda: predstab.compare.FriedmanNemenyiResult.at_significance,
     "TreePool.closed_form_bands": lambda: predstab.TreePool.closed_form_bands,
 }
 
@@ -503,7 +511,12 @@ RESULTS = [
     ("FleissKappaResult(detail)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, detail=True)),
     ("FleissKappaResult(exact)", "FleissKappaResult", lambda: predstab.fleiss_kappa(_LABELS, exact=True)),
     ("KrippendorffAlphaResult", "KrippendorffAlphaResult",
-     lambda: predstab.krippendorff_alpha(_RATINGS, level="interval")),
+     lambda: predstab.krippendorff_alpha(_RATINGS, scale="interval")),
+    # irrCAC's definitions of the same coefficients: the same result types, with the inference added
+    ("FleissKappaResult(weights)", "FleissKappaResult",
+     lambda: predstab.fleiss_kappa(_THREE_CATS, weights="quadratic")),
+    ("KrippendorffAlphaResult(weights)", "KrippendorffAlphaResult",
+     lambda: predstab.krippendorff_alpha(_THREE_CATS, weights="linear", confidence_level=0.9)),
     ("TwoPL", "TwoPL", _fit),
     ("TwoPL(failed)", "TwoPL", _with_warnings_ignored(lambda: predstab.fit_2pl([1, 2, 3], [0.5, 0.5, 0.5]))),
     ("SelectionStabilityResult", "SelectionStabilityResult",
@@ -525,9 +538,10 @@ RESULTS = [
     ("AgreeResult", "AgreeResult", lambda: predstab.agree(_THREE_CATS, tolerance=1)),
     ("AgreeResult(text)", "AgreeResult", _with_warnings_ignored(lambda: predstab.agree(_case("c_str_45x2")))),
     ("KendallWResult", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY)),
-    ("KendallWResult(correct)", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY, correct=True)),
-    ("FinnResult", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5)),
-    ("FinnResult(twoway)", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_levels=5, model="twoway")),
+    ("KendallWResult(correct)", "KendallWResult", lambda: predstab.kendall_w(_ORDINAL_MANY, correction=True)),
+    ("FinnResult", "FinnResult", lambda: predstab.finn(_ORDINAL_MANY, n_categories=5)),
+    ("FinnResult(twoway)", "FinnResult",
+     lambda: predstab.finn(_ORDINAL_MANY, n_categories=5, model="twoway")),
     ("RobinsonAResult", "RobinsonAResult", lambda: predstab.robinson_a(_ORDINAL_MANY)),
     ("MeanCorrelationResult", "MeanCorrelationResult", lambda: predstab.mean_correlation(_IOTA[0])),
     ("MeanCorrelationResult(spearman)", "MeanCorrelationResult",
@@ -537,7 +551,7 @@ RESULTS = [
     ("StuartMaxwellResult", "StuartMaxwellResult", lambda: predstab.stuart_maxwell(_ORDINAL)),
     ("BhapkarResult", "BhapkarResult", lambda: predstab.bhapkar(_ORDINAL)),
     ("IotaResult", "IotaResult", lambda: predstab.iota(_IOTA)),
-    ("IotaResult(nominal)", "IotaResult", lambda: predstab.iota(_case("in_30x3_v1"), level="nominal")),
+    ("IotaResult(nominal)", "IotaResult", lambda: predstab.iota(_case("in_30x3_v1"), scale="nominal")),
     ("IotaResult(standardized)", "IotaResult", lambda: predstab.iota(_IOTA, standardize=True)),
     ("InterIntraReliabilityResult", "InterIntraReliabilityResult",
      lambda: predstab.inter_intra_reliability(_REPEATED, n_raters=3)),
@@ -569,7 +583,7 @@ RESULTS = [
      _with_warnings_ignored(lambda: _tuning().recommendations["icc"])),
     ("ClosedFormResult", "ClosedFormResult",
      lambda: _pool().closed_form_bands([4, 8], n_bootstrap=5, random_state=0)),
-    # predstab.compare (the example calls of tests/test_compare_results.py)
+    # predstab.compare (the example calls of tests/compare/_examples.py)
     ("McNemarResult", "compare.McNemarResult", lambda: _compare("mcnemar")),
     ("McNemarResult(Bowker)", "compare.McNemarResult",
      lambda: _compare("mcnemar", [[24, 10, 10], [5, 30, 7], [5, 14, 14]], method="asymptotic")),

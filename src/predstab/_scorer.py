@@ -136,9 +136,9 @@ class _StabilityScorer:
             return float(predstab.fleiss_kappa(matrix, **options).value)
         if self.measure == "alpha":
             level = {"metric": "interval", "ordinal": "ordinal", "categorical": "nominal"}[scale]
-            options.setdefault("level", level)
-            if options["level"] == "ordinal" and self.levels is not None:
-                options.setdefault("levels", self.levels)
+            options.setdefault("scale", level)
+            if options["scale"] == "ordinal" and self.levels is not None:
+                options.setdefault("categories", self.levels)
             return float(predstab.krippendorff_alpha(matrix, **options).value)
         raise ValueError(f"`measure` must be one of {_MEASURES}; got {self.measure!r}")
 

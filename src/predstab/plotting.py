@@ -14,16 +14,19 @@ that holds its data, and :func:`plot` picks the right one for any result (what a
   least stable objects labelled: the single-object forecast check at a glance. Objects are
   named as everywhere in predstab: the input's row labels, else their 0-based row position
   (the index of :meth:`~predstab.StabilityResult.per_object_frame`).
-- :func:`plot_cd_diagram`: the critical-difference diagram of a Friedman-Nemenyi result.
+- :func:`plot_cd_diagram`: the critical-difference diagram of a Friedman-Nemenyi or a
+  Bonferroni-Dunn result (the results' ``.plot()``).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from ._core._reading import real_values
+from ._core._validation import HasMethods, Interval, Options, validate_params
 
 __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]
 
@@ -424,20 +427,173 @@ def _per_object_interval(stability, values):
     return low, high
 
 
-def plot_cd_diagram(result, /, *, ax=None, **kwargs):
-    """The critical-difference diagram of a :func:`predstab.compare.friedman_nemenyi` result,
-    returned as a Figure like every plot here (``kwargs`` go to
-    :func:`predstab.compare.plot_cd_diagram`).
+# ---------------------------------------------------------------------------- CD diagram
+# Drawn from the rank test's result alone (duck-typed: this surface imports no measure).
+_CD_FIELDS = ("average_ranks", "critical_difference", "names", "significance")
+
+
+def _plot_cd_diagram_iv(result, significance, labels, colors):
+    if not all(hasattr(result, name) for name in _CD_FIELDS):
+        raise TypeError(f"`result` must be a FriedmanNemenyiResult from predstab.compare.friedman_nemenyi() "
+                        f"or a BonferroniDunnResult from predstab.compare.bonferroni_dunn(); got "
+                        f"{type(result).__name__}.")
+    control = getattr(result, "control", None)
+    if significance is not None and significance != result.significance:
+        if control is not None:
+            raise ValueError(f"`significance` of a Bonferroni-Dunn diagram is the test's "
+                             f"({result.significance}); call bonferroni_dunn(..., "
+                             f"significance={significance}) instead; got significance={significance}.")
+        result = result.at_significance(significance)  # CD and cliques at the new level
+    k = len(result.names)
+    if labels is None:
+        labels = list(result.names)
+    elif isinstance(labels, dict):
+        labels = [str(labels.get(n, n)) for n in result.names]
+    else:
+        labels = [str(x) for x in labels]
+        if len(labels) != k:
+            raise ValueError(f"`labels` must have one entry per method ({k}); got {len(labels)}.")
+    if colors is None:
+        colors = ["black"] * k
+    elif isinstance(colors, str):
+        colors = [colors] * k
+    elif isinstance(colors, dict):
+        colors = [colors.get(n, "black") for n in result.names]
+    else:
+        colors = list(colors)
+        if len(colors) != k:
+            raise ValueError(f"`colors` must have one entry per method ({k}); got {len(colors)}.")
+    return result, control, labels, colors
+
+
+@validate_params({"significance": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+                  "labels": ["array-like", dict, None], "colors": [str, "array-like", dict, None],
+                  "ax": [None, HasMethods(["plot", "text", "set_xlim", "set_ylim", "axis"])],
+                  "order": [Options(("best_left", "best_right"))], "show_cliques": ["boolean"],
+                  "clique_color": [str], "title": [str, None],
+                  "decimals": [Interval(numbers.Integral, 0, None)]},
+                 renamed={"alpha": "significance"})
+def plot_cd_diagram(result, /, *, significance=None, ax=None, labels=None, colors=None, order="best_left",
+                    show_cliques=True, clique_color="black", title=None, decimals=2):
+    """Critical-difference diagram (Demšar 2006) of a Friedman-Nemenyi or a Bonferroni-Dunn result.
+
+    Methods hang from a rank axis at their average rank, best half on one side and the
+    rest on the other; thick bars join groups of methods whose average ranks lie within the
+    critical difference (not significantly different at ``result.significance``), and a bar
+    on top shows the CD itself. For a Bonferroni–Dunn result (a control) one bar spans the
+    control's average rank ± CD (Demšar's Fig. 2): methods outside it differ significantly
+    from the control, whose name is set in bold. What ``result.plot()`` draws.
+
+    Parameters
+    ----------
+    result : FriedmanNemenyiResult or BonferroniDunnResult
+        Of :func:`predstab.compare.friedman_nemenyi` or :func:`predstab.compare.bonferroni_dunn`.
+    significance : float, optional
+        Significance level of the CD and cliques (default: ``result.significance``; a
+        Friedman-Nemenyi result is taken to it by ``result.at_significance``).
+    ax : matplotlib Axes, optional
+        Axes to draw on (its figure is returned); a new figure is made if omitted.
+    labels : sequence of str or dict, optional
+        Display names (default: ``result.names``).
+    colors : str, sequence or dict, optional
+        Colour of each method's line and label.
+    order : {"best_left", "best_right"}, default "best_left"
+        Where rank 1 goes.
+    show_cliques : bool, default True
+        Draw the bars joining non-significantly different methods (the control's interval
+        for a Bonferroni–Dunn result).
+    clique_color : str, default "black"
+    title : str, optional
+        Defaults to "Critical difference (Nemenyi, alpha = ...): CD = ...".
+    decimals : int, default 2
+        Decimals of the average ranks printed next to the names.
 
     Returns
     -------
     matplotlib.figure.Figure
-    """
-    from .compare import plot_cd_diagram as draw
 
-    fig, ax = _new_axes(ax, (_FIGSIZE[0], 3.5))
-    drawn = draw(result, ax=ax, **kwargs)
-    return getattr(drawn, "figure", fig) if drawn is not None else fig
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
+    *JMLR* 7, 1-30. https://jmlr.org/papers/v7/demsar06a.html
+
+    Draws what ``scmamp::plotCD`` draws in R (not part of the validated numbers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predstab import compare
+    >>> ranks = np.array([[1, 2, 3]] * 3 + [[1, 3, 2]] + [[2, 1, 3]] * 5 + [[3, 1, 2]] * 2 + [[2, 3, 1]])
+    >>> fig = plot_cd_diagram(compare.friedman_nemenyi(4 - ranks), labels=["A", "B", "C"])
+    >>> fig.axes[0].get_title()
+    'Critical difference (Nemenyi, alpha = 0.05): CD = 0.96'
+    """
+    result, control, labels, colors = _plot_cd_diagram_iv(result, significance, labels, colors)
+    reverse = order == "best_right"
+    k = len(labels)
+    avg = np.asarray(result.average_ranks, dtype=float)
+    cd = result.critical_difference
+    n_side = math.ceil(k / 2)
+    step = 0.9
+    cliques = result.cliques() if (show_cliques and control is None) else []
+    height = 2.2 + step * n_side * 0.45 + 0.25 * max(len(cliques), 1)
+    fig, ax = _new_axes(ax, (max(6.0, 1.1 * k + 2.0), height))
+
+    def x(r):  # rank -> plot coordinate
+        return (k + 1 - r) if reverse else r
+
+    outward = -1 if reverse else 1
+    lo, hi = 1, k
+    ax.plot([x(lo), x(hi)], [0, 0], color="black", lw=1.2)
+    for t in range(1, k + 1):
+        ax.plot([x(t), x(t)], [0, -0.12], color="black", lw=1.0)
+        ax.text(x(t), -0.2, str(t), ha="center", va="bottom", fontsize=10)
+    for t in np.arange(1.5, k, 1.0):
+        ax.plot([x(t), x(t)], [0, -0.06], color="black", lw=0.8)
+    # the CD bar, above the axis at the best end
+    cd_y = -0.75
+    ax.plot([x(1), x(1 + cd)], [cd_y, cd_y], color="black", lw=2)
+    for end in (1, 1 + cd):
+        ax.plot([x(end), x(end)], [cd_y - 0.07, cd_y + 0.07], color="black", lw=1.5)
+    ax.text((x(1) + x(1 + cd)) / 2, cd_y - 0.1, f"CD = {cd:.{decimals}f}", ha="center", va="bottom",
+            fontsize=10)
+    # cliques: thick bars just below the axis
+    index = {name: j for j, name in enumerate(result.names)}
+    if control is not None and show_cliques:
+        # Bonferroni-Dunn: the control's interval R_c +- CD; methods outside it differ from the control
+        rc = avg[index[control]]
+        lo_r, hi_r = max(1.0, rc - cd), min(float(k), rc + cd)
+        ax.plot([x(lo_r), x(hi_r)], [0.25, 0.25], color=clique_color, lw=4, solid_capstyle="round")
+        ax.plot([x(rc)], [0.25], marker="o", color="white", markeredgecolor=clique_color, ms=6)
+    for c, members in enumerate(cliques):
+        rs = [avg[index[m]] for m in members]
+        y = 0.25 + 0.2 * c
+        ax.plot([x(min(rs)) - 0.03 * outward, x(max(rs)) + 0.03 * outward], [y, y], color=clique_color, lw=4,
+                solid_capstyle="round")
+    # method labels: best half to the "best" side, the rest to the other side
+    order_idx = np.argsort(avg, kind="stable")
+    top = 0.45 + 0.2 * max(len(cliques), 1)
+    left_x, right_x = x(lo) - 0.35 * outward, x(hi) + 0.35 * outward
+    for pos, j in enumerate(order_idx):
+        best_half = pos < n_side
+        row = pos if best_half else (k - 1 - pos)
+        y = top + step * 0.45 * row
+        end_x = left_x if best_half else right_x
+        ax.plot([x(avg[j]), x(avg[j]), end_x], [0, y, y], color=colors[j], lw=1.2)
+        to_left = (end_x < x(avg[j]))
+        ax.text(end_x + (-0.05 if to_left else 0.05), y, f"{labels[j]} ({avg[j]:.{decimals}f})",
+                ha="right" if to_left else "left", va="center", fontsize=10, color=colors[j],
+                fontweight="bold" if result.names[j] == control else "normal")
+    bottom = top + step * 0.45 * (n_side - 1) + 0.4
+    span = 0.35 + 0.12 * max(len(s) for s in labels) + 0.6
+    ax.set_xlim(min(x(lo), x(hi)) - span, max(x(lo), x(hi)) + span)
+    ax.set_ylim(bottom, cd_y - 0.45)
+    ax.axis("off")
+    test = "Nemenyi" if control is None else f"Bonferroni-Dunn vs {labels[index[control]]}"
+    ax.set_title(title if title is not None else
+                 f"Critical difference ({test}, alpha = {result.significance:g}): CD = {cd:.{decimals}f}",
+                 fontsize=11)
+    return fig
 
 
 def plot(result, /, **kwargs):
@@ -445,8 +601,8 @@ def plot(result, /, **kwargs):
 
     A :class:`~predstab.TuningResult` -> :func:`plot_stability_curve`; a
     :class:`~predstab.StabilityResult` (or anything with ``per_object``) ->
-    :func:`plot_per_object`; a Friedman-Nemenyi result -> :func:`plot_cd_diagram`. Results'
-    ``.plot(**kwargs)`` methods call this.
+    :func:`plot_per_object`; a Friedman-Nemenyi or Bonferroni-Dunn result -> :func:`plot_cd_diagram`.
+    Results' ``.plot(**kwargs)`` methods call this (or the function made for them).
 
     Examples
     --------

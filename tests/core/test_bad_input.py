@@ -33,7 +33,7 @@ MATRIX_FUNCTIONS = {
     "icc": (lambda x: icc(x), "ratings"),
     "icc_table": (lambda x: icc_table(x), "ratings"),
     "fleiss_kappa": (lambda x: fleiss_kappa(x), "ratings"),
-    "krippendorff_alpha": (lambda x: krippendorff_alpha(x, level="interval"), "ratings"),
+    "krippendorff_alpha": (lambda x: krippendorff_alpha(x, scale="interval"), "ratings"),
     "phi": (lambda x: phi(x, [0.0, 1.0, 2.0], scale="metric"), "predictions"),
     "psi": (lambda x: psi(x, [0.0, 1.0, 2.0], scale="metric"), "predictions"),
     "calculate_phi": (lambda x: predstab.calculate_phi(x, [0.0, 1.0, 2.0]), "prediction_matrix"),
@@ -92,7 +92,7 @@ def test_one_object_is_valid_for_kappa_alpha_phi_and_psi():
     assert fleiss_kappa(ONE_OBJECT).value == pytest.approx((0.2 - 0.36) / (1 - 0.36), rel=1e-12)
     # one unit: alpha's D_o and D_e are computed from the same 5 values; interval D_e = 2 SS/(n-1)
     # and D_o = 2 SS/(n-1) (m_u = n) -> alpha = 0
-    assert krippendorff_alpha(ONE_OBJECT, level="interval").value == pytest.approx(0.0, abs=1e-12)
+    assert krippendorff_alpha(ONE_OBJECT, scale="interval").value == pytest.approx(0.0, abs=1e-12)
     # phi of one object (APS allows it): 1 - var(row) / var(baseline)
     row = np.array(ONE_OBJECT[0])
     base = [0.0, 1.0, 2.0, 3.0]
@@ -166,7 +166,7 @@ def test_nan_in_ratings_fleiss_drops_the_object():
 
 def test_nan_in_ratings_alpha_uses_every_pairable_value():
     # Krippendorff: a missing value only removes that value; object 0 still pairs 1.0 with 2.0
-    got = krippendorff_alpha(WITH_NAN, level="interval")
+    got = krippendorff_alpha(WITH_NAN, scale="interval")
     assert got.n_values == WITH_NAN.size - 1 and got.n_units == 5
 
 
@@ -248,7 +248,7 @@ def test_strings_where_numbers_are_needed(name):
 
 
 def test_strings_on_metric_scales():
-    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "b"]], level="interval"), TypeError, "ratings")
+    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "b"]], scale="interval"), TypeError, "ratings")
     _raises(lambda: phi([["a", "b"], ["b", "b"]], ["a", "b"], scale="metric"), ValueError, "scale",
             what="character")
     _raises(lambda: phi([["a", "b"], ["b", "b"]], [1.0, 2.0]), ValueError, "predictions", what="mismatch")
@@ -274,8 +274,8 @@ BOOLS = np.array([[True, False, True], [True, True, True], [False, False, True],
 def test_booleans():
     # numbers 0/1 for the ICC and interval alpha, categories for kappa, nominal alpha and phi
     assert icc(BOOLS).value == icc(BOOLS.astype(float)).value
-    assert krippendorff_alpha(BOOLS, level="interval").value == krippendorff_alpha(BOOLS.astype(float),
-                                                                                  level="interval").value
+    assert krippendorff_alpha(BOOLS, scale="interval").value == krippendorff_alpha(BOOLS.astype(float),
+                                                                                  scale="interval").value
     assert fleiss_kappa(BOOLS).value == fleiss_kappa(BOOLS.astype(int)).value
     assert krippendorff_alpha(BOOLS).value == krippendorff_alpha(BOOLS.astype(int)).value
     got = _quiet(lambda: phi(BOOLS, [True, False, False]))  # logical -> categorical, as APS
@@ -307,8 +307,8 @@ def test_pandas_categoricals():
     assert got.scale == "ordinal" and got.levels == ("low", "mid", "high")
     assert got.value == _quiet(lambda: phi(plain, plain[:, 0], scale="ordinal",
                                            levels=["low", "mid", "high"])).value
-    assert krippendorff_alpha(ordered, level="ordinal").value == krippendorff_alpha(
-        plain, level="ordinal", levels=["low", "mid", "high"]).value
+    assert krippendorff_alpha(ordered, scale="ordinal").value == krippendorff_alpha(
+        plain, scale="ordinal", categories=["low", "mid", "high"]).value
     _raises(lambda: icc(frame), TypeError, "ratings")
 
 
@@ -318,8 +318,8 @@ def test_pandas_nullable_dtypes():
     floats = pd.DataFrame(values / 2).astype("Float64")
     assert icc(ints).value == icc(values).value
     assert icc(floats).value == icc(values / 2).value
-    assert krippendorff_alpha(floats, level="interval").value == krippendorff_alpha(values / 2,
-                                                                                    level="interval").value
+    assert krippendorff_alpha(floats, scale="interval").value == krippendorff_alpha(values / 2,
+                                                                                    scale="interval").value
     assert _quiet(lambda: phi(floats, floats.iloc[:, 0])).value == _quiet(
         lambda: phi(values / 2, values[:, 0] / 2)).value
     assert selection_stability(floats, fraction=0.4).value == selection_stability(values, fraction=0.4).value
@@ -351,9 +351,9 @@ def test_ordinal_value_not_in_levels():
     _raises(lambda: psi(pred, [1, 2, 3], scale="ordinal", levels=[1, 3]), ValueError, "levels", what=r"\[2\]")
     _raises(lambda: predstab.calculate_phi(pred, [1, 2, 5], "ordinal", [1, 2, 3]), ValueError,
             "ordinal_levels", what=r"\[5\]")
-    _raises(lambda: krippendorff_alpha(pred, level="ordinal", levels=[1, 2]), ValueError, "levels",
+    _raises(lambda: krippendorff_alpha(pred, scale="ordinal", categories=[1, 2]), ValueError, "categories",
             what=r"\[3\]")
-    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "c"]], level="ordinal"), ValueError, "levels")
+    _raises(lambda: krippendorff_alpha([["a", "b"], ["b", "c"]], scale="ordinal"), ValueError, "categories")
     _raises(lambda: phi([["a", "b"], ["b", "c"]], ["a", "b", "c"], scale="ordinal"), ValueError, "levels")
 
 
@@ -384,11 +384,11 @@ def test_baselines_of_any_length_shape_rules():
 
 
 @pytest.mark.parametrize("call, params", [
-    (lambda: cmp.ttest([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "scores_a"),
-    (lambda: cmp.wilcoxon([1.0, 2.0, 3.0, 4.0], [1.0, 2.0]), "scores_a"),
-    (lambda: cmp.mcnemar(old=[1, 0, 1], new=[1, 0]), "old"),
+    (lambda: cmp.ttest([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
+    (lambda: cmp.wilcoxon([1.0, 2.0, 3.0, 4.0], [1.0, 2.0]), "a"),
+    (lambda: cmp.mcnemar([1, 0, 1], [1, 0]), "a"),
     (lambda: cmp.paired_bootstrap([1, 0, 1, 1], [1, 0, 1], [1, 1, 1, 1],
-                                  metric=lambda t, p: float(np.mean(t == p))), "pred_a"),
+                                  metric=lambda t, p: float(np.mean(t == p))), "a"),
     (lambda: cmp.mean_permutation_test([1.0, 2.0, 3.0], [1.0, 2.0], paired=True), "a"),
     (lambda: predstab.fit_2pl([10, 20, 30], [0.1, 0.2]), "n"),
 ])
@@ -397,11 +397,11 @@ def test_paired_vectors_of_the_wrong_length(call, params):
 
 
 def test_negative_and_zero_values_with_the_ratio_metric():
-    _raises(lambda: krippendorff_alpha([[1.0, -2.0], [2.0, 2.0], [3.0, 1.0]], level="ratio"), ValueError,
+    _raises(lambda: krippendorff_alpha([[1.0, -2.0], [2.0, 2.0], [3.0, 1.0]], scale="ratio"), ValueError,
             "ratings", what="non-negative")
     # zeros are valid: delta(0, 0) = 0 and delta(0, c) = 1 for c > 0
     x = np.array([[0.0, 0.0], [2.0, 2.0], [3.0, 1.0], [0.0, 4.0]])
-    got = krippendorff_alpha(x, level="ratio")
+    got = krippendorff_alpha(x, scale="ratio")
     # by the definition: o_ck from 4 units of 2 values; D_o = (2 * delta(3,1) + 2 * delta(0,4)) / 8
     d_o = (2 * (2 / 4) ** 2 + 2 * 1.0) / 8
     values = x.ravel()
@@ -410,7 +410,7 @@ def test_negative_and_zero_values_with_the_ratio_metric():
     d_e = sum(pairs) / (8 * 7)
     assert got.value == pytest.approx(1 - d_o / d_e, rel=1e-12)
     with pytest.warns(PredstabDegenerateWarning):
-        assert krippendorff_alpha(np.zeros((3, 2)), level="ratio").value == 1.0
+        assert krippendorff_alpha(np.zeros((3, 2)), scale="ratio").value == 1.0
 
 
 # ----------------------------------------------------------------------------- large numbers
@@ -461,8 +461,8 @@ def test_huge_offset_alpha_interval_and_phi():
     rng = np.random.default_rng(1)
     noise = rng.normal(size=(300, 5)) + rng.normal(size=(300, 1))
     base = rng.normal(size=400) * 2
-    assert krippendorff_alpha(1e9 + noise, level="interval").value == pytest.approx(
-        krippendorff_alpha(noise, level="interval").value, rel=1e-6)
+    assert krippendorff_alpha(1e9 + noise, scale="interval").value == pytest.approx(
+        krippendorff_alpha(noise, scale="interval").value, rel=1e-6)
     assert phi(1e9 + noise, 1e9 + base).value == pytest.approx(phi(noise, base).value, rel=1e-6)
     assert psi(1e9 + noise, 1e9 + base).value == pytest.approx(psi(noise, base).value, rel=1e-6)
 
@@ -601,7 +601,7 @@ _MASKED_X = np.array([[1, 1, 2], [2, 2, 2], [1, 3, 3], [3, 3, 3], [2, 1, 2], [9,
 MASKED = {
     "icc": icc, "icc_table": lambda x: icc_table(x)["ICC"].to_numpy(),
     "fleiss_kappa": fleiss_kappa, "krippendorff_alpha": krippendorff_alpha,
-    "krippendorff_alpha(interval)": lambda x: krippendorff_alpha(x, level="interval"),
+    "krippendorff_alpha(interval)": lambda x: krippendorff_alpha(x, scale="interval"),
     "gwet_ac1": predstab.gwet_ac1, "conger_kappa": predstab.conger_kappa,
     "cronbach_alpha": predstab.cronbach_alpha, "mean_correlation": predstab.mean_correlation,
     "phi": lambda x: phi(x, [1.0, 2.0, 3.0, 2.0], scale="metric"),

@@ -19,7 +19,7 @@ from predstab._core._exceptions import (
     PredstabDegenerateWarning,
     PredstabUndefinedWarning,
 )
-from predstab.agreement import _cac, _cohen, _fleiss, _icc, _irr, _krippendorff
+from predstab.agreement import _common
 from predstab.stability import _stability
 from tests._registry import MEASURES, RELABEL, lower_bound, sample, transform
 
@@ -144,7 +144,8 @@ def test_every_degenerate_case_is_tested_or_explained(measure):
         assert measure.why_not
 
 
-_MODULES = (_icc, _fleiss, _krippendorff, _stability, _cohen, _irr, _cac)
+# every agreement module reaches the convention through predstab.agreement._common.convention_ratio
+_MODULES = (_common, _stability)
 
 
 @pytest.fixture
@@ -207,7 +208,7 @@ def test_peers_return_nan_or_raise_where_the_convention_gives_one():
     with pytest.warns(PredstabDegenerateWarning):
         assert predstab.icc(constant).value == 1.0
     with pytest.warns(PredstabDegenerateWarning):
-        assert predstab.krippendorff_alpha(constant, level="interval").value == 1.0
+        assert predstab.krippendorff_alpha(constant, scale="interval").value == 1.0
     with pytest.warns(PredstabDegenerateWarning):
         assert predstab.fleiss_kappa(constant).value == 1.0
 

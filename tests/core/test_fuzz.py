@@ -132,10 +132,10 @@ TARGETS = {
     "fleiss_kappa(exact, detail)": lambda rng: predstab.fleiss_kappa(random_array(rng), exact=True,
                                                                      detail=True),
     **{f"krippendorff_alpha({level})": partial(lambda rng, level: predstab.krippendorff_alpha(
-        random_array(rng), level=level), level=level)
+        random_array(rng), scale=level), level=level)
        for level in ("nominal", "ordinal", "interval", "ratio")},
     "krippendorff_alpha(levels)": lambda rng: predstab.krippendorff_alpha(
-        random_array(rng), level=rng.choice(["nominal", "ordinal"]), levels=_levels(rng)),
+        random_array(rng), scale=rng.choice(["nominal", "ordinal"]), categories=_levels(rng)),
     "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
     "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), levels=_levels(rng)),
     "calculate_phi": lambda rng: predstab.calculate_phi(*_pair(rng),
@@ -155,10 +155,10 @@ TARGETS = {
     "compare.mean_ci": lambda rng: cmp.mean_ci(random_array(rng)),
     "compare.iqm": lambda rng: cmp.iqm(random_array(rng)),
     "compare.mean_permutation_test": lambda rng: cmp.mean_permutation_test(
-        random_array(rng), random_array(rng), n_permutations=99, random_state=0),
+        random_array(rng), random_array(rng), n_resamples=99, random_state=0),
     "compare.friedman_nemenyi": lambda rng: cmp.friedman_nemenyi(random_array(rng)),
     "compare.variance_components": lambda rng: cmp.variance_components(random_array(rng)),
-    "compare.mcnemar": lambda rng: cmp.mcnemar(old=random_array(rng), new=random_array(rng)),
+    "compare.mcnemar": lambda rng: cmp.mcnemar(random_array(rng), random_array(rng)),
 }
 
 
@@ -284,7 +284,7 @@ OPTION_CALLS = {
     "compare.wilcoxon": (cmp.wilcoxon, (_M[:, 0], _M[:, 1]), {}),
     "compare.mean_ci": (cmp.mean_ci, (_M[:, 0],), {}),
     "compare.mean_permutation_test": (cmp.mean_permutation_test, (_M[:, 0], _M[:, 1]),
-                                      {"n_permutations": 50}),
+                                      {"n_resamples": 50}),
     "compare.friedman_nemenyi": (cmp.friedman_nemenyi, (_M,), {}),
     "compare.variance_components": (cmp.variance_components, (_M,), {}),
     "compare.corrected_resampled_ttest": (cmp.corrected_resampled_ttest, (_M[:, 0], _M[:, 1]),
@@ -422,10 +422,10 @@ HARD_TARGETS = {
     "icc(k)": lambda x: predstab.icc(x, unit="average"),
     "icc(C,k)": lambda x: predstab.icc(x, model="twoway", unit="average"),
     "icc(A,1)": lambda x: predstab.icc(x, model="twoway", type="agreement"),
-    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, level="interval"),
+    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, scale="interval"),
     "robinson_a": predstab.robinson_a,
     "iota": predstab.iota,
-    "finn": lambda x: predstab.finn(x, n_levels=7),
+    "finn": lambda x: predstab.finn(x, n_categories=7),
     "mean_correlation": predstab.mean_correlation,
     "mean_spearman": predstab.mean_spearman,
     "cronbach_alpha": predstab.cronbach_alpha,

@@ -38,8 +38,8 @@ MEASURES = {
     "icc(A,k)": _icc_form(model="twoway", type="agreement", unit="average"),
     "icc_table": lambda x: predstab.icc_table(x)["ICC"].to_numpy(),
     "icc CI": lambda x: np.array(predstab.icc(x, model="twoway", type="agreement").confidence_interval),
-    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, level="interval").value,
-    "krippendorff_alpha(ratio)": lambda x: predstab.krippendorff_alpha(x, level="ratio").value,
+    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, scale="interval").value,
+    "krippendorff_alpha(ratio)": lambda x: predstab.krippendorff_alpha(x, scale="ratio").value,
     "robinson_a": lambda x: predstab.robinson_a(x).value,
     "iota": lambda x: predstab.iota(x).value,
     "iota(2 variables)": lambda x: predstab.iota([x, x[::-1]]).value,
@@ -111,8 +111,9 @@ def test_finn_scales_with_the_data_and_raises_nothing():
     x = np.random.default_rng(0).normal(size=(20, 4)) + np.arange(20)[:, None]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = predstab.finn(x * 1e300, n_levels=30)
+        res = predstab.finn(x * 1e300, n_categories=30)
         assert res.value == -np.inf and res.statistic == 0.0 and res.pvalue == 1.0
         # at 1e100 the within variance is finite: the coefficient is 1 - MS_W / ((30^2 - 1) / 12)
         ms_w = np.sum((x - x.mean(axis=1, keepdims=True)) ** 2) / (20 * 3) * 1e200
-        assert predstab.finn(x * 1e100, n_levels=30).value == pytest.approx(1 - ms_w / (899 / 12), rel=1e-12)
+        assert predstab.finn(x * 1e100, n_categories=30).value == pytest.approx(1 - ms_w / (899 / 12),
+                                                                                rel=1e-12)

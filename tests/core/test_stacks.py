@@ -226,7 +226,7 @@ def test_krippendorff_alpha_stack_equals_loop(level):
     x = _categorical_stack(8)
     if level == "ratio":
         x = x + 1.0
-    assert_equal_to_loop(krippendorff_alpha, x, level=level)
+    assert_equal_to_loop(krippendorff_alpha, x, scale=level)
 
 
 @pytest.mark.parametrize("func", [percent_agreement, gwet_ac1, brennan_prediger, conger_kappa, fleiss_kappa,
@@ -257,7 +257,7 @@ def test_cronbach_alpha_stack_equals_loop(detail):
 def test_kendall_w_stack_equals_loop(correct):
     x = _numeric_stack(13, shape=(15,), n=9, k=4)
     assert_equal_to_loop(kendall_w, np.round(x.reshape((-1, 9, 4))[[0, 1, 2, 6, 7, 8, 9, 10]], 1),
-                         correct=correct)
+                         correction=correct)
 
 
 def test_stack_of_lists_and_two_dimensional_input_unchanged():
@@ -294,7 +294,7 @@ def test_vectorised_cores_handle_complete_items():
                                (lambda items: _fleiss_core(True, items), fleiss_kappa, {"exact": True}),
                                (lambda items: _krippendorff_core("nominal", items), krippendorff_alpha, {}),
                                (lambda items: _krippendorff_core("interval", items), krippendorff_alpha,
-                                {"level": "interval"})]:
+                                {"scale": "interval"})]:
         fields, caught = core(x)
         want = _loop(func, x, **kwargs)
         np.testing.assert_allclose(fields["value"], [w.value for w in want], rtol=TOL, atol=TOL)

@@ -445,7 +445,7 @@ def test_agree_table_fleiss_alpha(capsys):
                          "--scale", "interval")
     assert code == 0, err
     matrix = pd.read_csv(cases / "m_30x4_na.csv").to_numpy(dtype=float)
-    assert out == printed(predstab.krippendorff_alpha(matrix, level="interval"))
+    assert out == printed(predstab.krippendorff_alpha(matrix, scale="interval"))
     code, _, err = run(capsys, "agree", cases / "c_30x6_4cat.csv", "--measure", "icc")
     assert_one_line_error(code, err, "expected a number")
 
@@ -491,7 +491,7 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     printed = pd.read_csv(tmp_path / "m.csv").iloc[0]
     assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
     assert float(printed["delta_pp"]) == pytest.approx(5.0)
-    direct = compare.mcnemar(old=old, new=new, ids=list(range(200)))
+    direct = compare.mcnemar(old, new, ids=list(range(200)))
     assert out == f"{direct}\nwrote {tmp_path / 'm.csv'}\n"  # the result's block, as Python prints it
     a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
     b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
@@ -538,12 +538,13 @@ def test_compare_bootstrap_accuracy_equals_paired_bootstrap(tmp_path, capsys, cl
     table = pd.read_csv(out_csv)
     assert list(table["quantity"]) == ["A", "B", "B - A"]
     expected = direct.summary_frame()
-    for col in ("estimate", "se", "ci_low", "ci_high"):
+    for col in ("estimate", "standard_error", "ci_low", "ci_high"):
         np.testing.assert_allclose(table[col], expected[col], rtol=1e-12, atol=1e-15)
     assert table["pvalue"].iloc[2] == pytest.approx(direct.pvalue, rel=1e-12)
     printed = next(line.split()[-4:] for line in out.splitlines() if line.strip().startswith("B - A"))
     np.testing.assert_allclose([float(v) for v in printed],  # 6 significant digits printed
-                               [direct.difference, direct.se_difference, *direct.ci_difference], rtol=1e-5)
+                               [direct.difference, direct.standard_error_difference, *direct.ci_difference],
+                               rtol=1e-5)
     assert "90% percentile intervals" in out and "300 resamples of 120 cases" in out
     # never overwritten without --force; with it, the same numbers again (same seed)
     before = out_csv.read_bytes()
@@ -574,7 +575,7 @@ def test_compare_bootstrap_numbers_equal_paired_bootstrap(tmp_path, capsys, metr
     direct = compare.paired_bootstrap(pd.read_csv(tmp_path / "reg.csv")["y"].to_numpy(), a, b, metric=func,
                                       n_resamples=200, method=interval, random_state=7)
     table = pd.read_csv(tmp_path / "b.csv")
-    for col in ("estimate", "se", "ci_low", "ci_high"):
+    for col in ("estimate", "standard_error", "ci_low", "ci_high"):
         np.testing.assert_allclose(table[col], direct.summary_frame()[col], rtol=1e-10)
 
 

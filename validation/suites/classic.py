@@ -159,7 +159,7 @@ def kripp_rows():
             if r_value is None:  # R skipped ratio alpha on data with values <= 0
                 continue
             label = f"irr::kripp.alpha {case}"
-            ours = krippendorff_alpha(codes, level=method)
+            ours = krippendorff_alpha(codes, scale=method)
             if not complete or n_raters == 2:
                 yield rel(SUITE, label, method, r_value, ours.value)
                 continue
@@ -175,7 +175,7 @@ def kripp_rows():
                       "deliberate: irr divides coincidences by 1, not m_u - 1, on complete data; "
                       "predstab follows Krippendorff (2011)")
     for level, published in KRIPPENDORFF_2011_ALPHA.items():
-        value = krippendorff_alpha(KRIPPENDORFF_2011.T, level=level).value
+        value = krippendorff_alpha(KRIPPENDORFF_2011.T, scale=level).value
         yield absolute(SUITE, "Krippendorff (2011) worked example", level, published, value, atol=5e-4,
                        note="published to 3 decimals")
 

@@ -118,7 +118,7 @@ def _record2_rows(i, rec):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = compare.wilcoxon(rec["x"], rec["y"], alternative=_ALT[rec["alternative"]], exact=rec["exact"],
-                                 correct=rec["correct"])
+                                 correction=rec["correct"])
         label = f"{rec['alternative']}, exact={rec['exact']}, correct={rec['correct']}"
         yield rel(SUITE, case, f"V ({label})", rec["statistic"], r.statistic)
         yield rel(SUITE, case, f"pvalue ({label})", rec["p.value"], r.pvalue)
@@ -127,7 +127,7 @@ def _record2_rows(i, rec):
         # coin::wilcoxsign_test(y ~ x, zero.method =, distribution = "asymptotic")
         zm = rec["zero.method"]
         r = compare.wilcoxon(rec["x"], rec["y"], zero_method="pratt" if zm == "Pratt" else "wilcox",
-                             exact=False, correct=False)
+                             exact=False, correction=False)
         yield rel(SUITE, case, f"Z ({zm})", rec["statistic"], r.z)
         yield rel(SUITE, case, f"linear statistic ({zm})", rec["linear"], r.statistic)
         yield rel(SUITE, case, f"expectation ({zm})", rec["expectation"], r.expectation)
@@ -137,7 +137,7 @@ def _record2_rows(i, rec):
         # power.t.test(..., sd, sig.level, type, alternative = "one.sided") [and tol = 1e-10]
         test = {"one.sample": "one-sample", "paired": "paired"}[rec["type"]]
         sd, what = rec["sd"], rec["solve_for"]
-        kw = dict(alpha=rec["sig.level"], test=test, alternative="one-sided")
+        kw = dict(significance=rec["sig.level"], test=test, alternative="one-sided")
         if what == "power":
             yield rel(SUITE, case, f"power ({test})", rec["power"],
                       compare.power_ttest(rec["delta"] / sd, rec["n"], **kw))
@@ -214,14 +214,14 @@ def _issue_rows():
         warnings.simplefilter("ignore")
         yield rel(SUITE, c, "McNemar empty p (undefined)", None, compare.mcnemar([[0, 0], [0, 0]]).pvalue)
     yield raises(SUITE, c, "duplicate case ids", lambda: compare.mcnemar(
-        old=[1, 0], new=[1, 1], ids=["x", "x"]), match="`ids`")
+        [1, 0], [1, 1], ids=["x", "x"]), match="`ids`")
     A = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
     B = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
     r = compare.ttest(A, B, equal_var=True)
     yield absolute(SUITE, c, "A vs B mean difference", 16.9, r.estimate, atol=5e-12)
     yield absolute(SUITE, c, "A vs B pooled t", 0.4236, r.statistic, atol=5e-5)
     yield absolute(SUITE, c, "A vs B pooled p", 0.6769, r.pvalue, atol=5e-5)
-    p = compare.mean_permutation_test(A, B, n_permutations=9999, random_state=0).pvalue
+    p = compare.mean_permutation_test(A, B, n_resamples=9999, random_state=0).pvalue
     yield absolute(SUITE, c, "A vs B permutation p", 1.0, p, atol=5e-3,
                    note="Monte Carlo, 9999 permutations, random_state=0")
     ranks = np.array([[1, 2, 3]] * 3 + [[1, 3, 2]] + [[2, 1, 3]] * 5 + [[3, 1, 2]] * 2 + [[2, 3, 1]])

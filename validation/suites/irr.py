@@ -88,7 +88,7 @@ def kappa2_rows():
         for r in recs:
             # R: kappa2(m, weight = r$weight, sort.levels = r$sort.levels)
             res = quiet(
-                cohen_kappa, m, weights=IRR_WEIGHTS[r["weight"]], levels=r_levels(m, r["levels_order"])
+                cohen_kappa, m, weights=IRR_WEIGHTS[r["weight"]], categories=r_levels(m, r["levels_order"])
             )
             label = f"irr::kappa2 {case} {r['weight']} sort.levels={r['sort.levels']}"
             yield from meta_rows(label, r, res)
@@ -110,14 +110,14 @@ def psych_rows():
             yield rel(SUITE, label, "av.kappa", r["av.kappa"], res.unweighted_kappa)
             yield rel(SUITE, label, "av.wt", r["av.wt"], res.weighted_kappa)
             continue
-        res = quiet(cohen_kappa, m, levels=r_levels(m, r["levels"]))
+        res = quiet(cohen_kappa, m, categories=r_levels(m, r["levels"]))
         yield exact(SUITE, label, "n.obs", r["n.obs"], res.n_objects)
         yield exact(
             SUITE,
             label,
             "levels",
             r["levels"],
-            [str(v) if isinstance(v, str) else f"{v:g}" for v in res.levels],
+            [str(v) if isinstance(v, str) else f"{v:g}" for v in res.categories],
         )
         yield rel(SUITE, label, "kappa", r["kappa"], res.unweighted_kappa)
         yield rel(SUITE, label, "weighted.kappa", r["weighted.kappa"], res.weighted_kappa)
@@ -261,7 +261,7 @@ def sample_size_rows():
             r["k0"],
             rate1=r["rate1"],
             rate2=r["rate2"],
-            alpha=r["alpha"],
+            significance=r["alpha"],
             power=r["power"],
             two_sided=r["twosided"],
         )
@@ -269,7 +269,8 @@ def sample_size_rows():
     for i, r in enumerate(expected("irr_N2_cohen_kappa")):
         # R: N2.cohen.kappa(mrg, k1, k0, alpha, power, twosided)
         res = kappa_sample_size(
-            r["k1"], r["k0"], marginals=r["mrg"], alpha=r["alpha"], power=r["power"], two_sided=r["twosided"]
+            r["k1"], r["k0"], marginals=r["mrg"], significance=r["alpha"], power=r["power"],
+            two_sided=r["twosided"]
         )
         yield exact(SUITE, f"irr::N2.cohen.kappa #{i}", "N", r["N"], res.n_objects)
 
@@ -332,18 +333,18 @@ def irr_rows():
     for case, recs in expected("irr_kendall").items():
         m = read_case(case)
         for r in recs:
-            res = quiet(kendall_w, m, correct=r["correct"])  # R: kendall(m, correct)
+            res = quiet(kendall_w, m, correction=r["correct"])  # R: kendall(m, correct)
             label = f"irr::kendall {case} correct={r['correct']}"
             yield from meta_rows(label, r, res)
             yield exact(SUITE, label, "df", r["df"], res.df)
             yield rel(SUITE, label, "value", r["value"], res.value)
             yield rel(SUITE, label, "statistic", r["statistic"], res.statistic)
             yield rel(SUITE, label, "p", r["p.value"], res.pvalue)
-            yield exact(SUITE, label, "ties note", "error" in r, res.ties and not res.correct)
+            yield exact(SUITE, label, "ties note", "error" in r, res.ties and not res.correction)
     for case, recs in expected("irr_finn").items():
         m = read_case(case)
         for r in recs:
-            res = quiet(finn, m, n_levels=r["s.levels"], model=r["model"])  # R: finn(m, s.levels, model)
+            res = quiet(finn, m, n_categories=r["s.levels"], model=r["model"])  # R: finn(m, s.levels, model)
             label = f"irr::finn {case} s.levels={r['s.levels']} {r['model']}"
             yield from meta_rows(label, r, res)
             yield exact(SUITE, label, "df1", float(r["df1"]), res.df1)  # R: Inf
@@ -408,7 +409,7 @@ def irr_rows():
         for r in recs:
             # R: iota(list of matrices, scaledata, standardize)
             res = quiet(
-                iota, [read_case(f) for f in r["files"]], level=r["scaledata"], standardize=r["standardize"]
+                iota, [read_case(f) for f in r["files"]], scale=r["scaledata"], standardize=r["standardize"]
             )
             label = f"irr::iota {case} standardize={r['standardize']}"
             yield from meta_rows(label, r, res)

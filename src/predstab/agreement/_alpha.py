@@ -11,12 +11,13 @@ import pandas as pd
 from scipy import special
 
 from .._core._convention import negligible
-from .._core._exceptions import PredstabUndefinedWarning
+from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
 from .._core._results import Result, r_signif, result
 from .._core._stack import is_stack, stack_apply
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, validate_params
+from ._docstrings import agreement_doc
 
 __all__ = ["cronbach_alpha", "CronbachAlphaResult"]
 
@@ -418,6 +419,7 @@ def _alpha_summary(items, confidence_level):
         item_stats=None)
 
 
+@agreement_doc
 @validate_params({"confidence_level": [Interval(Real, 0, 1, closed="neither")], "detail": ["boolean"]})
 def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     r"""Cronbach's alpha, standardised alpha, Guttman's lambda 6 and alpha if an item is dropped.
@@ -443,8 +445,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         Item scores, objects (respondents) in rows and items in columns; NaN for a missing
         score. Covariances use pairwise-complete observations (psych's
         ``use = "pairwise"``). Items are not reversed (psych's ``check.keys = FALSE``).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
+        %(stack)s
     confidence_level : float, default 0.95
         Level of Feldt's interval (psych prints 95%).
     detail : bool, default True
@@ -497,7 +498,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     (0.9184, 0.9208, True)
     """
     if is_stack(items):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cronbach_alpha, items, name="items", stacklevel=3,
+        return stack_apply(cronbach_alpha, items, name="items", stacklevel=outside_stacklevel(),
                            confidence_level=confidence_level, detail=detail)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         # numpy's own warnings on zero variances; the undefined values are reported once below
@@ -511,14 +512,13 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
         else:
             res = _psych_alpha(items, confidence_level)
     if np.isnan(res.value):
-        warnings.warn("The variance of the total score is zero or not computable (every object has the "
-                      "same total, every score is the same, or an item has no score): Cronbach's alpha "
-                      "is undefined and set to nan.",
-                      PredstabUndefinedWarning, stacklevel=3)
+        warn_outside("The variance of the total score is zero or not computable (every object has the "
+                     "same total, every score is the same, or an item has no score): Cronbach's alpha "
+                     "is undefined and set to nan.", PredstabUndefinedWarning)
     elif np.isnan(res.standardized):
-        warnings.warn("An item has zero variance (or too few scores): its correlations are undefined, "
-                      "so the standardised alpha and the correlation statistics are nan.",
-                      PredstabUndefinedWarning, stacklevel=3)
+        warn_outside("An item has zero variance (or too few scores): its correlations are undefined, "
+                     "so the standardised alpha and the correlation statistics are nan.",
+                     PredstabUndefinedWarning)
     return res
 
 

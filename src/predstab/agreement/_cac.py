@@ -1,42 +1,44 @@
 r"""Chance-corrected agreement coefficients of irrCAC, from raw ratings or a count table.
 
-Percent agreement, Gwet's AC1/AC2, Brennan-Prediger, Conger's kappa, and irrCAC's
-(weighted) Fleiss' kappa and Krippendorff's alpha, each with irrCAC 1.0's standard error
-(Gwet's linearisation, with the variation of chance agreement), t-based confidence
-interval and p-value, using every available rating when some are missing.
+Gwet's AC1/AC2, Brennan-Prediger and Conger's kappa here, and the engine behind irrCAC's
+percent agreement (:func:`~predstab.agreement._percent.percent_agreement`) and Fleiss' kappa
+(:func:`~predstab.fleiss_kappa` with ``weights`` or ``counts``): each coefficient with irrCAC
+1.0's standard error (Gwet's linearisation, with the variation of chance agreement), t-based
+confidence interval and p-value, using every available rating when some are missing.
+Krippendorff's alpha with weights is :func:`~predstab.krippendorff_alpha`'s, which uses
+:func:`inference` from here.
 
-Every coefficient is computed from the (objects x categories) count table :math:`n_{ik}`
-(the number of raters who put object :math:`i` in category :math:`k`; statsmodels'
-``aggregate_raters`` layout), built with one ``np.bincount``; the weighted counts
-:math:`n^\star_{ik} = \sum_l w_{kl} n_{il}` are one matrix product. Time and memory are
-linear in objects x raters (plus :math:`q^2` for the weights). Conger's kappa also needs
-the (raters x categories) table, and one lookup per rating for its variance.
+Every coefficient is computed from the (categories x objects) count table :math:`n_{ik}`
+(:mod:`predstab.agreement._cac_tables`); the weighted counts
+:math:`n^\star_{ik} = \sum_l w_{kl} n_{il}` are one matrix product. Time and memory are linear
+in objects x raters (plus :math:`q^2` for the weights). Conger's kappa also needs the
+(raters x categories) table, and one lookup per rating for its variance.
 """
 
 from __future__ import annotations
 
-import numbers
-import warnings
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
-from .._core._convention import one_minus_ratio
-from .._core._exceptions import PredstabDataWarning
-from .._core._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
+from .._core._exceptions import outside_stacklevel
 from .._core._results import Result, r_block, r_pvalue, r_signif, result
 from .._core._stack import is_stack, stack_apply
-from .._core._utils import ConfidenceInterval, missing_mask
+from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, validate_params
-from ._weights import WEIGHTS_CONSTRAINT, weight_matrix
+from ._cac_tables import CountTable, read_count_table
+from ._common import convention_ratio
+from ._docstrings import agreement_doc
+from ._weights import WEIGHTS_CONSTRAINT
 
-__all__ = ["AgreementCoefficientResult", "percent_agreement", "gwet_ac1", "brennan_prediger",
-           "conger_kappa", "cac_fleiss_kappa", "cac_krippendorff_alpha"]
+__all__ = ["AgreementCoefficientResult", "AgreementNames", "TwoDefinitions", "gwet_ac1", "brennan_prediger",
+           "conger_kappa", "CAC_PARAMETERS", "stack_or_run", "run", "compute", "inference", "agreement_parts",
+           "pair_sums", "conger_chance_agreement", "cac_lines", "r_function"]
 
-#: The declared constraint of every ``weights`` parameter.
-_COMMON = {
+#: The declared constraints of irrCAC's common parameters.
+CAC_PARAMETERS = {
     "weights": WEIGHTS_CONSTRAINT,
     "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "counts": ["boolean"],
@@ -44,8 +46,22 @@ _COMMON = {
 }
 
 
+class AgreementNames:
+    """irrCAC's names of a result's observed and chance agreement: ``.pa`` and ``.pe``."""
+
+    @property
+    def pa(self) -> float:
+        """irrCAC's name of :attr:`observed`."""
+        return self.observed
+
+    @property
+    def pe(self) -> float:
+        """irrCAC's name of :attr:`expected`."""
+        return self.expected
+
+
 @result
-class AgreementCoefficientResult(Result):
+class AgreementCoefficientResult(AgreementNames, Result):
     """Result of irrCAC's coefficients (:func:`gwet_ac1`, :func:`percent_agreement`, ...).
 
     Attributes
@@ -100,235 +116,57 @@ class AgreementCoefficientResult(Result):
     _frame_fields = ("value", "standard_error", "pvalue", "observed", "expected", "coefficient", "weights",
                      "n_objects", "n_raters", "confidence_level")
 
-    @property
-    def pa(self) -> float:
-        """irrCAC's name of :attr:`observed`."""
-        return self.observed
+    def _str_lines(self):
+        return cac_lines(self, pa=self.observed, pe=self.expected)
+
+
+class TwoDefinitions:
+    """A result of a coefficient that R computes two ways, irr's and irrCAC's (``weights`` or
+    ``counts``; :func:`~predstab.fleiss_kappa`, :func:`~predstab.krippendorff_alpha`): one result
+    type whose irrCAC fields (``standard_error``, ``weights``, ...) are None on irr's path, and
+    which prints and frames as irr's result or as irrCAC's summary, by the path taken."""
+
+    _coefficient_name = ""  # irrCAC's coeff.name
+    _irr_frame_fields = ()  # the columns of to_frame() on irr's path
 
     @property
-    def pe(self) -> float:
-        """irrCAC's name of :attr:`expected`."""
-        return self.expected
+    def coefficient(self) -> str | None:
+        """irrCAC's ``coeff.name`` on irrCAC's path (``weights`` or ``counts``); None otherwise."""
+        return None if self.weights is None else self._coefficient_name
+
+    @property
+    def _frame_fields(self):
+        if self.weights is None:
+            return self._irr_frame_fields
+        extra = ("standard_error", "pvalue", "weights", "confidence_level")
+        return self._irr_frame_fields + tuple(f for f in extra if f not in self._irr_frame_fields)
 
     def _str_lines(self):
-        level = f"{100 * self.confidence_level:g}%"
-        ci = self.confidence_interval
-        rows = [("Subjects", self.n_objects), ("Raters", self.n_raters), ("Weights", self.weights),
-                ("Percent agreement (pa)", r_signif(self.observed, 5)),
-                ("Chance agreement (pe)", r_signif(self.expected, 5)),
-                (self.coefficient, r_signif(self.value, 5)),
-                ("Standard error", r_signif(self.standard_error, 5)),
-                (f"{level} CI", f"({r_signif(ci.low, 4)}, {r_signif(ci.high, 4)})"),
-                ("p-value", r_pvalue(self.pvalue).removeprefix("p-value ").lstrip("= "))]
-        title = f"{self.coefficient} for {self.n_raters} raters"
-        if self._function:
-            title += f" ({self._function})"
-        return r_block(title, rows)
+        if self.weights is None:
+            return self._irr_lines()
+        return cac_lines(self, pa=self.pa, pe=self.pe, subjects=self.df + 1)
 
 
-# --------------------------------------------------------------------------- input
-def _is_numeric_categories(values) -> bool:
-    arr = np.asarray(values)
-    if arr.dtype.kind in "iuf":
-        return True
-    return arr.dtype.kind == "O" and arr.size > 0 and all(
-        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in arr.tolist())
+def cac_lines(res, *, pa, pe, subjects=None):
+    """irrCAC's summary of ``res`` (an irrCAC coefficient, or Fleiss' kappa or Krippendorff's alpha
+    computed by irrCAC's formulas): sizes, weights, ``pa``, ``pe``, the coefficient and its inference.
+    ``subjects``: the objects the coefficient used (default ``res.n_objects``)."""
+    level = f"{100 * res.confidence_level:g}%"
+    ci = res.confidence_interval
+    rows = [("Subjects", res.n_objects if subjects is None else subjects), ("Raters", res.n_raters),
+            ("Weights", res.weights),
+            ("Percent agreement (pa)", r_signif(pa, 5)), ("Chance agreement (pe)", r_signif(pe, 5)),
+            (res.coefficient, r_signif(res.value, 5)), ("Standard error", r_signif(res.standard_error, 5)),
+            (f"{level} CI", f"({r_signif(ci.low, 4)}, {r_signif(ci.high, 4)})"),
+            ("p-value", r_pvalue(res.pvalue).removeprefix("p-value ").lstrip("= "))]
+    title = f"{res.coefficient} for {res.n_raters} raters"
+    if res._function:
+        title += f" ({res._function})"
+    return r_block(title, rows)
 
 
-def _given_categories(categories, name="categories"):
-    cats = np.asarray(list(categories) if not isinstance(categories, np.ndarray) else categories)
-    if cats.ndim != 1 or cats.size == 0:
-        raise ValueError(f"`{name}` must be a non-empty one-dimensional sequence; got shape {cats.shape}.")
-    if len(pd.unique(cats)) != cats.size:
-        raise ValueError(f"`{name}` must not repeat a category; got {cats.size} entries, "
-                         f"{len(pd.unique(cats))} distinct.")
-    return cats
-
-
-def _raw_codes(ratings, categories):
-    """Integer codes (n, r) with -1 for missing, and the categories in weight order."""
-    categorical = categorical_codes(ratings) if categories is None else None
-    if categorical is not None:
-        codes, cats = categorical
-        codes = codes.astype(np.int64)
-        arr = as_rating_matrix(codes)
-        used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(cats)))
-        cats = np.asarray(cats)[used]
-        order = np.argsort(cats, kind="stable") if _is_numeric_categories(cats) else np.arange(len(used))
-        remap = np.full(len(categorical[1]) + 1, -1, dtype=np.int64)
-        remap[used[order]] = np.arange(len(used))
-        return remap[codes], cats[order]
-    arr = as_rating_matrix(ratings)
-    if arr.dtype.kind == "f" and np.isinf(arr).any():
-        raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
-    if categories is None:
-        codes, cats = factorize_ratings(arr)
-        return np.asarray(codes, dtype=np.int64), np.asarray(cats)
-    cats = _given_categories(categories)
-    if _is_numeric_categories(cats):
-        cats = np.sort(cats)  # irrCAC's weights sort numeric categories
-    missing = missing_mask(arr)
-    codes = pd.Index(cats).get_indexer(arr.ravel()).reshape(arr.shape).astype(np.int64)
-    unknown = (codes < 0) & ~missing
-    if unknown.any():
-        raise ValueError(f"`ratings` holds {int(unknown.sum())} value(s) not in `categories`, e.g. "
-                         f"{arr[unknown].ravel()[:1].tolist()[0]!r}.")
-    codes[missing] = -1
-    return codes, cats
-
-
-_SMALL = 256  # raters x categories up to which counting compares codes (no scatter); bincount above
-
-
-def _count_table(codes, q):
-    """The count table, category-major: ``table[k, i]`` raters who put object i in category k.
-
-    Category-major so that every category is one contiguous vector of objects: the sums over
-    categories below are additions of vectors, not reductions along a short axis.
-    """
-    n, m = codes.shape
-    if m * q <= _SMALL:  # few raters and categories: compare and add, no scatter
-        dtype = np.int16 if m < 2**15 else np.int64
-        table = np.zeros((q, n), dtype=dtype)
-        for column in np.ascontiguousarray(codes.T):
-            for k in range(q):
-                table[k] += column == k
-        return table
-    flat = codes * n + np.arange(n, dtype=np.int64)[:, None]
-    flat = flat[codes >= 0]
-    return np.bincount(flat, minlength=q * n).reshape(q, n)
-
-
-def _read_counts(ratings, categories):
-    arr = as_rating_matrix(ratings, min_replicates=1)
-    values = as_numeric_matrix(arr)
-    if np.isnan(values).any():
-        raise ValueError("`ratings` (a count table with counts=True) must not hold missing values; "
-                         f"got {int(np.isnan(values).sum())}.")
-    if (values < 0).any() or not np.array_equal(values, np.round(values)):
-        raise ValueError("`ratings` (a count table with counts=True) must hold non-negative integer counts.")
-    q = values.shape[1]
-    if categories is None:
-        # irrCAC's default categories are 1..q; a DataFrame's column labels name them
-        cats = np.asarray(ratings.columns) if isinstance(ratings, pd.DataFrame) else np.arange(1, q + 1)
-    else:
-        cats = _given_categories(categories)
-        if cats.size != q:
-            raise ValueError(f"`categories` must name the {q} columns of the count table; got {cats.size}.")
-        if _is_numeric_categories(cats) and not _increasing(cats):
-            raise ValueError("`categories` of a count table must be increasing when they are numbers "
-                             "(the weights sort numeric categories).")
-    return values, cats
-
-
-def _increasing(values):
-    try:
-        v = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return bool(np.all(np.diff(v) > 0))
-
-
-def _drop_unrated(table, codes, stacklevel=6):
-    """Leave out objects (columns of the category-major ``table``) with no rating.
-
-    Returns the table, the codes and every kept object's number of ratings r_i.
-    """
-    totals = table.sum(axis=0)
-    empty = totals == 0
-    if empty.any():
-        warnings.warn(f"{int(empty.sum())} of {table.shape[1]} objects have no rating and were left out "
-                      "(irrCAC asks to exclude them; it returns NaN otherwise).", PredstabDataWarning,
-                      stacklevel=stacklevel)
-        table = table[:, ~empty]
-        totals = totals[~empty]
-        codes = None if codes is None else codes[~empty]
-    if table.shape[1] == 0:
-        raise ValueError("`ratings` must have at least one rated object; got none.")
-    return table, codes, totals
-
-
-def _integer_table(ratings, need_codes):
-    """Fast path for integer (or boolean) ratings in a small range: counts by comparing values.
-
-    No factorisation and no scatter: the ratings, shifted to start at 0, are compared with each
-    value in ``[min, max]`` and the matches of all raters added in one reduction; values nobody
-    used are dropped afterwards. The table is int8 for fewer than 128 raters (counts <= raters).
-    None when it does not apply.
-    """
-    if isinstance(ratings, pd.DataFrame):
-        if not all(d.kind in "biu" for d in ratings.dtypes):
-            return None
-        arr = ratings.to_numpy()
-    elif isinstance(ratings, np.ndarray) and ratings.dtype.kind in "biu":
-        arr = ratings
-    else:
-        return None
-    arr = as_rating_matrix(arr)
-    if arr.dtype.kind not in "biu":  # nullable Int64 columns come as objects (pd.NA): the general path
-        return None
-    is_bool = arr.dtype.kind == "b"
-    if is_bool:
-        arr = arr.view(np.uint8)
-    n, m = arr.shape
-    lo, hi = arr.min(), arr.max()
-    span = int(hi) - int(lo) + 1
-    if span * m > _SMALL:
-        return None
-    # at least two raters, so span <= 128: the shift, done modulo 2^8 in int8, is exact because its
-    # result lies in [0, span); the int8 copy makes the transpose move 8 times fewer bytes than int64
-    shifted = np.ascontiguousarray(np.subtract(arr, lo.astype(arr.dtype), dtype=np.int8, casting="unsafe").T)
-    dtype = np.int8 if m < 128 else np.int16  # m <= 256 here
-    table = np.empty((span, n), dtype=dtype)
-    for k in range(span):  # a bool is one byte 0 / 1: viewed as int8, added in the table's type
-        np.add.reduce((shifted == k).view(np.int8), axis=0, dtype=dtype, out=table[k])
-    used = np.flatnonzero(table.any(axis=1))
-    values = np.arange(int(lo), int(hi) + 1)[used]
-    cats = values.astype(bool) if is_bool else values.astype(arr.dtype)
-    codes = None
-    if need_codes:
-        lookup = np.full(span, -1, dtype=np.int64)
-        lookup[used] = np.arange(len(used))
-        codes = lookup[shifted.T]
-    return (table if len(used) == span else table[used]), cats, codes, m
-
-
-def _prepare(ratings, counts, categories, weights, *, depth=0, need_codes=False):
-    """The count table (category-major, integer or float counts) and what the coefficients need.
-
-    ``r_i`` is each object's number of ratings, or one int when every object has the same
-    number (complete integer ratings: the fast path of ``_integer_table``).
-    """
-    fast = None if counts or categories is not None else _integer_table(ratings, need_codes)
-    if fast is not None:
-        table, cats, codes, n_raters = fast
-        r_i = n_raters  # no missing values: every object has every rater's rating
-        weight_values = cats
-    elif counts:
-        values, cats = _read_counts(ratings, categories)
-        table, codes, r_i = _drop_unrated(np.ascontiguousarray(values.T), None, 6 + depth)
-        n_raters = int(r_i.max())
-        given_numbers = categories is not None and _is_numeric_categories(cats)
-        weight_values = cats if given_numbers else np.arange(1, len(cats) + 1)
-    else:
-        codes, cats = _raw_codes(ratings, categories)
-        if len(cats) == 0:
-            raise ValueError("`ratings` must hold at least one rating; every value is missing.")
-        table, codes, r_i = _drop_unrated(_count_table(codes, len(cats)), codes, 6 + depth)
-        n_raters = codes.shape[1]
-        weight_values = cats
-    w = weight_matrix(weights, weight_values)
-    if isinstance(weights, str):
-        w_name = weights if weights != "identity" else "unweighted"
-    elif weights is None:
-        w_name = "unweighted"
-    else:
-        w_name = "custom"
-    return table, r_i, codes, tuple(np.asarray(cats).tolist()), w, w_name, n_raters
-
-
-# --------------------------------------------------------------------------- core
-def _pair_sums(table, w):
+# --------------------------------------------------------------------------- the engine
+def pair_sums(table, w):
     """sum_k n_ik n*_ik for every object, with the weighted counts n*_ki = sum_l w_kl n_li.
 
     Unweighted, sum_k n_ik^2 in integers for an integer table (exact; int8 counts are below 128,
@@ -358,13 +196,13 @@ def _per_object(v, table, r_i):
     return np.einsum("k,kn->n", v, table) / r_i
 
 
-def _agreement_parts(table, w, r_i):
+def agreement_parts(table, w, r_i):
     """irrCAC's common quantities: sum_q_i, pa_i (0 when r_i < 2), which r_i >= 2, n2more and pa.
 
     ``r_i`` is one int when every object has that many ratings (then at least two): ``two`` is
     then True for all.
     """
-    sum_q = _pair_sums(table, w) - r_i  # sum_k n_ik (n*_ik - 1)
+    sum_q = pair_sums(table, w) - r_i  # sum_k n_ik (n*_ik - 1)
     if np.ndim(r_i) == 0:
         pa_i = sum_q / (r_i * (r_i - 1))
         n2more = table.shape[1]
@@ -379,7 +217,16 @@ def _agreement_parts(table, w, r_i):
     return sum_q, pa_i, two, n2more, pa
 
 
-def _inference(coef, var, df, confidence_level):
+class Inference(NamedTuple):
+    standard_error: float
+    statistic: float  # t = coefficient / standard_error
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+
+
+def inference(coef, var, df, confidence_level):
+    """irrCAC's standard error, t statistic, t interval (upper bound capped at 1) and two-sided
+    p-value of a coefficient ``coef`` of variance ``var`` on ``df`` degrees of freedom."""
     with np.errstate(invalid="ignore", divide="ignore"):
         se = float(np.sqrt(var))
         t = np.float64(coef) / se  # se = 0 (perfect agreement): t = inf and p = 0, as in R
@@ -390,28 +237,28 @@ def _inference(coef, var, df, confidence_level):
         ci = ConfidenceInterval(float(coef - half), float(np.minimum(1.0, coef + half)))  # NaN stays NaN
     else:
         ci = ConfidenceInterval(float("nan"), float("nan"))
-    return se, ci, pvalue
+    return Inference(se, float(t), ci, pvalue)
 
 
-def _coefficient(pa, pe, q, name, stacklevel=7):
+def _coefficient(pa, pe, q, name):
     """irrCAC's (pa - pe) / (1 - pe), written 1 - D_o / D_e with D_o = 1 - pa and D_e = 1 - pe.
 
     With one category irrCAC sets pe = 1e-15; here D_e = 0 and D_o = 0, so the shared
     convention gives 1 with a PredstabDegenerateWarning.
     """
     d_e = 1.0 - pe if q >= 2 else 0.0
-    return one_minus_ratio(1.0 - pa, d_e, name=name, what="disagreement", stacklevel=stacklevel)
+    return convention_ratio(1.0 - pa, d_e, name=name)
 
 
-def _compute(kind, table, r_i, codes, w, confidence_level, depth=0):
-    """Coefficient, variance, observed, expected and df of irrCAC's ``<kind>.raw`` / ``.dist``."""
+def compute(kind, ct: CountTable):
+    """Coefficient, variance, observed and expected agreement and df of irrCAC's ``<kind>.raw`` /
+    ``.dist`` (``kind``: "pa", "ac1", "bp", "fleiss" or "conger") from the count table ``ct``."""
+    table, r_i, codes, w = ct.table, ct.r_i, ct.codes, ct.weight_matrix
     q, n = table.shape
     nan = float("nan")
-    if kind == "krippendorff":
-        return _krippendorff(table, r_i, w, confidence_level, depth)
-    sum_q, pa_i, two, n2more, pa = _agreement_parts(table, w, r_i)
+    sum_q, pa_i, two, n2more, pa = agreement_parts(table, w, r_i)
     if kind == "pa":
-        value = _coefficient(pa, 0.0, 2, "percent agreement", 7 + depth)
+        value = _coefficient(pa, 0.0, 2, "percent agreement")
         if q < 2:
             return value, nan, pa, 0.0, n - 1
         dev = pa_i * (n / n2more)
@@ -433,11 +280,10 @@ def _compute(kind, table, r_i, codes, w, confidence_level, depth=0):
         n_g = rater_table.sum(axis=1)
         p_gk = rater_table / n_g[:, None]
         p_mean = p_gk.mean(axis=0)
-        s2 = (p_gk.T @ p_gk - n_raters * np.outer(p_mean, p_mean)) / (n_raters - 1)
-        pe = float(np.sum(w * (np.outer(p_mean, p_mean) - s2 / n_raters)))
+        pe = float(conger_chance_agreement(p_gk, None if np.array_equal(w, np.eye(q)) else w))
     else:
         raise ValueError(f"unknown coefficient {kind!r}")
-    coef = _coefficient(pa, pe, q, _NAMES[kind][0], 7 + depth)
+    coef = _coefficient(pa, pe, q, _NAMES[kind][0])
     if q < 2 or np.isnan(coef) or pe == 1.0:
         return coef, nan, pa, pe, n - 1
     # x_i - coef for irrCAC's x_i = c_i - 2 (1 - coef) (pe_i - pe) / (1 - pe) with
@@ -463,36 +309,26 @@ def _compute(kind, table, r_i, codes, w, confidence_level, depth=0):
     return coef, var, pa, pe, n - 1
 
 
-def _krippendorff(table, r_all, w, confidence_level, depth=0):
-    q, n0 = table.shape
-    nan = float("nan")
-    r_all = np.broadcast_to(r_all, n0)
-    keep = r_all >= 2
-    table = table[:, keep] if not keep.all() else table
-    r_i = r_all[keep]
-    n = table.shape[1]
-    if n == 0:
-        return nan, nan, nan, nan, n0 - 1
-    r_mean = r_i.mean()
-    eps = 1 / r_i.sum()
-    sum_q = _pair_sums(table, w) - r_i
-    pa_prime = float(np.sum(sum_q / (r_mean * (r_i - 1))) / n)
-    pa = (1 - eps) * pa_prime + eps
-    pi = table.sum(axis=1) / r_mean / n
-    pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
-    coef = _coefficient(pa, pe, q, "Krippendorff's alpha", stacklevel=8 + depth)
-    if q < 2 or pe == 1.0:
-        return coef, nan, pa, pe, n - 1
-    coef_prime = (pa_prime - pe) / (1 - pe)
-    # irrCAC 1.0 centres with pa (its 2021 revision: pa'), and uses n - 1 degrees of freedom over
-    # the objects rated at least twice (2021: over every object)
-    pa_i = sum_q / (r_mean * (r_i - 1)) - pa * (r_i - r_mean) / r_mean
-    k_i = (pa_i - pe) / (1 - pe)
-    pi_w = (w @ pi + w.T @ pi) / 2
-    pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pe * (r_i - r_mean) / r_mean
-    x_i = k_i - 2 * (1 - coef_prime) * (pe_i - pe) / (1 - pe)
-    var = np.sum((x_i - coef_prime) ** 2) / (n * (n - 1)) if n >= 2 else nan
-    return coef, var, pa, pe, n - 1
+def conger_chance_agreement(shares, w=None):
+    r"""Conger's (1980) chance agreement from each rater's category shares.
+
+    :math:`p_e = \sum_{kl} w_{kl}\big(\bar p_k \bar p_l - s^2_{kl} / r\big)` with :math:`p_{gk}`
+    (``shares[..., g, k]``) the share of rater g's ratings in category k, :math:`\bar p_k` their
+    mean over the :math:`r` raters and :math:`s^2_{kl}` their covariance (denominator
+    :math:`r - 1`), as irrCAC's ``conger.kappa.raw`` computes it; with identity weights (``w``
+    None: no categories x categories matrix) this is irr's ``kappam.fleiss(exact = TRUE)``
+    chance agreement, :math:`\sum_k \bar p_k^2 - \sum_k \operatorname{var}_g(p_{gk}) / (r - 1)`
+    with the variance over raters taken with denominator :math:`r`. Vectorised over leading
+    axes (the items of a stack).
+    """
+    r = shares.shape[-2]
+    mean = shares.mean(axis=-2)
+    dev = shares - mean[..., None, :]
+    if w is None:
+        spread = np.einsum("...gk,...gk->...", dev, dev)
+        return np.einsum("...k,...k->...", mean, mean) - spread / (r * (r - 1))
+    covariance = np.swapaxes(dev, -1, -2) @ dev / (r - 1)
+    return np.einsum("...k,kl,...l->...", mean, w, mean) - np.einsum("kl,...kl->...", w, covariance) / r
 
 
 _NAMES = {"pa": ("Percent Agreement", "pa.coeff"), "ac1": ("AC1", "gwet.ac1"),
@@ -501,99 +337,41 @@ _NAMES = {"pa": ("Percent Agreement", "pa.coeff"), "ac1": ("AC1", "gwet.ac1"),
           "krippendorff": ("Krippendorff's Alpha", "krippen.alpha")}
 
 
-def _run(kind, ratings, weights, confidence_level, counts, categories, depth=0):
-    """Read, compute, infer; ``depth``: extra frames between the user and the public function."""
-    name, r_name = _NAMES[kind]
-    function = f"irrCAC::{r_name}.{'dist' if counts else 'raw'}"
+def r_function(kind, counts):
+    """The irrCAC function a coefficient reproduces, e.g. ``irrCAC::gwet.ac1.raw``."""
+    return f"irrCAC::{_NAMES[kind][1]}.{'dist' if counts else 'raw'}"
+
+
+def stack_or_run(func, kind, ratings, /, **options):
+    """The public irrCAC coefficient ``func`` (``kind`` as in :func:`compute`) of ``ratings``: item
+    by item for a stack of matrices (:func:`predstab._core._stack.stack_apply`), else :func:`run`."""
+    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
+        return stack_apply(func, ratings, name="ratings", stacklevel=outside_stacklevel(), **options)
+    return run(kind, ratings, **options)
+
+
+def run(kind, ratings, *, weights, confidence_level, counts, categories):
+    """Read, compute, infer: the result of an irrCAC coefficient (``kind`` as in :func:`compute`)."""
     if kind == "conger" and counts:
         raise ValueError("`counts` must be False for Conger's kappa: it needs each rater's ratings, "
                          "which a count table does not keep (irrCAC has no conger.kappa.dist either).")
-    table, r_i, codes, cats, w, w_name, n_raters = _prepare(ratings, counts, categories, weights, depth=depth,
-                                                            need_codes=kind == "conger")
-    coef, var, pa, pe, df = _compute(kind, table, r_i, codes, w, confidence_level, depth)
-    se, ci, pvalue = _inference(coef, var, df, confidence_level)
+    ct = read_count_table(ratings, counts=counts, categories=categories, weights=weights,
+                          need_codes=kind == "conger")
+    coef, var, pa, pe, df = compute(kind, ct)
+    se, _, ci, pvalue = inference(coef, var, df, confidence_level)
+    name = _NAMES[kind][0]
     if kind == "ac1":
-        name = "AC1" if len(cats) == 1 or w.sum() == len(cats) else "AC2"
+        name = "AC1" if len(ct.categories) == 1 or ct.weight_matrix.sum() == len(ct.categories) else "AC2"
     return AgreementCoefficientResult(
         value=float(coef), standard_error=se, confidence_interval=ci, pvalue=pvalue, observed=float(pa),
-        expected=float(pe), df=int(df), coefficient=name, weights=w_name,
-        n_objects=int(df) + 1,
-        n_raters=int(n_raters), n_ratings=int(np.sum(np.broadcast_to(r_i, table.shape[1]))),
-        confidence_level=float(confidence_level),
-        categories=cats, weight_matrix=w, _function=function)
+        expected=float(pe), df=int(df), coefficient=name, weights=ct.weights, n_objects=int(df) + 1,
+        n_raters=int(ct.n_raters), n_ratings=int(np.sum(np.broadcast_to(ct.r_i, ct.table.shape[1]))),
+        confidence_level=float(confidence_level), categories=ct.categories, weight_matrix=ct.weight_matrix,
+        _function=r_function(kind, counts))
 
 
-@validate_params(_COMMON)
-def percent_agreement(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
-    r"""Percent agreement among any number of raters, with irrCAC's standard error.
-
-    Matches `irrCAC::pa.coeff.raw` (and ``pa.coeff.dist`` with ``counts=True``); see validation/.
-
-    .. math::
-
-        p_a = \frac{1}{n'} \sum_{i: r_i \ge 2} \sum_k \frac{n_{ik}(n^\star_{ik} - 1)}{r_i(r_i - 1)},
-        \qquad n^\star_{ik} = \sum_l w_{kl} n_{il}
-
-    over the :math:`n'` objects rated at least twice (:math:`r_i` ratings of object i).
-
-    Parameters
-    ----------
-    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
-        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
-        / None for a missing rating (every available rating is used, as irrCAC does).
-        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
-        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
-        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
-        ``*.dist`` functions).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
-    weights : None, str or array-like of shape (q, q), default None
-        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
-        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
-        and columns follow ``.categories``. Numeric categories are weighted by their
-        values, other categories by their positions (1, ..., q) in sorted order (or in the
-        order of ``categories``, or of a Categorical's categories).
-    confidence_level : float, default 0.95
-        Level of the confidence interval (irrCAC's ``conflev``).
-    counts : bool, default False
-        Whether ``ratings`` is an (objects x categories) count table.
-    categories : array-like, optional
-        Raw ratings: every category raters could choose, in their order (irrCAC's
-        ``categ.labels``); unused ones count in the chance agreement of AC1 and
-        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
-        by default the weights use the positions 1..q, as irrCAC does.
-
-    Returns
-    -------
-    AgreementCoefficientResult
-        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
-        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
-
-    Notes
-    -----
-    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
-    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
-    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
-    p-values use the t survival function, accurate in the tail where irrCAC's
-    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
-    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
-    NaN standard error.
-
-    Examples
-    --------
-    >>> from predstab import percent_agreement
-    >>> res = percent_agreement([["a", "a"], ["a", "b"], ["b", "b"], ["c", "c"]])
-    >>> res.value, round(res.standard_error, 4)
-    (0.75, 0.25)
-    """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(percent_agreement, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories)
-    return _run("pa", ratings, weights, confidence_level, counts, categories)
-
-
-@validate_params(_COMMON)
+@agreement_doc
+@validate_params(CAC_PARAMETERS)
 def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Gwet's AC1 (AC2 with weights) for any number of raters.
 
@@ -608,49 +386,7 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     with :math:`p_a` as in :func:`percent_agreement`. The variance is Gwet's (2008)
     linearisation, :math:`\frac{1}{n(n-1)}\sum_i (AC_i^\star - AC)^2`.
 
-    Parameters
-    ----------
-    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
-        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
-        / None for a missing rating (every available rating is used, as irrCAC does).
-        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
-        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
-        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
-        ``*.dist`` functions).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
-    weights : None, str or array-like of shape (q, q), default None
-        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
-        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
-        and columns follow ``.categories``. Numeric categories are weighted by their
-        values, other categories by their positions (1, ..., q) in sorted order (or in the
-        order of ``categories``, or of a Categorical's categories).
-    confidence_level : float, default 0.95
-        Level of the confidence interval (irrCAC's ``conflev``).
-    counts : bool, default False
-        Whether ``ratings`` is an (objects x categories) count table.
-    categories : array-like, optional
-        Raw ratings: every category raters could choose, in their order (irrCAC's
-        ``categ.labels``); unused ones count in the chance agreement of AC1 and
-        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
-        by default the weights use the positions 1..q, as irrCAC does.
-
-    Returns
-    -------
-    AgreementCoefficientResult
-        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
-        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
-
-    Notes
-    -----
-    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
-    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
-    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
-    p-values use the t survival function, accurate in the tail where irrCAC's
-    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
-    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
-    NaN standard error.
+    %(cac_sections)s
 
     References
     ----------
@@ -665,13 +401,12 @@ def gwet_ac1(ratings, /, *, weights=None, confidence_level=0.95, counts=False, c
     >>> round(res.value, 4), res.coefficient
     (0.5152, 'AC1')
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(gwet_ac1, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories)
-    return _run("ac1", ratings, weights, confidence_level, counts, categories)
+    return stack_or_run(gwet_ac1, "ac1", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)
 
 
-@validate_params(_COMMON)
+@agreement_doc
+@validate_params(CAC_PARAMETERS)
 def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Brennan and Prediger's coefficient for any number of raters.
 
@@ -681,49 +416,7 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
 
         BP = \frac{p_a - p_e}{1 - p_e},\qquad p_e = \frac{1}{q^2}\sum_{kl} w_{kl}
 
-    Parameters
-    ----------
-    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
-        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
-        / None for a missing rating (every available rating is used, as irrCAC does).
-        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
-        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
-        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
-        ``*.dist`` functions).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
-    weights : None, str or array-like of shape (q, q), default None
-        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
-        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
-        and columns follow ``.categories``. Numeric categories are weighted by their
-        values, other categories by their positions (1, ..., q) in sorted order (or in the
-        order of ``categories``, or of a Categorical's categories).
-    confidence_level : float, default 0.95
-        Level of the confidence interval (irrCAC's ``conflev``).
-    counts : bool, default False
-        Whether ``ratings`` is an (objects x categories) count table.
-    categories : array-like, optional
-        Raw ratings: every category raters could choose, in their order (irrCAC's
-        ``categ.labels``); unused ones count in the chance agreement of AC1 and
-        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
-        by default the weights use the positions 1..q, as irrCAC does.
-
-    Returns
-    -------
-    AgreementCoefficientResult
-        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
-        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
-
-    Notes
-    -----
-    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
-    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
-    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
-    p-values use the t survival function, accurate in the tail where irrCAC's
-    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
-    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
-    NaN standard error.
+    %(cac_sections)s
 
     References
     ----------
@@ -737,13 +430,12 @@ def brennan_prediger(ratings, /, *, weights=None, confidence_level=0.95, counts=
     >>> round(brennan_prediger([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
     0.5
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(brennan_prediger, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories)
-    return _run("bp", ratings, weights, confidence_level, counts, categories)
+    return stack_or_run(brennan_prediger, "bp", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)
 
 
-@validate_params(_COMMON)
+@agreement_doc
+@validate_params(CAC_PARAMETERS)
 def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None):
     r"""Conger's (1980) kappa for any number of raters, with Gwet's standard error.
 
@@ -756,49 +448,10 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
         p_e = \sum_{kl} w_{kl}\Big(\bar p_k \bar p_l - \frac{s^2_{kl}}{r}\Big),\qquad
         s^2_{kl} = \frac{1}{r-1}\sum_g (p_{gk} - \bar p_k)(p_{gl} - \bar p_l)
 
-    Parameters
-    ----------
-    ratings : array-like of shape (n_objects, n_raters) or (n_objects, n_categories)
-        Ratings, objects in rows and raters in columns: numbers, strings or booleans, NaN
-        / None for a missing rating (every available rating is used, as irrCAC does).
-        Objects with no rating at all are left out with a ``PredstabDataWarning``. With
-        ``counts=True``, a table of counts: entry (i, k) is the number of raters who put
-        object i in category k (statsmodels' ``aggregate_raters`` layout; irrCAC's
-        ``*.dist`` functions).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
-    weights : None, str or array-like of shape (q, q), default None
-        None (or ``"unweighted"``/``"identity"``) for the unweighted coefficient; one of
-        ``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
-        and columns follow ``.categories``. Numeric categories are weighted by their
-        values, other categories by their positions (1, ..., q) in sorted order (or in the
-        order of ``categories``, or of a Categorical's categories).
-    confidence_level : float, default 0.95
-        Level of the confidence interval (irrCAC's ``conflev``).
-    counts : bool, default False
-        Whether ``ratings`` is an (objects x categories) count table.
-    categories : array-like, optional
-        Raw ratings: every category raters could choose, in their order (irrCAC's
-        ``categ.labels``); unused ones count in the chance agreement of AC1 and
-        Brennan-Prediger. Count table: the category of each column (irrCAC's ``categ``);
-        by default the weights use the positions 1..q, as irrCAC does.
+    Unweighted, on complete ratings, this is irr's ``kappam.fleiss(exact = TRUE)``,
+    ``fleiss_kappa(ratings, exact=True)``: the two share :func:`conger_chance_agreement`.
 
-    Returns
-    -------
-    AgreementCoefficientResult
-        ``.value``, ``.standard_error``, ``.confidence_interval``, ``.pvalue``,
-        ``.observed`` (``.pa``), ``.expected`` (``.pe``), ``.weight_matrix``, ``.categories``.
-
-    Notes
-    -----
-    irrCAC rounds ``coeff.val`` and ``coeff.se`` to 5 decimals and the interval to 3;
-    predstab does not round (validation/ compares both). irrCAC upper-cases and trims text
-    labels (so ``"a"`` and ``" A"`` are one category); predstab keeps labels as given.
-    p-values use the t survival function, accurate in the tail where irrCAC's
-    ``2 * (1 - pt(|t|, n - 1))`` rounds to 0. With a single category irrCAC sets
-    :math:`p_e = 10^{-15}`; predstab returns 1 with a ``PredstabDegenerateWarning`` and a
-    NaN standard error.
+    %(cac_sections)s
 
     References
     ----------
@@ -811,58 +464,5 @@ def conger_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=Fals
     >>> round(conger_kappa([[1, 1, 1], [1, 2, 1], [2, 2, 2], [3, 3, 2]]).value, 4)
     0.4839
     """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(conger_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories)
-    return _run("conger", ratings, weights, confidence_level, counts, categories)
-
-
-@validate_params(_COMMON)
-def cac_fleiss_kappa(ratings, /, *, weights=None, confidence_level=0.95, counts=False, categories=None,
-                     _depth=0):
-    """irrCAC's Fleiss' kappa (``fleiss.kappa.raw`` / ``.dist``).
-
-    Reached by ``fleiss_kappa(..., weights=...)`` or ``fleiss_kappa(..., counts=True)``.
-
-    :math:`p_e = \\sum_{kl} w_{kl} \\pi_k \\pi_l`, :math:`\\pi_k` as in :func:`gwet_ac1`.
-    """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cac_fleiss_kappa, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories,
-                           _depth=_depth)
-    return _run("fleiss", ratings, weights, confidence_level, counts, categories, _depth)
-
-
-@validate_params(_COMMON)
-def cac_krippendorff_alpha(ratings, /, *, weights=None, confidence_level=0.95, counts=False,
-                           categories=None, _depth=0):
-    """irrCAC's Krippendorff's alpha (``krippen.alpha.raw`` / ``.dist``) with Gwet's standard error.
-
-    Reached by ``krippendorff_alpha(..., weights=...)``. Only objects rated at least twice
-    count (``n_objects``; ``df = n_objects - 1``), as irrCAC 1.0 does.
-    """
-    if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cac_krippendorff_alpha, ratings, name="ratings", stacklevel=3, weights=weights,
-                           confidence_level=confidence_level, counts=counts, categories=categories,
-                           _depth=_depth)
-    return _run("krippendorff", ratings, weights, confidence_level, counts, categories, _depth)
-
-
-def dispatch_fleiss(ratings, *, weights, counts, exact, detail, confidence_level=0.95):
-    """``fleiss_kappa(..., weights=..., counts=...)``: irrCAC's Fleiss' kappa, irr's options checked."""
-    if exact or detail:
-        raise ValueError("`exact` and `detail` are options of irr's kappam.fleiss; with `weights` or "
-                         "counts=True (irrCAC's fleiss.kappa.raw / .dist) they must be False.")
-    return cac_fleiss_kappa(ratings, weights=weights, counts=counts, confidence_level=confidence_level,
-                            _depth=3)  # + validate_params
-
-
-def dispatch_krippendorff(ratings, *, weights, counts, level, levels, confidence_level=0.95):
-    """``krippendorff_alpha(..., weights=..., counts=...)``: irrCAC's alpha; ``levels`` are its categories."""
-    if level != "nominal":
-        raise ValueError(f"`level` must be 'nominal' (the default) when `weights` are given: the weights "
-                         f"replace the level of measurement (irrCAC's krippen.alpha.raw); got {level!r}.")
-    categories = None if levels is None else (
-        list(levels.categories) if isinstance(levels, pd.CategoricalDtype) else levels)
-    return cac_krippendorff_alpha(ratings, weights=weights, counts=counts, categories=categories,
-                                  confidence_level=confidence_level, _depth=3)  # + validate_params
+    return stack_or_run(conger_kappa, "conger", ratings, weights=weights, confidence_level=confidence_level,
+                        counts=counts, categories=categories)

@@ -1,5 +1,5 @@
-"""Cohen's kappa for two raters, weighted or not (irr::kappa2, psych::cohen.kappa), Light's kappa for m
-raters (irr::kappam.light) and the sample size for kappa (irr::N.cohen.kappa, irr::N2.cohen.kappa).
+"""Cohen's kappa for two raters, weighted or not (irr::kappa2, psych::cohen.kappa), and Light's kappa
+for m raters (irr::kappam.light): the kappa family of pairs of raters.
 
 Everything is computed from the C x C contingency table of a pair of raters, built with one
 ``np.bincount`` per pair: linear in the number of objects, O(C^2) in the number of categories.
@@ -12,72 +12,30 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
-from .._core._convention import one_minus_ratio
-from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
-from .._core._ratings import as_rating_matrix, factorize_ratings
+from .._core._exceptions import (
+    PredstabDataWarning,
+    PredstabUndefinedWarning,
+    outside_stacklevel,
+    warn_outside,
+)
 from .._core._results import Result, r_block, r_pvalue, r_signif, result
 from .._core._stack import is_stack, stack_apply
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
+from ._common import (
+    complete_codes,
+    convention_ratio,
+    pair_table,
+    read_categories,
+    two_sided_p,
+    used_categories,
+)
+from ._docstrings import agreement_doc
 from ._weights import WEIGHT_FAMILIES, weight_matrix
 
-__all__ = [
-    "cohen_kappa",
-    "CohenKappaResult",
-    "light_kappa",
-    "LightKappaResult",
-    "kappa_sample_size",
-    "KappaSampleSizeResult",
-    "agreement_weights",
-]
-
-
-# --------------------------------------------------------------------------- reading ratings
-def _read_categories(ratings, *, name="ratings", n_raters=None, levels=None):
-    """Codes (int64, -1 = missing) into ``categories`` of an (objects x raters) matrix.
-
-    ``categories`` are the sorted distinct values, or ``levels`` (in the user's order) when given.
-    """
-    arr = as_rating_matrix(ratings, name=name)
-    if n_raters is not None and arr.shape[1] != n_raters:
-        raise ValueError(f"`{name}` must have exactly {n_raters} raters (columns); got shape {arr.shape}.")
-    if arr.dtype.kind == "f" and np.isinf(arr).any():
-        raise ValueError(
-            f"`{name}` must hold finite values; got {int(np.isinf(arr).sum())} infinite value(s)."
-        )
-    codes, categories = factorize_ratings(arr)
-    if levels is None:
-        return codes, categories
-    levels = np.asarray(levels, dtype=object if categories.dtype.kind in "OUS" else None).ravel()
-    if levels.size == 0 or len(set(levels.tolist())) != levels.size:
-        raise ValueError(f"`levels` must list distinct categories; got {levels.tolist()!r}.")
-    position = {v: i for i, v in enumerate(levels.tolist())}
-    try:
-        lookup = np.array([position[v] for v in categories.tolist()] + [-1], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(
-            f"`levels` must contain every category of `{name}`; {exc.args[0]!r} is missing."
-        ) from None
-    return lookup[codes], levels
-
-
-def _pair_table(a, b, k, *, complete=False):
-    """k x k counts of (rater a, rater b) over the objects both rated (``complete``: no code is -1)."""
-    if not complete:
-        both = (a >= 0) & (b >= 0)
-        if not both.all():
-            a, b = a[both], b[both]
-    cell = a * k if k > 1 else np.zeros_like(a)
-    cell += b
-    return np.bincount(cell, minlength=k * k).reshape(k, k).astype(float)
-
-
-def _used(table):
-    """The table restricted to the categories either rater used, and their positions."""
-    used = np.flatnonzero(table.sum(axis=0) + table.sum(axis=1))
-    return table[np.ix_(used, used)], used
+__all__ = ["cohen_kappa", "CohenKappaResult", "light_kappa", "LightKappaResult", "agreement_weights"]
 
 
 # --------------------------------------------------------------------------- weights
@@ -100,7 +58,7 @@ def agreement_weights(weights, k):
 
 
 # --------------------------------------------------------------------------- one pair of raters
-def _kappa_of_table(p, w, stacklevel):
+def _kappa_of_table(p, w):
     """Weighted kappa of a table of proportions ``p`` under agreement weights ``w``.
 
     Returns ``(kappa, p_o, p_e, rs, cs)``; degenerate tables follow ``predstab._core._convention``.
@@ -113,7 +71,7 @@ def _kappa_of_table(p, w, stacklevel):
     else:  # disagreement weights (0 on the diagonal), as psych allows: kappa = 1 - p_o / p_e
         d_o, d_e = p_o, p_e
     # one category used: p_o = p_e = 1 exactly, so the convention gives 1 (irr and psych: NaN)
-    kappa = one_minus_ratio(d_o, d_e, name="Cohen's kappa", stacklevel=stacklevel)
+    kappa = convention_ratio(d_o, d_e, name="Cohen's kappa")
     return kappa, p_o, p_e, rs, cs
 
 
@@ -148,10 +106,6 @@ def _interval(value, variance, z):
     return ConfidenceInterval(max(-1.0, value - half), min(1.0, value + half))
 
 
-def _two_sided_p(z):
-    return float(2 * special.ndtr(-abs(z)))
-
-
 # --------------------------------------------------------------------------- result
 @result
 class CohenKappaResult(Result):
@@ -183,9 +137,9 @@ class CohenKappaResult(Result):
     weighted_kappa, weighted_variance, weighted_confidence_interval
         psych's ``weighted.kappa``, ``var.weighted`` and ``confid["weighted kappa", ]``, with the
         requested weights (quadratic when ``weights`` is None, psych's default).
-    levels : tuple
+    categories : tuple
         The ordered categories the weights refer to (psych's ``rownames(agree)``).
-    table : ndarray of shape (n_levels, n_levels)
+    table : ndarray of shape (n_categories, n_categories)
         Proportions of (rater 1, rater 2) pairs (psych's ``agree``); None for more than two raters.
     weight_matrix : ndarray
         The weights of ``weighted_kappa`` (psych's ``weight``); None for more than two raters.
@@ -211,7 +165,7 @@ class CohenKappaResult(Result):
     weighted_kappa: float
     weighted_variance: float
     weighted_confidence_interval: ConfidenceInterval
-    levels: tuple
+    categories: tuple
     table: np.ndarray | None
     weight_matrix: np.ndarray | None
     pairwise_unweighted: np.ndarray
@@ -230,6 +184,7 @@ class CohenKappaResult(Result):
         "weighted_kappa",
         "confidence_level",
     )
+    _renamed_attributes = {"levels": "categories"}
 
     def _str_lines(self):
         if self.n_raters == 2:
@@ -260,31 +215,28 @@ class CohenKappaResult(Result):
         return lines
 
 
-def _cohen_kappa_iv(ratings, levels):
-    codes, categories = _read_categories(ratings, levels=levels)
+def _cohen_kappa_iv(ratings, categories):
+    codes, categories = read_categories(ratings, categories=categories)
     if codes.shape[1] < 2:  # pragma: no cover - as_rating_matrix asks for 2 columns
         raise ValueError(f"`ratings` must have at least 2 raters; got shape {codes.shape}.")
     # a full reduction first: per-row reductions over a few columns are slow
     incomplete = int(np.count_nonzero((codes < 0).any(axis=1))) if codes.min() < 0 else 0
     if incomplete:
-        warnings.warn(
-            f"{incomplete} of {codes.shape[0]} objects have a missing rating; each pair of raters "
-            "uses the objects both rated (as psych::cohen.kappa; irr::kappa2 drops them too).",
-            PredstabDataWarning,
-            stacklevel=4,
-        )
+        warn_outside(f"{incomplete} of {codes.shape[0]} objects have a missing rating; each pair of raters "
+                     "uses the objects both rated (as psych::cohen.kappa; irr::kappa2 drops them too).",
+                     PredstabDataWarning)
     return codes, categories, incomplete == 0
 
 
-def _pair(a, b, k, weights, explicit_levels, stacklevel=6, complete=False):
+def _pair(a, b, k, weights, explicit_categories, complete=False):
     """Both kappas (and the pieces of their variances) of one pair of raters."""
-    table = _pair_table(a, b, k, complete=complete)
+    table = pair_table(a, b, k, complete=complete)
     n = table.sum()
     if n == 0:
         return None
     used = np.arange(k)
-    if not explicit_levels:  # the categories this pair used, in their order (kappa2, cohen.kappa)
-        table, used = _used(table)
+    if not explicit_categories:  # the categories this pair used, in their order (kappa2, cohen.kappa)
+        table, used = used_categories(table)
     kk = table.shape[0]
     p = table / n
     if isinstance(weights, np.ndarray):
@@ -292,8 +244,8 @@ def _pair(a, b, k, weights, explicit_levels, stacklevel=6, complete=False):
     else:
         w_weighted = agreement_weights("quadratic" if weights is None else weights, kk)
     w_identity = np.eye(kk)
-    unweighted = _kappa_of_table(p, w_identity, stacklevel)
-    weighted = _kappa_of_table(p, w_weighted, stacklevel)
+    unweighted = _kappa_of_table(p, w_identity)
+    weighted = _kappa_of_table(p, w_weighted)
     return dict(
         n=int(n),
         p=p,
@@ -305,14 +257,16 @@ def _pair(a, b, k, weights, explicit_levels, stacklevel=6, complete=False):
     )
 
 
+@agreement_doc
 @validate_params(
     {
         "weights": [None, Options(sorted(set(WEIGHT_FAMILIES) - {"identity", "unweighted"})), "array-like"],
-        "levels": [None, "array-like"],
+        "categories": [None, "array-like"],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-    }
+    },
+    renamed={"levels": "categories"},
 )
-def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95):
+def cohen_kappa(ratings, /, *, weights=None, categories=None, confidence_level=0.95):
     r"""Cohen's kappa for two raters, unweighted or weighted; the mean over pairs for more.
 
     Matches `irr::kappa2` (``value``, z ``statistic``, ``pvalue``) and `psych::cohen.kappa` (both
@@ -335,20 +289,19 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); NaN/None is a missing rating. Each pair of
         raters uses the objects both rated (with two raters: irr's and psych's handling alike).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
+        %(stack)s
     weights : None, "linear", "quadratic", another family name, or array-like of shape (C, C), default None
         None: unweighted kappa. "linear" is irr's ``weight = "equal"`` (:math:`1 - |i-j|/(C-1)`),
         "quadratic" irr's ``"squared"`` and psych's default (:math:`1 - (i-j)^2/(C-1)^2`), over the
         positions of the categories used, as irr and psych weight. The other families of
         ``predstab.agreement._weights`` ("ordinal", "radical", "ratio", "circular", "bipolar") are evaluated
-        at the same positions. A matrix gives agreement weights for ``levels`` (or the sorted
+        at the same positions. A matrix gives agreement weights for ``categories`` (or the sorted
         categories) directly.
-    levels : array-like, optional
+    categories : array-like, optional
         The categories in order (psych's ``levels``). By default the sorted categories that each
         pair of raters used, which is irr's order for numbers and for ``sort.levels = TRUE``; pass
-        irr's order to reproduce ``kappa2(..., sort.levels = FALSE)`` on text labels. Given levels
-        are used by every pair, used or not.
+        irr's order to reproduce ``kappa2(..., sort.levels = FALSE)`` on text labels. Given
+        categories are used by every pair, used or not.
     confidence_level : float, default 0.95
         psych's ``1 - alpha``.
 
@@ -403,10 +356,10 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     0.4
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=3, weights=weights, levels=levels,
-                           confidence_level=confidence_level)
-    explicit = levels is not None
-    codes, categories, complete = _cohen_kappa_iv(ratings, levels)
+        return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=outside_stacklevel(),
+                           weights=weights, categories=categories, confidence_level=confidence_level)
+    explicit = categories is not None
+    codes, categories, complete = _cohen_kappa_iv(ratings, categories)
     if isinstance(weights, str) or weights is None:
         weight_spec = weights
     else:
@@ -449,7 +402,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
             weighted_kappa=av_w,
             weighted_variance=nan,
             weighted_confidence_interval=nan_ci,
-            levels=tuple(categories.tolist()),
+            categories=tuple(categories.tolist()),
             table=None,
             weight_matrix=None,
             pairwise_unweighted=pw_u,
@@ -471,7 +424,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
     return CohenKappaResult(
         value=chosen[0],
         statistic=statistic,
-        pvalue=_two_sided_p(statistic),
+        pvalue=float(two_sided_p(statistic)),
         variance=chosen[1],
         null_variance=chosen[2],
         confidence_interval=chosen[3],
@@ -485,7 +438,7 @@ def cohen_kappa(ratings, /, *, weights=None, levels=None, confidence_level=0.95)
         weighted_kappa=out["weighted"][0],
         weighted_variance=out["weighted"][1],
         weighted_confidence_interval=out["weighted"][3],
-        levels=tuple(np.asarray(categories)[pair["used"]].tolist()),
+        categories=tuple(np.asarray(categories)[pair["used"]].tolist()),
         table=p,
         weight_matrix=pair["w"],
         pairwise_unweighted=pw_u,
@@ -534,31 +487,7 @@ class LightKappaResult(Result):
         return lines + [f"  {r_pvalue(self.pvalue, 3)}"]
 
 
-def _complete_codes(ratings, function, *, n_raters=None, stacklevel=4):
-    """Codes of the objects without a missing rating (as irr's ``na.omit``) and the categories."""
-    codes, categories = _read_categories(ratings, n_raters=n_raters)
-    incomplete = (codes < 0).any(axis=1)
-    if incomplete.any():
-        n_drop = int(incomplete.sum())
-        if n_drop == codes.shape[0]:
-            raise ValueError(
-                f"`ratings` has a missing value in every one of its {codes.shape[0]} objects; "
-                "nothing is left after dropping incomplete objects."
-            )
-        warnings.warn(
-            f"{n_drop} of {codes.shape[0]} objects have a missing value and were dropped "
-            f"(as {function} does with na.omit).",
-            PredstabDataWarning,
-            stacklevel=stacklevel,
-        )
-        codes = codes[~incomplete]
-        used = np.flatnonzero(np.bincount(codes.ravel(), minlength=len(categories)))
-        remap = np.full(len(categories), -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        codes, categories = remap[codes], categories[used]
-    return codes, categories
-
-
+@agreement_doc
 @validate_params({})
 def light_kappa(ratings, /):
     r"""Light's kappa for m raters: the mean of Cohen's kappa over every pair of raters.
@@ -579,8 +508,7 @@ def light_kappa(ratings, /):
     ratings : array-like of shape (n_objects, n_raters)
         Categories (numbers, strings or booleans); objects with a missing rating are dropped,
         as irr does.
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
+        %(stack)s
 
     Returns
     -------
@@ -615,16 +543,16 @@ def light_kappa(ratings, /):
     0.5067
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(light_kappa, ratings, name="ratings", stacklevel=3)
-    codes, categories = _complete_codes(ratings, "irr::kappam.light")
+        return stack_apply(light_kappa, ratings, name="ratings", stacklevel=outside_stacklevel())
+    codes, categories = complete_codes(ratings, "irr::kappam.light")
     n, m = codes.shape
     k = len(categories)
     pairwise = np.eye(m)
     kappas = []
     for a in range(m - 1):
         for b in range(a + 1, m):
-            table, _ = _used(_pair_table(codes[:, a], codes[:, b], k))
-            kappa = _kappa_of_table(table / n, np.eye(table.shape[0]), 5)[0]
+            table, _ = used_categories(pair_table(codes[:, a], codes[:, b], k))
+            kappa = _kappa_of_table(table / n, np.eye(table.shape[0]))[0]
             pairwise[a, b] = pairwise[b, a] = kappa
             kappas.append(kappa)
     value = float(np.mean(kappas))
@@ -641,11 +569,8 @@ def light_kappa(ratings, /):
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = float(np.float64(chance) / (n * (1.0 - np.float64(chance))))
     if variance < 0:
-        warnings.warn(
-            "irr's variance of Light's kappa is negative for these data; the z test is undefined (NaN).",
-            PredstabUndefinedWarning,
-            stacklevel=3,
-        )
+        warn_outside("irr's variance of Light's kappa is negative for these data; the z test is undefined "
+                     "(NaN).", PredstabUndefinedWarning)
         statistic = float("nan")
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -653,230 +578,9 @@ def light_kappa(ratings, /):
     return LightKappaResult(
         value=value,
         statistic=statistic,
-        pvalue=_two_sided_p(statistic),
+        pvalue=float(two_sided_p(statistic)),
         variance=variance,
         n_objects=n,
         n_raters=m,
         pairwise=pairwise,
-    )
-
-
-# --------------------------------------------------------------------------- sample size
-@result
-class KappaSampleSizeResult(Result):
-    """Result of :func:`kappa_sample_size`.
-
-    Attributes
-    ----------
-    n_objects : int or float
-        Objects needed (``ceiling`` of ``n_exact``, irr's return value); NaN when undefined.
-    n_exact : float
-        The sample size before rounding up.
-    kappa1, kappa0 : float
-        Kappa under the alternative and under the null hypothesis.
-    alpha, power : float
-    two_sided : bool
-    method : str
-        "binary" (irr::N.cohen.kappa) or "categories" (irr::N2.cohen.kappa).
-    tau_null, tau_alt : float
-        For ``marginals``: the largest standard deviation of kappa (times sqrt(n)) under each
-        hypothesis that the marginals allow (Flack et al. 1988); NaN otherwise.
-    """
-
-    n_objects: float
-    n_exact: float
-    kappa1: float
-    kappa0: float
-    alpha: float
-    power: float
-    two_sided: bool
-    method: str
-    tau_null: float
-    tau_alt: float
-
-    def _str_lines(self):
-        title = (
-            "Sample size for Cohen's kappa, two raters, binary ratings"
-            if self.method == "binary"
-            else "Sample size for Cohen's kappa, two raters, categories with given marginals"
-        )
-        return r_block(
-            title,
-            [
-                ("kappa0", r_signif(self.kappa0)),
-                ("kappa1", r_signif(self.kappa1)),
-                ("alpha", r_signif(self.alpha)),
-                ("power", r_signif(self.power)),
-                ("two-sided", self.two_sided),
-                ("N", self.n_objects),
-            ],
-        )
-
-
-def _n_binary(rate1, rate2, k1, k0, alpha, power, two_sided):
-    """irr::N.cohen.kappa, term by term (Cantor 1996)."""
-    d = 2 if two_sided else 1
-    pi2_, pi_2 = 1 - rate1, 1 - rate2
-    pie = rate1 * rate2 + pi2_ * pi_2
-
-    def q(kappa):
-        pi0 = kappa * (1 - pie) + pie
-        pi22 = (pi0 - rate1 + pi_2) / 2
-        pi11 = pi0 - pi22
-        pi12, pi21 = rate1 - pi11, rate2 - pi11
-        return (1 - pie) ** (-4) * (
-            pi11 * (1 - pie - (rate2 + rate1) * (1 - pi0)) ** 2
-            + pi22 * (1 - pie - (pi_2 + pi2_) * (1 - pi0)) ** 2
-            + (1 - pi0) ** 2 * (pi12 * (rate2 + pi2_) ** 2 + pi21 * (pi_2 + rate1) ** 2)
-            - (pi0 * pie - 2 * pie + pi0) ** 2
-        )
-
-    q1, q0 = q(k1), q(k0)
-    if q1 < 0 or q0 < 0:
-        return float("nan")
-    return (
-        (special.ndtri(1 - alpha / d) * math.sqrt(q0) + special.ndtri(power) * math.sqrt(q1)) / (k1 - k0)
-    ) ** 2
-
-
-def _max_tau(mrg, kappa):
-    """Largest sqrt(n) * SE of kappa over the tables with marginals ``mrg`` and agreement p_o (an LP)."""
-    c = len(mrg)
-    p_e = float(np.sum(mrg * mrg))
-    p_0 = kappa + p_e * (1 - kappa)
-    if not p_0 > 0:
-        raise ValueError("`kappa0`/`kappa1` and `marginals` are an invalid set of inputs (agreement <= 0).")
-    part1 = p_0 * (1 - p_e) ** 2
-    part3 = (p_0 * p_e - 2 * p_e + p_0) ** 2
-    m = (1 - p_0) ** 2 * np.add.outer(mrg, mrg) ** 2
-    np.fill_diagonal(m, -(1 - p_0) * 2 * mrg * (2 * (1 - p_e) - (1 - p_0) * 2 * mrg))
-    eye = np.eye(c)
-    a_eq = np.vstack([np.kron(eye, np.ones(c)), np.kron(np.ones(c), eye), np.ones(c * c), eye.ravel()])
-    b_eq = np.concatenate([mrg, mrg, [1.0, p_0]])
-    lp = optimize.linprog(-m.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
-    if lp.status != 0:
-        raise ValueError(f"`marginals` admit no table with agreement {p_0:.6g}: {lp.message}")
-    tau_sq = part1 - lp.fun - part3
-    if not tau_sq > 0:
-        raise ValueError("`kappa0`/`kappa1` and `marginals` are an invalid set of inputs (variance <= 0).")
-    return math.sqrt(tau_sq) / (1 - p_e) ** 2
-
-
-@validate_params(
-    {
-        "kappa1": [Interval(Real, -1, 1)],
-        "kappa0": [Interval(Real, -1, 1)],
-        "rate1": [None, Interval(Real, 0, 1, closed="neither")],
-        "rate2": [None, Interval(Real, 0, 1, closed="neither")],
-        "marginals": [None, "array-like"],
-        "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "power": [Interval(Real, 0, 1, closed="neither")],
-        "two_sided": ["boolean"],
-    }
-)
-def kappa_sample_size(
-    kappa1, kappa0, *, rate1=None, rate2=None, marginals=None, alpha=0.05, power=0.8, two_sided=False
-):
-    r"""Number of objects two raters must rate to show that kappa exceeds ``kappa0``.
-
-    Matches `irr::N.cohen.kappa` (binary ratings, ``rate1`` and ``rate2`` given) and
-    `irr::N2.cohen.kappa` (C categories, ``marginals`` given); see validation/.
-
-    .. math::
-
-        N = \left\lceil \left(\frac{z_{1-\alpha/d}\,\tau_0 + z_{\text{power}}\,\tau_1}
-        {\kappa_1 - \kappa_0}\right)^2 \right\rceil
-
-    with :math:`d = 2` for a two-sided test and :math:`\tau` the standard deviation of
-    :math:`\sqrt{n}\,\hat\kappa` under each hypothesis: Cantor's (1996) closed form for binary
-    ratings, the largest one the marginals allow (a linear program, Flack et al. 1988) for
-    categories.
-
-    Parameters
-    ----------
-    kappa1, kappa0 : float
-        Kappa under the alternative and the null hypothesis (irr's ``k1``, ``k0``).
-    rate1, rate2 : float, optional
-        Probability that rater 1 / rater 2 says "positive" (binary ratings).
-    marginals : array-like of shape (n_categories,), optional
-        Marginal probabilities of the categories (irr's ``mrg``), summing to 1.
-    alpha : float, default 0.05
-        Significance level.
-    power : float, default 0.8
-    two_sided : bool, default False
-
-    Returns
-    -------
-    KappaSampleSizeResult
-        ``.n_objects`` (irr's value), ``.n_exact`` before rounding up.
-
-    Notes
-    -----
-    irr insists on ``sum(mrg) == 1`` exactly and on at most 10 categories; predstab accepts a sum
-    within 1e-12 of 1 and any number of categories. The linear program is solved with HiGHS
-    (scipy) where irr uses lpSolve.
-
-    References
-    ----------
-    .. [1] Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa. Psychological
-       Methods 1(2), 150-153. https://doi.org/10.1037/1082-989X.1.2.150
-    .. [2] Flack, V. F., Afifi, A. A., Lachenbruch, P. A. & Schouten, H. J. A. (1988). Sample size
-       determinations for the two rater kappa statistic. Psychometrika 53(3), 321-325.
-       https://doi.org/10.1007/BF02294215
-
-    Examples
-    --------
-    >>> from predstab import kappa_sample_size
-    >>> kappa_sample_size(0.7, 0.85, rate1=0.5, rate2=0.5).n_objects
-    96
-    >>> kappa_sample_size(0.6, 0.4, marginals=[0.2, 0.25, 0.55]).n_objects
-    101
-    """
-    binary = rate1 is not None or rate2 is not None
-    if binary and marginals is not None:
-        raise ValueError("`marginals` and `rate1`/`rate2` exclude each other; give one or the other.")
-    if not binary and marginals is None:
-        raise ValueError("`rate1` and `rate2` (binary ratings) or `marginals` (categories) must be given.")
-    if kappa1 == kappa0:
-        raise ValueError(f"`kappa1` must differ from `kappa0`; got {kappa1!r} for both.")
-    if power <= alpha:
-        warnings.warn("`power` is less than `alpha`.", PredstabDataWarning, stacklevel=3)
-    nan = float("nan")
-    if binary:
-        if rate1 is None or rate2 is None:
-            raise ValueError("`rate1` and `rate2` must both be given for binary ratings.")
-        raw = _n_binary(float(rate1), float(rate2), float(kappa1), float(kappa0), alpha, power, two_sided)
-        tau0 = tau1 = nan
-        method = "binary"
-        if math.isnan(raw):
-            warnings.warn(
-                "the variance of kappa is negative for these rates and kappas; the sample size is "
-                "undefined (NaN, as irr gives).",
-                PredstabUndefinedWarning,
-                stacklevel=3,
-            )
-    else:
-        mrg = np.asarray(marginals, dtype=float).ravel()
-        if mrg.size < 2:
-            raise ValueError(f"`marginals` must give at least 2 categories; got {mrg.size}.")
-        if (mrg < 0).any() or not np.isfinite(mrg).all():
-            raise ValueError(f"`marginals` must be non-negative probabilities; got {mrg.tolist()!r}.")
-        if abs(math.fsum(mrg) - 1) > 1e-12:
-            raise ValueError(f"`marginals` must sum to 1; got {math.fsum(mrg)!r}.")
-        tau0, tau1 = _max_tau(mrg, float(kappa0)), _max_tau(mrg, float(kappa1))
-        z_a = special.ndtri(1 - alpha / (2 if two_sided else 1))
-        raw = float(((z_a * tau0 + special.ndtri(power) * tau1) / (kappa0 - kappa1)) ** 2)
-        method = "categories"
-    n = nan if math.isnan(raw) else int(math.ceil(raw))
-    return KappaSampleSizeResult(
-        n_objects=n,
-        n_exact=float(raw),
-        kappa1=float(kappa1),
-        kappa0=float(kappa0),
-        alpha=float(alpha),
-        power=float(power),
-        two_sided=bool(two_sided),
-        method=method,
-        tau_null=tau0,
-        tau_alt=tau1,
     )

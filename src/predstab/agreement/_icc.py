@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._core._convention import _EPS, negligible, one_minus_ratio
-from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, unit_scaled
+from .._core._convention import _EPS, negligible
+from .._core._exceptions import outside_stacklevel, warn_outside
+from .._core._ratings import unit_scaled
 from .._core._results import Result, r_round, r_rows, r_signif, result
 from .._core._stack import (
     ItemWarnings,
@@ -27,6 +28,8 @@ from .._core._stack import (
 )
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
+from ._common import complete_numeric, convention_ratio
+from ._docstrings import agreement_doc
 
 __all__ = ["icc", "icc_table", "ICCResult"]
 
@@ -150,21 +153,14 @@ class ICCResult(Result):
         ]
 
 
-def _complete_numeric(ratings, function):
-    arr = as_rating_matrix(ratings)
-    x = as_numeric_matrix(arr)
-    x = drop_incomplete_objects(x, np.isnan(x), function=function, stacklevel=6)
-    if x.shape[0] < 2:
-        raise ValueError(
-            f"`ratings` must have at least 2 complete objects (rows); got {x.shape[0]} after "
-            "dropping objects with a missing value."
-        )
-    return unit_scaled(x)[0]  # the ICCs are scale invariant: extreme magnitudes are rescaled exactly
+def _complete_scaled(ratings, function):
+    # the ICCs are scale invariant: extreme magnitudes are rescaled exactly
+    return unit_scaled(complete_numeric(ratings, function))[0]
 
 
 def _icc_iv(ratings, model, type, unit, r0, confidence_level):
     # the options are checked by the declarations of icc(); this reads the data
-    x = _complete_numeric(ratings, "irr::icc")
+    x = _complete_scaled(ratings, "irr::icc")
     return x, model, type, unit, float(r0), float(confidence_level)
 
 
@@ -230,7 +226,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         name = "ICC(1)" if single else f"ICC({k})"
         # ICC = 1 - d_o / d_e
         d_o, d_e = (k * msw, msr + (k - 1) * msw) if single else (msw, msr)
-        value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
+        value = convention_ratio(d_o, d_e, name="ICC", what="variance")
         with np.errstate(divide="ignore", invalid="ignore"):
             f_ratio = msr / msw
         statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
@@ -242,14 +238,14 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         if type == "consistency":
             name = f"ICC(C,{1 if single else k})"
             d_o, d_e = (k * mse, msr + (k - 1) * mse) if single else (mse, msr)
-            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
+            value = convention_ratio(d_o, d_e, name="ICC", what="variance")
             statistic = f_ratio * ((1 - r0) / (1 + (k - 1) * r0) if single else (1 - r0))
             df2 = (n - 1) * (k - 1)
         elif type == "agreement":
             name = f"ICC(A,{1 if single else k})"
             # irr: single a = k r0 / (n (1 - r0)); average a = r0 / (n (1 - r0))
             scale, d_o, d_e = _agreement_parts(msr, msc, mse, n, k, single)
-            value = one_minus_ratio(d_o, d_e, name="ICC", what="variance", stacklevel=6)
+            value = convention_ratio(d_o, d_e, name="ICC", what="variance")
             a = scale * r0 / (n * (1 - r0))
             b = 1 + scale * r0 * (n - 1) / (n * (1 - r0))
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -276,6 +272,7 @@ def _form_raw(ms: _MeanSquares, model, type, unit, r0, confidence_level):
 _CONFIDENCE_LEVEL = Interval(Real, 0, 1, closed="neither")
 
 
+@agreement_doc
 @validate_params({"ratings": ["array-like"], "model": [Options(_MODELS)], "type": [Options(_TYPES)],
                   "unit": [Options(_UNITS)], "r0": [Interval(Real, 0, 1, closed="left")],
                   "confidence_level": [_CONFIDENCE_LEVEL]})
@@ -305,8 +302,7 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings, objects in rows and raters (replicates) in columns. Objects
         with a missing value (None, NaN, pd.NA) are dropped, as irr does.
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
+        %(stack)s
     model : {"oneway", "twoway"}, default "oneway"
         One-way model (raters differ per object) or two-way model.
     type : {"consistency", "agreement"}, default "consistency"
@@ -366,10 +362,11 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
 
 
 def _icc_table_iv(ratings, confidence_level):
-    x = _complete_numeric(ratings, "psych::ICC on na.omit(x)")
+    x = _complete_scaled(ratings, "psych::ICC on na.omit(x)")
     return x, float(confidence_level)
 
 
+@agreement_doc
 @validate_params({"ratings": ["array-like"], "confidence_level": [_CONFIDENCE_LEVEL]})
 def icc_table(ratings, /, *, confidence_level=0.95):
     r"""The six Shrout-Fleiss intraclass correlations, as ``psych::ICC`` reports them.
@@ -395,8 +392,7 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     ----------
     ratings : array-like of shape (n_objects, n_raters)
         Numeric ratings; objects with a missing value are dropped (with a warning).
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
+        %(stack)s
     confidence_level : float, default 0.95
         Confidence level of the intervals.
 
@@ -429,14 +425,15 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
     if is_stack(ratings):  # one frame indexed by (item, form)
-        return stack_apply(icc_table, ratings, confidence_level=confidence_level, stacklevel=3)
+        return stack_apply(icc_table, ratings, confidence_level=confidence_level,
+                           stacklevel=outside_stacklevel())
     x, confidence_level = _icc_table_iv(ratings, confidence_level)
-    table = _psych_table(_mean_squares(x), confidence_level, stacklevel=4)  # + 1: validate_params
+    table = _psych_table(_mean_squares(x), confidence_level)
     return pd.DataFrame(table, index=list(TYPES),
                         columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
 
 
-def _psych_table(ms: _MeanSquares, confidence_level, stacklevel):
+def _psych_table(ms: _MeanSquares, confidence_level):
     """psych's six rows (value, F, df1, df2, p, low, high) from its mean squares.
 
     The one implementation of psych's table, for :func:`icc_table` (complete data) and
@@ -458,7 +455,7 @@ def _psych_table(ms: _MeanSquares, confidence_level, stacklevel):
         caught += [(w.category, str(w.message)) for w in record]
         rows[label] = [value, f, df1, df2, p, ci.low, ci.high]
     for category, message in dict.fromkeys(caught):
-        warnings.warn(message, category, stacklevel=stacklevel)
+        warn_outside(message, category)
     for label in ("ICC2", "ICC2k"):
         rows[label][1:5] = rows["ICC3"][1:5]
     icc2 = rows["ICC2"][0]
@@ -574,12 +571,12 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     """
     if is_dask(ratings):
         return dask_apply(lambda block: _icc_stack(block, model, type, unit, r0, confidence_level),
-                          ratings, stacklevel=4)
+                          ratings, stacklevel=outside_stacklevel())
     arr = as_stack(ratings, "ratings")
     kwargs = dict(model=model, type=type, unit=unit, r0=r0, confidence_level=confidence_level)
     n, k = arr.shape[-2:]
     if arr.dtype.kind not in "biuf" or n < 2 or k < 2:
-        return stack_apply(icc, arr, stacklevel=4, **kwargs)
+        return stack_apply(icc, arr, stacklevel=outside_stacklevel(), **kwargs)
     shape = arr.shape[:-2]
     x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
     m = x.shape[0]
@@ -610,7 +607,7 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
                                   *res.confidence_interval), strict=True):
                 o[i] = v
             n_objects[i] = res.n_objects
-    caught.emit(m, stacklevel=4)
+    caught.emit(m, stacklevel=outside_stacklevel())
     value, statistic, df1, df2, pvalue, low, high = (o.reshape(shape) for o in out)
     return stacked_result(ICCResult, dict(
         value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning, warn_outside
 from .._core._ratings import as_numeric_matrix, as_rating_matrix
 from .._core._results import Result, r_signif, result
 from .._core._validation import Interval, validate_params
@@ -166,11 +166,11 @@ def _icc_reml_iv(ratings, confidence_level):
     empty_rows = int(x.shape[0] - n_obj_used)
     empty_cols = int(x.shape[1] - n_rat_used)
     if empty_rows or empty_cols:
-        warnings.warn(
+        warn_outside(
             f"`ratings` has {empty_rows} object(s) and {empty_cols} rater(s) without any rating; they do "
             "not change the variance components but count in n_objects / n_raters (the degrees of "
             "freedom), as psych's n.obs and n.judge count the rows and columns of the matrix.",
-            PredstabDataWarning, stacklevel=4,
+            PredstabDataWarning,
         )
     return x, obj, rat, float(confidence_level)
 
@@ -341,18 +341,18 @@ def icc_reml(ratings, /, *, confidence_level=0.95):
         criterion = float("nan")
         boundary = ("object", "rater")
     elif _exactly_additive(y, obj, rat):
-        warnings.warn(
+        warn_outside(
             "The objects + raters model fits the ratings exactly (zero residual variance); the REML "
             "variance components and the ICCs are undefined and set to NaN.",
-            PredstabUndefinedWarning, stacklevel=3,
+            PredstabUndefinedWarning,
         )
         s_o = s_r = s_e = criterion = float("nan")
         converged = False
     else:
         s_o, s_r, s_e, criterion, boundary, converged = _reml_fit(y, obj, rat)
         if not converged:
-            warnings.warn("The REML optimisation did not converge (projected gradient above 1e-4); "
-                          "the variance components may be inaccurate.", PredstabDataWarning, stacklevel=3)
+            warn_outside("The REML optimisation did not converge (projected gradient above 1e-4); "
+                         "the variance components may be inaccurate.", PredstabDataWarning)
     msb, msj, mse, msw = k * s_o + s_e, n * s_r + s_e, s_e, s_e + s_r
     ms = _MeanSquares(n, k, np.float64(msb), np.float64(msw), np.float64(msj), np.float64(mse))
     if np.isnan(s_e):
@@ -360,7 +360,7 @@ def icc_reml(ratings, /, *, confidence_level=0.95):
         table[:, 2] = [n - 1] * 6
         table[:, 3] = [n * (k - 1), (n - 1) * (k - 1), (n - 1) * (k - 1)] * 2
     else:
-        table = _psych_table(ms, confidence_level, stacklevel=4)
+        table = _psych_table(ms, confidence_level)
     value, statistic, df1, df2, pvalue, ci_low, ci_high = table.T
     return ICCRemlResult(value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue, ci_low=ci_low,
                          ci_high=ci_high, object_variance=s_o, rater_variance=s_r, residual_variance=s_e,

@@ -1,17 +1,17 @@
-"""Krippendorff's alpha-reliability for nominal, ordinal, interval and ratio data."""
+"""Krippendorff's alpha-reliability: nominal, ordinal, interval and ratio data (irr::kripp.alpha), or
+agreement weights with Gwet's standard error (irrCAC::krippen.alpha.raw / .dist); one engine, one
+result type."""
 
 from __future__ import annotations
 
 import functools
-import warnings
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .._core._convention import one_minus_ratio
-from .._core._exceptions import PredstabUndefinedWarning
+from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
@@ -23,13 +23,17 @@ from .._core._stack import (
     stack_apply,
     vectorised_apply,
 )
-from .._core._utils import missing_mask
+from .._core._utils import ConfidenceInterval, missing_mask
 from .._core._validation import Interval, InvalidParameterError, Options, validate_params
+from ._cac import TwoDefinitions, inference, pair_sums, r_function
+from ._cac_tables import read_count_table
+from ._common import convention_ratio
+from ._docstrings import agreement_doc
 from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
 
-_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+_SCALES = ("nominal", "ordinal", "interval", "ratio")
 
 #: Memory budget (bytes) for the values x values tables that ordinal and ratio alpha
 #: need (and for the dense units x values count table, above which a sparse one is
@@ -38,11 +42,12 @@ MAX_TABLE_BYTES = 512 * 2**20
 
 
 @result
-class KrippendorffAlphaResult(Result):
+class KrippendorffAlphaResult(TwoDefinitions, Result):
     """Result of :func:`krippendorff_alpha`.
 
-    ``print(res)`` shows irr's layout (``print.irrlist`` of ``kripp.alpha``); ``res.to_frame()``
-    is one row (no confidence interval: irr reports none).
+    ``print(res)`` shows irr's layout (``print.irrlist`` of ``kripp.alpha``), or irrCAC's summary
+    with ``weights`` or ``counts``; ``res.to_frame()`` is one row (with ``ci_low`` / ``ci_high``
+    and the standard error on irrCAC's path: Krippendorff's alpha has no interval).
 
     Attributes
     ----------
@@ -52,86 +57,126 @@ class KrippendorffAlphaResult(Result):
         Observed disagreement :math:`D_o`.
     expected : float
         Expected disagreement :math:`D_e`.
-    level : str
-        Level of measurement used.
+    scale : str
+        Level of measurement used (``"nominal"`` with ``weights``: the weights are the
+        difference function, :math:`\\delta_{ck} = 1 - w_{ck}`).
     n_units : int
         Units (objects) with at least two values (the pairable units).
     n_values : int
         Pairable values :math:`n_{..}`.
     n_objects, n_raters : int
-        Shape of the matrix given (irr's ``subjects`` and ``raters``).
+        Shape of the matrix given (irr's ``subjects`` and ``raters``); on irrCAC's path the
+        objects rated at least once and the raters (the largest row total of a count table).
+    standard_error, confidence_interval, confidence_level, df : float, ConfidenceInterval, float, int
+        irrCAC's ``coeff.se``, ``conf.int`` (upper bound capped at 1), ``conflev`` and the t
+        distribution's degrees of freedom (``n_units - 1``), with ``weights`` or ``counts``;
+        None otherwise.
+    pvalue : float or None
+        irrCAC's ``p.value`` (two-sided, t), with ``weights`` or ``counts``; None otherwise.
+    pa, pe : float or None
+        irrCAC's percent and chance agreement, :math:`p_a = 1 - (1 - 1/n_{..}) D_o` and
+        :math:`p_e = 1 - (1 - 1/n_{..}) D_e` (with ``weights`` or ``counts``; None otherwise).
+    weights : str or None
+        irrCAC's ``w.name`` (a weight family, ``"unweighted"`` or ``"custom"``); None without weights.
+    categories : tuple or None
+        The categories of ``weight_matrix``'s rows and columns (irrCAC's path).
+    weight_matrix : numpy.ndarray of shape (q, q) or None
+        The weights used (irrCAC's ``weights``).
     """
 
     value: float
     observed: float
     expected: float
-    level: str
+    scale: str
     n_units: int
     n_values: int
     n_objects: int = 0
     n_raters: int = 0
+    standard_error: float | None = None
+    confidence_interval: ConfidenceInterval | None = None
+    confidence_level: float | None = None
+    df: int | None = None
+    pvalue: float | None = None
+    pa: float | None = None
+    pe: float | None = None
+    weights: str | None = None
+    categories: tuple | None = None
+    weight_matrix: np.ndarray | None = None
+    _function: str = ""
 
-    def _str_lines(self):
+    _renamed_attributes = {"level": "scale"}
+
+    _coefficient_name = "Krippendorff's Alpha"
+    _irr_frame_fields = ("value", "observed", "expected", "scale", "n_units", "n_values", "n_objects",
+                         "n_raters")
+
+    def _irr_lines(self):
         # irr 0.84.1 print.irrlist: names right-aligned to 9 characters, format(x, digits = 3)
         return [" Krippendorff's alpha", "", *r_rows([("Subjects", self.n_objects), ("Raters", self.n_raters),
                                                      ("alpha", r_signif(self.value, 3))])]
 
 
-def _krippendorff_alpha_iv(ratings, level, levels):
-    if levels is None and level == "ordinal" and isinstance(ratings, pd.DataFrame):
+def _krippendorff_alpha_iv(ratings, scale, categories):
+    if categories is None and scale == "ordinal" and isinstance(ratings, pd.DataFrame):
         dtypes = set(ratings.dtypes)
         only = dtypes.pop() if len(dtypes) == 1 else None
         if isinstance(only, pd.CategoricalDtype) and only.ordered:
-            levels = only  # an ordered categorical carries the order of its categories
+            categories = only  # an ordered categorical carries the order of its categories
     arr = as_rating_matrix(ratings)
-    if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every level
+    if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every scale
         n_inf = int(np.isinf(arr).sum())
         raise ValueError(f"`ratings` must hold finite values; got {n_inf} infinite value(s).")
-    if levels is not None:
-        if level not in ("nominal", "ordinal"):
+    if categories is not None:
+        if scale not in ("nominal", "ordinal"):
             raise ValueError(
-                f"`levels` fixes the order of ordinal (or the set of nominal) categories; it cannot be "
-                f"used with level={level!r}."
+                f"`categories` fixes the order of ordinal (or the set of nominal) categories; it cannot be "
+                f"used with scale={scale!r}."
             )
-        if not isinstance(levels, pd.CategoricalDtype) and np.ndim(levels) != 1:
-            raise InvalidParameterError(f"`levels` must be a 1-D sequence of categories; got {levels!r}.")
-        levels = list(levels.categories if isinstance(levels, pd.CategoricalDtype) else levels)
-        if len(levels) == 0 or len(set(levels)) != len(levels):
-            raise InvalidParameterError(f"`levels` must list distinct categories; got {levels!r}.")
-        lookup = {v: i for i, v in enumerate(levels)}
+        categories = _category_list(categories)
+        lookup = {v: i for i, v in enumerate(categories)}
         codes, uniques = factorize_ratings(arr)
         unknown = [u for u in uniques.tolist() if u not in lookup]
         if unknown:
             raise ValueError(
-                f"`ratings` holds value(s) {unknown[:5]!r} that are not in `levels` {levels!r}."
+                f"`ratings` holds value(s) {unknown[:5]!r} that are not in `categories` {categories!r}."
             )
         # -1 appended: a slot for missing codes, so that an all-missing matrix indexes something
         position = np.array([lookup[u] for u in uniques.tolist()] + [-1], dtype=np.int64)
         codes = position[codes]
-        return codes, None, len(levels), level
-    if level in ("interval", "ratio"):
+        return codes, None, len(categories), scale
+    if scale in ("interval", "ratio"):
         x = as_numeric_matrix(arr)
-        if level == "ratio" and (x < 0).any():
-            raise ValueError("`ratings` must be non-negative for level='ratio'; got negative values.")
-        return None, unit_scaled(x)[0], None, level  # scale invariant: extreme magnitudes rescaled
-    if level == "ordinal" and arr.dtype.kind not in "biuf":
+        if scale == "ratio" and (x < 0).any():
+            raise ValueError("`ratings` must be non-negative for scale='ratio'; got negative values.")
+        return None, unit_scaled(x)[0], None, scale  # scale invariant: extreme magnitudes rescaled
+    if scale == "ordinal" and arr.dtype.kind not in "biuf":
         kind = pd.api.types.infer_dtype(arr[~missing_mask(arr)], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "empty"):
             raise ValueError(
-                f"level='ordinal' with non-numeric ratings (kind {kind!r}) needs `levels` to give "
-                "the order of the categories, e.g. levels=['low', 'mid', 'high']."
+                f"scale='ordinal' with non-numeric ratings (kind {kind!r}) needs `categories` to give "
+                "the order of the categories, e.g. categories=['low', 'mid', 'high']."
             )
     codes, uniques = factorize_ratings(arr)
-    return codes, None, len(uniques), level
+    return codes, None, len(uniques), scale
 
 
-def _table_error(n_distinct, level, nbytes):
+def _category_list(categories):
+    """``categories`` (a sequence or a ``pd.CategoricalDtype``) as a list of distinct categories."""
+    if not isinstance(categories, pd.CategoricalDtype) and np.ndim(categories) != 1:
+        raise InvalidParameterError(f"`categories` must be a 1-D sequence of categories; got {categories!r}.")
+    categories = list(categories.categories if isinstance(categories, pd.CategoricalDtype) else categories)
+    if len(categories) == 0 or len(set(categories)) != len(categories):
+        raise InvalidParameterError(f"`categories` must list distinct categories; got {categories!r}.")
+    return categories
+
+
+def _table_error(n_distinct, scale, nbytes):
     return MemoryError(
-        f"level={level!r} needs a {n_distinct} x {n_distinct} table of distinct values "
+        f"scale={scale!r} needs a {n_distinct} x {n_distinct} table of distinct values "
         f"({nbytes / 2**20:.0f} MiB, several times over), above "
         "predstab.agreement._krippendorff.MAX_TABLE_BYTES "
         f"({MAX_TABLE_BYTES / 2**20:.0f} MiB). Round or bin the ratings to fewer distinct values, use "
-        "level='interval' (which needs no such table), or raise MAX_TABLE_BYTES."
+        "scale='interval' (which needs no such table), or raise MAX_TABLE_BYTES."
     )
 
 
@@ -180,6 +225,19 @@ def _coincidences(counts, m_u):
     return o
 
 
+def _agreement_disagreements(within, n, expected_pairs):
+    """``D_o`` and ``D_e`` of alpha under agreement weights :math:`w` (:math:`\\delta = 1 - w`;
+    nominal data: :math:`w = I`), the one formula of the nominal, the weighted and the stacked paths.
+
+    ``within`` is :math:`\\sum_u (m_u^2 - \\sum_c n_{uc} n^\\star_{uc}) / (m_u - 1)` over the pairable
+    units (:math:`n^\\star = w n`, the weighted counts: off-diagonal coincidences of unit u, an
+    exact zero for a unanimous unit), ``n`` the number of pairable values and ``expected_pairs``
+    :math:`\\sum_{ck} w_{ck} n_c n_k`: :math:`D_o` = ``within`` / n and
+    :math:`D_e = (n^2 - \\sum_{ck} w_{ck} n_c n_k) / (n (n - 1))`. Scalars, or one per item.
+    """
+    return within / n, (n * n - expected_pairs) / (n * (n - 1))
+
+
 def _nominal(codes, n_values):
     counts, m_u = _unit_counts(codes, n_values)
     if sparse.issparse(counts):
@@ -189,23 +247,20 @@ def _nominal(codes, n_values):
         sum_sq = np.einsum("uv,uv->u", counts, counts)
         n_c = counts.sum(axis=0)
     n = float(m_u.sum())
-    # off-diagonal coincidences of unit u: (m_u^2 - sum_c n_uc^2) / (m_u - 1), an exact zero
-    # for a unanimous unit; D_o = sum_u of that / n, D_e = (n^2 - sum_c n_c^2) / (n (n - 1))
     m_u = m_u.astype(float)
-    d_o = float(np.sum((m_u * m_u - sum_sq) / (m_u - 1))) / n
-    d_e = (n * n - float(n_c @ n_c)) / (n * (n - 1))
+    d_o, d_e = _agreement_disagreements(float(np.sum((m_u * m_u - sum_sq) / (m_u - 1))), n, float(n_c @ n_c))
     return d_o, d_e, len(m_u), n
 
 
-def _ordinal_or_ratio(codes, n_values, level, values=None):
+def _ordinal_or_ratio(codes, n_values, scale, values=None):
     nbytes = 8 * n_values * n_values
     if 4 * nbytes > MAX_TABLE_BYTES:
-        raise _table_error(n_values, level, nbytes)
+        raise _table_error(n_values, scale, nbytes)
     counts, m_u = _unit_counts(codes, n_values)
     o = _coincidences(counts, m_u)
     n_c = o.sum(axis=1)
     n = float(m_u.sum())
-    if level == "ordinal":
+    if scale == "ordinal":
         # delta_ck = (sum_{g=c}^{k} n_g - (n_c + n_k) / 2)^2 from cumulative sums
         cum = np.concatenate(([0.0], np.cumsum(n_c)))
         idx = np.arange(n_values)
@@ -214,12 +269,12 @@ def _ordinal_or_ratio(codes, n_values, level, values=None):
         np.fill_diagonal(delta, 0.0)
         lower = np.tril_indices(n_values, -1)
         delta[lower] = delta.T[lower]
-    elif level == "ratio":
+    elif scale == "ratio":
         with np.errstate(divide="ignore", invalid="ignore"):
             total = values[:, None] + values[None, :]
             delta = np.where(total > 0, ((values[:, None] - values[None, :]) / total) ** 2, 0.0)
     else:
-        raise ValueError(f"`level` must be 'ordinal' or 'ratio' here; got {level!r}.")
+        raise ValueError(f"`scale` must be 'ordinal' or 'ratio' here; got {scale!r}.")
     d_o = float(np.einsum("ck,ck->", o, delta)) / n
     d_e = float(n_c @ delta @ n_c) / (n * (n - 1))
     return d_o, d_e, len(m_u), n
@@ -283,10 +338,12 @@ def _interval(x):
     return d_o, d_e, n_units, n
 
 
-@validate_params({"ratings": ["array-like"], "level": [Options(_LEVELS)],
-                  "levels": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
-                  "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]})
-def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None, counts=False,
+@agreement_doc
+@validate_params({"ratings": ["array-like"], "scale": [Options(_SCALES)],
+                  "categories": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
+                  "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]},
+                 renamed={"level": "scale", "levels": "categories"})
+def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=None, counts=False,
                        confidence_level=None):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
@@ -304,9 +361,10 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
 
     with :math:`\delta^2` the nominal (0/1), ordinal (ranks from the marginal
     counts :math:`n_g`), interval :math:`(c-k)^2` or ratio
-    :math:`((c-k)/(c+k))^2` difference. Interval alpha is computed from variances
+    :math:`((c-k)/(c+k))^2` difference, or :math:`1 - w_{ck}` for agreement weights
+    ``weights``. Interval alpha is computed from variances
     (:math:`\sum_{i \ne j}(x_i - x_j)^2 = 2 m\,SS`), in time and memory linear in
-    the data; nominal alpha from per-unit value counts; ordinal and ratio alpha
+    the data; nominal and weighted alpha from per-unit value counts; ordinal and ratio alpha
     from the coincidence matrix of distinct values, which must fit
     ``predstab.agreement._krippendorff.MAX_TABLE_BYTES`` (512 MiB) or a ``MemoryError``
     explains what to do.
@@ -316,37 +374,45 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     coincidences by :math:`m_u - 1`, which amounts to replacing :math:`n - 1` by
     :math:`n - 1/(m-1)`; predstab follows the definition (see validation/).
 
+    With ``weights`` or ``counts`` it matches ``irrCAC::krippen.alpha.raw`` / ``.dist``: Gwet's
+    form :math:`(p_a - p_e) / (1 - p_e)` is this alpha with :math:`\delta = 1 - w`
+    (:math:`1 - p_a = (1 - 1/n) D_o`, :math:`1 - p_e = (1 - 1/n) D_e`), computed by the same
+    engine; irrCAC adds
+    %(cac_inference)s
+    Quadratic weights over the observed values give interval alpha, and ratio weights
+    ratio alpha (the difference functions are proportional), unweighted nominal alpha.
+
     Parameters
     ----------
     ratings : array-like of shape (n_objects, n_replicates)
         Values, objects (units) in rows and replicates (coders) in columns. Numbers
         for interval and ratio data (non-negative for ratio); numbers, strings or
         booleans for nominal and ordinal data.
-        A stack of shape ``(..., n_objects, n_raters)`` (a Dask array too) gives one result whose
-        numbers are arrays of shape ``(...)``, as a loop over the matrices would.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        %(stack)s
+    scale : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement (difference function).
-    levels : sequence or pandas.CategoricalDtype, optional
-        The ordered categories for ``level="ordinal"`` (required when the categories
+    categories : sequence or pandas.CategoricalDtype, optional
+        The ordered categories for ``scale="ordinal"`` (required when the categories
         are not numbers, unless ``ratings`` is a DataFrame whose columns share one
         ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
-        Every value must be one of them. Categories in ``levels`` that are never used
-        do not change alpha.
+        Every value must be one of them. Categories in ``categories`` that are never used
+        do not change alpha. With ``weights``: irrCAC's ``categ.labels``, the categories the
+        weights refer to.
     weights, counts : optional
         Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
-        included; ``level`` must then stay "nominal" and ``levels`` lists the categories)
-        or ``counts=True`` (an objects x categories count table), irrCAC's
-        ``krippen.alpha.raw`` / ``.dist`` is computed instead, with Gwet's standard
-        error, and an ``AgreementCoefficientResult`` is returned.
+        included; ``scale`` must then stay "nominal") or ``counts=True`` (an objects x
+        categories count table), irrCAC's ``krippen.alpha.raw`` / ``.dist`` is computed,
+        with Gwet's standard error, confidence interval and p-value.
     confidence_level : float, optional
-        Level of that result's ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
+        Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
         None). Only with ``weights`` or ``counts=True``.
 
     Returns
     -------
     KrippendorffAlphaResult
         ``.value``, ``.observed`` (:math:`D_o`), ``.expected`` (:math:`D_e`),
-        ``.n_units``, ``.n_values``.
+        ``.n_units``, ``.n_values``; with ``weights`` or ``counts`` also ``.standard_error``,
+        ``.confidence_interval``, ``.pvalue``, irrCAC's ``.pa`` and ``.pe`` and ``.weight_matrix``.
 
     Warns
     -----
@@ -370,6 +436,8 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     .. [2] Hayes, A. F. & Krippendorff, K. (2007). Answering the call for a standard
        reliability measure for coding data. Communication Methods and Measures 1(1),
        77-89. https://doi.org/10.1080/19312450709336664
+    .. [3] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced
+       Analytics, Gaithersburg, MD.
 
     Examples
     --------
@@ -384,56 +452,126 @@ def krippendorff_alpha(ratings, /, *, level="nominal", levels=None, weights=None
     ...     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
     ...     [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
     ...     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]])
-    >>> [round(krippendorff_alpha(observers.T, level=lv).value, 3)
-    ...  for lv in ("nominal", "ordinal", "interval", "ratio")]
+    >>> [round(krippendorff_alpha(observers.T, scale=s).value, 3)
+    ...  for s in ("nominal", "ordinal", "interval", "ratio")]
     [0.743, 0.815, 0.849, 0.797]
+    >>> round(krippendorff_alpha(observers.T, weights="quadratic").value, 3)  # interval alpha
+    0.849
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        if (levels is None and weights is None and counts is False and confidence_level is None
-                and level in ("nominal", "interval")):
-            return vectorised_apply(functools.partial(_krippendorff_core, level), krippendorff_alpha,
-                                    ratings, cls=KrippendorffAlphaResult, stacklevel=3, level=level,
-                                    levels=levels, weights=weights, counts=counts,
-                                    confidence_level=confidence_level)
-        return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=3, level=level,
-                           levels=levels, weights=weights, counts=counts, confidence_level=confidence_level)
-    if weights is not None or counts is not False:  # irrCAC's Krippendorff's alpha (predstab.agreement._cac)
-        from ._cac import dispatch_krippendorff
-        return dispatch_krippendorff(ratings, weights=weights, counts=counts, level=level, levels=levels,
-                                     confidence_level=0.95 if confidence_level is None else confidence_level)
+        options = dict(scale=scale, categories=categories, weights=weights, counts=counts,
+                       confidence_level=confidence_level)
+        if (categories is None and weights is None and counts is False and confidence_level is None
+                and scale in ("nominal", "interval")):
+            return vectorised_apply(functools.partial(_krippendorff_core, scale), krippendorff_alpha,
+                                    ratings, cls=KrippendorffAlphaResult, stacklevel=outside_stacklevel(),
+                                    **options)
+        return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=outside_stacklevel(),
+                           **options)
+    if weights is not None or counts is not False:
+        return _irrcac_alpha(ratings, weights=weights, counts=counts, scale=scale, categories=categories,
+                             confidence_level=0.95 if confidence_level is None else confidence_level)
     if confidence_level is not None:
         raise ValueError(f"`confidence_level` applies to irrCAC's alpha, with `weights` or counts=True "
                          f"(Krippendorff's alpha has no interval); got {confidence_level!r} without them.")
-    codes, x, n_values, level = _krippendorff_alpha_iv(ratings, level, levels)
+    codes, x, n_values, scale = _krippendorff_alpha_iv(ratings, scale, categories)
     shape = (codes if x is None else x).shape
     present = codes >= 0 if x is None else ~np.isnan(x)
     if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
-        warnings.warn("No unit (object) has two or more values; Krippendorff's alpha is undefined "
-                      "and set to nan.", PredstabUndefinedWarning,
-                      stacklevel=3)  # 3: through the validate_params wrapper
+        _warn_no_pairable_unit()
         return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
-                                       level=level, n_units=0, n_values=0, n_objects=shape[0],
+                                       scale=scale, n_units=0, n_values=0, n_objects=shape[0],
                                        n_raters=shape[1])
-    if level == "nominal":
+    if scale == "nominal":
         d_o, d_e, n_units, n = _nominal(codes, n_values)
-    elif level == "ordinal":
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, level)
-    elif level == "interval":
+    elif scale == "ordinal":
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, scale)
+    elif scale == "interval":
         d_o, d_e, n_units, n = _interval(x)
-    elif level == "ratio":
+    elif scale == "ratio":
         codes, values = factorize_ratings(x)
         values = values.astype(float)
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), level, values)
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), scale, values)
     else:
-        raise ValueError(f"`level` must be one of {', '.join(map(repr, _LEVELS))}; got {level!r}.")
-    value = one_minus_ratio(d_o, d_e, name="Krippendorff's alpha", what="disagreement", stacklevel=4)
-    return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), level=level,
+        raise ValueError(f"`scale` must be one of {', '.join(map(repr, _SCALES))}; got {scale!r}.")
+    value = convention_ratio(d_o, d_e, name="Krippendorff's alpha")
+    return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), scale=scale,
                                    n_units=int(n_units), n_values=int(n), n_objects=shape[0],
                                    n_raters=shape[1])
 
 
+def _warn_no_pairable_unit():
+    warn_outside("No unit (object) has two or more values; Krippendorff's alpha is undefined and set to nan.",
+                 PredstabUndefinedWarning)
+
+
+# --------------------------------------------------------------------------- irrCAC's weighted alpha
+def _irrcac_alpha(ratings, *, weights, counts, scale, categories, confidence_level):
+    r"""``krippendorff_alpha(..., weights=..., counts=...)``: alpha with :math:`\delta = 1 - w` from the
+    (categories x objects) count table of irrCAC's reader, and irrCAC 1.0's inference."""
+    if scale != "nominal":
+        raise ValueError(f"`scale` must be 'nominal' (the default) when `weights` are given: the weights "
+                         f"replace the level of measurement (irrCAC's krippen.alpha.raw); got {scale!r}.")
+    if isinstance(categories, pd.CategoricalDtype):
+        categories = list(categories.categories)
+    ct = read_count_table(ratings, counts=counts, categories=categories, weights=weights)
+    table, w = ct.table, ct.weight_matrix
+    r_i = np.broadcast_to(ct.r_i, table.shape[1])
+    pairable = r_i >= 2
+    if not pairable.all():
+        table, r_i = table[:, pairable], r_i[pairable]
+    n_units = table.shape[1]
+    nan = float("nan")
+    common = dict(scale="nominal", n_objects=int(ct.table.shape[1]), n_raters=int(ct.n_raters),
+                  confidence_level=float(confidence_level), weights=ct.weights, categories=ct.categories,
+                  weight_matrix=w, _function=r_function("krippendorff", counts))
+    if n_units == 0:
+        _warn_no_pairable_unit()
+        return KrippendorffAlphaResult(value=nan, observed=nan, expected=nan, n_units=0, n_values=0,
+                                       standard_error=nan, confidence_interval=ConfidenceInterval(nan, nan),
+                                       df=-1, pvalue=nan, pa=nan, pe=nan, **common)
+    m_u = r_i.astype(float)
+    n = float(m_u.sum())
+    n_c = table.sum(axis=1).astype(float)
+    within = float(np.sum((m_u * m_u - pair_sums(table, w)) / (m_u - 1)))
+    d_o, d_e = _agreement_disagreements(within, n, float(n_c @ w @ n_c))
+    value = convention_ratio(d_o, d_e, name="Krippendorff's alpha")
+    pa, pe, var = _gwet_variance(table, r_i, w)
+    inferred = inference(value, var, n_units - 1, confidence_level)
+    return KrippendorffAlphaResult(
+        value=value, observed=float(d_o), expected=float(d_e), n_units=n_units, n_values=int(n),
+        standard_error=inferred.standard_error, confidence_interval=inferred.confidence_interval,
+        df=n_units - 1, pvalue=inferred.pvalue, pa=pa, pe=pe, **common)
+
+
+def _gwet_variance(table, r_i, w):
+    """irrCAC 1.0's ``pa``, ``pe`` and variance of alpha (Gwet's linearisation) from the
+    (categories x units) count table of the pairable units, each rated ``r_i`` >= 2 times."""
+    q, n = table.shape
+    nan = float("nan")
+    r_mean = r_i.mean()
+    eps = 1 / r_i.sum()
+    sum_q = pair_sums(table, w) - r_i
+    pa_prime = float(np.sum(sum_q / (r_mean * (r_i - 1))) / n)
+    pa = (1 - eps) * pa_prime + eps
+    pi = table.sum(axis=1) / r_mean / n
+    pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
+    if q < 2 or pe == 1.0:
+        return pa, pe, nan
+    coef_prime = (pa_prime - pe) / (1 - pe)
+    # irrCAC 1.0 centres with pa (its 2021 revision: pa'), and uses n - 1 degrees of freedom over
+    # the objects rated at least twice (2021: over every object)
+    pa_i = sum_q / (r_mean * (r_i - 1)) - pa * (r_i - r_mean) / r_mean
+    k_i = (pa_i - pe) / (1 - pe)
+    pi_w = (w @ pi + w.T @ pi) / 2
+    pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pe * (r_i - r_mean) / r_mean
+    x_i = k_i - 2 * (1 - coef_prime) * (pe_i - pe) / (1 - pe)
+    var = float(np.sum((x_i - coef_prime) ** 2) / (n * (n - 1))) if n >= 2 else nan
+    return pa, pe, var
+
+
 # --------------------------------------------------------------------------- stacks of matrices
-def _krippendorff_core(level, items):
+def _krippendorff_core(scale, items):
     """The fields of :func:`krippendorff_alpha` of complete items (n_items, n, m) (nominal, interval).
 
     Nominal: small integer codes, counted by :func:`predstab._core._stack.count_tables`; interval:
@@ -448,14 +586,14 @@ def _krippendorff_core(level, items):
     n_obj, m = arr.shape[-2:]
     shape = (arr.shape[0],)
     n = float(n_obj * m)
-    if level == "nominal":
+    if scale == "nominal":
         coded = small_integer_codes(arr)
         if coded is None:
             return None
         codes, _ = coded
         sum_sq, totals, _ = count_tables(codes)
-        d_o = (n_obj * m * m - sum_sq) / (m - 1) / n
-        d_e = (n * n - np.einsum("ij,ij->i", totals, totals).astype(float)) / (n * (n - 1))
+        d_o, d_e = _agreement_disagreements((n_obj * m * m - sum_sq) / (m - 1), n,
+                                            np.einsum("ij,ij->i", totals, totals).astype(float))
 
     else:
         if arr.dtype.kind not in "iuf" or n_obj < 1 or m < 2:
@@ -479,6 +617,6 @@ def _krippendorff_core(level, items):
 
     caught = ItemWarnings()
     value = one_minus_ratio_items(d_o, d_e, caught, name="Krippendorff's alpha")
-    return dict(value=value, observed=d_o, expected=d_e, level=level, n_units=np.full(shape, n_obj),
+    return dict(value=value, observed=d_o, expected=d_e, scale=scale, n_units=np.full(shape, n_obj),
                 n_values=np.full(shape, int(n)), n_objects=np.full(shape, n_obj),
                 n_raters=np.full(shape, m)), caught

@@ -56,12 +56,14 @@ import numpy as np
 from .._core._validation import Options
 
 __all__ = ["WEIGHT_FAMILIES", "WEIGHTS_CONSTRAINT", "weight_matrix", "check_weight_matrix", "category_values",
+           "is_numeric_categories",
            "identity_weights", "linear_weights",
            "quadratic_weights", "ordinal_weights", "radical_weights", "ratio_weights",
            "circular_weights", "bipolar_weights"]
 
 
-def _is_numeric(categories) -> bool:
+def is_numeric_categories(categories) -> bool:
+    """Whether the categories are numbers (booleans are not: R's ``is.numeric``), weighted by value."""
     arr = np.asarray(categories)
     if arr.dtype.kind in "iuf":
         return True
@@ -85,7 +87,7 @@ def category_values(categories) -> np.ndarray:
     arr = np.asarray(categories)
     if arr.ndim != 1:
         raise ValueError(f"`categories` must be one-dimensional; got shape {arr.shape}.")
-    if _is_numeric(arr):
+    if is_numeric_categories(arr):
         return np.sort(arr.astype(float))
     return np.arange(1, arr.size + 1, dtype=float)
 

@@ -168,12 +168,11 @@ def _friedman(frame, args, out):
         raise
     # a DataFrame: the result names the methods by the file's columns
     result = compare.friedman_nemenyi(pd.DataFrame(scores, columns=list(map(str, frame.columns))),
-                                      alpha=args.significance, higher_is_better=not args.lower_is_better)
+                                      significance=args.significance, higher_is_better=not args.lower_is_better)
     ranks = dict(zip(result.names, np.asarray(result.average_ranks, dtype=float), strict=True))
     print(str(result), file=out)  # base R's print.htest layout, R's p-value, the ranks by name
     if args.plot:
-        drawn = compare.plot_cd_diagram(result, labels=list(map(str, frame.columns)))
-        fig = getattr(drawn, "figure", drawn)  # an Axes (its figure) or a Figure
+        fig = result.plot(labels=list(map(str, frame.columns)))
         print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
     write_csv(args, pd.DataFrame({"method": list(ranks), "average_rank": list(ranks.values())}), out)
     return 0
@@ -233,7 +232,7 @@ def _run_compare(args, out):
     b = _score_column(frame, args.b, option="--b", test=args.test)
     if args.test == "mcnemar":
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
-        result = compare.mcnemar(old=a, new=b, ids=ids, mid_p=args.mid_p)
+        result = compare.mcnemar(a, b, ids=ids, mid_p=args.mid_p)
         print(str(result), file=out)  # the result's R-style block, as the Python API prints it
         write_csv(args, result.to_frame(), out)
         return 0
@@ -246,7 +245,7 @@ def _run_compare(args, out):
         result = compare.corrected_resampled_ttest(a, b, n_train=args.n_train, n_test=args.n_test,
                                                    confidence_level=args.confidence_level)
     elif args.test == "wilcoxon":
-        result = compare.wilcoxon(a, b, correct=args.correction)
+        result = compare.wilcoxon(a, b, correction=args.correction)
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
     print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
@@ -321,9 +320,9 @@ def _run_power(args, out):
         unused(args.n, "--n")
         for d in _positive_numbers(need(args.effect, "--effect"), option="--effect"):
             with beyond_reach(f"--effect {d:g}"):
-                n = compare.seeds_needed(d, alpha=level, power=args.power, strict=strict)
+                n = compare.seeds_needed(d, significance=level, power=args.power, strict=strict)
                 rows.append({"d": d, "n_per_arm": n,
-                             "power": compare.power_ttest(d, n, alpha=level, strict=strict)})
+                             "power": compare.power_ttest(d, n, significance=level, strict=strict)})
         title = f"seeds (runs) per arm for power {args.power:g} at significance level {level:g}"
     elif args.question == "power":
         effects = _positive_numbers(need(args.effect, "--effect"), option="--effect")
@@ -332,13 +331,13 @@ def _run_power(args, out):
             for n in ns:
                 with beyond_reach(f"--effect {d:g} with --n {n:g}"):
                     rows.append({"d": d, "n_per_arm": n,
-                                 "power": compare.power_ttest(d, n, alpha=level, strict=strict)})
+                                 "power": compare.power_ttest(d, n, significance=level, strict=strict)})
         title = f"power of the two-sample t-test at significance level {level:g}"
     elif args.question == "effect":
         unused(args.effect, "--effect")
         for n in _positive_numbers(need(args.n, "--n"), option="--n", minimum=1.999999):
             with beyond_reach(f"--n {n:g}"):
-                d = compare.detectable_effect(n, alpha=level, power=args.power, strict=strict)
+                d = compare.detectable_effect(n, significance=level, power=args.power, strict=strict)
                 rows.append({"n_per_arm": n, "d": d})
         title = f"smallest effect d detected with power {args.power:g} at significance level {level:g}"
     elif args.question == "games":
@@ -351,7 +350,7 @@ def _run_power(args, out):
         for p in rates:
             with beyond_reach(f"--win-rate {p:.10g} (so close to 0.5 that the exact test needs "
                               "too many games; choose a win rate farther from 0.5)"):
-                g = compare.games_needed(p, alpha=level, power=args.power)
+                g = compare.games_needed(p, significance=level, power=args.power)
             rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
         title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at "
                  f"significance level {level:g} (n_normal: normal approximation)")

@@ -195,7 +195,7 @@ def _run_agree(args, out):
         categories = categories_option(args)
         if categories is not None:
             categories = as_data_type(categories, ratings)
-        result = predstab.krippendorff_alpha(ratings, level=args.scale, levels=categories)
+        result = predstab.krippendorff_alpha(ratings, scale=args.scale, categories=categories)
     else:
         raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
     # the result as R prints it (irr's layout, R's p-values); with --detail the block already

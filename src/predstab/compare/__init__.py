@@ -6,8 +6,12 @@ scikit-posthocs, autorank, rliable and scipy: result objects with ``.statistic``
 numbers that match base R (``binom.test``, ``t.test``, ``wilcox.test``, ``friedman.test``,
 ``power.t.test``, ``qtukey``; see ``validation/``).
 
-Every difference is **B minus A** (new minus old): positive means B is better when higher
-scores are better.
+A function that compares two models takes them as ``a, b``, positional (like
+:func:`scipy.stats.ttest_rel`; :func:`variance_components` names its ``baseline``), and every
+difference, estimate, one-sided alternative and "improvement" is **B minus A** (or B over A:
+new against old): positive means B is better when higher scores are better. Every test result
+unpacks like SciPy's: ``statistic, pvalue = compare.ttest(a, b)``. The critical-difference
+diagrams are drawn by :func:`predstab.plotting.plot_cd_diagram` (``result.plot()``).
 
 =========================================  ==============================================
 question                                   function
@@ -20,7 +24,7 @@ scores per seed                            :func:`ttest`, :func:`mean_ci`, :func
 repeated CV / random splits                :func:`corrected_resampled_ttest`,
                                            :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
 two methods over many data sets            :func:`wilcoxon`
-many methods over many data sets           :func:`friedman_nemenyi`, :func:`plot_cd_diagram`
+many methods over many data sets           :func:`friedman_nemenyi` (``.plot()``: the CD diagram)
 many methods against a control             :func:`bonferroni_dunn`
 how many seeds / games                     :func:`seeds_needed`, :func:`power_ttest`,
                                            :func:`detectable_effect`, :func:`win_rate_test`,
@@ -48,13 +52,7 @@ from ._power import (
     win_rate_test,
 )
 from ._profiles import ProbabilityOfImprovement, performance_profile, probability_of_improvement
-from ._ranks import (
-    BonferroniDunnResult,
-    FriedmanNemenyiResult,
-    bonferroni_dunn,
-    friedman_nemenyi,
-    plot_cd_diagram,
-)
+from ._ranks import BonferroniDunnResult, FriedmanNemenyiResult, bonferroni_dunn, friedman_nemenyi
 from ._results import TestResult, WilcoxonResult
 from ._summaries import (
     MeanCI,
@@ -72,7 +70,7 @@ __all__ = [
     "mean_permutation_test",
     "ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "TestResult",
     "WilcoxonResult",
-    "friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "BonferroniDunnResult", "plot_cd_diagram",
+    "friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "BonferroniDunnResult",
     "seeds_needed", "power_ttest", "power_ttest_n", "detectable_effect",
     "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
     "iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
@@ -81,6 +79,19 @@ __all__ = [
     "variance_components", "VarianceComponents",
 ]
 
-# The former name, kept working for the command line (``predstab compare --test permutation``);
-# it is not part of ``__all__``: ``scipy.stats.permutation_test`` has another signature.
-permutation_test = mean_permutation_test
+# names removed in predstab 0.2.0 (CHANGELOG.md): reading one raises an AttributeError naming its
+# replacement
+_REMOVED = {
+    "plot_cd_diagram": "predstab.compare.plot_cd_diagram moved to predstab.plotting.plot_cd_diagram in "
+                       "predstab 0.2.0: it returns the Figure, like every plot of predstab (or call "
+                       "result.plot()); see CHANGELOG.md.",
+    "permutation_test": "predstab.compare.permutation_test was removed in predstab 0.2.0: call "
+                        "predstab.compare.mean_permutation_test (scipy.stats.permutation_test is "
+                        "another function); see CHANGELOG.md.",
+}
+
+
+def __getattr__(name):
+    if name in _REMOVED:
+        raise AttributeError(_REMOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import field
 from numbers import Integral
 
@@ -10,12 +9,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._core._exceptions import PredstabUndefinedWarning
+from .._core._docstrings import fill_doc
+from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_pvalue, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
-from ._common import CONFIDENCE, read_scores, rng_keyword
+from ._common import CONFIDENCE, DOC, read_scores, rng_keyword
 from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means
+from ._results import StatisticPvalue
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
            "bootstrap_interval"]
@@ -24,8 +25,11 @@ _METHODS = ("percentile", "basic", "bca")
 
 
 @result
-class PairedBootstrapResult(Result):
+class PairedBootstrapResult(StatisticPvalue, Result):
     """Result of :func:`paired_bootstrap`.
+
+    Unpacks to ``(statistic, pvalue)`` (the difference B - A and its bootstrap p-value), as
+    SciPy's test results do.
 
     Attributes
     ----------
@@ -35,9 +39,9 @@ class PairedBootstrapResult(Result):
         Interval of the difference B - A (also ``ci_difference``).
     ci_a, ci_b : ConfidenceInterval
         Bootstrap intervals of A's and B's metric.
-    se_a, se_b, se_difference : float
+    standard_error_a, standard_error_b, standard_error_difference : float
         Bootstrap standard errors (SD of the bootstrap distribution).
-    distribution : ndarray of shape (n_resamples, 3)
+    bootstrap_distribution : ndarray of shape (n_resamples, 3)
         Bootstrap replicates of (score_a, score_b, difference).
     pvalue : float
         Two-sided bootstrap p-value for "no difference": twice the smaller share of replicate
@@ -55,14 +59,18 @@ class PairedBootstrapResult(Result):
     confidence_interval: ConfidenceInterval
     ci_a: ConfidenceInterval
     ci_b: ConfidenceInterval
-    se_a: float
-    se_b: float
-    se_difference: float
-    distribution: np.ndarray = field(repr=False)
+    standard_error_a: float
+    standard_error_b: float
+    standard_error_difference: float
+    bootstrap_distribution: np.ndarray = field(repr=False)
     pvalue: float
     confidence_level: float
     method: str
     n_units: int
+
+    _renamed_attributes = {"se_a": "standard_error_a", "se_b": "standard_error_b",
+                           "se_difference": "standard_error_difference",
+                           "distribution": "bootstrap_distribution"}
 
     @property
     def statistic(self) -> float:
@@ -75,12 +83,12 @@ class PairedBootstrapResult(Result):
         return self.confidence_interval
 
     def summary_frame(self) -> pd.DataFrame:
-        """One row each for A, B and the difference: estimate, SE, interval."""
+        """One row each for A, B and the difference: estimate, standard error, interval."""
         ci = (self.ci_a, self.ci_b, self.confidence_interval)
         return pd.DataFrame({
             "quantity": ["A", "B", "B - A"],
             "estimate": [self.score_a, self.score_b, self.difference],
-            "se": [self.se_a, self.se_b, self.se_difference],
+            "standard_error": [self.standard_error_a, self.standard_error_b, self.standard_error_difference],
             "ci_low": [c.low for c in ci],
             "ci_high": [c.high for c in ci],
         })
@@ -89,7 +97,8 @@ class PairedBootstrapResult(Result):
         """One row: the difference B - A with its interval (``ci_low`` / ``ci_high``), both scores
         and the p-value; :meth:`summary_frame` has A, B and B - A in three rows."""
         return pd.DataFrame({"score_a": [self.score_a], "score_b": [self.score_b],
-                             "difference": [self.difference], "se_difference": [self.se_difference],
+                             "difference": [self.difference],
+                             "standard_error_difference": [self.standard_error_difference],
                              "pvalue": [self.pvalue], "ci_low": [self.confidence_interval.low],
                              "ci_high": [self.confidence_interval.high]})
 
@@ -99,8 +108,9 @@ class PairedBootstrapResult(Result):
         def ci(c):
             return f"{r_signif(c.low)} to {r_signif(c.high)}"
 
-        return [f" Paired bootstrap ({self.method} intervals, {self.distribution.shape[0]} resamples of "
-                f"{self.n_units} units)", "",
+        n_resamples = self.bootstrap_distribution.shape[0]
+        return [f" Paired bootstrap ({self.method} intervals, {n_resamples} resamples of {self.n_units} "
+                "units)", "",
                 f"A = {r_signif(self.score_a)} ({pct}% CI {ci(self.ci_a)}); "
                 f"B = {r_signif(self.score_b)} ({pct}% CI {ci(self.ci_b)})",
                 f"B - A = {r_signif(self.difference)} ({pct}% CI {ci(self.confidence_interval)}), "
@@ -122,7 +132,7 @@ class BootstrapResult(Result):
     method : str
         "percentile", "basic" or "bca".
     n_resamples : int
-    distribution : ndarray of shape (n_resamples,)
+    bootstrap_distribution : ndarray of shape (n_resamples,)
     """
 
     value: float
@@ -131,7 +141,9 @@ class BootstrapResult(Result):
     confidence_level: float
     method: str
     n_resamples: int
-    distribution: np.ndarray = field(repr=False)
+    bootstrap_distribution: np.ndarray = field(repr=False)
+
+    _renamed_attributes = {"distribution": "bootstrap_distribution"}
 
     def _str_lines(self):
         lo, hi = self.confidence_interval
@@ -141,13 +153,11 @@ class BootstrapResult(Result):
                 f" {r_signif(lo, 7)} {r_signif(hi, 7)}"]
 
 
-def bootstrap_interval(replicates, estimate, level, method, jackknife=None, *, stacklevel=4):
+def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
     """Percentile, basic or BCa interval from bootstrap replicates (one statistic).
 
     ``jackknife`` holds the leave-one-unit-out estimates needed for BCa's acceleration.
     A constant bootstrap distribution gives the point interval ``(estimate, estimate)``.
-    ``stacklevel`` is that of the warnings (4: the user's call of a public function, through
-    its ``validate_params`` wrapper).
     """
     reps = np.asarray(replicates, dtype=float)
     alpha = (1.0 - level) / 2.0
@@ -162,9 +172,8 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None, *, s
         # ties count half: discrete metrics (accuracy, F1) often hit the estimate exactly
         share_below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
         if not 0.0 < share_below < 1.0:
-            warnings.warn("BCa interval is undefined (the bootstrap distribution lies entirely on one "
-                          "side of the estimate); returning NaN.", PredstabUndefinedWarning,
-                          stacklevel=stacklevel)
+            warn_outside("BCa interval is undefined (the bootstrap distribution lies entirely on one "
+                         "side of the estimate); returning NaN.", PredstabUndefinedWarning)
             return ConfidenceInterval(float("nan"), float("nan"))
         z0 = stats.norm.ppf(share_below)
         jk = np.asarray(jackknife, dtype=float)
@@ -174,8 +183,8 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None, *, s
         z = stats.norm.ppf([alpha, 1.0 - alpha])
         probs = stats.norm.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         if not np.all(np.isfinite(probs)):
-            warnings.warn("BCa interval is undefined (the jackknife acceleration is not finite); "
-                          "returning NaN.", PredstabUndefinedWarning, stacklevel=stacklevel)
+            warn_outside("BCa interval is undefined (the jackknife acceleration is not finite); "
+                         "returning NaN.", PredstabUndefinedWarning)
             return ConfidenceInterval(float("nan"), float("nan"))
     else:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
@@ -183,12 +192,12 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None, *, s
     return ConfidenceInterval(float(low), float(high))
 
 
-def _paired_bootstrap_iv(y_true, pred_a, pred_b, groups):
+def _paired_bootstrap_iv(y_true, a, b, groups):
     y = np.asarray(y_true)
-    pa, pb = np.asarray(pred_a), np.asarray(pred_b)
+    pa, pb = np.asarray(a), np.asarray(b)
     if y.ndim == 0 or len(y) < 2:
         raise ValueError(f"`y_true` must hold at least 2 cases; got shape {y.shape}.")
-    for name, arr in (("pred_a", pa), ("pred_b", pb)):
+    for name, arr in (("a", pa), ("b", pb)):
         if arr.ndim == 0 or len(arr) != len(y):
             raise ValueError(f"`{name}` must have one prediction per case ({len(y)}); got shape {arr.shape}.")
     if groups is None:
@@ -203,12 +212,13 @@ def _paired_bootstrap_iv(y_true, pred_a, pred_b, groups):
     return y, pa, pb, codes
 
 
-@validate_params({"y_true": ["array-like"], "pred_a": ["array-like"], "pred_b": ["array-like"],
+@fill_doc(**DOC)
+@validate_params({"y_true": ["array-like"], "a": ["array-like"], "b": ["array-like"],
                   "metric": ["callable"], "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "method": [Options(_METHODS)],
                   "groups": ["array-like", None], "random_state": ["random_state"],
-                  "per_case": ["boolean"]})
-def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confidence_level=0.95,
+                  "per_case": ["boolean"]}, renamed={"pred_a": "a", "pred_b": "b"})
+def paired_bootstrap(y_true, a, b, /, *, metric, n_resamples=2000, confidence_level=0.95,
                      method="percentile", groups=None, random_state=None, per_case=False):
     r"""Paired bootstrap of a metric for two models scored on the same cases.
 
@@ -236,20 +246,20 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     Parameters
     ----------
     y_true : array-like of shape (n_cases, ...)
-    pred_a, pred_b : array-like of shape (n_cases, ...)
-        Predictions (labels, scores or probabilities) of A and B, one per case.
+    a, b : array-like of shape (n_cases, ...)
+        Predictions (labels, scores or probabilities) of A and B, one per case. The
+        difference is B minus A: ``metric(y_true, b) - metric(y_true, a)``.
     metric : callable
         ``metric(y_true, y_pred) -> float``, e.g. ``sklearn.metrics.f1_score``; with
         ``per_case=True``, ``metric(y_true, y_pred) -> array of shape (n_cases,)``, the
         per-case scores whose mean is the metric (e.g. ``lambda y, p: y == p`` for accuracy,
         ``lambda y, p: (y - p) ** 2`` for the mean squared error).
     n_resamples : int, default 2000
-    confidence_level : float, default 0.95
+    %(confidence_level)s
     method : {"percentile", "basic", "bca"}, default "percentile"
     groups : array-like of shape (n_cases,), optional
         Cluster labels: whole clusters are resampled (e.g. several cases per patient).
-    random_state : None, int or numpy.random.Generator
-        Same seed, same result.
+    %(random_state)s
     per_case : bool, default False
         ``metric`` returns per-case scores and the metric is their mean: it is called once
         for A and once for B on all cases, and the resamples are batched (see above).
@@ -258,7 +268,8 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
     -------
     PairedBootstrapResult
         ``.score_a``, ``.score_b``, ``.difference``, ``.confidence_interval`` (of the
-        difference), ``.ci_a``, ``.ci_b``, SEs, ``.distribution``, ``.summary_frame()``.
+        difference), ``.ci_a``, ``.ci_b``, standard errors, ``.bootstrap_distribution``,
+        ``.summary_frame()``; unpacks to ``(difference, pvalue)``.
 
     Warns
     -----
@@ -291,10 +302,10 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
 
     >>> q = paired_bootstrap(y, a, b, metric=lambda t, p: t == p, per_case=True, n_resamples=500,
     ...                      random_state=1)
-    >>> bool(np.allclose(q.distribution, r.distribution, rtol=0, atol=1e-12))
+    >>> bool(np.allclose(q.bootstrap_distribution, r.bootstrap_distribution, rtol=0, atol=1e-12))
     True
     """
-    y, pa, pb, codes = _paired_bootstrap_iv(y_true, pred_a, pred_b, groups)
+    y, pa, pb, codes = _paired_bootstrap_iv(y_true, a, b, groups)
     if per_case:
         return _paired_bootstrap_means(y, pa, pb, codes, metric, int(n_resamples), float(confidence_level),
                                        method, check_rng(random_state))
@@ -322,8 +333,8 @@ def paired_bootstrap(y_true, pred_a, pred_b, *, metric, n_resamples=2000, confid
         reps[r] = both(cases(rng.integers(0, n_units, n_units)))
     bad = ~np.all(np.isfinite(reps), axis=1)
     if bad.any():
-        warnings.warn(f"The metric was undefined (NaN) on {int(bad.sum())} of {n_res} resamples; they "
-                      "were dropped.", PredstabUndefinedWarning, stacklevel=3)
+        warn_outside(f"The metric was undefined (NaN) on {int(bad.sum())} of {n_res} resamples; they "
+                     "were dropped.", PredstabUndefinedWarning)
         reps = reps[~bad]
         if len(reps) < 2:
             raise ValueError("`metric` is undefined on almost every resample; cannot bootstrap.")
@@ -352,8 +363,8 @@ def _per_case_scores(metric, y, pred, name):
 
 def _paired_bootstrap_means(y, pa, pb, codes, metric, n_res, level, method, rng):
     """:func:`paired_bootstrap` of a mean of per-case scores, all resamples batched."""
-    sa = _per_case_scores(metric, y, pa, "pred_a")
-    sb = _per_case_scores(metric, y, pb, "pred_b")
+    sa = _per_case_scores(metric, y, pa, "a")
+    sb = _per_case_scores(metric, y, pb, "b")
     n_units = int(codes.max()) + 1
     if n_units == len(y):            # one case per unit: `codes` is 0..n-1 in some order
         totals = np.empty((n_units, 2))
@@ -374,14 +385,12 @@ def _paired_bootstrap_means(y, pa, pb, codes, metric, n_res, level, method, rng)
         jack[:, 0] = (totals[:, 0].sum() - totals[:, 0]) / left
         jack[:, 1] = (totals[:, 1].sum() - totals[:, 1]) / left
         jack[:, 2] = jack[:, 1] - jack[:, 0]
-    return _paired_result(full, reps, jack, level, method, n_units, stacklevel=5)
+    return _paired_result(full, reps, jack, level, method, n_units)
 
 
-def _paired_result(full, reps, jack, level, method, n_units, stacklevel=4):
-    cis = []
-    for j in range(3):  # a plain loop, so warnings' stacklevel reaches the caller
-        cis.append(bootstrap_interval(reps[:, j], full[j], level, method,
-                                      None if jack is None else jack[:, j], stacklevel=stacklevel + 1))
+def _paired_result(full, reps, jack, level, method, n_units):
+    cis = [bootstrap_interval(reps[:, j], full[j], level, method, None if jack is None else jack[:, j])
+           for j in range(3)]
     diff = reps[:, 2]
     share_pos = (np.sum(diff > 0) + 1) / (len(diff) + 1)
     share_neg = (np.sum(diff < 0) + 1) / (len(diff) + 1)
@@ -389,16 +398,18 @@ def _paired_result(full, reps, jack, level, method, n_units, stacklevel=4):
     se = reps.std(axis=0, ddof=1)
     return PairedBootstrapResult(
         score_a=full[0], score_b=full[1], difference=full[2], confidence_interval=cis[2], ci_a=cis[0],
-        ci_b=cis[1], se_a=float(se[0]), se_b=float(se[1]), se_difference=float(se[2]), distribution=reps,
+        ci_b=cis[1], standard_error_a=float(se[0]), standard_error_b=float(se[1]),
+        standard_error_difference=float(se[2]), bootstrap_distribution=reps,
         pvalue=pvalue, confidence_level=level, method=method, n_units=n_units,
     )
 
 
+@fill_doc(**DOC)
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)], "confidence_level": CONFIDENCE,
                   "method": [Options(_METHODS)], "random_state": ["random_state"]})
-def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_level=0.95, method="percentile",
-                 random_state=None):
+def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_level=0.95,
+                 method="percentile", random_state=None):
     r"""Bootstrap confidence interval of a statistic of one sample (e.g. the mean score over seeds).
 
     Resamples the scores with replacement ``n_resamples`` times and computes the interval
@@ -423,15 +434,14 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
     statistic : callable, default numpy.mean
         ``statistic(sample) -> float``; one taking ``axis=`` is called vectorised.
     n_resamples : int, default 9999
-    confidence_level : float, default 0.95
+    %(confidence_level)s
     method : {"percentile", "basic", "bca"}, default "percentile"
-    random_state : None, int or numpy.random.Generator
-        Same seed, same interval.
+    %(random_state)s
 
     Returns
     -------
     BootstrapResult
-        ``.value``, ``.confidence_interval``, ``.standard_error``, ``.distribution``.
+        ``.value``, ``.confidence_interval``, ``.standard_error``, ``.bootstrap_distribution``.
 
     Warns
     -----
@@ -460,12 +470,12 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
     level = float(confidence_level)
     value = float(statistic(x))
     if np.ptp(x) == 0.0:
-        warnings.warn("The scores are constant; the bootstrap distribution is a single point and the "
-                      "interval is (value, value).", PredstabUndefinedWarning, stacklevel=3)
+        warn_outside("The scores are constant; the bootstrap distribution is a single point and the "
+                     "interval is (value, value).", PredstabUndefinedWarning)
         reps = np.full(int(n_resamples), value)
         return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(value, value),
                                standard_error=0.0, confidence_level=level, method=method,
-                               n_resamples=int(n_resamples), distribution=reps)
+                               n_resamples=int(n_resamples), bootstrap_distribution=reps)
     n_res = int(n_resamples)
     rng = check_rng(random_state)
     if statistic is np.mean:
@@ -475,11 +485,11 @@ def bootstrap_ci(scores, statistic=np.mean, *, n_resamples=9999, confidence_leve
         ci = bootstrap_interval(reps, value, level, method, jack)
         return BootstrapResult(value=value, confidence_interval=ci,
                                standard_error=float(np.std(reps, ddof=1)), confidence_level=level,
-                               method=method, n_resamples=n_res, distribution=reps)
+                               method=method, n_resamples=n_res, bootstrap_distribution=reps)
     batch = max(1, BLOCK_BYTES // (16 * x.size))   # bounds scipy's resamples and jackknife blocks
     res = stats.bootstrap((x,), statistic, n_resamples=n_res, confidence_level=level, batch=batch,
                           method={"bca": "BCa"}.get(method, method), **rng_keyword(stats.bootstrap, rng))
     ci = res.confidence_interval
     return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
                            standard_error=float(res.standard_error), confidence_level=level, method=method,
-                           n_resamples=n_res, distribution=np.asarray(res.bootstrap_distribution))
+                           n_resamples=n_res, bootstrap_distribution=np.asarray(res.bootstrap_distribution))

@@ -15,34 +15,45 @@ Throughout, the difference is **B minus A**: positive means B scored higher.
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Real
 
 import numpy as np
 from scipy import stats
 
-from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._docstrings import fill_doc
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning, warn_outside
 from .._core._ratings import scaling_shift
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
-from ._common import ALTERNATIVE, CONFIDENCE, read_scores
+from ._common import ALTERNATIVE, CONFIDENCE, DOC, read_paired, read_scores
 from ._results import TestResult, WilcoxonResult
 
 __all__ = ["ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest"]
 
+_PAIR = {"scores_a": "a", "scores_b": "b"}   # the names before predstab 0.2.0
+# what the docstrings of the two 5x2cv tests share
+_CV5X2 = {
+    "tables_to_result": """\
+Parameters
+----------
+a, b : array-like of shape (5, 2)
+    Scores of A and B per repetition (rows) and fold (columns), the same splits for both.
 
-def _paired(a, b, ndim=1):
-    a = read_scores(a, "scores_a", ndim=ndim, min_size=2)
-    b = read_scores(b, "scores_b", ndim=ndim, min_size=2)
-    if a.shape != b.shape:
-        raise ValueError(f"`scores_a` and `scores_b` must be paired (same shape); got {a.shape} and "
-                         f"{b.shape}.")
-    return a, b
+Returns
+-------
+TestResult""",
+    "undefined": """\
+PredstabUndefinedWarning
+    Both folds agree in every repetition (variance 0): NaN statistic and p-value.""",
+    "example": """\
+>>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
+>>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]""",
+}
 
 
-def _undefined(method, df, estimate, level, alternative, stacklevel=3):
-    warnings.warn(f"{method}: the scores are constant (standard error 0); the test is undefined "
-                  "and its statistic and p-value are NaN.", PredstabUndefinedWarning, stacklevel=stacklevel)
+def _undefined(method, df, estimate, level, alternative):
+    warn_outside(f"{method}: the scores are constant (standard error 0); the test is undefined "
+                 "and its statistic and p-value are NaN.", PredstabUndefinedWarning)
     return TestResult(statistic=float("nan"), pvalue=float("nan"), df=df, estimate=estimate,
                       confidence_interval=ConfidenceInterval(float("nan"), float("nan")), method=method,
                       alternative=alternative, confidence_level=level, statistic_name="t")
@@ -54,7 +65,7 @@ def _t_from(estimate, se, df, level, method, alternative="two-sided"):
     For the corrected tests whose standard error scipy does not know (Nadeau-Bengio).
     """
     if se == 0.0:
-        return _undefined(method, df, estimate, level, alternative, stacklevel=4)
+        return _undefined(method, df, estimate, level, alternative)
     t = estimate / se
     if alternative == "two-sided":
         p = 2.0 * stats.t.sf(abs(t), df)
@@ -94,32 +105,32 @@ def _scaled(*arrays):
     return [np.ldexp(x, exponent) for x in arrays] if exponent else list(arrays), exponent
 
 
-@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like", None], "paired": ["boolean"],
+@fill_doc(**DOC)
+@validate_params({"a": ["array-like"], "b": ["array-like", None], "paired": ["boolean"],
                   "equal_var": ["boolean"], "mu": [Interval(Real, None, None)], "alternative": ALTERNATIVE,
-                  "confidence_level": CONFIDENCE})
-def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alternative="two-sided",
+                  "confidence_level": CONFIDENCE}, renamed=_PAIR)
+def ttest(a, b=None, /, *, paired=False, equal_var=False, mu=0.0, alternative="two-sided",
           confidence_level=0.95):
     r"""Student's t-test of B minus A: paired, Welch (default), pooled two-sample, or one-sample.
 
     Paired: :math:`t = (\bar d - \mu) / (s_d/\sqrt n)`, :math:`d = b - a`, ``df = n - 1``.
     Welch: :math:`t = (\bar b - \bar a - \mu)/\sqrt{s_a^2/n_a + s_b^2/n_b}` with
     Welch–Satterthwaite df. Pooled: common variance, ``df = n_a + n_b - 2``. One-sample
-    (``scores_b`` omitted): :math:`t = (\bar a - \mu)/(s/\sqrt n)`. Computed by
+    (``b`` omitted): :math:`t = (\bar a - \mu)/(s/\sqrt n)`. Computed by
     :func:`scipy.stats.ttest_rel`, :func:`~scipy.stats.ttest_ind` and
     :func:`~scipy.stats.ttest_1samp`.
 
     Parameters
     ----------
-    scores_a, scores_b : array-like of shape (n,) / (n_a,), (n_b,)
-        Scores of A and B (paired: matched by position). Without ``scores_b``, the
-        one-sample test of ``scores_a`` against ``mu``.
+    a, b : array-like of shape (n,) / (n_a,), (n_b,)
+        Scores of A and B (paired: matched by position). Without ``b``, the one-sample test
+        of ``a`` against ``mu``.
     paired : bool, default False
     equal_var : bool, default False
         Pooled variance (two-sample only).
     mu : float, default 0
-        The difference (or, one-sample, the mean) under the null.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        "greater": B - A (or the mean) exceeds ``mu``.
+        The difference B - A (or, one-sample, the mean) under the null.
+    %(alternative)s
     confidence_level : float, default 0.95
         Confidence level of the interval for the difference (one-sided for a one-sided
         alternative, as R's).
@@ -128,7 +139,7 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
     -------
     TestResult
         ``.statistic`` (t), ``.pvalue``, ``.df``, ``.estimate`` (mean B - A, or the mean),
-        ``.confidence_interval``.
+        ``.confidence_interval``; ``statistic, pvalue = ttest(a, b)`` unpacks as SciPy's.
 
     Warns
     -----
@@ -151,14 +162,15 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
     >>> r = ttest(A, B, equal_var=True)
     >>> round(r.estimate, 1), round(r.statistic, 4), round(r.pvalue, 4)
     (16.9, 0.4236, 0.6769)
-    >>> round(ttest(A, mu=44, alternative="greater").pvalue, 4)
+    >>> t, p = ttest(A, mu=44, alternative="greater")
+    >>> round(p, 4)
     0.0398
     """
     level, mu = float(confidence_level), float(mu)
-    if scores_b is None:
+    if b is None:
         if paired or equal_var:
-            raise ValueError("`paired` and `equal_var` need `scores_b`; got a one-sample test.")
-        a = read_scores(scores_a, "scores_a", min_size=2)
+            raise ValueError("`paired` and `equal_var` need `b`; got a one-sample test.")
+        a = read_scores(a, "a", min_size=2)
         method = "One Sample t-test"
         if np.ptp(a) == 0.0:
             return _undefined(method, a.size - 1.0, float(a.mean()), level, alternative)
@@ -169,7 +181,7 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
         raise ValueError("`equal_var` applies to the two-sample test only; got paired=True, "
                          "equal_var=True.")
     if paired:
-        a, b = _paired(scores_a, scores_b)
+        a, b = read_paired(a, b)
         d = b - a
         method = "Paired t-test"
         if np.ptp(d) == 0.0:
@@ -178,8 +190,8 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
         res = stats.ttest_rel(b_s, a_s, alternative=alternative) if mu == 0.0 else \
             stats.ttest_1samp(d_s, float(mu_s), alternative=alternative)
         return _from_scipy(res, d.mean(), level, method, alternative, mu, exponent=e)
-    a = read_scores(scores_a, "scores_a", min_size=2)
-    b = read_scores(scores_b, "scores_b", min_size=2)
+    a = read_scores(a, "a", min_size=2)
+    b = read_scores(b, "b", min_size=2)
     method = " Two Sample t-test" if equal_var else "Welch Two Sample t-test"
     estimate = float(b.mean() - a.mean())
     if np.ptp(a) == 0.0 and np.ptp(b) == 0.0:
@@ -193,10 +205,11 @@ def ttest(scores_a, scores_b=None, *, paired=False, equal_var=False, mu=0.0, alt
 _ZERO_METHODS = ("wilcox", "pratt")
 
 
-@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"], "correct": ["boolean"],
+@fill_doc(**DOC)
+@validate_params({"a": ["array-like"], "b": ["array-like"], "correction": ["boolean"],
                   "alternative": ALTERNATIVE, "exact": ["boolean", None],
-                  "zero_method": [Options(_ZERO_METHODS)]})
-def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact=None, zero_method="wilcox"):
+                  "zero_method": [Options(_ZERO_METHODS)]}, renamed={**_PAIR, "correct": "correction"})
+def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, zero_method="wilcox"):
     r"""Wilcoxon signed-rank test of B minus A (e.g. paired scores across data sets).
 
     With ``zero_method="wilcox"`` (R's ``wilcox.test``) zero differences are dropped; with
@@ -213,12 +226,11 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
 
     Parameters
     ----------
-    scores_a, scores_b : array-like of shape (n,)
-        Paired scores.
-    correct : bool, default True
-        Continuity correction in the normal approximation (coin has none: ``False``).
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        "greater": B tends to exceed A.
+    %(paired_scores)s
+    correction : bool, default True
+        Continuity correction in the normal approximation (R's ``correct``, scipy's
+        ``correction``; coin has none: ``False``).
+    %(alternative)s
     exact : bool or None, default None
     zero_method : {"wilcox", "pratt"}, default "wilcox"
 
@@ -244,7 +256,7 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
     Pratt, J. W. (1959). Remarks on zeros and ties in the Wilcoxon signed rank procedures.
     *JASA* 54, 655-667. https://doi.org/10.1080/01621459.1959.10501526
 
-    Matches `stats::wilcox.test(b, a, paired = TRUE, alternative =, exact =, correct =)` and
+    Matches `stats::wilcox.test(b, a, paired = TRUE, alternative =, exact =, correct = correction)` and
     `coin::wilcoxsign_test(b ~ a, zero.method =, distribution = "asymptotic")`; see validation/.
 
     Examples
@@ -253,13 +265,13 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
     >>> r.statistic, round(r.pvalue, 4), r.method
     (14.0, 0.125, 'Wilcoxon signed rank exact test')
     """
-    a, b = _paired(scores_a, scores_b)
+    a, b = read_paired(a, b)
     d = b - a
     zero = d == 0
     n_zero = int(zero.sum())
     if n_zero == d.size:
-        warnings.warn("All paired differences are zero; the Wilcoxon test is undefined (NaN).",
-                      PredstabUndefinedWarning, stacklevel=2)
+        warn_outside("All paired differences are zero; the Wilcoxon test is undefined (NaN).",
+                     PredstabUndefinedWarning)
         return WilcoxonResult(statistic=float("nan"), pvalue=float("nan"), method="Wilcoxon signed rank test",
                               alternative=alternative, n_zero=n_zero, zero_method=zero_method,
                               statistic_name="V")
@@ -279,21 +291,20 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
         raise ValueError("`exact=True` is not available with zero_method='pratt' (coin's asymptotic "
                          "test); got exact=True.")
     if exact and (ties or n_zero):
-        warnings.warn("wilcoxon: cannot compute the exact p-value with ties or zero differences; the "
-                      "normal approximation is used (as R's wilcox.test does).", PredstabDataWarning,
-                      stacklevel=2)
+        warn_outside("wilcoxon: cannot compute the exact p-value with ties or zero differences; the "
+                     "normal approximation is used (as R's wilcox.test does).", PredstabDataWarning)
     if use_exact and not ties and n_zero == 0:
         p = float(stats.wilcoxon(d, alternative=alternative, method="exact").pvalue)
         return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method="Wilcoxon signed rank exact test",
                               alternative=alternative, z=float("nan"), expectation=expectation,
                               variance=variance, n_zero=n_zero, zero_method=zero_method,
                               statistic_name="V")
-    p = float(stats.wilcoxon(d, zero_method=zero_method, correction=correct, alternative=alternative,
+    p = float(stats.wilcoxon(d, zero_method=zero_method, correction=correction, alternative=alternative,
                              method="approx").pvalue)
     if zero_method == "pratt":
         method = "Asymptotic Wilcoxon-Pratt Signed-Rank Test"
     else:
-        method = "Wilcoxon signed rank test" + (" with continuity correction" if correct else "")
+        method = "Wilcoxon signed rank test" + (" with continuity correction" if correction else "")
     return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method=method, alternative=alternative,
                           z=float(z), expectation=expectation, variance=variance, n_zero=n_zero,
                           zero_method=zero_method, statistic_name="V")
@@ -302,10 +313,11 @@ def wilcoxon(scores_a, scores_b, *, correct=True, alternative="two-sided", exact
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"], "n_train": _POSITIVE,
-                  "n_test": _POSITIVE, "alternative": ALTERNATIVE, "confidence_level": CONFIDENCE})
-def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided",
-                              confidence_level=0.95):
+@fill_doc(**DOC)
+@validate_params({"a": ["array-like"], "b": ["array-like"], "n_train": _POSITIVE,
+                  "n_test": _POSITIVE, "alternative": ALTERNATIVE, "confidence_level": CONFIDENCE},
+                 renamed=_PAIR)
+def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-sided", confidence_level=0.95):
     r"""Nadeau–Bengio corrected resampled t-test for scores from repeated CV or random splits.
 
     With :math:`J` paired scores :math:`d_j = b_j - a_j` (every fold of every repetition),
@@ -321,12 +333,12 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
 
     Parameters
     ----------
-    scores_a, scores_b : array-like of shape (n_repeats, n_folds) or (J,)
-        Paired scores, fold by fold (the same splits for both models).
+    a, b : array-like of shape (n_repeats, n_folds) or (J,)
+        Scores of A and B, fold by fold (the same splits for both models).
     n_train, n_test : float
         Training and test set sizes of one split.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-    confidence_level : float, default 0.95
+    %(alternative)s
+    %(confidence_level)s
 
     Returns
     -------
@@ -357,7 +369,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
     >>> round(r.statistic, 3), round(r.pvalue, 4)
     (3.841, 0.004)
     """
-    a, b = _paired(scores_a, scores_b, ndim=(1, 2))
+    a, b = read_paired(a, b, ndim=(1, 2))
     d = (b - a).ravel()
     j = d.size
     se = math.sqrt((1.0 / j + float(n_test) / float(n_train)) * float(d.var(ddof=1)))
@@ -365,19 +377,38 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
                    "Corrected resampled t-test (Nadeau-Bengio)", alternative)
 
 
-def _cv5x2_iv(a, b):
-    a = read_scores(a, "scores_a", min_size=10, ndim=2)
-    b = read_scores(b, "scores_b", min_size=10, ndim=2)
-    for name, arr in (("scores_a", a), ("scores_b", b)):
-        if arr.shape != (5, 2):
-            raise ValueError(f"`{name}` must have shape (5, 2) (5 repetitions x 2 folds); got {arr.shape}.")
+def _dietterich_t(d, s2):
+    t = float(d[0, 0]) / math.sqrt(float(s2.mean()))
+    return t, 2.0 * stats.t.sf(abs(t), 5)
+
+
+def _alpaydin_f(d, s2):
+    f = float((d ** 2).sum()) / (2.0 * float(s2.sum()))
+    return f, stats.f.sf(f, 10, 5)
+
+
+def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
+    """A 5x2cv test of the (5, 2) tables ``a`` and ``b``: ``statistic_and_pvalue(d, s2)`` of the
+    differences ``d = b - a`` and the per-repetition sums of squares ``s2``; NaN (with a
+    warning) when every repetition has equal fold differences."""
+    a, b = read_paired(a, b, ndim=2, min_size=10)
+    if a.shape != (5, 2):
+        raise ValueError(f"`a` and `b` must have shape (5, 2) (5 repetitions x 2 folds); got {a.shape}.")
     d = b - a
     s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
-    return d, s2
+    if float(s2.sum()) == 0.0:
+        warn_outside(f"{label}: every repetition has equal fold differences (variance 0); the test is "
+                     "undefined (NaN).", PredstabUndefinedWarning)
+        statistic = pvalue = float("nan")
+    else:
+        statistic, pvalue = statistic_and_pvalue(d, s2)
+    return TestResult(statistic=float(statistic), pvalue=float(pvalue), df=df, estimate=float(d.mean()),
+                      method=method, statistic_name=statistic_name)
 
 
-@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"]})
-def cv5x2_ttest(scores_a, scores_b):
+@fill_doc(**_CV5X2)
+@validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
+def cv5x2_ttest(a, b, /):
     r"""Dietterich's 5×2cv paired t-test.
 
     Five repetitions of 2-fold CV give differences :math:`p_i^{(j)} = b - a`; with
@@ -387,20 +418,12 @@ def cv5x2_ttest(scores_a, scores_b):
 
         t = \frac{p_1^{(1)}}{\sqrt{\tfrac15 \sum_{i=1}^5 s_i^2}} \sim t_5.
 
-    Parameters
-    ----------
-    scores_a, scores_b : array-like of shape (5, 2)
-        Scores per repetition (rows) and fold (columns), same splits for both models.
-
-    Returns
-    -------
-    TestResult
-        ``.statistic``, ``.pvalue`` (two-sided), ``.df`` (5).
+    %(tables_to_result)s
+        ``.statistic``, ``.pvalue`` (two-sided), ``.df`` (5), ``.estimate`` (mean B - A).
 
     Warns
     -----
-    PredstabUndefinedWarning
-        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+    %(undefined)s
 
     References
     ----------
@@ -412,26 +435,18 @@ def cv5x2_ttest(scores_a, scores_b):
 
     Examples
     --------
-    >>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
-    >>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]
+    %(example)s
     >>> r = cv5x2_ttest(a, b)
     >>> round(r.statistic, 4), round(r.pvalue, 4)
     (2.9814, 0.0307)
     """
-    d, s2 = _cv5x2_iv(scores_a, scores_b)
-    denom = math.sqrt(float(s2.mean()))
-    if denom == 0.0:
-        warnings.warn("5x2cv t-test: every repetition has equal fold differences (variance 0); the "
-                      "test is undefined (NaN).", PredstabUndefinedWarning, stacklevel=2)
-        return TestResult(statistic=float("nan"), pvalue=float("nan"), df=5.0,
-                          estimate=float(d.mean()), method="5x2cv paired t-test", statistic_name="t")
-    t = float(d[0, 0]) / denom
-    return TestResult(statistic=t, pvalue=float(2.0 * stats.t.sf(abs(t), 5)), df=5.0,
-                      estimate=float(d.mean()), method="5x2cv paired t-test", statistic_name="t")
+    return _cv5x2(a, b, label="5x2cv t-test", method="5x2cv paired t-test", statistic_name="t", df=5.0,
+                  statistic_and_pvalue=_dietterich_t)
 
 
-@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"]})
-def cv5x2_ftest(scores_a, scores_b):
+@fill_doc(**_CV5X2)
+@validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
+def cv5x2_ftest(a, b, /):
     r"""Alpaydin's combined 5×2cv F-test.
 
     .. math::
@@ -439,21 +454,15 @@ def cv5x2_ftest(scores_a, scores_b):
         F = \frac{\sum_{i=1}^5 \sum_{j=1}^2 (p_i^{(j)})^2}{2 \sum_{i=1}^5 s_i^2} \sim F_{10, 5}.
 
     Uses all ten differences (Dietterich's t uses one numerator term), which makes it more
-    stable and usually more powerful.
+    stable and usually more powerful. F is the same for ``(a, b)`` and ``(b, a)``; the
+    direction is ``.estimate``, the mean of B - A.
 
-    Parameters
-    ----------
-    scores_a, scores_b : array-like of shape (5, 2)
-
-    Returns
-    -------
-    TestResult
-        ``.statistic`` (F), ``.pvalue``, ``.df`` ``(10, 5)``.
+    %(tables_to_result)s
+        ``.statistic`` (F), ``.pvalue``, ``.df`` ``(10, 5)``, ``.estimate`` (mean B - A).
 
     Warns
     -----
-    PredstabUndefinedWarning
-        Both folds agree in every repetition (variance 0): NaN statistic and p-value.
+    %(undefined)s
 
     References
     ----------
@@ -465,21 +474,10 @@ def cv5x2_ftest(scores_a, scores_b):
 
     Examples
     --------
-    >>> a = [[0.80, 0.78], [0.79, 0.81], [0.80, 0.80], [0.77, 0.79], [0.81, 0.80]]
-    >>> b = [[0.84, 0.80], [0.82, 0.83], [0.81, 0.84], [0.80, 0.82], [0.83, 0.84]]
-    >>> r = cv5x2_ftest(a, b)
-    >>> round(r.statistic, 3), round(r.pvalue, 4)
+    %(example)s
+    >>> f, p = cv5x2_ftest(a, b)        # a test result unpacks as SciPy's
+    >>> round(f, 3), round(p, 4)
     (4.889, 0.0469)
     """
-    d, s2 = _cv5x2_iv(scores_a, scores_b)
-    denom = 2.0 * float(s2.sum())
-    if denom == 0.0:
-        warnings.warn("5x2cv F-test: every repetition has equal fold differences (variance 0); the "
-                      "test is undefined (NaN).", PredstabUndefinedWarning, stacklevel=2)
-        return TestResult(statistic=float("nan"), pvalue=float("nan"), df=(10, 5),
-                          estimate=float(d.mean()), method="combined 5x2cv F-test",
-                          statistic_name="F")
-    f = float((d ** 2).sum()) / denom
-    return TestResult(statistic=f, pvalue=float(stats.f.sf(f, 10, 5)), df=(10, 5),
-                      estimate=float(d.mean()), method="combined 5x2cv F-test",
-                          statistic_name="F")
+    return _cv5x2(a, b, label="5x2cv F-test", method="combined 5x2cv F-test", statistic_name="F",
+                  df=(10, 5), statistic_and_pvalue=_alpaydin_f)

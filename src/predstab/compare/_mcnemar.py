@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning
+from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_signif, result
 from .._core._utils import missing_mask
 from .._core._validation import Options, validate_params
 from ._common import read_counts
 from ._power import binomial_two_sided_p
-from ._results import htest_lines
+from ._results import StatisticPvalue, htest_lines
 
 __all__ = ["mcnemar", "McNemarResult"]
 
@@ -23,26 +22,28 @@ _METHODS = ("exact", "mid-p", "asymptotic")
 
 
 @result
-class McNemarResult(Result):
+class McNemarResult(StatisticPvalue, Result):
     """Result of :func:`mcnemar`.
+
+    Unpacks to ``(statistic, pvalue)``, as SciPy's test results do.
 
     Attributes
     ----------
     statistic : float
-        Exact and mid-p: ``min(b, c)``, the smaller discordant count (statsmodels'
+        Exact and mid-p: ``min(n12, n21)``, the smaller discordant count (statsmodels'
         convention). Asymptotic: McNemar's (or Bowker's) chi-squared.
     pvalue : float
         Two-sided p-value; NaN when there are no cases.
     table : tuple
-        2 x 2: ``(a, b, c, d)``: both succeed, regressions (old success, new failure),
-        improvements (old failure, new success), both fail. k x k: the table as a tuple of
-        rows.
+        2 x 2: ``(n11, n12, n21, n22)``: both succeed, regressions (A succeeds, B fails),
+        improvements (A fails, B succeeds), both fail. k x k: the table as a tuple of rows.
     n : int
         Cases used.
     discordant : int
         Off-diagonal cases (``b + c`` for 2 x 2).
     delta_pp : float
-        Change in success rate, percentage points: ``100 (c - b) / n`` (NaN for k x k).
+        Change in success rate B minus A, percentage points: ``100 (n21 - n12) / n``
+        (NaN for k x k).
     method : str
         "exact", "mid-p" or "asymptotic".
     df : int or None
@@ -68,12 +69,12 @@ class McNemarResult(Result):
 
     @property
     def regressions(self) -> int:
-        """``b``: cases the old model got right and the new one wrong (2 x 2 only)."""
+        """``n12``: cases A got right and B wrong (2 x 2 only)."""
         return self.table[1] if len(self.table) == 4 else None
 
     @property
     def improvements(self) -> int:
-        """``c``: cases the old model got wrong and the new one right (2 x 2 only)."""
+        """``n21``: cases A got wrong and B right (2 x 2 only)."""
         return self.table[2] if len(self.table) == 4 else None
 
     @property
@@ -81,21 +82,19 @@ class McNemarResult(Result):
         """R's ``method`` string."""
         if self.method == "asymptotic":
             return "McNemar's Chi-squared test" + (" with continuity correction" if self.correction else "")
-        return ("Exact" if self.method == "exact" else "Mid-p") + " McNemar test (binomial, b vs c)"
+        return ("Exact" if self.method == "exact" else "Mid-p") + " McNemar test (binomial, n12 vs n21)"
 
     def _str_lines(self):
         if self.method == "asymptotic":
             return htest_lines(self.r_method, data="table", statistic_name="McNemar's chi-squared",
                                statistic=self.statistic, parameters=[("df", self.df)], pvalue=self.pvalue)
         return htest_lines(self.r_method, data="table",
-                           statistic_name="min(b, c)", statistic=self.statistic,
+                           statistic_name="min(n12, n21)", statistic=self.statistic,
                            parameters=[("discordant", self.discordant)], pvalue=self.pvalue) + [
             f"change in success rate: {r_signif(self.delta_pp)} percentage points (n = {self.n})"]
 
 
 def _judgments(values, name):
-    if values is None:
-        raise TypeError(f"`{name}` is required when `table` is not given.")
     try:
         arr = np.asarray(values)
     except ValueError:  # numpy refuses ragged nested sequences
@@ -124,7 +123,7 @@ def _zero_one(arr, name):
 
 
 def _is_count_frame(frame):
-    """A DataFrame of counts (``pd.crosstab(old, new)``) rather than (id, old, new) records:
+    """A DataFrame of counts (``pd.crosstab(a, b)``) rather than (id, a, b) records:
     not 3 columns, or 3 columns labelled like its rows (a 3 x 3 crosstab)."""
     if frame.shape[1] != 3:
         return True
@@ -134,7 +133,7 @@ def _is_count_frame(frame):
 def _count_frame(frame):
     """The counts of a crosstab as an array, rows and columns aligned on the union of the labels.
 
-    0/1 (or False/True) labels are put success first, the order of ``[[a, b], [c, d]]``
+    0/1 (or False/True) labels are put success first, the order of ``[[n11, n12], [n21, n22]]``
     (``pd.crosstab`` sorts 0 before 1); other labels keep the order of the rows, then the
     columns not among them.
     """
@@ -148,70 +147,76 @@ def _count_frame(frame):
     return frame.reindex(index=labels, columns=labels, fill_value=0).to_numpy()
 
 
-def _mcnemar_iv(table, old, new, ids, method, mid_p):
+def _table_or_records(table, method):
+    """``(counts, None)`` for a table of counts, ``(None, (ids, a, b))`` for case records."""
+    if isinstance(table, pd.DataFrame) and _is_count_frame(table):
+        table = _count_frame(table)
+    if isinstance(table, pd.DataFrame):
+        if table.shape[1] != 3:
+            raise ValueError(f"`a` as a DataFrame of records must have 3 columns (id, a, b); got "
+                             f"{table.shape[1]}.")
+        tab = np.asarray(list(table.itertuples(index=False, name=None)), dtype=object)
+        is_records = True
+    else:
+        tab = np.asarray(table, dtype=object)
+        # (n, 3) are case records (id, a, b); a 3 x 3 table of counts only asymptotically
+        is_records = tab.ndim == 2 and tab.shape[1] == 3 and not (method == "asymptotic"
+                                                                 and tab.shape[0] == 3)
+    if is_records:
+        if tab.ndim != 2:
+            raise ValueError(f"`a` records must be (id, a, b) triples; got shape {tab.shape}.")
+        return None, (tab[:, 0], tab[:, 1], tab[:, 2])
+    counts = read_counts(tab, "a")
+    if counts.shape != (2, 2) and method != "asymptotic":
+        raise ValueError(f"`a` must be a 2 x 2 table [[n11, n12], [n21, n22]] for method={method!r} (k x k "
+                         f"tables take method='asymptotic', Bowker's test); got shape {counts.shape}.")
+    return counts, None
+
+
+def _mcnemar_iv(a, b, ids, method, mid_p):
     if mid_p:
         if method not in ("exact", "mid-p"):
             raise ValueError(f"`mid_p=True` asks for the mid-p test; got method={method!r} as well.")
         method = "mid-p"
-    if table is not None:
-        if old is not None or new is not None or ids is not None:
-            raise TypeError("Give either `table` or `old`/`new` (with optional `ids`), not both.")
-        if isinstance(table, pd.DataFrame) and _is_count_frame(table):
-            table = _count_frame(table)
-        if isinstance(table, pd.DataFrame):
-            if table.shape[1] != 3:
-                raise ValueError(f"`table` as a DataFrame must have 3 columns (id, old, new); got "
-                                 f"{table.shape[1]}.")
-            table = list(table.itertuples(index=False, name=None))
-            tab = np.asarray(table, dtype=object)
-            is_records = True
-        else:
-            tab = np.asarray(table, dtype=object)
-            # (n, 3) are case records (id, old, new); a 3 x 3 table of counts only asymptotically
-            is_records = tab.ndim == 2 and tab.shape[1] == 3 and not (method == "asymptotic"
-                                                                     and tab.shape[0] == 3)
-        if is_records:
-            if tab.ndim != 2:
-                raise ValueError(f"`table` records must be (id, old, new) triples; got shape {tab.shape}.")
-            ids, old, new, table = tab[:, 0], tab[:, 1], tab[:, 2], None
-    if table is not None:
-        counts = read_counts(tab, "table")
-        if counts.shape != (2, 2) and method != "asymptotic":
-            raise ValueError(f"`table` must be 2 x 2 [[a, b], [c, d]] for method={method!r} (k x k tables "
-                             f"take method='asymptotic', Bowker's test); got shape {counts.shape}.")
-        return counts, method
-    old_arr, new_arr = _judgments(old, "old"), _judgments(new, "new")
-    if len(old_arr) != len(new_arr):
-        raise ValueError(f"`old` and `new` must have the same length; got {len(old_arr)} and "
-                         f"{len(new_arr)}.")
+    if b is None:  # a table of counts, or case records
+        if ids is not None:
+            raise TypeError("`ids` goes with per-case judgments `a` and `b`; a table or records in `a` "
+                            "alone carry their own (give either, not both).")
+        counts, records = _table_or_records(a, method)
+        if counts is not None:
+            return counts, method
+        ids, a, b = records
+    a_arr, b_arr = _judgments(a, "a"), _judgments(b, "b")
+    if len(a_arr) != len(b_arr):
+        raise ValueError(f"`a` and `b` must have the same length; got {len(a_arr)} and {len(b_arr)}.")
     if ids is not None:
         ids_arr = np.asarray(ids)
-        if ids_arr.shape != old_arr.shape:
-            raise ValueError(f"`ids` must have one entry per case ({len(old_arr)}); got shape "
+        if ids_arr.shape != a_arr.shape:
+            raise ValueError(f"`ids` must have one entry per case ({len(a_arr)}); got shape "
                              f"{ids_arr.shape}.")
         dup = pd.Index(ids_arr).duplicated()
         if dup.any():
             raise ValueError(f"`ids` must be unique; duplicated: {list(ids_arr[dup][:5])}.")
-    keep = ~(missing_mask(old_arr) | missing_mask(new_arr))
+    keep = ~(missing_mask(a_arr) | missing_mask(b_arr))
     if not keep.all():
-        warnings.warn(f"{int((~keep).sum())} case(s) with a missing judgment were dropped "
-                      "(never counted as failures).", PredstabDataWarning, stacklevel=4)
-    o, n = _zero_one(old_arr[keep], "old"), _zero_one(new_arr[keep], "new")
-    counts = np.bincount(2 * (1 - o) + (1 - n), minlength=4).reshape(2, 2)
+        warn_outside(f"{int((~keep).sum())} case(s) with a missing judgment were dropped "
+                     "(never counted as failures).", PredstabDataWarning)
+    ja, jb = _zero_one(a_arr[keep], "a"), _zero_one(b_arr[keep], "b")
+    counts = np.bincount(2 * (1 - ja) + (1 - jb), minlength=4).reshape(2, 2)
     return counts.astype(np.int64), method
 
 
-def _binomial_p(b, c, method):
-    """Two-sided exact or mid-p value of min(b, c) in Binomial(b + c, 1/2)."""
-    m, k = b + c, min(b, c)
+def _binomial_p(n12, n21, method):
+    """Two-sided exact or mid-p value of min(n12, n21) in Binomial(n12 + n21, 1/2)."""
+    m, k = n12 + n21, min(n12, n21)
     exact = binomial_two_sided_p(k, m)
     if method == "exact":
         return exact
-    # mid-p: the exact p-value minus half the probability of the observed |b - c|: for b != c
-    # that is P(X = b) + P(X = c) = 2 P(X = k); for b = c it is P(X = b) alone, so
-    # mid-p = 1 - P(X = b) / 2 (Fagerland, Lydersen & Laake 2013)
+    # mid-p: the exact p-value minus half the probability of the observed |n12 - n21|: when they
+    # differ that is P(X = n12) + P(X = n21) = 2 P(X = k); when equal P(X = n12) alone, so
+    # mid-p = 1 - P(X = n12) / 2 (Fagerland, Lydersen & Laake 2013)
     pmf = float(stats.binom.pmf(k, m, 0.5))
-    return exact - (0.5 * pmf if b == c else pmf)
+    return exact - (0.5 * pmf if n12 == n21 else pmf)
 
 
 def _chi_square(counts, correction):
@@ -228,57 +233,60 @@ def _chi_square(counts, correction):
 
 
 @validate_params({
-    "table": ["array-like", pd.DataFrame, None],
-    "old": ["array-like", None],
-    "new": ["array-like", None],
+    "a": ["array-like", pd.DataFrame],
+    "b": ["array-like", None],
     "ids": ["array-like", None],
     "method": [Options(_METHODS)],
     "correction": ["boolean"],
     "mid_p": ["boolean"],
-})
-def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correction=True, mid_p=False):
-    r"""Paired McNemar test: did the new model fix more cases than it broke?
+}, renamed={"table": "a", "old": "a", "new": "b"})
+def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=False):
+    r"""Paired McNemar test: did B fix more cases than it broke?
 
-    From the 2 × 2 table of paired judgments (rows: old success / failure; columns: new
-    success / failure) only the discordant cases count: ``b`` regressions and ``c``
-    improvements, :math:`m = b + c`. Under the null each discordant case is equally likely
-    to go either way. The exact test (default) is
-
-    .. math::
-
-        p = \min\{1,\ 2 P[X \le \min(b, c)]\},\qquad X \sim \text{Binomial}(m, 1/2);
-
-    the mid-p test subtracts half the probability of the observed :math:`|b - c|`
-    (:math:`P[X = \min(b, c)]` when :math:`b \ne c`, :math:`\tfrac12 P[X = b]` when
-    :math:`b = c`, so that its p-value is :math:`1 - \tfrac12 P[X = b]` there, not 1); the
-    asymptotic test refers
+    Like R's ``mcnemar.test(x, y = NULL)``: ``mcnemar(a, b)`` takes the per-case judgments
+    of A and B, ``mcnemar(a)`` a table of counts (or case records). From the 2 × 2 table
+    of paired judgments (rows: A's success / failure; columns: B's success / failure) only
+    the discordant cases count: :math:`n_{12}` regressions (A right, B wrong) and
+    :math:`n_{21}` improvements, :math:`m = n_{12} + n_{21}`. Under the null each
+    discordant case is equally likely to go either way. The exact test (default) is
 
     .. math::
 
-        \chi^2 = \frac{(|b - c| - 1)^2}{b + c}\quad(\text{``correction=False``: } (b - c)^2/(b + c))
+        p = \min\{1,\ 2 P[X \le \min(n_{12}, n_{21})]\},\qquad X \sim \text{Binomial}(m, 1/2);
+
+    the mid-p test subtracts half the probability of the observed
+    :math:`|n_{12} - n_{21}|` (:math:`P[X = \min(n_{12}, n_{21})]` when they differ,
+    :math:`\tfrac12 P[X = n_{12}]` when they are equal, so that its p-value is
+    :math:`1 - \tfrac12 P[X = n_{12}]` there, not 1); the asymptotic test refers
+
+    .. math::
+
+        \chi^2 = \frac{(|n_{12} - n_{21}| - 1)^2}{n_{12} + n_{21}}
+        \quad(\text{``correction=False``: } (n_{12} - n_{21})^2/(n_{12} + n_{21}))
 
     to :math:`\chi^2_1`. A k × k table (k ≥ 3) gets Bowker's symmetry test,
     :math:`\chi^2 = \sum_{i<j} (n_{ij} - n_{ji})^2 / (n_{ij} + n_{ji})` on
-    :math:`k(k-1)/2` degrees of freedom (``method="asymptotic"`` only).
+    :math:`k(k-1)/2` degrees of freedom (``method="asymptotic"`` only). The change in
+    success rate, ``.delta_pp``, is B minus A.
 
     Parameters
     ----------
-    table : array-like of shape (2, 2), (k, k) or (n_cases, 3), or DataFrame, optional
-        The counts ``[[a, b], [c, d]]`` (or a k × k table: row = class given by the first
-        classifier, column = by the second), or case records ``(id, old, new)`` (a sequence
-        of triples or a 3-column DataFrame). A DataFrame of counts such as
-        ``pd.crosstab(old, new)`` works too (a DataFrame that does not have 3 columns, or whose
-        3 columns carry its row labels): rows and columns are aligned on their labels (a
-        category one classifier never gives counts 0), and 0/1 or False/True labels are put
-        success (1) first, so ``pd.crosstab`` of 0/1 judgments gives the same test as
-        ``mcnemar(old=, new=)``. Give this or ``old`` and ``new``. With
+    a : array-like of shape (n_cases,), (2, 2), (k, k) or (n_cases, 3), or DataFrame
+        With ``b``: A's per-case judgments, 1 = success, 0 = failure (booleans accepted).
+        Alone: the counts ``[[n11, n12], [n21, n22]]`` (or a k × k table: row = class given
+        by A, column = by B), or case records ``(id, a, b)`` (a sequence of triples or a
+        3-column DataFrame). A DataFrame of counts such as ``pd.crosstab(a, b)`` works too
+        (a DataFrame that does not have 3 columns, or whose 3 columns carry its row labels):
+        rows and columns are aligned on their labels (a category one classifier never gives
+        counts 0), and 0/1 or False/True labels are put success (1) first, so
+        ``pd.crosstab`` of 0/1 judgments gives the same test as ``mcnemar(a, b)``. With
         ``method="asymptotic"`` a 3 × 3 array is a table of counts, not three records.
-    old, new : array-like of shape (n_cases,), optional
-        Per-case judgments, 1 = success, 0 = failure (booleans accepted). A missing
-        judgment (None/NaN/pd.NA) drops the case with a warning; it is never imputed as a
-        failure.
+    b : array-like of shape (n_cases,), optional
+        B's per-case judgments, matched with ``a`` by position. A missing judgment
+        (None/NaN/pd.NA) in ``a`` or ``b`` drops the case with a warning; it is never
+        imputed as a failure.
     ids : array-like of shape (n_cases,), optional
-        Case identifiers; duplicates are rejected.
+        Case identifiers of the judgments; duplicates are rejected.
     method : {"exact", "mid-p", "asymptotic"}, default "exact"
     correction : bool, default True
         Continuity correction of the asymptotic 2 × 2 test (R's ``correct``); as in R it
@@ -290,7 +298,7 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     -------
     McNemarResult
         ``.statistic``, ``.pvalue``, ``.table``, ``.n``, ``.discordant``, ``.delta_pp``,
-        ``.method``, ``.df`` (asymptotic).
+        ``.method``, ``.df`` (asymptotic); unpacks to ``(statistic, pvalue)``.
 
     Warns
     -----
@@ -319,9 +327,9 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     matched-pairs data: mid-p and asymptotic are better than exact conditional.
     *BMC Med. Res. Methodol.* 13, 91. https://doi.org/10.1186/1471-2288-13-91
 
-    Matches `stats::binom.test(min(b, c), b + c, 0.5)$p.value` (exact; statsmodels'
-    ``mcnemar(exact=True)``) and `stats::mcnemar.test(table, correct =)` (asymptotic and
-    Bowker); see validation/.
+    Matches `stats::binom.test(min(n12, n21), n12 + n21, 0.5)$p.value` (exact; statsmodels'
+    ``mcnemar(exact=True)``) and `stats::mcnemar.test(table, correct = correction)` (asymptotic
+    and Bowker); see validation/.
 
     Examples
     --------
@@ -332,16 +340,17 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     0.546494
     >>> round(mcnemar([[24, 10, 10], [5, 30, 7], [5, 14, 14]], method="asymptotic").statistic, 4)
     5.6667
-    >>> mcnemar(old=[1, 1, 0, 0, 1], new=[1, 0, 1, 1, 1]).table
-    (2, 1, 2, 0)
+    >>> r = mcnemar([1, 1, 0, 0, 1], [1, 0, 1, 1, 1])
+    >>> r.table, r.delta_pp
+    ((2, 1, 2, 0), 20.0)
     >>> mcnemar([("q1", 1, 1), ("q2", 0, 1), ("q3", 1, 0), ("q4", 0, 1)]).table
     (1, 1, 2, 0)
     >>> import pandas as pd
-    >>> old, new = pd.Series([1, 1, 0, 0, 1], name="old"), pd.Series([1, 0, 1, 1, 1], name="new")
-    >>> mcnemar(pd.crosstab(old, new)).table
+    >>> a, b = pd.Series([1, 1, 0, 0, 1], name="A"), pd.Series([1, 0, 1, 1, 1], name="B")
+    >>> mcnemar(pd.crosstab(a, b)).table
     (2, 1, 2, 0)
     """
-    counts, method = _mcnemar_iv(table, old, new, ids, method, mid_p)
+    counts, method = _mcnemar_iv(a, b, ids, method, mid_p)
     n = int(counts.sum())
     two = counts.shape == (2, 2)
     shown = tuple(int(v) for v in counts.ravel()) if two else tuple(tuple(int(v) for v in row)
@@ -350,20 +359,20 @@ def mcnemar(table=None, *, old=None, new=None, ids=None, method="exact", correct
     corrected = bool(correction and two and method == "asymptotic")
     df = None
     if n == 0:
-        warnings.warn("There are no cases; the McNemar p-value is undefined and set to NaN.",
-                      PredstabUndefinedWarning, stacklevel=2)
+        warn_outside("There are no cases; the McNemar p-value is undefined and set to NaN.",
+                     PredstabUndefinedWarning)
         stat, pvalue, delta = float("nan"), float("nan"), float("nan")
         if method == "asymptotic":
             df = int(counts.shape[0] * (counts.shape[0] - 1) // 2)
     else:
-        b, c = int(counts[0, 1]), int(counts[1, 0])
-        delta = 100.0 * (c - b) / n if two else float("nan")
+        n12, n21 = int(counts[0, 1]), int(counts[1, 0])
+        delta = 100.0 * (n21 - n12) / n if two else float("nan")
         if method == "asymptotic":
             stat, df, pvalue = _chi_square(counts, corrected)
             if off == 0:
                 stat, pvalue = 0.0, 1.0
         else:
-            stat = float(min(b, c))
-            pvalue = 1.0 if off == 0 else _binomial_p(b, c, method)
+            stat = float(min(n12, n21))
+            pvalue = 1.0 if off == 0 else _binomial_p(n12, n21, method)
     return McNemarResult(statistic=stat, pvalue=pvalue, table=shown, n=n, discordant=off, delta_pp=delta,
                          method=method, df=df, correction=corrected)

@@ -7,34 +7,35 @@ from numbers import Integral
 import numpy as np
 from scipy import stats
 
+from .._core._docstrings import fill_doc
 from .._core._utils import check_rng
 from .._core._validation import Interval, validate_params
-from ._common import ALTERNATIVE, read_scores, rng_keyword
+from ._common import ALTERNATIVE, DOC, read_scores, rng_keyword
 from ._resampling import sign_flip_pvalue, two_sample_pvalue
 from ._results import TestResult
 
 __all__ = ["mean_permutation_test"]
 
 
-def _enumerable(paired, n_a, n_b, n_permutations):
+def _enumerable(paired, n_a, n_b, n_resamples):
     """True when the arrangements (2^n sign flips, or C(n_a + n_b, n_a) splits) are at most
-    ``n_permutations``. The binomial coefficient is built term by term and abandoned once
-    it passes ``n_permutations``: ``math.comb(2e6, 1e6)`` has 600,000 digits and took seconds."""
+    ``n_resamples``. The binomial coefficient is built term by term and abandoned once
+    it passes ``n_resamples``: ``math.comb(2e6, 1e6)`` has 600,000 digits and took seconds."""
     if paired:
-        return n_a < 63 and 2 ** n_a <= n_permutations
+        return n_a < 63 and 2 ** n_a <= n_resamples
     count = 1
     for k in range(1, min(n_a, n_b) + 1):     # C(N, k) grows with k up to N / 2
         count = count * (n_a + n_b - k + 1) // k
-        if count > n_permutations:
+        if count > n_resamples:
             return False
     return True
 
 
-def _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch):
+def _two_sample_pvalue(a, b, n_resamples, exact, rng, alternative, batch):
     """All splits of the pooled scores by :func:`scipy.stats.permutation_test`; random ones by
     :func:`predstab.compare._resampling.two_sample_pvalue`."""
     if not exact:
-        return two_sample_pvalue(a, b, n_permutations=int(n_permutations), rng=rng, alternative=alternative)
+        return two_sample_pvalue(a, b, n_resamples=int(n_resamples), rng=rng, alternative=alternative)
     if alternative == "two-sided":
         def statistic(x, y, axis=-1):
             return np.abs(np.mean(y, axis=axis) - np.mean(x, axis=axis))
@@ -46,15 +47,17 @@ def _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch):
     width = a.size + b.size
     batch = max(1, min(int(batch), 4_000_000 // width))  # at most ~32 MB of arrangements at a time
     res = stats.permutation_test((a, b), statistic, permutation_type="independent", vectorized=True,
-                                 n_resamples=np.inf if exact else int(n_permutations), alternative=side,
+                                 n_resamples=np.inf, alternative=side,
                                  batch=batch, **rng_keyword(stats.permutation_test, rng))
     return res.pvalue
 
 
+@fill_doc(**DOC)
 @validate_params({"a": ["array-like"], "b": ["array-like"], "paired": ["boolean"],
-                  "n_permutations": [Interval(Integral, 1, None)], "alternative": ALTERNATIVE,
-                  "random_state": ["random_state"], "batch": [Interval(Integral, 1, None)]})
-def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternative="two-sided",
+                  "n_resamples": [Interval(Integral, 1, None)], "alternative": ALTERNATIVE,
+                  "random_state": ["random_state"], "batch": [Interval(Integral, 1, None)]},
+                 renamed={"n_permutations": "n_resamples"})
+def mean_permutation_test(a, b, /, *, paired=False, n_resamples=9999, alternative="two-sided",
                           random_state=None, batch=1000):
     r"""Permutation test of the difference of means, B minus A (exact when enumeration is small).
 
@@ -65,9 +68,9 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
 
     .. math::
 
-        p = \frac{\text{hits} + 1}{n_{perm} + 1},
+        p = \frac{\text{hits} + 1}{n_{resamples} + 1},
 
-    which is a valid p-value (never 0) for a Monte Carlo test. When ``n_permutations`` is at
+    which is a valid p-value (never 0) for a Monte Carlo test. When ``n_resamples`` is at
     least the number of distinct arrangements (:math:`2^n` sign flips, or
     :math:`\binom{n_a + n_b}{n_a}` splits), every arrangement is enumerated instead and
     :math:`p = \text{hits} / \text{arrangements}` is exact (``.method`` says which). The
@@ -93,12 +96,10 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
     a, b : array-like of shape (n_a,), (n_b,)
         Scores of A and B (same length when ``paired``).
     paired : bool, default False
-    n_permutations : int, default 9999
-        Random arrangements (Monte Carlo), unless all arrangements are fewer.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        "greater": B's mean is larger.
-    random_state : None, int or numpy.random.Generator
-        Same seed, same p-value.
+    n_resamples : int, default 9999
+        Random arrangements (Monte Carlo), unless all arrangements are fewer (scipy's name).
+    %(alternative)s
+    %(random_state)s
     batch : int, default 1000
         Arrangements evaluated per block. It bounds memory, never the result: paired, the
         blocks hold at most ``min(batch, ...)`` sign patterns so that a block's arrays stay
@@ -110,7 +111,8 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
     Returns
     -------
     TestResult
-        ``.statistic`` and ``.estimate`` (mean(b) - mean(a)), ``.pvalue``, ``.method``.
+        ``.statistic`` and ``.estimate`` (mean(b) - mean(a)), ``.pvalue``, ``.method``;
+        ``statistic, pvalue = mean_permutation_test(a, b)`` unpacks as SciPy's.
 
     References
     ----------
@@ -137,12 +139,12 @@ def mean_permutation_test(a, b, *, paired=False, n_permutations=9999, alternativ
                          f"{a.size} and {b.size}.")
     rng = check_rng(random_state)
     observed = float(b.mean() - a.mean())
-    exact = _enumerable(paired, a.size, b.size, int(n_permutations))
+    exact = _enumerable(paired, a.size, b.size, int(n_resamples))
     if paired:
-        pvalue = sign_flip_pvalue(b - a, n_permutations=int(n_permutations), exact=exact, rng=rng,
+        pvalue = sign_flip_pvalue(b - a, n_resamples=int(n_resamples), exact=exact, rng=rng,
                                   alternative=alternative, batch=int(batch))
     else:
-        pvalue = _two_sample_pvalue(a, b, n_permutations, exact, rng, alternative, batch)
+        pvalue = _two_sample_pvalue(a, b, n_resamples, exact, rng, alternative, batch)
     kind = "Exact" if exact else "Monte Carlo"
     design = "paired" if paired else "two-sample"
     return TestResult(statistic=observed, pvalue=float(pvalue), estimate=observed,

@@ -8,11 +8,12 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import stats
 
+from .._core._docstrings import fill_doc
 from .._core._results import Result, result
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
-from ._common import CONFIDENCE, PROBABILITY
-from ._results import htest_lines
+from ._common import ALTERNATIVE, CONFIDENCE, DOC, PROBABILITY
+from ._results import StatisticPvalue, htest_lines
 from ._rmath import R_UNIROOT_TOL, brent_zero
 
 __all__ = [
@@ -25,6 +26,7 @@ _SIDES = ("two-sided", "one-sided")
 _EFFECT = [Interval(Real, None, None, closed="neither")]
 _N = [Interval(Real, 2, None)]
 _DESIGN = {"strict": ["boolean"], "test": [Options(_TESTS)], "alternative": [Options(_SIDES)]}
+_ALPHA = {"alpha": "significance"}   # the name before predstab 0.2.0
 
 
 def _check_effect(d, alternative):
@@ -33,7 +35,8 @@ def _check_effect(d, alternative):
     if d == 0:
         raise ValueError(f"`d` must be non-zero (a zero effect cannot be detected); got {d!r}.")
     # two-sided: the sign does not matter (R takes abs(delta)); one-sided: the test looks for
-    # a positive effect, so a negative d has power below alpha, as in R
+    # a positive effect (B better than A), so a negative d has power below the significance
+    # level, as in R
     return abs(float(d)) if alternative == "two-sided" else float(d)
 
 
@@ -42,9 +45,20 @@ def _finite(name, value):
         raise ValueError(f"`{name}` must be finite; got {value!r}.")
 
 
-def _power_exceeds_alpha(power, alpha):
-    if power <= alpha:
-        raise ValueError(f"`power` must exceed `alpha`; got power={power}, alpha={alpha}.")
+def _power_exceeds_significance(power, significance):
+    if power <= significance:
+        raise ValueError(f"`power` must exceed `significance`; got power={power}, "
+                         f"significance={significance}.")
+
+
+def _sample_size_iv(d, significance, power, test, alternative, ratio):
+    """The effect to solve for (:func:`_check_effect`) after the checks :func:`power_ttest_n` and
+    :func:`seeds_needed` share."""
+    if test != "two-sample" and ratio != 1.0:
+        raise ValueError(f"`ratio` applies to test='two-sample' only; got test={test!r}.")
+    _finite("ratio", ratio)
+    _power_exceeds_significance(power, significance)
+    return _check_effect(d, alternative)
 
 
 def _noncentral_t_sf(q, nu, ncp):
@@ -56,7 +70,7 @@ def _noncentral_t_sf(q, nu, ncp):
     return upper
 
 
-def _power(d, n, alpha, strict, test="two-sample", alternative="two-sided", n_b=None):
+def _power(d, n, significance, strict, test="two-sample", alternative="two-sided", n_b=None):
     """Power of the t-test as R's ``power.t.test`` (and ``pwr.t2n.test`` for ``n_b``) computes it."""
     if test == "two-sample":
         n_b = n if n_b is None else n_b
@@ -66,7 +80,7 @@ def _power(d, n, alpha, strict, test="two-sample", alternative="two-sided", n_b=
         nu = n - 1.0
         ncp = d * math.sqrt(n)
     sides = 2.0 if alternative == "two-sided" else 1.0
-    q = float(stats.t.isf(alpha / sides, nu))
+    q = float(stats.t.isf(significance / sides, nu))
     upper = _noncentral_t_sf(q, nu, ncp)
     if not strict or sides == 1.0:
         return upper
@@ -82,13 +96,16 @@ def _power(d, n, alpha, strict, test="two-sample", alternative="two-sided", n_b=
 
 
 
-@validate_params({"d": _EFFECT, "n": _N, "alpha": PROBABILITY, "n_b": [Interval(Real, 2, None), None],
-                  **_DESIGN})
-def power_ttest(d, n, *, alpha=0.05, strict=True, test="two-sample", alternative="two-sided", n_b=None):
+@fill_doc(**DOC)
+@validate_params({"d": _EFFECT, "n": _N, "significance": PROBABILITY, "n_b": [Interval(Real, 2, None), None],
+                  **_DESIGN}, renamed=_ALPHA)
+def power_ttest(d, n, *, significance=0.05, strict=True, test="two-sample", alternative="two-sided",
+                n_b=None):
     r"""Power of the t-test: two-sample with ``n`` runs (seeds) per arm, one-sample or paired.
 
     With :math:`\nu` degrees of freedom, noncentrality :math:`\delta` and
-    :math:`q = t_{1-\alpha/s,\nu}` (:math:`s = 2` two-sided, 1 one-sided),
+    :math:`q = t_{1-\alpha/s,\nu}` (:math:`\alpha` the ``significance``, :math:`s = 2`
+    two-sided, 1 one-sided),
 
     .. math::
 
@@ -103,18 +120,15 @@ def power_ttest(d, n, *, alpha=0.05, strict=True, test="two-sample", alternative
     Parameters
     ----------
     d : float
-        Standardised effect: difference of means over the common SD (Cohen's d); for
-        ``test="paired"`` the mean difference over the SD of the differences; for
+        Standardised effect B minus A: difference of means over the common SD (Cohen's d);
+        for ``test="paired"`` the mean difference over the SD of the differences; for
         ``"one-sample"`` (mean - mu) / SD. One-sided tests look for ``d > 0``.
     n : float
         Runs per arm (two-sample), observations or pairs (may be fractional, as in R).
-    alpha : float, default 0.05
-        Significance level.
-    strict : bool, default True
-        Count both rejection tails of a two-sided test.
-    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
-        R's ``type``.
-    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    %(significance)s
+    %(strict)s
+    %(test)s
+    %(sides)s
     n_b : float, optional
         Runs of the second arm when the arms differ in size (two-sample only; ``n`` is then
         the first arm), as ``pwr::pwr.t2n.test``.
@@ -133,7 +147,8 @@ def power_ttest(d, n, *, alpha=0.05, strict=True, test="two-sample", alternative
     Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences* (2nd ed.).
     https://doi.org/10.4324/9780203771587
 
-    Matches `stats::power.t.test(n, delta = d, sd = 1, type =, alternative =, strict =)$power`
+    Matches `stats::power.t.test(n, delta = d, sd = 1, sig.level = significance, type =, alternative =,
+    strict =)$power`
     (and ``pwr::pwr.t2n.test(n1, n2, d)`` for unequal arms); see validation/.
 
     Examples
@@ -150,13 +165,14 @@ def power_ttest(d, n, *, alpha=0.05, strict=True, test="two-sample", alternative
     _finite("n", n)
     _finite("n_b", n_b)
     d = _check_effect(d, alternative)
-    return _power(d, float(n), float(alpha), bool(strict), test, alternative,
+    return _power(d, float(n), float(significance), bool(strict), test, alternative,
                   None if n_b is None else float(n_b))
 
 
-def _solve_n(d, alpha, power, strict, test, alternative, ratio, tol):
+def _solve_n(d, significance, power, strict, test, alternative, ratio, tol):
     def gap(n):
-        return _power(d, n, alpha, strict, test, alternative, None if ratio == 1.0 else ratio * n) - power
+        return _power(d, n, significance, strict, test, alternative,
+                      None if ratio == 1.0 else ratio * n) - power
 
     # R's bracket; like uniroot(extendInt = "upX") it is widened only for tiny effects
     upper = 1e7
@@ -165,11 +181,12 @@ def _solve_n(d, alpha, power, strict, test, alternative, ratio, tol):
     return gap, upper
 
 
-@validate_params({"d": _EFFECT, "alpha": PROBABILITY, "power": PROBABILITY,
+@fill_doc(**DOC)
+@validate_params({"d": _EFFECT, "significance": PROBABILITY, "power": PROBABILITY,
                   "ratio": [Interval(Real, 0, None, closed="neither")],
-                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
-def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
-                  ratio=1.0, tol=R_UNIROOT_TOL):
+                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN}, renamed=_ALPHA)
+def power_ttest_n(d, *, significance=0.05, power=0.8, strict=True, test="two-sample",
+                  alternative="two-sided", ratio=1.0, tol=R_UNIROOT_TOL):
     r"""Fractional runs per arm (or pairs) at which the t-test reaches ``power`` (R's ``n``).
 
     Solves :func:`power_ttest` ``(d, n) = power`` for ``n`` on :math:`[2, 10^7]` with Brent's
@@ -181,12 +198,8 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", a
     Parameters
     ----------
     d : float
-        Standardised effect.
-    alpha : float, default 0.05
-    power : float, default 0.8
-    strict : bool, default True
-    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
-    alternative : {"two-sided", "one-sided"}, default "two-sided"
+        Standardised effect B minus A.
+    %(power_design)s
     ratio : float, default 1
         Size of the second arm over the first (two-sample only): the answer is the first
         arm's size, the second is ``ratio * n``.
@@ -201,42 +214,37 @@ def power_ttest_n(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", a
     ----------
     Brent, R. P. (1973). *Algorithms for Minimization without Derivatives*. Prentice-Hall.
 
-    Matches `stats::power.t.test(delta = d, sd = 1, power = power, type =, alternative =,
-    strict =, tol =)$n`; see validation/.
+    Matches `stats::power.t.test(delta = d, sd = 1, sig.level = significance, power = power, type =,
+    alternative =, strict =, tol =)$n`; see validation/.
 
     Examples
     --------
     >>> round(power_ttest_n(0.5), 3)
     63.766
     """
-    if test != "two-sample" and ratio != 1.0:
-        raise ValueError(f"`ratio` applies to test='two-sample' only; got test={test!r}.")
-    _finite("ratio", ratio)
-    _power_exceeds_alpha(power, alpha)
-    d = _check_effect(d, alternative)
-    gap, upper = _solve_n(d, float(alpha), float(power), bool(strict), test, alternative, float(ratio), tol)
+    d = _sample_size_iv(d, significance, power, test, alternative, ratio)
+    gap, upper = _solve_n(d, float(significance), float(power), bool(strict), test, alternative, float(ratio),
+                          tol)
     return brent_zero(gap, 2.0, upper, tol=float(tol))
 
 
-@validate_params({"d": _EFFECT, "alpha": PROBABILITY, "power": PROBABILITY,
-                  "ratio": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
-def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
+@fill_doc(**DOC)
+@validate_params({"d": _EFFECT, "significance": PROBABILITY, "power": PROBABILITY,
+                  "ratio": [Interval(Real, 0, None, closed="neither")], **_DESIGN}, renamed=_ALPHA)
+def seeds_needed(d, *, significance=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
                  ratio=1.0):
     r"""Smallest whole number of runs (seeds) per arm for the t-test to reach ``power``.
 
     The power of the t-test increases with ``n``, so the answer is the ceiling of the exact
     root of ``power_ttest(d, n) = power``, checked on the integers either side. The normal
-    approximation is :math:`2(z_{1-\alpha/2} + z_{power})^2 / d^2` (15.6978/d² by default).
+    approximation is :math:`2(z_{1-\alpha/2} + z_{power})^2 / d^2` (:math:`\alpha` the
+    ``significance``; 15.6978/d² by default).
 
     Parameters
     ----------
     d : float
-        Standardised effect (Cohen's d) to detect.
-    alpha : float, default 0.05
-    power : float, default 0.8
-    strict : bool, default True
-    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
-    alternative : {"two-sided", "one-sided"}, default "two-sided"
+        Standardised effect B minus A (Cohen's d) to detect.
+    %(power_design)s
     ratio : float, default 1
         Second arm over the first (two-sample); the second arm has ``ratio * n`` runs
         (rounded up by the caller).
@@ -252,19 +260,17 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", al
     analysis in deep reinforcement learning experiments. arXiv:1806.08295.
     https://doi.org/10.48550/arXiv.1806.08295
 
-    Matches `ceiling(stats::power.t.test(delta = d, power = power)$n)`; see validation/.
+    Matches `ceiling(stats::power.t.test(delta = d, sig.level = significance, power = power)$n)`;
+    see validation/.
 
     Examples
     --------
     >>> [seeds_needed(d) for d in (0.2, 0.5, 1.0, 1.5, 2.0, 3.0)]
     [394, 64, 17, 9, 6, 4]
     """
-    if test != "two-sample" and ratio != 1.0:
-        raise ValueError(f"`ratio` applies to test='two-sample' only; got test={test!r}.")
-    _finite("ratio", ratio)
-    _power_exceeds_alpha(power, alpha)
-    d = _check_effect(d, alternative)
-    gap, upper = _solve_n(d, float(alpha), float(power), bool(strict), test, alternative, float(ratio), 1e-9)
+    d = _sample_size_iv(d, significance, power, test, alternative, ratio)
+    gap, upper = _solve_n(d, float(significance), float(power), bool(strict), test, alternative, float(ratio),
+                          1e-9)
     if gap(2.0) >= 0:
         return 2
     root = brent_zero(gap, 2.0, upper, tol=1e-9)
@@ -276,10 +282,11 @@ def seeds_needed(d, *, alpha=0.05, power=0.8, strict=True, test="two-sample", al
     return int(n)
 
 
-@validate_params({"n": _N, "alpha": PROBABILITY, "power": PROBABILITY,
-                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN})
-def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample", alternative="two-sided",
-                      tol=1e-12):
+@fill_doc(**DOC)
+@validate_params({"n": _N, "significance": PROBABILITY, "power": PROBABILITY,
+                  "tol": [Interval(Real, 0, None, closed="neither")], **_DESIGN}, renamed=_ALPHA)
+def detectable_effect(n, *, significance=0.05, power=0.8, strict=True, test="two-sample",
+                      alternative="two-sided", tol=1e-12):
     r"""Smallest standardised effect the t-test detects with ``power`` at ``n`` per arm.
 
     Solves ``power_ttest(d, n) = power`` for ``d`` on R's bracket :math:`[10^{-7}, 10^7]`
@@ -290,11 +297,7 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample
     ----------
     n : float
         Runs per arm (pairs, observations).
-    alpha : float, default 0.05
-    power : float, default 0.8
-    strict : bool, default True
-    test : {"two-sample", "one-sample", "paired"}, default "two-sample"
-    alternative : {"two-sided", "one-sided"}, default "two-sided"
+    %(power_design)s
     tol : float, default 1e-12
 
     Returns
@@ -306,8 +309,8 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample
     Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences* (2nd ed.).
     https://doi.org/10.4324/9780203771587
 
-    Matches `stats::power.t.test(n = n, power = power, type =, alternative =, tol =)$delta`;
-    see validation/.
+    Matches `stats::power.t.test(n = n, sig.level = significance, power = power, type =, alternative =,
+    tol =)$delta`; see validation/.
 
     Examples
     --------
@@ -315,11 +318,11 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample
     [3.07, 2.02, 1.32, 0.91, 0.74, 0.5, 0.4]
     """
     _finite("n", n)
-    _power_exceeds_alpha(power, alpha)
-    alpha, power, n = float(alpha), float(power), float(n)
+    _power_exceeds_significance(power, significance)
+    significance, power, n = float(significance), float(power), float(n)
 
     def gap(d):
-        return _power(d, n, alpha, bool(strict), test, alternative) - power
+        return _power(d, n, significance, bool(strict), test, alternative) - power
 
     hi = 1e7
     while gap(hi) < 0:  # pragma: no cover - power at d = 1e7 is 1 for any n >= 2
@@ -328,8 +331,10 @@ def detectable_effect(n, *, alpha=0.05, power=0.8, strict=True, test="two-sample
 
 
 @result
-class WinRateResult(Result):
+class WinRateResult(StatisticPvalue, Result):
     r"""Exact binomial test of a win rate against ``p`` (1/2 by default).
+
+    Unpacks to ``(statistic, pvalue)`` (the win rate and its p-value), as SciPy's test results do.
 
     Attributes
     ----------
@@ -383,10 +388,10 @@ def binomial_two_sided_p(x, n):
     return min(1.0, 2.0 * float(stats.binom.cdf(k, n, 0.5)))
 
 
+@fill_doc(**DOC)
 @validate_params({"wins": [Interval(Integral, 0, None)], "n": [Interval(Integral, 1, None)],
-                  "p": PROBABILITY, "alternative": [Options(("two-sided", "greater", "less"))],
-                  "confidence_level": CONFIDENCE})
-def win_rate_test(wins, n, *, p=0.5, alternative="two-sided", confidence_level=0.95):
+                  "p": PROBABILITY, "alternative": ALTERNATIVE, "confidence_level": CONFIDENCE})
+def win_rate_test(wins, n, /, *, p=0.5, alternative="two-sided", confidence_level=0.95):
     r"""Is a win rate different from 1/2 (or ``p``)? Exact binomial test with exact and Wald intervals.
 
     .. math::
@@ -405,7 +410,8 @@ def win_rate_test(wins, n, *, p=0.5, alternative="two-sided", confidence_level=0
     p : float, default 0.5
         Win rate under the null.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
-    confidence_level : float, default 0.95
+        "greater": B wins more often than ``p``; "less": less often.
+    %(confidence_level)s
 
     Returns
     -------
@@ -461,32 +467,34 @@ class GamesNeeded(Result):
     _title = "Games needed for the exact binomial test of a win rate against 1/2"
 
 
-def _exact_binomial_power(n, p, alpha):
+def _exact_binomial_power(n, p, significance):
     """Power of the exact two-sided binomial test of 1/2 with ``n`` games at true rate ``p``.
 
     ``n`` may be an array. The test rejects when ``x <= k`` or ``x >= n - k``, with ``k`` the
-    largest count whose two-sided p-value ``2 P[X <= k]`` is at most ``alpha`` (none: power 0).
+    largest count whose two-sided p-value ``2 P[X <= k]`` is at most ``significance`` (none:
+    power 0).
     """
     n = np.asarray(n, dtype=np.int64)
-    k = stats.binom.ppf(alpha / 2.0, n, 0.5).astype(np.int64)
-    # ppf gives the smallest k with cdf >= alpha/2; step to the last k with 2 cdf(k) <= alpha
+    k = stats.binom.ppf(significance / 2.0, n, 0.5).astype(np.int64)
+    # ppf gives the smallest k with cdf >= significance/2; step to the last k with 2 cdf(k) <= significance
     for _ in range(3):
-        k = np.where(2.0 * stats.binom.cdf(k, n, 0.5) > alpha, k - 1, k)
+        k = np.where(2.0 * stats.binom.cdf(k, n, 0.5) > significance, k - 1, k)
     for _ in range(3):
-        k = np.where(2.0 * stats.binom.cdf(k + 1, n, 0.5) <= alpha, k + 1, k)
+        k = np.where(2.0 * stats.binom.cdf(k + 1, n, 0.5) <= significance, k + 1, k)
     power = np.where(k >= 0, stats.binom.cdf(k, n, p) + stats.binom.sf(n - k - 1, n, p), 0.0)
     return power if power.ndim else float(power)
 
 
-def _games_needed_iv(p, alpha, power):
+def _games_needed_iv(p, significance, power):
     if p == 0.5:
         raise ValueError("`p` must differ from 0.5 (no difference cannot be detected); got 0.5.")
-    _power_exceeds_alpha(power, alpha)
-    return float(p), float(alpha), float(power)
+    _power_exceeds_significance(power, significance)
+    return float(p), float(significance), float(power)
 
 
-@validate_params({"p": PROBABILITY, "alpha": PROBABILITY, "power": PROBABILITY})
-def games_needed(p, *, alpha=0.05, power=0.8):
+@fill_doc(**DOC)
+@validate_params({"p": PROBABILITY, "significance": PROBABILITY, "power": PROBABILITY}, renamed=_ALPHA)
+def games_needed(p, *, significance=0.05, power=0.8):
     r"""Games needed for the exact binomial test to detect a true win rate ``p`` (vs 1/2).
 
     The exact power is saw-toothed in ``n`` (the rejection region grows in steps), so the
@@ -496,14 +504,15 @@ def games_needed(p, *, alpha=0.05, power=0.8):
 
         n \approx \left(\frac{z_{1-\alpha/2}/2 + z_{power}\sqrt{p(1-p)}}{p - 1/2}\right)^2
 
-    and returns the first ``n`` whose exact power reaches the target.
+    (:math:`\alpha` the ``significance``) and returns the first ``n`` whose exact power
+    reaches the target.
 
     Parameters
     ----------
     p : float
         True win rate of B.
-    alpha : float, default 0.05
-    power : float, default 0.8
+    %(significance)s
+    %(power)s
 
     Returns
     -------
@@ -524,8 +533,8 @@ def games_needed(p, *, alpha=0.05, power=0.8):
     >>> g.n, round(g.power, 4), round(g.n_normal, 2)
     (786, 0.8013, 782.53)
     """
-    p, alpha, power = _games_needed_iv(p, alpha, power)
-    z_a, z_b = stats.norm.isf(alpha / 2.0), stats.norm.ppf(power)
+    p, significance, power = _games_needed_iv(p, significance, power)
+    z_a, z_b = stats.norm.isf(significance / 2.0), stats.norm.ppf(power)
     n_normal = ((z_a * 0.5 + z_b * math.sqrt(p * (1.0 - p))) / (p - 0.5)) ** 2
     # every n is checked (vectorised), in blocks, from well below the normal answer: at
     # 0.9 n_normal the power is about 0.76 (at 0.8 target), far below the saw-tooth's reach
@@ -534,7 +543,7 @@ def games_needed(p, *, alpha=0.05, power=0.8):
     block = max(1000, int(0.02 * n_normal))
     while True:
         ns = np.arange(start, start + block)
-        got = _exact_binomial_power(ns, p, alpha)
+        got = _exact_binomial_power(ns, p, significance)
         hit = np.flatnonzero(got >= power)
         if hit.size:
             i = int(hit[0])

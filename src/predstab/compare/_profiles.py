@@ -7,11 +7,12 @@ from numbers import Integral
 
 import numpy as np
 
+from .._core._docstrings import fill_doc
 from .._core._results import Result, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
 from ._bootstrap import bootstrap_interval
-from ._common import CONFIDENCE, read_scores
+from ._common import CONFIDENCE, DOC, read_scores
 
 __all__ = ["probability_of_improvement", "ProbabilityOfImprovement", "performance_profile"]
 
@@ -29,27 +30,30 @@ class ProbabilityOfImprovement(Result):
     Attributes
     ----------
     value : float
-        :math:`\\frac1M\\sum_m P(X_m > Y_m)`, ties counting half.
+        :math:`\\frac1M\\sum_m P(B_m > A_m)`, ties counting half: above 1/2 when B tends to
+        beat A.
     per_task : ndarray of shape (n_tasks,)
     confidence_interval : ConfidenceInterval
-        Stratified bootstrap percentile interval (runs resampled within each task, for X and
-        Y independently), NaN bounds when ``n_resamples=0``.
+        Stratified bootstrap percentile interval (runs resampled within each task, for A and
+        B independently), NaN bounds when ``n_resamples=0``.
     confidence_level : float
     n_resamples : int
-    distribution : ndarray of shape (n_resamples,)
+    bootstrap_distribution : ndarray of shape (n_resamples,)
     """
+
+    _renamed_attributes = {"distribution": "bootstrap_distribution"}
 
     value: float
     per_task: np.ndarray
     confidence_interval: ConfidenceInterval
     confidence_level: float
     n_resamples: int
-    distribution: np.ndarray = field(repr=False)
+    bootstrap_distribution: np.ndarray = field(repr=False)
 
     def _str_lines(self):
         lo, hi = self.confidence_interval
         return [" Probability of improvement (Agarwal et al. 2021)", "",
-                f"P(X > Y) = {r_signif(self.value)} over {len(self.per_task)} tasks",
+                f"P(B > A) = {r_signif(self.value)} over {len(self.per_task)} tasks",
                 f"{100 * self.confidence_level:g} percent stratified bootstrap interval: "
                 f"{r_signif(lo)} {r_signif(hi)}"]
 
@@ -59,32 +63,33 @@ def _runs_tasks(values, name):
     return arr[:, None] if arr.ndim == 1 else arr
 
 
-@validate_params({"scores_x": ["array-like"], "scores_y": ["array-like"],
+@fill_doc(**DOC)
+@validate_params({"a": ["array-like"], "b": ["array-like"],
                   "n_resamples": [Interval(Integral, 0, None)], "confidence_level": CONFIDENCE,
-                  "random_state": ["random_state"]})
-def probability_of_improvement(scores_x, scores_y, *, n_resamples=2000, confidence_level=0.95,
-                               random_state=None):
-    r"""Probability that algorithm X beats Y on a task, averaged over tasks (rliable).
+                  "random_state": ["random_state"]}, renamed={"scores_x": "b", "scores_y": "a"})
+def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.95, random_state=None):
+    r"""Probability that a run of B beats a run of A on a task, averaged over tasks (rliable).
 
-    For task m with runs :math:`x_{1..N}` and :math:`y_{1..K}`,
+    For task m with runs :math:`a_{1..K}` of A and :math:`b_{1..N}` of B,
 
     .. math::
 
-        P(X_m > Y_m) = \frac{1}{NK}\sum_{i,j} \left(\mathbf 1[x_i > y_j]
-        + \tfrac12 \mathbf 1[x_i = y_j]\right),
+        P(B_m > A_m) = \frac{1}{NK}\sum_{i,j} \left(\mathbf 1[b_i > a_j]
+        + \tfrac12 \mathbf 1[b_i = a_j]\right),
 
-    the Mann–Whitney U over :math:`NK`; the result is the mean over tasks. Its interval is
-    a stratified bootstrap: runs are resampled with replacement within each task, for X
-    and Y independently (the number of runs may differ).
+    the Mann–Whitney U over :math:`NK`; the result is the mean over tasks, above 1/2 when B
+    tends to beat A (B over A, as every comparison of ``predstab.compare``). Its interval
+    is a stratified bootstrap: runs are resampled with replacement within each task, for A
+    and B independently (the number of runs may differ).
 
     Parameters
     ----------
-    scores_x, scores_y : array-like of shape (n_runs_x, n_tasks), (n_runs_y, n_tasks)
-        One score per run (row) and task (column); a 1-D array is one task.
+    a, b : array-like of shape (n_runs_a, n_tasks), (n_runs_b, n_tasks)
+        Scores of A and B: one per run (row) and task (column); a 1-D array is one task.
     n_resamples : int, default 2000
         Bootstrap resamples (0: no interval).
-    confidence_level : float, default 0.95
-    random_state : None, int or numpy.random.Generator
+    %(confidence_level)s
+    %(random_state)s
 
     Returns
     -------
@@ -97,21 +102,25 @@ def probability_of_improvement(scores_x, scores_y, *, n_resamples=2000, confiden
     reinforcement learning at the edge of the statistical precipice. *NeurIPS*.
     https://doi.org/10.48550/arXiv.2108.13264
 
-    Equals ``rliable.metrics.probability_of_improvement`` (checked in the tests when rliable
-    is installed) and the mean of ``scipy.stats.mannwhitneyu(x, y).statistic / (N K)``.
+    Equals ``rliable.metrics.probability_of_improvement(b, a)`` (rliable's first argument is
+    the one that improves; checked in the tests when rliable is installed) and the mean of
+    ``scipy.stats.mannwhitneyu(b, a).statistic / (N K)``. For the same seed,
+    ``probability_of_improvement(a, b)`` draws the resamples that ``(x, y) = (b, a)`` drew
+    before predstab 0.2.0, whose first argument was the improving one.
 
     Examples
     --------
-    >>> x = [[0.9, 0.5], [0.8, 0.6], [0.7, 0.4]]
-    >>> y = [[0.6, 0.5], [0.75, 0.7], [0.5, 0.3]]
-    >>> r = probability_of_improvement(x, y, n_resamples=0)
+    >>> a = [[0.6, 0.5], [0.75, 0.7], [0.5, 0.3]]
+    >>> b = [[0.9, 0.5], [0.8, 0.6], [0.7, 0.4]]
+    >>> r = probability_of_improvement(a, b, n_resamples=0)
     >>> r.per_task.tolist(), round(r.value, 4)
     ([0.8888888888888888, 0.5], 0.6944)
     """
-    x, y = _runs_tasks(scores_x, "scores_x"), _runs_tasks(scores_y, "scores_y")
+    # x: the runs that may improve (B), y: the reference (A); rliable's and the resamples' order
+    y, x = _runs_tasks(a, "a"), _runs_tasks(b, "b")
     if x.shape[1] != y.shape[1]:
-        raise ValueError(f"`scores_x` and `scores_y` must have the same tasks (columns); got {x.shape[1]} "
-                         f"and {y.shape[1]}.")
+        raise ValueError(f"`a` and `b` must have the same tasks (columns); got {y.shape[1]} and "
+                         f"{x.shape[1]}.")
     per_task = _per_task(x, y)
     value = float(per_task.mean())
     level = float(confidence_level)
@@ -127,12 +136,13 @@ def probability_of_improvement(scores_x, scores_y, *, n_resamples=2000, confiden
     else:
         ci = ConfidenceInterval(float("nan"), float("nan"))
     return ProbabilityOfImprovement(value=value, per_task=per_task, confidence_interval=ci,
-                                    confidence_level=level, n_resamples=int(n_resamples), distribution=reps)
+                                    confidence_level=level, n_resamples=int(n_resamples),
+                                    bootstrap_distribution=reps)
 
 
 @validate_params({"scores": ["array-like"], "taus": ["array-like"],
                   "kind": [Options(("runs", "mean"))]})
-def performance_profile(scores, taus, *, kind="runs"):
+def performance_profile(scores, taus, /, *, kind="runs"):
     r"""Performance profile: the share of scores above each threshold :math:`\tau` (rliable).
 
     ``kind="runs"`` (rliable's *score distribution*, its default) is

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["BLOCK_BYTES", "sign_flip_pvalue", "bootstrap_means", "bootstrap_unit_means",
-           "sign_flip_tolerance", "two_sample_pvalue"]
+           "sign_flip_tolerance", "two_sample_pvalue", "count_extreme"]
 
 #: working memory of one block of permutations or resamples, in bytes (64 MiB)
 BLOCK_BYTES = 64 * 2 ** 20
@@ -102,14 +102,14 @@ def _kept_sums(words, low, high):
     return out
 
 
-def _hits(sums, total, tol, alternative):
-    permuted = 2.0 * sums - total
+def count_extreme(permuted, observed, tol, alternative):
+    """How many ``permuted`` statistics are at least as extreme as ``observed`` (within ``tol``)."""
     if alternative == "two-sided":
-        return int(np.count_nonzero(np.abs(permuted) >= abs(total) - tol))
+        return int(np.count_nonzero(np.abs(permuted) >= abs(observed) - tol))
     elif alternative == "greater":
-        return int(np.count_nonzero(permuted >= total - tol))
+        return int(np.count_nonzero(permuted >= observed - tol))
     elif alternative == "less":
-        return int(np.count_nonzero(permuted <= total + tol))
+        return int(np.count_nonzero(permuted <= observed + tol))
     else:
         raise ValueError(f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.")
 
@@ -120,11 +120,11 @@ def block_rows(n, batch):
     return max(1, min(int(batch), BLOCK_BYTES // per_row))
 
 
-def sign_flip_pvalue(d, *, n_permutations, exact, rng, alternative, batch):
+def sign_flip_pvalue(d, *, n_resamples, exact, rng, alternative, batch):
     """P-value of the paired (sign-flip) permutation test of the sum of ``d``.
 
-    Monte Carlo (``exact=False``): ``(hits + 1) / (n_permutations + 1)`` over
-    ``n_permutations`` random sign patterns. Exact (``exact=True``, needs ``d.size <= 62``):
+    Monte Carlo (``exact=False``): ``(hits + 1) / (n_resamples + 1)`` over
+    ``n_resamples`` random sign patterns. Exact (``exact=True``, needs ``d.size <= 62``):
     ``hits / 2**n`` over every pattern, ``rng`` unused. Working memory: the tables (32 n bytes)
     plus at most :data:`BLOCK_BYTES` per block of ``batch`` patterns.
     """
@@ -141,13 +141,13 @@ def sign_flip_pvalue(d, *, n_permutations, exact, rng, alternative, batch):
         count = 2 ** n
         for r0 in range(0, count, rows):
             words = np.arange(r0, min(count, r0 + rows), dtype=np.uint64)[:, None]
-            hits += _hits(_kept_sums(words, low, high), total, tol, alternative)
+            hits += count_extreme(2.0 * _kept_sums(words, low, high) - total, total, tol, alternative)
         return hits / count
     n_words = -(-n // 64)
-    for r0 in range(0, n_permutations, rows):
-        words = rng.integers(0, 2 ** 64, size=(min(rows, n_permutations - r0), n_words), dtype=np.uint64)
-        hits += _hits(_kept_sums(words, low, high), total, tol, alternative)
-    return (hits + 1) / (n_permutations + 1)
+    for r0 in range(0, n_resamples, rows):
+        words = rng.integers(0, 2 ** 64, size=(min(rows, n_resamples - r0), n_words), dtype=np.uint64)
+        hits += count_extreme(2.0 * _kept_sums(words, low, high) - total, total, tol, alternative)
+    return (hits + 1) / (n_resamples + 1)
 
 
 def bootstrap_means(x, n_resamples, rng):
@@ -190,11 +190,11 @@ def bootstrap_unit_means(totals, sizes, n_resamples, rng):
     return out
 
 
-def two_sample_pvalue(a, b, *, n_permutations, rng, alternative):
+def two_sample_pvalue(a, b, *, n_resamples, rng, alternative):
     """Monte Carlo p-value of the two-sample permutation test of ``mean(b) - mean(a)``.
 
     Permutation ``r`` is ``rng.permuted(pooled)``, a shuffled copy of the pooled values
-    ``concatenate([a, b])`` (the rows of ``rng.permuted(np.tile(pooled, (n_permutations, 1)),
+    ``concatenate([a, b])`` (the rows of ``rng.permuted(np.tile(pooled, (n_resamples, 1)),
     axis=1)``: the same draws); its first ``n_a`` values form group A and the rest group B.
     One copy at a time: shuffling blocks of copies is slower (the block leaves the cache),
     and so is a permutation of indices followed by a gather (two passes of random access).
@@ -202,7 +202,7 @@ def two_sample_pvalue(a, b, *, n_permutations, rng, alternative):
     is :math:`S (1/n_b + 1/n_a) - D / n_a`. Ties are compared with the tolerance
     :math:`\\tau (1/n_b + 1/n_a)`, :math:`\\tau = 2^{-30} \\sum |x|` of the pooled values (as for
     the sign flips: the sums of B are taken in other orders than the observed one).
-    ``(hits + 1) / (n_permutations + 1)``. Working memory: one shuffled copy, 8 bytes per
+    ``(hits + 1) / (n_resamples + 1)``. Working memory: one shuffled copy, 8 bytes per
     pooled value.
     """
     pooled = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
@@ -212,16 +212,8 @@ def two_sample_pvalue(a, b, *, n_permutations, rng, alternative):
     shift = float(np.sum(pooled)) / n_a
     observed = float(np.sum(b)) * scale - shift
     tol = sign_flip_tolerance(pooled) * scale
-    permuted = np.empty(n_permutations)
-    for r in range(n_permutations):
+    permuted = np.empty(n_resamples)
+    for r in range(n_resamples):
         permuted[r] = rng.permuted(pooled)[n_a:].sum()
-    permuted = permuted * scale - shift
-    if alternative == "two-sided":
-        hits = np.count_nonzero(np.abs(permuted) >= abs(observed) - tol)
-    elif alternative == "greater":
-        hits = np.count_nonzero(permuted >= observed - tol)
-    elif alternative == "less":
-        hits = np.count_nonzero(permuted <= observed + tol)
-    else:
-        raise ValueError(f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.")
-    return (int(hits) + 1) / (n_permutations + 1)
+    hits = count_extreme(permuted * scale - shift, observed, tol, alternative)
+    return (hits + 1) / (n_resamples + 1)

@@ -2,7 +2,8 @@
 
 Every result follows the package's one convention (:mod:`predstab._core._results`): ``==`` never
 raises, a short ``repr``, ``to_frame()`` as one row with ``ci_low`` / ``ci_high``, and a
-``str`` laid out as base R's ``print.htest`` prints a test.
+``str`` laid out as base R's ``print.htest`` prints a test. A result with a ``statistic`` and a
+``pvalue`` unpacks to that pair, as SciPy's test results do (:class:`StatisticPvalue`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 from .._core._results import Result, r_pvalue, r_signif, result
 from .._core._utils import ConfidenceInterval
 
-__all__ = ["TestResult", "WilcoxonResult", "htest_lines"]
+__all__ = ["TestResult", "WilcoxonResult", "StatisticPvalue", "htest_lines"]
 
 _ALT_TEXT = {"two-sided": "not equal to", "greater": "greater than", "less": "less than"}
 
@@ -26,7 +27,40 @@ def _fmt(x, digits):
     return r_signif(x, digits) if isinstance(x, (int, float)) else str(x)
 
 
-def htest_lines(method, *, data="scores_b and scores_a", statistic_name=None, statistic=None,
+class StatisticPvalue:
+    """Unpacks to ``(statistic, pvalue)``, as SciPy's test results do (its ``_tuple_bunch``).
+
+    ``statistic, pvalue = compare.ttest(a, b)`` works, ``len(result)`` is 2 and
+    ``result[0]`` / ``result[1]`` index the pair, while every attribute stays where it is.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> from predstab import compare
+    >>> a, b = [1.0, 2.0, 3.0, 4.0], [2.0, 2.5, 4.5, 5.0]
+    >>> t, p = compare.ttest(a, b, paired=True)
+    >>> round(t, 4), round(p, 4)
+    (4.899, 0.0163)
+    >>> (t, p) == tuple(stats.ttest_rel(b, a))
+    True
+    """
+
+    __slots__ = ()
+
+    def _pair(self):
+        return (self.statistic, self.pvalue)
+
+    def __iter__(self):
+        return iter(self._pair())
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return self._pair()[index]
+
+
+def htest_lines(method, *, data="b and a", statistic_name=None, statistic=None,
                 parameters=(), pvalue=None, alternative=None, null_name="difference in means",
                 null_value=0.0, confidence_interval=None, confidence_level=None, estimates=()):
     """Lines of base R's ``print.htest`` (``digits = 7``: statistics to 5, p-values to 4 digits).
@@ -64,8 +98,10 @@ def htest_lines(method, *, data="scores_b and scores_a", statistic_name=None, st
 
 
 @result
-class TestResult(Result):
+class TestResult(StatisticPvalue, Result):
     """Result of a paired, one-sample or two-sample test of "B minus A".
+
+    Unpacks to ``(statistic, pvalue)`` like SciPy's results: ``t, p = compare.ttest(a, b)``.
 
     Attributes
     ----------

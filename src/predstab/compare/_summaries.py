@@ -9,18 +9,19 @@ from numbers import Integral
 import numpy as np
 from scipy import integrate, stats
 
+from .._core._docstrings import fill_doc
 from .._core._results import Result, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
-from ._common import CONFIDENCE, read_scores
+from ._common import CONFIDENCE, DOC, read_scores
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
 
 
 @validate_params({"x": ["array-like"]})
-def iqm(x):
+def iqm(x, /):
     r"""Interquartile mean: the mean of the middle half of the scores.
 
     Sorts the ``n`` values (all runs × tasks pooled), drops :math:`\lfloor n/4 \rfloor` from
@@ -64,7 +65,7 @@ class MeanCI(Result):
     ----------
     value : float
         Sample mean.
-    se : float
+    standard_error : float
         Standard error :math:`s/\\sqrt n`.
     df : int
     confidence_interval : ConfidenceInterval
@@ -72,15 +73,18 @@ class MeanCI(Result):
     """
 
     value: float
-    se: float
+    standard_error: float
     df: int
     confidence_interval: ConfidenceInterval
     confidence_level: float
 
+    _renamed_attributes = {"se": "standard_error"}
+
     def _str_lines(self):
         lo, hi = self.confidence_interval
         return [" Mean with Student's t confidence interval", "",
-                f"mean = {r_signif(self.value)}, se = {r_signif(self.se)}, df = {self.df}",
+                f"mean = {r_signif(self.value)}, standard error = {r_signif(self.standard_error)}, "
+                f"df = {self.df}",
                 f"{_pct(self.confidence_level)} percent confidence interval:",
                 f" {r_signif(lo, 7)} {r_signif(hi, 7)}"]
 
@@ -89,8 +93,9 @@ def _pct(level):
     return f"{100 * level:g}"
 
 
+@fill_doc(**DOC)
 @validate_params({"x": ["array-like"], "confidence_level": CONFIDENCE})
-def mean_ci(x, *, confidence_level=0.95):
+def mean_ci(x, /, *, confidence_level=0.95):
     r"""Mean of run scores with Student's t confidence interval.
 
     .. math::
@@ -100,12 +105,12 @@ def mean_ci(x, *, confidence_level=0.95):
     Parameters
     ----------
     x : array-like of shape (n_runs,)
-    confidence_level : float, default 0.95
+    %(confidence_level)s
 
     Returns
     -------
     MeanCI
-        ``.value``, ``.se``, ``.df``, ``.confidence_interval``.
+        ``.value``, ``.standard_error``, ``.df``, ``.confidence_interval``.
 
     References
     ----------
@@ -125,8 +130,8 @@ def mean_ci(x, *, confidence_level=0.95):
     se = float(arr.std(ddof=1)) / math.sqrt(n)
     half = float(stats.t.isf((1.0 - level) / 2.0, n - 1)) * se
     m = float(arr.mean())
-    return MeanCI(value=m, se=se, df=n - 1, confidence_interval=ConfidenceInterval(m - half, m + half),
-                  confidence_level=level)
+    return MeanCI(value=m, standard_error=se, df=n - 1,
+                  confidence_interval=ConfidenceInterval(m - half, m + half), confidence_level=level)
 
 
 @result
@@ -138,25 +143,28 @@ class StratifiedBootstrapResult(Result):
     value : float
         Statistic on the observed scores.
     confidence_interval : ConfidenceInterval
-    se : float
+    standard_error : float
         SD of the bootstrap replicates.
-    distribution : ndarray of shape (n_resamples,)
+    bootstrap_distribution : ndarray of shape (n_resamples,)
     confidence_level : float
     """
 
     value: float
     confidence_interval: ConfidenceInterval
-    se: float
-    distribution: np.ndarray = field(repr=False)
+    standard_error: float
+    bootstrap_distribution: np.ndarray = field(repr=False)
     confidence_level: float
+
+    _renamed_attributes = {"se": "standard_error", "distribution": "bootstrap_distribution"}
 
     _title = "Stratified bootstrap percentile interval"
 
 
+@fill_doc(**DOC)
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "random_state": ["random_state"]})
-def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
+def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
                             random_state=None):
     """Stratified bootstrap interval of an aggregate over runs × tasks (rliable's use case).
 
@@ -172,13 +180,13 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, confiden
     statistic : callable, default :func:`iqm`
         ``statistic(table) -> float`` on a (runs × tasks) array, e.g. ``np.mean``.
     n_resamples : int, default 2000
-    confidence_level : float, default 0.95
-    random_state : None, int or numpy.random.Generator
+    %(confidence_level)s
+    %(random_state)s
 
     Returns
     -------
     StratifiedBootstrapResult
-        ``.value``, ``.confidence_interval``, ``.se``, ``.distribution``.
+        ``.value``, ``.confidence_interval``, ``.standard_error``, ``.bootstrap_distribution``.
 
     References
     ----------
@@ -208,8 +216,9 @@ def stratified_bootstrap_ci(scores, *, statistic=iqm, n_resamples=2000, confiden
         rows = rng.integers(0, n_runs, size=(n_runs, n_tasks))
         reps[r] = float(statistic(arr[rows, cols]))
     ci = bootstrap_interval(reps, value, level, "percentile")
-    return StratifiedBootstrapResult(value=value, confidence_interval=ci, se=float(reps.std(ddof=1)),
-                                     distribution=reps, confidence_level=level)
+    return StratifiedBootstrapResult(value=value, confidence_interval=ci,
+                                     standard_error=float(reps.std(ddof=1)), bootstrap_distribution=reps,
+                                     confidence_level=level)
 
 
 @validate_params({"k": [Interval(Integral, 1, None)]})

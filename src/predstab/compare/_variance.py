@@ -31,8 +31,8 @@ class VarianceComponents(Result):
         Grand mean.
     n_splits, n_seeds : int
     paired : VarianceComponents or None
-        The same decomposition of the paired differences ``scores - baseline`` when a
-        baseline is given: the split effect shared by both models cancels there.
+        The same decomposition of the paired differences ``scores - baseline`` (B minus A)
+        when a baseline is given: the split effect shared by both models cancels there.
     """
 
     seed_var: float
@@ -87,7 +87,7 @@ def _decompose(x):
 
 
 @validate_params({"scores": ["array-like"], "baseline": ["array-like", None]})
-def variance_components(scores, *, baseline=None):
+def variance_components(scores, /, *, baseline=None):
     r"""How much of the spread of scores comes from the seed, and how much from the data split?
 
     Seeds are nested in splits (seed 3 on split 1 has nothing to do with seed 3 on split
@@ -98,14 +98,18 @@ def variance_components(scores, *, baseline=None):
         \hat\sigma^2_{seed} = MS_{within},\qquad
         \hat\sigma^2_{split} = \max\left(0, \frac{MS_{between} - MS_{within}}{R}\right).
 
-    With ``baseline`` (the other model, same splits and seeds) the paired differences
-    ``scores - baseline`` are decomposed too: a split effect common to both models cancels
-    there, which is why paired comparisons need far fewer runs.
+    With ``baseline`` (the other model, A, on the same splits and seeds) the paired
+    differences ``scores - baseline`` (B minus A) are decomposed too: a split effect common
+    to both models cancels there, which is why paired comparisons need far fewer runs.
+    ``baseline`` is named rather than second in line so that the direction cannot be
+    swapped by position.
 
     Parameters
     ----------
     scores : array-like of shape (n_splits, n_seeds)
+        Scores of the model (B) per split (row) and seed (column).
     baseline : array-like of shape (n_splits, n_seeds), optional
+        Scores of the model it is compared with (A), on the same splits and seeds.
 
     Returns
     -------

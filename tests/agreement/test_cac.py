@@ -32,8 +32,8 @@ def test_every_irrcac_record(key, case, rec):
     # R: irrCAC::<fn>.raw(x, weights = w)$est (irrCAC 1.0); *.exact: same code with round() the identity
     res = run(key, case, rec)
     assert res.value == pytest.approx(rec["coeff"], rel=RTOL)
-    assert res.observed == pytest.approx(rec["pa"], rel=RTOL)
-    assert res.expected == pytest.approx(rec["pe"], rel=RTOL, abs=1e-15)
+    assert res.pa == pytest.approx(rec["pa"], rel=RTOL)  # .observed for all but alpha (D_o there)
+    assert res.pe == pytest.approx(rec["pe"], rel=RTOL, abs=1e-15)
     assert res.standard_error == pytest.approx(rec["coeff.se.exact"], rel=RTOL)
     assert res.confidence_interval.low == pytest.approx(rec["conf.int.exact"][0], rel=RTOL)
     assert res.confidence_interval.high == pytest.approx(rec["conf.int.exact"][1], rel=RTOL)
@@ -72,7 +72,7 @@ def test_count_table_of_the_raw_ratings_gives_the_same_numbers(key, case, weight
     if key == "fleiss_kappa":
         res = fleiss_kappa(table, counts=True, weights=weights)
     elif key == "krippen_alpha":
-        res = krippendorff_alpha(table, counts=True, weights=weights, levels=cats)
+        res = krippendorff_alpha(table, counts=True, weights=weights, categories=cats)
     else:
         func = {"pa_coeff": percent_agreement, "gwet_ac1": gwet_ac1, "bp_coeff": brennan_prediger}[key]
         res = func(table, counts=True, weights=weights, categories=cats)
@@ -122,7 +122,7 @@ def test_published_krippendorff_count_table_value():
     # uses the .raw formulas for both inputs, so that a count table gives what its raw ratings give.
     res = krippendorff_alpha(DISTRIB_6RATERS, counts=True)
     expected = (0.4204384, 0.5560988, 0.2340741)
-    assert (res.value, res.observed, res.expected) == pytest.approx(expected, abs=5e-8)
+    assert (res.value, res.pa, res.pe) == pytest.approx(expected, abs=5e-8)
 
 
 # Gwet's Handbook, 4th ed.: irrCAC's cac.raw4raters (12 subjects, 4 raters, missing ratings)
@@ -285,9 +285,38 @@ def test_result_convention():
 
 
 def test_irr_fleiss_kappa_unchanged_without_weights():
+    # one result type for both R definitions; irr's fields without weights, irrCAC's added with them
     x = read_case("c_3cat_40x10")
-    assert type(fleiss_kappa(x)).__name__ == "FleissKappaResult"
-    assert type(fleiss_kappa(x, weights="linear")).__name__ == "AgreementCoefficientResult"
+    irr, cac = fleiss_kappa(x), fleiss_kappa(x, weights="unweighted")
+    assert type(irr).__name__ == type(cac).__name__ == "FleissKappaResult"
+    assert type(fleiss_kappa(x, weights="linear")).__name__ == "FleissKappaResult"
+    assert irr.standard_error is None and irr.weights is None and irr.confidence_interval is None
+    assert cac.standard_error > 0 and cac.weights == "unweighted" and cac.df == x.shape[0] - 1
+    # complete ratings: irr's kappam.fleiss and irrCAC's fleiss.kappa.raw are the same kappa
+    assert not np.isnan(x.to_numpy(dtype=float)).any()
+    assert cac.value == pytest.approx(irr.value, rel=1e-12)
+    assert (cac.pa, cac.pe) == pytest.approx((irr.observed, irr.expected), rel=1e-12)
+    assert cac.statistic == pytest.approx(cac.value / cac.standard_error, rel=1e-15)
+
+
+def test_krippendorff_alpha_one_result_type_and_one_engine():
+    # irrCAC's krippen.alpha.raw is alpha with delta = 1 - w: unweighted it is nominal alpha, and with
+    # quadratic weights over the values used, interval alpha (the difference functions are proportional)
+    x = read_case("c_3cat_40x10").to_numpy(dtype=float)
+    x[::7, 3] = np.nan
+    nominal, unweighted = krippendorff_alpha(x), krippendorff_alpha(x, weights="unweighted")
+    interval, quadratic = krippendorff_alpha(x, scale="interval"), krippendorff_alpha(x, weights="quadratic")
+    types = {type(r).__name__ for r in (nominal, unweighted, interval, quadratic)}
+    assert types == {"KrippendorffAlphaResult"}
+    assert unweighted.value == pytest.approx(nominal.value, rel=1e-12)
+    assert (unweighted.observed, unweighted.expected) == pytest.approx((nominal.observed, nominal.expected),
+                                                                        rel=1e-12)
+    assert quadratic.value == pytest.approx(interval.value, rel=1e-12)
+    # irrCAC's pa and pe are 1 - (1 - 1/n) D_o and 1 - (1 - 1/n) D_e over the n pairable values
+    n = unweighted.n_values
+    assert unweighted.pa == pytest.approx(1 - (1 - 1 / n) * unweighted.observed, rel=1e-12)
+    assert unweighted.pe == pytest.approx(1 - (1 - 1 / n) * unweighted.expected, rel=1e-12)
+    assert nominal.standard_error is None and unweighted.standard_error > 0
 
 
 # --------------------------------------------------------------------------- bad input
@@ -321,8 +350,8 @@ def test_bad_ratings_name_the_parameter():
 def test_fleiss_and_krippendorff_options_that_do_not_mix():
     with pytest.raises(ValueError, match="`exact`"):
         fleiss_kappa(X, weights="linear", exact=True)
-    with pytest.raises(ValueError, match="`level`"):
-        krippendorff_alpha(X, weights="linear", level="ordinal")
+    with pytest.raises(ValueError, match="`scale`"):
+        krippendorff_alpha(X, weights="linear", scale="ordinal")
     with pytest.raises(InvalidParameterError, match="`weights`"):
         fleiss_kappa(X, weights="cubic")
 

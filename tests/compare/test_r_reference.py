@@ -156,7 +156,7 @@ def test_wilcoxon_options(rec):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = compare.wilcoxon(rec["x"], rec["y"], alternative=ALT[rec["alternative"]], exact=rec["exact"],
-                             correct=rec["correct"])
+                             correction=rec["correct"])
     assert r.statistic == rec["statistic"]
     assert r.pvalue == pytest.approx(rec["p.value"], rel=1e-10)
     assert r.method == rec["method"]
@@ -167,7 +167,7 @@ def test_wilcoxon_options(rec):
 def test_wilcoxon_pratt_and_wilcox_zero_methods_match_coin(rec):
     # coin::wilcoxsign_test(y ~ x, zero.method = "Pratt" / "Wilcoxon", distribution = "asymptotic")
     zm = "pratt" if rec["zero.method"] == "Pratt" else "wilcox"
-    r = compare.wilcoxon(rec["x"], rec["y"], zero_method=zm, exact=False, correct=False)
+    r = compare.wilcoxon(rec["x"], rec["y"], zero_method=zm, exact=False, correction=False)
     assert r.statistic == rec["linear"]
     assert r.expectation == rec["expectation"] and r.variance == rec["variance"]
     assert r.z == pytest.approx(rec["statistic"], rel=1e-10)
@@ -177,7 +177,7 @@ def test_wilcoxon_pratt_and_wilcox_zero_methods_match_coin(rec):
 def test_wilcoxon_pratt_by_hand():
     # Pratt: rank |d| with the zeros, drop the zeros' ranks; E = sum(r)/2, Var = sum(r^2)/4
     d = np.array([0.0, 0.0, 1.0, -2.0, 3.0, 3.0, 4.0, -5.0])
-    r = compare.wilcoxon(np.zeros(8), d, zero_method="pratt", exact=False, correct=False)
+    r = compare.wilcoxon(np.zeros(8), d, zero_method="pratt", exact=False, correction=False)
     ranks = np.array([3, 4, 5.5, 5.5, 7, 8])  # ranks of 1, 2, 3, 3, 4, 5 among all eight |d|
     signs = np.array([1, -1, 1, 1, 1, -1])
     v = ranks[signs > 0].sum()
@@ -194,7 +194,7 @@ def test_power_t_one_sided_one_sample_and_paired(rec):
     from predstab.compare._rmath import R_UNIROOT_TOL
 
     test = {"one.sample": "one-sample", "paired": "paired"}[rec["type"]]
-    kw = dict(alpha=rec["sig.level"], test=test, alternative="one-sided")
+    kw = dict(significance=rec["sig.level"], test=test, alternative="one-sided")
     sd = rec["sd"]
     if rec["solve_for"] == "power":
         got = compare.power_ttest(rec["delta"] / sd, rec["n"], **kw)

@@ -4,7 +4,6 @@ Reference: validation/r-reference/agreement (generate.R there). Tolerance 1e-10 
 R computes as 2 * (1 - pnorm(|z|)) also 1e-12 absolute.
 """
 
-import warnings
 
 import numpy as np
 import pytest
@@ -28,16 +27,12 @@ from validation.suites.irr import (
     read_case,
 )
 
+from .conftest import quiet
+
 P_ATOL = 1e-12
 K2 = [(c, i) for c, recs in expected("irr_kappa2").items() for i in range(len(recs))]
 PSYCH = expected("psych_cohen_kappa")
 LIGHT = expected("irr_kappam_light")
-
-
-def quiet(func, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kw)
 
 
 @pytest.mark.parametrize(("case", "i"), K2)
@@ -45,7 +40,7 @@ def test_matches_irr_kappa2(case, i):
     r = expected("irr_kappa2")[case][i]
     m = read_case(case)
     # R: kappa2(m, weight = r$weight, sort.levels = r$sort.levels); levels_order is the order kappa2 used
-    res = quiet(cohen_kappa, m, weights=IRR_WEIGHTS[r["weight"]], levels=r_levels(m, r["levels_order"]))
+    res = quiet(cohen_kappa, m, weights=IRR_WEIGHTS[r["weight"]], categories=r_levels(m, r["levels_order"]))
     assert (res.n_objects, res.n_raters) == (r["subjects"], r["raters"])
     assert res.value == pytest.approx(r["value"], rel=1e-10)
     assert res.statistic == pytest.approx(r["statistic"], rel=1e-10)
@@ -60,7 +55,7 @@ def test_matches_irr_kappa2(case, i):
 def test_matches_psych_cohen_kappa_two_raters(case):
     r, m = PSYCH[case], read_case(case)
     # R: cohen.kappa(m)  (psych 2.2.9; default quadratic weights, alpha = .05)
-    res = quiet(cohen_kappa, m, levels=r_levels(m, r["levels"]))
+    res = quiet(cohen_kappa, m, categories=r_levels(m, r["levels"]))
     assert res.n_objects == r["n.obs"]
     assert res.unweighted_kappa == pytest.approx(r["kappa"], rel=1e-10)
     assert res.weighted_kappa == pytest.approx(r["weighted.kappa"], rel=1e-10)
@@ -71,7 +66,7 @@ def test_matches_psych_cohen_kappa_two_raters(case):
     np.testing.assert_allclose(res.table, np.array(r["agree"]), rtol=0, atol=1e-12)
     np.testing.assert_allclose(res.weight_matrix, np.array(r["weight"]), rtol=0, atol=1e-12)
     # the default levels are psych's here (no category only in incomplete objects)
-    assert quiet(cohen_kappa, m).levels == res.levels
+    assert quiet(cohen_kappa, m).categories == res.categories
     # var.weighted: psych 2.2.9's own formula reproduces R ...
     table = res.table * res.n_objects
     assert psych229_var_weighted(table, res.weight_matrix) == pytest.approx(
@@ -192,7 +187,7 @@ def test_matches_irr_n_cohen_kappa(i):
         r["k0"],
         rate1=r["rate1"],
         rate2=r["rate2"],
-        alpha=r["alpha"],
+        significance=r["alpha"],
         power=r["power"],
         two_sided=r["twosided"],
     )
@@ -204,7 +199,8 @@ def test_matches_irr_n2_cohen_kappa(i):
     r = expected("irr_N2_cohen_kappa")[i]
     # R: N2.cohen.kappa(mrg, k1, k0, alpha, power, twosided)
     res = kappa_sample_size(
-        r["k1"], r["k0"], marginals=r["mrg"], alpha=r["alpha"], power=r["power"], two_sided=r["twosided"]
+        r["k1"], r["k0"], marginals=r["mrg"], significance=r["alpha"], power=r["power"],
+        two_sided=r["twosided"]
     )
     assert res.n_objects == r["N"]
 
@@ -215,14 +211,14 @@ def test_matches_irr_n2_cohen_kappa(i):
         (lambda: cohen_kappa([[1, 2], [2, 1]], weights="squared"), "weights"),
         (lambda: cohen_kappa([[1, 2], [2, 1]], weights=np.eye(3)), "weights"),
         (lambda: cohen_kappa([[1, 2], [2, 1]], confidence_level=1.5), "confidence_level"),
-        (lambda: cohen_kappa([[1, 2], [2, 1]], levels=[1]), "levels"),
+        (lambda: cohen_kappa([[1, 2], [2, 1]], categories=[1]), "categories"),
         (lambda: cohen_kappa([[1], [2]]), "ratings"),
         (lambda: light_kappa([[1, 2, np.inf], [2, 1, 1]]), "ratings"),
         (lambda: kappa_sample_size(0.5, 0.5, rate1=0.5, rate2=0.5), "kappa1"),
         (lambda: kappa_sample_size(1.5, 0.5, rate1=0.5, rate2=0.5), "kappa1"),
         (lambda: kappa_sample_size(0.6, 0.4, marginals=[0.5, 0.4]), "marginals"),
         (lambda: kappa_sample_size(0.6, 0.4), "rate1"),
-        (lambda: kappa_sample_size(0.6, 0.4, rate1=0.5, rate2=0.5, alpha=0), "alpha"),
+        (lambda: kappa_sample_size(0.6, 0.4, rate1=0.5, rate2=0.5, significance=0), "significance"),
         (lambda: kappa_sample_size(0.6, 0.4, rate1=0.5, rate2=0.5, two_sided="yes"), "two_sided"),
     ],
 )

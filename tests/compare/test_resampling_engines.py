@@ -53,7 +53,7 @@ def test_paired_monte_carlo_equals_unbatched_reference(kind, n, alternative):
     d = _differences(kind, n)
     expected = _reference_pvalue(d, 300, 11, alternative)
     for batch in (1, 7, 1000):
-        r = compare.mean_permutation_test(np.zeros(n), d, paired=True, n_permutations=300,
+        r = compare.mean_permutation_test(np.zeros(n), d, paired=True, n_resamples=300,
                                           alternative=alternative, random_state=11, batch=batch)
         assert r.pvalue == expected, batch
     assert r.method == "Monte Carlo paired permutation test of the difference of means"
@@ -62,10 +62,10 @@ def test_paired_monte_carlo_equals_unbatched_reference(kind, n, alternative):
 
 def test_paired_block_memory_cap_does_not_change_the_draws(monkeypatch):
     d = _differences("continuous", 3000, seed=3)
-    full = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_permutations=200, random_state=5)
+    full = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_resamples=200, random_state=5)
     monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one sign pattern per block
     assert _resampling.block_rows(3000, 1000) == 1
-    one = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_permutations=200, random_state=5)
+    one = compare.mean_permutation_test(np.zeros(3000), d, paired=True, n_resamples=200, random_state=5)
     assert one.pvalue == full.pvalue == _reference_pvalue(d, 200, 5, "two-sided")
 
 
@@ -89,7 +89,7 @@ def test_paired_exact_enumeration_counts_ties_of_exact_arithmetic():
     assert float_counts != counts          # naive float comparisons would miscount the ties
     for alt in ALTERNATIVES:
         r = compare.mean_permutation_test(np.zeros(12), d, paired=True, alternative=alt,
-                                          n_permutations=4096)
+                                          n_resamples=4096)
         assert r.method.startswith("Exact")
         assert r.pvalue == counts[alt] / 4096, alt
 
@@ -103,7 +103,7 @@ def test_paired_monte_carlo_within_binomial_se_of_enumeration(seed):
              "greater": np.mean(flips @ d >= d.sum() - 1e-12),
              "less": np.mean(flips @ d <= d.sum() + 1e-12)}
     for alt, p in exact.items():
-        r = compare.mean_permutation_test(np.zeros(11), d, paired=True, alternative=alt, n_permutations=2000,
+        r = compare.mean_permutation_test(np.zeros(11), d, paired=True, alternative=alt, n_resamples=2000,
                                           random_state=seed)
         assert r.method.startswith("Monte Carlo")      # 2000 < 2^11 = 2048 arrangements
         se = np.sqrt(p * (1 - p) / 2000)
@@ -116,7 +116,7 @@ def test_paired_memory_is_bounded():
     zeros = np.zeros(n)
     tracemalloc.start()
     try:
-        compare.mean_permutation_test(zeros, d, paired=True, n_permutations=300, random_state=0, batch=10_000)
+        compare.mean_permutation_test(zeros, d, paired=True, n_resamples=300, random_state=0, batch=10_000)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -130,14 +130,14 @@ def test_bootstrap_mean_engine_matches_scipy_and_unbatched_draws(method, monkeyp
     r = compare.bootstrap_ci(x, n_resamples=999, method=method, random_state=3)
     # unbatched reference: one index matrix, the mean of each row
     idx = np.random.default_rng(3).integers(0, 300, size=(999, 300))
-    np.testing.assert_array_equal(r.distribution, x[idx].mean(axis=1))
+    np.testing.assert_array_equal(r.bootstrap_distribution, x[idx].mean(axis=1))
     ref = stats.bootstrap((x,), np.mean, n_resamples=999, method={"bca": "BCa"}.get(method, method),
                           random_state=np.random.default_rng(3))
     assert tuple(r.confidence_interval) == pytest.approx(tuple(ref.confidence_interval), rel=1e-12)
     assert r.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
     monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one resample per block
     small = compare.bootstrap_ci(x, n_resamples=999, method=method, random_state=3)
-    np.testing.assert_array_equal(small.distribution, r.distribution)
+    np.testing.assert_array_equal(small.bootstrap_distribution, r.bootstrap_distribution)
     assert small.confidence_interval == r.confidence_interval
 
 
@@ -147,7 +147,7 @@ def test_bootstrap_mean_bca_acceleration_is_the_closed_form_jackknife():
     r = compare.bootstrap_ci(x, n_resamples=2000, method="bca", random_state=1)
     dev = x - x.mean()
     acc = np.sum(dev ** 3) / (6 * np.sum(dev ** 2) ** 1.5)
-    reps = r.distribution
+    reps = r.bootstrap_distribution
     z0 = stats.norm.ppf(np.mean(reps < x.mean()) + 0.5 * np.mean(reps == x.mean()))
     z = stats.norm.ppf([0.025, 0.975])
     probs = stats.norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z)))
@@ -192,16 +192,16 @@ def test_paired_bootstrap_per_case_equals_unbatched_reference(n, monkeypatch):
     ca, cb = (a == y).astype(float), (b == y).astype(float)
     ref = np.column_stack([ca[idx].mean(axis=1), cb[idx].mean(axis=1)])
     ref = np.column_stack([ref, ref[:, 1] - ref[:, 0]])
-    np.testing.assert_allclose(r.distribution, ref, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(r.bootstrap_distribution, ref, rtol=0, atol=1e-13)
     assert (r.score_a, r.score_b) == (ca.mean(), cb.mean())
     lo, hi = np.quantile(ref[:, 2], [0.025, 0.975])
     assert tuple(r.confidence_interval) == pytest.approx((lo, hi), abs=1e-13)
     # the same draws as the loop over resamples that calls a metric returning the accuracy
     loop = compare.paired_bootstrap(y, a, b, metric=_accuracy, n_resamples=500, random_state=4)
-    np.testing.assert_allclose(r.distribution, loop.distribution, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(r.bootstrap_distribution, loop.bootstrap_distribution, rtol=0, atol=1e-13)
     monkeypatch.setattr(_resampling, "BLOCK_BYTES", 1)      # one resample per block
     one = compare.paired_bootstrap(y, a, b, metric=_correct, per_case=True, n_resamples=500, random_state=4)
-    np.testing.assert_array_equal(one.distribution, r.distribution)
+    np.testing.assert_array_equal(one.bootstrap_distribution, r.bootstrap_distribution)
 
 
 def test_paired_bootstrap_per_case_clusters_equal_the_loop_over_clusters():
@@ -222,7 +222,7 @@ def test_paired_bootstrap_per_case_clusters_equal_the_loop_over_clusters():
     for k in range(300):         # the resampled cases, written out; the mean of their losses
         cases = np.concatenate([members[u] for u in draw.integers(0, labels.size, labels.size)])
         ref[k] = loss_a[cases].mean(), loss_b[cases].mean(), loss_b[cases].mean() - loss_a[cases].mean()
-    np.testing.assert_allclose(r.distribution, ref, rtol=1e-12, atol=1e-13)   # sums in other orders
+    np.testing.assert_allclose(r.bootstrap_distribution, ref, rtol=1e-12, atol=1e-13)   # sums in other orders
     assert r.n_units == 90
 
 
@@ -323,11 +323,11 @@ def test_two_sample_monte_carlo_equals_unbatched_reference(kind, alternative):
         a, b = rng.standard_t(3, 300), rng.standard_t(3, 251) + 0.1
     else:                     # 0/1 losses: many exact ties between permuted and observed sums
         a, b = (rng.random(300) < 0.3).astype(float), (rng.random(251) < 0.33).astype(float)
-    r = compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative, random_state=13)
+    r = compare.mean_permutation_test(a, b, n_resamples=400, alternative=alternative, random_state=13)
     assert r.method == "Monte Carlo two-sample permutation test of the difference of means"
     assert r.pvalue == _reference_two_sample(a, b, 400, 13, alternative)
     for batch in (1, 50):           # `batch` never changes the draws
-        assert compare.mean_permutation_test(a, b, n_permutations=400, alternative=alternative,
+        assert compare.mean_permutation_test(a, b, n_resamples=400, alternative=alternative,
                                              random_state=13, batch=batch).pvalue == r.pvalue
 
 
@@ -345,7 +345,7 @@ def test_two_sample_monte_carlo_within_binomial_se_of_enumeration():
     exact = {"two-sided": np.mean(np.abs(t) >= abs(obs) - 1e-12), "greater": np.mean(t >= obs - 1e-12),
              "less": np.mean(t <= obs + 1e-12)}
     for alt, p in exact.items():
-        r = compare.mean_permutation_test(a, b, n_permutations=1500, alternative=alt, random_state=15)
+        r = compare.mean_permutation_test(a, b, n_resamples=1500, alternative=alt, random_state=15)
         assert r.method.startswith("Monte Carlo")
         assert abs(r.pvalue - p) <= 3 * np.sqrt(p * (1 - p) / 1500) + 1 / 1501, (alt, r.pvalue, p)
 
@@ -355,7 +355,7 @@ def test_two_sample_memory_is_bounded():
     a, b = rng.normal(size=150_000), rng.normal(size=150_000)
     tracemalloc.start()
     try:
-        compare.mean_permutation_test(a, b, n_permutations=20, random_state=0, batch=10_000)
+        compare.mean_permutation_test(a, b, n_resamples=20, random_state=0, batch=10_000)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

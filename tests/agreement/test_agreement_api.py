@@ -2,7 +2,6 @@
 ``compare.mcnemar`` on a ``pd.crosstab`` DataFrame, and ``confidence_level`` on the irrCAC path
 of fleiss_kappa / krippendorff_alpha."""
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,14 +14,10 @@ from validation.suites.cac import read_case as cac_case
 from validation.suites.cac import records as cac_records
 from validation.suites.irr import expected, read_case
 
+from .conftest import quiet
+
 RTOL = 1e-10
 CASES = list(expected("irr_stuart_maxwell_mh"))
-
-
-def quiet(func, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kw)
 
 
 # --------------------------------------------------------------------------- C x C tables
@@ -89,7 +84,7 @@ def test_mcnemar_on_crosstab_of_judgments():
     tab = pd.crosstab(pd.Series(old, name="old"), pd.Series(new, name="new"))  # rows 0, 1
     for method in ("exact", "mid-p", "asymptotic"):
         got = mcnemar(tab, method=method)
-        ref = mcnemar(old=old, new=new, method=method)
+        ref = mcnemar(old, new, method=method)
         assert got == ref
     # independently: b = old success & new failure, c = old failure & new success
     b, c = int(((old == 1) & (new == 0)).sum()), int(((old == 0) & (new == 1)).sum())
@@ -104,7 +99,7 @@ def test_mcnemar_on_crosstab_with_a_missing_column_and_bool_labels():
     new = np.array([True, True, True, True])  # never fails: crosstab has one column
     tab = pd.crosstab(old, new)
     assert tab.shape == (2, 1)
-    assert mcnemar(tab).table == mcnemar(old=old, new=new).table == (3, 0, 1, 0)
+    assert mcnemar(tab).table == mcnemar(old, new).table == (3, 0, 1, 0)
 
 
 def test_mcnemar_on_a_k_by_k_crosstab():

@@ -4,7 +4,6 @@ Tolerance 1e-10 relative; p-values that R computes as 1 - p(...) also 1e-12 abso
 """
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -22,19 +21,16 @@ from predstab import (
     maxwell_re,
     mean_correlation,
     mean_spearman,
+    percent_agreement,
     rater_bias,
     robinson_a,
     stuart_maxwell,
 )
 from validation.suites.irr import expected, read_case, rii_fields
 
+from .conftest import quiet
+
 P_ATOL = 1e-12
-
-
-def quiet(func, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kw)
 
 
 def records(name):
@@ -59,12 +55,12 @@ def test_agree(case, r):
 
 @pytest.mark.parametrize(("case", "r"), records("irr_kendall"))
 def test_kendall_w(case, r):
-    res = quiet(kendall_w, read_case(case), correct=r["correct"])  # R: kendall(m, correct)
+    res = quiet(kendall_w, read_case(case), correction=r["correct"])  # R: kendall(m, correct)
     assert (res.n_objects, res.df) == (r["subjects"], r["df"])
     assert res.value == approx(r["value"])
     assert res.statistic == approx(r["statistic"])
     assert res.pvalue == approx(r["p.value"])  # pchisq(lower.tail = FALSE)
-    assert (res.ties and not res.correct) == ("error" in r)  # "Coefficient may be incorrect due to ties"
+    assert (res.ties and not res.correction) == ("error" in r)  # "Coefficient may be incorrect due to ties"
     assert ("Coefficient may be incorrect due to ties" in str(res)) == ("error" in r)
 
 
@@ -90,7 +86,7 @@ def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
     # ratings on a grid of 1, 0.1 or 0.01 are ranked by counting, others by sorting: both exact
     from scipy import stats
 
-    from predstab.agreement._irr import _grid_codes
+    from predstab.agreement._concordance import _grid_codes
 
     rng = np.random.default_rng(3)
     z = rng.normal(size=(60, 1)) + rng.normal(size=(60, 5))
@@ -99,7 +95,7 @@ def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
          "three decimals": np.round(z, 3)}[kind]
     x[1] = x[0]  # ties in every kind
     assert (_grid_codes(x) is not None) == counted
-    res = kendall_w(x, correct=correct)
+    res = kendall_w(x, correction=correct)
     assert res.value == pytest.approx(_kendall_by_hand(x, correct), rel=1e-14)
     assert res.ties
 
@@ -107,17 +103,17 @@ def test_kendall_w_ranking_paths_by_hand(kind, counted, correct):
 def test_kendall_w_counting_keeps_nearby_values_apart():
     # 0.9 and the next double both give 9 at one decimal if x * 10 were rounded without checking;
     # x == codes / 10 fails for the latter, so these ratings are sorted, and stay distinct
-    from predstab.agreement._irr import _grid_codes
+    from predstab.agreement._concordance import _grid_codes
 
     x = np.array([[0.9, 1.0], [np.nextafter(0.9, 1), 2.0], [0.5, 3.0], [0.2, 4.0]])
     assert _grid_codes(x) is None
-    res = kendall_w(x, correct=True)
+    res = kendall_w(x, correction=True)
     assert not res.ties and res.value == pytest.approx(_kendall_by_hand(x, True), rel=1e-14)
 
 @pytest.mark.parametrize(("case", "r"), records("irr_finn"))
 def test_finn(case, r):
     res = quiet(
-        finn, read_case(case), n_levels=r["s.levels"], model=r["model"]
+        finn, read_case(case), n_categories=r["s.levels"], model=r["model"]
     )  # R: finn(m, s.levels, model)
     assert res.value == approx(r["value"])
     assert res.statistic == approx(r["statistic"])
@@ -202,7 +198,7 @@ def test_bhapkar(case, r):
 def test_iota(case, r):
     variables = [read_case(f) for f in r["files"]]
     # R: iota(list of matrices, scaledata, standardize)
-    res = quiet(iota, variables, level=r["scaledata"], standardize=r["standardize"])
+    res = quiet(iota, variables, scale=r["scaledata"], standardize=r["standardize"])
     assert (res.n_objects, res.n_raters) == (r["subjects"], r["raters"])
     assert res.value == approx(r["value"])
     assert str(res).splitlines()[0] == " " + r["method"]
@@ -268,13 +264,13 @@ def test_results_print_like_irr():
     ("call", "name"),
     [
         (lambda: agree([[1, 2], [2, 2]], tolerance=-1), "tolerance"),
-        (lambda: kendall_w([[1, 2], [2, 2]], correct="yes"), "correct"),
-        (lambda: finn([[1, 2], [2, 2]], n_levels=1), "n_levels"),
-        (lambda: finn([[1, 2], [2, 2]], n_levels=5, model="two"), "model"),
+        (lambda: kendall_w([[1, 2], [2, 2]], correction="yes"), "correction"),
+        (lambda: finn([[1, 2], [2, 2]], n_categories=1), "n_categories"),
+        (lambda: finn([[1, 2], [2, 2]], n_categories=5, model="two"), "model"),
         (lambda: mean_correlation([[1, 2], [2, 2]], fisher=1), "fisher"),
         (lambda: maxwell_re([[1, 2], [2, 3]]), "ratings"),
         (lambda: rater_bias([[1, 2, 3], [2, 2, 3]]), "ratings"),
-        (lambda: iota([[1, 2], [2, 2]], level="interval"), "level"),
+        (lambda: iota([[1, 2], [2, 2]], scale="interval"), "scale"),
         (lambda: iota([np.ones((3, 2)), np.ones((4, 2))]), "ratings"),
         (lambda: kendall_w([["a", "b"], ["b", "a"]]), "ratings"),
         (lambda: inter_intra_reliability(np.ones((4, 4)), n_raters=3), "n_raters"),
@@ -299,7 +295,7 @@ _NUM = _RNG.normal(size=(30, 1)) + _RNG.normal(scale=0.5, size=(30, 4))
 CALLS = {
     "agree": (agree, _CATS, {}),
     "kendall_w": (kendall_w, _NUM, {}),
-    "finn": (finn, _CATS, {"n_levels": 5}),
+    "finn": (finn, _CATS, {"n_categories": 5}),
     "robinson_a": (robinson_a, _NUM, {}),
     "mean_correlation": (mean_correlation, _NUM, {}),
     "mean_spearman": (mean_spearman, _NUM, {}),
@@ -341,7 +337,7 @@ def test_swapping_the_two_raters():
 
 def test_nominal_iota_ignores_relabelling():
     labels = np.array(["w", "x", "y", "z"], dtype=object)[_CATS - 1]
-    assert iota(labels, level="nominal").value == pytest.approx(iota(_CATS, level="nominal").value, rel=1e-12)
+    assert iota(labels, scale="nominal").value == pytest.approx(iota(_CATS, scale="nominal").value, rel=1e-12)
 
 
 @pytest.mark.parametrize("func", [agree, rater_bias, kendall_w, bhapkar])
@@ -375,3 +371,23 @@ def test_degenerate_warnings_point_at_the_callers_line():
         with pytest.warns(PredstabDegenerateWarning) as record:
             call()
         assert record[0].filename == __file__
+
+
+# --------------------------------------------------------------------------- percent agreement, two ways
+def test_irr_and_irrcac_percent_agreement_relate_as_documented():
+    # irr's agree counts the objects on which every rater agrees; irrCAC's pa averages each object's
+    # share of agreeing pairs of ratings: for two raters with complete ratings the share is 0 or 1,
+    # so pa = agree / 100 = (Maxwell's RE + 1) / 2; with three raters, partial agreement counts for pa
+    two = np.array([[0, 0], [1, 1], [1, 0], [0, 0], [1, 1], [0, 1], [1, 1], [0, 0]])
+    assert agree(two).value == 75.0  # 6 of 8 objects
+    assert percent_agreement(two).value == pytest.approx(0.75, rel=1e-15)
+    assert maxwell_re(two).value == pytest.approx(0.5, rel=1e-15)
+    three = np.array([[1, 1, 1], [1, 1, 2], [2, 3, 1], [2, 2, 2]])
+    # by hand: unanimous objects 2 of 4; pairwise shares 1, 1/3, 0, 1
+    assert agree(three).value == 50.0
+    assert percent_agreement(three).value == pytest.approx((1 + 1 / 3 + 0 + 1) / 4, rel=1e-15)
+    # missing ratings: irr drops the object, irrCAC uses the pairs that are there
+    gap = np.array([[1, 1, np.nan], [1, 2, 2], [3, 3, 3], [1, 2, 3]])
+    assert quiet(agree, gap).value == pytest.approx(100 / 3)  # objects 2-4: one unanimous
+    assert percent_agreement(gap).value == pytest.approx((1 + 1 / 3 + 1 + 0) / 4, rel=1e-15)
+

@@ -3,65 +3,23 @@
 Every public function declares its parameters with ``@validate_params`` and every invalid
 value generated from the declarations raises an error naming the parameter; every result
 compares with ``==`` without raising, has a short repr, an R-style ``str`` and a one-row
-``to_frame()`` with ``ci_low`` / ``ci_high`` where it has an interval.
+``to_frame()`` with ``ci_low`` / ``ci_high`` where it has an interval; bad input names the
+parameter; every public name has a docstring and its home in a private module.
 """
 
 import inspect
 import warnings
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from predstab import compare
 from predstab._core._results import Result
 from predstab._core._validation import InvalidParameterError
+from tests.compare._examples import CALLS, PA, PB, RANKS, SA, SB, TABLE, A, B, Y, accuracy
 
-matplotlib.use("Agg")
-
-A = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
-B = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
-RANKS = np.array([[1, 2, 3]] * 3 + [[1, 3, 2]] + [[2, 1, 3]] * 5 + [[3, 1, 2]] * 2 + [[2, 3, 1]])
-RNG = np.random.default_rng(0)
-Y = RNG.integers(0, 2, 60)
-PA = np.where(RNG.random(60) < 0.7, Y, 1 - Y)
-PB = np.where(RNG.random(60) < 0.8, Y, 1 - Y)
-TABLE = RNG.normal(1.0, 0.3, size=(6, 4))
-
-
-def _acc(t, p):
-    return float(np.mean(t == p))
-
-
-# function -> (positional arguments, keyword arguments) of a valid call
-CALLS = {
-    "mcnemar": (([[146, 4], [14, 36]],), {}),
-    "paired_bootstrap": ((Y, PA, PB), {"metric": _acc, "n_resamples": 20, "random_state": 0}),
-    "bootstrap_ci": ((A,), {"n_resamples": 50, "random_state": 0}),
-    "mean_permutation_test": ((A, B), {"n_permutations": 50, "random_state": 0}),
-    "ttest": ((A, B), {}),
-    "wilcoxon": ((A, B), {}),
-    "corrected_resampled_ttest": ((A, B), {"n_train": 90, "n_test": 10}),
-    "cv5x2_ttest": ((np.arange(10.0).reshape(5, 2), np.arange(10.0).reshape(5, 2) ** 1.1), {}),
-    "cv5x2_ftest": ((np.arange(10.0).reshape(5, 2), np.arange(10.0).reshape(5, 2) ** 1.1), {}),
-    "friedman_nemenyi": ((4 - RANKS,), {}),
-    "bonferroni_dunn": ((4 - RANKS,), {"control": 1}),
-    "plot_cd_diagram": ((compare.friedman_nemenyi(4 - RANKS),), {}),
-    "seeds_needed": ((0.5,), {}),
-    "power_ttest": ((0.5, 10), {}),
-    "power_ttest_n": ((0.5,), {}),
-    "detectable_effect": ((10,), {}),
-    "win_rate_test": ((55, 100), {}),
-    "games_needed": ((0.6,), {}),
-    "iqm": ((A,), {}),
-    "mean_ci": ((A,), {}),
-    "stratified_bootstrap_ci": ((TABLE,), {"n_resamples": 30, "random_state": 0}),
-    "expected_max_normal": ((5,), {}),
-    "probability_of_improvement": ((TABLE, TABLE[::-1] * 0.9), {"n_resamples": 20, "random_state": 0}),
-    "performance_profile": ((TABLE, [0.5, 1.0]), {}),
-    "variance_components": ((TABLE,), {}),
-}
 FUNCTIONS = sorted(n for n in compare.__all__ if inspect.isfunction(getattr(compare, n)))
 
 
@@ -79,11 +37,14 @@ def test_every_public_function_is_called_here_and_declares_its_parameters():
 def _call(name, **change):
     args, kwargs = CALLS[name]
     func = getattr(compare, name)
-    params = list(inspect.signature(func).parameters)
+    signature = inspect.signature(func).parameters
+    params = list(signature)
     args = list(args)
     for key, value in change.items():
         if key in params[:len(args)]:
             args[params.index(key)] = value
+        elif signature[key].kind is inspect.Parameter.POSITIONAL_ONLY:  # mcnemar(table, b)
+            args += [None] * (params.index(key) - len(args)) + [value]
         else:
             kwargs = {**kwargs, key: value}
     with warnings.catch_warnings():
@@ -108,8 +69,8 @@ def test_invalid_values_from_the_declarations_name_the_parameter(name):
 def test_counts_are_integers_everywhere():
     # 3.0 is not a count, as in every other predstab function (predstab._core._utils.check_count)
     for call in (lambda: compare.win_rate_test(3.0, 10), lambda: compare.expected_max_normal(3.0),
-                 lambda: compare.paired_bootstrap(Y, PA, PB, metric=_acc, n_resamples=30.0),
-                 lambda: compare.mean_permutation_test(A, B, n_permutations=99.0)):
+                 lambda: compare.paired_bootstrap(Y, PA, PB, metric=accuracy, n_resamples=30.0),
+                 lambda: compare.mean_permutation_test(A, B, n_resamples=99.0)):
         with pytest.raises(InvalidParameterError, match="must be an integer"):
             call()
 
@@ -181,7 +142,6 @@ def test_str_is_r_print_htest():
         "", "\tMcNemar's Chi-squared test", "", "data:  table",
         "McNemar's chi-squared = 5.6667, df = 3, p-value = 0.129"]
     # print(t.test(B, A)) layout (B minus A); the numbers by Welch's formulas, 5 and 4 digits
-    from scipy import stats
 
     a, b = np.array(A, float), np.array(B, float)
     va, vb = a.var(ddof=1) / 10, b.var(ddof=1) / 10
@@ -194,3 +154,83 @@ def test_str_is_r_print_htest():
     assert lines[4] == "t = 0.42355, df = 9.014, p-value = 0.6818"
     assert lines[5] == "alternative hypothesis: true difference in means is not equal to 0"
     assert lines[6] == "95 percent confidence interval:"
+
+
+# (call, exception, text that names the parameter)
+BAD_INPUT = {
+    "ttest level": (lambda: compare.ttest(SA, SB, confidence_level=1.5), ValueError, "`confidence_level`"),
+    "ttest paired+equal_var": (lambda: compare.ttest(SA, SB, paired=True, equal_var=True), ValueError,
+                               "`equal_var`"),
+    "ttest paired lengths": (lambda: compare.ttest(SA, SB[:-1], paired=True), ValueError, "same shape"),
+    "ttest nan": (lambda: compare.ttest([1.0, np.nan, 2.0], SB), ValueError, "`a`"),
+    "ttest one value": (lambda: compare.ttest([1.0], SB), ValueError, "at least 2"),
+    "ttest text": (lambda: compare.ttest(["a", "b"], SB), TypeError, "`a`"),
+    "wilcoxon correct": (lambda: compare.wilcoxon(SA, SB, correction=1), TypeError, "`correction`"),
+    "wilcoxon 2-D": (lambda: compare.wilcoxon([SA], [SB]), ValueError, "1-dimensional"),
+    "corrected n_train": (lambda: compare.corrected_resampled_ttest(SA, SB, n_train=0, n_test=10),
+                          ValueError, "`n_train`"),
+    "corrected n_test": (lambda: compare.corrected_resampled_ttest(SA, SB, n_train=10, n_test=-1),
+                         ValueError, "`n_test`"),
+    "permutation n": (lambda: compare.mean_permutation_test(SA, SB, n_resamples=0), ValueError,
+                      "`n_resamples`"),
+    "permutation paired lengths": (lambda: compare.mean_permutation_test(SA, SB[:3], paired=True), ValueError,
+                                   "same length"),
+    "permutation rng": (lambda: compare.mean_permutation_test(SA, SB, random_state="seed"), TypeError,
+                        "`random_state`"),
+    "permutation empty": (lambda: compare.mean_permutation_test([], SB), ValueError, "`a`"),
+    "mean_ci level": (lambda: compare.mean_ci(SA, confidence_level=0), ValueError, "`confidence_level`"),
+    "mean_ci short": (lambda: compare.mean_ci([1.0]), ValueError, "`x`"),
+    "stratified 1-D": (lambda: compare.stratified_bootstrap_ci(SA), ValueError, "`scores`"),
+    "stratified statistic": (lambda: compare.stratified_bootstrap_ci([SA, SB], statistic="iqm"), TypeError,
+                             "`statistic`"),
+    "win rate level": (lambda: compare.win_rate_test(5, 10, confidence_level=2), ValueError,
+                       "`confidence_level`"),
+    "win rate count 3.0": (lambda: compare.win_rate_test(3.0, 10), ValueError, "`wins`"),
+    "expected max text": (lambda: compare.expected_max_normal("5"), TypeError, "`k`"),
+    "friedman higher": (lambda: compare.friedman_nemenyi([SA, SB], higher_is_better="yes"), TypeError,
+                        "`higher_is_better`"),
+    "bootstrap rng": (lambda: compare.paired_bootstrap(
+        [0, 1, 0], [0, 1, 1], [0, 1, 0], metric=lambda t, p: 0.0,
+        random_state=np.random.RandomState(0)), TypeError, "`random_state`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_names_parameter(case):
+    call, exc, match = BAD_INPUT[case]
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_public_api_docstrings_and_homes():
+    for name in compare.__all__:
+        obj = getattr(compare, name)
+        assert obj.__doc__, name
+        assert obj.__module__.startswith("predstab.compare._"), name
+
+
+def test_to_frame_reports_intervals():
+    f = compare.mean_ci(A).to_frame()
+    assert f.shape[0] == 1 and f["ci_low"].iloc[0] == pytest.approx(43.681, abs=5e-4)
+    f = compare.ttest(A, B).to_frame()
+    assert {"statistic", "pvalue", "estimate", "ci_low", "ci_high"} <= set(f.columns)
+    f = compare.win_rate_test(55, 100).to_frame()
+    assert f["ci_high"].iloc[0] == pytest.approx(0.649679770760328, rel=1e-10)  # binom.test conf.int
+    v = compare.variance_components(np.arange(12.0).reshape(3, 4), baseline=np.zeros((3, 4))).to_frame()
+    assert "paired" not in v.columns and v.shape == (1, 10)
+
+
+def test_results_are_frozen():
+    import dataclasses
+
+    r = compare.mcnemar([[1, 2], [3, 4]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.pvalue = 0.5
+
+
+def test_no_warnings_on_regular_use():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare.mcnemar([[146, 4], [14, 36]])
+        compare.friedman_nemenyi(4 - RANKS)
+        compare.ttest(A, B)

@@ -1,5 +1,6 @@
 """predstab.fleiss_kappa against irr::kappam.fleiss and statsmodels."""
 
+import math
 import warnings
 
 import numpy as np
@@ -7,15 +8,17 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
-from predstab import PredstabDataWarning, PredstabDegenerateWarning, fleiss_kappa
+from predstab import PredstabDataWarning, PredstabDegenerateWarning, conger_kappa, fleiss_kappa
 from validation._table import REFERENCE, load_json
+
+from .conftest import classic_case
 
 IRR = load_json("classic", "expected", "irr_kappam_fleiss.json")
 
 
-def case(name):
-    return pd.read_csv(REFERENCE / "classic" / "cases" / f"{name}.csv").to_numpy()
+case = classic_case
 
 
 @pytest.mark.parametrize("name", sorted(IRR))
@@ -253,3 +256,94 @@ def test_print_follows_irr_print_irrlist():
     assert detail[9].split() == ["Kappa", "z", "p.value"]  # irr's detail table, 3 decimals
     assert detail[10].split()[0] == "a" and float(detail[10].split()[1]) == pytest.approx(
         IRR["c_30x6_4cat"]["detail"][0]["kappa"], abs=5e-4)
+
+
+# --------------------------------------------------------- value-pinning checks (mutation testing)
+# Value-pinning checks of predstab.fleiss_kappa written to kill mutmut's surviving mutants.
+#
+# Reference: Fleiss (1971) and irr 0.84.1's ``kappam.fleiss`` (standard errors of Fleiss,
+# Nee & Landis 1979) written out below; the data have a missing value, so that the dropped
+# object's category (4) must vanish from the categories, as it does after R's ``na.omit``.
+
+
+X = np.array([[1, 2, 2], [1, 1, 1], [3, 3, 2], [2, 2, 2], [1, 3, 3], [np.nan, 4, 4]])
+
+
+def irr_kappam_fleiss(x):
+    x = x[~np.isnan(x).any(axis=1)]
+    n, m = x.shape
+    cats = sorted(set(x.ravel().tolist()))
+    counts = np.array([[np.sum(row == c) for c in cats] for row in x], dtype=float)
+    p = counts.sum(axis=0) / (n * m)
+    q = 1 - p
+    p_i = (np.sum(counts**2, axis=1) - m) / (m * (m - 1))
+    p_e = np.sum(p**2)
+    kappa = (p_i.mean() - p_e) / (1 - p_e)
+    pq = np.sum(p * q)
+    se = math.sqrt(2) / (pq * math.sqrt(n * m * (m - 1))) * math.sqrt(pq**2 - np.sum(p * q * (q - p)))
+    z = kappa / se
+    kappa_j = 1 - np.sum(counts * (m - counts), axis=0) / (n * m * (m - 1) * p * q)
+    z_j = kappa_j / math.sqrt(2 / (n * m * (m - 1)))
+    return cats, kappa, z, 2 * stats.norm.sf(abs(z)), kappa_j, z_j, 2 * stats.norm.sf(np.abs(z_j))
+
+
+@pytest.mark.parametrize("as_frame", [None, "category", "shared categories"])
+def test_detail_after_dropping_an_object(as_frame):
+    # a DataFrame of Categoricals sharing one set of categories is read from its codes
+    shared = pd.CategoricalDtype([1.0, 2.0, 3.0, 4.0])
+    ratings = X if as_frame is None else pd.DataFrame(X).astype(
+        "category" if as_frame == "category" else shared)
+    with pytest.warns(PredstabDataWarning) as record:
+        res = fleiss_kappa(ratings, detail=True)
+    assert [str(w.message) for w in record] == [
+        "1 of 6 objects have a missing value and were dropped (as irr::kappam.fleiss does with na.omit)."]
+    cats, kappa, z, p, kappa_j, z_j, p_j = irr_kappam_fleiss(X)
+    assert res.value == pytest.approx(kappa, rel=1e-12)
+    assert res.statistic == pytest.approx(z, rel=1e-12)
+    assert res.pvalue == pytest.approx(p, rel=1e-12)
+    assert res.per_category.index.tolist() == cats == [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(res.per_category["kappa"], kappa_j, rtol=1e-12)
+    np.testing.assert_allclose(res.per_category["z"], z_j, rtol=1e-12)
+    np.testing.assert_allclose(res.per_category["p"], p_j, rtol=1e-12)
+
+
+def test_print_layout():
+    # irr print.irrlist: format(x, digits = 3) for kappa, z and p; the detail table to 3 decimals
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        res = fleiss_kappa(X, detail=True)
+    assert res.statistic == pytest.approx(2.1317383, rel=1e-7)
+    assert str(res).splitlines() == [
+        " Fleiss' Kappa for m Raters", "",
+        " Subjects = 5", "   Raters = 3", "    Kappa = 0.392", "",
+        "        z = 2.13", "  p-value = 0.033", "",
+        "     Kappa     z  p.value",
+        "1.0  0.400 1.549    0.121",
+        "2.0  0.444 1.721    0.085",
+        "3.0  0.318 1.232    0.218",
+    ]
+
+
+# --------------------------------------------------------------------------- one engine for Conger's kappa
+def test_exact_kappa_is_conger_kappa_of_the_complete_objects():
+    # irr's kappam.fleiss(exact = TRUE) and irrCAC's conger.kappa.raw are one coefficient, whose chance
+    # agreement predstab computes in one function (agreement._cac.conger_chance_agreement). By hand
+    # (Conger 1980): p_e = sum_k mean_g(p_gk)^2 - sum_k var_g(p_gk) / (r - 1), variance over raters with
+    # denominator r
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1], [2, 3, 3]])
+    shares = np.stack([[np.mean(x[:, g] == k) for k in (1, 2, 3)] for g in range(3)])
+    p_e = np.sum(shares.mean(axis=0) ** 2) - np.sum(shares.var(axis=0)) / 2
+    sum_sq = sum(np.sum(row == k) ** 2 for row in x for k in (1, 2, 3))
+    p_o = (sum_sq - 18) / (18 * 2)
+    exact, conger = fleiss_kappa(x, exact=True), conger_kappa(x)
+    assert exact.expected == pytest.approx(p_e, rel=1e-14)
+    assert conger.expected == pytest.approx(p_e, rel=1e-14)
+    assert exact.value == pytest.approx(1 - (1 - p_o) / (1 - p_e), rel=1e-14)
+    assert conger.value == pytest.approx(exact.value, rel=1e-14)
+    # an incomplete object: irr drops it first, irrCAC keeps its ratings
+    y = np.vstack([x, [1, np.nan, 2]])
+    with pytest.warns(PredstabDataWarning, match="1 of 7 objects"):
+        dropped = fleiss_kappa(y, exact=True)
+    assert dropped.value == pytest.approx(exact.value, rel=1e-14)
+    assert conger_kappa(y).value != pytest.approx(exact.value, rel=1e-6)
+

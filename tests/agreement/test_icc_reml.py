@@ -39,12 +39,12 @@ from predstab.agreement._icc_reml import TYPES, _psych_table
 from validation._table import REFERENCE
 from validation.suites.lmer import case_rows, load_cases, read_case, reml_criterion
 
-DATA = Path(__file__).resolve().parent / "data"
+from .conftest import SHROUT_FLEISS
+
+DATA = Path(__file__).resolve().parent.parent / "data"
 FOLDERS = {"reference": REFERENCE / "lmer", "heldout-seed2": DATA / "lmer-heldout" / "seed2",
            "heldout-seed3": DATA / "lmer-heldout" / "seed3", "boundary": DATA / "lmer-boundary"}
 CASES = [(label, name) for label, folder in FOLDERS.items() for name, _ in load_cases(folder)]
-SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9],
-                          [6, 2, 4, 7]], dtype=float)
 
 
 def _record(label, name):
@@ -123,7 +123,7 @@ def test_complete_data_give_the_anova_table_of_icc_table():
 def test_psych_table_from_anova_mean_squares_is_icc_table(seed):
     """The six forms from mean squares are icc_table's, digit for digit (one formula sheet)."""
     x = np.random.default_rng(seed).normal(size=(12, 3 + seed)) + np.arange(12)[:, None] / 4
-    got = _psych_table(_mean_squares(x), 0.9, stacklevel=2)
+    got = _psych_table(_mean_squares(x), 0.9)
     np.testing.assert_allclose(got, icc_table(x, confidence_level=0.9).to_numpy(), rtol=1e-12, atol=1e-14)
 
 
