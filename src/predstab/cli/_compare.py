@@ -168,7 +168,8 @@ def _friedman(frame, args, out):
         raise
     # a DataFrame: the result names the methods by the file's columns
     result = compare.friedman_nemenyi(pd.DataFrame(scores, columns=list(map(str, frame.columns))),
-                                      significance=args.significance, higher_is_better=not args.lower_is_better)
+                                      significance=args.significance,
+                                      higher_is_better=not args.lower_is_better)
     ranks = dict(zip(result.names, np.asarray(result.average_ranks, dtype=float), strict=True))
     print(str(result), file=out)  # base R's print.htest layout, R's p-value, the ranks by name
     if args.plot:
