@@ -605,7 +605,7 @@ def test_per_object_plot_labels_no_object_that_is_perfectly_stable():
     Xf = np.vstack([rng.normal(0, 1, (40, 3)), rng.normal(12, 1, (40, 3))])
     yf = np.repeat(["a", "b"], 40).astype(object)
     job = _demo.TuneJob(task="classification", X=Xf[::2], y=yf[::2], X_test=Xf[1::2], y_test=yf[1::2],
-                        grid=[5, 10, 20], n_repeats=3, n_bootstrap=0, title="blobs")
+                        grid=[5, 10, 20], n_repeats=3, n_resamples=0, title="blobs")
     res = _demo.compute(job)
     assert np.all(np.asarray(res.largest_psi.per_object) == 1)
     _, per_object = _demo._figures(res, job)
