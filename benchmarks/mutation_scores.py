@@ -47,7 +47,7 @@ MODULES: dict[str, list[str]] = {
     "_object_intervals": _PHI_PSI,
     "_result": _PHI_PSI,
     "_scales": _PHI_PSI,
-    "_measures": ["tests/stability/test_measure_registry.py", *_TUNING],
+    "_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
     # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
     # test_mutants_{icc,fleiss,krippendorff}.py); irrCAC's weighted Fleiss' kappa and alpha, now in
     # _fleiss and _krippendorff, are tested in test_cac.py
@@ -67,10 +67,12 @@ MODULES: dict[str, list[str]] = {
                      "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
     "_repeated": ["tests/ensembles/test_repeated_predictions.py"],
-    # tests/test_mutants_io.py (added below) runs _io in-process; test_cli_inputs.py and test_cli_firsthour.py
-    # run the CLI only as a subprocess, which mutmut cannot see; test_cli.py runs it in-process but takes
-    # ~45 s (tune and demo runs), which every surviving mutant of a function they reach would cost
-    "_io": ["tests/test_cli_files.py"],
+    # the file layer (was _io): test_reading.py / test_writing.py run it in-process on tiny files;
+    # test_cli_inputs.py and test_cli_reports.py run the CLI only as a subprocess, which mutmut cannot
+    # see; test_cli.py runs it in-process but takes ~45 s (tune and demo runs), which every surviving
+    # mutant of a function they reach would cost
+    "_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
+    "_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
     "_cac": ["tests/agreement/test_cac.py"],
     "_cac_tables": ["tests/agreement/test_cac.py"],

@@ -17,7 +17,7 @@ This script designs a study in that spirit and writes ``docs/replication.md`` (t
 plots under ``docs/img/replication/`` and a verdict per claim computed from the numbers)::
 
     PYTHONPATH=src python benchmarks/replication.py            # full study, a few minutes on 2 cores
-    PYTHONPATH=src python benchmarks/replication.py --quick    # CI size (tests/stability/)
+    PYTHONPATH=src python benchmarks/replication.py --quick    # CI size (tests/docs/test_replication.py)
     PYTHONPATH=src python benchmarks/replication.py --quick --out /tmp/rep   # write elsewhere
 
 Design. Four simulated scenarios (scikit-learn generators, fixed seeds): *metric*

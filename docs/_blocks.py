@@ -107,6 +107,11 @@ def _files_for_cli_pages(folder):
     s = rng.normal(0.8, 0.05, size=15)
     pd.DataFrame({"A": s, "B": s + rng.normal(0.02, 0.02, size=15)}).to_csv(folder / "scores.csv",
                                                                           index=False)
+    # ordinal ratings 1-4 of 30 objects by 4 raters, who mostly agree
+    grades = np.random.default_rng(14).integers(1, 5, size=30)
+    ratings = np.clip(grades[:, None] + np.random.default_rng(15).integers(-1, 2, size=(30, 4)), 1, 4)
+    pd.DataFrame(ratings, columns=[f"rater{j + 1}" for j in range(4)]).to_csv(folder / "ratings.csv",
+                                                                              index=False)
 
 
 def _files_for_tuning_page(folder):

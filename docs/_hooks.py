@@ -5,7 +5,8 @@ Placeholders in the pages are replaced at build time, so the site never drifts f
 - ``<!-- predstab:setup -->``      the two set-up commands, read from README.md;
 - ``<!-- predstab:validation -->`` the parity table of ``python -m validation --markdown``;
 - ``<!-- predstab:api -->``        a mkdocstrings block for every public name that exists;
-- ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command.
+- ``<!-- predstab:cli -->``        ``--help`` of every ``predstab`` command;
+- ``<!-- predstab:changelog -->``  CHANGELOG.md (every rename of the public API and the CLI).
 
 Docstrings written with shared pieces (``predstab._core._docstrings.fill_doc``) reach the site
 filled in: :class:`NumpydocMath` takes those from the objects at run time.
@@ -75,7 +76,7 @@ _SECTIONS = {
     ".ensembles._tune_result": "Number of learners: the tuning's result and recommendations",
     ".stability._importance": "Variable-importance and selection stability (optRF::opt_importance)",
     "._scorer": "scikit-learn integration",
-    "._core._io": "Reading files (CSV, Parquet)",
+    "._core._reading": "Reading files (CSV, Parquet)",
 }
 
 _SUBMODULE_SECTIONS = {"compare": "Comparing models", "plotting": "Plots"}
@@ -275,7 +276,12 @@ def _cli_help():
     return "\n".join(out)
 
 
+def _changelog():
+    return (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
 _FILLERS = {
+    "changelog": _changelog,
     "setup": _setup_commands,
     "validation": _validation_report,
     "api": _api_reference,

@@ -98,7 +98,7 @@ _EXPORTS = {
     "make_stability_scorer": "._scorer",
     "RefitEnsemble": "._scorer",
     # files (CSV / Parquet) as the command line reads them
-    "read_table": "._core._io",
+    "read_table": "._core._reading",
 }
 _SUBMODULES = ("agreement", "stability", "ensembles", "compare", "plotting", "cli")
 

@@ -13,22 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ._core._io import (
-    InputError,
-    InputNote,
-    ProgressBar,
-    check_output_dir,
-    check_target_kind,
-    dumps,
-    staged_output_dir,
-    write_figure,
-    write_text,
-)
+from ._core._exceptions import warn_outside
+from ._core._progress import ProgressBar
+from ._core._reading import InputError, InputNote, check_target_kind
+from ._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
 
 __all__ = ["TuneJob", "run_job", "run_demo", "load_dataset", "holdout", "forest", "tune_arguments", "compute"]
 
@@ -53,7 +45,7 @@ class TuneJob:
     method: str = "pool"
     seed: int = 0
     n_jobs: int | None = None
-    levels: list | None = None
+    categories: list | None = None  # the target's categories in order (ordinal)
     title: str = ""
     voting: str = "hard"  # classes: ranger's majority vote, as optRF and tune_num_learners
     n_resamples: int = 100  # resamples for the bands and the recommendation's interval
@@ -71,7 +63,7 @@ class TuneJob:
 
 
 def load_dataset(name, *, seed=0):
-    """``(X, y, task, levels, title)`` of one of scikit-learn's bundled data sets."""
+    """``(X, y, task, categories, title)`` of one of scikit-learn's bundled data sets."""
     from sklearn import datasets
 
     if name == "diabetes":
@@ -87,10 +79,10 @@ def load_dataset(name, *, seed=0):
         return data.data, y, "classification", None, "wine cultivar (3 classes)"
     if name == "ordinal":
         X, y = datasets.load_diabetes(return_X_y=True)
-        levels = ["Q1", "Q2", "Q3", "Q4"]
+        categories = ["Q1", "Q2", "Q3", "Q4"]
         cuts = np.quantile(y, [0.25, 0.5, 0.75])
-        y = np.array(levels, dtype=object)[np.searchsorted(cuts, y, side="right")]
-        return X, y, "ordinal", levels, "diabetes progression in quartiles Q1 < Q2 < Q3 < Q4 (ordinal)"
+        y = np.array(categories, dtype=object)[np.searchsorted(cuts, y, side="right")]
+        return X, y, "ordinal", categories, "diabetes progression in quartiles Q1 < Q2 < Q3 < Q4 (ordinal)"
     raise InputError(f"--dataset must be one of {_DATASETS}; got {name!r}")
 
 
@@ -125,16 +117,16 @@ def forest(task, *, max_features="sqrt", min_samples_leaf=None, max_samples=None
 
 def _check_job(job):
     if job.task == "ordinal":
-        if not job.levels:
-            raise InputError("--task ordinal needs --levels (the target's categories in order)")
+        if not job.categories:
+            raise InputError("--task ordinal needs --categories (the target's categories in order)")
         seen = set(map(str, job.y))
-        unknown = sorted(seen - set(map(str, job.levels)))
+        unknown = sorted(seen - set(map(str, job.categories)))
         if unknown:
-            raise InputError(f"--levels {','.join(map(str, job.levels))} does not contain the target "
-                             f"value(s) {', '.join(unknown[:5])}")
+            raise InputError(f"--categories {','.join(map(str, job.categories))} does not contain the "
+                             f"target value(s) {', '.join(unknown[:5])}")
         job.y = np.array([str(v) for v in job.y], dtype=object)
         job.y_test = np.array([str(v) for v in job.y_test], dtype=object)
-        job.levels = [str(v) for v in job.levels]
+        job.categories = [str(v) for v in job.categories]
         if job.method == "closed-form":
             raise InputError("--method closed-form supports regression and classification; "
                              "use --method pool for an ordinal target")
@@ -147,11 +139,11 @@ def _check_job(job):
         job.y = np.asarray(job.y, dtype=float)
         distinct = np.unique(job.y)
         if distinct.size == 2:  # 0/1 (or any two values): most likely classes given as numbers
-            warnings.warn(f"the target '{job.target_name}' holds only the two values "
-                          f"{distinct[0]:g} and {distinct[1]:g}: --task regression (the default) fits a "
-                          "regression forest to them and measures the stability of its numbers (ICC); "
-                          "to treat them as classes (Fleiss' kappa of the predicted labels) add "
-                          "--task classification", InputNote, stacklevel=2)
+            warn_outside(f"the target '{job.target_name}' holds only the two values "
+                         f"{distinct[0]:g} and {distinct[1]:g}: --task regression (the default) fits a "
+                         "regression forest to them and measures the stability of its numbers (ICC); "
+                         "to treat them as classes (Fleiss' kappa of the predicted labels) add "
+                         "--task classification", InputNote)
     else:
         raise InputError(f"--task must be regression, classification or ordinal; got {job.task!r}")
     if job.method not in _METHODS:
@@ -169,7 +161,7 @@ def tune_arguments(job):
     kwargs = {
         "grid": sorted(job.grid), "n_repeats": job.n_repeats, "measures": (primary, "phi", "psi"),
         "method": _METHODS[job.method], "voting": job.voting if job.task != "regression" else None,
-        "scale": "ordinal" if job.task == "ordinal" else None, "categories": job.levels,
+        "scale": "ordinal" if job.task == "ordinal" else None, "categories": job.categories,
         "target": job.target, "rec_thresh": job.rec_thresh, "round_to": job.round_to,
         "n_resamples": job.n_resamples, "random_state": job.seed, "n_jobs": job.n_jobs,
     }
@@ -265,10 +257,10 @@ def _figures(res, job):
 def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None):
     """Tune, write the four outputs, print; return the exit code (0).
 
-    The output folder follows the one rule of :func:`predstab._core._io.check_output_dir`, checked
+    The output folder follows the one rule of :func:`predstab._core._writing.check_output_dir`, checked
     before anything is fitted (an existing empty folder is used; one that holds files is
     refused unless ``force``; none of the outputs' names may be a folder, a link, a device or
-    one of ``inputs``). The outputs are written by :func:`predstab._core._io.staged_output_dir`: all
+    one of ``inputs``). The outputs are written by :func:`predstab._core._writing.staged_output_dir`: all
     of them at once, or none (Ctrl-C, SIGTERM, a closed pipe, another run into the same folder).
     They are written before anything is printed, so ``predstab demo | head -1`` still writes them.
     """
@@ -305,11 +297,11 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
     ``options`` are further :class:`TuneJob` fields (``target``, ``rec_thresh``, ``round_to``,
     ``max_features``, ``min_samples_leaf``, ``max_samples``).
     """
-    X, y, task, levels, title = load_dataset(dataset)
+    X, y, task, categories, title = load_dataset(dataset)
     X_train, X_test, y_train, y_test, rows = holdout(X, y, seed=seed, labels=np.arange(len(y)))
     grid = [2, 5, 10, 25, 50] if quick else [2, 5, 10, 25, 50, 100, 250]
     job = TuneJob(task=task, X=X_train, y=y_train, X_test=X_test, y_test=y_test, grid=grid,
                   n_repeats=5 if quick else 10, method="pool", seed=seed,
-                  n_jobs=-1 if n_jobs is None else n_jobs, levels=levels, title=title, test_labels=rows,
-                  test_labels_are=f"0-based row of {_LOADERS[dataset]}()", **options)
+                  n_jobs=-1 if n_jobs is None else n_jobs, categories=categories, title=title,
+                  test_labels=rows, test_labels_are=f"0-based row of {_LOADERS[dataset]}()", **options)
     return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout)

@@ -25,7 +25,7 @@ import numbers
 
 import numpy as np
 
-from ._core._io import real_values
+from ._core._reading import real_values
 from ._core._validation import HasMethods, Interval, Options, validate_params
 
 __all__ = ["plot", "plot_stability_curve", "plot_per_object", "plot_cd_diagram"]

@@ -26,11 +26,10 @@ relative size below ~1e-15 n cannot be told from rounding. The caller then sets 
 exact 0.0, and the table above applies.
 """
 
-import warnings
 
 import numpy as np
 
-from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
+from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning, warn_outside
 
 __all__ = ["negligible", "one_minus_ratio", "one_minus_ratio_array"]
 
@@ -61,7 +60,7 @@ _UNDEFINED = (
 
 
 def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback=np.nan,
-                    stacklevel=3):
+                    stacklevel=None):
     """Return ``1 - d_o / d_e`` under the shared degenerate-data convention.
 
     Parameters
@@ -74,8 +73,10 @@ def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback
         Name of the disagreement ("instability" for APS, "disagreement" otherwise).
     fallback : float, default np.nan
         Value returned when the statistic is undefined.
-    stacklevel : int
-        Passed to :func:`warnings.warn` so the warning points at the user's call.
+    stacklevel : None
+        Not used: the warning points at the first frame outside predstab, the user's call
+        (:func:`~predstab._core._exceptions.warn_outside`), however deep the caller is. Still
+        accepted from callers written when the frames were counted by hand.
 
     Returns
     -------
@@ -92,11 +93,9 @@ def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback
         return float("nan")
     if d_e == 0.0:
         if d_o == 0.0:
-            warnings.warn(_COLLAPSED.format(what=what, name=name), PredstabDegenerateWarning,
-                          stacklevel=stacklevel)
+            warn_outside(_COLLAPSED.format(what=what, name=name), PredstabDegenerateWarning)
             return 1.0
-        warnings.warn(_UNDEFINED.format(what=what, name=name, fallback=fallback),
-                      PredstabUndefinedWarning, stacklevel=stacklevel)
+        warn_outside(_UNDEFINED.format(what=what, name=name, fallback=fallback), PredstabUndefinedWarning)
         return float(fallback)
     return 1.0 - d_o / d_e
 

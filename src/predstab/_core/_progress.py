@@ -1,7 +1,7 @@
 """Progress of long computations: the callback protocol and the one progress bar.
 
 A core-level module (no I/O layer, no surface): tuning and the tree pool report their steps
-here, and ``predstab._core._io`` re-exports :class:`ProgressBar` for the command line.
+here, and the command line draws the same :class:`ProgressBar`.
 
 The protocol. A ``progress`` argument is None (silent), True (a :class:`ProgressBar` on
 stderr, one line per step) or a callable. The callable is called as ``progress(done,

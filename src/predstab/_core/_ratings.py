@@ -10,12 +10,10 @@ same message ("`ratings` must ...; got ..."). The baselines of phi / psi are rea
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from ._exceptions import PredstabDataWarning
+from ._exceptions import PredstabDataWarning, warn_outside
 from ._utils import missing_mask
 from ._validation import InvalidParameterError
 
@@ -183,10 +181,12 @@ def scaling_shift(*arrays) -> int:
     return -2 * (exponent // 2)
 
 
-def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stacklevel=4):
+def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stacklevel=None):
     """Drop objects (rows) with a missing value, as R's ``na.omit`` does, with a warning.
 
-    Returns the kept rows. Raises ValueError when no complete object is left.
+    Returns the kept rows. Raises ValueError when no complete object is left. The warning
+    points at the first frame outside predstab (``stacklevel`` is not used; still accepted from
+    callers written when the frames were counted by hand).
     """
     if not mask.any():
         return arr
@@ -199,12 +199,8 @@ def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stackleve
             f"`{name}` has a missing value in every one of its {arr.shape[0]} objects; "
             "nothing is left after dropping incomplete objects."
         )
-    warnings.warn(
-        f"{n_dropped} of {arr.shape[0]} objects have a missing value and were dropped "
-        f"(as {function} does with na.omit).",
-        PredstabDataWarning,
-        stacklevel=stacklevel,
-    )
+    warn_outside(f"{n_dropped} of {arr.shape[0]} objects have a missing value and were dropped "
+                 f"(as {function} does with na.omit).", PredstabDataWarning)
     return arr[~incomplete]
 
 

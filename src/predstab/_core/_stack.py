@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from ._convention import _COLLAPSED, _UNDEFINED, one_minus_ratio_array
-from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning
+from ._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning, warn_outside
 from ._ratings import unmask
 from ._results import Result, _equal
 from ._utils import ConfidenceInterval
@@ -94,9 +94,11 @@ class ItemWarnings:
         for category, (n_items, message) in other.kinds.items():
             self.add(category, message, n_items)
 
-    def emit(self, n_total, stacklevel):
+    def emit(self, n_total, stacklevel=None):
+        """One warning per kind, pointing at the first frame outside predstab (``stacklevel`` is
+        not used; still accepted from callers written when the frames were counted by hand)."""
         for category, (n_items, message) in self.kinds.items():
-            warn_items(category, message, n_items, n_total, stacklevel=stacklevel + 1)
+            warn_items(category, message, n_items, n_total)
 
 
 def one_minus_ratio_items(d_o, d_e, caught, *, name, what="disagreement"):
@@ -109,9 +111,9 @@ def one_minus_ratio_items(d_o, d_e, caught, *, name, what="disagreement"):
     return one_minus_ratio_array(d_o, d_e)
 
 
-def warn_items(category, message, n_items, n_total, *, stacklevel):
-    """One warning for ``n_items`` of the ``n_total`` items of a stack."""
-    warnings.warn(f"{n_items} of {n_total} items: {message}", category, stacklevel=stacklevel + 1)
+def warn_items(category, message, n_items, n_total):
+    """One warning for ``n_items`` of the ``n_total`` items of a stack, at the user's line."""
+    warn_outside(f"{n_items} of {n_total} items: {message}", category)
 
 
 def _is_number(v):
@@ -178,21 +180,21 @@ def loop_items(func, items, kwargs, *, name, shape, indices=None):
     return results, caught
 
 
-def stack_apply(func, x, /, *, name="ratings", stacklevel=2, **kwargs):
+def stack_apply(func, x, /, *, name="ratings", stacklevel=None, **kwargs):
     """``func`` over the items of the stack ``x``, gathered into one stacked result.
 
     ``func`` is the public 2-D function; it is called on each (n_objects, n_raters) item with
-    ``kwargs``. A Dask ``x`` goes to :func:`dask_apply`. ``stacklevel`` is that of a warning in
-    the caller of this function (the public function's body).
+    ``kwargs``. A Dask ``x`` goes to :func:`dask_apply`. The items' warnings are summed up in
+    one warning per kind at the first frame outside predstab (``stacklevel`` is not used; still
+    accepted from callers written when the frames were counted by hand).
     """
     if is_dask(x):
-        return dask_apply(lambda block: stack_apply(func, block, name=name, **kwargs), x, name=name,
-                          stacklevel=stacklevel + 1)
+        return dask_apply(lambda block: stack_apply(func, block, name=name, **kwargs), x, name=name)
     arr = as_stack(x, name)
     shape = arr.shape[:-2]
     items = arr.reshape((math.prod(arr.shape[:-2]),) + arr.shape[-2:])
     results, caught = loop_items(func, items, kwargs, name=name, shape=shape)
-    caught.emit(len(items), stacklevel=stacklevel + 1)
+    caught.emit(len(items))
     first = results[0]
     if isinstance(first, Result):
         return assemble(type(first), results, shape, options=kwargs)
@@ -204,7 +206,7 @@ def stack_apply(func, x, /, *, name="ratings", stacklevel=2, **kwargs):
     raise TypeError(f"cannot stack results of type {type(first).__name__}")  # pragma: no cover
 
 
-def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **kwargs):
+def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=None, **kwargs):
     """A stack through a vectorised ``core``, items with a missing cell through the 2-D ``func``.
 
     ``core(items)`` takes the complete items, an (n_items, n_objects, n_raters) numeric array,
@@ -215,7 +217,7 @@ def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **k
     """
     if is_dask(x):
         return dask_apply(lambda block: vectorised_apply(core, func, block, cls=cls, name=name, **kwargs),
-                          x, name=name, stacklevel=stacklevel + 1)
+                          x, name=name)
     arr = as_stack(x, name)
     shape = arr.shape[:-2]
     flat = arr.reshape((math.prod(arr.shape[:-2]),) + arr.shape[-2:])
@@ -223,7 +225,7 @@ def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **k
                   else np.zeros(len(flat), dtype=bool))
     done = None if incomplete.all() else core(flat[~incomplete] if incomplete.any() else flat)
     if done is None:
-        return stack_apply(func, arr, name=name, stacklevel=stacklevel + 1, **kwargs)
+        return stack_apply(func, arr, name=name, **kwargs)
     fields, caught = done
     if incomplete.any():
         where = np.flatnonzero(incomplete)
@@ -231,7 +233,7 @@ def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=2, **k
         caught.merge(one_by_one)
         fields = {key: _merge_field(value, [getattr(r, key) for r in results], ~incomplete, where)
                   for key, value in fields.items()}
-    caught.emit(len(flat), stacklevel=stacklevel + 1)
+    caught.emit(len(flat))
     fields = {key: _reshape_field(value, shape) for key, value in fields.items()}
     return stacked_result(cls, fields, shape)
 
@@ -385,7 +387,7 @@ def _concat_field(values, shapes):
     return np.concatenate(out)
 
 
-def dask_apply(compute, x, /, *, name="ratings", stacklevel=2):
+def dask_apply(compute, x, /, *, name="ratings", stacklevel=None):
     """``compute`` (numpy stack -> stacked result) chunk by chunk over the dask array ``x``.
 
     The leading axes of ``x`` are flattened to one axis of items, its last two axes are
@@ -418,7 +420,7 @@ def dask_apply(compute, x, /, *, name="ratings", stacklevel=2):
             else:
                 caught.add(category, message)
     out = _concat([res for res, _ in done])
-    caught.emit(math.prod(shape), stacklevel=stacklevel + 1)
+    caught.emit(math.prod(shape))
     if isinstance(out, Result):
         fields = {f.name: _reshape_field(getattr(out, f.name), shape)
                   for f in dataclasses.fields(out) if f.init}

@@ -1,4 +1,4 @@
-"""Small shared helpers: random generators, missing values, result mixins."""
+"""Small shared helpers: random generators, missing values, counts and fractions, intervals."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import pandas as pd
 
 from ._validation import Interval, InvalidParameterError, check_param
 
-__all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "FrameMixin", "check_fraction",
-           "check_count"]
+__all__ = ["ConfidenceInterval", "check_rng", "seeds_from", "missing_mask", "check_fraction", "check_count"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -106,19 +105,3 @@ def missing_mask(values) -> np.ndarray:
     if arr.dtype.kind in "iub":
         return np.zeros(arr.shape, dtype=bool)
     return np.asarray(pd.isna(arr), dtype=bool)
-
-
-class FrameMixin:
-    """Adds ``to_frame()`` to a frozen dataclass of scalars (one-row DataFrame)."""
-
-    _frame_fields: tuple = ()
-
-    def to_frame(self) -> pd.DataFrame:
-        """Return the scalar fields of the result as a one-row :class:`pandas.DataFrame`."""
-        import dataclasses
-
-        names = self._frame_fields or tuple(
-            f.name for f in dataclasses.fields(self)
-            if np.ndim(getattr(self, f.name)) == 0 and not isinstance(getattr(self, f.name), tuple)
-        )
-        return pd.DataFrame({n: [getattr(self, n)] for n in names})

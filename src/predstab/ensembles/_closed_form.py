@@ -32,7 +32,7 @@ from .._core import (
 from .._core._exceptions import outside_stacklevel
 from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
-from ..stability._measures import MEASURES, measure_names
+from ..stability._registry import MEASURES, measure_names
 
 __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_form_curves",
            "closed_form_bands", "expected_disagreement", "class_probabilities"]

@@ -20,7 +20,7 @@ from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
 from .._core._validation import Interval, Options, check_param, validate_params
-from ..stability._measures import MEASURES, measure_names
+from ..stability._registry import MEASURES, measure_names
 from ._closed_form import closed_form_bands, expected_disagreement
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 

@@ -19,7 +19,7 @@ from .._core._exceptions import PredstabDataWarning, warn_outside, warnings_outs
 from .._core._results import Result, r_rows, result
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import HasMethods, Interval, Options, validate_params
-from ..stability._measures import MEASURES
+from ..stability._registry import MEASURES
 from ._forest import (
     aggregate,
     final_estimator,

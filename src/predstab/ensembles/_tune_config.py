@@ -19,7 +19,7 @@ from .._core._progress import check_progress
 from .._core._utils import check_count
 from .._core._validation import Interval, InvalidParameterError, Options, check_param
 from ..stability._importance import _selection_size
-from ..stability._measures import MEASURES, measure_names, optrf_measure
+from ..stability._registry import MEASURES, measure_names, optrf_measure
 from ._forest import is_bagging_ensemble
 
 METHODS = ("pool", "refit", "closed_form")

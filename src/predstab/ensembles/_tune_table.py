@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDegenerateWarning
-from ..stability._measures import MEASURES
+from ..stability._registry import MEASURES
 
 
 @dataclasses.dataclass(frozen=True)

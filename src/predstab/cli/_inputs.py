@@ -1,0 +1,119 @@
+"""What every command does with its inputs: read files as the options say, warn about options
+the chosen variant ignores, turn what the library cannot compute into one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from .._core._exceptions import warn_outside
+from .._core._reading import InputError, column, label_matrix, numeric_matrix, parse_list, read_table
+from .._core._writing import write_text
+
+__all__ = ["reading", "read_values", "named", "warn_ignored", "as_data_type", "categories_option",
+           "write_csv", "one_line", "beyond_reach"]
+
+
+def reading(args) -> dict:
+    """How ``args`` says to read CSV files: :func:`predstab.read_table`'s keywords (``--header``,
+    ``--sep``, ``--dec``)."""
+    return {"header": args.header, "sep": args.sep, "dec": args.dec}
+
+
+def read_values(path, *, what, scale, col=None, header=None, sep=None, dec=None, transpose=False,
+                with_labels=False, one_column=False):
+    """The values of a file as an array (objects in rows); with ``with_labels`` also the
+    objects' labels: the file's row names (R's ``write.csv``), or 0-based row positions.
+    ``one_column``: the file should hold one column (or ``col`` names it); two unnamed columns
+    are refused (see :func:`_refuse_two_unnamed`). ``scale`` "metric" reads numbers, any other
+    scale labels."""
+    import pandas as pd
+
+    frame = read_table(path, what=what, header=header, sep=sep, dec=dec)
+    if col is not None:
+        frame = column(frame, col, what=what).to_frame()
+    elif one_column:
+        _refuse_two_unnamed(frame, path, what)
+    values = numeric_matrix(frame, what=what) if scale == "metric" else label_matrix(frame)
+    labels = frame.columns if transpose else frame.index
+    if isinstance(labels, pd.RangeIndex) or (transpose and not named(frame.columns)):
+        labels = np.arange(len(labels))
+    values = values.T if transpose else values
+    return (values, np.asarray(labels)) if with_labels else values
+
+
+def _refuse_two_unnamed(frame, path, what):
+    """Where one column is expected, a headerless file of two columns is refused: every line
+    ``d,d`` is far more often one column of decimal commas (``1,5``, which pandas and a comma
+    separator read as 1 and 5) than two columns of responses, so neither guess is made."""
+    if frame.shape[1] != 2 or named(frame.columns) or "lines" not in frame.attrs:
+        return
+    line = int(frame.attrs["lines"][0])
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        text = next((raw for n, raw in enumerate(handle, 1) if n == line), "").strip()
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    raise InputError(f"{what} file '{path}', line {line}: two columns without names ('{shown}') where one "
+                     "column is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' "
+                     "(R's read.csv2); or name the column to use with --column V1 or --column V2")
+
+
+def named(columns) -> bool:
+    """False for the V1..Vk names given to the columns of a headerless file."""
+    return list(map(str, columns)) != [f"V{j + 1}" for j in range(len(columns))]
+
+
+def warn_ignored(args, selector, used_by):
+    """Warn about options given (not at their default) that the chosen ``selector`` ignores.
+
+    ``used_by`` maps an option's dest to the selector values that use it; the defaults are the
+    parser's (``args.option_defaults``)."""
+    chosen = getattr(args, selector)
+    for dest, users in used_by.items():
+        if chosen in users:
+            continue
+        if getattr(args, dest, None) != args.option_defaults.get(dest):
+            flag = "--" + dest.replace("_", "-")
+            warn_outside(f"{flag} is only used with --{selector} {' / '.join(users)}; it is ignored with "
+                         f"--{selector} {chosen}", UserWarning)
+
+
+def categories_option(args):
+    """``--categories A,B,C`` as a list (None when not given)."""
+    return parse_list(args.categories, option="--categories") if args.categories else None
+
+
+def as_data_type(categories, values):
+    """``categories`` (text from the command line) as the type of the labels read from a file:
+    whole numbers, numbers, or text."""
+    flat = [v for v in values.ravel() if v is not None]
+    if flat and all(isinstance(v, (int, np.integer)) for v in flat):
+        return parse_list(",".join(categories), option="--categories", convert=int)
+    if flat and all(isinstance(v, (float, np.floating, int, np.integer)) for v in flat):
+        return parse_list(",".join(categories), option="--categories", convert=float)
+    return categories
+
+
+def write_csv(args, frame, out):
+    """Write ``frame`` to ``--out`` (if given) as CSV at full precision and say so."""
+    if args.out:
+        print(f"wrote {write_text(args.out, frame.to_csv(index=False), force=args.force)}", file=out)
+
+
+def one_line(message) -> str:
+    """``message`` on one line (every run of white space, newlines too, as one space)."""
+    return " ".join(str(message).split())
+
+
+@contextlib.contextmanager
+def beyond_reach(what):
+    """Turn an answer the library cannot compute (a RuntimeError: a tail that underflows, a
+    MemoryError: an array too large to hold, an OverflowError) into the CLI's one-line input
+    error naming ``what`` (the option and its value)."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise InputError(f"{what} needs more memory than this machine has ({one_line(exc)})") from None
+    except (RuntimeError, OverflowError) as exc:
+        raise InputError(f"{what} is beyond what can be computed in floating point "
+                         f"({one_line(exc)})") from None

@@ -1,0 +1,213 @@
+"""``predstab stability`` (APS's phi and psi of a prediction matrix) and ``predstab agree``
+(ICC, Fleiss' kappa, Krippendorff's alpha of a rating matrix): read a file, call one public
+function, print the result as R prints it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core._exceptions import warn_outside
+from .._core._reading import (
+    InputError,
+    check_orientation,
+    common_labels,
+    label_matrix,
+    numeric_matrix,
+    read_table,
+)
+from .._core._writing import check_output_file, write_text
+from ..stability import measure_names  # the registry's names: no measure module loads for them
+from ._inputs import as_data_type, beyond_reach, categories_option, read_values, reading, warn_ignored
+from ._options import (
+    Command,
+    add_categories_option,
+    add_confidence_level_option,
+    add_reading_options,
+)
+
+__all__ = ["COMMANDS"]
+
+# ----------------------------------------------------------------------------- stability
+_STABILITY_EXAMPLE = """\
+example:
+  # a prediction matrix exported from R with write.csv(pred, "pred.csv", row.names = FALSE)
+  predstab stability pred.csv --training-observations y_train.csv --scale metric
+  predstab stability pred.csv --prediction-space oob.csv --scale ordinal --categories low,mid,high
+  predstab stability pred.csv --training-observations y_train.csv --scale categorical \\
+      --per-object --out per_object.csv
+
+PREDICTIONS has one row per test object and one column per refit. With
+--training-observations (one column, or the column named by --column) it prints APS's phi;
+with --prediction-space (out-of-sample predictions of the training objects: one column, or a
+matrix that is pooled) APS's psi. --per-object lists every object's stability, least stable
+first: the single-forecast check.
+"""
+
+
+def _define_stability(p):
+    p.add_argument("predictions", metavar="PREDICTIONS",
+                   help="CSV/Parquet: objects in rows, refits in columns")
+    base = p.add_mutually_exclusive_group(required=True)
+    base.add_argument("--training-observations", metavar="FILE", help="training responses -> phi")
+    base.add_argument("--prediction-space", metavar="FILE", help="out-of-sample predictions -> psi")
+    p.add_argument("--column", metavar="COL", help="column of the baseline file to use (default: all)")
+    p.add_argument("--scale", required=True, choices=("categorical", "ordinal", "metric"),
+                   help="measurement level of the predictions (APS's scale)")
+    add_categories_option(p, "the categories in order, for --scale ordinal")
+    p.add_argument("--per-object", action="store_true", help="print every object's stability")
+    p.add_argument("--out", metavar="FILE", help="write the per-object table as CSV")
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
+    p.add_argument("--transpose", action="store_true",
+                   help="PREDICTIONS has refits in rows and objects in columns")
+    add_reading_options(p)
+
+
+def _run_stability(args, out):
+    import predstab
+
+    if args.out:
+        check_output_file(args.out, force=args.force,
+                          inputs={"PREDICTIONS": args.predictions,
+                                  "--training-observations": args.training_observations,
+                                  "--prediction-space": args.prediction_space})
+    pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **reading(args),
+                               transpose=args.transpose, with_labels=True)
+    if not args.transpose:
+        check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
+    if args.training_observations is not None:
+        base = read_values(args.training_observations, what="--training-observations", scale=args.scale,
+                           col=args.column, one_column=True, **reading(args))
+        if base.shape[1] > 1:
+            warn_outside(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
+                         "columns; it should be one column of training responses. All "
+                         f"{base.size} values are pooled as one sample; choose one column with "
+                         "--column COL", UserWarning)
+        func = predstab.phi
+    else:
+        base = read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
+                           col=args.column, one_column=True, **reading(args))
+        func = predstab.psi
+    if base.shape[1] == 1:
+        base = base[:, 0]
+    if args.scale != "metric":
+        # labels: numbers stay numbers only when both files hold numbers, else both are text
+        pred, base = common_labels(pred, base)
+    categories = categories_option(args)
+    if categories is not None and args.scale != "ordinal":
+        raise InputError(f"--categories is only used with --scale ordinal; got --scale {args.scale}")
+    if args.scale == "ordinal" and categories is None:
+        raise InputError("--scale ordinal needs --categories (the categories in order, "
+                         "e.g. --categories low,mid,high)")
+    if categories is not None:
+        categories = as_data_type(categories, pred)
+    result = func(pred, base, scale=args.scale, categories=categories)
+    print(str(result), file=out)
+    table = None
+    if args.per_object or args.out:
+        # the result's own per-object table (stability, its interval, observed instability,
+        # predictions), objects numbered as everywhere in predstab: the input's row labels, else
+        # the 0-based row position; NaN (undefined) objects first, then least stable first
+        table = result.per_object_frame(sort=False).reset_index(drop=True)
+        table.insert(0, "object", labels)
+        table = table.sort_values("stability", kind="stable", na_position="first").reset_index(drop=True)
+    if args.per_object:
+        positions = labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(len(labels)))
+        where = "0-based row position" if positions else "row name"
+        print(f"\nper object, least stable first (object = {where} in PREDICTIONS; ci_low / ci_high: "
+              f"{100 * result.confidence_level:g}% interval of each object's stability):", file=out)
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.5g}"), file=out)
+    if args.out:
+        written = write_text(args.out, table.to_csv(index=False), force=args.force)
+        print(f"\nwrote {written}", file=out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- agree
+_AGREE_EXAMPLE = """\
+example:
+  predstab agree ratings.csv --measure icc --model twoway --type agreement --unit single
+  predstab agree ratings.csv --measure icc --table          # psych::ICC's six forms
+  predstab agree ratings.csv --measure fleiss --detail
+  predstab agree ratings.csv --measure alpha --scale ordinal --categories low,mid,high
+
+RATINGS has one row per object and one column per rater (or refit), like irr's matrices.
+"""
+
+# which measures use each measure-specific option (the others warn that they ignore it)
+_AGREE_OPTIONS = {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table": ("icc",),
+                  "confidence_level": ("icc",), "exact": ("fleiss",), "detail": ("fleiss",),
+                  "scale": ("alpha",), "categories": ("alpha",)}
+
+
+def _define_agree(p):
+    p.add_argument("ratings", metavar="RATINGS", help="CSV/Parquet: objects in rows, raters in columns")
+    p.add_argument("--measure", required=True, choices=measure_names("agree"),
+                   help="icc (irr::icc), fleiss (irr::kappam.fleiss) or alpha (irr::kripp.alpha)")
+    icc = p.add_argument_group("--measure icc")
+    icc.add_argument("--model", choices=("oneway", "twoway"), default="oneway", help="default oneway")
+    icc.add_argument("--type", choices=("consistency", "agreement"), default="consistency",
+                     help="default consistency")
+    icc.add_argument("--unit", choices=("single", "average"), default="single", help="default single")
+    icc.add_argument("--table", action="store_true", help="all six forms of psych::ICC")
+    add_confidence_level_option(icc, "")
+    fleiss = p.add_argument_group("--measure fleiss")
+    fleiss.add_argument("--exact", action="store_true", help="Conger's exact kappa")
+    fleiss.add_argument("--detail", action="store_true", help="per-category kappas")
+    alpha = p.add_argument_group("--measure alpha")
+    alpha.add_argument("--scale", choices=("nominal", "ordinal", "interval", "ratio"), default="nominal",
+                       help="measurement level of the ratings (default nominal)")
+    add_categories_option(alpha, "the categories in order, for --scale ordinal")
+    p.add_argument("--transpose", action="store_true",
+                   help="RATINGS has raters (refits) in rows and objects in columns")
+    add_reading_options(p)
+
+
+def _run_agree(args, out):
+    import pandas as pd
+
+    import predstab
+
+    warn_ignored(args, "measure", _AGREE_OPTIONS)
+    frame = read_table(args.ratings, what="RATINGS", **reading(args))
+    if args.transpose:
+        frame = frame.T
+    elif frame.shape[1] >= 3 * frame.shape[0]:
+        numbers = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+        matrix = frame.to_numpy(dtype=float) if numbers else label_matrix(frame)
+        check_orientation(matrix, what=f"RATINGS '{args.ratings}'")
+    if args.measure == "icc":
+        ratings = numeric_matrix(frame, what="RATINGS")
+        if args.table:
+            print(predstab.icc_table(ratings, confidence_level=args.confidence_level).to_string(), file=out)
+            return 0
+        result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
+                              confidence_level=args.confidence_level)
+    elif args.measure == "fleiss":
+        ratings = label_matrix(frame)
+        with beyond_reach(f"--measure fleiss on RATINGS '{args.ratings}' ({ratings.shape[0]} x "
+                          f"{ratings.shape[1]}; Fleiss' kappa counts categories: for numbers use "
+                          "--measure icc or --measure alpha --scale interval)"):
+            result = predstab.fleiss_kappa(ratings, exact=args.exact, detail=args.detail)
+    elif args.measure == "alpha":
+        if args.scale in ("interval", "ratio"):
+            ratings = numeric_matrix(frame, what="RATINGS")
+        else:
+            ratings = label_matrix(frame)
+        categories = categories_option(args)
+        if categories is not None:
+            categories = as_data_type(categories, ratings)
+        result = predstab.krippendorff_alpha(ratings, scale=args.scale, categories=categories)
+    else:
+        raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
+    # the result as R prints it (irr's layout, R's p-values); with --detail the block already
+    # holds irr's per-category table (kappa, z, p.value)
+    print(str(result), file=out)
+    return 0
+
+
+COMMANDS = (
+    Command("stability", "APS's phi or psi of a prediction matrix (objects x refits).",
+            _STABILITY_EXAMPLE, _define_stability, _run_stability),
+    Command("agree", "Agreement of raters or refits: ICC, Fleiss' kappa, Krippendorff's alpha.",
+            _AGREE_EXAMPLE, _define_agree, _run_agree),
+)

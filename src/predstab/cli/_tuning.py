@@ -1,0 +1,208 @@
+"""``predstab demo`` and ``predstab tune``: one call of :func:`predstab.tune_num_learners` on a
+random forest each (the job itself is :mod:`predstab._demo`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .._core._reading import InputError, cell_location, column, numeric_matrix, parse_list, read_table
+from ._inputs import categories_option, reading
+from ._options import (
+    Command,
+    add_categories_option,
+    add_reading_options,
+    fraction,
+    max_features,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    probability,
+)
+
+__all__ = ["COMMANDS"]
+
+# ----------------------------------------------------------------------------- options of both
+def _fitting_options(p, out_default):
+    p.add_argument("--seed", type=int, default=0, help="random seed of the refits (default 0)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel jobs (joblib's n_jobs)")
+    p.add_argument("--out", default=out_default, metavar="DIR", help=f"output folder (default {out_default})")
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds files (files of the same names are replaced)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _forest_and_rule_options(p):
+    forest = p.add_argument_group("forest (scikit-learn's RandomForest*; ranger's names in brackets)")
+    forest.add_argument("--max-features", type=max_features, default="sqrt", metavar="M",
+                        help="features tried per split (mtry): sqrt (default), log2, all, a count "
+                             "or a fraction in (0, 1]")
+    forest.add_argument("--min-samples-leaf", type=positive_int, default=None, metavar="N",
+                        help="smallest leaf (min_samples_leaf; ranger's min.node.size is "
+                             "min_samples_split = min.node.size + 1); default 5 for regression, "
+                             "1 for classes")
+    forest.add_argument("--sample-fraction", type=fraction, default=None, metavar="F",
+                        help="bootstrap sample per tree as a fraction of the rows (sample.fraction, "
+                             "max_samples); default 1")
+    rec = p.add_argument_group("recommendation")
+    rec.add_argument("--target-stability", type=probability, default=0.95, metavar="S",
+                     help="stability for 'n for target' (tune_num_learners' target; default 0.95)")
+    rec.add_argument("--rec-thresh", type=positive_float, default=1e-6, metavar="G",
+                     help="optRF's rule: gain in stability per added tree below which the curve "
+                          "counts as flat (default 1e-6)")
+    rec.add_argument("--round-to", choices=("thousand", "hundred", "ten", "none"), default="thousand",
+                     help="rounding of optRF's recommendation (default thousand, as optRF)")
+
+
+def _tuning_options(args):
+    """The TuneJob fields shared by demo and tune: the forest and the recommendation rule."""
+    return {"target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to,
+            "max_features": args.max_features, "min_samples_leaf": args.min_samples_leaf,
+            "max_samples": args.sample_fraction}
+
+
+# ----------------------------------------------------------------------------- demo
+_DEMO_EXAMPLE = """\
+example:
+  predstab demo                      # diabetes regression, writes predstab-demo/
+  predstab demo --dataset wine --out wine-demo --seed 3
+  predstab demo --quick --quiet      # smaller grid, no progress bar
+
+The demo calls predstab.tune_num_learners on a random forest and prints its result: phi
+(training responses as baseline), psi (out-of-bag predictions of one forest of the largest
+grid value as baseline) and ICC(1) / Fleiss' kappa per number of trees, each measure's 2PL
+fit and recommendation (optRF 1.2.1's rule: the first n whose fitted gain per added tree is
+below --rec-thresh, rounded to --round-to, at least 500; and the trees for
+--target-stability). It writes stability.csv (the result's table), stability.json
+(everything the result holds), stability.png and per_object.png. An existing output folder
+that holds files is never touched: the run stops before fitting and names a free folder to
+use instead (predstab-demo-2, ...), unless --force is given; an existing empty folder is used.
+"""
+
+
+def _define_demo(p):
+    p.add_argument("--dataset", choices=("diabetes", "breast_cancer", "wine", "ordinal"), default="diabetes",
+                   help="diabetes (metric), breast_cancer (2 classes), wine (3 classes), "
+                        "ordinal (diabetes target in quartiles); default diabetes")
+    p.add_argument("--quick", action="store_true", help="smaller grid and fewer refits")
+    _fitting_options(p, "predstab-demo")
+    _forest_and_rule_options(p)
+
+
+def _run_demo(args, out):
+    from .. import _demo
+
+    return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
+                          n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out,
+                          **_tuning_options(args))
+
+
+# ----------------------------------------------------------------------------- tune
+_TUNE_EXAMPLE = """\
+example:
+  predstab tune train.csv --target yield --test-data test.csv --grid 50,100,200,400 \\
+      --repeats 10 --jobs 2 --seed 1 --out tuned/
+  predstab tune train.csv --target yield --max-features 0.33 --min-samples-leaf 5 \\
+      --sample-fraction 0.632 --round-to hundred --target-stability 0.99
+  predstab tune grades.csv --target grade --task ordinal --categories low,mid,high
+
+Calls predstab.tune_num_learners on a random forest (regression, or classification / ordinal
+with --task; --max-features and --sample-fraction set the forest as ranger's mtry and
+sample.fraction do, --min-samples-leaf its smallest leaf, stricter than ranger's min.node.size,
+which is scikit-learn's min_samples_split = min.node.size + 1) and prints its result: phi, psi
+and ICC(1) / Fleiss' kappa per number of trees with bootstrap bands, each measure's 2PL fit
+and recommendation (optRF 1.2.1's rule: the first n whose fitted gain per added tree is
+below --rec-thresh, rounded to --round-to, at least 500; the unrounded value and its
+bootstrap interval over --resamples resamples; the trees for --target-stability), flags a
+recommendation beyond the grid and the run-time model (seconds per forest = intercept +
+slope * trees). Writes stability.csv, stability.json, stability.png and per_object.png to
+--out (refusing to overwrite without --force). Without --test-data, a random 20% of DATA is
+held out. Feature columns must be numeric (encode categories first).
+"""
+
+
+def _define_tune(p):
+    p.add_argument("data", metavar="DATA", help="CSV or Parquet with the features and the target")
+    p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
+    p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression",
+                   help="default regression")
+    add_categories_option(p, "the target's categories in order, for --task ordinal")
+    p.add_argument("--test-data", metavar="FILE",
+                   help="CSV or Parquet of test objects, the columns of DATA (default: 20%% of DATA)")
+    p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
+                   help="numbers of trees (default 50,100,200,400)")
+    p.add_argument("--repeats", type=int, default=10, metavar="R",
+                   help="forests per grid value (n_repeats; default 10)")
+    p.add_argument("--resamples", type=non_negative_int, default=100, metavar="B",
+                   help="bootstrap resamples for the bands and the recommendation's interval "
+                        "(n_resamples; default 100; 0: none)")
+    p.add_argument("--voting", choices=("hard", "soft"), default="hard",
+                   help="classes: hard = majority vote of the trees (ranger, optRF; default), "
+                        "soft = mean probability (scikit-learn's predict)")
+    p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
+                   help="pool: one pool of trees split into disjoint forests; refit: fit every "
+                        "forest; closed-form: expected curves from the pool's per-tree predictions "
+                        "with bootstrap bands, not for ordinal targets (default pool)")
+    _fitting_options(p, "predstab-tune")
+    _forest_and_rule_options(p)
+    add_reading_options(p)
+
+
+def _read_xy(path, target, *, what, header=None, sep=None, dec=None):
+    frame = read_table(path, what=what, header=header, sep=sep, dec=dec)
+    y = column(frame, target, what=what)
+    features = frame.drop(columns=[target])
+    if features.shape[1] == 0:
+        raise InputError(f"{what} '{path}' has no feature columns besides the target '{target}'")
+    X = numeric_matrix(features, what=what, allow_missing=False)
+    if y.isna().any():
+        i = int(np.flatnonzero(y.isna().to_numpy())[0])
+        raise InputError(f"{what} {cell_location(frame, i)}: target column '{target}' has a missing value")
+    return X, y, list(features.columns), _object_names(frame.index, what=what)
+
+
+def _object_names(index, *, what):
+    """The objects of a DATA / --test-data file as the user knows them (R's row names, else
+    their 0-based rows), and how to say so."""
+    import pandas as pd
+
+    if isinstance(index, pd.RangeIndex):
+        return [str(i) for i in range(len(index))], f"0-based row of {what}"
+    return [str(v) for v in index], f"row name in {what}"
+
+
+def _run_tune(args, out):
+    from .. import _demo
+
+    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA", **reading(args))
+    if args.test_data is not None:
+        X_test, y_test, test_names, (rows, rows_are) = _read_xy(args.test_data, args.target,
+                                                                what="--test-data", **reading(args))
+        if test_names != names:
+            raise InputError(f"--test-data '{args.test_data}' must have the same columns as DATA "
+                             f"'{args.data}'")
+    else:
+        # the held-out objects keep DATA's row names (or rows): "13" must mean row 13 of the file
+        X, X_test, y, y_test, rows = _demo.holdout(X, y.to_numpy(), seed=args.seed, labels=rows)
+    grid = parse_list(args.grid, option="--grid", convert=int)
+    if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
+        raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
+    if args.repeats < 2:
+        raise InputError(f"--repeats must be at least 2; got {args.repeats}")
+    job = _demo.TuneJob(task=args.task, X=X, y=np.asarray(y), X_test=X_test, y_test=np.asarray(y_test),
+                        grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
+                        n_jobs=args.jobs, categories=categories_option(args),
+                        title=f"{Path(args.data).name}: {args.target}", voting=args.voting,
+                        n_resamples=args.resamples, target_name=str(args.target), test_labels=rows,
+                        test_labels_are=rows_are, **_tuning_options(args))
+    return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
+                         inputs={"DATA": args.data, "--test-data": args.test_data})
+
+
+COMMANDS = (
+    Command("demo", "Run the main job on scikit-learn's bundled data (phi, psi, tree count).",
+            _DEMO_EXAMPLE, _define_demo, _run_demo),
+    Command("tune", "Stability versus number of trees of a random forest, with optRF's 2PL "
+                    "recommendation.", _TUNE_EXAMPLE, _define_tune, _run_tune),
+)

@@ -1,0 +1,531 @@
+"""Fuzzing: random shapes, dtypes and missing-value patterns into every public function.
+
+Each call must either return a result or raise the documented ``ValueError`` /
+``TypeError`` with a message that names the parameter in backticks; the only warnings
+allowed are predstab's own (``PredstabWarning`` subclasses: no stray numpy
+``RuntimeWarning`` from a division by zero), and a NaN value must come with a
+``PredstabUndefinedWarning`` (never a silently undefined number). Seeded and bounded:
+a fixed number of inputs per function.
+"""
+
+import re
+import warnings
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab import PredstabUndefinedWarning, PredstabWarning
+from predstab import compare as cmp
+
+N_INPUTS = 60
+_LETTERS = np.array(list("abcde"), dtype=object)
+
+
+def random_shape(rng):
+    n, k = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+    shapes = [(n, k), (n, k), (n, k), (n,), (0,), (0, k), (n, 0), (1, k), (n, 1), (2, 2, 2), ()]
+    return shapes[int(rng.integers(len(shapes)))]
+
+
+def _with_missing(rng, arr, missing):
+    if arr.size and arr.ndim:
+        p = rng.choice([0.0, 0.2, 0.6, 1.0])
+        mask = rng.random(arr.shape) < p
+        arr = arr.astype(object) if arr.dtype.kind not in "fO" else arr.copy()
+        arr[mask] = missing
+    return arr
+
+
+def random_array(rng, shape=None):
+    """One of many kinds of array-like a user might pass."""
+    shape = random_shape(rng) if shape is None else shape
+    numbers = np.round(rng.normal(size=shape) * 3, int(rng.integers(0, 3)))
+    kind = int(rng.integers(16))
+    if kind == 0:
+        return numbers
+    if kind == 1:
+        return _with_missing(rng, numbers, np.nan)
+    if kind == 2:
+        return _with_missing(rng, numbers, rng.choice([np.inf, -np.inf]))
+    if kind == 3:
+        return rng.integers(0, 4, size=shape)
+    if kind == 4:
+        return rng.integers(0, 3, size=shape).astype(rng.choice([np.int8, np.uint8, np.int32]))
+    if kind == 5:
+        return rng.random(shape) < 0.5
+    if kind == 6:
+        return _LETTERS[rng.integers(0, 3, size=shape)] if shape else "a"
+    if kind == 7:  # mixed numbers, text and missing values
+        arr = np.array(rng.integers(0, 3, size=shape), dtype=object)
+        return _with_missing(rng, _with_missing(rng, arr, "x"), None)
+    if kind == 8:
+        return numbers + 1j
+    if kind == 9:
+        return np.zeros(shape, dtype="datetime64[D]")
+    if kind == 10:  # ragged list of lists
+        return [[1.0, 2.0, 3.0], [1.0, 2.0]] if rng.random() < 0.5 else [[1, 2], [3]]
+    if kind == 11:
+        return rng.choice(np.array([None, 3.5, "text", {"a": 1}], dtype=object))
+    # pandas: nullable and categorical dtypes
+    two = np.atleast_2d(rng.integers(0, 3, size=shape if len(shape) == 2 else (4, 3)))
+    frame = pd.DataFrame(two, columns=[f"r{j}" for j in range(two.shape[1])])
+    if kind == 12:
+        frame = frame.astype("Int64")
+        if frame.size:
+            frame.iloc[0, 0] = pd.NA
+        return frame
+    if kind == 13:
+        return frame.astype("Float64") / 2
+    if kind == 14:
+        return frame.astype(str).astype("category")
+    return (frame > 0).astype("boolean")
+
+
+def _names_a_parameter(message):
+    return re.search(r"`[^`]+`", message) is not None
+
+
+def check(call):
+    """Run ``call()``; the outcome must be a result or a documented, parameter-naming error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except (ValueError, TypeError) as exc:
+            assert _names_a_parameter(str(exc)), f"{type(exc).__name__} names no parameter: {exc}"
+            result = None
+    stray = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
+             if not issubclass(w.category, PredstabWarning)]
+    assert not stray, stray
+    value = getattr(result, "value", None)
+    if isinstance(value, float) and np.isnan(value):
+        assert any(issubclass(w.category, PredstabUndefinedWarning) for w in caught), \
+            "NaN returned without a PredstabUndefinedWarning"
+    return result
+
+
+def _scale(rng):
+    return rng.choice(np.array([None, "metric", "categorical", "ordinal"], dtype=object))
+
+
+def _pair(rng):
+    """Predictions and a baseline: half the time unrelated, half the time the predictions' own values."""
+    pred = random_array(rng)
+    if rng.random() < 0.5 or not isinstance(pred, np.ndarray):
+        return pred, random_array(rng)
+    return pred, pred.ravel()
+
+
+def _levels(rng):
+    return [None, [0, 1, 2, 3], ["a", "b", "c"], [0, 1], [], "abc"][int(rng.integers(6))]
+
+
+TARGETS = {
+    "icc": lambda rng: predstab.icc(random_array(rng)),
+    "icc(A,k)": lambda rng: predstab.icc(random_array(rng), model="twoway", type="agreement",
+                                         unit="average"),
+    "icc_table": lambda rng: predstab.icc_table(random_array(rng)),
+    "fleiss_kappa": lambda rng: predstab.fleiss_kappa(random_array(rng)),
+    "fleiss_kappa(exact, detail)": lambda rng: predstab.fleiss_kappa(random_array(rng), exact=True,
+                                                                     detail=True),
+    **{f"krippendorff_alpha({level})": partial(lambda rng, level: predstab.krippendorff_alpha(
+        random_array(rng), scale=level), level=level)
+       for level in ("nominal", "ordinal", "interval", "ratio")},
+    "krippendorff_alpha(levels)": lambda rng: predstab.krippendorff_alpha(
+        random_array(rng), scale=rng.choice(["nominal", "ordinal"]), categories=_levels(rng)),
+    "phi": lambda rng: predstab.phi(*_pair(rng), scale=_scale(rng), categories=_levels(rng)),
+    "psi": lambda rng: predstab.psi(*_pair(rng), scale=_scale(rng), categories=_levels(rng)),
+    "calculate_phi": lambda rng: predstab.calculate_phi(*_pair(rng),
+                                                        rng.choice(["metric", "categorical", "ordinal"]),
+                                                        _levels(rng)),
+    "calculate_psi": lambda rng: predstab.calculate_psi(*_pair(rng),
+                                                        rng.choice(["metric", "categorical", "ordinal"]),
+                                                        _levels(rng)),
+    "selection_stability": lambda rng: predstab.selection_stability(
+        random_array(rng), fraction=float(rng.choice([0.3, 0.5, 2.0])),
+        select_for=rng.choice(np.array(["high", "low", "zero", 0, "a", True], dtype=object))),
+    "importance_stability": lambda rng: predstab.importance_stability(random_array(rng), fraction=0.4),
+    "fit_2pl": lambda rng: predstab.fit_2pl(random_array(rng), random_array(rng)),
+    "compare.ttest": lambda rng: cmp.ttest(random_array(rng), random_array(rng),
+                                           paired=bool(rng.random() < 0.5)),
+    "compare.wilcoxon": lambda rng: cmp.wilcoxon(random_array(rng), random_array(rng)),
+    "compare.mean_ci": lambda rng: cmp.mean_ci(random_array(rng)),
+    "compare.iqm": lambda rng: cmp.iqm(random_array(rng)),
+    "compare.mean_permutation_test": lambda rng: cmp.mean_permutation_test(
+        random_array(rng), random_array(rng), n_resamples=99, random_state=0),
+    "compare.friedman_nemenyi": lambda rng: cmp.friedman_nemenyi(random_array(rng)),
+    "compare.variance_components": lambda rng: cmp.variance_components(random_array(rng)),
+    "compare.mcnemar": lambda rng: cmp.mcnemar(random_array(rng), random_array(rng)),
+}
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_random_input_gives_a_result_or_a_documented_error(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for i in range(N_INPUTS):
+        state = rng.bit_generator.state
+        try:
+            check(lambda: TARGETS[name](rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, input {i} (bit generator state {state}): {exc}") from None
+
+
+@pytest.mark.parametrize("name", ["icc", "fleiss_kappa", "krippendorff_alpha(interval)", "phi",
+                                  "selection_stability"])
+def test_the_fuzzer_reaches_both_results_and_errors(name):
+    """Guard against a fuzzer that only ever produces errors (which would test nothing)."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    outcomes = {check(lambda: TARGETS[name](rng)) is None for _ in range(N_INPUTS)}
+    assert outcomes == {True, False}
+
+
+# ---------------------------------------------------------------- functions that fit estimators
+# X and y go to scikit-learn, whose validation messages ("Input y contains NaN.", "Found input
+# variables with inconsistent numbers of samples") are passed on unchanged, or with the seed
+# prefixed when a refit fails. Accepted: a ValueError/TypeError of any message; not accepted:
+# any other exception, or a stray warning.
+
+def _tree():
+    from sklearn.tree import DecisionTreeRegressor
+
+    return DecisionTreeRegressor(max_depth=2)
+
+
+def _forest():
+    from sklearn.ensemble import RandomForestRegressor
+
+    return RandomForestRegressor(n_estimators=3, max_depth=2)
+
+
+_X = np.arange(12.0).reshape(6, 2)
+ESTIMATOR_TARGETS = {
+    "repeated_predictions(y)": lambda rng: predstab.repeated_predictions(
+        _tree(), _X, random_array(rng), _X[:2], n_repeats=2, baseline=None),
+    "repeated_predictions(X, X_test)": lambda rng: predstab.repeated_predictions(
+        _tree(), random_array(rng), np.arange(6.0), random_array(rng), n_repeats=2, baseline=None),
+    "TreePool.fit(y)": lambda rng: predstab.TreePool(_forest(), n_learners=4, random_state=0).fit(
+        _X, random_array(rng), _X[:2]),
+    "TreePool.fit(X, X_test)": lambda rng: predstab.TreePool(_forest(), n_learners=4, random_state=0).fit(
+        random_array(rng), np.arange(6.0), random_array(rng)),
+}
+
+
+def check_estimator_call(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+        except (ValueError, TypeError):
+            pass
+    # scikit-learn's own warnings (feature names) are the estimator's business
+    stray = [f"{w.category.__name__}: {w.message}" for w in caught
+             if not issubclass(w.category, PredstabWarning) and "sklearn" not in w.filename]
+    assert not stray, stray
+
+
+@pytest.mark.parametrize("name", list(ESTIMATOR_TARGETS))
+def test_random_training_data_gives_a_result_or_a_value_or_type_error(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for i in range(20):
+        try:
+            check_estimator_call(lambda: ESTIMATOR_TARGETS[name](rng))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}, input {i}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------ plots
+
+PLOT_TARGETS = {
+    "plot_stability_curve": lambda rng: predstab.plotting.plot_stability_curve(random_array(rng),
+                                                                               random_array(rng)),
+    "plot_per_object": lambda rng: predstab.plotting.plot_per_object(random_array(rng)),
+}
+
+
+@pytest.mark.parametrize("name", list(PLOT_TARGETS))
+def test_random_input_to_plots(name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(sum(map(ord, name)))
+    try:
+        for i in range(25):
+            try:
+                check(lambda: PLOT_TARGETS[name](rng))
+            except AssertionError as exc:
+                raise AssertionError(f"{name}, input {i}: {exc}") from None
+            plt.close("all")
+    finally:
+        plt.close("all")
+
+
+# ------------------------------------------------------------------------------ bad options
+
+_M = np.random.default_rng(0).normal(size=(8, 5))
+_C = np.random.default_rng(0).integers(0, 3, size=(8, 5))
+OPTION_CALLS = {
+    "icc": (predstab.icc, (_M,), {}),
+    "icc_table": (predstab.icc_table, (_M,), {}),
+    "fleiss_kappa": (predstab.fleiss_kappa, (_C,), {}),
+    "krippendorff_alpha": (predstab.krippendorff_alpha, (_C,), {}),
+    "phi": (predstab.phi, (_M, _M.ravel()), {}),
+    "psi": (predstab.psi, (_C, _C.ravel()), {}),
+    "selection_stability": (predstab.selection_stability, (_M,), {}),
+    "importance_stability": (predstab.importance_stability, (_M,), {}),
+    "make_stability_scorer": (predstab.make_stability_scorer, (), {}),
+    "TwoPL.recommend": (predstab.fit_2pl([10, 50, 100, 250, 500], [0.5, 0.8, 0.9, 0.95, 0.97]).recommend,
+                        (), {}),
+    "compare.ttest": (cmp.ttest, (_M[:, 0], _M[:, 1]), {}),
+    "compare.wilcoxon": (cmp.wilcoxon, (_M[:, 0], _M[:, 1]), {}),
+    "compare.mean_ci": (cmp.mean_ci, (_M[:, 0],), {}),
+    "compare.mean_permutation_test": (cmp.mean_permutation_test, (_M[:, 0], _M[:, 1]),
+                                      {"n_resamples": 50}),
+    "compare.friedman_nemenyi": (cmp.friedman_nemenyi, (_M,), {}),
+    "compare.variance_components": (cmp.variance_components, (_M,), {}),
+    "compare.corrected_resampled_ttest": (cmp.corrected_resampled_ttest, (_M[:, 0], _M[:, 1]),
+                                          {"n_train": 90, "n_test": 10}),
+    "compare.power_ttest": (cmp.power_ttest, (0.5, 10), {}),
+    "compare.seeds_needed": (cmp.seeds_needed, (0.5,), {}),
+    "compare.win_rate_test": (cmp.win_rate_test, (7, 10), {}),
+    "compare.stratified_bootstrap_ci": (cmp.stratified_bootstrap_ci, (_M,), {"n_resamples": 50}),
+}
+BAD_OPTIONS = [None, -1, 0, 1, 1.5, -0.5, "bogus", True, np.nan, np.inf, [1, 2], {}, "high", 1e9]
+
+
+# TwoPL.recommend with odd values (rec_thresh 1e-9, ...) walks far along the curve: ~3 s alone
+_SLOW_OPTION_CALLS = {"TwoPL.recommend"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_OPTION_CALLS else n
+                                  for n in OPTION_CALLS])
+def test_bad_option_values_give_a_result_or_an_error_naming_the_option(name):
+    """scikit-learn's "bad parameters raise": every keyword option, every odd value."""
+    import inspect
+
+    func, args, base = OPTION_CALLS[name]
+    options = [p.name for p in inspect.signature(func).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    assert options
+    for option in options:
+        for bad in BAD_OPTIONS:
+            kwargs = {**base, option: bad}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+                    check(lambda kwargs=kwargs: func(*args, **kwargs))
+            except AssertionError as exc:
+                raise AssertionError(f"{name}({option}={bad!r}): {exc}") from None
+
+
+# ------------------------------------------------------------------------------ command line
+
+_CELLS = ["1", "2", "0.5", "-3", "NA", "", "a", "b", "inf", "-inf", "nan", "TRUE", "FALSE", '"x,y"', "1e400",
+          " 3", "é", "1,5"]
+
+
+def _random_csv(rng):
+    """Mostly well-formed CSVs of small integers; sometimes text, NA, inf, ragged lines, bad headers."""
+    k = int(rng.integers(2, 5))
+    header = ",".join(["r1", "r2", "r3", "r4"][:k])
+    if rng.random() < 0.2:
+        header = ",".join(rng.choice(["r1", "r2", "", "y", "r1"], size=k))
+    pool = _CELLS if rng.random() < 0.4 else ["0", "1", "2", "3"]
+    lines = [header]
+    for _ in range(int(rng.integers(0, 9))):
+        width = k + int(rng.integers(-1, 2)) if rng.random() < 0.05 else k
+        lines.append(",".join(rng.choice(pool, size=width)))
+    return "\n".join(lines) + "\n"
+
+
+def _cli_args(rng, folder):
+    a, b = str(folder / "a.csv"), str(folder / "b.csv")
+    choices = [
+        ["agree", a, "--measure", str(rng.choice(["icc", "fleiss", "alpha"])),
+         "--scale", str(rng.choice(["nominal", "ordinal", "interval", "ratio"]))],
+        ["agree", a, "--measure", "alpha", "--scale", "ordinal", "--categories", "1,2,a"],
+        ["agree", a, "--measure", "icc", "--table"],
+        ["stability", a, "--training-observations", b, "--scale",
+         str(rng.choice(["metric", "categorical", "ordinal"])), "--categories", "1,2,0.5"],
+        ["stability", a, "--prediction-space", b, "--scale", str(rng.choice(["metric", "categorical"]))],
+        ["compare", a, "--test", "friedman"],
+        ["compare", a, "--test", "mcnemar", "--a", "r1", "--b", "r2"],
+        ["compare", a, "--test", "permutation", "--a", "r1", "--b", "r2"],
+    ]
+    return choices[int(rng.integers(len(choices)))]
+
+
+def test_cli_on_random_files_exits_0_or_2_with_one_error_line(tmp_path, capsys):
+    """Never an internal error (exit 1) or a traceback: bad files are the user's input errors."""
+    from predstab.cli import main
+
+    rng = np.random.default_rng(2026)
+    codes = set()
+    for i in range(120):
+        (tmp_path / "a.csv").write_text(_random_csv(rng), encoding="utf-8")
+        (tmp_path / "b.csv").write_text(_random_csv(rng), encoding="utf-8")
+        args = _cli_args(rng, tmp_path)
+        code = main(args)
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if ": error:" in line or "internal error" in line]
+        assert code in (0, 2) and "Traceback" not in err, (i, args, err)
+        assert len(errors) == (code == 2), (i, args, err)
+        codes.add(code)
+    assert codes == {0, 2}  # the generator reaches both outcomes
+
+
+@pytest.mark.parametrize("option, value", [("measures", 1), ("measures", {}), ("rec_thresh", np.inf),
+                                           ("rec_thresh", -1.0), ("round_to", [1]), ("n_repeats", 1.5),
+                                           ("grid", "bogus"), ("target", np.nan)])
+def test_tune_num_learners_bad_options(option, value):
+    """Found by the option fuzzer (offline: fitting makes it slow): rec_thresh=inf used to loop forever."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + rng.normal(size=40)
+    kwargs = {"grid": (2, 4, 8), "n_repeats": 2, "n_resamples": 0, option: value}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabWarning)
+        with pytest.raises((ValueError, TypeError), match=f"`{option}`"):
+            predstab.tune_num_learners(RandomForestRegressor(max_depth=2), X[:30], y[:30], X[30:], **kwargs)
+
+
+# --------------------------------------- degenerate and extreme numeric matrices (issue 23)
+
+def _hard_matrix(rng):
+    """A numeric matrix of a class that broke the measures: extreme magnitude, equal row means,
+    a constant column, identical columns, a masked array."""
+    n, k = int(rng.integers(3, 9)), int(rng.integers(2, 6))
+    x = np.round(rng.normal(size=(n, 1)) * 2 + rng.normal(size=(n, k)), int(rng.integers(0, 3)))
+    kind = int(rng.integers(6))
+    if kind == 0:
+        return x * 10.0 ** float(rng.choice([-1, 1]) * rng.uniform(150, 300))
+    if kind == 1:  # every row a permutation of one row: equal row means (and totals)
+        row = rng.integers(0, 6, size=k).astype(float)
+        return np.array([rng.permutation(row) for _ in range(n)])
+    if kind == 2:
+        x[:, int(rng.integers(k))] = 3.0
+        return x
+    if kind == 3:
+        return np.repeat(x[:, :1], k, axis=1)
+    if kind == 4:
+        return np.ma.masked_array(x, mask=rng.random(x.shape) < 0.2)
+    return np.full((n, k), float(rng.integers(0, 3)))
+
+
+HARD_TARGETS = {
+    "icc": lambda x: predstab.icc(x),
+    "icc(k)": lambda x: predstab.icc(x, unit="average"),
+    "icc(C,k)": lambda x: predstab.icc(x, model="twoway", unit="average"),
+    "icc(A,1)": lambda x: predstab.icc(x, model="twoway", type="agreement"),
+    "krippendorff_alpha(interval)": lambda x: predstab.krippendorff_alpha(x, scale="interval"),
+    "robinson_a": predstab.robinson_a,
+    "iota": predstab.iota,
+    "finn": lambda x: predstab.finn(x, n_categories=7),
+    "mean_correlation": predstab.mean_correlation,
+    "mean_spearman": predstab.mean_spearman,
+    "cronbach_alpha": predstab.cronbach_alpha,
+    "cronbach_alpha(detail=False)": lambda x: predstab.cronbach_alpha(x, detail=False),
+    "phi(metric)": lambda x: predstab.phi(x, np.ravel(x)[::2], scale="metric"),
+    "psi(metric)": lambda x: predstab.psi(x, np.ravel(x)[::2], scale="metric"),
+    "rater_bias": lambda x: predstab.rater_bias(np.round(np.asarray(x)[:, :2] * 0)),
+    "compare.ttest(paired)": lambda x: cmp.ttest(np.asarray(x)[:, 0], np.asarray(x)[:, 1], paired=True),
+}
+
+
+@pytest.mark.parametrize("name", list(HARD_TARGETS))
+def test_degenerate_and_extreme_matrices_follow_the_convention(name):
+    # no numpy warning, no exception but a documented one, NaN only with a PredstabUndefinedWarning,
+    # and a finite value stays in the measure's range (ICC(k) was -3.4e30, alpha -inf)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(N_INPUTS):
+        x = _hard_matrix(rng)
+        result = check(lambda x=x: HARD_TARGETS[name](x))
+        value = getattr(result, "value", None)
+        # (finn and t are not bounded; alpha from pairwise-complete covariances can exceed 1, as psych's)
+        bounded = not name.startswith(("compare", "finn")) and not (
+            name.startswith("cronbach") and isinstance(x, np.ma.MaskedArray))
+        if isinstance(value, float) and np.isfinite(value) and bounded:
+            assert -1e6 < value <= 1 + 1e-12, (name, x, value)
+
+
+def _random_x_test(rng):
+    width = int(rng.choice([1, 2, 2, 3]))
+    x = rng.normal(size=(int(rng.integers(1, 5)), width))
+    kind = int(rng.integers(4))
+    if kind == 1:
+        return np.asfortranarray(x)
+    if kind == 2:
+        return x[:, ::-1] if width > 1 else x  # a strided view
+    if kind == 3:
+        return pd.DataFrame(x, columns=[f"c{j}" for j in range(width)])
+    return x
+
+
+def test_random_x_test_gives_the_forest_s_own_predictions_or_an_error_naming_x_test():
+    # issue 23 item 1: the cache called tree_.predict unchecked (fewer columns read past the array)
+    rng = np.random.default_rng(23)
+    n_ok = n_refused = 0
+    for _ in range(30):
+        X_test = _random_x_test(rng)
+        pool = predstab.TreePool(_forest(), n_learners=4, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # scikit-learn: X has feature names
+            try:
+                pool.fit(_X, np.arange(6.0), X_test)
+            except ValueError as exc:
+                assert "`X_test`" in str(exc), exc
+                with pytest.raises(ValueError):  # the forest's own predict refuses it too
+                    pool.ensemble_.predict(X_test)
+                n_refused += 1
+                continue
+            np.testing.assert_allclose(pool.test_predictions_.mean(axis=1), pool.ensemble_.predict(X_test),
+                                       rtol=1e-12)
+            n_ok += 1
+    assert n_ok and n_refused
+
+
+# ------------------------------------------------------------------------- weight matrices
+
+WEIGHTED_TARGETS = {
+    "fleiss_kappa": lambda x, w: predstab.fleiss_kappa(x, weights=w),
+    "krippendorff_alpha": lambda x, w: predstab.krippendorff_alpha(x, weights=w),
+    "gwet_ac1": lambda x, w: predstab.gwet_ac1(x, weights=w),
+    "conger_kappa": lambda x, w: predstab.conger_kappa(x, weights=w),
+    "cohen_kappa": lambda x, w: predstab.cohen_kappa(x[:, :2], weights=w),
+}
+
+
+def _random_weights(rng, q):
+    w = rng.random((q, q))
+    kind = int(rng.integers(6))
+    if kind < 2:  # a valid agreement matrix
+        w = (w + w.T) / 2
+    elif kind == 2:
+        w = (w + w.T) * 2
+    elif kind == 3:
+        w = (w + w.T) / 2 - 0.7
+    elif kind == 4 and q > 1:
+        w = w[:-1]
+    np.fill_diagonal(w, 1.0 if kind != 5 else 0.9)
+    return w
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED_TARGETS))
+def test_random_weight_matrices_give_a_coefficient_at_most_1_or_an_error_naming_weights(name):
+    # issue 23 item 5: weights above 1 gave Fleiss' kappa 7.92; an asymmetric matrix two kappas
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(N_INPUTS // 2):
+        x = rng.integers(0, 3, size=(int(rng.integers(3, 8)), 3))
+        x[0], x[1] = [0, 1, 2], [2, 2, 0]  # every category used (also in the first two raters): 3 x 3 fits
+        w = _random_weights(rng, 3)
+        result = check(lambda x=x, w=w: WEIGHTED_TARGETS[name](x, w))
+        valid = w.shape == (3, 3) and (w >= 0).all() and (w <= 1).all() and (np.diag(w) == 1).all() \
+            and (w == w.T).all()
+        assert (result is not None) == valid, (w, result)
+        if result is not None and np.isfinite(result.value):
+            assert result.value <= 1 + 1e-12

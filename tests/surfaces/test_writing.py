@@ -1,0 +1,280 @@
+"""Files out (``predstab._core._writing``), in-process: outputs written atomically with the
+mode ``open`` would give them under the process's umask, no overwriting without ``--force``,
+the rules for output folders, and JSON of NumPy values. Every expected value is written out
+by hand or re-derived in the test.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from predstab._core import _writing
+from predstab._core._reading import InputError
+
+
+@pytest.fixture(params=[0o027, 0o002])
+def umask(request):
+    """Run the test under umask 027 (new files 0o640) or 002 (0o664), restoring the process's own
+    afterwards."""
+    old = os.umask(request.param)
+    try:
+        yield request.param
+    finally:
+        os.umask(old)
+
+
+# ----------------------------------------------------------------------------- output paths
+def test_check_output_file(tmp_path):
+    target = tmp_path / "out.csv"
+    assert _writing.check_output_file(str(target)) == target
+    assert not target.exists() and list(tmp_path.iterdir()) == []  # the write probe is removed
+    target.write_text("keep")
+    messages = {}
+    for name, call in {
+        "exists": lambda: _writing.check_output_file(target),
+        "folder": lambda: _writing.check_output_file(tmp_path, option="--plot"),
+        "no parent": lambda: _writing.check_output_file(tmp_path / "new" / "o.csv", option="--plot"),
+        "parent is a file": lambda: _writing.check_output_file(target / "o.csv"),
+        "unwritable": lambda: _writing.check_output_file("/proc/o.csv", option="--plot"),
+    }.items():
+        with pytest.raises(InputError) as err:
+            call()
+        messages[name] = str(err.value)
+    assert messages == {
+        "exists": f"'{target}' already exists; use --force to overwrite it",
+        "folder": f"--plot '{tmp_path}' is a folder; give a file name",
+        "no parent": f"--plot '{tmp_path / 'new' / 'o.csv'}': the folder '{tmp_path / 'new'}' does not "
+                     "exist; create it first (predstab does not create folders for output files)",
+        "parent is a file": f"--out '{target / 'o.csv'}': '{target}' is not a folder",
+        "unwritable": "cannot write to --plot '/proc/o.csv': No such file or directory",
+    }
+    assert _writing.check_output_file(target, force=True) == target
+    assert target.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    assert not (tmp_path / "new").exists()
+
+
+def test_check_output_dir(tmp_path):
+    new = tmp_path / "new"
+    assert _writing.check_output_dir(str(new)) == new and not new.exists()  # checked, not created
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _writing.check_output_dir(empty) == empty and list(empty.iterdir()) == []
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "stability.csv").write_text("x")
+    (tmp_path / "full-2").mkdir()
+    (tmp_path / "full-3").write_text("a file also takes the name")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.csv").write_text("x")
+    (tmp_path / "other-2").mkdir()
+    messages = {}
+    for name, call in {
+        "full": lambda: _writing.check_output_dir(full, option="--dir"),
+        "other": lambda: _writing.check_output_dir(other),
+        "file": lambda: _writing.check_output_dir(full / "stability.csv"),
+        "no parent": lambda: _writing.check_output_dir(tmp_path / "a" / "b"),
+        "parent is a file": lambda: _writing.check_output_dir(full / "stability.csv" / "x"),
+        "unwritable": lambda: _writing.check_output_dir("/proc", force=True),
+        "unwritable parent": lambda: _writing.check_output_dir("/proc/x"),
+    }.items():
+        with pytest.raises(InputError) as err:
+            call()
+        messages[name] = str(err.value)
+    assert messages == {
+        "full": f"--dir '{full}' already holds files; use --force to write into it (files of the same "
+                f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'full-4'}",
+        "other": f"--out '{other}' already holds files; use --force to write into it (files of the same "
+                 f"names are replaced) or choose a new folder, e.g. --out {tmp_path / 'other-3'}",
+        "file": f"--out '{full / 'stability.csv'}' is a file, not a folder",
+        "no parent": f"--out '{tmp_path / 'a' / 'b'}': the folder '{tmp_path / 'a'}' does not exist; "
+                     "create it first (predstab creates only the output folder itself, not its parents)",
+        "parent is a file": f"--out '{full / 'stability.csv' / 'x'}': '{full / 'stability.csv'}' is not "
+                            "a folder",
+        "unwritable": "cannot write to --out '/proc': No such file or directory",
+        "unwritable parent": "cannot write to --out '/proc/x': No such file or directory",
+    }
+    assert _writing.check_output_dir(full, force=True) == full
+    assert sorted(p.name for p in full.iterdir()) == ["stability.csv"]  # probe removed, nothing touched
+    assert not (tmp_path / "a").exists()
+
+
+def test_make_output_dir(tmp_path):
+    made = _writing.make_output_dir(str(tmp_path / "out"))
+    assert made == tmp_path / "out" and made.is_dir()
+    assert _writing.make_output_dir(made) == made  # existing and empty: used as it is
+    (made / "x.csv").write_text("x")
+    assert _writing.make_output_dir(made, force=True) == made
+    with pytest.raises(InputError, match="already holds files"):
+        _writing.make_output_dir(made)
+    with pytest.raises(InputError, match=r"^--tune-out .* does not exist"):
+        _writing.make_output_dir(tmp_path / "a" / "b", option="--tune-out")
+    with pytest.raises(InputError, match=r"^--out .* does not exist"):
+        _writing.make_output_dir(tmp_path / "a" / "b")
+    assert not (tmp_path / "a").exists()
+
+
+def test_fresh_directory(tmp_path):
+    out = tmp_path / "out"
+    assert _writing.fresh_directory(str(out)) == (out, False) and out.is_dir()
+    assert _writing.fresh_directory(out) == (out, False)  # still empty
+    (out / "a.csv").write_text("x")
+    assert _writing.fresh_directory(out, force=True) == (out, False)
+    assert _writing.fresh_directory(out) == (tmp_path / "out-2", True) and (tmp_path / "out-2").is_dir()
+    assert _writing.fresh_directory(out) == (tmp_path / "out-3", True)  # out-2 is empty but taken
+    (tmp_path / "f").write_text("a file")
+    assert _writing.fresh_directory(tmp_path / "f") == (tmp_path / "f-2", True)
+    assert (tmp_path / "f").read_text() == "a file"
+    with pytest.raises(InputError, match="does not exist"):
+        _writing.fresh_directory(tmp_path / "x" / "y")
+
+
+# ----------------------------------------------------------------------------- atomic writes
+def test_new_files_get_the_mode_open_gives_them(tmp_path, umask):
+    mode = {0o027: 0o640, 0o002: 0o664}[umask]
+    assert _writing._mode_for_new_file() == mode
+    assert os.umask(umask) == umask  # the process's umask is left as it was
+    reference = tmp_path / "opened.txt"
+    reference.write_text("x")  # what open() gives under this umask
+    target = _writing.write_text(str(tmp_path / "a.txt"), "caf\u00e9\n")
+    assert target == tmp_path / "a.txt"
+    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(reference.stat().st_mode) == mode
+    assert target.read_bytes() == "caf\u00e9\n".encode()
+
+
+def test_replaced_file_keeps_its_mode_and_refusal_to_overwrite(tmp_path, umask):
+    target = tmp_path / "a.txt"
+    target.write_text("one")
+    target.chmod(0o604)
+    with pytest.raises(InputError) as err:
+        _writing.write_text(target, "two")
+    assert str(err.value) == f"'{target}' already exists; use --force to overwrite it"
+    with pytest.raises(InputError, match="already exists"):
+        _writing.atomic_write(target, lambda tmp: tmp.write_text("three"))
+    assert target.read_text() == "one"
+    _writing.write_text(target, "two", force=True)
+    assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o604
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_atomic_write_goes_through_a_hidden_file_beside_the_target(tmp_path, umask):
+    target = tmp_path / "stability.csv"
+    seen = []
+
+    def write(tmp):
+        seen.append((tmp, stat.S_IMODE(tmp.stat().st_mode), target.exists()))
+        tmp.write_text("a,b\n")
+
+    assert _writing.atomic_write(target, write) == target
+    (tmp, mode, existed), = seen
+    assert tmp.parent == tmp_path and tmp.name.startswith(".stability.csv.") and tmp.suffix == ".csv"
+    # the final mode before any byte is written; the target appears only at the end
+    assert mode == {0o027: 0o640, 0o002: 0o664}[umask] and not existed
+    assert target.read_text() == "a,b\n" and not tmp.exists()
+
+
+def test_atomic_write_never_clobbers_another_temporary_file(tmp_path, monkeypatch):
+    names = iter(["aaaa", "aaaa", "bbbb"])
+    monkeypatch.setattr(_writing.secrets, "token_hex", lambda n: next(names))
+    (tmp_path / ".o.txt.aaaa.tmp.txt").write_text("another run's")
+    _writing.write_text(tmp_path / "o.txt", "mine")
+    assert (tmp_path / "o.txt").read_text() == "mine"
+    assert (tmp_path / ".o.txt.aaaa.tmp.txt").read_text() == "another run's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".o.txt.aaaa.tmp.txt", "o.txt"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, OSError, ValueError])
+def test_atomic_write_leaves_nothing_behind_when_writing_fails(tmp_path, error):
+    target = tmp_path / "o.csv"
+    target.write_text("old")
+
+    def write(tmp):
+        tmp.write_text("half")
+        raise error
+
+    with pytest.raises(error):
+        _writing.atomic_write(target, write, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"] and target.read_text() == "old"
+
+    def removes(tmp):  # a writer that removed its file itself: the original error still comes out
+        tmp.unlink()
+        raise error
+
+    with pytest.raises(error):
+        _writing.atomic_write(target, removes, force=True)
+
+
+def test_atomic_write_makes_only_the_last_folder(tmp_path):
+    target = tmp_path / "out" / "s.csv"
+    _writing.write_text(target, "x")
+    assert target.read_text() == "x"
+    with pytest.raises(InputError) as err:
+        _writing.write_text(tmp_path / "a" / "b" / "s.csv", "x")
+    assert str(err.value) == (f"'{tmp_path / 'a' / 'b' / 's.csv'}': the folder '{tmp_path / 'a'}' does not "
+                              "exist; create it first")
+    assert not (tmp_path / "a").exists()
+
+
+def _png_size(data: bytes):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_write_figure_format_from_the_suffix_and_dpi(tmp_path):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2, 1))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    expected = {}
+    for dpi in (120, 60):
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+        expected[dpi] = _png_size(buffer.getvalue())
+    assert _writing.write_figure(tmp_path / "f.png", fig) == tmp_path / "f.png"
+    assert _png_size((tmp_path / "f.png").read_bytes()) == expected[120]
+    _writing.write_figure(tmp_path / "noext", fig, dpi=60)  # no suffix: PNG
+    assert _png_size((tmp_path / "noext").read_bytes()) == expected[60]
+    _writing.write_figure(tmp_path / "f.svg", fig)
+    assert b"<svg" in (tmp_path / "f.svg").read_bytes()[:500]
+    with pytest.raises(InputError, match="already exists"):
+        _writing.write_figure(tmp_path / "f.svg", fig)
+    _writing.write_figure(tmp_path / "f.svg", fig, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png", "f.svg", "noext"]
+
+
+# ----------------------------------------------------------------------------- JSON
+def test_dumps_numpy_values_and_missing_numbers():
+    obj = {"int": np.int64(3), "f32": np.float32(0.5), "f64": np.float64(0.25), "nan": float("nan"),
+           "nan32": np.float32("nan"), "inf": np.float64("inf"), "ninf32": np.float32("-inf"),
+           "array": np.array([[1, 2], [3, 4]]), "tuple": (1, (np.int32(2), float("nan"))),
+           "path": Path("out") / "s.csv", 7: {"nested": [np.nan]}, "flag": True, "none": None}
+    text = _writing.dumps(obj)
+    assert text.endswith("}\n") and text.startswith('{\n  "int": 3,\n')  # indented by 2
+    assert json.loads(text) == {
+        "int": 3, "f32": 0.5, "f64": 0.25, "nan": None, "nan32": None, "inf": None, "ninf32": None,
+        "array": [[1, 2], [3, 4]], "tuple": [1, [2, None]], "path": str(Path("out") / "s.csv"),
+        "7": {"nested": [None]}, "flag": True, "none": None}
+    assert _writing.dumps([1.5, np.float16(2.0)]) == "[\n  1.5,\n  2.0\n]\n"
+
+
+def test_dumps_is_valid_json_for_arrays_and_numpy_booleans():
+    text = _writing.dumps({"a": np.array([0.5, np.nan, np.inf]), "b": np.bool_(True), "c": np.array([True])})
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"a": [0.5, None, None], "b": True, "c": [True]}
+
+
+def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
+    names = iter(["aaaa", "bbbb"])
+    monkeypatch.setattr(_writing.secrets, "token_hex", lambda n: next(names))
+    (tmp_path / ".predstab-probe-aaaa").write_text("a user's file")
+    assert _writing.check_output_file(tmp_path / "o.csv") == tmp_path / "o.csv"
+    assert (tmp_path / ".predstab-probe-aaaa").read_text() == "a user's file"
+    assert [p.name for p in tmp_path.iterdir()] == [".predstab-probe-aaaa"]
