@@ -10,6 +10,7 @@ import pytest
 from predstab import (
     PredstabDataWarning,
     PredstabDegenerateWarning,
+    PredstabUndefinedWarning,
     brennan_prediger,
     conger_kappa,
     fleiss_kappa,
@@ -567,3 +568,15 @@ def test_nullable_integer_columns_with_missing_ratings():
     assert (complete.value, complete.standard_error) == pytest.approx((ints.value, ints.standard_error),
                                                                       rel=1e-14)
     assert complete.categories == ints.categories == (1, 2, 3)
+
+
+@pytest.mark.parametrize("func", [percent_agreement, gwet_ac1, brennan_prediger, conger_kappa])
+def test_no_object_rated_twice_is_undefined_with_one_warning(func):
+    # found by the hypothesis test of permutations with missing values: percent_agreement divided
+    # by the zero count of objects with two ratings (ZeroDivisionError); every irrCAC coefficient
+    # is NaN there, with the convention's PredstabUndefinedWarning
+    x = np.array([[1, np.nan], [np.nan, 2], [1, np.nan]])
+    with pytest.warns(PredstabUndefinedWarning, match="No object has two or more ratings") as record:
+        res = func(x)
+    assert len(record) == 1
+    assert np.isnan(res.value) and np.isnan(res.standard_error)

@@ -122,17 +122,7 @@ _WITH_MISSING = [m for m in MEASURES
                  if not m.name.startswith(("selection_stability", "importance_stability"))]
 
 
-# a bug this test found when it moved to tests/core/ (its node id seeds the derandomized examples):
-# percent_agreement divides by the number of objects with two or more ratings, zero when no object
-# has two; strict, so that the fix (NaN under the convention) must remove the mark
-_PERCENT_AGREEMENT_BUG = pytest.mark.xfail(
-    raises=ZeroDivisionError, strict=True,
-    reason="percent_agreement with no object rated twice raises ZeroDivisionError (agreement/_cac.py)")
-
-
-@pytest.mark.parametrize("measure", [pytest.param(m, marks=_PERCENT_AGREEMENT_BUG)
-                                     if m.name == "percent_agreement" else m for m in _WITH_MISSING],
-                         ids=[m.name for m in _WITH_MISSING])
+@pytest.mark.parametrize("measure", _WITH_MISSING, ids=[m.name for m in _WITH_MISSING])
 @SETTINGS
 @given(data=st.data())
 def test_permutations_change_nothing_with_missing_values(measure, data):

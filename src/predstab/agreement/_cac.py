@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from .._core._exceptions import outside_stacklevel
+from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
 from .._core._results import Result, r_block, r_pvalue, r_signif, result
 from .._core._stack import is_stack, stack_apply
 from .._core._utils import ConfidenceInterval
@@ -257,6 +257,10 @@ def compute(kind, ct: CountTable):
     q, n = table.shape
     nan = float("nan")
     sum_q, pa_i, two, n2more, pa = agreement_parts(table, w, r_i)
+    if n2more == 0:  # no pair of ratings of one object: the observed agreement is undefined
+        warn_outside(f"No object has two or more ratings; {_NAMES[kind][0]} is undefined and set to nan.",
+                     PredstabUndefinedWarning)
+        return nan, nan, nan, nan, n - 1
     if kind == "pa":
         value = _coefficient(pa, 0.0, 2, "percent agreement")
         if q < 2:
