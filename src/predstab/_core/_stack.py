@@ -94,9 +94,8 @@ class ItemWarnings:
         for category, (n_items, message) in other.kinds.items():
             self.add(category, message, n_items)
 
-    def emit(self, n_total, stacklevel=None):
-        """One warning per kind, pointing at the first frame outside predstab (``stacklevel`` is
-        not used; still accepted from callers written when the frames were counted by hand)."""
+    def emit(self, n_total):
+        """One warning per kind, pointing at the first frame outside predstab."""
         for category, (n_items, message) in self.kinds.items():
             warn_items(category, message, n_items, n_total)
 
@@ -180,13 +179,12 @@ def loop_items(func, items, kwargs, *, name, shape, indices=None):
     return results, caught
 
 
-def stack_apply(func, x, /, *, name="ratings", stacklevel=None, **kwargs):
+def stack_apply(func, x, /, *, name="ratings", **kwargs):
     """``func`` over the items of the stack ``x``, gathered into one stacked result.
 
     ``func`` is the public 2-D function; it is called on each (n_objects, n_raters) item with
     ``kwargs``. A Dask ``x`` goes to :func:`dask_apply`. The items' warnings are summed up in
-    one warning per kind at the first frame outside predstab (``stacklevel`` is not used; still
-    accepted from callers written when the frames were counted by hand).
+    one warning per kind at the first frame outside predstab.
     """
     if is_dask(x):
         return dask_apply(lambda block: stack_apply(func, block, name=name, **kwargs), x, name=name)
@@ -206,7 +204,7 @@ def stack_apply(func, x, /, *, name="ratings", stacklevel=None, **kwargs):
     raise TypeError(f"cannot stack results of type {type(first).__name__}")  # pragma: no cover
 
 
-def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=None, **kwargs):
+def vectorised_apply(core, func, x, /, *, cls, name="ratings", **kwargs):
     """A stack through a vectorised ``core``, items with a missing cell through the 2-D ``func``.
 
     ``core(items)`` takes the complete items, an (n_items, n_objects, n_raters) numeric array,
@@ -387,7 +385,7 @@ def _concat_field(values, shapes):
     return np.concatenate(out)
 
 
-def dask_apply(compute, x, /, *, name="ratings", stacklevel=None):
+def dask_apply(compute, x, /, *, name="ratings"):
     """``compute`` (numpy stack -> stacked result) chunk by chunk over the dask array ``x``.
 
     The leading axes of ``x`` are flattened to one axis of items, its last two axes are
