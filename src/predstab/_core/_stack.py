@@ -280,32 +280,25 @@ def small_integer_codes(arr):
     return codes.astype(np.int64).reshape((math.prod(arr.shape[:-2]), n, m)), low
 
 
-def count_tables(codes, *, by_rater=False):
-    """Per item: sum_ij n_ij^2, the category totals n_j (n_items x Q) and, with ``by_rater``,
-    sum_j of the variance over raters of the rater's share of objects in j (Conger's term).
+def count_tables(codes):
+    """Per item: sum_ij n_ij^2 and the category totals n_j (n_items x Q).
 
     ``n_ij`` (object i, category j) of all the items of a block come from one ``np.bincount`` of
     ``(item * n + object) * Q + code``: linear in the data, never a categories x categories table.
     """
-    n_items, n, m = codes.shape
+    n_items, n, _ = codes.shape
     q = int(codes.max()) + 1
     step = max(1, _BLOCK_CELLS // (n * q))
     sum_sq = np.empty(n_items, dtype=np.int64)
     totals = np.empty((n_items, q), dtype=np.int64)
-    spread = np.zeros(n_items) if by_rater else None
     row_offsets = (np.arange(min(step, n_items) * n) * q).reshape(-1, n, 1)
-    rater_offsets = (np.arange(min(step, n_items) * m) * q).reshape(-1, 1, m)
     for start in range(0, n_items, step):
         block = codes[start:start + step]
         b = block.shape[0]
         table = np.bincount((block + row_offsets[:b]).ravel(), minlength=b * n * q).reshape(b, n, q)
         sum_sq[start:start + b] = np.einsum("ijk,ijk->i", table, table)
         totals[start:start + b] = table.sum(axis=1)
-        if by_rater:
-            rater_table = np.bincount((block + rater_offsets[:b]).ravel(),
-                                      minlength=b * m * q).reshape(b, m, q)
-            spread[start:start + b] = np.sum((rater_table / n).var(axis=1), axis=1)
-    return sum_sq, totals, spread
+    return sum_sq, totals
 
 
 def used_categories(used, low, dtype, shape):

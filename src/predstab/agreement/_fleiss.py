@@ -382,7 +382,7 @@ def _fleiss_core(exact, items):
         return None
     codes, low = coded
     n_items, n, m = codes.shape
-    sum_sq, totals, _ = count_tables(codes)
+    sum_sq, totals = count_tables(codes)
     used = totals > 0
     q = used.sum(axis=1)
     nm = n * m

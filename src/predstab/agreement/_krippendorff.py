@@ -591,7 +591,7 @@ def _krippendorff_core(scale, items):
         if coded is None:
             return None
         codes, _ = coded
-        sum_sq, totals, _ = count_tables(codes)
+        sum_sq, totals = count_tables(codes)
         d_o, d_e = _agreement_disagreements((n_obj * m * m - sum_sq) / (m - 1), n,
                                             np.einsum("ij,ij->i", totals, totals).astype(float))
 
