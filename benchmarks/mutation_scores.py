@@ -214,7 +214,9 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     try:
         for name in ("src", "tests", "validation"):
-            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True)
+            # shutil.copy, not copy2: a fresh mtime makes mutmut write the mutants of a changed file again
+            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True,
+                            copy_function=shutil.copy)
         (work / "pyproject.toml").write_text(
             _with_config((ROOT / "pyproject.toml").read_text(), _config(module, timeout_multiplier)))
         if sample is None:
