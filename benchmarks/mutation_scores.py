@@ -99,7 +99,12 @@ MODULES: dict[str, list[str]] = {
 
 # tests that check the file a warning points at: under mutmut every call passes through its
 # trampoline (extra stack frames), so they fail on the unmutated code and are left out
-DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_callers_line"]
+DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_data_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_cohen_data_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_degenerate_warnings_point_at_the_callers_line",
+            "tests/core/test_stacks.py::test_icc_stack_warns_once_per_kind_with_item_count",
+            "tests/core/test_stacks.py::test_stack_warnings_point_at_the_caller"]
 
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
