@@ -240,18 +240,24 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
         chosen = names[:sample]
         sampled = len(chosen) < len(names)
         # in a kept folder run again (--keep), mutants detected before stay detected (tests are only
-        # added); the others (survivors, not checked, changed functions) are run
-        todo = [i for i, n in enumerate(chosen) if before[n] not in DETECTED]
-        row = _count(module, {n: before[n] for n in chosen[:todo[0] if todo else len(chosen)]},
-                     len(names), sampled=sampled)
-        for start in range(0, len(todo), batch):
-            part = [chosen[i] for i in todo[start:start + batch]]
+        # added) unless mutmut resets them (a changed configuration or function): each batch takes
+        # the next mutants of the sample that are neither detected nor run by this call
+        row = _count(module, {}, len(names), sampled=sampled)
+        statuses, tried = before, set()
+        while True:
+            todo = [n for n in chosen if n not in tried and statuses.get(n) not in DETECTED]
+            if not todo:
+                break
+            part = todo[:batch]
+            tried.update(part)
             subprocess.run([mutmut, "run", "--max-children", str(max_children), *part], cwd=work, env=env,
                            stdout=subprocess.DEVNULL, check=False)
             statuses = _statuses(work, mutmut, env)
-            end = todo[start + batch] if start + batch < len(todo) else len(chosen)
+            # the sample's prefix whose every mutant is detected or was run by this call
+            waiting = [i for i, n in enumerate(chosen) if n not in tried and statuses.get(n) not in DETECTED]
+            end = waiting[0] if waiting else len(chosen)
             done = {n: statuses.get(n, "not checked") for n in chosen[:end]}
-            if set(done.values()) == {"not checked"}:
+            if done and set(done.values()) == {"not checked"}:
                 raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated "
                                    f"code failed (run `mutmut run` in {work} with --keep to see why)")
             row = _count(module, done, len(names), sampled=sampled)
