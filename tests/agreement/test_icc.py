@@ -124,6 +124,11 @@ def test_identical_raters_give_one_without_warning():
         warnings.simplefilter("error")
         res = icc(m, model="twoway", type="agreement")
     assert res.value == 1.0
+    # psych's table too: perfect agreement, every interval (1, 1) -- ICC2's from its own
+    # Satterthwaite bounds, which are 0 / 0 here
+    table = icc_table(m)
+    assert table["ICC"].tolist() == [1.0] * 6 and table["F"].tolist() == [np.inf] * 6
+    assert table["ci_low"].tolist() == [1.0] * 6 and table["ci_high"].tolist() == [1.0] * 6
 
 
 @settings(max_examples=30, deadline=None)
@@ -468,6 +473,8 @@ def _icc_stack_items(seed=5, m=6, n=9, k=4):
     values = rng.normal(size=n) * 10.1
     x[3] = np.stack([rng.permutation(values) for _ in range(k)], axis=1)  # equal column means
     x[4, :, 1] = x[4, :, 0] + 1.0  # a rater shifted: consistency 1, agreement below 1
+    # within-object mean square exactly 1 (each row's sum of squares 3 over k - 1 = 3), objects differ
+    x[5] = np.arange(n)[:, None] * 3.0 + np.where(np.arange(n)[:, None] % 2, [2.0, 0, 0, 0], [0, 0, 0, 2.0])
     return x
 
 
