@@ -243,19 +243,25 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
         # added) unless mutmut resets them (a changed configuration or function): each batch takes
         # the next mutants of the sample that are neither detected nor run by this call
         row = _count(module, {}, len(names), sampled=sampled)
-        statuses, tried = before, set()
+        statuses, tries = before, Counter()
+
+        def waiting(name):
+            # not run yet by this call, or run once and left unchecked (mutmut lost its result)
+            status = statuses.get(name)
+            return status not in DETECTED and (tries[name] == 0
+                                               or status == "not checked" and tries[name] < 2)
+
         while True:
-            todo = [n for n in chosen if n not in tried and statuses.get(n) not in DETECTED]
+            todo = [n for n in chosen if waiting(n)]
             if not todo:
                 break
             part = todo[:batch]
-            tried.update(part)
+            tries.update(part)
             subprocess.run([mutmut, "run", "--max-children", str(max_children), *part], cwd=work, env=env,
                            stdout=subprocess.DEVNULL, check=False)
             statuses = _statuses(work, mutmut, env)
             # the sample's prefix whose every mutant is detected or was run by this call
-            waiting = [i for i, n in enumerate(chosen) if n not in tried and statuses.get(n) not in DETECTED]
-            end = waiting[0] if waiting else len(chosen)
+            end = next((i for i, n in enumerate(chosen) if waiting(n)), len(chosen))
             done = {n: statuses.get(n, "not checked") for n in chosen[:end]}
             if done and set(done.values()) == {"not checked"}:
                 raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated "
