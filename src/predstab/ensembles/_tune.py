@@ -45,7 +45,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
 
 
 @validate_params({
-    "grid": ["array-like"],
+    "grid": ["array-like", None],
     "n_repeats": [Interval(Integral, 2, None)],
     "measures": [str, "array-like", None],
     "method": [Options(METHODS)],
@@ -67,7 +67,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
     "n_jobs": [Integral, None],
     "progress": ["callable", Options((True,)), None],
 }, renamed={"levels": "categories", "n_bootstrap": "n_resamples"}, prefer_skip_nested_validation=True)
-def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
+def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_repeats=10,
                       measures=None, method="pool", pool_size=None, voting=None, scale=None, categories=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_resamples=100,
                       confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
@@ -268,7 +268,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
-    if forests.pool_size is not None:
+    if config.pool is not None:
+        settings["pool_size"] = "the members of the given TreePool"
+    elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
         rule = POOL_RULE if forests.pool_size == default else "enlarged for `precision`"
         settings["pool_size"] = "given" if config.explicit_pool else rule
