@@ -57,8 +57,8 @@ def _labels_to_votes(labels, classes, name):
         value = value.item() if hasattr(value, "item") else value
         code = index.get(value, index.get(str(value)) if isinstance(value, str) else None)
         if code is None:
-            raise ValueError(f"`{name}` holds the label {value!r} at {pos} that is not among "
-                             f"`classes` {classes.tolist()}.")
+            raise ValueError(f"`{name}` holds the label {value!r} at {tuple(map(int, pos))} that is not "
+                             f"among `classes` {classes.tolist()}.")
         codes[pos] = code
     votes = np.zeros(flat.shape + (len(classes),))
     rows, cols = np.nonzero(codes >= 0)
@@ -98,8 +98,8 @@ def _check_mask(oob, shape, name, what):
         if oob.dtype.kind in "iuf" and np.isin(oob, (0, 1)).all():
             oob = oob.astype(bool)
         else:
-            raise ValueError(f"`{name}` must be a boolean mask (True: the member did not train on the object); "
-                             f"got dtype {oob.dtype}.")
+            raise ValueError(f"`{name}` must be a boolean mask (True: the member did not train on the "
+                             f"object); got dtype {oob.dtype}.")
     if oob.shape != shape:
         raise ValueError(f"`{name}` must have the shape {shape} of {what} (objects x members); got "
                          f"{_shape_text(oob)}.")
@@ -118,13 +118,15 @@ def _matrix_iv(predictions, classes, name):
     if classes is not None:
         classes = np.asarray(classes)
         if classes.ndim != 1 or len(classes) < 2 or len(set(classes.tolist())) != len(classes):
-            raise ValueError(f"`classes` must list at least 2 distinct class labels; got {classes.tolist()!r}.")
+            raise ValueError(f"`classes` must list at least 2 distinct class labels; got "
+                             f"{classes.tolist()!r}.")
     if values.ndim == 3:
         if values.dtype.kind not in "iuf":
             raise ValueError(f"`{name}` of {_shape_text(values)} must hold class probabilities (numbers); "
                              f"got dtype {values.dtype}.")
         if values.shape[2] < 2:
-            raise ValueError(f"`{name}` must hold probabilities of at least 2 classes; got {_shape_text(values)}.")
+            raise ValueError(f"`{name}` must hold probabilities of at least 2 classes; got "
+                             f"{_shape_text(values)}.")
         return _check_probabilities(values, classes, name)
     if classes is not None or values.dtype.kind not in "iuf":
         votes, classes, missing = _labels_to_votes(values, classes, name)
@@ -164,7 +166,8 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
         what = "`oob_predictions`" if train is not None else "`predictions`"
         mask = _check_mask(oob, held_out.shape[:2], "oob", what)
     # a missing prediction is allowed only where the member does not vote (oob False)
-    for gaps, name, masked in ((missing, "predictions", train is None), (train_missing, "oob_predictions", True)):
+    checks = ((missing, "predictions", train is None), (train_missing, "oob_predictions", True))
+    for gaps, name, masked in checks:
         if gaps is None:
             continue
         voting = mask if (mask is not None and masked) else np.ones_like(gaps)
@@ -268,6 +271,7 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
     Examples
     --------
     >>> import numpy as np
+    >>> from predstab import TreePool
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.normal(size=(50, 1))
     >>> members = truth + 0.5 * rng.normal(size=(50, 40))   # 40 members, 50 objects
@@ -277,7 +281,8 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
     True
     """
     test, train, mask, classes, y = _from_predictions_iv(predictions, oob, oob_predictions, classes, y)
-    pool = _bare(cls, voting="hard" if _are_votes(predictions, classes) else voting, random_state=random_state)
+    votes = _are_votes(predictions, classes)
+    pool = _bare(cls, voting="hard" if votes else voting, random_state=random_state)
     pool.n_learners = test.shape[1]
     pool.is_classifier_ = classes is not None
     pool.classes_ = classes
@@ -342,8 +347,8 @@ def _predict_members(members, X, proba, n_jobs):
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba) for m in members)
 
 
-@validate_params({**{k: v for k, v in _DECLARED.items() if k != "oob_predictions"}, "members": ["array-like"], "n_jobs": [Integral, None],
-                  "response": [Options(("auto", "predict", "predict_proba"))]})
+@validate_params({**{k: v for k, v in _DECLARED.items() if k != "oob_predictions"}, "members": ["array-like"],
+                  "n_jobs": [Integral, None], "response": [Options(("auto", "predict", "predict_proba"))]})
 def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=None, voting="soft",
                  response="auto", random_state=None, n_jobs=None):
     """A fitted pool from a list of fitted models (the members of any ensemble).
@@ -382,10 +387,11 @@ def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=
     Examples
     --------
     >>> from sklearn.datasets import make_regression
-    >>> from sklearn.neural_network import MLPRegressor
+    >>> from sklearn.linear_model import SGDRegressor
+    >>> from predstab import TreePool
     >>> X, y = make_regression(60, 3, noise=5, random_state=0)
-    >>> nets = [MLPRegressor((8,), max_iter=300, random_state=s).fit(X[:40], y[:40]) for s in range(4)]
-    >>> TreePool.from_members(nets, X[40:], y=y[:40]).test_predictions_.shape
+    >>> fits = [SGDRegressor(random_state=s).fit(X[:40], y[:40]) for s in range(4)]  # seeds: the members
+    >>> TreePool.from_members(fits, X[40:], y=y[:40]).test_predictions_.shape
     (20, 4)
     """
     members = list(members)
@@ -450,7 +456,7 @@ def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft"
         network fits here: seed it, train it, predict the test objects.
     n_members : int
         Members to make (at least 2).
-    classes, voting, y : 
+    classes, voting, y :
         As for :meth:`from_predictions` (``classes``: the labels of the probabilities' columns).
     random_state : None, int or numpy.random.Generator
         The members' seeds (``seeds_``) and the pool's generator.
@@ -468,6 +474,7 @@ def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft"
     Examples
     --------
     >>> import numpy as np
+    >>> from predstab import TreePool
     >>> X = np.linspace(0, 1, 30)[:, None]
     >>> def fit_predict(seed):
     ...     noise = np.random.default_rng(seed).normal(scale=0.1, size=30)
@@ -482,7 +489,8 @@ def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft"
     seeds = seeds_from(rng, n_members)
     tasks = [("callable", r, None, seeds[r], None) for r in range(int(n_members))]
     start = time.perf_counter()
-    results = _run_all(tasks, _TestOnly(fit_predict), (None, None, None), ("predict", voting), n_jobs, progress)
+    results = _run_all(tasks, _TestOnly(fit_predict), (None, None, None), ("predict", voting), n_jobs,
+                       progress)
     seconds = time.perf_counter() - start
     columns = [np.asarray(results[("callable", r, None)][0]) for r in range(int(n_members))]
     shapes = {c.shape for c in columns}

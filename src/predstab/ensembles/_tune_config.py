@@ -326,7 +326,8 @@ def _tune_num_learners_iv(arguments):
     if not hasattr(a.estimator, "get_params") or "n_estimators" not in a.estimator.get_params():
         raise TypeError(
             "`estimator` must be a scikit-learn ensemble with an `n_estimators` parameter "
-            f"(RandomForest*, ExtraTrees*, Bagging*) or a fitted TreePool; got {type(a.estimator).__name__}."
+            f"(RandomForest*, ExtraTrees*, Bagging*); got {type(a.estimator).__name__}. A fitted TreePool "
+            "(e.g. TreePool.from_predictions of any ensemble's members) is taken too."
         )
     if a.X is None or a.y is None:
         raise ValueError(f"`X` and `y` are required to tune {type(a.estimator).__name__} (only a fitted "
@@ -425,10 +426,10 @@ def _given_pool_iv(a):
         estimator=pool, X=None, y=pool.y_train_, X_test=None, is_classifier=is_clf, grid=grid,
         n_repeats=int(a.n_repeats), method=a.method, voting=pool.voting_, n_jobs=a.n_jobs, pool_size=size,
         explicit_pool=False, precision=None, measures=measures, scale=scale, categories=categories,
-        psi_baseline=a.psi_baseline, measure_options=MappingProxyType(options), select_fraction=select_fraction,
-        select_for=select_for, importance_fraction=1, importance=None, n_resamples=int(a.n_resamples),
-        confidence_level=a.confidence_level, interval=a.interval, target=a.target, rec_thresh=a.rec_thresh,
-        round_to=a.round_to, pool=pool)
+        psi_baseline=a.psi_baseline, measure_options=MappingProxyType(options),
+        select_fraction=select_fraction, select_for=select_for, importance_fraction=1, importance=None,
+        n_resamples=int(a.n_resamples), confidence_level=a.confidence_level, interval=a.interval,
+        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to, pool=pool)
 
 
 def _pool_description(pool):

@@ -419,7 +419,8 @@ class TuningResult(Result):
         at = "" if self.recommendation is None else (
             f"; {self.recommendation} learners: about {self.recommendation_seconds:.3g} s per forest")
         if np.isfinite(slope):
-            lines.append(f" Run time: seconds per forest ~ {shown_intercept:.4g} + {slope:.4g} * learners{at}")
+            lines.append(f" Run time: seconds per forest ~ {shown_intercept:.4g} + {slope:.4g} * "
+                         f"learners{at}")
         else:
             lines.append(" Run time: not known (a pool built from its members' predictions)")
         if self.notes:
