@@ -1,39 +1,52 @@
-"""Mutation score per core module (issue 12, item 8), with mutmut.
+"""Mutation score per core module (issue 12, item 8; issue 24, item 8), with mutmut.
 
 Each module is mutated on its own, in a scratch copy of the project, against the test files
-that exercise it (``MODULES`` below; the ``tests/test_mutants_*.py`` files written to kill
-mutants are added automatically when their name matches the module). The table printed (and
-written with ``--json``) is what ``docs/mutation.md`` reports::
+that exercise it (``MODULES`` below, keyed by the module's path under ``src/predstab``;
+``tests/core/test_mutation_paths.py`` checks that every path listed here and in pyproject's
+``[tool.mutmut]`` exists). The table printed (and written with ``--json``) is what
+``docs/mutation.md`` reports::
 
     pip install -e ".[dev]"            # brings mutmut
-    nice -n 19 python benchmarks/mutation_scores.py _icc _twopl --max-children 1 --json mutation.json
+    nice -n 19 python benchmarks/mutation_scores.py agreement/_icc _twopl --json mutation.json
 
+A module is named by its path (``agreement/_icc``) or, where unique, its file name (``_icc``).
 Without module names every module of ``MODULES`` is measured (several hours on a 2-core
 machine). ``--mutmut`` names the mutmut executable (default: the one beside this Python).
 
+``--sample N`` runs a simple random sample of N of the module's mutants instead of all of them:
+the sorted mutant names shuffled with ``random.Random(--seed)`` (default seed 24), the first N
+kept, run ``--batch`` at a time, so that the batches finished when a run is stopped are
+themselves a simple random sample (the JSON is rewritten after every batch). The score is then
+given with a 95 % Wilson interval.
+
 The score is detected / (detected + survived + suspicious + no tests), "detected" being killed,
-timeout (the tests ran 10 times longer than usual: an endless loop) or segfault; mutants listed in
-``EQUIVALENT`` (changes no test can see: a message text, a dead default) are reported apart and
-counted neither way, the reason next to each.
+timeout (the tests used more than ``--timeout-multiplier`` x 2 times their usual CPU time, mutmut's
+``timeout_multiplier``, default 15: an endless loop) or segfault; mutants listed in ``EQUIVALENT``
+(changes no test can see: a message text, a dead default) are reported apart and counted neither
+way, the reason next to each.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "predstab"
 
-# module -> test files that exercise it (relative to the project root)
-# (the tests run without the slow ones: -m "not slow")
+# module (path under src/predstab, without .py) -> test files that exercise it (relative to the
+# project root); the tests run without the slow ones (-m "not slow")
 _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_psi_inputs.py",
             "tests/stability/test_phi_psi_counting.py", "tests/stability/test_phi_psi_object_intervals.py",
             "tests/stability/test_stability_result.py", "tests/stability/test_phi_psi_properties.py",
@@ -42,41 +55,43 @@ _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_cl
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py"]
 MODULES: dict[str, list[str]] = {
-    "_stability": _PHI_PSI,
-    "_disagreement": _PHI_PSI,
-    "_object_intervals": _PHI_PSI,
-    "_result": _PHI_PSI,
-    "_scales": _PHI_PSI,
-    "_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
+    "stability/_stability": _PHI_PSI,
+    "stability/_disagreement": _PHI_PSI,
+    "stability/_object_intervals": _PHI_PSI,
+    "stability/_result": _PHI_PSI,
+    "stability/_scales": _PHI_PSI,
+    "stability/_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
     # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
     # test_mutants_{icc,fleiss,krippendorff}.py); irrCAC's weighted Fleiss' kappa and alpha, now in
     # _fleiss and _krippendorff, are tested in test_cac.py
-    "_icc": ["tests/agreement/test_icc.py"],
-    "_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py"],
-    "_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py"],
-    "_twopl": ["tests/ensembles/test_twopl.py"],
+    "agreement/_icc": ["tests/agreement/test_icc.py"],
+    "agreement/_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py"],
+    "agreement/_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py"],
+    # irr's agree and maxwell_re (test_irr.py), irrCAC's pairwise percent agreement (test_cac.py)
+    "agreement/_percent": ["tests/agreement/test_irr.py", "tests/agreement/test_cac.py"],
+    "ensembles/_twopl": ["tests/ensembles/test_twopl.py"],
     # the tuning (~3,000 mutants): the topic files of tests/ensembles, tiny data for most tests
-    "_tune": _TUNING,
-    "_tune_config": _TUNING,
-    "_tune_strategies": _TUNING,
-    "_tune_table": _TUNING,
-    "_recommend": _TUNING,
-    "_tune_result": _TUNING,
-    "_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
-    "_closed_form": ["tests/ensembles/test_closed_form_functions.py",
-                     "tests/ensembles/test_pool_closed_form.py"],
+    "ensembles/_tune": _TUNING,
+    "ensembles/_tune_config": _TUNING,
+    "ensembles/_tune_strategies": _TUNING,
+    "ensembles/_tune_table": _TUNING,
+    "ensembles/_recommend": _TUNING,
+    "ensembles/_tune_result": _TUNING,
+    "ensembles/_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
+    "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
+                               "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
-    "_repeated": ["tests/ensembles/test_repeated_predictions.py"],
+    "ensembles/_repeated": ["tests/ensembles/test_repeated_predictions.py"],
     # the file layer (was _io): test_reading.py / test_writing.py run it in-process on tiny files;
     # test_cli_inputs.py and test_cli_reports.py run the CLI only as a subprocess, which mutmut cannot
     # see; test_cli.py runs it in-process but takes ~45 s (tune and demo runs), which every surviving
     # mutant of a function they reach would cost
-    "_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
-    "_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
+    "_core/_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
+    "_core/_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "_cac": ["tests/agreement/test_cac.py"],
-    "_cac_tables": ["tests/agreement/test_cac.py"],
-    "_alpha": ["tests/agreement/test_cronbach.py"],
+    "agreement/_cac": ["tests/agreement/test_cac.py"],
+    "agreement/_cac_tables": ["tests/agreement/test_cac.py"],
+    "agreement/_alpha": ["tests/agreement/test_cronbach.py"],
 }
 
 # tests that check the file a warning points at: under mutmut every call passes through its
@@ -86,45 +101,63 @@ DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
 
-# a test run that fails, or is stopped after 10 x its usual time (mutmut's "timeout", e.g. an
-# endless loop), or crashes, has detected the mutant
+# a test run that fails, or is stopped after its CPU limit (mutmut's "timeout", e.g. an endless
+# loop), or crashes, has detected the mutant
 DETECTED = ("killed", "timeout", "segfault")
 _IGNORE = shutil.ignore_patterns("mutants", ".git", "__pycache__", ".venv", "site", ".hypothesis",
                                  ".pytest_cache", ".ruff_cache", "*.egg-info")
 _LINE = re.compile(r"^\s*(?P<name>[\w.]+__mutmut_\d+):\s*(?P<status>[\w ]+?)\s*$")
-
-
-def _tests_for(module: str) -> list[str]:
-    extra = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutants{module}*.py"))
-    return MODULES[module] + extra
-
-
 # the slow tests (seconds each, end to end) would cost their time for every surviving mutant
 _PYTEST_ARGS = ["-p", "no:cacheprovider", "-q", "-x", "-m", "not slow"]
+# mutmut's own steps before the first mutant, run in the scratch copy: write the mutants (and
+# their names, in mutants/**/*.meta) without running any test, so that a sample can be drawn
+_GENERATE = """
+import os
+import mutmut.__main__ as m
+m.set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+m.copy_src_dir()
+m.copy_also_copy_files()
+m.setup_source_paths()
+m.store_lines_covered_by_tests()
+m.create_mutants(1)
+"""
 
 
-def _source(module: str) -> str:
-    """The module's file, wherever it lives below src/predstab (the domain sub-packages)."""
-    found = sorted((ROOT / "src" / "predstab").rglob(f"{module}.py"))
+def resolve(name: str) -> str:
+    """``agreement/_icc``, ``agreement/_icc.py``, ``src/predstab/agreement/_icc.py`` or a unique ``_icc``."""
+    key = name.removeprefix("src/predstab/").removesuffix(".py")
+    if key in MODULES:
+        return key
+    found = [m for m in MODULES if m.rpartition("/")[2] == key]
     if len(found) != 1:
-        raise ValueError(f"module {module!r}: expected one file src/predstab/**/{module}.py, found {found}")
-    return str(found[0].relative_to(ROOT))
+        raise ValueError(f"module {name!r}: expected one of {list(MODULES)} (or a unique file name); "
+                         f"found {found or 'none'}")
+    return found[0]
+
+
+def source(module: str) -> str:
+    """The module's file relative to the project root."""
+    return f"src/predstab/{module}.py"
 
 
 def _deselect() -> list[str]:
     return [arg for test in DESELECT for arg in ("--deselect", test)]
 
 
-def _config(module: str) -> str:
+def _config(module: str, timeout_multiplier: float | None) -> str:
     def toml_list(items):
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
-    return ("[tool.mutmut]\n"
+    text = ("[tool.mutmut]\n"
             'source_paths = ["src"]\n'
-            f'only_mutate = {toml_list([_source(module)])}\n'
-            f"pytest_add_cli_args_test_selection = {toml_list(_tests_for(module))}\n"
+            f"only_mutate = {toml_list([source(module)])}\n"
+            f"pytest_add_cli_args_test_selection = {toml_list(MODULES[module])}\n"
             f"pytest_add_cli_args = {toml_list(_PYTEST_ARGS + _deselect())}\n"
             'also_copy = ["validation", "tests"]\n')
+    if timeout_multiplier is not None:
+        text += f"timeout_multiplier = {timeout_multiplier}\n"
+    return text
 
 
 def _with_config(pyproject: str, section: str) -> str:
@@ -133,41 +166,91 @@ def _with_config(pyproject: str, section: str) -> str:
     return text.rstrip() + "\n\n" + section
 
 
-def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = None) -> dict:
-    """Run mutmut on ``src/predstab/<module>.py`` in a scratch copy; return the counts."""
-    work = Path(tempfile.mkdtemp(prefix=f"mutation{module}-")) if keep is None else keep
-    try:
-        for name in ("src", "tests", "validation"):
-            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True)
-        (work / "pyproject.toml").write_text(
-            _with_config((ROOT / "pyproject.toml").read_text(), _config(module)))
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        subprocess.run([mutmut, "run", "--max-children", str(max_children)], cwd=work, env=env,
-                       stdout=subprocess.DEVNULL, check=False)
-        out = subprocess.run([mutmut, "results", "--all", "true"], cwd=work, env=env,
-                             capture_output=True, text=True, check=True).stdout
-    finally:
-        if keep is None:
-            shutil.rmtree(work, ignore_errors=True)
-    statuses = {}
-    for line in out.splitlines():
-        m = _LINE.match(line)
-        if m:
-            statuses[m["name"]] = m["status"]
-    if statuses and set(statuses.values()) == {"not checked"}:
-        raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated code "
-                           f"failed (run `mutmut run` in {work} with --keep to see why)")
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson's score interval for a proportion k / n (95 % by default)."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half, centre + half)
+
+
+def _statuses(work: Path, mutmut: str, env: dict) -> dict[str, str]:
+    out = subprocess.run([mutmut, "results", "--all", "true"], cwd=work, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return {m["name"]: m["status"] for m in map(_LINE.match, out.splitlines()) if m}
+
+
+def _count(module: str, statuses: dict[str, str], n_mutants: int, sampled: bool) -> dict:
     counts = Counter(statuses.values())
     equivalent = sorted(n for n, s in statuses.items() if n in EQUIVALENT and s not in DETECTED)
     for n in equivalent:
         counts[statuses[n]] -= 1
     killed = sum(counts.get(s, 0) for s in DETECTED)
     alive = sum(v for k, v in counts.items() if k not in DETECTED + ("skipped", "not checked"))
-    survived = sorted(n for n, s in statuses.items() if s not in DETECTED and n not in EQUIVALENT)
-    return {"module": module, "mutants": len(statuses), "killed": killed, "not_killed": alive,
-            "equivalent": len(equivalent), "counts": dict(counts),
-            "score": killed / (killed + alive) if killed + alive else float("nan"),
-            "survivors": survived, "tests": _tests_for(module)}
+    survived = sorted(n for n, s in statuses.items()
+                      if s not in DETECTED + ("not checked",) and n not in EQUIVALENT)
+    low, high = wilson(killed, killed + alive)
+    return {"module": source(module), "mutants": n_mutants, "checked": killed + alive + len(equivalent),
+            "sampled": sampled, "killed": killed, "not_killed": alive, "equivalent": len(equivalent),
+            "counts": dict(counts), "score": killed / (killed + alive) if killed + alive else float("nan"),
+            "wilson_95": [low, high], "survivors": survived, "tests": MODULES[module]}
+
+
+def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = None,
+            sample: int | None = None, seed: int = 24, batch: int = 50,
+            timeout_multiplier: float | None = None, on_batch=None) -> dict:
+    """Run mutmut on ``src/predstab/<module>.py`` in a scratch copy; return the counts.
+
+    With ``sample``, only the first ``sample`` mutants of a seeded shuffle of the sorted names
+    are run, ``batch`` at a time; ``on_batch(row)`` is called with the counts so far after each.
+    """
+    work = Path(tempfile.mkdtemp(prefix=f"mutation{module.replace('/', '-')}-")) if keep is None else keep
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    try:
+        for name in ("src", "tests", "validation"):
+            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True)
+        (work / "pyproject.toml").write_text(
+            _with_config((ROOT / "pyproject.toml").read_text(), _config(module, timeout_multiplier)))
+        if sample is None:
+            subprocess.run([mutmut, "run", "--max-children", str(max_children)], cwd=work, env=env,
+                           stdout=subprocess.DEVNULL, check=False)
+            statuses = _statuses(work, mutmut, env)
+            if statuses and set(statuses.values()) == {"not checked"}:
+                raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated "
+                                   f"code failed (run `mutmut run` in {work} with --keep to see why)")
+            return _count(module, statuses, len(statuses), sampled=False)
+        python = str(Path(mutmut).with_name("python"))
+        subprocess.run([python, "-c", _GENERATE], cwd=work, env=env, stdout=subprocess.DEVNULL, check=True)
+        names = sorted(_statuses(work, mutmut, env))
+        random.Random(seed).shuffle(names)
+        chosen = names[:sample]
+        sampled = len(chosen) < len(names)
+        row = _count(module, {}, len(names), sampled=sampled)
+        for start in range(0, len(chosen), batch):
+            part = chosen[start:start + batch]
+            subprocess.run([mutmut, "run", "--max-children", str(max_children), *part], cwd=work, env=env,
+                           stdout=subprocess.DEVNULL, check=False)
+            statuses = _statuses(work, mutmut, env)
+            done = {n: statuses.get(n, "not checked") for n in chosen[:start + len(part)]}
+            if set(done.values()) == {"not checked"}:
+                raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated "
+                                   f"code failed (run `mutmut run` in {work} with --keep to see why)")
+            row = _count(module, done, len(names), sampled=sampled)
+            if on_batch is not None:
+                on_batch(row)
+        return row
+    finally:
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _load() -> str:
+    try:
+        return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def main(argv=None) -> int:
@@ -177,21 +260,40 @@ def main(argv=None) -> int:
     parser.add_argument("--mutmut", default=str(Path(sys.executable).with_name("mutmut")))
     parser.add_argument("--json", type=Path, help="write the counts and the surviving mutants' names")
     parser.add_argument("--keep", type=Path, help="run in this folder and keep it (for `mutmut show`)")
+    parser.add_argument("--sample", type=int, help="a simple random sample of this many mutants per module")
+    parser.add_argument("--seed", type=int, default=24, help="seed of the sample (default 24)")
+    parser.add_argument("--batch", type=int, default=50, help="mutants per mutmut run of a sample")
+    parser.add_argument("--timeout-multiplier", type=float,
+                        help="mutmut's (default 15): CPU limit = 2 x this x the tests' time")
     args = parser.parse_args(argv)
-    modules = args.modules or list(MODULES)
-    unknown = [m for m in modules if m not in MODULES]
-    if unknown:
-        parser.error(f"unknown module(s) {unknown}; choose from {list(MODULES)}")
-    rows = []
-    print(f"{'module':<16}{'mutants':>8}{'killed':>8}{'alive':>7}{'equiv.':>7}{'score':>8}", flush=True)
-    for module in modules:
-        keep = None if args.keep is None else args.keep / module
-        row = measure(module, mutmut=args.mutmut, max_children=args.max_children, keep=keep)
-        rows.append(row)
-        print(f"{module + '.py':<16}{row['mutants']:>8}{row['killed']:>8}{row['not_killed']:>7}"
-              f"{row['equivalent']:>7}{row['score']:>8.1%}", flush=True)
+    try:
+        modules = [resolve(m) for m in args.modules] or list(MODULES)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.sample is not None and args.sample < 1:
+        parser.error(f"--sample must be a positive number of mutants; got {args.sample}")
+    rows: list[dict] = []
+
+    def save(row, final=False):
         if args.json:
-            args.json.write_text(json.dumps(rows, indent=1) + "\n")
+            args.json.write_text(json.dumps([*rows, row] if not final else rows, indent=1) + "\n")
+
+    print(f"{'module':<36}{'mutants':>8}{'checked':>8}{'killed':>8}{'alive':>7}{'score':>8}  95 % interval",
+          flush=True)
+    for module in modules:
+        keep = None if args.keep is None else args.keep / module.replace("/", "-")
+        started, load = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), _load()
+        row = measure(module, mutmut=args.mutmut, max_children=args.max_children, keep=keep,
+                      sample=args.sample, seed=args.seed, batch=args.batch,
+                      timeout_multiplier=args.timeout_multiplier,
+                      on_batch=lambda r, s=started, ld=load: save({**r, "started": s, "load_at_start": ld}))
+        row.update(started=started, finished=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                   load_at_start=load, load_at_end=_load(), seed=args.seed if args.sample else None)
+        rows.append(row)
+        low, high = row["wilson_95"]
+        print(f"{row['module']:<36}{row['mutants']:>8}{row['checked']:>8}{row['killed']:>8}"
+              f"{row['not_killed']:>7}{row['score']:>8.1%}  {low:.1%} to {high:.1%}", flush=True)
+        save(row, final=True)
     return 0
 
 

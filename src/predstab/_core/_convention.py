@@ -59,8 +59,7 @@ _UNDEFINED = (
 )
 
 
-def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback=np.nan,
-                    stacklevel=None):
+def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback=np.nan):
     """Return ``1 - d_o / d_e`` under the shared degenerate-data convention.
 
     Parameters
@@ -73,10 +72,6 @@ def one_minus_ratio(d_o, d_e, *, name="stability", what="disagreement", fallback
         Name of the disagreement ("instability" for APS, "disagreement" otherwise).
     fallback : float, default np.nan
         Value returned when the statistic is undefined.
-    stacklevel : None
-        Not used: the warning points at the first frame outside predstab, the user's call
-        (:func:`~predstab._core._exceptions.warn_outside`), however deep the caller is. Still
-        accepted from callers written when the frames were counted by hand.
 
     Returns
     -------

@@ -181,12 +181,11 @@ def scaling_shift(*arrays) -> int:
     return -2 * (exponent // 2)
 
 
-def drop_incomplete_objects(arr, mask, *, name="ratings", function="", stacklevel=None):
+def drop_incomplete_objects(arr, mask, *, name="ratings", function=""):
     """Drop objects (rows) with a missing value, as R's ``na.omit`` does, with a warning.
 
     Returns the kept rows. Raises ValueError when no complete object is left. The warning
-    points at the first frame outside predstab (``stacklevel`` is not used; still accepted from
-    callers written when the frames were counted by hand).
+    points at the first frame outside predstab, the user's call.
     """
     if not mask.any():
         return arr

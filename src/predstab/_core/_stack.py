@@ -94,9 +94,8 @@ class ItemWarnings:
         for category, (n_items, message) in other.kinds.items():
             self.add(category, message, n_items)
 
-    def emit(self, n_total, stacklevel=None):
-        """One warning per kind, pointing at the first frame outside predstab (``stacklevel`` is
-        not used; still accepted from callers written when the frames were counted by hand)."""
+    def emit(self, n_total):
+        """One warning per kind, pointing at the first frame outside predstab."""
         for category, (n_items, message) in self.kinds.items():
             warn_items(category, message, n_items, n_total)
 
@@ -180,13 +179,12 @@ def loop_items(func, items, kwargs, *, name, shape, indices=None):
     return results, caught
 
 
-def stack_apply(func, x, /, *, name="ratings", stacklevel=None, **kwargs):
+def stack_apply(func, x, /, *, name="ratings", **kwargs):
     """``func`` over the items of the stack ``x``, gathered into one stacked result.
 
     ``func`` is the public 2-D function; it is called on each (n_objects, n_raters) item with
     ``kwargs``. A Dask ``x`` goes to :func:`dask_apply`. The items' warnings are summed up in
-    one warning per kind at the first frame outside predstab (``stacklevel`` is not used; still
-    accepted from callers written when the frames were counted by hand).
+    one warning per kind at the first frame outside predstab.
     """
     if is_dask(x):
         return dask_apply(lambda block: stack_apply(func, block, name=name, **kwargs), x, name=name)
@@ -206,7 +204,7 @@ def stack_apply(func, x, /, *, name="ratings", stacklevel=None, **kwargs):
     raise TypeError(f"cannot stack results of type {type(first).__name__}")  # pragma: no cover
 
 
-def vectorised_apply(core, func, x, /, *, cls, name="ratings", stacklevel=None, **kwargs):
+def vectorised_apply(core, func, x, /, *, cls, name="ratings", **kwargs):
     """A stack through a vectorised ``core``, items with a missing cell through the 2-D ``func``.
 
     ``core(items)`` takes the complete items, an (n_items, n_objects, n_raters) numeric array,
@@ -282,32 +280,25 @@ def small_integer_codes(arr):
     return codes.astype(np.int64).reshape((math.prod(arr.shape[:-2]), n, m)), low
 
 
-def count_tables(codes, *, by_rater=False):
-    """Per item: sum_ij n_ij^2, the category totals n_j (n_items x Q) and, with ``by_rater``,
-    sum_j of the variance over raters of the rater's share of objects in j (Conger's term).
+def count_tables(codes):
+    """Per item: sum_ij n_ij^2 and the category totals n_j (n_items x Q).
 
     ``n_ij`` (object i, category j) of all the items of a block come from one ``np.bincount`` of
     ``(item * n + object) * Q + code``: linear in the data, never a categories x categories table.
     """
-    n_items, n, m = codes.shape
+    n_items, n, _ = codes.shape
     q = int(codes.max()) + 1
     step = max(1, _BLOCK_CELLS // (n * q))
     sum_sq = np.empty(n_items, dtype=np.int64)
     totals = np.empty((n_items, q), dtype=np.int64)
-    spread = np.zeros(n_items) if by_rater else None
     row_offsets = (np.arange(min(step, n_items) * n) * q).reshape(-1, n, 1)
-    rater_offsets = (np.arange(min(step, n_items) * m) * q).reshape(-1, 1, m)
     for start in range(0, n_items, step):
         block = codes[start:start + step]
         b = block.shape[0]
         table = np.bincount((block + row_offsets[:b]).ravel(), minlength=b * n * q).reshape(b, n, q)
         sum_sq[start:start + b] = np.einsum("ijk,ijk->i", table, table)
         totals[start:start + b] = table.sum(axis=1)
-        if by_rater:
-            rater_table = np.bincount((block + rater_offsets[:b]).ravel(),
-                                      minlength=b * m * q).reshape(b, m, q)
-            spread[start:start + b] = np.sum((rater_table / n).var(axis=1), axis=1)
-    return sum_sq, totals, spread
+    return sum_sq, totals
 
 
 def used_categories(used, low, dtype, shape):
@@ -387,7 +378,7 @@ def _concat_field(values, shapes):
     return np.concatenate(out)
 
 
-def dask_apply(compute, x, /, *, name="ratings", stacklevel=None):
+def dask_apply(compute, x, /, *, name="ratings"):
     """``compute`` (numpy stack -> stacked result) chunk by chunk over the dask array ``x``.
 
     The leading axes of ``x`` are flattened to one axis of items, its last two axes are

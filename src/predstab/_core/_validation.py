@@ -406,9 +406,10 @@ def validate_params(parameter_constraints, *, renamed=None, prefer_skip_nested_v
     function calls skip their constraint checks while it runs (it hands them values it has
     validated itself); calls from the user are always checked.
 
-    The wrapper adds one frame between the caller and the function: a warning issued in the
-    function body needs ``stacklevel`` one higher than without the decorator to name the
-    caller's line (``tests/test_param_registry.py`` checks this for the declared functions).
+    The wrapper adds one frame between the caller and the function; predstab's warnings are
+    issued through :func:`~predstab._core._exceptions.warn_outside`, which finds the first frame
+    outside predstab, so they name the caller's line either way
+    (``tests/core/test_param_registry.py`` checks this for the declared functions).
     """
     declared = {name: [make_constraint(c) for c in specs] for name, specs in parameter_constraints.items()}
     renamed = dict(renamed or {})

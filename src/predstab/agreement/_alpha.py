@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import special
 
 from .._core._convention import negligible
-from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
+from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, unit_scaled
 from .._core._results import Result, r_signif, result
 from .._core._stack import is_stack, stack_apply
@@ -498,7 +498,7 @@ def cronbach_alpha(items, /, *, confidence_level=0.95, detail=True):
     (0.9184, 0.9208, True)
     """
     if is_stack(items):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cronbach_alpha, items, name="items", stacklevel=outside_stacklevel(),
+        return stack_apply(cronbach_alpha, items, name="items",
                            confidence_level=confidence_level, detail=detail)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         # numpy's own warnings on zero variances; the undefined values are reported once below

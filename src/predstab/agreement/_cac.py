@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
+from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_block, r_pvalue, r_signif, result
 from .._core._stack import is_stack, stack_apply
 from .._core._utils import ConfidenceInterval
@@ -350,7 +350,7 @@ def stack_or_run(func, kind, ratings, /, **options):
     """The public irrCAC coefficient ``func`` (``kind`` as in :func:`compute`) of ``ratings``: item
     by item for a stack of matrices (:func:`predstab._core._stack.stack_apply`), else :func:`run`."""
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(func, ratings, name="ratings", stacklevel=outside_stacklevel(), **options)
+        return stack_apply(func, ratings, name="ratings", **options)
     return run(kind, ratings, **options)
 
 

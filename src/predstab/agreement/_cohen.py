@@ -17,7 +17,6 @@ from scipy import special
 from .._core._exceptions import (
     PredstabDataWarning,
     PredstabUndefinedWarning,
-    outside_stacklevel,
     warn_outside,
 )
 from .._core._results import Result, r_block, r_pvalue, r_signif, result
@@ -356,7 +355,7 @@ def cohen_kappa(ratings, /, *, weights=None, categories=None, confidence_level=0
     0.4
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(cohen_kappa, ratings, name="ratings", stacklevel=outside_stacklevel(),
+        return stack_apply(cohen_kappa, ratings, name="ratings",
                            weights=weights, categories=categories, confidence_level=confidence_level)
     explicit = categories is not None
     codes, categories, complete = _cohen_kappa_iv(ratings, categories)
@@ -543,7 +542,7 @@ def light_kappa(ratings, /):
     0.5067
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(light_kappa, ratings, name="ratings", stacklevel=outside_stacklevel())
+        return stack_apply(light_kappa, ratings, name="ratings")
     codes, categories = complete_codes(ratings, "irr::kappam.light")
     n, m = codes.shape
     k = len(categories)

@@ -13,7 +13,6 @@ import numpy as np
 from scipy import special
 
 from .._core._convention import one_minus_ratio
-from .._core._exceptions import outside_stacklevel
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
@@ -24,15 +23,13 @@ __all__ = ["convention_ratio", "drop_incomplete", "complete_numeric", "read_cate
 # --------------------------------------------------------------------------- the shared convention
 def convention_ratio(d_o, d_e, *, name, what="disagreement"):
     """``1 - d_o / d_e`` under ``predstab._core._convention``, its warning at the caller's line."""
-    # + 1: one_minus_ratio warns from one frame below this one
-    return one_minus_ratio(d_o, d_e, name=name, what=what, stacklevel=outside_stacklevel() + 1)
+    return one_minus_ratio(d_o, d_e, name=name, what=what)
 
 
 def drop_incomplete(arr, mask, *, function, name="ratings"):
     """R's ``na.omit`` (:func:`predstab._core._ratings.drop_incomplete_objects`), its warning at
     the caller's line."""
-    return drop_incomplete_objects(arr, mask, name=name, function=function,
-                                   stacklevel=outside_stacklevel() + 1)
+    return drop_incomplete_objects(arr, mask, name=name, function=function)
 
 
 # --------------------------------------------------------------------------- readers

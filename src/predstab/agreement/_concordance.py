@@ -15,7 +15,6 @@ from scipy import special, stats
 from .._core._exceptions import (
     PredstabDataWarning,
     PredstabUndefinedWarning,
-    outside_stacklevel,
     warn_outside,
 )
 from .._core._ratings import unit_scaled
@@ -200,7 +199,7 @@ def kendall_w(ratings, /, *, correction=False):
     0.9111
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
-        return stack_apply(kendall_w, ratings, name="ratings", stacklevel=outside_stacklevel(),
+        return stack_apply(kendall_w, ratings, name="ratings",
                            correction=correction)
     x = complete_numeric(ratings, "irr::kendall")
     n, m = x.shape

@@ -11,7 +11,6 @@ import pandas as pd
 from scipy import sparse
 
 from .._core._convention import one_minus_ratio_array
-from .._core._exceptions import outside_stacklevel
 from .._core._ratings import as_rating_matrix, categorical_codes, factorize_codes, factorize_values
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
@@ -312,10 +311,10 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         if weights is None and counts is False and confidence_level is None and not detail:
             return vectorised_apply(functools.partial(_fleiss_core, bool(exact)), fleiss_kappa, ratings,
-                                    cls=FleissKappaResult, stacklevel=outside_stacklevel(), exact=exact,
+                                    cls=FleissKappaResult, exact=exact,
                                     detail=detail, weights=weights, counts=counts,
                                     confidence_level=confidence_level)
-        return stack_apply(fleiss_kappa, ratings, name="ratings", stacklevel=outside_stacklevel(),
+        return stack_apply(fleiss_kappa, ratings, name="ratings",
                            exact=exact, detail=detail, weights=weights, counts=counts,
                            confidence_level=confidence_level)
     if weights is not None or counts is not False:
@@ -383,7 +382,7 @@ def _fleiss_core(exact, items):
         return None
     codes, low = coded
     n_items, n, m = codes.shape
-    sum_sq, totals, _ = count_tables(codes)
+    sum_sq, totals = count_tables(codes)
     used = totals > 0
     q = used.sum(axis=1)
     nm = n * m

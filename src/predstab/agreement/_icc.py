@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import special
 
 from .._core._convention import _EPS, negligible
-from .._core._exceptions import outside_stacklevel, warn_outside
+from .._core._exceptions import warn_outside
 from .._core._ratings import unit_scaled
 from .._core._results import Result, r_round, r_rows, r_signif, result
 from .._core._stack import (
@@ -425,8 +425,7 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
     if is_stack(ratings):  # one frame indexed by (item, form)
-        return stack_apply(icc_table, ratings, confidence_level=confidence_level,
-                           stacklevel=outside_stacklevel())
+        return stack_apply(icc_table, ratings, confidence_level=confidence_level)
     x, confidence_level = _icc_table_iv(ratings, confidence_level)
     table = _psych_table(_mean_squares(x), confidence_level)
     return pd.DataFrame(table, index=list(TYPES),
@@ -571,12 +570,12 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     """
     if is_dask(ratings):
         return dask_apply(lambda block: _icc_stack(block, model, type, unit, r0, confidence_level),
-                          ratings, stacklevel=outside_stacklevel())
+                          ratings)
     arr = as_stack(ratings, "ratings")
     kwargs = dict(model=model, type=type, unit=unit, r0=r0, confidence_level=confidence_level)
     n, k = arr.shape[-2:]
     if arr.dtype.kind not in "biuf" or n < 2 or k < 2:
-        return stack_apply(icc, arr, stacklevel=outside_stacklevel(), **kwargs)
+        return stack_apply(icc, arr, **kwargs)
     shape = arr.shape[:-2]
     x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
     m = x.shape[0]
@@ -607,7 +606,7 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
                                   *res.confidence_interval), strict=True):
                 o[i] = v
             n_objects[i] = res.n_objects
-    caught.emit(m, stacklevel=outside_stacklevel())
+    caught.emit(m)
     value, statistic, df1, df2, pvalue, low, high = (o.reshape(shape) for o in out)
     return stacked_result(ICCResult, dict(
         value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,

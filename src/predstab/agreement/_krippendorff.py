@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .._core._exceptions import PredstabUndefinedWarning, outside_stacklevel, warn_outside
+from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
@@ -464,9 +464,9 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         if (categories is None and weights is None and counts is False and confidence_level is None
                 and scale in ("nominal", "interval")):
             return vectorised_apply(functools.partial(_krippendorff_core, scale), krippendorff_alpha,
-                                    ratings, cls=KrippendorffAlphaResult, stacklevel=outside_stacklevel(),
+                                    ratings, cls=KrippendorffAlphaResult,
                                     **options)
-        return stack_apply(krippendorff_alpha, ratings, name="ratings", stacklevel=outside_stacklevel(),
+        return stack_apply(krippendorff_alpha, ratings, name="ratings",
                            **options)
     if weights is not None or counts is not False:
         return _irrcac_alpha(ratings, weights=weights, counts=counts, scale=scale, categories=categories,
@@ -591,7 +591,7 @@ def _krippendorff_core(scale, items):
         if coded is None:
             return None
         codes, _ = coded
-        sum_sq, totals, _ = count_tables(codes)
+        sum_sq, totals = count_tables(codes)
         d_o, d_e = _agreement_disagreements((n_obj * m * m - sum_sq) / (m - 1), n,
                                             np.einsum("ij,ij->i", totals, totals).astype(float))
 

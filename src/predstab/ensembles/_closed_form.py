@@ -29,7 +29,6 @@ from scipy import stats as sps
 from .._core import (
     _convention,  # the one degenerate-data convention (not a registry measure: no matrix input)
 )
-from .._core._exceptions import outside_stacklevel
 from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from ..stability._registry import MEASURES, measure_names
@@ -627,8 +626,7 @@ def curve_from_stats(stats, n, measure, d_e=None, *, warn=False):
     if warn:
         zero = np.flatnonzero(d_e == 0)
         if zero.size:  # the convention's warning, once per curve
-            _convention.one_minus_ratio(d_o[zero[0]], 0.0, name=entry.title,
-                                        stacklevel=outside_stacklevel() + 1)
+            _convention.one_minus_ratio(d_o[zero[0]], 0.0, name=entry.title)
     return out
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core._convention import one_minus_ratio, one_minus_ratio_array
 from .._core._docstrings import fill_doc
-from .._core._exceptions import PredstabDataWarning, outside_stacklevel, warn_outside
+from .._core._exceptions import PredstabDataWarning, warn_outside
 from .._core._ratings import scaling_shift
 from .._core._stack import is_stack, stack_apply
 from .._core._utils import ConfidenceInterval
@@ -208,9 +208,7 @@ def _stability(kind, predictions, baseline, names, options):
     if np.all(d_o_i[kept] == 0):
         warn_outside("Predictions are identical across repetitions for all objects.", PredstabDataWarning)
     d_o = float(np.mean(d_o_i[kept]))
-    # one_minus_ratio warns one frame below this one
-    value = one_minus_ratio(d_o, d_e, name="prediction stability", what="instability",
-                            stacklevel=outside_stacklevel() + 1)
+    value = one_minus_ratio(d_o, d_e, name="prediction stability", what="instability")
     per_object = one_minus_ratio_array(d_o_i, d_e)
     _warn_shape(parts.method, parts.info, names)
     # every interval contains its own estimate: the unbiased D_o,i of classes can lie above the
@@ -264,7 +262,7 @@ def _stacked(func, predictions, baseline, name, options):
             f"responses or out-of-sample predictions of one model); got a stack of shape "
             f"{np.shape(baseline)}. Loop over the items for one baseline each.")
     return stack_apply(lambda item, **kwargs: func(item, baseline, **kwargs), predictions,
-                       name="predictions", stacklevel=outside_stacklevel(), **options)
+                       name="predictions", **options)
 
 
 # --------------------------------------------------------------------------- public API
