@@ -23,6 +23,7 @@ from .._core._validation import Interval, Options, check_param, validate_params
 from ..stability._registry import MEASURES, measure_names
 from ._closed_form import closed_form_bands, expected_disagreement
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
+from ._members import from_fit_predict, from_members, from_predictions
 
 __all__ = ["TreePool"]
 
@@ -153,6 +154,11 @@ class TreePool:
     True
     """
 
+    # pools of any ensemble's members (predstab.ensembles._members): no estimator, no fitting
+    from_predictions = classmethod(from_predictions)
+    from_members = classmethod(from_members)
+    from_fit_predict = classmethod(from_fit_predict)
+
     def __init__(self, estimator, *, n_learners=1000, voting="soft", random_state=None, n_jobs=None,
                  dtype="float64"):
         self.estimator = estimator
@@ -276,6 +282,10 @@ class TreePool:
         """
         self._check_fitted()
         check_count(n_learners, "n_learners")
+        if self.estimator is None:
+            raise ValueError("`extend` refits the pool's estimator; this pool was built from its members' "
+                             "predictions (from_predictions / from_members / from_fit_predict): build it "
+                             "again with more members.")
         X, y, X_test, oob = self._data
         more = TreePool(self.estimator, n_learners=n_learners, voting=self.voting, random_state=self.rng_,
                         n_jobs=self.n_jobs, dtype=self.dtype).fit(X, y, X_test, oob=oob, progress=progress)
@@ -388,7 +398,8 @@ class TreePool:
         """
         self._check_fitted()
         if self.oob_ is None:
-            raise ValueError("No out-of-bag rows: fit with oob=True and a bootstrapping ensemble.")
+            raise ValueError("No out-of-bag rows: fit with oob=True and a bootstrapping ensemble, or pass "
+                             "`oob` to from_predictions / from_members.")
         size = self.train_predictions_.shape[1]
         return self._aggregate(self.train_predictions_, self.oob_, size, 1,
                                self.voting_ if voting is None else voting)[:, 0]
@@ -504,8 +515,14 @@ class TreePool:
         if baseline is not None:
             values = np.asarray(baseline)
         elif entry.baseline == "training_observations":
+            if self.y_train_ is None:
+                raise ValueError(f"`measure`='{measure}' needs `baseline` (the training observations): this "
+                                 "pool has none; pass `baseline`, or `y` to from_predictions.")
             values = self.y_train_
         else:  # "prediction_space": the pool's out-of-bag predictions
+            if self.oob_ is None:
+                raise ValueError(f"`measure`='{measure}' needs `baseline` (the prediction space): this pool "
+                                 "has no out-of-bag rows; pass `baseline`, or `oob` to from_predictions.")
             values = self.oob_baseline(voting=voting)
         return expected_disagreement(values, classes=self.is_classifier_)
 

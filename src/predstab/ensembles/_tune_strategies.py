@@ -172,10 +172,12 @@ class _Pool(_Refit):
 
     def forests(self, config, rng, progress):
         baseline, text = _fixed_baseline(config, rng)
-        pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting, random_state=rng,
-                        n_jobs=config.n_jobs)
-        # ticks as it grows and predicts
-        pool.fit(config.X, config.y, config.X_test, oob=config.needs_space, progress=progress)
+        pool = config.pool  # a fitted pool given in place of an estimator: nothing to fit
+        if pool is None:
+            pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting,
+                            random_state=rng, n_jobs=config.n_jobs)
+            # ticks as it grows and predicts
+            pool.fit(config.X, config.y, config.X_test, oob=config.needs_space, progress=progress)
         if config.needs_space and config.psi_baseline == "fixed":
             baseline, text = _pool_baseline(pool, config, rng)
         pool = self._enlarged(pool, config, baseline, progress)
