@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import TreePool, tune_num_learners
 from .._core._reading import (
     InputError,
     cell_location,
@@ -263,8 +264,6 @@ def _member_options(args):
 
 def _run_members(args, out):
     """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
-    from .. import TreePool, tune_num_learners
-
     options = _member_options(args)
     path = args.predictions
     frame = read_table(path, what="--predictions", **reading(args))
