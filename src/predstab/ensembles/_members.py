@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
+from ._repeated import _run_all
 
 __all__ = ["from_predictions", "from_members", "from_fit_predict"]
 
@@ -483,8 +484,6 @@ def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft"
     >>> pool.test_predictions_.shape, len(pool.seeds_)
     ((30, 8), 8)
     """
-    from ._repeated import _run_all
-
     rng = check_rng(random_state)
     seeds = seeds_from(rng, n_members)
     tasks = [("callable", r, None, seeds[r], None) for r in range(int(n_members))]
