@@ -167,3 +167,23 @@ def test_from_fit_predict_probabilities_and_bad_shapes():
 
     with pytest.raises(ValueError, match=r"predictions of one shape.* got shapes \[\(3,\), \(4,\)\]"):
         TreePool.from_fit_predict(ragged, 6, random_state=0)
+
+
+@pytest.mark.filterwarnings("ignore:icc. the curve has not flattened")
+def test_tuning_bagged_knn_is_its_pools_closed_form():
+    est = BaggingRegressor(KNeighborsRegressor(n_neighbors=3))
+    res = tune_num_learners(est, X[:30], Y[:30], X[30:], grid=(1, 2, 3), pool_size=6, method="closed_form",
+                            measures=("icc", "phi", "psi"), n_resamples=0, random_state=0)
+    # the pool tune_num_learners fits: seeded by the first draw of random_state's generator
+    pool = TreePool(est, n_learners=6, random_state=np.random.default_rng(0)).fit(X[:30], Y[:30], X[30:])
+    t = per_tree(pool.ensemble_, X[30:])
+    assert_allclose(res.table["icc"], icc_by_hand(t, [1, 2, 3])[0], rtol=0, atol=1e-12)
+    w = t.var(axis=1, ddof=1).mean()
+    assert_allclose(res.table["phi"], 1 - w / np.array([1, 2, 3]) / np.var(Y[:30], ddof=1), rtol=0,
+                    atol=1e-12)
+    # psi's fixed baseline: the out-of-bag predictions of the first max(grid) = 3 members
+    oob = oob_by_hand(pool.ensemble_, 30)[:, :3]
+    with np.errstate(invalid="ignore"):
+        baseline = np.where(oob, per_tree(pool.ensemble_, X[:30])[:, :3], 0).sum(axis=1) / oob.sum(axis=1)
+    assert_allclose(res.table["psi"], 1 - w / np.array([1, 2, 3]) / np.nanvar(baseline, ddof=1), rtol=0,
+                    atol=1e-12)

@@ -42,29 +42,28 @@ def _first_bad(mask):
 
 def _labels_to_votes(labels, classes, name):
     """One-hot votes (objects x members x classes) of a label matrix; missing labels: no vote."""
+    labels = np.asarray(labels)
     missing = missing_mask(labels)
-    flat = np.asarray(labels, dtype=object)
+    present = labels[~missing]
+    try:
+        distinct, inverse = np.unique(present, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"`{name}` must hold class labels of one type; got {exc}.") from None
     if classes is None:
-        seen = flat[~missing]
-        try:
-            classes = np.unique(seen.astype(str) if any(isinstance(v, str) for v in seen) else seen)
-        except TypeError as exc:
-            raise ValueError(f"`{name}` must hold class labels of one type; got {exc}.") from None
-        classes = np.asarray(classes)
+        classes = distinct
     index = {v: k for k, v in enumerate(classes.tolist())}
-    codes = np.full(flat.shape, -1, dtype=np.intp)
-    for pos in zip(*np.nonzero(~missing), strict=True):
-        value = flat[pos]
-        value = value.item() if hasattr(value, "item") else value
-        code = index.get(value, index.get(str(value)) if isinstance(value, str) else None)
-        if code is None:
-            raise ValueError(f"`{name}` holds the label {value!r} at {tuple(map(int, pos))} that is not "
-                             f"among `classes` {classes.tolist()}.")
-        codes[pos] = code
-    votes = np.zeros(flat.shape + (len(classes),))
+    codes_of_distinct = np.array([index.get(v, -1) for v in distinct.tolist()], dtype=np.intp)
+    if (codes_of_distinct < 0).any():
+        value = distinct.tolist()[np.flatnonzero(codes_of_distinct < 0)[0]]
+        where = tuple(int(v) for v in np.argwhere(~missing & (labels == value))[0])
+        raise ValueError(f"`{name}` holds the label {value!r} at {where} that is not among `classes` "
+                         f"{classes.tolist()}.")
+    codes = np.full(labels.shape, -1, dtype=np.intp)
+    codes[~missing] = codes_of_distinct[inverse.ravel()]
+    votes = np.zeros(labels.shape + (len(classes),))
     rows, cols = np.nonzero(codes >= 0)
     votes[rows, cols, codes[rows, cols]] = 1.0
-    return votes, classes, missing
+    return votes, np.asarray(classes), missing
 
 
 def _check_probabilities(values, classes, name):
@@ -135,11 +134,21 @@ def _matrix_iv(predictions, classes, name):
             raise ValueError(f"`{name}` must hold at least 2 distinct class labels (or pass `classes`); "
                              f"got {classes.tolist()!r}.")
         return votes, classes, missing
-    values = values.astype(float)
+    values = np.asarray(values, dtype=float)  # no copy of a float64 matrix
+    if _all_finite(values):
+        return values, None, None
     if np.isinf(values).any():
         raise ValueError(f"`{name}` must hold finite values; got an infinite value at "
                          f"{_first_bad(np.isinf(values))}.")
     return values, None, np.isnan(values)
+
+
+def _all_finite(values):
+    """Whether every value is finite, in one pass without a mask the size of ``values``: a NaN or
+    an infinity makes the sum non-finite (an overflowing sum of finite values only sends the
+    caller to the exact check)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.sum(values)))
 
 
 def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
@@ -169,9 +178,9 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
     # a missing prediction is allowed only where the member does not vote (oob False)
     checks = ((missing, "predictions", train is None), (train_missing, "oob_predictions", True))
     for gaps, name, masked in checks:
-        if gaps is None:
+        if gaps is None or not gaps.any():
             continue
-        voting = mask if (mask is not None and masked) else np.ones_like(gaps)
+        voting = mask if (mask is not None and masked) else True
         if (gaps & voting).any():
             raise ValueError(f"`{name}` has a missing value (NaN / None) at {_first_bad(gaps & voting)}"
                              + ("; missing values are allowed only where `oob` is False (the member trained "
@@ -188,7 +197,7 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
 
 def _fill_unused(values, mask):
     """Zeros where the member does not vote (``mask`` False) and its prediction is missing."""
-    if mask is None:
+    if mask is None or _all_finite(values):
         return values
     gaps = np.isnan(values) if values.ndim == 2 else np.isnan(values).any(axis=2)
     if not gaps.any():
