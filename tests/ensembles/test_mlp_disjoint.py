@@ -10,8 +10,9 @@ of ensembles of any size. Here the prediction comes from pool A (seeds 0, 1, ...
 compared with what happens: ensembles of ``n`` members made from disjoint groups of pool B
 (seeds 1000, 1001, ...), measured by ``phi`` / ``icc`` / ``fleiss_kappa`` of their
 (objects x ensembles) matrix: means of MLPRegressor members, majority votes of MLPClassifier
-members' classes and argmax of their mean probabilities (soft voting). (The same members on both sides would agree by construction: the
-closed form is the average over every way to cut the pool into disjoint groups.)
+members' classes and argmax of their mean probabilities (soft voting). (The same members on
+both sides would agree by construction: the closed form is the average over every way to cut
+the pool into disjoint groups.)
 
 Tolerance: the difference has two sources of sampling error, pool A's members and pool B's
 ensembles. Each is estimated by the jackknife (leave one member of A out and recompute the
