@@ -9,8 +9,10 @@ of ``n`` draws, so ``TreePool.from_predictions`` of one pool of members predicts
 of ensembles of any size. Here the prediction comes from pool A (seeds 0, 1, ...) and is
 compared with what happens: ensembles of ``n`` members made from disjoint groups of pool B
 (seeds 1000, 1001, ...), measured by ``phi`` / ``icc`` / ``fleiss_kappa`` of their
-(objects x ensembles) matrix. (The same members on both sides would agree by construction: the
-closed form is the average over every way to cut the pool into disjoint groups.)
+(objects x ensembles) matrix: means of MLPRegressor members, majority votes of MLPClassifier
+members' classes and argmax of their mean probabilities (soft voting). (The same members on
+both sides would agree by construction: the closed form is the average over every way to cut
+the pool into disjoint groups.)
 
 Tolerance: the difference has two sources of sampling error, pool A's members and pool B's
 ensembles. Each is estimated by the jackknife (leave one member of A out and recompute the
@@ -113,17 +115,19 @@ def classifier_members():
     X_train, y_train, X_test = X[:80], y[:80], X[80:]
 
     def members(seeds):
+        """(objects, members, 2) probabilities of class 1 and 0 ... of networks of these seeds."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return np.column_stack([
+            return np.stack([
                 MLPClassifier(hidden_layer_sizes=(16,), max_iter=150, learning_rate_init=0.01, random_state=s)
-                .fit(X_train, y_train).predict(X_test) for s in seeds])
+                .fit(X_train, y_train).predict_proba(X_test) for s in seeds], axis=1)
 
     return members(range(30)), members(range(1000, 1060)), y_train
 
 
 def test_mlp_classifier_closed_form_matches_disjoint_majority_votes(classifier_members):
-    pool_a, pool_b, y_train = classifier_members
+    proba_a, proba_b, y_train = classifier_members
+    pool_a, pool_b = proba_a.argmax(axis=2), proba_b.argmax(axis=2)  # each network's class (its predict)
     # the members disagree on a third of the test objects
     assert 0.2 < np.mean((pool_b != pool_b[:, :1]).any(axis=1)) < 0.6
     statistics = {"fleiss": lambda m: fleiss_kappa(m).value,
@@ -135,6 +139,13 @@ def test_mlp_classifier_closed_form_matches_disjoint_majority_votes(classifier_m
             seen, se_seen = empirical_and_se(ensembles, statistic)
             se = np.hypot(se_closed, se_seen)
             assert abs(closed - seen) < Z * se, (n, measure, closed, seen, se)
+    # soft voting (the ensemble's class is the argmax of its members' mean probability), from the
+    # probabilities: ensembles of even size too
+    for n in (2, 4, 8):
+        ensembles = disjoint_ensembles(proba_b[:, :, 1], n, lambda g: (g.mean(axis=2) > 0.5).astype(int))
+        closed, se_closed = closed_form_and_se(proba_a, n, "fleiss", voting="soft")
+        seen, se_seen = empirical_and_se(ensembles, statistics["fleiss"])
+        assert abs(closed - seen) < Z * np.hypot(se_closed, se_seen), (n, closed, seen)
     # tight enough to tell one network from a vote of nine
     one, se_one = empirical_and_se(pool_b, statistics["fleiss"])
     nine, se_nine = closed_form_and_se(pool_a, 9, "fleiss", classes=[0, 1])
