@@ -335,33 +335,45 @@ def test_baseline_error_covers_the_unconditional_target():
     assert np.mean(conditional) < 0.75, np.mean(conditional)
 
 
-def test_baseline_error_interval_pinned_to_the_delta_method():
+def _mover(d_o, d_o_low, d_o_high, d_e, var_d_e, level=0.95):
+    """MOVER (Zou & Donner 2008) for log D_o - log D_e; D_e's interval the gamma form with its
+    delta-method variance; returned as the interval of S = 1 - D_o / D_e."""
+    df = 2 * d_e ** 2 / var_d_e
+    e_low = df * d_e / stats.chi2.ppf(0.5 + level / 2, df)
+    e_high = df * d_e / stats.chi2.ppf(0.5 - level / 2, df)
+    log_ratio = math.log(d_o / d_e)
+    up = math.hypot(math.log(d_o_high / d_o), math.log(d_e / e_low))
+    down = math.hypot(math.log(d_o / d_o_low), math.log(e_high / d_e))
+    return 1 - math.exp(log_ratio + up), 1 - math.exp(log_ratio - down)
+
+
+def test_baseline_error_interval_pinned_to_mover_on_the_log_scale():
     rng = np.random.default_rng(43)
     pred = rng.normal(size=(30, 6))
     base = rng.normal(size=80) * 2
     res = phi(pred, base, baseline_error=True)
     assert res.interval_baseline_error and res.interval_target == "population"
-    d_o = pred.var(axis=1, ddof=1)
+    d_o = pred.var(axis=1, ddof=1).mean()
     d_e = base.var(ddof=1)
-    widen = (stats.t.ppf(0.975, 29) / stats.norm.ppf(0.975)) ** 2
     d = base - base.mean()
     var_d_e = np.mean(d ** 4) / 80 - d_e ** 2 * 77 / (80 * 79)  # Var(s^2) from the moments
-    rel = d_o.var(ddof=1) / 30 * widen / d_o.mean() ** 2 + var_d_e / d_e ** 2
-    ratio = d_o.mean() / d_e
-    z = stats.norm.ppf(0.975)
-    assert res.confidence_interval.low == pytest.approx(1 - ratio * math.exp(z * math.sqrt(rel)), rel=1e-12)
-    assert res.confidence_interval.high == pytest.approx(1 - ratio * math.exp(-z * math.sqrt(rel)), rel=1e-12)
+    # D_o's own interval: the conditional one (D_e fixed) read back on the scale of D_o
+    s_low, s_high = phi(pred, base).confidence_interval
+    expected = _mover(d_o, d_e * (1 - s_high), d_e * (1 - s_low), d_e, var_d_e)
+    assert res.confidence_interval == pytest.approx(expected, rel=1e-12)
+    # wider than with D_e fixed on both sides
+    assert res.confidence_interval.low < s_low and res.confidence_interval.high > s_high
     # categories: Var(1 - sum p^2) = 4 (sum p^3 - (sum p^2)^2) / n
     labels = np.array(["a", "b", "c"], dtype=object)
     cats = labels[rng.integers(0, 3, size=(30, 8))]
     cbase = labels[rng.choice(3, size=90, p=[0.5, 0.3, 0.2])]
-    cres = phi(cats, cbase, baseline_error=True)
+    cres = phi(cats, cbase, baseline_error=True, interval_target="objects")
     p = np.array([(cbase == v).mean() for v in labels])
     var_c = 4 * (np.sum(p ** 3) - np.sum(p ** 2) ** 2) / 90
-    d_oc = cres.per_object_observed
-    rel = d_oc.var(ddof=1) / 30 * widen / d_oc.mean() ** 2 + var_c / cres.expected ** 2
-    ratio = d_oc.mean() / cres.expected
-    assert cres.confidence_interval.low == pytest.approx(1 - ratio * math.exp(z * math.sqrt(rel)), rel=1e-12)
+    c_low, c_high = phi(cats, cbase, interval_target="objects").confidence_interval
+    d_e = cres.expected
+    expected = _mover(cres.observed, d_e * (1 - c_high), d_e * (1 - c_low), d_e, var_c)
+    assert cres.confidence_interval == pytest.approx(expected, rel=1e-12)
 
 
 def test_ordinal_baseline_error_moves_the_distances_too():

@@ -105,8 +105,12 @@ def test_interval_over_objects_pinned_to_the_gamma_interval_with_fixed_expected(
     # the variance s^2 / N widened by (t_{N-1} / z)^2
     var = d_o_i.var(ddof=1) / 25 * (stats.t.ppf(0.95, 24) / stats.norm.ppf(0.95)) ** 2
     df = 2 * d_o_i.mean() ** 2 / var
-    high = df * d_o_i.mean() / stats.chi2.ppf(0.05, df)
     low = df * d_o_i.mean() / stats.chi2.ppf(0.95, df)
+    # its upper end (the lower end of S) from the same form at alpha / 4 (>= 5 objects): t and
+    # chi-square quantiles at 0.975 for a 90 % interval
+    var = d_o_i.var(ddof=1) / 25 * (stats.t.ppf(0.975, 24) / stats.norm.ppf(0.975)) ** 2
+    df = 2 * d_o_i.mean() ** 2 / var
+    high = df * d_o_i.mean() / stats.chi2.ppf(0.025, df)
     assert res.confidence_interval.low == pytest.approx(1 - high / d_e, rel=1e-12)
     assert res.confidence_interval.high == pytest.approx(1 - low / d_e, rel=1e-12)
     assert res.confidence_level == 0.9

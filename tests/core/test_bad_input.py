@@ -527,6 +527,7 @@ def test_tree_pool_checks_feature_names_and_converts_the_layout():
             X, y, X_test.astype(str).astype(object) + "x")
 
 
+@pytest.mark.slow
 def test_refit_tables_do_not_depend_on_n_jobs():
     # scikit-learn's threaded predict adds the trees in the order its threads finish: with
     # n_jobs=2 the predictions differed in the last bits (173 of 400 values over 10 forests)

@@ -222,3 +222,89 @@ def test_no_module_is_longer_than_800_lines():
     assert set(long) <= LONG_PENDING, {m: n for m, n in long.items() if m not in LONG_PENDING}
     done = LONG_PENDING - set(long)
     assert not done, f"{sorted(done)} are 800 lines or fewer now: remove them from LONG_PENDING"
+
+
+# ---------------------------------------------------------------------------- function shapes
+# issue 24 item 4: no private function with more than 8 parameters (a frozen dataclass of
+# inputs instead) and no function-level import of predstab modules, except a lazy import that
+# breaks a cycle or defers a heavy optional dependency, listed with its reason.
+MAX_PRIVATE_PARAMETERS = 8
+LAZY_IMPORTS_ALLOWED = {
+    # (module, function, imported module): why the import waits for the call
+    ("predstab.compare._ranks", "plot", "predstab.plotting"):
+        "a result draws itself: the one upward edge to a surface, from a plot method (matplotlib)",
+    ("predstab.ensembles._tune_result", "plot", "predstab.plotting"):
+        "a result draws itself: the one upward edge to a surface, from a plot method (matplotlib)",
+    ("predstab.stability._result", "plot", "predstab.plotting"):
+        "a result draws itself: the one upward edge to a surface, from a plot method (matplotlib)",
+}
+# found when this test was written in files other helpers or the lead own; the lists may only
+# shrink (a fixed entry must leave them: the test says so)
+SHAPES_PENDING = {
+    # issue 24 item 4 pending: parameters
+    ("predstab.agreement._icc", "_form_stack", "parameters"),
+    ("predstab.compare._bootstrap", "_paired_bootstrap_means", "parameters"),
+    # issue 24 item 4 pending: function-level imports of predstab modules
+    ("predstab._demo", "compute", "predstab"),
+    ("predstab._demo", "_figures", "predstab.plotting"),
+    ("predstab._scorer", "replicate_predictions", "predstab.ensembles._forest"),
+    ("predstab._scorer", "replicate_predictions", "predstab.ensembles._repeated"),
+    ("predstab._scorer", "fit", "predstab.ensembles._repeated"),
+    ("predstab.cli._compare", "_friedman", "predstab"),
+    ("predstab.cli._compare", "_bootstrap", "predstab"),
+    ("predstab.cli._compare", "_run_compare", "predstab"),
+    ("predstab.cli._compare", "_run_power", "predstab"),
+    ("predstab.cli._measures", "_run_stability", "predstab"),
+    ("predstab.cli._measures", "_run_agree", "predstab"),
+    ("predstab.cli._parser", "build_parser", "predstab"),
+    ("predstab.cli._parser", "build_parser", "predstab.cli"),
+    ("predstab.cli._tuning", "_run_demo", "predstab"),
+    ("predstab.cli._tuning", "_run_tune", "predstab"),
+}
+
+
+def _function_shapes(name, path):
+    """``{(module, function, "parameters" or the imported predstab module)}``: private functions
+    (not dunders) with more than 8 parameters besides ``self`` / ``cls`` (positional-only,
+    positional and keyword-only), and imports of predstab modules inside any function."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = child.args
+                params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs
+                          if a.arg not in ("self", "cls")]
+                dunder = child.name.startswith("__") and child.name.endswith("__")
+                if child.name.startswith("_") and not dunder and len(params) > MAX_PRIVATE_PARAMETERS:
+                    found.add((name, child.name, "parameters"))
+                visit(child, child.name)
+                continue
+            if function is not None and isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - child.level + 1]
+                    module = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    module = child.module or ""
+                if module.split(".")[0] == "predstab":
+                    found.add((name, function, module))
+            elif function is not None and isinstance(child, ast.Import):
+                found.update((name, function, a.name) for a in child.names
+                             if a.name.split(".")[0] == "predstab")
+            visit(child, function)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), None)
+    return found
+
+
+def test_private_functions_take_few_parameters_and_import_nothing_of_predstab_inside():
+    found = set().union(*(_function_shapes(name, path) for name, path in MODULES.items()))
+    # the reader itself: a nested function and a method are walked, a lazy import is seen
+    assert ("predstab.stability._result", "plot", "predstab.plotting") in found
+    bad = found - set(LAZY_IMPORTS_ALLOWED) - SHAPES_PENDING
+    assert not bad, sorted(bad)
+    done = SHAPES_PENDING - found
+    assert not done, f"{sorted(done)} are fixed: remove them from SHAPES_PENDING"
+    assert set(LAZY_IMPORTS_ALLOWED) <= found, sorted(set(LAZY_IMPORTS_ALLOWED) - found)

@@ -68,6 +68,7 @@ def study(tmp_path_factory):
     return res
 
 
+@pytest.mark.slow
 def test_legends_cover_no_points(study):
     # issue 22, item 23: the replication page's legends covered points; they sit beside the panels
     assert sorted(study["legends"]) == ["claim1_curves", "claim2_prevalence", "claim3_small_test_sets",
@@ -76,6 +77,7 @@ def test_legends_cover_no_points(study):
         assert covered and set(covered) == {0}, (name, covered)
 
 
+@pytest.mark.slow
 def test_page_and_plots_are_generated(study):
     out = study["out"]
     page = (out / "replication.md").read_text(encoding="utf-8")
@@ -88,6 +90,7 @@ def test_page_and_plots_are_generated(study):
     assert study["elapsed"] < 120  # about 20 s on an idle 2-core machine
 
 
+@pytest.mark.slow
 def test_claim1_phi_rises_and_follows_a_2pl_in_every_scenario(study):
     for name, curve in study["curves"].items():
         phi = curve["phi"].to_numpy()
@@ -100,6 +103,7 @@ def test_claim1_phi_rises_and_follows_a_2pl_in_every_scenario(study):
         np.testing.assert_allclose(fit["fit"].stability(n), expected, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_claim2_kappa_low_or_degenerate_while_phi_and_psi_near_one(study):
     rare = study["curves"]["rare"]
     later = rare[rare["n"] > rare["n"].min()]
@@ -112,6 +116,7 @@ def test_claim2_kappa_low_or_degenerate_while_phi_and_psi_near_one(study):
     assert rare["psi (OOB)"].iloc[-1] >= 0.9
 
 
+@pytest.mark.slow
 def test_claim3_icc_varies_far_more_than_psi_on_two_objects(study):
     small = study["small"].set_index(["objects", "measure"])
     assert small.loc[(2, "ICC(1)"), "sd"] >= 3 * small.loc[(2, "psi (OOB)"), "sd"]
@@ -123,6 +128,7 @@ def test_claim3_icc_varies_far_more_than_psi_on_two_objects(study):
     assert sd == sorted(sd, reverse=True)
 
 
+@pytest.mark.slow
 def test_claim4_kappa_recommends_far_more_trees_than_phi_or_none(study):
     fits = study["fits"]["rare"]
     phi_rec, kappa_rec = fits["phi"]["recommend"], fits["kappa"]["recommend"]

@@ -22,6 +22,7 @@ def test_suite_passes(suite):
     )
 
 
+@pytest.mark.slow
 def test_runner_exit_code_and_table(capsys, tmp_path):
     md = tmp_path / "report.md"
     assert main(["--markdown", str(md)]) == 0

@@ -209,6 +209,7 @@ def test_bit_identical_across_n_jobs_and_backends(backend, n_jobs, class_data):
     np.testing.assert_array_equal(serial.seeds, par.seeds)
 
 
+@pytest.mark.slow
 def test_bit_identical_kfold_regression_parallel(regression_data):
     X, y, Xt = regression_data
     est = RandomForestRegressor(n_estimators=5, n_jobs=2)  # the forest's own threads too

@@ -168,7 +168,8 @@ def test_one_object_left_gives_its_own_interval():
 def test_interval_over_objects_with_mostly_unanimous_objects():
     # most objects are unanimous: the t interval's mean - half-width of D_o was negative and cut
     # at 0 (upper bound exactly 1); the gamma form of the mean stays positive, below 1, united
-    # (metric data) with the bootstrap-t over objects: 999 resamples of the 12 objects, seed 0
+    # (metric data) with the bootstrap-t over objects: 999 resamples of the 12 objects, seed 0,
+    # and the gamma form at alpha / 4 for the upper end of D_o
     from scipy import stats
 
     pred = np.zeros((12, 5))
@@ -183,10 +184,16 @@ def test_interval_over_objects_with_mostly_unanimous_objects():
     t = (boot.mean(axis=1)[spread > 0] - d_o.mean()) / spread[spread > 0]
     s = d_o.std(ddof=1)
     boot_t = (max(d_o.mean() - np.quantile(t, 0.975) * s, 0.0), d_o.mean() - np.quantile(t, 0.025) * s)
+    # at least 5 objects: the upper end of D_o at least the gamma form's at alpha / 4 (level 0.975,
+    # its variance widened by t_{11} at 0.9875)
+    var4 = d_o.var(ddof=1) / 12 * (stats.t.ppf(0.9875, 11) / stats.norm.ppf(0.9875)) ** 2
+    df4 = 2 * d_o.mean() ** 2 / var4
+    gamma4 = df4 * d_o.mean() / stats.chi2.ppf(0.0125, df4)
     # one non-zero D_o,i: the bootstrap-t's lower bound is cut at 0 and left out
     assert boot_t[0] == 0.0
     assert res.confidence_interval.high == pytest.approx(1 - gamma[0], rel=1e-12)
-    assert res.confidence_interval.low == pytest.approx(1 - max(gamma[1], boot_t[1]), rel=1e-12)
+    assert gamma4 > max(gamma[1], boot_t[1])
+    assert res.confidence_interval.low == pytest.approx(1 - gamma4, rel=1e-12)
     assert res.confidence_interval.high < 1.0
     # a constant baseline: no interval at all, per object neither
     with pytest.warns(Warning):

@@ -155,6 +155,7 @@ def test_check_output_dir_one_rule_for_folders(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 4: | head
+@pytest.mark.slow
 def test_pipe_into_head_exits_quietly(tmp_path):
     rng = np.random.default_rng(0)
     pred = rng.normal(size=(6000, 5))
@@ -366,6 +367,7 @@ def test_a_byte_order_mark_before_a_headerless_file_keeps_the_first_row(metric_f
 
 
 # --------------------------------------------------------------------------- item 6: one type of label
+@pytest.mark.slow
 def test_whole_numbers_and_text_are_one_kind_of_label(tmp_path):
     rng = np.random.default_rng(6)
     pred = rng.integers(1, 4, size=(25, 4)).astype(object)
@@ -410,6 +412,7 @@ def test_labels_lose_surrounding_spaces_on_both_sides(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 7: column names
+@pytest.mark.slow
 def test_duplicate_column_names_are_refused_where_a_name_picks_one(tmp_path):
     (tmp_path / "s.csv").write_text("A,A,B\n0.8,0.7,0.75\n0.9,0.6,0.7\n0.85,0.65,0.8\n")
     one_line_error(predstab_cli("compare", tmp_path / "s.csv", "--test", "wilcoxon", "--a", "A", "--b", "B"),

@@ -97,6 +97,7 @@ def test_ignored_options_say_so(tmp_path):
     assert quiet.stderr == ""
 
 
+@pytest.mark.slow
 def test_several_training_observation_columns_are_pooled_with_a_warning(tmp_path):
     rng = np.random.default_rng(3)
     pred = rng.integers(0, 2, size=(30, 6))
@@ -130,6 +131,7 @@ def test_friedman_takes_a_label_column(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 8
+@pytest.mark.slow
 def test_missing_column_lists_every_column_closest_first(tmp_path):
     names = [f"feature_{i:02d}" for i in range(20)] + ["yield_t_ha"]
     pd.DataFrame([range(21)], columns=names).to_csv(tmp_path / "c.csv", index=False)

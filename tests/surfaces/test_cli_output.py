@@ -36,6 +36,7 @@ def _snapshot(folder):
 
 
 # --------------------------------------------------------------------------- item 10
+@pytest.mark.slow
 def test_force_never_replaces_a_fifo_a_device_or_a_link(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -82,6 +83,7 @@ def test_force_never_overwrites_an_input_file(tmp_path, train_csv):
     assert pred.read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another owner needs root")
 def test_a_replaced_file_keeps_owner_and_group_and_drops_setuid(tmp_path):
     target = tmp_path / "seeds.csv"

@@ -31,6 +31,7 @@ def test_demo_prints_no_warning_about_its_own_defaults(demo):
     assert proc.stderr == ""  # item 16: no "pass pool_size >= ...", no importance_fraction clash
 
 
+@pytest.mark.slow
 def test_demo_recommendation_explains_itself(demo):
     proc, summary, _ = demo
     out = proc.stdout
@@ -56,6 +57,7 @@ def test_demo_recommendation_explains_itself(demo):
     assert "Estimator: RandomForestRegressor(max_features='sqrt', min_samples_leaf=5" in out
 
 
+@pytest.mark.slow
 def test_demo_numbers_objects_as_per_object_frame(demo):
     # item 10: the least stable objects the demo names are those of the stored per-object psi
     # (the red bars of per_object.png), each named by its row in load_diabetes() -- not by its
@@ -102,6 +104,7 @@ def test_agree_prints_irr_layout(tmp_path):
     assert f"    Kappa = {result.value:.3g}" in proc.stdout and "dtype" not in proc.stdout
 
 
+@pytest.mark.slow
 def test_classification_of_a_continuous_target_is_refused_before_fitting(tmp_path):
     # item 9: in the user's words, not "absent from `prediction_space`"
     rng = np.random.default_rng(0)

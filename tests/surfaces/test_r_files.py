@@ -94,6 +94,7 @@ def _per_object(proc, path):
     return dict(zip(table["object"], table["stability"], strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/r-files not beside the project")
 def test_the_cli_names_objects_by_r_row_names(tmp_path):
     """write.csv2 files through the installed command: every object keeps its R row name, and its

@@ -9,9 +9,11 @@ import warnings
 import numpy as np
 
 from .._core._utils import ConfidenceInterval
+from ._closed_form import _orderings, closed_form_stats, curve_from_stats
 from ._recommend import MINIMUM as _MINIMUM
 from ._recommend import _optrf_rule
 from ._tune_table import _closed_baselines
+from ._twopl import fit_2pl
 
 
 def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):
@@ -34,8 +36,6 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, p
     error, subtracted from the pool's curve; phi's / psi's D_e stays fixed (their baselines
     are not the test objects), as in the object bootstrap of the pool method.
     """
-    from ._closed_form import _orderings, closed_form_stats, curve_from_stats
-
     preds = pool.test_predictions_
     mask = pool.oob_ if pool.on_train_ else None
     classifier, voting = pool.is_classifier_, pool.voting_
@@ -97,8 +97,6 @@ def _resampled_metric_stats(preds, rows, cols, n):
 
 def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level, progress=None):
     """Percentile intervals of the rounded and the unrounded recommendation over resampled curves."""
-    from ._twopl import fit_2pl
-
     rounded, raw = [], []
     n_grid = np.asarray(grid, dtype=float)
     for b, curve in enumerate(curves):

@@ -45,7 +45,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
 
 
 @validate_params({
-    "grid": ["array-like"],
+    "grid": ["array-like", None],
     "n_repeats": [Interval(Integral, 2, None)],
     "measures": [str, "array-like", None],
     "method": [Options(METHODS)],
@@ -67,7 +67,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
     "n_jobs": [Integral, None],
     "progress": ["callable", Options((True,)), None],
 }, renamed={"levels": "categories", "n_bootstrap": "n_resamples"}, prefer_skip_nested_validation=True)
-def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000, 2000), n_repeats=10,
+def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_repeats=10,
                       measures=None, method="pool", pool_size=None, voting=None, scale=None, categories=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_resamples=100,
                       confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
@@ -83,18 +83,31 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
 
     Parameters
     ----------
-    estimator : scikit-learn bagging-type ensemble
-        ``RandomForest*``, ``ExtraTrees*`` or ``Bagging*``; ``n_estimators`` and
-        ``random_state`` are set per fit. ranger's defaults (what optRF fits) are close to
+    estimator : scikit-learn bagging-type ensemble or fitted TreePool
+        ``RandomForest*``, ``ExtraTrees*`` or ``Bagging*`` (of any base learner); ``n_estimators``
+        and ``random_state`` are set per fit. ranger's defaults (what optRF fits) are close to
         ``RandomForestRegressor(max_features="sqrt", min_samples_split=5)`` and
-        ``RandomForestClassifier(max_features="sqrt")``.
+        ``RandomForestClassifier(max_features="sqrt")``. Or a fitted :class:`TreePool` -- e.g.
+        :meth:`TreePool.from_predictions` of any ensemble's members (a deep ensemble's networks,
+        a saved objects x members matrix), :meth:`TreePool.from_members`,
+        :meth:`TreePool.from_fit_predict` -- whose members are the learners: then ``X``, ``y``,
+        ``X_test``, ``pool_size`` and ``precision`` are omitted, ``method`` is "closed_form" or
+        "pool", ``voting`` is the pool's, phi needs the pool's ``y`` and psi its ``oob``
+        (the default measures are those it has), and nothing is fitted (``runtime`` is NaN for
+        a pool built from predictions). For members, ``n_for_target`` (the members reaching
+        ``target``) is the number to read: optRF's rule floors its recommendation at 500.
     X : array-like of shape (n_train, n_features)
+        Required with an estimator.
     y : array-like of shape (n_train,)
+        Required with an estimator.
     X_test : array-like of shape (n_test, n_features), optional
         Objects whose predictions are compared. Without it the training rows are predicted
         out of bag (optRF's behaviour).
-    grid : sequence of int, default (250, 500, 750, 1000, 2000)
-        Numbers of learners (optRF's ``num.trees_values``); at least 3.
+    grid : sequence of int, optional
+        Numbers of learners (optRF's ``num.trees_values``); at least 3. Default (250, 500, 750,
+        1000, 2000) for an estimator; for a fitted pool up to a quarter of its members (at
+        least 3), about evenly spaced on a log scale from 1 (1, 2, 5, 11, 23, 52, 114, 250 for
+        1,000 members).
     n_repeats : int, default 10
         Ensembles per grid value (optRF's ``number_repetitions``).
     measures : sequence of str, optional
@@ -268,7 +281,9 @@ def tune_num_learners(estimator, X, y, X_test=None, *, grid=(250, 500, 750, 1000
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
-    if forests.pool_size is not None:
+    if config.pool is not None:
+        settings["pool_size"] = "the members of the given TreePool"
+    elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
         rule = POOL_RULE if forests.pool_size == default else "enlarged for `precision`"
         settings["pool_size"] = "given" if config.explicit_pool else rule

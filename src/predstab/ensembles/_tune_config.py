@@ -75,6 +75,7 @@ class _TuneConfig:
     target: float
     rec_thresh: float
     round_to: str
+    pool: object = None  # a fitted TreePool given in place of an estimator (its members are the learners)
 
     @property
     def primary(self) -> str:
@@ -136,15 +137,21 @@ def _default_pool_size(grid, n_repeats, method, classifier=False):
 # --------------------------------------------------------------------------- the checks, in order
 
 
+DEFAULT_GRID = (250, 500, 750, 1000, 2000)  # optRF's num.trees_values, for an estimator
+
+
+def member_grid(n_members):
+    """The default grid of a given pool of ``n_members`` members: up to a quarter of the pool
+    (where the class closed forms' bands keep their coverage, see :class:`TreePool`), at least 3
+    values, about evenly spaced on a log scale from 1."""
+    top = max(int(n_members) // 4, 3)
+    return tuple(int(v) for v in np.unique(np.rint(np.geomspace(1, top, min(top, 8)))))
+
+
 def _grid_iv(a):
-    if not hasattr(a.estimator, "get_params") or "n_estimators" not in a.estimator.get_params():
-        raise TypeError(
-            "`estimator` must be a scikit-learn ensemble with an `n_estimators` parameter "
-            f"(RandomForest*, ExtraTrees*, Bagging*); got {type(a.estimator).__name__}."
-        )
     if a.method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; got {a.method!r}.")
-    grid = np.asarray(a.grid)
+    grid = np.asarray(DEFAULT_GRID if a.grid is None else a.grid)
     if grid.ndim != 1 or grid.size < 3 or grid.dtype.kind not in "iuf" \
             or np.any(grid < 1) or np.any(grid != np.round(grid)):
         raise ValueError(
@@ -314,6 +321,17 @@ def _tune_num_learners_iv(arguments):
     from sklearn.base import is_classifier  # scikit-learn only once an estimator is tuned
 
     a = SimpleNamespace(**arguments)
+    if hasattr(a.estimator, "from_predictions") and hasattr(a.estimator, "closed_form"):  # a TreePool
+        return _given_pool_iv(a)
+    if not hasattr(a.estimator, "get_params") or "n_estimators" not in a.estimator.get_params():
+        raise TypeError(
+            "`estimator` must be a scikit-learn ensemble with an `n_estimators` parameter "
+            f"(RandomForest*, ExtraTrees*, Bagging*); got {type(a.estimator).__name__}. A fitted TreePool "
+            "(e.g. TreePool.from_predictions of any ensemble's members) is taken too."
+        )
+    if a.X is None or a.y is None:
+        raise ValueError(f"`X` and `y` are required to tune {type(a.estimator).__name__} (only a fitted "
+                         "TreePool brings its own predictions).")
     select_fraction, select_for = _group("selection", a.selection)
     importance_fraction, importance = _group("importance", a.importance)
     grid = _grid_iv(a)
@@ -343,9 +361,90 @@ def _tune_num_learners_iv(arguments):
         target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to)
 
 
+def _given_pool_iv(a):
+    """The :class:`_TuneConfig` of a fitted TreePool given in place of an estimator: its members
+    are the learners, its test objects the objects; nothing is fitted."""
+    pool = a.estimator
+    if not hasattr(pool, "test_predictions_"):
+        raise ValueError("`estimator` is a TreePool that is not fitted; fit it or build it with "
+                         "TreePool.from_predictions / from_members / from_fit_predict.")
+    given = [name for name in ("X", "y", "X_test") if getattr(a, name) is not None]
+    if given:
+        raise ValueError(f"`{given[0]}` must be omitted when `estimator` is a fitted TreePool (its members' "
+                         "predictions are the data).")
+    if a.method == "refit":
+        raise ValueError("`method`='refit' refits an estimator; a fitted TreePool takes method='closed_form' "
+                         "or 'pool'.")
+    if a.precision is not None or a.pool_size is not None:
+        name = "precision" if a.precision is not None else "pool_size"
+        raise ValueError(f"`{name}` does not apply to a fitted TreePool (its size is its members'); got "
+                         f"{getattr(a, name)!r}.")
+    is_clf, size = bool(pool.is_classifier_), pool.test_predictions_.shape[1]
+    if a.voting is not None and a.voting != pool.voting_:
+        raise ValueError(f"`voting` is the pool's ({pool.voting_!r}); got {a.voting!r}. Build the pool with "
+                         f"voting={a.voting!r}.")
+    known = {"phi": pool.y_train_ is not None, "psi": pool.oob_ is not None}
+    measures = a.measures
+    if measures is None:
+        measures = tuple(m for m in (optrf_measure(classifier=is_clf), "phi", "psi") if known.get(m, True))
+    measures = _measures_iv(measures, a.method, is_clf)
+    for m in measures:
+        if _with((m,), reads="importances"):
+            raise ValueError(f"`measures`: {m!r} needs the features; a TreePool of predictions has none.")
+        if not known.get(m, True):
+            what = "`y` (the training observations)" if m == "phi" else "`oob` (out-of-bag rows)"
+            raise ValueError(f"`measures`: {m!r} needs {what}; this pool has none (pass it to "
+                             "TreePool.from_predictions).")
+    a.grid = member_grid(size) if a.grid is None else a.grid
+    grid = _grid_iv(a)
+    a.y = pool.classes_ if is_clf else pool.y_train_  # the labels the options are checked against
+    scale, categories = _scale_iv(a, is_clf, measures)
+    _options_iv(a, measures)
+    if _with(measures, baseline="prediction_space") and a.psi_baseline == "kfold":
+        raise ValueError("`psi_baseline`='kfold' refits an estimator; a TreePool takes 'fixed' (or "
+                         "'per_forest' with method='pool').")
+    if _with(measures, baseline="prediction_space") and a.psi_baseline == "fixed" and size < max(grid):
+        raise ValueError(f"psi's fixed baseline is a forest of max(grid) = {max(grid)} members; the pool has "
+                         f"{size}. Use a smaller grid.")
+    if a.method == "pool" and size // max(grid) < 2:
+        raise ValueError(f"`grid`: the pool of {size} members must hold at least 2 disjoint groups of the "
+                         f"largest grid value ({max(grid)}); use a grid up to {size // 2} or "
+                         "method='closed_form'.")
+    if a.method == "closed_form" and is_clf and size < CLASS_POOL_FACTOR * max(grid):
+        warn_outside(f"The pool of {size} members is below {CLASS_POOL_FACTOR} x the largest grid value "
+                     f"({max(grid)}): the closed-form bands of classes above a quarter of the pool cover "
+                     "less than 95 %.", PredstabDataWarning)
+    groups = (*_group("selection", a.selection), *_group("importance", a.importance))
+    n_objects = pool.test_predictions_.shape[0]
+    checks = SimpleNamespace(X=np.empty((n_objects, 1)), X_test=None)
+    select_fraction, select_for, _ = _selection_iv(
+        checks, (groups[0], _select_for_iv(groups[1], is_clf), None, "permutation"), measures, is_clf,
+        np.asarray(a.y if a.y is not None else []))
+    options = {m: {"fraction": select_fraction, "select_for": select_for}
+               if MEASURES[m].option_group == "selection" else {} for m in measures}
+    return _TuneConfig(
+        estimator=pool, X=None, y=pool.y_train_, X_test=None, is_classifier=is_clf, grid=grid,
+        n_repeats=int(a.n_repeats), method=a.method, voting=pool.voting_, n_jobs=a.n_jobs, pool_size=size,
+        explicit_pool=False, precision=None, measures=measures, scale=scale, categories=categories,
+        psi_baseline=a.psi_baseline, measure_options=MappingProxyType(options),
+        select_fraction=select_fraction, select_for=select_for, importance_fraction=1, importance=None,
+        n_resamples=int(a.n_resamples), confidence_level=a.confidence_level, interval=a.interval,
+        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to, pool=pool)
+
+
+def _pool_description(pool):
+    """``TuningResult.settings["estimator"]`` of a given pool."""
+    size = pool.test_predictions_.shape[1]
+    source = (type(pool.ensemble_).__name__ if pool.ensemble_ is not None
+              else "built from its members' predictions")
+    return f"TreePool of {size} members ({source})"
+
+
 def _settings(config):
     """``TuningResult.settings``: the estimator and its main parameters, and the options used."""
     estimator = config.estimator
+    if config.pool is not None:
+        return {"estimator": _pool_description(config.pool), "estimator_params": {}, **_options(config)}
     params = estimator.get_params(deep=False)
     names = ("max_features", "min_samples_leaf", "max_samples", "bootstrap", "max_depth", "criterion")
     main = {k: params[k] for k in names if k in params}
@@ -358,8 +457,13 @@ def _settings(config):
     set_per_refit = {"n_estimators", "random_state", "n_jobs"}
     main.update({k: v for k, v in params.items() if k not in main and k not in set_per_refit
                  and (k not in defaults or repr(v) != repr(defaults[k]))})
-    settings = {"estimator": type(estimator).__name__ + "(" + ", ".join(f"{k}={v!r}" for k, v in main.items())
-                + ")", "estimator_params": main, "grid": list(config.grid), "n_repeats": config.n_repeats,
+    return {"estimator": type(estimator).__name__ + "(" + ", ".join(f"{k}={v!r}" for k, v in main.items())
+            + ")", "estimator_params": main, **_options(config)}
+
+
+def _options(config):
+    """The options of ``TuningResult.settings`` (after the estimator)."""
+    settings = {"grid": list(config.grid), "n_repeats": config.n_repeats,
                 "method": config.method, "measures": list(config.measures), "scale": config.scale,
                 "categories": config.categories, "voting": config.voting if config.is_classifier else None,
                 "target": config.target, "rec_thresh": config.rec_thresh, "round_to": config.round_to,

@@ -41,6 +41,8 @@ def runtime_model(n, seconds, /):
     """
     n = np.asarray(n, dtype=float)
     seconds = np.asarray(seconds, dtype=float)
+    if not np.all(np.isfinite(seconds)):  # a pool built from predictions: no fitting time known
+        return float("nan"), float("nan")
     design = np.column_stack([np.ones_like(n), n])
     (intercept, slope), *_ = np.linalg.lstsq(design, seconds, rcond=None)
     return float(intercept), float(slope)
@@ -277,7 +279,7 @@ class TuningResult(Result):
         """The stability curves: each measure's values (with their bands), its 2PL fit and the
         recommendation, as :func:`predstab.plotting.plot_stability_curve` draws them.
 
-        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``)
+        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``, ``xlabel``)
         go to :func:`predstab.plotting.plot_stability_curve` through
         :func:`predstab.plotting.plot`.
 
@@ -416,7 +418,11 @@ class TuningResult(Result):
         shown_intercept = 0.0 if abs(intercept) < 1e-9 else intercept  # pool times are proportional to n
         at = "" if self.recommendation is None else (
             f"; {self.recommendation} learners: about {self.recommendation_seconds:.3g} s per forest")
-        lines.append(f" Run time: seconds per forest ~ {shown_intercept:.4g} + {slope:.4g} * learners{at}")
+        if np.isfinite(slope):
+            lines.append(f" Run time: seconds per forest ~ {shown_intercept:.4g} + {slope:.4g} * "
+                         f"learners{at}")
+        else:
+            lines.append(" Run time: not known (a pool built from its members' predictions)")
         if self.notes:
             lines += ["", " Notes:"] + [f"  - {note}" for note in self.notes]
         return lines

@@ -172,10 +172,12 @@ class _Pool(_Refit):
 
     def forests(self, config, rng, progress):
         baseline, text = _fixed_baseline(config, rng)
-        pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting, random_state=rng,
-                        n_jobs=config.n_jobs)
-        # ticks as it grows and predicts
-        pool.fit(config.X, config.y, config.X_test, oob=config.needs_space, progress=progress)
+        pool = config.pool  # a fitted pool given in place of an estimator: nothing to fit
+        if pool is None:
+            pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting,
+                            random_state=rng, n_jobs=config.n_jobs)
+            # ticks as it grows and predicts
+            pool.fit(config.X, config.y, config.X_test, oob=config.needs_space, progress=progress)
         if config.needs_space and config.psi_baseline == "fixed":
             baseline, text = _pool_baseline(pool, config, rng)
         pool = self._enlarged(pool, config, baseline, progress)
@@ -202,7 +204,8 @@ class _Pool(_Refit):
         for n in grid:
             k = min(n_repeats, pool_size // n)
             seconds = pool.fit_seconds_ * n / pool_size
-            if k < 2:
+            # closed forms only: the groups are read at the largest n alone (largest_phi / largest_psi)
+            if k < 2 or (only_closed and n != max(grid)):
                 values[n] = _GridValue(n=n, test=None, seconds=seconds, n_forests=0 if only_closed else k)
                 continue
             if k < n_repeats and not only_closed:

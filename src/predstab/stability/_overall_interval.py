@@ -1,74 +1,148 @@
 """The interval of phi / psi over several objects (``confidence_interval``): its targets
 ("population", "objects"), the baseline's sampling error and the zero-inflated form for
-classes; see :func:`predstab.phi` (Notes)."""
+classes; see :func:`predstab.phi` (Notes).
+
+Targets and assumptions (coverage measured in docs/benchmarks/coverage.md):
+
+- ``"population"``: the mean :math:`1 - E[\\theta_i] / D_e` over the population of objects
+  the test objects are a random sample of (independent objects; ``D_e`` fixed).
+- ``"objects"``: the mean :math:`1 - \\bar\\theta / D_e` over these objects; only the refits'
+  noise counts (independent refits; ``D_e`` fixed).
+- ``baseline_error=True``: either target with ``D_e`` random too (the baseline is a sample
+  independent of the test objects), the two intervals joined on the log scale (MOVER).
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
+from scipy import stats
 
 from .._core._utils import ConfidenceInterval
 
+# from this many objects on, the upper end of the population's mean disagreement (the lower end
+# of its stability) is at least the gamma form's at alpha / 4: the mean of right-skewed D_o,i is
+# short of its upper quantile (lognormal(1) objects' variances: coverage 0.92 -> 0.94 at N = 10)
+_SKEW_GUARD_MIN_OBJECTS = 5
 
-def _overall_interval(d_o_i, count, d_e, confidence_level, *, target, baseline_error, refit_var,
-                      scale, delta2, base_var_d_e=None, base_var_s=None, n_categories=None, object_low=None):
+
+@dataclass(frozen=True)
+class _OverallInputs:
+    """What one call hands to :func:`_overall_interval`.
+
+    ``d_o_i`` and ``count``: each object's disagreement and number of refits (NaN ``D_o,i``:
+    the object is left out); ``d_e``: the expected disagreement; ``scale``; ``delta2``: the
+    ordinal squared distances (None otherwise); ``n_categories`` (None for metric data);
+    ``object_low``: the per-object lower bounds of ``D_o,i``; ``refit_var``: the jackknife
+    variances of the ``D_o,i`` (target ``"objects"``); ``base_var_d_e``: the delta-method
+    variance of ``D_e`` and ``base_var_s``: of ``S`` from the baseline (ordinal), for
+    ``baseline_error``.
+    """
+
+    d_o_i: np.ndarray
+    count: np.ndarray
+    d_e: float
+    scale: str
+    delta2: np.ndarray | None = None
+    n_categories: int | None = None
+    object_low: np.ndarray | None = None
+    refit_var: np.ndarray | None = None
+    base_var_d_e: float | None = None
+    base_var_s: float | None = None
+
+
+def _overall_interval(inputs, confidence_level, *, target, baseline_error):
     """``confidence_interval`` for several objects; see :func:`phi` (Notes) for the targets.
 
-    ``refit_var`` holds the jackknife variances of the ``D_o,i`` (target ``"objects"``).
+    The interval of the mean disagreement ``D_o`` for ``target`` (:func:`_mean_bounds`),
+    divided by ``D_e``; with ``baseline_error``, joined with ``D_e``'s own interval by MOVER on
+    the log scale (:func:`_with_baseline_error`). Every refit agreeing (classes): a one-sided
+    bound.
     """
-    from scipy import stats
-
     alpha = 1.0 - confidence_level
-    kept = ~np.isnan(d_o_i)
-    x = d_o_i[kept]
-    n_obj = x.size
-    mean = float(np.mean(x))
-    if mean == 0.0 and scale != "metric":
+    kept = ~np.isnan(inputs.d_o_i)
+    n_obj = int(kept.sum())
+    mean = float(np.mean(inputs.d_o_i[kept]))
+    d_e = inputs.d_e
+    weight = 1.0 if inputs.delta2 is None else float(inputs.delta2.max())  # theta <= max delta^2 * q
+    if mean == 0.0 and inputs.scale != "metric":
         # every refit of every object agrees: a one-sided bound from the agreeing pairs. Under
         # "objects", m disjoint pairs per object agree with probability prod (1 - theta_i)^m
         # <= (1 - mean theta)^(N m) (AM-GM); under "population" the first pair of each object
         # agrees with probability (1 - theta_pop)^N. Either way the exact binomial (Clopper-
         # Pearson) upper bound of the disagreement probability q with no disagreement seen.
-        pairs = n_obj * int(np.min(count[kept]) // 2) if target == "objects" else n_obj
+        pairs = n_obj * int(np.min(inputs.count[kept]) // 2) if target == "objects" else n_obj
         q_high = 1.0 - alpha ** (1.0 / pairs)
-        weight = 1.0 if delta2 is None else float(delta2.max())  # theta <= max delta^2 * q
+        if baseline_error:  # MOVER with a zero-width lower side: D_e at its own lower bound
+            d_e = d_e * math.exp(-_log_baseline_halves(inputs, mean, alpha)[0])
         return ConfidenceInterval(1.0 - weight * q_high / d_e, 1.0)
-    ratio = mean / d_e
-    if baseline_error:
-        if target == "objects":
-            var_mean = float(np.sum(refit_var[kept])) / n_obj ** 2
-        elif target == "population":
-            widen = (stats.t.ppf(1 - alpha / 2, n_obj - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
-            var_mean = float(np.var(x, ddof=1)) / n_obj * widen
-        else:  # the public functions declare `interval_target`
-            raise ValueError(f"unknown interval target {target!r}")
-        # log(D_o / D_e) from independent samples: relative variances add
-        rel = var_mean / mean ** 2
-        rel += base_var_s / ratio ** 2 if base_var_s is not None else base_var_d_e / d_e ** 2
-        half = stats.norm.ppf(1 - alpha / 2) * np.sqrt(rel)
-        return ConfidenceInterval(float(1.0 - ratio * np.exp(half)), float(1.0 - ratio * np.exp(-half)))
-    if scale != "metric" and np.any(x == 0):
-        low_d, high_d = _zero_inflated_mean(
-            x, count[kept], alpha, target=target, refit_var=None if refit_var is None else refit_var[kept],
-            weight=1.0 if delta2 is None else float(delta2.max()), n_categories=n_categories,
-            object_low=None if object_low is None else object_low[kept])
-    elif target == "objects":
-        low_d, high_d = _gamma_mean(mean, float(np.sum(refit_var[kept])) / n_obj ** 2, alpha)
-    elif target == "population":
-        # the variance of the mean, widened by (t_{N-1} / z)^2 for being estimated from N objects;
-        # metric D_o,i can be strongly right-skewed over objects: the union with a bootstrap-t
-        low_d, high_d = _gamma_mean(mean, _widened_variance_of_mean(x, alpha), alpha)
-        if scale == "metric":
-            boot_low, boot_high = _bootstrap_t_mean(x, alpha)
-            # a bootstrap-t lower bound cut at 0 (few non-zero D_o,i) says nothing: the gamma's stays
-            low_d, high_d = min(low_d, boot_low) if boot_low > 0 else low_d, max(high_d, boot_high)
-    else:  # the public functions declare `interval_target`
-        raise ValueError(f"unknown interval target {target!r}")
+    low_d, high_d = _mean_bounds(inputs, kept, alpha, target=target, weight=weight)
+    if baseline_error and mean > 0:  # metric refits all equal keep the point [1, 1], D_e or not
+        return _with_baseline_error(inputs, mean, low_d, high_d, alpha)
     return ConfidenceInterval(float(1.0 - high_d / d_e), float(1.0 - low_d / d_e))
 
 
-def _widened_variance_of_mean(x, alpha):
-    from scipy import stats
+def _mean_bounds(inputs, kept, alpha, *, target, weight):
+    """``(low, high)`` of the mean disagreement ``D_o`` for ``target``, ``D_e`` aside."""
+    x = inputs.d_o_i[kept]
+    n_obj = x.size
+    if inputs.scale != "metric" and np.any(x == 0):
+        return _zero_inflated_mean(
+            x, inputs.count[kept], alpha, target=target,
+            refit_var=None if inputs.refit_var is None else inputs.refit_var[kept], weight=weight,
+            n_categories=inputs.n_categories,
+            object_low=None if inputs.object_low is None else inputs.object_low[kept])
+    mean = float(np.mean(x))
+    if target == "objects":
+        return _gamma_mean(mean, float(np.sum(inputs.refit_var[kept])) / n_obj ** 2, alpha)
+    if target == "population":
+        # the variance of the mean, widened by (t_{N-1} / z)^2 for being estimated from N objects;
+        # metric D_o,i can be strongly right-skewed over objects: the union with a bootstrap-t,
+        # and the upper end at least the gamma's at alpha / 4
+        var_mean = _widened_variance_of_mean(x, alpha)
+        low_d, high_d = _gamma_mean(mean, var_mean, alpha)
+        if inputs.scale == "metric":
+            boot_low, boot_high = _bootstrap_t_mean(x, alpha)
+            # a bootstrap-t lower bound cut at 0 (few non-zero D_o,i) says nothing: the gamma's stays
+            low_d, high_d = min(low_d, boot_low) if boot_low > 0 else low_d, max(high_d, boot_high)
+            if n_obj >= _SKEW_GUARD_MIN_OBJECTS:  # the whole gamma form at alpha / 2: tail alpha / 4
+                high_d = max(high_d, _gamma_mean(mean, _widened_variance_of_mean(x, alpha / 2), alpha / 2)[1])
+        return low_d, high_d
+    raise ValueError(f"unknown interval target {target!r}")  # the public functions declare it
 
+
+def _log_baseline_halves(inputs, mean, alpha):
+    """``(lower, upper)`` distances of ``log D_e``'s interval from ``log D_e``: the gamma form of
+    ``D_e`` (a variance or a disagreement, right-skewed) with its delta-method variance; ordinal
+    (``Delta`` moves with the baseline): ``z`` times the delta-method standard error of ``S``
+    over ``D_o / D_e``, symmetric."""
+    d_e = inputs.d_e
+    if inputs.base_var_s is not None:
+        z = stats.norm.ppf(1 - alpha / 2)
+        half = z * math.sqrt(inputs.base_var_s) / (mean / d_e) if mean > 0 else 0.0
+        return half, half
+    e_low, e_high = _gamma_mean(d_e, inputs.base_var_d_e, alpha)
+    return math.log(d_e) - math.log(e_low), math.log(e_high) - math.log(d_e)
+
+
+def _with_baseline_error(inputs, mean, low_d, high_d, alpha):
+    """The interval of ``S = 1 - D_o / D_e`` with ``D_e`` random: MOVER (Zou & Donner 2008) for
+    ``log D_o - log D_e`` from the two intervals, each at the full level (independent samples).
+    A lower end of ``D_o`` at 0 gives an upper end of ``S`` at 1."""
+    e_down, e_up = _log_baseline_halves(inputs, mean, alpha)
+    log_ratio = math.log(mean) - math.log(inputs.d_e)
+    up = math.sqrt((math.log(high_d) - math.log(mean)) ** 2 + e_down ** 2)
+    ratio_high = math.exp(log_ratio + up)
+    ratio_low = 0.0
+    if low_d > 0:
+        down = math.sqrt((math.log(mean) - math.log(low_d)) ** 2 + e_up ** 2)
+        ratio_low = math.exp(log_ratio - down)
+    return ConfidenceInterval(float(1.0 - ratio_high), float(1.0 - ratio_low))
+
+
+def _widened_variance_of_mean(x, alpha):
     n = x.size
     widen = (stats.t.ppf(1 - alpha / 2, n - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
     return float(np.var(x, ddof=1)) / n * widen
@@ -77,8 +151,6 @@ def _widened_variance_of_mean(x, alpha):
 def _gamma_mean(mean, var_mean, alpha):
     """Bounds of a non-negative, right-skewed mean: a scaled chi-square (gamma) with its mean and
     variance, whose skewness the t interval lacks."""
-    from scipy import stats
-
     if not var_mean > 0:
         return mean, mean
     df = 2.0 * mean * mean / var_mean
@@ -123,8 +195,6 @@ def _zero_inflated_mean(x, count, alpha, *, target, refit_var, weight, n_categor
     the others the gamma interval of their mean with the jackknife variances, its lower end
     lowered to the mean of their per-object (Clopper-Pearson) lower bounds ``object_low``.
     """
-    from scipy import stats
-
     n = x.size
     nonzero = x > 0
     k = int(nonzero.sum())

@@ -53,7 +53,7 @@ from ._object_intervals import (
     _refit_variances,
     _to_stability,
 )
-from ._overall_interval import _overall_interval
+from ._overall_interval import _overall_interval, _OverallInputs
 from ._result import StabilityResult
 from ._scales import _PHI_NAMES, _PSI_NAMES, _Names, _stability_iv
 
@@ -174,12 +174,12 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
         else:
             base_var_d_e = _baseline_variance(parts.x_base if scale == "metric" else None, scale,
                                               parts.base_counts, parts.delta2)
-    interval = _overall_interval(parts.d_o_i, parts.count, parts.d_e, options.confidence_level,
-                                 target=options.interval_target, baseline_error=options.baseline_error,
-                                 refit_var=refit_var, scale=scale, delta2=parts.delta2,
-                                 base_var_d_e=base_var_d_e, base_var_s=base_var_s,
-                                 n_categories=None if scale == "metric" else len(parts.categories),
-                                 object_low=parts.d_low)
+    n_categories = None if scale == "metric" else len(parts.categories)
+    inputs = _OverallInputs(d_o_i=parts.d_o_i, count=parts.count, d_e=parts.d_e, scale=scale,
+                            delta2=parts.delta2, n_categories=n_categories, object_low=parts.d_low,
+                            refit_var=refit_var, base_var_d_e=base_var_d_e, base_var_s=base_var_s)
+    interval = _overall_interval(inputs, options.confidence_level, target=options.interval_target,
+                                 baseline_error=options.baseline_error)
     return ConfidenceInterval(min(interval.low, value), max(interval.high, value))
 
 
@@ -434,9 +434,10 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       :math:`s^2_{D_o}/N'`, widened by :math:`(t_{N'-1}/z)^2`: right-skewed like the
       :math:`D_{o,i}`; metric data: united with the bootstrap-t (studentized bootstrap over the
       objects, 999 resamples from a fixed seed, :math:`N' \le 500`; a lower end cut at 0 is
-      left out). Below nominal for a few strongly skewed objects: about 0.92 at
-      :math:`N' = 10` and 0.93 at 30-100 when the objects' variances are lognormal(1)
-      (docs/benchmarks/coverage.md).
+      left out), and from :math:`N' \ge 5` the upper end of :math:`D_o` at least the gamma
+      form's at :math:`\alpha/4` (the mean of strongly right-skewed :math:`D_{o,i}` falls short
+      of its upper quantile). About 0.94 at :math:`N' = 10-100` when the objects' variances are
+      lognormal(1) (docs/benchmarks/coverage.md).
     - ``"objects"``: the mean :math:`1 - \bar\theta/D_e` over these objects; only the refit
       noise counts: the same gamma form with variance :math:`\sum_i v_i / N'^2`, :math:`v_i`
       the jackknife variance of :math:`D_{o,i}` over the object's refits.
@@ -451,10 +452,13 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
     :math:`N' = 10-100` with minority share 0.02 and 5 refits.
 
     ``baseline_error=True`` adds the sampling error of :math:`D_e` (the baseline is a sample
-    independent of the test objects): :math:`\log(D_o/D_e)` with the relative variances added
-    (delta method: :math:`\operatorname{Var}(s^2) = \mu_4/n - \sigma^4 (n-3)/(n(n-1))`
-    (metric), :math:`4(\sum p^3 - (\sum p^2)^2)/n` (categories); ordinal: the numerical
-    gradient of :math:`S` in the baseline's shares, as :math:`\Delta` depends on them too).
+    independent of the test objects): MOVER (Zou & Donner 2008) for
+    :math:`\log D_o - \log D_e`, from the interval of :math:`D_o` above (either target) and
+    the gamma form of :math:`D_e` with its delta-method variance
+    (:math:`\operatorname{Var}(s^2) = \mu_4/n - \sigma^4 (n-3)/(n(n-1))` (metric),
+    :math:`4(\sum p^3 - (\sum p^2)^2)/n` (categories); ordinal: the numerical gradient of
+    :math:`S` in the baseline's shares, as :math:`\Delta` depends on them too, symmetric on
+    the log scale). The one-sided bound below then uses the lower end of :math:`D_e`.
     Without it the interval is conditional on :math:`D_e`.
 
     When every refit of every object agrees (:math:`D_o = 0`, classes), a one-sided bound

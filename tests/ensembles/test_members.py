@@ -1,0 +1,188 @@
+"""TreePool.from_predictions: the same pool as a fitted TreePool fed the same per-tree
+predictions (closed forms, bands, forests, the tuning), and its input checks."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+from predstab import PredstabWarning, TreePool, tune_num_learners
+from tests.ensembles._pools import XC, YC, X, Y, icc_by_hand
+
+N = [1, 2, 3, 5, 8]
+
+
+@pytest.fixture(scope="module")
+def regression():
+    pool = TreePool(RandomForestRegressor(max_features=2, max_depth=4), n_learners=16,
+                    random_state=np.random.default_rng(0)).fit(X[:30], Y[:30], X[30:])
+    return pool
+
+
+@pytest.fixture(scope="module", params=["hard", "soft"])
+def classes(request):
+    pool = TreePool(RandomForestClassifier(max_features=2, max_depth=3), n_learners=16, voting=request.param,
+                    random_state=0).fit(XC[:30], YC[:30], XC[30:])
+    return pool
+
+
+def _same(a, b):
+    assert_allclose(a.curve, b.curve, rtol=0, atol=1e-12)
+    assert_allclose(a.low, b.low, rtol=0, atol=1e-12)
+    assert_allclose(a.high, b.high, rtol=0, atol=1e-12)
+    assert_allclose(a.errors, b.errors, rtol=0, atol=1e-12)
+
+
+def test_metric_pool_from_its_predictions_is_the_pool(regression):
+    pool = regression
+    rebuilt = TreePool.from_predictions(pool.test_predictions_, oob=pool.oob_,
+                                        oob_predictions=pool.train_predictions_, y=Y[:30])
+    for measure in ("icc", "phi", "psi"):
+        _same(pool.closed_form(N, measure=measure, n_resamples=40, random_state=5),
+              rebuilt.closed_form(N, measure=measure, n_resamples=40, random_state=5))
+    for n in (1, 4, 8):
+        assert np.array_equal(pool.forests(n), rebuilt.forests(n))
+        assert np.array_equal(pool.forests(n, on="oob"), rebuilt.forests(n, on="oob"), equal_nan=True)
+    assert np.array_equal(pool.oob_baseline(), rebuilt.oob_baseline(), equal_nan=True)
+    # and the curve is the ICC(1) of the per-tree predictions by hand
+    assert_allclose(rebuilt.closed_form(N).curve, icc_by_hand(pool.test_predictions_, N)[0], rtol=0,
+                    atol=1e-12)
+
+
+def test_out_of_bag_pool_from_its_predictions_is_the_pool():
+    # fitted without X_test: the training rows predicted out of bag, the mask in every closed form
+    pool = TreePool(RandomForestRegressor(max_features=2, max_depth=4), n_learners=16,
+                    random_state=2).fit(X[:30], Y[:30])
+    rebuilt = TreePool.from_predictions(pool.train_predictions_, oob=pool.oob_, y=Y[:30])
+    assert rebuilt.on_train_
+    for measure in ("icc", "phi", "psi"):
+        _same(pool.closed_form(N, measure=measure, n_resamples=30, random_state=1),
+              rebuilt.closed_form(N, measure=measure, n_resamples=30, random_state=1))
+    assert np.array_equal(pool.forests(4), rebuilt.forests(4), equal_nan=True)
+
+
+def test_class_pool_from_its_probabilities_is_the_pool(classes):
+    pool = classes
+    rebuilt = TreePool.from_predictions(pool.test_predictions_, classes=pool.classes_, voting=pool.voting_,
+                                        oob=pool.oob_, oob_predictions=pool.train_predictions_, y=YC[:30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)  # n = 16 > half the pool: extrapolated
+        for measure in ("fleiss", "phi", "psi"):
+            _same(pool.closed_form([1, 2, 4, 8, 16], measure=measure, n_resamples=8, random_state=3),
+                  rebuilt.closed_form([1, 2, 4, 8, 16], measure=measure, n_resamples=8, random_state=3))
+    for n in (1, 3, 8):
+        assert np.array_equal(pool.forests(n), rebuilt.forests(n))
+
+
+def test_labels_are_one_hot_votes(classes):
+    # the hard votes of the class pool as labels: the forests and curves of hard voting
+    pool = classes
+    labels = pool.classes_[pool.test_predictions_.argmax(axis=2)]
+    votes = TreePool.from_predictions(labels, classes=pool.classes_)  # numbers are labels through `classes`
+    assert TreePool.from_predictions(labels).classes_ is None  # ... else metric values
+    assert votes.voting_ == "hard" and votes.classes_.tolist() == [0, 1]
+    assert_allclose(votes.test_predictions_, np.eye(2)[pool.test_predictions_.argmax(axis=2)], rtol=0, atol=0)
+    hard = TreePool.from_predictions(pool.test_predictions_, classes=pool.classes_, voting="hard")
+    assert np.array_equal(votes.forests(4), hard.forests(4))
+    _same(votes.closed_form([1, 2, 4, 8], measure="fleiss", n_resamples=5, random_state=0),
+          hard.closed_form([1, 2, 4, 8], measure="fleiss", n_resamples=5, random_state=0))
+    # text labels
+    text = TreePool.from_predictions(np.where(labels == 1, "yes", "no"))
+    assert text.classes_.tolist() == ["no", "yes"]
+    assert text.forests(4).tolist() == np.where(votes.forests(4) == 1, "yes", "no").tolist()
+    numeric = TreePool.from_predictions(labels.astype(float), classes=[0, 1])
+    assert np.array_equal(numeric.test_predictions_, votes.test_predictions_)
+
+
+def test_tuning_a_rebuilt_pool_is_tuning_the_estimator():
+    est = RandomForestRegressor(max_features=2, max_depth=4)
+    kw = dict(grid=(2, 4, 8, 16), method="closed_form", n_resamples=20, random_state=0)
+    direct = tune_num_learners(est, X[:30], Y[:30], X[30:], pool_size=64, **kw)
+    # the pool tune_num_learners fits: its seed is the first draw of random_state's generator
+    pool = TreePool(est, n_learners=64, random_state=np.random.default_rng(0)).fit(X[:30], Y[:30], X[30:])
+    rebuilt = TreePool.from_predictions(pool.test_predictions_, oob=pool.oob_,
+                                        oob_predictions=pool.train_predictions_, y=Y[:30], random_state=0)
+    assert rebuilt.seed_ == pool.seed_  # the closed forms' default generator: the same bands
+    given = tune_num_learners(rebuilt, **kw)
+    columns = [c for c in direct.table.columns if c not in ("seconds", "degenerate")]
+    assert_allclose(given.table[columns].to_numpy(float), direct.table[columns].to_numpy(float), rtol=0,
+                    atol=1e-12)
+    assert given.fits["icc"].p1 == pytest.approx(direct.fits["icc"].p1, abs=1e-9)
+    assert given.n_for_target == direct.n_for_target
+    assert given.settings["estimator"] == "TreePool of 64 members (built from its members' predictions)"
+    assert given.psi_baseline == direct.psi_baseline
+
+
+@pytest.mark.filterwarnings("ignore:icc. the curve has not flattened")
+def test_tuning_a_pool_defaults(regression):
+    rebuilt = TreePool.from_predictions(regression.test_predictions_)  # no y, no oob: icc only
+    res = tune_num_learners(rebuilt, method="closed_form", n_resamples=0)
+    assert res.table["n_learners"].tolist() == [1, 2, 3, 4]  # up to a quarter of 16 members (at least 3)
+    assert list(res.fits) == ["icc"]
+    assert_allclose(res.table["icc"], icc_by_hand(regression.test_predictions_, [1, 2, 3, 4])[0], rtol=0,
+                    atol=1e-12)
+    assert np.isnan(res.runtime[0]) and "Run time: not known" in str(res)
+    pool = TreePool.from_predictions(np.random.default_rng(0).normal(size=(10, 1000)))
+    assert tune_num_learners(pool, n_resamples=0, method="closed_form").settings["grid"] == \
+        [1, 2, 5, 11, 23, 52, 114, 250]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"X": X}, "`X` must be omitted"),
+    ({"method": "refit"}, "'refit' refits an estimator"),
+    ({"measures": ("icc", "phi")}, "'phi' needs `y`"),
+    ({"measures": ("icc", "psi")}, "'psi' needs `oob`"),
+    ({"pool_size": 100}, "`pool_size` does not apply"),
+    ({"grid": (2, 4, 8, 16), "method": "pool"}, "at least 2 disjoint groups"),
+])
+def test_tuning_a_pool_refuses_what_it_cannot_do(regression, kwargs, message):
+    rebuilt = TreePool.from_predictions(regression.test_predictions_)
+    with pytest.raises(ValueError, match=message):
+        tune_num_learners(rebuilt, n_resamples=0, **kwargs)
+
+
+def test_a_pool_of_predictions_cannot_be_extended(regression):
+    with pytest.raises(ValueError, match="built from its members' predictions"):
+        TreePool.from_predictions(regression.test_predictions_).extend(4)
+    with pytest.raises(ValueError, match="`baseline`"):
+        TreePool.from_predictions(regression.test_predictions_).closed_form([2], measure="phi")
+
+
+GOOD = np.arange(12.0).reshape(4, 3)
+PROBA = np.full((4, 3, 2), 0.5)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    ((np.arange(5.0),), {}, r"`predictions` must be objects x members .* got shape \(5,\)"),
+    ((np.zeros((2, 2, 2, 2)),), {}, r"got shape \(2, 2, 2, 2\)"),
+    ((np.zeros((4, 1)),), {}, r"at least 2 objects .* and 2 members .* got shape \(4, 1\)"),
+    ((np.where(GOOD == 5, np.nan, GOOD),), {}, r"`predictions` has a missing value .* at \(1, 2\)"),
+    ((np.where(GOOD == 5, np.inf, GOOD),), {}, r"finite values; got an infinite value at \(1, 2\)"),
+    ((PROBA * 1.2,), {}, r"sum to 1 .* at \(0, 0\) they sum to 1\.2"),
+    ((PROBA - 0.6,), {}, r"probabilities in \[0, 1\]; got values from -0\.1"),
+    ((PROBA,), {"classes": ["a", "b", "c"]}, r"`classes` must name the 2 classes .* got 3 labels"),
+    ((GOOD,), {"oob": np.ones((4, 2), bool)}, r"`oob` must have the shape \(4, 3\) .* got shape \(4, 2\)"),
+    ((GOOD,), {"oob": np.full((4, 3), 0.5)}, r"`oob` must be a boolean mask .* got dtype float64"),
+    ((np.array([["a", "b"], ["a", "c"]]),), {"classes": ["a", "b"]}, r"label 'c' at \(1, 1\) that is not"),
+    ((GOOD,), {"oob_predictions": GOOD}, r"`oob_predictions` needs `oob`"),
+    ((GOOD,), {"y": [1.0, np.nan, 2.0]}, r"`y` must be the observed responses .* with missing values"),
+    ((GOOD,), {"voting": "mean"}, r"`voting`"),
+])
+def test_bad_predictions_are_named(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TreePool.from_predictions(*args, **kwargs)
+
+
+def test_missing_predictions_where_the_member_does_not_vote():
+    oob = np.ones((4, 3), dtype=bool)
+    oob[1, 2] = False
+    values = np.where(GOOD == 5, np.nan, GOOD)
+    pool = TreePool.from_predictions(values, oob=oob)
+    # row 1 is predicted by members 0 and 1 only: (3 + 4) / 2 with n = 2 ... as the mask says
+    assert_allclose(pool.forests(1, n_forests=2)[1], [3.0, 4.0])
+    assert_allclose(pool.oob_baseline(), [1.0, 3.5, 7.0, 10.0])
+    oob[1, 2] = True
+    with pytest.raises(ValueError, match=r"allowed only where `oob` is False"):
+        TreePool.from_predictions(values, oob=oob)
