@@ -154,7 +154,7 @@ def _all_finite(values):
 
 
 def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
-    """The checked cache: ``(test, train or None, oob or None, classes or None, y or None, kind)``."""
+    """The checked cache: ``(test, train or None, oob or None, classes or None, y or None)``."""
     test, classes, missing = _matrix_iv(predictions, classes, "predictions")
     n_obj, n_members = test.shape[:2]
     if n_members < 2 or n_obj < 2:
