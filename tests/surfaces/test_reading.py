@@ -559,3 +559,22 @@ def test_cli_wide_category_file_with_a_missing_first_cell(tmp_path, capsys):
         warnings.simplefilter("ignore")
         expected = predstab.phi(labels, np.array(["a", "b", "c"], dtype=object), scale="categorical")
     assert str(expected) in out
+
+
+def test_decimal_comma_files_read_as_r_read_csv2_does(tmp_path):
+    # R's write.csv2 layout (sep ';', dec ','): decimal commas are numbers in columns with and
+    # without a missing cell, a text column keeps its commas, and a label "1,5" among words is
+    # the number 1.5 written in its shortest form
+    path = tmp_path / "ratings.csv"
+    path.write_text("a;b;c;d\n1,5;2;x,y;1,0\n2,25;NA;z;2,5\nNA;4;1,5;3\n")
+    with _no_warnings():
+        frame = _reading.read_table(path, sep=";", dec=",")
+    assert frame["a"].tolist()[:2] == [1.5, 2.25] and np.isnan(frame["a"].iloc[2])
+    assert frame["b"].tolist()[0::2] == [2.0, 4.0] and np.isnan(frame["b"].iloc[1])
+    assert frame["c"].tolist() == ["x,y", "z", "1,5"]
+    assert frame["d"].tolist() == [1.0, 2.5, 3.0]
+    assert _reading.label_matrix(frame).tolist() == [["1.5", "2", "x,y", "1"], ["2.25", None, "z", "2.5"],
+                                                     [None, "4", "1.5", "3"]]
+    path.write_text("a;b\n1,5;2,5\n0,5;1,0\n")
+    frame = _reading.read_table(path, sep=";", dec=",")
+    assert _reading.label_matrix(frame).tolist() == [[1.5, 2.5], [0.5, 1]]
