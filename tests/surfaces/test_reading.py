@@ -578,3 +578,33 @@ def test_decimal_comma_files_read_as_r_read_csv2_does(tmp_path):
     path.write_text("a;b\n1,5;2,5\n0,5;1,0\n")
     frame = _reading.read_table(path, sep=";", dec=",")
     assert _reading.label_matrix(frame).tolist() == [[1.5, 2.5], [0.5, 1]]
+
+
+def test_separator_sniffed_and_quoted_fields(tmp_path):
+    # a tab-separated file is read without --sep (a comma in a cell does not make it CSV); quoted
+    # fields keep their separators and doubled quotes, as R's read.csv / read.table read them
+    tsv = tmp_path / "t.txt"
+    tsv.write_text("a\tb\n1,5\t2\n3\t4\n")
+    frame = _reading.read_table(tsv)
+    assert frame.columns.tolist() == ["a", "b"] and frame.to_numpy().tolist() == [["1,5", 2], ["3", 4]]
+    csv = tmp_path / "q.csv"
+    csv.write_text('a,b,c\n"x,y","say ""hi""",3\n"z",w,4\n')
+    assert _reading.read_table(csv).to_numpy().tolist() == [["x,y", 'say "hi"', 3], ["z", "w", 4]]
+    spaced = tmp_path / "s.txt"
+    spaced.write_text('a b\n"x y" 2\n3 4\n')
+    assert _reading.read_table(spaced, sep=" ").to_numpy().tolist() == [["x y", 2], ["3", 4]]
+
+
+def test_duplicate_column_names_and_trailing_separators_are_refused_in_words(tmp_path):
+    dup = tmp_path / "dup.csv"
+    dup.write_text("x,y,x,x\n1,2,3,4\n")
+    with pytest.raises(InputError) as info:
+        _reading.unique_columns(_reading.read_table(dup))
+    assert str(info.value) == (f"input '{dup}' has 3 columns named 'x' (columns 1, 3 and 4); give every "
+                               "column its own name")
+    trailing = tmp_path / "tr.csv"
+    trailing.write_text("a,b,\n1,2,\n3,4,\n")
+    with pytest.raises(InputError) as info:
+        _reading.read_table(trailing)
+    assert str(info.value) == (f"input file '{trailing}', line 1 ends with ',': every line has a trailing "
+                               "separator, which adds an empty column; remove them")
