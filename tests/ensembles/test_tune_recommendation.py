@@ -275,7 +275,7 @@ def test_confidence_level_of_the_bands_and_the_interval():
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     assert res.confidence_level == 0.5 and res.settings["confidence_level"] == 0.5
     assert (" 50% bootstrap bands (learners only: these test objects and this training set, "
-        "variation from the trees):") in str(res).splitlines()
+        "variation from the learners):") in str(res).splitlines()
     res = _tune(method="pool", pool_size=24, measures=("icc",), n_resamples=10, confidence_level=0.5)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)

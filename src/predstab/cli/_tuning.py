@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import TreePool, tune_num_learners
+from .. import TreePool, _demo, tune_num_learners
 from .._core._reading import (
     InputError,
     cell_location,
@@ -104,8 +104,6 @@ def _define_demo(p):
 
 
 def _run_demo(args, out):
-    from .. import _demo
-
     return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
                           n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out,
                           **_tuning_options(args))
@@ -205,8 +203,6 @@ def _object_names(index, *, what):
 
 
 def _run_tune(args, out):
-    from .. import _demo
-
     if args.predictions is not None:
         return _run_members(args, out)
     if args.data is None or args.target is None:
