@@ -343,3 +343,15 @@ def test_row_moments_against_numpy(monkeypatch):
         assert got[0, i] == r.size
         assert got[1, i] == pytest.approx(np.sum(d**2), rel=1e-13)
         assert got[2, i] == pytest.approx(np.sum(d**4), rel=1e-13)
+
+
+def test_psi_categories_absent_from_the_space_are_python_values():
+    # predicted classes the prediction space lacks join the categories with share 0 in D_e:
+    # D_e = 1 - (0.5^2 + 0.5^2) = 0.5; each row has counts 3, 1, 1: D_o,i = (25 - 11) / 20 = 0.7
+    res = _quiet(psi, np.array([[1, 2, 3, 3, 3], [1, 1, 1, 2, 4]]), np.array([1, 2, 2, 1]),
+                 scale="categorical")
+    assert res.value == pytest.approx(1 - 0.7 / 0.5, rel=1e-14)
+    assert res.categories == (1, 2, 3, 4) and res.absent_from_baseline == (3, 4)
+    assert all(type(c) is int for c in res.categories + res.absent_from_baseline)
+    labels = _quiet(psi, np.array([["a", "b", "c", "c", "c"]]), np.array(["a", "b"]), scale="categorical")
+    assert labels.categories == ("a", "b", "c") and all(type(c) is str for c in labels.categories)
