@@ -50,10 +50,11 @@ PACKAGE = ROOT / "src" / "predstab"
 _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_psi_inputs.py",
             "tests/stability/test_phi_psi_counting.py", "tests/stability/test_phi_psi_object_intervals.py",
             "tests/stability/test_stability_result.py", "tests/stability/test_phi_psi_properties.py",
-            "tests/test_stability_intervals.py"]
+            "tests/test_stability_intervals.py", "tests/test_stability_interval_shapes.py"]
 _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py"]
+_STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
     "stability/_disagreement": _PHI_PSI,
@@ -62,13 +63,15 @@ MODULES: dict[str, list[str]] = {
     "stability/_scales": _PHI_PSI,
     "stability/_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
     # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
-    # test_mutants_{icc,fleiss,krippendorff}.py); irrCAC's weighted Fleiss' kappa and alpha, now in
+    # test_mutants_{icc,fleiss,krippendorff}.py) and the stacks of rating matrices (the vectorised
+    # paths, tests/core/test_stacks.py, 4 s); irrCAC's weighted Fleiss' kappa and alpha, now in
     # _fleiss and _krippendorff, are tested in test_cac.py
-    "agreement/_icc": ["tests/agreement/test_icc.py"],
-    "agreement/_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py"],
-    "agreement/_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py"],
+    "agreement/_icc": ["tests/agreement/test_icc.py", _STACKS],
+    "agreement/_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py", _STACKS],
+    "agreement/_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
+                                _STACKS],
     # irr's agree and maxwell_re (test_irr.py), irrCAC's pairwise percent agreement (test_cac.py)
-    "agreement/_percent": ["tests/agreement/test_irr.py", "tests/agreement/test_cac.py"],
+    "agreement/_percent": ["tests/agreement/test_irr.py", "tests/agreement/test_cac.py", _STACKS],
     "ensembles/_twopl": ["tests/ensembles/test_twopl.py"],
     # the tuning (~3,000 mutants): the topic files of tests/ensembles, tiny data for most tests
     "ensembles/_tune": _TUNING,
@@ -89,14 +92,19 @@ MODULES: dict[str, list[str]] = {
     "_core/_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
     "_core/_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "agreement/_cac": ["tests/agreement/test_cac.py"],
-    "agreement/_cac_tables": ["tests/agreement/test_cac.py"],
-    "agreement/_alpha": ["tests/agreement/test_cronbach.py"],
+    "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS],
+    "agreement/_cac_tables": ["tests/agreement/test_cac.py", _STACKS],
+    "agreement/_alpha": ["tests/agreement/test_cronbach.py", _STACKS],
 }
 
 # tests that check the file a warning points at: under mutmut every call passes through its
 # trampoline (extra stack frames), so they fail on the unmutated code and are left out
-DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_callers_line"]
+DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_data_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_cohen_data_warnings_point_at_the_callers_line",
+            "tests/agreement/test_irr.py::test_degenerate_warnings_point_at_the_callers_line",
+            "tests/core/test_stacks.py::test_icc_stack_warns_once_per_kind_with_item_count",
+            "tests/core/test_stacks.py::test_stack_warnings_point_at_the_caller"]
 
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
@@ -205,12 +213,15 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
 
     With ``sample``, only the first ``sample`` mutants of a seeded shuffle of the sorted names
     are run, ``batch`` at a time; ``on_batch(row)`` is called with the counts so far after each.
+    In a ``keep`` folder used before, the mutants detected then are not run again.
     """
     work = Path(tempfile.mkdtemp(prefix=f"mutation{module.replace('/', '-')}-")) if keep is None else keep
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     try:
         for name in ("src", "tests", "validation"):
-            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True)
+            # shutil.copy, not copy2: a fresh mtime makes mutmut write the mutants of a changed file again
+            shutil.copytree(ROOT / name, work / name, ignore=_IGNORE, dirs_exist_ok=True,
+                            copy_function=shutil.copy)
         (work / "pyproject.toml").write_text(
             _with_config((ROOT / "pyproject.toml").read_text(), _config(module, timeout_multiplier)))
         if sample is None:
@@ -223,18 +234,36 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
             return _count(module, statuses, len(statuses), sampled=False)
         python = str(Path(mutmut).with_name("python"))
         subprocess.run([python, "-c", _GENERATE], cwd=work, env=env, stdout=subprocess.DEVNULL, check=True)
-        names = sorted(_statuses(work, mutmut, env))
+        before = _statuses(work, mutmut, env)
+        names = sorted(before)
         random.Random(seed).shuffle(names)
         chosen = names[:sample]
         sampled = len(chosen) < len(names)
+        # in a kept folder run again (--keep), mutants detected before stay detected (tests are only
+        # added) unless mutmut resets them (a changed configuration or function): each batch takes
+        # the next mutants of the sample that are neither detected nor run by this call
         row = _count(module, {}, len(names), sampled=sampled)
-        for start in range(0, len(chosen), batch):
-            part = chosen[start:start + batch]
+        statuses, tries = before, Counter()
+
+        def waiting(name):
+            # not run yet by this call, or run once and left unchecked (mutmut lost its result)
+            status = statuses.get(name)
+            return status not in DETECTED and (tries[name] == 0
+                                               or status == "not checked" and tries[name] < 2)
+
+        while True:
+            todo = [n for n in chosen if waiting(n)]
+            if not todo:
+                break
+            part = todo[:batch]
+            tries.update(part)
             subprocess.run([mutmut, "run", "--max-children", str(max_children), *part], cwd=work, env=env,
                            stdout=subprocess.DEVNULL, check=False)
             statuses = _statuses(work, mutmut, env)
-            done = {n: statuses.get(n, "not checked") for n in chosen[:start + len(part)]}
-            if set(done.values()) == {"not checked"}:
+            # the sample's prefix whose every mutant is detected or was run by this call
+            end = next((i for i, n in enumerate(chosen) if waiting(n)), len(chosen))
+            done = {n: statuses.get(n, "not checked") for n in chosen[:end]}
+            if done and set(done.values()) == {"not checked"}:
                 raise RuntimeError(f"mutmut checked no mutant of {module}: its test run on the unmutated "
                                    f"code failed (run `mutmut run` in {work} with --keep to see why)")
             row = _count(module, done, len(names), sampled=sampled)

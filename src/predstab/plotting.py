@@ -121,7 +121,7 @@ def _is_tuning_result(obj) -> bool:
     return hasattr(obj, "table") and hasattr(obj, "fits") and hasattr(obj, "recommendation")
 
 
-def _from_tuning_result(result, errors, fits, recommended, title):
+def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number of trees"):
     """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win).
 
     The measures are the result's fitted ones (the table also holds ``<m>_low`` / ``<m>_high``
@@ -154,7 +154,7 @@ def _from_tuning_result(result, errors, fits, recommended, title):
         primary = getattr(result, "primary", None)
         recommended = {primary: result.recommendation} if primary in stability else result.recommendation
     if title is None:
-        title = f"stability against the number of trees ({getattr(result, 'method', 'tuning')})"
+        title = f"stability against the {xlabel} ({getattr(result, 'method', 'tuning')})"
         if errors and getattr(result, "method", None) == "closed_form":
             level = getattr(result, "confidence_level", 0.95)
             title += f"\nbars: {level:.0%} bands, learners only (these test objects, this training set)"
@@ -162,7 +162,7 @@ def _from_tuning_result(result, errors, fits, recommended, title):
 
 
 def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recommended=None, ax=None,
-                         title=None, logx=None):
+                         title=None, logx=None, xlabel="number of trees"):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
     Parameters
@@ -191,6 +191,9 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     title : str, optional
     logx : bool, optional
         Logarithmic n axis; default when the grid spans more than a factor of 20.
+    xlabel : str, default "number of trees"
+        What ``n`` counts, on the x axis and in the default title of a TuningResult, e.g.
+        "networks in the ensemble" for a pool of members (``TreePool.from_predictions``).
 
     Returns
     -------
@@ -207,7 +210,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         if stability is not None:
             raise TypeError("`stability` must be omitted when `n` is a tuning result (it holds the curves).")
         n, stability, errors, fits, recommended, title = _from_tuning_result(n, errors, fits, recommended,
-                                                                             title)
+                                                                             title, xlabel)
     elif stability is None:
         raise TypeError("`stability` is needed when `n` is an array of numbers of learners; or pass a "
                         "TuningResult (from predstab.tune_num_learners) alone.")
@@ -249,14 +252,14 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         colour = (colours[list(curves).index(named[0]) % 10] if len(names) == 1 and named
                   and named[0] in curves else "black")
         label = (f"recommended for {', '.join(named)}: {int(rec)}" if named
-                 else f"recommended: {int(rec)} trees")
+                 else f"recommended: {int(rec)}")
         # the value is told by the legend, beside the axes: no label for the curves to cross
         ax.axvline(rec, color=colour, ls="--", lw=1, label=label)
     if logx is None:
         logx = n_max / n.min() > 20
     if logx:
         ax.set_xscale("log")
-    ax.set_xlabel("number of trees")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("stability")
     ax.grid(alpha=0.3)
     _legend(ax, own_figure)

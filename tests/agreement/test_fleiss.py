@@ -347,3 +347,36 @@ def test_exact_kappa_is_conger_kappa_of_the_complete_objects():
     assert dropped.value == pytest.approx(exact.value, rel=1e-14)
     assert conger_kappa(y).value != pytest.approx(exact.value, rel=1e-6)
 
+
+
+def test_weighted_fleiss_kappa_fields_and_title_name_irrcacs_function():
+    # irrCAC's fleiss.kappa.raw (ratings) and fleiss.kappa.dist (a count table of the same
+    # objects): the same numbers, the R function in the title, the objects and raters counted
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1]])
+    table = np.array([[(row == c).sum() for c in (1, 2, 3)] for row in x])
+    raw = fleiss_kappa(x, weights="quadratic", confidence_level=0.9)
+    dist = fleiss_kappa(table, counts=True, weights="quadratic", confidence_level=0.9)
+    for res, name in ((raw, "raw"), (dist, "dist")):
+        assert (res.n_objects, res.n_raters, res.df, res.confidence_level) == (5, 3, 4, 0.9)
+        lines = str(res).splitlines()
+        assert lines[0] == f" Fleiss' Kappa for 3 raters (irrCAC::fleiss.kappa.{name})"
+        assert lines[2:5] == ["               Subjects = 5", "                 Raters = 3",
+                              "                Weights = quadratic"]
+        assert lines[-2].lstrip().startswith("90% CI = (")
+    assert dist.value == pytest.approx(raw.value, rel=1e-14)
+    with pytest.raises(ValueError) as info:
+        fleiss_kappa(x, weights="quadratic", exact=True)
+    assert str(info.value) == ("`exact` and `detail` are options of irr's kappam.fleiss; with `weights` or "
+                               "counts=True (irrCAC's fleiss.kappa.raw / .dist) they must be False.")
+
+
+def test_fleiss_kappa_of_a_stack_warns_in_words_with_the_item_count():
+    x = np.random.default_rng(23).integers(0, 3, size=(4, 8, 3))
+    x[1] = 2
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        res = fleiss_kappa(x)
+    assert res.value[1] == 1.0
+    assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
+        "1 of 4 items: Both expected and observed disagreement are zero; Fleiss' kappa is set to 1 "
+        "(perfect agreement). This may indicate that the model collapsed to a single value."]

@@ -124,6 +124,11 @@ def test_identical_raters_give_one_without_warning():
         warnings.simplefilter("error")
         res = icc(m, model="twoway", type="agreement")
     assert res.value == 1.0
+    # psych's table too: perfect agreement, every interval (1, 1) -- ICC2's from its own
+    # Satterthwaite bounds, which are 0 / 0 here
+    table = icc_table(m)
+    assert table["ICC"].tolist() == [1.0] * 6 and table["F"].tolist() == [np.inf] * 6
+    assert table["ci_low"].tolist() == [1.0] * 6 and table["ci_high"].tolist() == [1.0] * 6
 
 
 @settings(max_examples=30, deadline=None)
@@ -458,3 +463,64 @@ def test_print_digits_follow_irr():
     assert " F-Test, H0: r0 = 0.1234568 ; H1: r0 > 0.1234568" in lines
     assert any(line.lstrip().startswith("F(12345,12346) = ") for line in lines)
     assert " 91.2%-Confidence Interval for ICC Population Values:" in lines
+
+
+def _icc_stack_items(seed=5, m=6, n=9, k=4):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(m, n, k)) + 2 * rng.normal(size=(m, n, 1))
+    x[1] = 2.5  # constant item: ICC 1 with the convention's warning
+    x[2] = x[2][:, :1]  # identical raters, objects differ: ICC 1, F infinite
+    values = rng.normal(size=n) * 10.1
+    x[3] = np.stack([rng.permutation(values) for _ in range(k)], axis=1)  # equal column means
+    x[4, :, 1] = x[4, :, 0] + 1.0  # a rater shifted: consistency 1, agreement below 1
+    # within-object mean square exactly 1 (each row's sum of squares 3 over k - 1 = 3), objects differ
+    x[5] = np.arange(n)[:, None] * 3.0 + np.where(np.arange(n)[:, None] % 2, [2.0, 0, 0, 0], [0, 0, 0, 2.0])
+    return x
+
+
+@pytest.mark.parametrize("model,type", [("oneway", "consistency"), ("twoway", "consistency"),
+                                        ("twoway", "agreement")])
+@pytest.mark.parametrize("unit", ["single", "average"])
+def test_icc_of_a_stack_with_r0_equals_each_items_icc(model, type, unit):
+    # the vectorised stack path against the one-matrix icc (itself pinned to irr above), with a
+    # null value r0 (the F statistic's and the agreement bounds' r0 terms) and a 90 % interval
+    x = _icc_stack_items()
+    options = dict(model=model, type=type, unit=unit, r0=0.3, confidence_level=0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = icc(x, **options)
+        want = [icc(item, **options) for item in x]
+    for field in ("value", "statistic", "df1", "df2", "pvalue"):
+        np.testing.assert_allclose(getattr(got, field), [getattr(w, field) for w in want], rtol=1e-12,
+                                   atol=1e-12, err_msg=field)
+    np.testing.assert_allclose(got.confidence_interval.low, [w.confidence_interval.low for w in want],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval.high, [w.confidence_interval.high for w in want],
+                               rtol=1e-12, atol=1e-12)
+    assert got.r0 == 0.3 and got.confidence_level == 0.9
+
+
+def test_icc_of_a_dask_stack_keeps_r0_and_the_confidence_level():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    x = _icc_stack_items()
+    options = dict(model="twoway", type="agreement", r0=0.2, confidence_level=0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = icc(x, **options)
+        with dask.config.set(scheduler="synchronous"):
+            got = icc(da.from_array(x, chunks=(2, 9, 4)), **options)
+    np.testing.assert_allclose(got.statistic, want.statistic, rtol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval.low, want.confidence_interval.low, rtol=1e-12)
+    np.testing.assert_allclose(got.confidence_interval.high, want.confidence_interval.high, rtol=1e-12)
+
+
+def test_icc_of_a_stack_warns_in_words_with_the_item_count():
+    x = _icc_stack_items()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        icc(x)
+    assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
+        "1 of 6 items: Both expected and observed variance are zero; ICC is set to 1 (perfect agreement). "
+        "This may indicate that the model collapsed to a single value."]

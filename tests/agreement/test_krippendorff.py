@@ -443,3 +443,90 @@ def test_sparse_count_table_gives_the_same_alpha(monkeypatch, level):
         assert (res.observed, res.expected) == (pytest.approx(ref.observed, rel=1e-12),
                                                 pytest.approx(ref.expected, rel=1e-12))
         check(res, data.tolist(), level)
+
+
+def _irrcac_alpha_by_hand(x):
+    """irrCAC 1.0's krippen.alpha.raw, unweighted, written from its R source with loops: alpha,
+    pa, pe and the variance over the units rated at least twice (n - 1 degrees of freedom)."""
+    rows = [[v for v in row if v == v] for row in np.asarray(x, dtype=float).tolist()]
+    rows = [row for row in rows if len(row) >= 2]
+    cats = sorted({v for row in rows for v in row})
+    counts = [[row.count(c) for c in cats] for row in rows]
+    n = len(rows)
+    r = [len(row) for row in rows]
+    r_mean = sum(r) / n
+    eps = 1 / sum(r)
+    sum_q = [sum(c * (c - 1) for c in cnt) for cnt in counts]
+    pa_prime = sum(s / (r_mean * (ri - 1)) for s, ri in zip(sum_q, r, strict=True)) / n
+    pa = (1 - eps) * pa_prime + eps
+    pi = [sum(cnt[k] for cnt in counts) / r_mean / n for k in range(len(cats))]
+    pe = sum(p * p for p in pi)
+    alpha_prime = (pa_prime - pe) / (1 - pe)
+    x_i = []
+    for s, ri, cnt in zip(sum_q, r, counts, strict=True):
+        pa_i = s / (r_mean * (ri - 1)) - pa * (ri - r_mean) / r_mean
+        pe_i = sum(c * p for c, p in zip(cnt, pi, strict=True)) / r_mean - pe * (ri - r_mean) / r_mean
+        x_i.append((pa_i - pe) / (1 - pe) - 2 * (1 - alpha_prime) * (pe_i - pe) / (1 - pe))
+    var = sum((v - alpha_prime) ** 2 for v in x_i) / (n * (n - 1))
+    return (pa - pe) / (1 - pe), pa, pe, var
+
+
+def test_weighted_alpha_of_two_pairable_units_has_one_degree_of_freedom():
+    # the smallest sample with a variance: two units rated at least twice (a third rated once is
+    # left out), a t interval with n - 1 = 1 degree of freedom
+    from scipy import stats
+
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, np.nan, np.nan]])
+    alpha, pa, pe, var = _irrcac_alpha_by_hand(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = krippendorff_alpha(x, weights="unweighted")
+    assert (res.value, res.pa, res.pe) == pytest.approx((alpha, pa, pe), rel=1e-13)
+    assert res.standard_error == pytest.approx(np.sqrt(var), rel=1e-13)
+    assert (res.n_units, res.n_objects, res.df, res.n_values) == (2, 3, 1, 6)
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(alpha) / np.sqrt(var), 1), rel=1e-12)
+    assert res.value == pytest.approx(krippendorff_alpha(x).value, rel=1e-13)  # nominal alpha
+
+
+def test_weighted_alpha_without_a_pairable_unit_is_undefined_in_every_field():
+    x = np.array([[1, np.nan], [np.nan, 2], [3, np.nan]])
+    with pytest.warns(PredstabUndefinedWarning) as record:
+        res = krippendorff_alpha(x, weights="quadratic")
+    assert [str(w.message) for w in record] == [
+        "No unit (object) has two or more values; Krippendorff's alpha is undefined and set to nan."]
+    for name in ("value", "observed", "expected", "standard_error", "pvalue", "pa", "pe"):
+        assert np.isnan(getattr(res, name)), name
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+    assert (res.n_units, res.n_values, res.df, res.n_objects, res.n_raters) == (0, 0, -1, 3, 2)
+    assert res.scale == "nominal" and res.weights == "quadratic"
+
+
+def test_interval_alpha_of_a_stack_of_extreme_magnitudes_equals_each_items_alpha():
+    # the vectorised stack path takes complete items of ordinary magnitude; items beyond 2^100 or
+    # below 2^-100 (and a unanimous one) go through the one-matrix function, which rescales them
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(6, 10, 3)) + rng.normal(size=(6, 10, 1))
+    x[1] *= 1e200
+    x[2] *= 1e-200
+    x[3] = 4.0  # every value equal: D_e = D_o = 0, alpha 1 by the convention
+    x[4, :, :] = x[4, :, :1]  # unanimous units that differ: alpha 1
+    x[5, 0, 0] = 1e120  # one extreme value in an ordinary item
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = krippendorff_alpha(x, scale="interval")
+        want = [krippendorff_alpha(item, scale="interval") for item in x]
+    for field in ("value", "observed", "expected"):
+        np.testing.assert_allclose(getattr(got, field), [getattr(w, field) for w in want], rtol=1e-12,
+                                   atol=0, err_msg=field)
+    assert got.value[3] == 1.0 and got.value[4] == 1.0
+
+
+def test_alpha_of_a_stack_warns_in_words_with_the_item_count():
+    x = np.random.default_rng(22).integers(0, 3, size=(5, 8, 3))
+    x[2] = 1
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        krippendorff_alpha(x)
+    assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
+        "1 of 5 items: Both expected and observed disagreement are zero; Krippendorff's alpha is set to 1 "
+        "(perfect agreement). This may indicate that the model collapsed to a single value."]

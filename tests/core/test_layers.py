@@ -247,7 +247,6 @@ SHAPES_PENDING = {
     # issue 24 item 4 pending: function-level imports of predstab modules
     ("predstab._demo", "compute", "predstab"),
     ("predstab._demo", "_figures", "predstab.plotting"),
-    ("predstab.ensembles._members", "from_fit_predict", "predstab.ensembles._repeated"),  # members' file
     ("predstab._scorer", "replicate_predictions", "predstab.ensembles._forest"),
     ("predstab._scorer", "replicate_predictions", "predstab.ensembles._repeated"),
     ("predstab._scorer", "fit", "predstab.ensembles._repeated"),

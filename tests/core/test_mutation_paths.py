@@ -41,6 +41,9 @@ def test_pyproject_lists_the_scripts_modules_and_tests():
     tests = {test for files in SCRIPT.MODULES.values() for test in files}
     assert sorted(CONFIG["pytest_add_cli_args_test_selection"]) == sorted(tests)
     assert [p for p in CONFIG["also_copy"] if not (ROOT / p).exists()] == []
+    args = CONFIG["pytest_add_cli_args"]
+    deselected = [b for a, b in zip(args[:-1], args[1:], strict=True) if a == "--deselect"]
+    assert sorted(deselected) == sorted(SCRIPT.DESELECT)
 
 
 _ARGS = CONFIG["pytest_add_cli_args"]

@@ -212,7 +212,9 @@ def test_expected_disagreement_metric_and_classes():
 
 # ----------------------------------------------------------------------------- metric moments
 def test_block_rows_bounds():
-    assert [cf._block_rows(n) for n in (10, 512, 600, 8 * 8192, 10**6)] == [64, 64, 75, 8192, 8192]
+    assert [cf._block_rows(n, 8) for n in (10, 512, 600, 8 * 8192, 10**6)] == [64, 64, 75, 8192, 8192]
+    # about 4 MB (2**22 bytes) of float64 per block: 524 objects of 1,000 members, 64 at least
+    assert [cf._block_rows(10**5, size) for size in (1000, 100, 10**5)] == [524, 5242, 64]
 
 
 def test_metric_moments_test_objects_and_out_of_bag():

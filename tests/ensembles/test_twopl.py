@@ -300,6 +300,21 @@ def test_decreasing_or_failed_fit_says_why_there_is_no_recommendation():
         None, "No recommendation: the 2PL fit failed (MINPACK said no).")
 
 
+def test_curve_flat_before_p1_says_why_there_is_no_recommendation():
+    # p1 = 1e-16, p2 = 1: 1 + (p1 / n)^p2 rounds to 1 from n = 10 on, so the curve is exactly 1
+    # and every gain 0: below any threshold from the second grid point, n = 20 (optRF's
+    # seq(10, max, 10)), which rounds to 0 learners, below p1, however far the threshold is lowered
+    fit = two_pl(1e-16, 1.0)
+    assert optrf_recommend(1e-16, 1.0, 1e-6, -3, 0, 1000) is None
+    with pytest.warns(PredstabWarning) as record:
+        assert fit.recommend(rec_thresh=1e-6, round_to="thousand", minimum=0, max_learners=1000) is None
+    assert str(record[0].message) == (
+        "No recommendation: the fitted gain per learner falls below 1e-06 from 20 learners, which "
+        "rounded to the nearest thousand is 0, below the inflection point p1 = 1e-16; lowering the "
+        "threshold tenfold (optRF's rule) never moves it past p1, as the curve is flat from there on. "
+        "Use a finer rounding (round_to='ten' or 'none').")
+
+
 @pytest.mark.parametrize("name,value", [("rec_thresh", 0.0), ("rec_thresh", math.inf), ("round_to", "tens"),
                                         ("minimum", -1), ("max_learners", -5)])
 def test_recommend_detail_checks_its_options(name, value):

@@ -322,6 +322,10 @@ def test_dropped_rows_and_missing_values():
 def test_all_rows_dropped_is_an_error():
     with pytest.raises(ValueError, match="no object with at least two"):
         _quiet(phi, [[1.0, np.nan], [np.nan, np.nan]], [1.0, 2.0])
+    with pytest.raises(ValueError) as info:
+        _quiet(phi, [[1.0, np.nan], [np.nan, np.nan]], [1.0, 2.0])
+    assert str(info.value) == ("`predictions` has no object with at least two non-missing predictions; "
+                               "stability cannot be computed.")
 
 
 def test_many_dropped_objects_are_listed_ten_at_most():

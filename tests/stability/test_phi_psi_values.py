@@ -227,6 +227,37 @@ def test_zero_expected_instability_conventions():
         res = phi([[1.0, 2.0, 3.0, 4.0, 5.0]], [2.0, 2.0, 2.0])
     assert math.isnan(res.value)
     assert math.isnan(res.per_object[0])
+    # the messages name the measure and its disagreement ("instability", as APS says)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        phi([["a"] * 5], ["a", "a"])
+        phi([[1.0, 2.0, 3.0, 4.0, 5.0]], [2.0, 2.0, 2.0])
+    messages = [str(w.message) for w in caught if w.category in (PredstabDegenerateWarning,
+                                                                   PredstabUndefinedWarning)]
+    assert messages == [
+        "Both expected and observed instability are zero; prediction stability is set to 1 (perfect "
+        "agreement). This may indicate that the model collapsed to a single value.",
+        "Expected instability is zero but observed is not; prediction stability is undefined and set "
+        "to nan."]
+
+
+@pytest.mark.parametrize("exponent", [130, -130, 600, -600])
+def test_rescaled_metric_data_report_their_parts_in_the_datas_units(exponent):
+    # beyond ~1e30 (2^100) in magnitude the data are multiplied by an exact power of four and
+    # D_o, D_e, D_o,i scaled back: scaling every value by 2^e scales each variance by exactly
+    # 2^(2e), and phi itself is unchanged
+    pred = np.array([[1.0, 2.0, 4.0, 3.0, 5.0], [2.0, 2.0, 2.5, 3.0, 1.0], [0.0, 1.0, 0.0, 1.0, 0.5]])
+    base = np.array([0.0, 3.0, 6.0, 1.0])
+    ref = phi(pred, base)
+    factor = 2.0 ** exponent
+    got = _quiet(phi, pred * factor, base * factor)
+    assert got.value == ref.value
+    np.testing.assert_array_equal(got.per_object, ref.per_object)
+    with np.errstate(over="ignore", under="ignore"):
+        scale = np.ldexp(1.0, 2 * exponent)  # inf / 0 beyond the float range, as the docstring says
+        assert got.expected == ref.expected * scale
+        assert got.observed == ref.observed * scale
+        np.testing.assert_array_equal(got.per_object_observed, ref.per_object_observed * scale)
 
 
 def test_warning_cases_warn():

@@ -379,3 +379,15 @@ def test_per_object_intervals_are_drawn_as_the_result_holds_them():
     np.testing.assert_allclose(ends, np.c_[result.per_object_low[order], result.per_object_high[order]],
                                rtol=1e-12)
     _check_layout(fig)
+
+
+def test_stability_curve_names_what_n_counts(tuning):
+    # issue 25: a pool of networks or MCMC draws is not a number of trees
+    fig = plot_stability_curve([1, 2, 4, 8], {"phi": [0.5, 0.67, 0.8, 0.89]}, recommended=9)
+    assert fig.axes[0].get_xlabel() == "number of trees"
+    assert "recommended: 9" in legend_texts(fig)
+    fig = plot_stability_curve([1, 2, 4, 8], {"phi": [0.5, 0.67, 0.8, 0.89]}, xlabel="networks")
+    assert fig.axes[0].get_xlabel() == "networks"
+    fig = tuning.plot(xlabel="networks in the ensemble")
+    assert fig.axes[0].get_xlabel() == "networks in the ensemble"
+    assert fig.axes[0].get_title().startswith("stability against the networks in the ensemble (")

@@ -1,5 +1,7 @@
 """``predstab demo`` and ``predstab tune``: one call of :func:`predstab.tune_num_learners` on a
-random forest each (the job itself is :mod:`predstab._demo`)."""
+random forest each (the job itself is :mod:`predstab._demo`), or, with ``tune --predictions``, on
+the pool of a saved matrix of any ensemble's member predictions
+(:meth:`predstab.TreePool.from_predictions`)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core._reading import InputError, cell_location, column, numeric_matrix, parse_list, read_table
-from ._inputs import categories_option, reading
+from .. import TreePool, tune_num_learners
+from .._core._reading import (
+    InputError,
+    cell_location,
+    column,
+    label_matrix,
+    numeric_matrix,
+    parse_list,
+    read_table,
+)
+from .._core._writing import check_output_dir, dumps, staged_output_dir, write_text
+from ._inputs import categories_option, one_line, reading
 from ._options import (
     Command,
     add_categories_option,
@@ -107,6 +119,9 @@ example:
       --sample-fraction 0.632 --round-to hundred --target-stability 0.99
   predstab tune grades.csv --target grade --task ordinal --categories low,mid,high
 
+  predstab tune --predictions members.csv --out members/      # any ensemble's members
+  predstab tune --predictions votes.csv --task classification --grid 1,2,5,10,25
+
 Calls predstab.tune_num_learners on a random forest (regression, or classification / ordinal
 with --task; --max-features and --sample-fraction set the forest as ranger's mtry and
 sample.fraction do, --min-samples-leaf its smallest leaf, stricter than ranger's min.node.size,
@@ -119,12 +134,27 @@ recommendation beyond the grid and the run-time model (seconds per forest = inte
 slope * trees). Writes stability.csv, stability.json, stability.png and per_object.png to
 --out (refusing to overwrite without --force). Without --test-data, a random 20% of DATA is
 held out. Feature columns must be numeric (encode categories first).
+
+With --predictions FILE (instead of DATA and --target), FILE is a saved matrix of member
+predictions, objects in rows and members in columns (a header row, as pandas' to_csv and R's
+write.csv write it; R's row names name the objects): numbers (--task regression, the default)
+or class labels (--task classification), e.g. the networks of a deep ensemble with different
+seeds, or any ensemble whose members are independent draws (not snapshots of one training
+run). predstab.TreePool.from_predictions builds the pool of members and tune_num_learners
+gives the member curve in closed form (--method closed-form, the default here; or pool),
+its 2PL fit and recommendation, and the members for --target-stability (the number to read:
+optRF's rule floors its recommendation at 500). The grid defaults to up to a quarter of the
+members. Writes stability.csv and stability.json.
 """
 
 
 def _define_tune(p):
-    p.add_argument("data", metavar="DATA", help="CSV or Parquet with the features and the target")
-    p.add_argument("--target", required=True, metavar="COL", help="name of the target column")
+    p.add_argument("data", metavar="DATA", nargs="?", default=None,
+                   help="CSV or Parquet with the features and the target (or --predictions)")
+    p.add_argument("--target", metavar="COL", help="name of the target column (required with DATA)")
+    p.add_argument("--predictions", metavar="FILE",
+                   help="CSV or Parquet of member predictions, objects x members, instead of DATA: the "
+                        "member curve of any ensemble (see below)")
     p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression",
                    help="default regression")
     add_categories_option(p, "the target's categories in order, for --task ordinal")
@@ -140,10 +170,11 @@ def _define_tune(p):
     p.add_argument("--voting", choices=("hard", "soft"), default="hard",
                    help="classes: hard = majority vote of the trees (ranger, optRF; default), "
                         "soft = mean probability (scikit-learn's predict)")
-    p.add_argument("--method", choices=("pool", "refit", "closed-form"), default="pool",
+    p.add_argument("--method", choices=("pool", "refit", "closed-form"), default=None,
                    help="pool: one pool of trees split into disjoint forests; refit: fit every "
                         "forest; closed-form: expected curves from the pool's per-tree predictions "
-                        "with bootstrap bands, not for ordinal targets (default pool)")
+                        "with bootstrap bands, not for ordinal targets (default pool; with "
+                        "--predictions closed-form)")
     _fitting_options(p, "predstab-tune")
     _forest_and_rule_options(p)
     add_reading_options(p)
@@ -175,6 +206,11 @@ def _object_names(index, *, what):
 def _run_tune(args, out):
     from .. import _demo
 
+    if args.predictions is not None:
+        return _run_members(args, out)
+    if args.data is None or args.target is None:
+        raise InputError("tune needs DATA and --target (a random forest is fitted), or --predictions FILE "
+                         "(a saved objects x members matrix)")
     X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA", **reading(args))
     if args.test_data is not None:
         X_test, y_test, test_names, (rows, rows_are) = _read_xy(args.test_data, args.target,
@@ -191,13 +227,66 @@ def _run_tune(args, out):
     if args.repeats < 2:
         raise InputError(f"--repeats must be at least 2; got {args.repeats}")
     job = _demo.TuneJob(task=args.task, X=X, y=np.asarray(y), X_test=X_test, y_test=np.asarray(y_test),
-                        grid=sorted(grid), n_repeats=args.repeats, method=args.method, seed=args.seed,
-                        n_jobs=args.jobs, categories=categories_option(args),
+                        grid=sorted(grid), n_repeats=args.repeats, method=args.method or "pool",
+                        seed=args.seed, n_jobs=args.jobs, categories=categories_option(args),
                         title=f"{Path(args.data).name}: {args.target}", voting=args.voting,
                         n_resamples=args.resamples, target_name=str(args.target), test_labels=rows,
                         test_labels_are=rows_are, **_tuning_options(args))
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
                          inputs={"DATA": args.data, "--test-data": args.test_data})
+
+
+# ----------------------------------------------------------------------------- tune --predictions
+_MEMBER_OUTPUTS = ("stability.csv", "stability.json")
+
+
+def _member_options(args):
+    """tune_num_learners' options of ``tune --predictions``: the grid (default: the library's, up
+    to a quarter of the members), the method (closed form unless --method pool) and the rule."""
+    defaults = args.option_defaults
+    if args.data is not None:
+        raise InputError("give DATA (with --target) or --predictions, not both")
+    if args.task == "ordinal":
+        raise InputError("--predictions reads numbers (--task regression) or class labels (--task "
+                         "classification); an ordinal target has no member closed form")
+    if args.method == "refit":
+        raise InputError("--method refit fits forests; --predictions takes closed-form (its default) or pool")
+    grid = None
+    if args.grid != defaults.get("grid"):
+        grid = parse_list(args.grid, option="--grid", convert=int)
+        if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
+            raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
+        grid = sorted(grid)
+    return {"grid": grid, "method": "pool" if args.method == "pool" else "closed_form",
+            "n_resamples": args.resamples, "random_state": args.seed, "n_jobs": args.jobs,
+            "target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to}
+
+
+def _run_members(args, out):
+    """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
+    options = _member_options(args)
+    path = args.predictions
+    frame = read_table(path, what="--predictions", **reading(args))
+    values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
+              else label_matrix(frame))
+    inputs = {"--predictions": path}
+    out_dir = check_output_dir(Path(args.out), force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs)
+    try:
+        pool = TreePool.from_predictions(values, random_state=args.seed)
+        res = tune_num_learners(pool, **options)
+    except ValueError as exc:
+        raise InputError(f"--predictions '{path}': {one_line(exc)}") from None
+    n_objects, n_members = values.shape
+    summary = {"predictions": str(path), "task": args.task, "n_objects": n_objects, "n_members": n_members,
+               "seed": args.seed, **res.to_dict()}
+    with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
+        write_text(stage / "stability.csv", res.table.to_csv(index=False))
+        write_text(stage / "stability.json", dumps(summary))
+    print(f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
+          f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n", file=out)
+    print(str(res), file=out)
+    print(f"\nwrote {', '.join(str(out_dir / name) for name in _MEMBER_OUTPUTS)}", file=out)
+    return 0
 
 
 COMMANDS = (

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
+from ._repeated import _run_all
 
 __all__ = ["from_predictions", "from_members", "from_fit_predict"]
 
@@ -41,29 +42,28 @@ def _first_bad(mask):
 
 def _labels_to_votes(labels, classes, name):
     """One-hot votes (objects x members x classes) of a label matrix; missing labels: no vote."""
+    labels = np.asarray(labels)
     missing = missing_mask(labels)
-    flat = np.asarray(labels, dtype=object)
+    present = labels[~missing]
+    try:
+        distinct, inverse = np.unique(present, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"`{name}` must hold class labels of one type; got {exc}.") from None
     if classes is None:
-        seen = flat[~missing]
-        try:
-            classes = np.unique(seen.astype(str) if any(isinstance(v, str) for v in seen) else seen)
-        except TypeError as exc:
-            raise ValueError(f"`{name}` must hold class labels of one type; got {exc}.") from None
-        classes = np.asarray(classes)
+        classes = distinct
     index = {v: k for k, v in enumerate(classes.tolist())}
-    codes = np.full(flat.shape, -1, dtype=np.intp)
-    for pos in zip(*np.nonzero(~missing), strict=True):
-        value = flat[pos]
-        value = value.item() if hasattr(value, "item") else value
-        code = index.get(value, index.get(str(value)) if isinstance(value, str) else None)
-        if code is None:
-            raise ValueError(f"`{name}` holds the label {value!r} at {tuple(map(int, pos))} that is not "
-                             f"among `classes` {classes.tolist()}.")
-        codes[pos] = code
-    votes = np.zeros(flat.shape + (len(classes),))
+    codes_of_distinct = np.array([index.get(v, -1) for v in distinct.tolist()], dtype=np.intp)
+    if (codes_of_distinct < 0).any():
+        value = distinct.tolist()[np.flatnonzero(codes_of_distinct < 0)[0]]
+        where = tuple(int(v) for v in np.argwhere(~missing & (labels == value))[0])
+        raise ValueError(f"`{name}` holds the label {value!r} at {where} that is not among `classes` "
+                         f"{classes.tolist()}.")
+    codes = np.full(labels.shape, -1, dtype=np.intp)
+    codes[~missing] = codes_of_distinct[inverse.ravel()]
+    votes = np.zeros(labels.shape + (len(classes),))
     rows, cols = np.nonzero(codes >= 0)
     votes[rows, cols, codes[rows, cols]] = 1.0
-    return votes, classes, missing
+    return votes, np.asarray(classes), missing
 
 
 def _check_probabilities(values, classes, name):
@@ -134,11 +134,21 @@ def _matrix_iv(predictions, classes, name):
             raise ValueError(f"`{name}` must hold at least 2 distinct class labels (or pass `classes`); "
                              f"got {classes.tolist()!r}.")
         return votes, classes, missing
-    values = values.astype(float)
+    values = np.asarray(values, dtype=float)  # no copy of a float64 matrix
+    if _all_finite(values):
+        return values, None, None
     if np.isinf(values).any():
         raise ValueError(f"`{name}` must hold finite values; got an infinite value at "
                          f"{_first_bad(np.isinf(values))}.")
     return values, None, np.isnan(values)
+
+
+def _all_finite(values):
+    """Whether every value is finite, in one pass without a mask the size of ``values``: a NaN or
+    an infinity makes the sum non-finite (an overflowing sum of finite values only sends the
+    caller to the exact check)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.sum(values)))
 
 
 def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
@@ -168,9 +178,9 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
     # a missing prediction is allowed only where the member does not vote (oob False)
     checks = ((missing, "predictions", train is None), (train_missing, "oob_predictions", True))
     for gaps, name, masked in checks:
-        if gaps is None:
+        if gaps is None or not gaps.any():
             continue
-        voting = mask if (mask is not None and masked) else np.ones_like(gaps)
+        voting = mask if (mask is not None and masked) else True
         if (gaps & voting).any():
             raise ValueError(f"`{name}` has a missing value (NaN / None) at {_first_bad(gaps & voting)}"
                              + ("; missing values are allowed only where `oob` is False (the member trained "
@@ -187,7 +197,7 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
 
 def _fill_unused(values, mask):
     """Zeros where the member does not vote (``mask`` False) and its prediction is missing."""
-    if mask is None:
+    if mask is None or _all_finite(values):
         return values
     gaps = np.isnan(values) if values.ndim == 2 else np.isnan(values).any(axis=2)
     if not gaps.any():
@@ -207,79 +217,8 @@ _DECLARED = {"oob": ["array-like", None], "oob_predictions": ["array-like", None
 @validate_params(_DECLARED)
 def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft", random_state=None, y=None,
                      oob_predictions=None):
-    """A fitted pool from the members' predictions: closed forms and forests of any ensemble.
-
-    Parameters
-    ----------
-    predictions : array-like of shape (n_objects, n_members) or (n_objects, n_members, n_classes)
-        Each member's prediction of each object, objects in rows: metric values, class labels
-        (2-D; numbers are read as labels when ``classes`` is given), or class probabilities
-        (3-D, summing to 1 over the classes). A DataFrame is read by its values.
-    oob : array-like of bool, shape (n_objects, n_members), optional
-        True where the member did not train on the object (out of bag / held out). Without
-        ``oob_predictions`` it refers to the rows of ``predictions``, which are then
-        predicted out of bag as :meth:`fit` without ``X_test`` does (each object by the
-        members that did not see it; optRF's behaviour without test data), and psi's default
-        baseline is the whole pool's out-of-bag prediction (:meth:`oob_baseline`). Missing
-        predictions are allowed where it is False.
-    classes : array-like, optional
-        The class labels: of the last axis of probabilities (default ``0 ... n_classes - 1``),
-        or the labels that a 2-D matrix holds (default its sorted distinct labels; give them
-        to read numbers as labels, or to fix their order: ties go to the first).
-    voting : {"soft", "hard"}, default "soft"
-        How members' probabilities combine (as :class:`TreePool`). Class labels are one-hot
-        votes, so both rules give the same forests; the pool then uses "hard", whose closed
-        form beyond half the pool is exact Binomial votes.
-    random_state : None, int or numpy.random.Generator
-        The closed forms' default generator (``seed_``) and the tuning's resampling.
-    y : array-like of shape (n_train,), optional
-        The observed responses: phi's baseline (``y_train_``).
-    oob_predictions : array-like, optional
-        The members' predictions of the training rows (objects x members [x classes]) that
-        ``oob`` refers to, when ``predictions`` are of test objects: then psi's baseline is
-        their out-of-bag prediction, as for a pool fitted with ``X_test``.
-
-    Returns
-    -------
-    TreePool
-        Fitted: ``test_predictions_``, ``train_predictions_``, ``oob_``, ``classes_``,
-        ``y_train_``, ``closed_form``, ``forests``, ``oob_baseline``; it is also what
-        :func:`predstab.tune_num_learners` takes in place of an estimator. ``estimator`` and
-        ``ensemble_`` are None (:meth:`extend` needs an estimator).
-
-    Raises
-    ------
-    ValueError
-        A shape, a missing or infinite value, probabilities outside [0, 1] or not summing to
-        1, a label outside ``classes``, a mask of another shape; the message names the
-        parameter and what it holds.
-
-    Notes
-    -----
-    The members must be exchangeable: independent draws of one random procedure given the
-    training data (different seeds of a network, bootstrap samples of a base learner,
-    independent MCMC runs). Then ``R`` ensembles of ``n`` members are distributed as ``R``
-    disjoint groups of the pool, and the closed forms of :class:`TreePool` hold. Snapshots of
-    one training run (checkpoints, the epochs of one network, successive draws of one Markov
-    chain) are not: they are dependent and ordered, the variance of their mean does not
-    shrink as ``1 / n``, and the closed form does not apply.
-
-    Fed the per-tree predictions of a fitted :class:`TreePool` (``test_predictions_``; with
-    ``oob=pool.oob_`` for a pool fitted without ``X_test``), it gives the same closed forms,
-    bands and forests (tests/ensembles/test_members.py checks this to 1e-12).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from predstab import TreePool
-    >>> rng = np.random.default_rng(0)
-    >>> truth = rng.normal(size=(50, 1))
-    >>> members = truth + 0.5 * rng.normal(size=(50, 40))   # 40 members, 50 objects
-    >>> pool = TreePool.from_predictions(members, random_state=0)
-    >>> res = pool.closed_form([1, 5, 10], measure="icc")
-    >>> bool(res.curve[0] < res.curve[1] < res.curve[2])
-    True
-    """
+    """The engine of :meth:`predstab.TreePool.from_predictions` (whose docstring says what it does);
+    ``cls`` is the class."""
     test, train, mask, classes, y = _from_predictions_iv(predictions, oob, oob_predictions, classes, y)
     votes = _are_votes(predictions, classes)
     pool = _bare(cls, voting="hard" if votes else voting, random_state=random_state)
@@ -351,49 +290,8 @@ def _predict_members(members, X, proba, n_jobs):
                   "n_jobs": [Integral, None], "response": [Options(("auto", "predict", "predict_proba"))]})
 def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=None, voting="soft",
                  response="auto", random_state=None, n_jobs=None):
-    """A fitted pool from a list of fitted models (the members of any ensemble).
-
-    Each member predicts ``X_test`` (and ``X_oob``); the predictions go to
-    :meth:`from_predictions`, whose Notes say when the closed forms apply (exchangeable
-    members: independent fits with different seeds or bootstrap samples).
-
-    Parameters
-    ----------
-    members : sequence of fitted estimators
-        At least 2, each with ``predict`` (and ``predict_proba`` and ``classes_`` for class
-        probabilities).
-    X_test : array-like of shape (n_test, n_features)
-        The objects whose prediction stability is measured.
-    X_oob : array-like of shape (n_train, n_features), optional
-        Training rows, predicted by every member for psi's baseline; ``oob`` says which
-        member did not train on which row.
-    oob : array-like of bool, optional
-        ``(n_train, n_members)`` with ``X_oob``; else ``(n_test, n_members)``: the rows of
-        ``X_test`` are then training rows predicted out of bag (see :meth:`from_predictions`).
-    y, classes, voting, random_state :
-        As for :meth:`from_predictions`.
-    response : {"auto", "predict", "predict_proba"}, default "auto"
-        "auto": class probabilities when every member has ``predict_proba`` and ``classes_``
-        (a classifier), else ``predict`` (values, or labels of classifiers without
-        probabilities).
-    n_jobs : int or None
-        Threads over the members (joblib).
-
-    Returns
-    -------
-    TreePool
-        As :meth:`from_predictions`; ``predict_seconds_`` is the wall time of the predictions.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import make_regression
-    >>> from sklearn.linear_model import SGDRegressor
-    >>> from predstab import TreePool
-    >>> X, y = make_regression(60, 3, noise=5, random_state=0)
-    >>> fits = [SGDRegressor(random_state=s).fit(X[:40], y[:40]) for s in range(4)]  # seeds: the members
-    >>> TreePool.from_members(fits, X[40:], y=y[:40]).test_predictions_.shape
-    (20, 4)
-    """
+    """The engine of :meth:`predstab.TreePool.from_members` (whose docstring says what it does);
+    ``cls`` is the class."""
     members = list(members)
     if len(members) < 2:
         raise ValueError(f"`members` must hold at least 2 fitted models; got {len(members)}.")
@@ -439,52 +337,8 @@ class _TestOnly:
                   "progress": ["callable", None]})
 def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft", y=None, random_state=None,
                      n_jobs=None, progress=None):
-    """A fitted pool of ``n_members`` members made by ``fit_predict(seed)`` (e.g. deep ensembles).
-
-    Each member is one call ``fit_predict(seed)`` that trains a model with that integer seed
-    and returns its predictions of the test objects; the seeds derive from ``random_state``.
-    The calls run through the refit engine of :func:`predstab.repeated_predictions` (joblib,
-    results placed by seed: the same pool whatever ``n_jobs``), and the predictions go to
-    :meth:`from_predictions` (whose Notes say when the closed forms apply: the members must be
-    independent draws -- different seeds -- not snapshots of one run).
-
-    Parameters
-    ----------
-    fit_predict : callable
-        ``fit_predict(seed) -> predictions``: array-like of shape (n_objects,) of values or
-        class labels, or (n_objects, n_classes) of class probabilities. A PyTorch or Keras
-        network fits here: seed it, train it, predict the test objects.
-    n_members : int
-        Members to make (at least 2).
-    classes, voting, y :
-        As for :meth:`from_predictions` (``classes``: the labels of the probabilities' columns).
-    random_state : None, int or numpy.random.Generator
-        The members' seeds (``seeds_``) and the pool's generator.
-    n_jobs : int or None
-        Parallel calls (joblib's ``n_jobs``; None follows :func:`joblib.parallel_config`).
-    progress : callable, optional
-        ``progress(done, total)`` as members finish.
-
-    Returns
-    -------
-    TreePool
-        As :meth:`from_predictions`, with ``seeds_`` (one per member, in column order) and
-        ``fit_seconds_`` (the wall time of the calls).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from predstab import TreePool
-    >>> X = np.linspace(0, 1, 30)[:, None]
-    >>> def fit_predict(seed):
-    ...     noise = np.random.default_rng(seed).normal(scale=0.1, size=30)
-    ...     return X[:, 0] + noise
-    >>> pool = TreePool.from_fit_predict(fit_predict, 8, random_state=0)
-    >>> pool.test_predictions_.shape, len(pool.seeds_)
-    ((30, 8), 8)
-    """
-    from ._repeated import _run_all
-
+    """The engine of :meth:`predstab.TreePool.from_fit_predict` (whose docstring says what it does);
+    ``cls`` is the class."""
     rng = check_rng(random_state)
     seeds = seeds_from(rng, n_members)
     tasks = [("callable", r, None, seeds[r], None) for r in range(int(n_members))]

@@ -21,9 +21,9 @@ from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
 from .._core._validation import Interval, Options, check_param, validate_params
 from ..stability._registry import MEASURES, measure_names
+from . import _members
 from ._closed_form import closed_form_bands, expected_disagreement
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
-from ._members import from_fit_predict, from_members, from_predictions
 
 __all__ = ["TreePool"]
 
@@ -154,11 +154,6 @@ class TreePool:
     True
     """
 
-    # pools of any ensemble's members (predstab.ensembles._members): no estimator, no fitting
-    from_predictions = classmethod(from_predictions)
-    from_members = classmethod(from_members)
-    from_fit_predict = classmethod(from_fit_predict)
-
     def __init__(self, estimator, *, n_learners=1000, voting="soft", random_state=None, n_jobs=None,
                  dtype="float64"):
         self.estimator = estimator
@@ -167,6 +162,186 @@ class TreePool:
         self.voting = voting
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    # -- pools of any ensemble's members (no estimator, nothing fitted; engine: _members) ------
+    @classmethod
+    def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft", random_state=None,
+                         y=None, oob_predictions=None):
+        """A fitted pool from the members' predictions: closed forms and forests of any ensemble.
+
+        Parameters
+        ----------
+        predictions : array-like of shape (n_objects, n_members) or (n_objects, n_members, n_classes)
+            Each member's prediction of each object, objects in rows: metric values, class labels
+            (2-D; numbers are read as labels when ``classes`` is given), or class probabilities
+            (3-D, summing to 1 over the classes). A DataFrame is read by its values.
+        oob : array-like of bool, shape (n_objects, n_members), optional
+            True where the member did not train on the object (out of bag / held out). Without
+            ``oob_predictions`` it refers to the rows of ``predictions``, which are then
+            predicted out of bag as :meth:`fit` without ``X_test`` does (each object by the
+            members that did not see it; optRF's behaviour without test data), and psi's default
+            baseline is the whole pool's out-of-bag prediction (:meth:`oob_baseline`). Missing
+            predictions are allowed where it is False.
+        classes : array-like, optional
+            The class labels: of the last axis of probabilities (default ``0 ... n_classes - 1``),
+            or the labels that a 2-D matrix holds (default its sorted distinct labels; give them
+            to read numbers as labels, or to fix their order: ties go to the first).
+        voting : {"soft", "hard"}, default "soft"
+            How members' probabilities combine (as :class:`TreePool`). Class labels are one-hot
+            votes, so both rules give the same forests; the pool then uses "hard", whose closed
+            form beyond half the pool is exact Binomial votes.
+        random_state : None, int or numpy.random.Generator
+            The closed forms' default generator (``seed_``) and the tuning's resampling.
+        y : array-like of shape (n_train,), optional
+            The observed responses: phi's baseline (``y_train_``).
+        oob_predictions : array-like, optional
+            The members' predictions of the training rows (objects x members [x classes]) that
+            ``oob`` refers to, when ``predictions`` are of test objects: then psi's baseline is
+            their out-of-bag prediction, as for a pool fitted with ``X_test``.
+
+        Returns
+        -------
+        TreePool
+            Fitted: ``test_predictions_``, ``train_predictions_``, ``oob_``, ``classes_``,
+            ``y_train_``, ``closed_form``, ``forests``, ``oob_baseline``; it is also what
+            :func:`predstab.tune_num_learners` takes in place of an estimator. ``estimator`` and
+            ``ensemble_`` are None (:meth:`extend` needs an estimator).
+
+        Raises
+        ------
+        ValueError
+            A shape, a missing or infinite value, probabilities outside [0, 1] or not summing to
+            1, a label outside ``classes``, a mask of another shape; the message names the
+            parameter and what it holds.
+
+        Notes
+        -----
+        The members must be exchangeable: independent draws of one random procedure given the
+        training data (different seeds of a network, bootstrap samples of a base learner,
+        independent MCMC runs). Then ``R`` ensembles of ``n`` members are distributed as ``R``
+        disjoint groups of the pool, and the closed forms of :class:`TreePool` hold. Snapshots of
+        one training run (checkpoints, the epochs of one network, successive draws of one Markov
+        chain) are not: they are dependent and ordered, the variance of their mean does not
+        shrink as ``1 / n``, and the closed form does not apply.
+
+        Fed the per-tree predictions of a fitted :class:`TreePool` (``test_predictions_``; with
+        ``oob=pool.oob_`` for a pool fitted without ``X_test``), it gives the same closed forms,
+        bands and forests (tests/ensembles/test_members.py checks this to 1e-12).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from predstab import TreePool
+        >>> rng = np.random.default_rng(0)
+        >>> truth = rng.normal(size=(50, 1))
+        >>> members = truth + 0.5 * rng.normal(size=(50, 40))   # 40 members, 50 objects
+        >>> pool = TreePool.from_predictions(members, random_state=0)
+        >>> res = pool.closed_form([1, 5, 10], measure="icc")
+        >>> bool(res.curve[0] < res.curve[1] < res.curve[2])
+        True
+        """
+        return _members.from_predictions(cls, predictions, oob=oob, classes=classes, voting=voting,
+                                         random_state=random_state, y=y, oob_predictions=oob_predictions)
+
+    @classmethod
+    def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=None, voting="soft",
+                     response="auto", random_state=None, n_jobs=None):
+        """A fitted pool from a list of fitted models (the members of any ensemble).
+
+        Each member predicts ``X_test`` (and ``X_oob``); the predictions go to
+        :meth:`from_predictions`, whose Notes say when the closed forms apply (exchangeable
+        members: independent fits with different seeds or bootstrap samples).
+
+        Parameters
+        ----------
+        members : sequence of fitted estimators
+            At least 2, each with ``predict`` (and ``predict_proba`` and ``classes_`` for class
+            probabilities).
+        X_test : array-like of shape (n_test, n_features)
+            The objects whose prediction stability is measured.
+        X_oob : array-like of shape (n_train, n_features), optional
+            Training rows, predicted by every member for psi's baseline; ``oob`` says which
+            member did not train on which row.
+        oob : array-like of bool, optional
+            ``(n_train, n_members)`` with ``X_oob``; else ``(n_test, n_members)``: the rows of
+            ``X_test`` are then training rows predicted out of bag (see :meth:`from_predictions`).
+        y, classes, voting, random_state :
+            As for :meth:`from_predictions`.
+        response : {"auto", "predict", "predict_proba"}, default "auto"
+            "auto": class probabilities when every member has ``predict_proba`` and ``classes_``
+            (a classifier), else ``predict`` (values, or labels of classifiers without
+            probabilities).
+        n_jobs : int or None
+            Threads over the members (joblib).
+
+        Returns
+        -------
+        TreePool
+            As :meth:`from_predictions`; ``predict_seconds_`` is the wall time of the predictions.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn.linear_model import SGDRegressor
+        >>> from predstab import TreePool
+        >>> X, y = make_regression(60, 3, noise=5, random_state=0)
+        >>> fits = [SGDRegressor(random_state=s).fit(X[:40], y[:40]) for s in range(4)]  # seeds: the members
+        >>> TreePool.from_members(fits, X[40:], y=y[:40]).test_predictions_.shape
+        (20, 4)
+        """
+        return _members.from_members(cls, members, X_test, X_oob=X_oob, oob=oob, y=y, classes=classes,
+                                     voting=voting, response=response, random_state=random_state,
+                                     n_jobs=n_jobs)
+
+    @classmethod
+    def from_fit_predict(cls, fit_predict, n_members, *, classes=None, voting="soft", y=None,
+                         random_state=None, n_jobs=None, progress=None):
+        """A fitted pool of ``n_members`` members made by ``fit_predict(seed)`` (e.g. deep ensembles).
+
+        Each member is one call ``fit_predict(seed)`` that trains a model with that integer seed
+        and returns its predictions of the test objects; the seeds derive from ``random_state``.
+        The calls run through the refit engine of :func:`predstab.repeated_predictions` (joblib,
+        results placed by seed: the same pool whatever ``n_jobs``), and the predictions go to
+        :meth:`from_predictions` (whose Notes say when the closed forms apply: the members must be
+        independent draws -- different seeds -- not snapshots of one run).
+
+        Parameters
+        ----------
+        fit_predict : callable
+            ``fit_predict(seed) -> predictions``: array-like of shape (n_objects,) of values or
+            class labels, or (n_objects, n_classes) of class probabilities. A PyTorch or Keras
+            network fits here: seed it, train it, predict the test objects.
+        n_members : int
+            Members to make (at least 2).
+        classes, voting, y :
+            As for :meth:`from_predictions` (``classes``: the labels of the probabilities' columns).
+        random_state : None, int or numpy.random.Generator
+            The members' seeds (``seeds_``) and the pool's generator.
+        n_jobs : int or None
+            Parallel calls (joblib's ``n_jobs``; None follows :func:`joblib.parallel_config`).
+        progress : callable, optional
+            ``progress(done, total)`` as members finish.
+
+        Returns
+        -------
+        TreePool
+            As :meth:`from_predictions`, with ``seeds_`` (one per member, in column order) and
+            ``fit_seconds_`` (the wall time of the calls).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from predstab import TreePool
+        >>> X = np.linspace(0, 1, 30)[:, None]
+        >>> def fit_predict(seed):
+        ...     noise = np.random.default_rng(seed).normal(scale=0.1, size=30)
+        ...     return X[:, 0] + noise
+        >>> pool = TreePool.from_fit_predict(fit_predict, 8, random_state=0)
+        >>> pool.test_predictions_.shape, len(pool.seeds_)
+        ((30, 8), 8)
+        """
+        return _members.from_fit_predict(cls, fit_predict, n_members, classes=classes, voting=voting, y=y,
+                                         random_state=random_state, n_jobs=n_jobs, progress=progress)
 
     # -- fitting ---------------------------------------------------------------------------
     @validate_params({"oob": ["boolean"], "progress": ["callable", Options((True,)), None]})

@@ -279,7 +279,7 @@ class TuningResult(Result):
         """The stability curves: each measure's values (with their bands), its 2PL fit and the
         recommendation, as :func:`predstab.plotting.plot_stability_curve` draws them.
 
-        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``)
+        Keyword arguments (``ax``, ``title``, ``logx``, ``errors``, ``fits``, ``recommended``, ``xlabel``)
         go to :func:`predstab.plotting.plot_stability_curve` through
         :func:`predstab.plotting.plot`.
 

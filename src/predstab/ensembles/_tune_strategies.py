@@ -204,7 +204,8 @@ class _Pool(_Refit):
         for n in grid:
             k = min(n_repeats, pool_size // n)
             seconds = pool.fit_seconds_ * n / pool_size
-            if k < 2:
+            # closed forms only: the groups are read at the largest n alone (largest_phi / largest_psi)
+            if k < 2 or (only_closed and n != max(grid)):
                 values[n] = _GridValue(n=n, test=None, seconds=seconds, n_forests=0 if only_closed else k)
                 continue
             if k < n_repeats and not only_closed:
