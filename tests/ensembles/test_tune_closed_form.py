@@ -165,7 +165,8 @@ def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
     curve = _hand_icc(preds, GRID32)
     np.testing.assert_allclose(both.table["icc"], curve, rtol=1e-10)
     truth = _hand_icc(preds, GRID32, plug_in=True)  # the bootstrap world's exact value: pivot on it
-    curves = [_odds_pivot(curve, _hand_icc(preds[r][:, c], GRID32), truth) for r, c in zip(rows, cols, strict=True)]
+    curves = [_odds_pivot(curve, _hand_icc(preds[r][:, c], GRID32), truth)
+              for r, c in zip(rows, cols, strict=True)]
     rounded, raw = _interval_of(curves, "ten")
     assert tuple(both.confidence_interval) == rounded
     assert tuple(both.unrounded_interval) == raw

@@ -26,7 +26,7 @@ from .._core._progress import Steps
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
 from ._recommend import _fits_and_recommendations, _primary_message, _summary_frame
-from ._recommendation_interval import _interval
+from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
     INTERVALS,
     METHODS,
@@ -292,6 +292,14 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     return res
 
 
+def _covers(config, strategy, table, interval):
+    """``interval_covers``: what the interval resampled, and whether a flat curve defeats it."""
+    covers = strategy.covers(config)
+    if config.method == "closed_form" and config.interval == "learners+objects":
+        covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
+    return covers
+
+
 def _summarise(config, strategy, forests, measured, randomness, settings):
     """The TuningResult: fits and recommendations, bands, the primary's interval, run time
     (``randomness``: the generator and the progress steps of the run)."""
@@ -318,7 +326,7 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
         table=table, fits=fits, recommendations=recs, summary=_summary_frame(fits, recs), primary=primary,
         recommendation=recommendation, reliable=not problems, message=message, target=config.target,
         n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
-        interval_covers=strategy.covers(config), confidence_level=config.confidence_level,
+        interval_covers=_covers(config, strategy, table, interval), confidence_level=config.confidence_level,
         runtime=runtime_model(table["n_learners"], table["seconds"]), method=config.method,
         pool_size=forests.pool_size, psi_baseline=forests.baseline_text if config.reads_space else "",
         largest_phi=_stability_result("phi", largest, config, forests),
