@@ -202,7 +202,7 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         bootstrap world's exact value moved onto the pool's curve on the logit scale, where
         the 2PL is a line in log n), the 2PL refitted and optRF's recommendation taken; the
         percentile interval of those covers the test objects' sampling as the pool method's
-        does (measured 0.985 for a regression forest, 0.97 for an imbalanced classifier),
+        does (measured 0.985 for a regression forest, 0.98 for an imbalanced classifier),
         except where the curve is already 0.99 at the largest grid value: its
         recommendation then rests on rare near-tied objects the test set may lack (0.69
         measured; ``interval_covers`` says so; docs/benchmarks/coverage-tuning.md).
