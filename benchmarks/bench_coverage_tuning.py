@@ -322,10 +322,10 @@ def _page(results, seconds, objects=()):
         "when `pool_size` is given. The lowest coverage at n <= P / 4: "
         + "; ".join(f"{k} {v:.3f}" for k, v in quarter.items()) + ". "
         + ("So n <= P / 4 reaches 0.93 in every setting here." if min(quarter.values()) >= 0.93 else
-           "So even n <= P / 4 does **not** reach 0.93 in every setting here: with more learners per pool "
-           "the bands narrow faster than the class closed form's own error near tied votes (the simulated "
-           "near ties at P = 4 x max(grid) cover 0.92-0.93 from n = P / 8 on, standard error "
-           f"{np.sqrt(0.93 * 0.07 / 300):.3f} from 300 pools)."),
+           "So even n <= P / 4 does **not** reach 0.93 in every setting here (standard error of a coverage "
+           "near 0.93: " + ", ".join(sorted({f"{np.sqrt(0.93 * 0.07 / r['k']):.3f} from {r['k']} pools"
+                                             for r in results})) + "); the rows at P = 4 x max(grid) are the "
+           "default of a grid whose largest value is above 250."),
         "",
         f"## {SECTIONS[1][1]}",
         "",
