@@ -110,6 +110,7 @@ def test_learners_only_recommendation_interval_covers_the_infinite_pool_recommen
     # the unrounded recommendation of optRF's rule on the 2PL of the infinite-pool ICC curve
     # (B / (B + W / n), a 2PL with p1 = W / B), against the learners-only interval of pools
     from predstab import fit_2pl
+    from predstab.ensembles._recommend import Rule
     from predstab.ensembles._recommendation_interval import _interval
 
     rng = np.random.default_rng(30)
@@ -126,7 +127,8 @@ def test_learners_only_recommendation_interval_covers_the_infinite_pool_recommen
             preds = _metric_pool(np.random.default_rng([30, seed]), means, sd, 300)
             res = closed_form_bands(preds, None, n, {"icc": None}, classifier=False, voting=None,
                                     n_resamples=40, random_state=seed)["icc"]
-            _, raw = _interval(np.minimum(res.curve + res.errors, 1.0), grid, 1e-6, "none", 40, 0.95)
+            unrounded = Rule("optRF", 0.95, 1e-6, "none")
+            _, raw = _interval(np.minimum(res.curve + res.errors, 1.0), grid, unrounded, 40, 0.95)
             hits.append(raw.low <= truth <= raw.high)
             widths.append(raw.high - raw.low)
     assert 2000 < truth < 3500 and np.median(widths) > 0
@@ -146,7 +148,7 @@ def test_closed_form_bands_say_what_they_cover():
         res = tune_num_learners(RandomForestRegressor(max_features=2, max_depth=3), X[:40], y[:40], X[40:],
                                 grid=(2, 4, 8), method="closed_form", measures=("icc",), pool_size=24,
                                 n_resamples=10, random_state=0, interval="learners")
-    label = "learners only: these test objects and this training set, variation from the trees"
+    label = "learners only: these test objects and this training set, variation from the learners"
     assert f" 95% bootstrap bands ({label}):" in str(res).splitlines()
     fig = res.plot()
     assert fig.axes[0].get_title().splitlines()[1] == (

@@ -17,10 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from . import tune_num_learners
 from ._core._exceptions import warn_outside
 from ._core._progress import ProgressBar
 from ._core._reading import InputError, InputNote, check_target_kind
 from ._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
+from .plotting import plot_per_object, plot_stability_curve
 
 __all__ = ["TuneJob", "run_job", "run_demo", "load_dataset", "holdout", "forest", "tune_arguments", "compute"]
 
@@ -171,8 +173,6 @@ def tune_arguments(job):
 
 def compute(job, *, progress=None):
     """The job's :class:`~predstab.TuningResult`."""
-    from . import tune_num_learners
-
     estimator, X, y, X_test, kwargs = tune_arguments(job)
     return tune_num_learners(estimator, X, y, X_test, progress=progress, **kwargs)
 
@@ -232,8 +232,6 @@ def _summary(res, job):
 
 
 def _figures(res, job):
-    from .plotting import plot_per_object, plot_stability_curve
-
     table = res.table
     # every measure's recommendation (as the printed table), unless its 2PL fit is poor; the
     # points, bands, fits and degenerate points come from the result as plot_stability_curve reads it

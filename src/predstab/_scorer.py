@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
 from ._core._exceptions import warnings_outside
 from ._core._utils import check_rng, seeds_from
@@ -19,6 +21,14 @@ from ._core._validation import (
     check_param,
     validate_params,
 )
+from .ensembles._forest import (
+    aggregate,
+    final_estimator,
+    is_bagging_ensemble,
+    through_pipeline,
+    tree_predictions,
+)
+from .ensembles._repeated import with_seed
 from .stability import MEASURES, measure_names
 
 __all__ = ["make_stability_scorer", "RefitEnsemble"]
@@ -47,17 +57,6 @@ class _StabilityScorer:
     # the matrix of replicate predictions (objects x replicates) -----------------------
     def replicate_predictions(self, estimator, X):
         """``(matrix, how)``: predictions of ``n_repeats`` replicate models on ``X``."""
-        from sklearn.base import is_classifier
-
-        from .ensembles._forest import (
-            aggregate,
-            final_estimator,
-            is_bagging_ensemble,
-            through_pipeline,
-            tree_predictions,
-        )
-        from .ensembles._repeated import with_seed
-
         final = final_estimator(estimator)  # the preprocessing runs only for a fitted final ensemble
         if isinstance(final, RefitEnsemble) and hasattr(final, "estimators_"):
             return final.replicate_predictions(through_pipeline(estimator, X)[1]), "ensemble"
@@ -339,11 +338,6 @@ class RefitEnsemble(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        from sklearn.utils.multiclass import check_classification_targets
-        from sklearn.utils.validation import validate_data
-
-        from .ensembles._repeated import with_seed
-
         # scikit-learn's convention: an estimator's parameters are checked in fit, with the declarations'
         # constraints and messages
         check_param("estimator", self.estimator, [None, HasMethods(["fit", "predict"])])

@@ -580,3 +580,25 @@ def test_no_object_rated_twice_is_undefined_with_one_warning(func):
         res = func(x)
     assert len(record) == 1
     assert np.isnan(res.value) and np.isnan(res.standard_error)
+
+
+@pytest.mark.parametrize("func", [percent_agreement, gwet_ac1, brennan_prediger, conger_kappa])
+def test_stack_errors_name_the_item_and_the_argument(func):
+    with pytest.raises(ValueError) as info:
+        func(np.zeros((3, 0, 2)))
+    assert str(info.value) == "item (0,) of `ratings`: `ratings` must not be empty; got shape (0, 2)."
+
+
+def test_weighted_alpha_prints_irrcacs_summary():
+    # krippen.alpha.raw's layout (irrCAC's summary): title naming the R function, the objects
+    # rated at least twice as subjects, the weights, then pa / pe / alpha / se / CI / p
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1]])
+    res = krippendorff_alpha(x, weights="linear")
+    lines = str(res).splitlines()
+    assert lines[0] == " Krippendorff's Alpha for 3 raters (irrCAC::krippen.alpha.raw)"
+    assert lines[2:5] == ["               Subjects = 5", "                 Raters = 3",
+                          "                Weights = linear"]
+    assert [line.split(" = ")[0].strip() for line in lines[5:]] == [
+        "Percent agreement (pa)", "Chance agreement (pe)", "Krippendorff's Alpha", "Standard error", "95% CI",
+        "p-value"]
+    assert lines[5].endswith(f"= {res.pa:.5g}") and lines[6].endswith(f"= {res.pe:.5g}")

@@ -501,16 +501,33 @@ def test_weighted_alpha_without_a_pairable_unit_is_undefined_in_every_field():
     assert res.scale == "nominal" and res.weights == "quadratic"
 
 
-def test_interval_alpha_of_a_stack_of_extreme_magnitudes_equals_each_items_alpha():
-    # the vectorised stack path takes complete items of ordinary magnitude; items beyond 2^100 or
-    # below 2^-100 (and a unanimous one) go through the one-matrix function, which rescales them
+@pytest.mark.parametrize("value", [0.1, 1000000.1, 1e-200, 7e150])
+def test_equal_values_whose_mean_rounds_are_perfect_agreement(value):
+    # found while killing a mutant of the stack path: the mean of thirty 0.1 is not 0.1, so the
+    # interval path's sums of squares were rounding noise (5.8e-34 and 3.6e-33) and alpha 0.84; the
+    # convention says 1 with a PredstabDegenerateWarning (D_o = D_e = 0), as for 0.3 or 4.0
+    x = np.full((10, 3), value)
+    with pytest.warns(PredstabDegenerateWarning, match="Both expected and observed disagreement are zero"):
+        res = krippendorff_alpha(x, scale="interval")
+    assert (res.value, res.observed, res.expected) == (1.0, 0.0, 0.0)
+    x[4, 1] = np.nan  # a missing value: the same
+    with pytest.warns(PredstabDegenerateWarning):
+        assert krippendorff_alpha(x, scale="interval").value == 1.0
+
+
+@pytest.mark.parametrize("extreme", ["large", "small", "both", "none"])
+def test_interval_alpha_of_a_stack_of_extreme_magnitudes_equals_each_items_alpha(extreme):
+    # the vectorised stack path takes stacks of complete items of ordinary magnitude; a stack with
+    # an item beyond 2^100 or below 2^-100 goes item by item through the one-matrix function,
+    # which rescales it; every value equal (0.1, whose mean rounds) is exactly unanimous
     rng = np.random.default_rng(21)
     x = rng.normal(size=(6, 10, 3)) + rng.normal(size=(6, 10, 1))
-    x[1] *= 1e200
-    x[2] *= 1e-200
-    x[3] = 4.0  # every value equal: D_e = D_o = 0, alpha 1 by the convention
+    if extreme in ("large", "both"):
+        x[1] *= 1e200
+    if extreme in ("small", "both"):
+        x[2] *= 1e-200
+    x[3] = 0.1  # every value equal: D_e = D_o = 0, alpha 1 by the convention
     x[4, :, :] = x[4, :, :1]  # unanimous units that differ: alpha 1
-    x[5, 0, 0] = 1e120  # one extreme value in an ordinary item
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = krippendorff_alpha(x, scale="interval")
@@ -518,7 +535,7 @@ def test_interval_alpha_of_a_stack_of_extreme_magnitudes_equals_each_items_alpha
     for field in ("value", "observed", "expected"):
         np.testing.assert_allclose(getattr(got, field), [getattr(w, field) for w in want], rtol=1e-12,
                                    atol=0, err_msg=field)
-    assert got.value[3] == 1.0 and got.value[4] == 1.0
+    assert got.value[3] == 1.0 and got.expected[3] == 0.0 and got.value[4] == 1.0
 
 
 def test_alpha_of_a_stack_warns_in_words_with_the_item_count():

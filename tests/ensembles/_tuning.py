@@ -178,5 +178,5 @@ def _config(estimator, X, y, X_test, **kwargs):
                 method="pool", selection=None, importance=None, psi_baseline="fixed", pool_size=None,
                 voting=None, target=0.95, n_resamples=0, progress=None, precision=None, scale=None,
                 categories=None, confidence_level=0.95, rec_thresh=1e-6, round_to="thousand", n_jobs=None,
-                random_state=None, interval="learners+objects") | kwargs
+                random_state=None, interval="learners+objects", rule=None) | kwargs
     return config_module._tune_num_learners_iv(args)

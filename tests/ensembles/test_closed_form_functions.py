@@ -161,10 +161,10 @@ def test_result_prints_an_r_style_table_and_one_row_per_size():
                               errors=np.zeros((5, 2)), n_resamples=5, confidence_level=0.9, pool_size=12,
                               voting="hard")
     assert str(res).splitlines() == [
-        " Closed-form stability of forests from a tree pool", "",
+        " Closed-form stability of ensembles drawn from a pool of learners", "",
         " measure = Fleiss' kappa", "    pool = 12 learners", "  voting = hard",
         "    band = 90% percentile bootstrap over learners, 5 resamples",
-        "  covers = learners only: these test objects and this training set, variation from the trees", "",
+        "  covers = learners only: these test objects and this training set, variation from the learners", "",
         "  n_learners    value   90% band (learners only)",
         "           2     0.25   0.125 to 0.5",
         "          10     0.75   0.5 to 1"]

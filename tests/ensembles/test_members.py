@@ -186,3 +186,12 @@ def test_missing_predictions_where_the_member_does_not_vote():
     oob[1, 2] = True
     with pytest.raises(ValueError, match=r"allowed only where `oob` is False"):
         TreePool.from_predictions(values, oob=oob)
+
+
+def test_float32_predictions_stay_float32(regression):
+    t = regression.test_predictions_
+    single = TreePool.from_predictions(t.astype(np.float32))
+    assert single.test_predictions_.dtype == np.float32 and single.dtype == "float32"
+    assert_allclose(single.closed_form(N).curve, icc_by_hand(t.astype(np.float32).astype(float), N)[0],
+                    rtol=1e-10)
+    assert TreePool.from_predictions(t.astype(int)).test_predictions_.dtype == np.float64

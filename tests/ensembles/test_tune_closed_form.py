@@ -105,7 +105,7 @@ def test_closed_form_result_prints_its_method_and_its_bands_resamples():
     res = _tune(method="closed_form", pool_size=24, measures=("icc",), n_resamples=10)
     assert res.interval_covers.startswith("test objects and the pool's learners resampled together")
     assert (" 95% bootstrap bands (learners only: these test objects and this training set, "
-        "variation from the trees):") in str(res).splitlines()  # the bands' own
+        "variation from the learners):") in str(res).splitlines()  # the bands' own
 
 
 def test_closed_form_learner_interval_says_it_covers_only_the_pools_learners():
@@ -187,7 +187,7 @@ def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
     assert f"{low:g} to {high:g} learners, width {high - low:g}" in text
     assert 'interval="learners+objects"' in text
     assert ("95% bootstrap bands (learners only: these test objects and this training set, "
-        "variation from the trees)") in text
+        "variation from the learners)") in text
     assert 'interval="learners"' in str(learners)
 
 

@@ -120,8 +120,9 @@ def test_refit_rows_are_the_measures_of_refits_with_the_documented_seeds(monkeyp
         "estimator_params": {"max_features": 2, "min_samples_leaf": 3, "max_samples": None, "bootstrap": True,
                              "max_depth": None, "criterion": "squared_error"},
         "grid": [2, 4, 8], "n_repeats": 3, "method": "refit", "measures": ["icc", "phi", "psi", "selection"],
-        "scale": "metric", "categories": None, "voting": None, "target": 0.95, "rec_thresh": 1e-6,
-        "round_to": "thousand", "n_resamples": 0, "confidence_level": 0.95, "select_fraction": 0.15}
+        "scale": "metric", "categories": None, "voting": None, "target": 0.95, "rule": "optRF",
+        "rec_thresh": 1e-6, "round_to": "thousand", "n_resamples": 0, "confidence_level": 0.95,
+        "select_fraction": 0.15}
     assert np.isnan(res.confidence_interval.low) and np.isnan(res.unrounded_interval.high)
     assert seeds.shape == (3, 3)
 

@@ -38,6 +38,9 @@ from tests.ensembles._tuning import (
     order_interval,
 )
 
+OPTRF_THOUSAND = recommend_module.Rule("optRF", 0.95, 1e-6, "thousand")  # optRF 1.2.1's defaults
+OPTRF_HUNDRED = recommend_module.Rule("optRF", 0.95, 1e-6, "hundred")
+
 # the independent computations measure few forests (PredstabDataWarning: fewer than 5)
 pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 
@@ -133,18 +136,18 @@ def _curve_fit(p1, p2, n=(10, 20, 40, 80), noise=0.0):
 
 def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     n, values, fit = _curve_fit(5, 1.5)  # a good, flattened fit: optRF's 1000, beyond the grid of 80
-    rec = recommend_module._recommend("icc", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("icc", fit, n, values, 80, OPTRF_THOUSAND)
     assert (rec.value, rec.unrounded, rec.rule, rec.n_for_target) == (1000, 790.0, "optRF", 36)
     assert rec.beyond_grid and rec.grid_max == 80
     assert rec.note == ("beyond the grid: 1000 is 12.5 x the largest grid value 80 (an extrapolation of the "
                         "fitted curve)")
     assert rec.expected_stability == pytest.approx(1 / (1 + (5 / 1000) ** 1.5), rel=1e-6)
-    rec = recommend_module._recommend("icc", fit, n, values, 1000, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("icc", fit, n, values, 1000, OPTRF_THOUSAND)
     assert (rec.value, rec.beyond_grid, rec.note) == (1000, False, "")  # at the end of the grid, not beyond
-    rec = recommend_module._recommend("icc", fit, n, values, 2000, 0.95, 1e-6, "hundred")
+    rec = recommend_module._recommend("icc", fit, n, values, 2000, OPTRF_HUNDRED)
     assert (rec.value, rec.beyond_grid, rec.note, rec.round_to) == (800, False, "", "hundred")
     n, values, fit = _curve_fit(200, 1.0)  # converged, not flattened within 80 learners
-    rec = recommend_module._recommend("phi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("phi", fit, n, values, 80, OPTRF_THOUSAND)
     assert rec.note == (f"the curve has not flattened within the grid (fitted stability "
                         f"{fit.stability(80):.2f} "
                         f"at 80 learners); a grid up to about 810 learners would resolve it")
@@ -156,7 +159,7 @@ def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     assert message == (f"phi: {problems[0]}. A grid up to about 810 learners would resolve it, e.g. "
                        "(10, 20, 40, 80, 160, 320, 640, 1280).")
     n, values, fit = _curve_fit(5, 1.5, noise=0.05)  # converged, poor
-    rec = recommend_module._recommend("psi", fit, n, values, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("psi", fit, n, values, 80, OPTRF_THOUSAND)
     assert rec.note == f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
     assert (rec.value, rec.rule) == (fit.recommend(), "optRF")
     problems, message = recommend_module._primary_message("psi", fit, rec, [10, 20, 40, 80], [])
@@ -169,7 +172,7 @@ def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     flat = np.array([0.96, 0.99, 0.97, 0.99])
     fit = fit_2pl(n, flat)
     assert fit.poor_fit
-    rec = recommend_module._recommend("psi", fit, n, flat, 80, 0.95, 1e-6, "thousand")
+    rec = recommend_module._recommend("psi", fit, n, flat, 80, OPTRF_THOUSAND)
     assert (rec.value, rec.rule, rec.unrounded, rec.n_for_target) == (10, "already stable", None, 10)
     assert rec.note == ("already stable: psi >= 0.95 at every grid value from 10 learners on (the 2PL "
                         "fits poorly "
@@ -201,7 +204,7 @@ def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
     values = np.array([p["psi"] for p in curve])
     fit = fit_2pl(n, values)
     assert fit.poor_fit and fit.converged
-    rec = _recommend("psi", fit, n, values, int(n.max()), 0.95, 1e-6, "thousand")
+    rec = _recommend("psi", fit, n, values, int(n.max()), OPTRF_THOUSAND)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         assert rec.value == fit.recommend() and rec.rule == "optRF"  # optRF's number stays visible
@@ -253,12 +256,12 @@ def test_interval_needs_half_of_the_resamples_to_recommend():
         fit = fit_2pl(n, curve)
         rounded.append(fit.recommend(round_to="hundred"))
         raw.append(fit.recommend(round_to="none", minimum=0))
-    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80], 1e-6,
-                                                "hundred", 8, 0.5)
+    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 4, [10, 20, 40, 80],
+                                                OPTRF_HUNDRED, 8, 0.5)
     assert tuple(interval) == order_interval(rounded, 0.5)
     assert tuple(unrounded) == order_interval(raw, 0.5)
-    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80], 1e-6,
-                                                "hundred", 9, 0.5)
+    interval, unrounded = interval_module._interval(curves + [np.full(4, np.nan)] * 5, [10, 20, 40, 80],
+                                                OPTRF_HUNDRED, 9, 0.5)
     assert np.isnan(interval.low) and np.isnan(unrounded.high)  # 4 of 9 resamples recommend
 
 
@@ -272,7 +275,7 @@ def test_confidence_level_of_the_bands_and_the_interval():
         np.testing.assert_allclose(res.table[f"{m}_high"], bands.high, rtol=1e-10)
     assert res.confidence_level == 0.5 and res.settings["confidence_level"] == 0.5
     assert (" 50% bootstrap bands (learners only: these test objects and this training set, "
-        "variation from the trees):") in str(res).splitlines()
+        "variation from the learners):") in str(res).splitlines()
     res = _tune(method="pool", pool_size=24, measures=("icc",), n_resamples=10, confidence_level=0.5)
     rng = check_rng(0)
     pool = TreePool(EST, n_learners=24, random_state=rng).fit(XTR, YTR, XTE, oob=False)

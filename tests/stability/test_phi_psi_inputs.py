@@ -438,3 +438,15 @@ def test_each_entry_point_names_its_own_arguments(fn, args, kwargs, names):
         assert ignored.value == pytest.approx(1 - np.var(good, ddof=1) / np.var([0.0, 1.0], ddof=1))
     with pytest.raises(ValueError, match=rf"The training data \(`{base_name}`\) must contain at least two"):
         fn(good, np.array([1.0]), scale="metric")
+
+
+@pytest.mark.parametrize("func,name", [(phi, "predictions"), (calculate_phi, "prediction_matrix")])
+def test_missing_class_predictions_warning_names_the_entry_points_argument(func, name):
+    pred = np.array([["a", "b", None, "a", "a"], ["b", "b", "b", "a", "b"]], dtype=object)
+    with pytest.warns(PredstabDataWarning) as record:
+        res = func(pred, np.array(["a", "b", "b"], dtype=object), scale="categorical")
+    message = (f"`{name}` contains missing values (NAs): 1 out of 10 values are missing (10%); "
+               "they are dropped.")
+    assert message in [str(w.message) for w in record]
+    # the object keeps its four predictions a, b, a, a: 16 - (3^2 + 1^2) = 6 of 4 x 3 ordered pairs disagree
+    assert res.per_object_observed[0] == pytest.approx(6 / 12, rel=1e-14)

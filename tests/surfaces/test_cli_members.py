@@ -51,6 +51,7 @@ def test_pandas_file_gives_the_api_curve(capsys, tmp_path, api):
     assert "30 objects, 40 members (values); seed 3" in stdout
     assert f"{api.n_for_target} learners reach icc = 0.95" in stdout
     assert str(api).splitlines()[0] in stdout
+    assert (tmp_path / "out" / "stability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_r_write_csv_file_is_read_as_the_same_matrix(capsys, tmp_path, api):

@@ -16,7 +16,7 @@ from sklearn.model_selection import cross_validate
 
 import predstab
 from predstab import fit_2pl
-from predstab.ensembles._recommend import _recommend
+from predstab.ensembles._recommend import Rule, _recommend
 from tests.surfaces._cli import one_line_error, predstab_cli, predstab_main
 
 
@@ -102,7 +102,7 @@ def test_explanation_names_the_lowered_threshold_that_gave_the_number():
     fit = fit_2pl(n, _curve(n, 5.0, 2.0))  # an exact 2PL curve: p1 = 5, p2 = 2
     first, lowered = _first_below(fit.p1, fit.p2, 1e-6), _first_below(fit.p1, fit.p2, 1e-7)
     assert (first, lowered) == (380.0, 800.0)  # 380 rounds to 0 < p1: optRF lowers the threshold
-    rec = _recommend("icc", fit, n, _curve(n, 5.0, 2.0), 40, 0.95, 1e-6, "thousand")
+    rec = _recommend("icc", fit, n, _curve(n, 5.0, 2.0), 40, Rule("optRF", 0.95, 1e-6, "thousand"))
     assert rec.value == 1000 and rec.steps == ((1e-6, 380.0, 0.0), (1e-7, 800.0, 1000.0))
     assert rec.explain().startswith(
         "icc: 1000 learners by optRF 1.2.1's rule (fitted gain per added learner below 1e-06 from 380 "

@@ -515,8 +515,9 @@ def _mean_squares_stack(x):
     return (ss_r / (n - 1), ss_w / (n * (k - 1)), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1)))
 
 
-def _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught):
-    """:func:`_form` of every item at once (arrays of mean squares of complete items)."""
+def _form_stack(ms: _MeanSquares, model, type, unit, r0, confidence_level, caught):
+    """:func:`_form` of every item at once (``ms``: arrays of mean squares of complete items)."""
+    n, k, msr, msw, msc, mse = ms
     alpha = 1 - confidence_level
     single = unit == "single"
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -592,7 +593,8 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     caught = ItemWarnings()
     fast = ~slow
     msr, msw, msc, mse = _mean_squares_stack(x[fast] if slow.any() else x)
-    name, *columns = _form_stack(n, k, msr, msw, msc, mse, model, type, unit, r0, confidence_level, caught)
+    name, *columns = _form_stack(_MeanSquares(n, k, msr, msw, msc, mse), model, type, unit, r0,
+                                 confidence_level, caught)
     out = [np.empty(m) for _ in columns]
     for o, c in zip(out, columns, strict=True):
         o[fast] = c

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compare
 from .._core._reading import (
     InputError,
     cell_location,
@@ -155,8 +156,6 @@ def _test_fields(result):
 def _friedman(frame, args, out):
     import pandas as pd
 
-    from .. import compare
-
     if args.id is not None:
         column(frame, args.id, what="SCORES")
         frame = frame.drop(columns=[args.id])
@@ -181,8 +180,6 @@ def _friedman(frame, args, out):
 
 def _bootstrap(frame, args, out):
     import pandas as pd
-
-    from .. import compare
 
     metric = args.metric
     if metric is None:
@@ -215,8 +212,6 @@ def _bootstrap(frame, args, out):
 
 def _run_compare(args, out):
     import pandas as pd
-
-    from .. import compare
 
     for option in ("plot", "out"):
         if getattr(args, option):
@@ -298,8 +293,6 @@ def _positive_numbers(text, *, option, minimum=0.0):
 
 def _run_power(args, out):
     import pandas as pd
-
-    from .. import compare
 
     def need(value, option):
         if value is None:

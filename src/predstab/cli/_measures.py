@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import predstab
+
 from .._core._exceptions import warn_outside
 from .._core._reading import (
     InputError,
@@ -63,8 +65,6 @@ def _define_stability(p):
 
 
 def _run_stability(args, out):
-    import predstab
-
     if args.out:
         check_output_file(args.out, force=args.force,
                           inputs={"PREDICTIONS": args.predictions,
@@ -164,8 +164,6 @@ def _define_agree(p):
 
 def _run_agree(args, out):
     import pandas as pd
-
-    import predstab
 
     warn_ignored(args, "measure", _AGREE_OPTIONS)
     frame = read_table(args.ratings, what="RATINGS", **reading(args))

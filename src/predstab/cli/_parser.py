@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import argparse
 
+from .. import __version__
+from . import _compare, _measures, _tuning
+
 __all__ = ["build_parser", "EXIT_USAGE", "RENAMED"]
 
 EXIT_USAGE = 2
@@ -64,9 +67,6 @@ def _formatter(prog):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``predstab`` (one sub-parser per command)."""
-    from .. import __version__
-    from . import _compare, _measures, _tuning
-
     parser = _Parser(prog="predstab", formatter_class=_formatter,
                      description="Prediction stability of non-deterministic models (APS phi/psi), "
                                  "agreement coefficients, tree-count tuning and model comparison.",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import TreePool, tune_num_learners
+from .. import TreePool, _demo, tune_num_learners
 from .._core._reading import (
     InputError,
     cell_location,
@@ -19,7 +19,8 @@ from .._core._reading import (
     parse_list,
     read_table,
 )
-from .._core._writing import check_output_dir, dumps, staged_output_dir, write_text
+from .._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
+from ..plotting import plot_stability_curve
 from ._inputs import categories_option, one_line, reading
 from ._options import (
     Command,
@@ -103,8 +104,6 @@ def _define_demo(p):
 
 
 def _run_demo(args, out):
-    from .. import _demo
-
     return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
                           n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out,
                           **_tuning_options(args))
@@ -144,7 +143,7 @@ run). predstab.TreePool.from_predictions builds the pool of members and tune_num
 gives the member curve in closed form (--method closed-form, the default here; or pool),
 its 2PL fit and recommendation, and the members for --target-stability (the number to read:
 optRF's rule floors its recommendation at 500). The grid defaults to up to a quarter of the
-members. Writes stability.csv and stability.json.
+members. Writes stability.csv, stability.json and stability.png (the curve with its fit).
 """
 
 
@@ -204,8 +203,6 @@ def _object_names(index, *, what):
 
 
 def _run_tune(args, out):
-    from .. import _demo
-
     if args.predictions is not None:
         return _run_members(args, out)
     if args.data is None or args.target is None:
@@ -237,7 +234,7 @@ def _run_tune(args, out):
 
 
 # ----------------------------------------------------------------------------- tune --predictions
-_MEMBER_OUTPUTS = ("stability.csv", "stability.json")
+_MEMBER_OUTPUTS = ("stability.csv", "stability.json", "stability.png")
 
 
 def _member_options(args):
@@ -282,6 +279,10 @@ def _run_members(args, out):
     with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
         write_text(stage / "stability.csv", res.table.to_csv(index=False))
         write_text(stage / "stability.json", dumps(summary))
+        # the curve, its bands and 2PL fit; no dashed line: optRF's rule floors at 500 members
+        write_figure(stage / "stability.png", plot_stability_curve(
+            res, recommended={}, xlabel="members in the ensemble",
+            title=f"Stability vs number of members: {Path(path).name}"))
     print(f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
           f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n", file=out)
     print(str(res), file=out)

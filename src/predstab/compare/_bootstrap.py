@@ -307,7 +307,7 @@ def paired_bootstrap(y_true, a, b, /, *, metric, n_resamples=2000, confidence_le
     """
     y, pa, pb, codes = _paired_bootstrap_iv(y_true, a, b, groups)
     if per_case:
-        return _paired_bootstrap_means(y, pa, pb, codes, metric, int(n_resamples), float(confidence_level),
+        return _paired_bootstrap_means((y, pa, pb, codes), metric, int(n_resamples), float(confidence_level),
                                        method, check_rng(random_state))
     n_res, level = int(n_resamples), float(confidence_level)
     rng = check_rng(random_state)
@@ -361,8 +361,10 @@ def _per_case_scores(metric, y, pred, name):
     return s
 
 
-def _paired_bootstrap_means(y, pa, pb, codes, metric, n_res, level, method, rng):
-    """:func:`paired_bootstrap` of a mean of per-case scores, all resamples batched."""
+def _paired_bootstrap_means(data, metric, n_res, level, method, rng):
+    """:func:`paired_bootstrap` of a mean of per-case scores, all resamples batched (``data``:
+    the checked ``(y, pa, pb, codes)``)."""
+    y, pa, pb, codes = data
     sa = _per_case_scores(metric, y, pa, "a")
     sb = _per_case_scores(metric, y, pb, "b")
     n_units = int(codes.max()) + 1

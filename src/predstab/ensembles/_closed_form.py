@@ -43,7 +43,7 @@ __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_
 _ROWS = 8192
 _BLOCK_BYTES = 4 * 2**20
 # what the bootstrap-over-learners bands cover (printed with them: the table, the print, the plot)
-BAND_COVERS = "learners only: these test objects and this training set, variation from the trees"
+BAND_COVERS = "learners only: these test objects and this training set, variation from the learners"
 BAND_LABEL = "learners only"
 
 
@@ -97,7 +97,7 @@ class ClosedFormResult(Result):
 
     _renamed_attributes = {"n_bootstrap": "n_resamples"}
 
-    _title = "Closed-form stability of forests from a tree pool"
+    _title = "Closed-form stability of ensembles drawn from a pool of learners"
 
     @property
     def covers(self) -> str:

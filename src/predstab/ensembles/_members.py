@@ -134,7 +134,9 @@ def _matrix_iv(predictions, classes, name):
             raise ValueError(f"`{name}` must hold at least 2 distinct class labels (or pass `classes`); "
                              f"got {classes.tolist()!r}.")
         return votes, classes, missing
-    values = np.asarray(values, dtype=float)  # no copy of a float64 matrix
+    # no copy of a float64 matrix; float32 stays float32 (half the memory; the closed forms
+    # accumulate in float64 either way, as for TreePool(dtype="float32"))
+    values = values if values.dtype in (np.float32, np.float64) else values.astype(np.float64)
     if _all_finite(values):
         return values, None, None
     if np.isinf(values).any():
@@ -152,7 +154,7 @@ def _all_finite(values):
 
 
 def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
-    """The checked cache: ``(test, train or None, oob or None, classes or None, y or None, kind)``."""
+    """The checked cache: ``(test, train or None, oob or None, classes or None, y or None)``."""
     test, classes, missing = _matrix_iv(predictions, classes, "predictions")
     n_obj, n_members = test.shape[:2]
     if n_members < 2 or n_obj < 2:
@@ -223,6 +225,7 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
     votes = _are_votes(predictions, classes)
     pool = _bare(cls, voting="hard" if votes else voting, random_state=random_state)
     pool.n_learners = test.shape[1]
+    pool.dtype = "float32" if test.dtype == np.float32 else "float64"
     pool.is_classifier_ = classes is not None
     pool.classes_ = classes
     pool.y_train_ = y

@@ -33,11 +33,17 @@ _VOTING = ("soft", "hard")
 class TreePool:
     """A pool of fitted learners from which forests of any size are built by aggregation.
 
+    The members of any other ensemble -- networks of a deep ensemble, bagged models of any base
+    learner, independent MCMC runs, a saved objects x members matrix -- make a fitted pool
+    through :meth:`from_predictions`, :meth:`from_members` or :meth:`from_fit_predict` (no
+    estimator; the closed forms, forests and tuning are the same).
+
     Parameters
     ----------
     estimator : scikit-learn bagging-type ensemble
-        ``RandomForest*``, ``ExtraTrees*`` or ``Bagging*`` (anything with ``n_estimators``
-        and ``estimators_``). It is cloned; ``n_estimators`` is set to ``n_learners``.
+        ``RandomForest*``, ``ExtraTrees*`` or ``Bagging*`` of any base learner (anything with
+        ``n_estimators`` and ``estimators_``). It is cloned; ``n_estimators`` is set to
+        ``n_learners``. None in a pool built from its members' predictions.
     n_learners : int, default 1000
         Size of the pool. Forests of ``n`` learners can be built ``n_learners // n`` times
         without sharing a learner.

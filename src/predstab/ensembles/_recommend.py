@@ -1,14 +1,18 @@
 """optRF's recommendation from a fitted 2PL curve, for every measure of the tuning.
 
 Each measure's curve gets its 2PL fit (on its finite, non-degenerate points) and a
-:class:`Recommendation`: optRF 1.2.1's rule when the fit is trusted, "already stable" for a
-flat curve, or none with the reason; the primary measure's problems become the result's
+:class:`Recommendation`: by optRF 1.2.1's rule (trees: the first n whose fitted gain per added
+learner is negligible) or by the target rule (members that cost a training run each: the
+smallest n whose fitted stability reaches ``target``) when the fit is trusted, "already stable"
+for a flat curve, or none with the reason; the primary measure's problems become the result's
 message.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,6 +23,23 @@ from ._twopl import TwoPL, fit_2pl
 
 MINIMUM = 500  # optRF's floor for recommendations
 MAX_LEARNERS = 1_000_000  # end of optRF's scan
+RULES = ("optRF", "target")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a fitted curve becomes a number of learners: ``name`` "optRF" (optRF 1.2.1's scan
+    with ``rec_thresh``, rounded as ``round_to`` says, at least 500) or "target" (the smallest
+    whole n whose fitted stability reaches ``target``, at least 1, not rounded)."""
+
+    name: str
+    target: float
+    rec_thresh: float
+    round_to: str
+
+    @property
+    def minimum(self):
+        return MINIMUM if self.name == "optRF" else 1
 
 
 def _failed_fit(n, values, reason):
@@ -48,6 +69,28 @@ def _optrf_rule(fit, rec_thresh, round_to, minimum):
     return value, reason
 
 
+def _target_rule(fit, target):
+    """``(value, unrounded, reason)``: the smallest whole n whose fitted stability reaches
+    ``target`` (at least 1), from a converged fit."""
+    if not fit.converged:
+        return None, None, f"the 2PL fit failed ({fit.message})"
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        n_t = fit.p1 / (1.0 / target - 1.0) ** (1.0 / fit.p2)  # optRF's estimate_numtrees, unrounded
+    if not np.isfinite(n_t) or n_t < 0:
+        return None, None, f"the fitted curve does not reach target = {target:g}"
+    return max(1, math.ceil(n_t)), float(n_t), ""
+
+
+def rule_value(fit, rule):
+    """``(value, unrounded)`` of ``rule`` (a :class:`Rule`) on a fitted curve, None where it
+    gives none: what each resample of the recommendation's interval uses."""
+    if rule.name == "target":
+        value, unrounded, _ = _target_rule(fit, rule.target)
+        return value, unrounded
+    value, _ = _optrf_rule(fit, rule.rec_thresh, rule.round_to, MINIMUM)
+    return value, (None if value is None else _optrf_rule(fit, rule.rec_thresh, "none", 0)[0])
+
+
 def _already_stable(n, values, target):
     """The smallest grid value from which the observed curve stays at or above ``target``."""
     ok = np.isfinite(values) & (values >= target)
@@ -57,16 +100,22 @@ def _already_stable(n, values, target):
     return int(n[first])
 
 
-def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
-    value, reason = _optrf_rule(fit, rec_thresh, round_to, MINIMUM)
-    unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
+def _recommend(measure, fit, n, values, grid_max, how):
+    """``measure``'s :class:`Recommendation` by the rule ``how`` (a :class:`Rule`)."""
+    target, rec_thresh, round_to = how.target, how.rec_thresh, how.round_to
+    steps = ()
+    if how.name == "target":
+        value, unrounded, reason = _target_rule(fit, target)
+    else:
+        value, reason = _optrf_rule(fit, rec_thresh, round_to, MINIMUM)
+        unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
+        if value is not None and fit.converged:
+            steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to,
+                                          max_learners=MAX_LEARNERS))
     # the curve's n for target only from a trusted fit (a poor one, e.g. of icc = -1 everywhere,
     # reaches any target somewhere)
     n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else -1
-    steps = ()
-    if value is not None and fit.converged:
-        steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=MAX_LEARNERS))
-    rule, note = ("optRF" if value is not None else "none"), reason
+    rule, note = (how.name if value is not None else "none"), reason
     if fit.converged and fit.poor_fit:
         note = f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
     elif fit.converged and not fit.flattened:
@@ -81,14 +130,14 @@ def _recommend(measure, fit, n, values, grid_max, target, rec_thresh, round_to):
             note = (f"already stable: {measure} >= {target:g} at every grid value from {flat} learners on "
                     f"({why} on a flat curve); no larger grid is needed")
             n_t = flat
-    if rule == "optRF" and value > grid_max and not note:
+    if rule in RULES and value > grid_max and not note:
         note = (f"beyond the grid: {value} is {value / grid_max:.3g} x the largest grid value {grid_max} "
                 "(an extrapolation of the fitted curve)")
     expected = float(fit.stability(value)) if value is not None and fit.converged else float("nan")
     return Recommendation(
         measure=measure, value=None if value is None else int(value),
         unrounded=None if unrounded is None else float(unrounded), rule=rule, rec_thresh=float(rec_thresh),
-        round_to=round_to, minimum=MINIMUM, n_for_target=None if n_t is None or n_t < 0 else int(n_t),
+        round_to=round_to, minimum=how.minimum, n_for_target=None if n_t is None or n_t < 0 else int(n_t),
         target=float(target), grid_max=grid_max, beyond_grid=bool(value is not None and value > grid_max),
         expected_stability=expected, note=note, steps=steps, p1=float(fit.p1))
 
@@ -120,8 +169,9 @@ def _primary_message(primary, fit, rec, grid, excluded):
 
 
 
-def _fits_and_recommendations(table, measures, target, rec_thresh, round_to):
-    """Each measure's 2PL fit (finite, non-degenerate points) and recommendation."""
+def _fits_and_recommendations(table, measures, how):
+    """Each measure's 2PL fit (finite, non-degenerate points) and recommendation by the rule
+    ``how`` (a :class:`Rule`)."""
     n = table["n_learners"].to_numpy(dtype=float)
     fits, recs = {}, {}
     for m in measures:
@@ -129,7 +179,7 @@ def _fits_and_recommendations(table, measures, target, rec_thresh, round_to):
         flagged = np.array([m in d.split(",") for d in table["degenerate"]], dtype=bool)
         usable = np.isfinite(curve) & ~flagged
         fits[m] = _fit(n, curve, usable)
-        recs[m] = _recommend(m, fits[m], n[usable], curve[usable], int(n.max()), target, rec_thresh, round_to)
+        recs[m] = _recommend(m, fits[m], n[usable], curve[usable], int(n.max()), how)
     return fits, recs
 
 

@@ -10,8 +10,7 @@ import numpy as np
 
 from .._core._utils import ConfidenceInterval
 from ._closed_form import _orderings, closed_form_stats, curve_from_stats
-from ._recommend import MINIMUM as _MINIMUM
-from ._recommend import _optrf_rule
+from ._recommend import rule_value
 from ._tune_table import _closed_baselines
 from ._twopl import fit_2pl
 
@@ -139,17 +138,18 @@ def _resampled_metric_stats(preds, rows, cols, n):
 
 
 
-def _interval(curves, grid, rec_thresh, round_to, n_bootstrap, confidence_level, progress=None):
-    """Percentile intervals of the rounded and the unrounded recommendation over resampled curves."""
+def _interval(curves, grid, rule, n_bootstrap, confidence_level, progress=None):
+    """Percentile intervals of the rounded and the unrounded recommendation over resampled curves
+    (``rule``: :class:`predstab.ensembles._recommend.Rule`)."""
     rounded, raw = [], []
     n_grid = np.asarray(grid, dtype=float)
     for b, curve in enumerate(curves):
         if np.all(np.isfinite(curve)):
             fit = fit_2pl(n_grid, curve)
-            rec, _ = _optrf_rule(fit, rec_thresh, round_to, _MINIMUM)
+            rec, unrounded = rule_value(fit, rule)
             if rec is not None:
                 rounded.append(rec)
-                raw.append(_optrf_rule(fit, rec_thresh, "none", 0)[0])
+                raw.append(unrounded)
         if progress is not None:
             progress(b + 1, len(curves))
     nan = ConfidenceInterval(float("nan"), float("nan"))

@@ -25,7 +25,7 @@ from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import Steps
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
-from ._recommend import _fits_and_recommendations, _primary_message, _summary_frame
+from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
 from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
     INTERVALS,
@@ -61,6 +61,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
     "target": [Interval(Real, 0, 1, closed="neither")],
     "rec_thresh": [Interval(Real, 0, None, closed="neither")],
     "round_to": [Options(tuple(ROUNDING))],
+    "rule": [Options(RULES), None],
     "n_resamples": [Interval(Integral, 0, None)],
     "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "random_state": ["random_state"],
@@ -72,7 +73,7 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_resamples=100,
                       confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
                       psi_baseline="fixed", precision=None, selection=None, importance=None,
-                      interval="learners+objects"):
+                      interval="learners+objects", rule=None):
     """How many learners does a bagging ensemble need for stable predictions? (optRF, faster)
 
     For each number of learners ``n`` in ``grid`` the stability of ``n_repeats`` ensembles
@@ -150,9 +151,9 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     categories : sequence, optional
         The ordered categories for ``scale="ordinal"`` (renamed from ``levels`` in 0.2.0).
     target : float, default 0.95
-        Stability for ``n_for_target``.
+        Stability for ``n_for_target`` (and the recommendation of ``rule="target"``).
     rec_thresh, round_to :
-        optRF's rule, as in :meth:`TwoPL.recommend` (floor 500 learners).
+        optRF's rule, as in :meth:`TwoPL.recommend` (floor 500 learners); ``rule="optRF"`` only.
     n_resamples : int, default 100
         Bootstrap resamples for the recommendation's confidence interval and the curves'
         bands (``<measure>_low`` / ``_high`` in ``table``). "refit" / "pool": the test
@@ -239,6 +240,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
           scikit-learn's ``feature_importances_``.
 
         E.g. ``importance={"kind": "impurity", "fraction": 0.2}``.
+    rule : {"optRF", "target"}, optional
+        How the fitted curve becomes the recommendation. "optRF" (the default for an
+        estimator, and for a TreePool fitted from one): optRF 1.2.1's rule, the first n whose
+        fitted gain per added learner is below ``rec_thresh``, rounded as ``round_to`` says, at
+        least 500 -- made for trees, which cost little each. "target" (the default for a
+        pool built from its members, ``TreePool.from_predictions`` / ``from_members`` /
+        ``from_fit_predict``: networks, MCMC runs, any member that costs a training run): the
+        smallest whole n whose fitted stability reaches ``target``, at least 1, not rounded.
+        The recommendation's interval applies the same rule to every resampled curve.
 
     Returns
     -------
@@ -310,7 +320,8 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     (``randomness``: the generator and the progress steps of the run)."""
     rng, progress = randomness
     table, measures, grid, primary = measured.table, config.measures, config.grid, config.primary
-    fits, recs = _fits_and_recommendations(table, measures, config.target, config.rec_thresh, config.round_to)
+    how = Rule(config.rule, config.target, config.rec_thresh, config.round_to)
+    fits, recs = _fits_and_recommendations(table, measures, how)
     fit, rec = fits[primary], recs[primary]
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
@@ -321,8 +332,8 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     if config.n_resamples:
         resampled = strategy.primary_resamples(config, forests, measured, rng, progress)
     interval = unrounded = ConfidenceInterval(float("nan"), float("nan"))
-    if resampled is not None and rec.rule == "optRF" and recommendation is not None:
-        interval, unrounded = _interval(resampled, list(grid), config.rec_thresh, config.round_to,
+    if resampled is not None and rec.rule in RULES and recommendation is not None:
+        interval, unrounded = _interval(resampled, list(grid), how,
                                         config.n_resamples, config.confidence_level,
                                         progress.callback("recommendation interval"))
     table = _ordered(table, measures)

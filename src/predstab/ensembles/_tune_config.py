@@ -75,6 +75,7 @@ class _TuneConfig:
     target: float
     rec_thresh: float
     round_to: str
+    rule: str = "optRF"  # "optRF" (trees) or "target" (members that cost a training run each)
     pool: object = None  # a fitted TreePool given in place of an estimator (its members are the learners)
 
     @property
@@ -358,7 +359,8 @@ def _tune_num_learners_iv(arguments):
         measure_options=MappingProxyType(options), select_fraction=select_fraction, select_for=select_for,
         importance_fraction=importance_fraction, importance=importance if reads_importances else None,
         n_resamples=int(a.n_resamples), confidence_level=a.confidence_level, interval=a.interval,
-        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to)
+        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to,
+        rule="optRF" if a.rule is None else a.rule)
 
 
 def _given_pool_iv(a):
@@ -429,7 +431,14 @@ def _given_pool_iv(a):
         psi_baseline=a.psi_baseline, measure_options=MappingProxyType(options),
         select_fraction=select_fraction, select_for=select_for, importance_fraction=1, importance=None,
         n_resamples=int(a.n_resamples), confidence_level=a.confidence_level, interval=a.interval,
-        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to, pool=pool)
+        target=a.target, rec_thresh=a.rec_thresh, round_to=a.round_to,
+        rule=_pool_rule(pool) if a.rule is None else a.rule, pool=pool)
+
+
+def _pool_rule(pool):
+    """The default rule for a given pool: optRF's for a fitted ensemble (trees are cheap), the
+    target's for a pool of members (each a training run: a network, an MCMC run)."""
+    return "optRF" if pool.ensemble_ is not None else "target"
 
 
 def _pool_description(pool):
@@ -466,7 +475,8 @@ def _options(config):
     settings = {"grid": list(config.grid), "n_repeats": config.n_repeats,
                 "method": config.method, "measures": list(config.measures), "scale": config.scale,
                 "categories": config.categories, "voting": config.voting if config.is_classifier else None,
-                "target": config.target, "rec_thresh": config.rec_thresh, "round_to": config.round_to,
+                "target": config.target, "rule": config.rule, "rec_thresh": config.rec_thresh,
+                "round_to": config.round_to,
                 "n_resamples": config.n_resamples, "confidence_level": config.confidence_level}
     if _with(config.measures, option_group="selection"):
         settings["select_fraction"] = config.select_fraction

@@ -62,12 +62,15 @@ class Recommendation(Result):
     value : int or None
         optRF 1.2.1's recommendation (``rule="optRF"``): the first ``n`` (scanned in steps of
         10 up to 1,000,000) whose fitted gain in stability per added learner is below
-        ``rec_thresh``, rounded as ``round_to`` says, at least ``minimum``; or, for an
-        already flat curve (``rule="already stable"``), the smallest grid value from which
-        the observed stability stays at or above ``target``. None: no recommendation.
+        ``rec_thresh``, rounded as ``round_to`` says, at least ``minimum``; the target's
+        (``rule="target"``): the smallest whole ``n`` whose fitted stability reaches
+        ``target``; or, for an already flat curve (``rule="already stable"``), the smallest
+        grid value from which the observed stability stays at or above ``target``. None: no
+        recommendation.
     unrounded : float or None
-        optRF's scan before rounding and before the floor of ``minimum``.
-    rule : {"optRF", "already stable", "none"}
+        optRF's scan before rounding and before the floor of ``minimum``; for the target
+        rule, the fitted curve's (fractional) n at ``target``.
+    rule : {"optRF", "target", "already stable", "none"}
     rec_thresh : float
     round_to : str
     minimum : int
@@ -116,6 +119,13 @@ class Recommendation(Result):
             return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
                     f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
                     "is enough")
+        if self.rule == "target":
+            text = (f"{self.measure}: {self.value} learners reach {self.measure} = {self.target:g} on the "
+                    f"fitted curve ({self.unrounded:.3g} before rounding up; the target rule)")
+            if self.beyond_grid:
+                text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
+                         f"{self.grid_max} (an extrapolation of the fitted curve)")
+            return text
         rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
         if len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
@@ -382,14 +392,20 @@ class TuningResult(Result):
                          "R^2": r_signif(fit.r_squared),
                          "recommended": "-" if rec.value is None else str(rec.value),
                          "rule": rec.rule,
-                         "unrounded": "-" if rec.unrounded is None else f"{rec.unrounded:.0f}",
+                         "unrounded": "-" if rec.unrounded is None else (
+                             f"{rec.unrounded:.3g}" if rec.rule == "target" else f"{rec.unrounded:.0f}"),
                          f"n for {self.target:g}": "-" if rec.n_for_target is None
                          else str(rec.n_for_target)})
         lines += ["  " + line for line in pd.DataFrame(rows).to_string(index=False).splitlines()]
         any_rec = next(iter(self.recommendations.values()))
-        lines.append(f" optRF 1.2.1's rule: the first n whose fitted gain in stability per added learner is "
-                     f"below rec_thresh = {any_rec.rec_thresh:g}, rounded to {_ROUNDING[any_rec.round_to]}, "
-                     f"at least {any_rec.minimum}.")
+        if self.settings.get("rule") == "target":
+            lines.append(f" The target rule: the smallest n whose fitted stability reaches target = "
+                         f"{self.target:g} (each member costs a training run; optRF's rule, made for trees, "
+                         "is rule='optRF').")
+        else:
+            lines.append(f" optRF 1.2.1's rule: the first n whose fitted gain in stability per added learner "
+                         f"is below rec_thresh = {any_rec.rec_thresh:g}, rounded to "
+                         f"{_ROUNDING[any_rec.round_to]}, at least {any_rec.minimum}.")
         for m, rec in self.recommendations.items():
             if rec.note and m != self.primary:
                 lines.append(f"  note ({m}): {rec.note}")
