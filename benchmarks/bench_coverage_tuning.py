@@ -39,11 +39,13 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import TreePool, fit_2pl
 from predstab.ensembles._closed_form import closed_form_stats, curve_from_stats
+from predstab.ensembles._recommend import Rule
 from predstab.ensembles._recommendation_interval import _interval, _learner_object_curves
 from predstab.ensembles._tune_config import _default_pool_size
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
 B = 100
+OPTRF = Rule("optRF", 0.95, 1e-6, "thousand")  # optRF's rule as tune_num_learners' defaults apply it
 # the page's sections, with the item of issue 21 each answers (benchmarks/bench_coverage.py
 # lists them on docs/benchmarks/coverage.md, the one page that names every case)
 SECTIONS = (
@@ -109,7 +111,7 @@ def run(name, k, size, band_grid, rec_grid):
             truth_rec = _truth(others, n_rec, classifier)
             rres = pool.closed_form(n_rec, measure=measure, n_resamples=B, random_state=j)
             resampled = np.minimum(rres.curve + rres.errors, 1.0)
-            rounded, unrounded = _interval(resampled, list(rec_grid), 1e-6, "thousand", B, 0.95)
+            rounded, unrounded = _interval(resampled, list(rec_grid), OPTRF, B, 0.95)
         t_round, _ = _recommendation(truth_rec, n_rec, "thousand")
         t_raw, _ = _recommendation(truth_rec, n_rec, "none")
         _, fit = _recommendation(rres.curve, n_rec, "none")
@@ -178,7 +180,7 @@ def run_objects(name, k, size, rec_grid, n_truth=3000, truth_trees=2000):
             curve = pool.closed_form(n_rec, measure=measure).curve
             resampled = _learner_object_curves(pool, list(rec_grid), measure, SimpleNamespace(baseline=None),
                                                curve, B, np.random.default_rng(j))
-            rounded, unrounded = _interval(resampled, list(rec_grid), 1e-6, "thousand", B, 0.95)
+            rounded, unrounded = _interval(resampled, list(rec_grid), OPTRF, B, 0.95)
             _, fit = _recommendation(curve, n_rec, "none")
         rows.append((rounded.low <= t_round <= rounded.high, unrounded.low <= t_raw <= unrounded.high,
                      rounded.high - rounded.low, unrounded.high - unrounded.low, t_round, t_raw,

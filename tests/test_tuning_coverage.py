@@ -177,7 +177,7 @@ def test_class_closed_form_pool_holds_four_times_the_largest_forest():
     # the default recommendation interval states its measured coverage and where it fails (no
     # interval here, n_resamples=0: no note on this curve)
     assert res.interval_covers.endswith(
-        "Measured coverage of the true recommendation (new objects, new learners; 200 pools each): 0.985 "
+        "Measured coverage of optRF's recommendation (new objects, new learners; 200 pools each): 0.985 "
         "for a regression forest; for an imbalanced classifier 0.98 where the curve stays below 0.99 within "
         "the grid and 0.69 where it reaches 0.99 (docs/benchmarks/coverage-tuning.md)")
     # a smaller pool given explicitly is used, with a warning naming the rule

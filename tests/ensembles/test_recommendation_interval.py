@@ -15,6 +15,7 @@ import pytest
 
 from predstab import ConfidenceInterval, TreePool, fit_2pl
 from predstab.ensembles import _recommendation_interval as interval_module
+from predstab.ensembles._recommend import Rule
 from predstab.ensembles._tune import _covers
 
 
@@ -70,10 +71,11 @@ def test_interval_covers_adds_the_note_only_for_the_learners_objects_closed_form
     table = pd.DataFrame({"fleiss": [0.8, 0.95, 0.995]})
     interval = ConfidenceInterval(1000.0, 6000.0)
     config = SimpleNamespace(method="closed_form", interval="learners+objects", primary="fleiss",
-                             grid=(10, 50, 200))
+                             grid=(10, 50, 200), rule="optRF")
     expected = "what was resampled" + interval_module.flat_curve_note(table["fleiss"], config.grid, interval)
     assert _covers(config, strategy, table, interval) == expected != "what was resampled"
-    for other in (dict(interval="learners"), dict(method="pool")):
+    # measured for optRF's rule only: "target" (the smallest n reaching a target) gets no note
+    for other in (dict(interval="learners"), dict(method="pool"), dict(rule="target")):
         assert _covers(SimpleNamespace(**{**vars(config), **other}), strategy, table, interval) == (
             "what was resampled")
     assert interval_module.LEARNER_OBJECT_COVERS.startswith("test objects and the pool's learners resampled")
@@ -99,7 +101,7 @@ def test_learners_objects_interval_covers_an_exact_metric_recommendation():
             curve = pool.closed_form(n).curve
             curves = interval_module._learner_object_curves(pool, grid, "icc", SimpleNamespace(baseline=None),
                                                             curve, 40, np.random.default_rng(j))
-            _, raw = interval_module._interval(curves, grid, 1e-6, "thousand", 40, 0.95)
+            _, raw = interval_module._interval(curves, grid, Rule("optRF", 0.95, 1e-6, "thousand"), 40, 0.95)
         hits.append(raw.low <= truth <= raw.high)
         widths.append(raw.high - raw.low)
     # measured: 36 of 40, median width 1150 learners; the additive pivot before: 32 of 40, 1465

@@ -310,7 +310,7 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
 def _covers(config, strategy, table, interval):
     """``interval_covers``: what the interval resampled, and whether a flat curve defeats it."""
     covers = strategy.covers(config)
-    if config.method == "closed_form" and config.interval == "learners+objects":
+    if config.method == "closed_form" and config.interval == "learners+objects" and config.rule == "optRF":
         covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
     return covers
 
