@@ -90,7 +90,11 @@ MODULES: dict[str, list[str]] = {
     # see; test_cli.py runs it in-process but takes ~45 s (tune and demo runs), which every surviving
     # mutant of a function they reach would cost
     "_core/_reading": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_reading.py"],
-    "_core/_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py"],
+    # (test_cli_output.py and test_atomic_writes_and_interrupts.py: the staged output folders and the
+    # interrupts, 4 s, their in-process tests)
+    "_core/_writing": ["tests/surfaces/test_cli_files.py", "tests/surfaces/test_writing.py",
+                       "tests/surfaces/test_cli_output.py",
+                       "tests/surfaces/test_atomic_writes_and_interrupts.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
     "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS],
     "agreement/_cac_tables": ["tests/agreement/test_cac.py", _STACKS],

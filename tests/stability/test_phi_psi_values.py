@@ -310,3 +310,48 @@ def test_no_numpy_warning_reaches_the_user():
     assert res_m.per_object_observed[1:].tolist() == [np.var([1.0, 2.0, 3.0, 2.0], ddof=1), 0.0]
     assert res_c.per_object_observed[1:].tolist() == [0.0, pair_disagreement(["a", "b", "c", "b", "a"])]
     assert res_2.per_object_high[1] == 1.0 and res_o.per_object_observed[1] == 0.0
+
+
+def test_bonett_intervals_of_several_objects_equal_each_object_alone():
+    # Bonett's per-object interval uses each object's own kurtosis estimate: with objects of
+    # different shapes and refit counts measured together, each keeps the interval it has alone
+    rng = np.random.default_rng(31)
+    pred = np.vstack([rng.normal(size=12), rng.exponential(size=12), rng.standard_t(3, size=12),
+                      rng.uniform(size=12), rng.normal(size=12) * 5])
+    pred[3, :3] = np.nan  # nine refits: another group of counts
+    base = rng.normal(size=40)
+    together = _quiet(phi, pred, base, object_interval="bonett")
+    for i in range(len(pred)):
+        alone = _quiet(phi, pred[i:i + 1], base, object_interval="bonett")
+        assert together.per_object_low[i] == pytest.approx(alone.per_object_low[0], rel=1e-12), i
+        assert together.per_object_high[i] == pytest.approx(alone.per_object_high[0], rel=1e-12), i
+
+
+def test_row_moments_against_numpy(monkeypatch):
+    # the per-row count, sum of squared and of fourth-power deviations from the row mean that the
+    # pooled kurtosis uses, with missing values, in blocks of two rows (the block size made small)
+    import predstab.stability._object_intervals as oi
+
+    monkeypatch.setattr(oi, "_BLOCK", 10)
+    rng = np.random.default_rng(32)
+    x = rng.normal(size=(7, 5)) * [[1.0], [2.0], [0.5], [3.0], [1.0], [1.0], [4.0]]
+    x[2, 1] = x[5, [0, 3]] = np.nan
+    got = oi._row_moments(x)
+    for i, row in enumerate(x):
+        r = row[~np.isnan(row)]
+        d = r - r.mean()
+        assert got[0, i] == r.size
+        assert got[1, i] == pytest.approx(np.sum(d**2), rel=1e-13)
+        assert got[2, i] == pytest.approx(np.sum(d**4), rel=1e-13)
+
+
+def test_psi_categories_absent_from_the_space_are_python_values():
+    # predicted classes the prediction space lacks join the categories with share 0 in D_e:
+    # D_e = 1 - (0.5^2 + 0.5^2) = 0.5; each row has counts 3, 1, 1: D_o,i = (25 - 11) / 20 = 0.7
+    res = _quiet(psi, np.array([[1, 2, 3, 3, 3], [1, 1, 1, 2, 4]]), np.array([1, 2, 2, 1]),
+                 scale="categorical")
+    assert res.value == pytest.approx(1 - 0.7 / 0.5, rel=1e-14)
+    assert res.categories == (1, 2, 3, 4) and res.absent_from_baseline == (3, 4)
+    assert all(type(c) is int for c in res.categories + res.absent_from_baseline)
+    labels = _quiet(psi, np.array([["a", "b", "c", "c", "c"]]), np.array(["a", "b"]), scale="categorical")
+    assert labels.categories == ("a", "b", "c") and all(type(c) is str for c in labels.categories)

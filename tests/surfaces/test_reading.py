@@ -559,3 +559,52 @@ def test_cli_wide_category_file_with_a_missing_first_cell(tmp_path, capsys):
         warnings.simplefilter("ignore")
         expected = predstab.phi(labels, np.array(["a", "b", "c"], dtype=object), scale="categorical")
     assert str(expected) in out
+
+
+def test_decimal_comma_files_read_as_r_read_csv2_does(tmp_path):
+    # R's write.csv2 layout (sep ';', dec ','): decimal commas are numbers in columns with and
+    # without a missing cell, a text column keeps its commas, and a label "1,5" among words is
+    # the number 1.5 written in its shortest form
+    path = tmp_path / "ratings.csv"
+    path.write_text("a;b;c;d\n1,5;2;x,y;1,0\n2,25;NA;z;2,5\nNA;4;1,5;3\n")
+    with _no_warnings():
+        frame = _reading.read_table(path, sep=";", dec=",")
+    assert frame["a"].tolist()[:2] == [1.5, 2.25] and np.isnan(frame["a"].iloc[2])
+    assert frame["b"].tolist()[0::2] == [2.0, 4.0] and np.isnan(frame["b"].iloc[1])
+    assert frame["c"].tolist() == ["x,y", "z", "1,5"]
+    assert frame["d"].tolist() == [1.0, 2.5, 3.0]
+    assert _reading.label_matrix(frame).tolist() == [["1.5", "2", "x,y", "1"], ["2.25", None, "z", "2.5"],
+                                                     [None, "4", "1.5", "3"]]
+    path.write_text("a;b\n1,5;2,5\n0,5;1,0\n")
+    frame = _reading.read_table(path, sep=";", dec=",")
+    assert _reading.label_matrix(frame).tolist() == [[1.5, 2.5], [0.5, 1]]
+
+
+def test_separator_sniffed_and_quoted_fields(tmp_path):
+    # a tab-separated file is read without --sep (a comma in a cell does not make it CSV); quoted
+    # fields keep their separators and doubled quotes, as R's read.csv / read.table read them
+    tsv = tmp_path / "t.txt"
+    tsv.write_text("a\tb\n1,5\t2\n3\t4\n")
+    frame = _reading.read_table(tsv)
+    assert frame.columns.tolist() == ["a", "b"] and frame.to_numpy().tolist() == [["1,5", 2], ["3", 4]]
+    csv = tmp_path / "q.csv"
+    csv.write_text('a,b,c\n"x,y","say ""hi""",3\n"z",w,4\n')
+    assert _reading.read_table(csv).to_numpy().tolist() == [["x,y", 'say "hi"', 3], ["z", "w", 4]]
+    spaced = tmp_path / "s.txt"
+    spaced.write_text('a b\n"x y" 2\n3 4\n')
+    assert _reading.read_table(spaced, sep=" ").to_numpy().tolist() == [["x y", 2], ["3", 4]]
+
+
+def test_duplicate_column_names_and_trailing_separators_are_refused_in_words(tmp_path):
+    dup = tmp_path / "dup.csv"
+    dup.write_text("x,y,x,x\n1,2,3,4\n")
+    with pytest.raises(InputError) as info:
+        _reading.unique_columns(_reading.read_table(dup))
+    assert str(info.value) == (f"input '{dup}' has 3 columns named 'x' (columns 1, 3 and 4); give every "
+                               "column its own name")
+    trailing = tmp_path / "tr.csv"
+    trailing.write_text("a,b,\n1,2,\n3,4,\n")
+    with pytest.raises(InputError) as info:
+        _reading.read_table(trailing)
+    assert str(info.value) == (f"input file '{trailing}', line 1 ends with ',': every line has a trailing "
+                               "separator, which adds an empty column; remove them")

@@ -278,3 +278,53 @@ def test_write_probe_never_touches_a_file_of_its_name(tmp_path, monkeypatch):
     assert _writing.check_output_file(tmp_path / "o.csv") == tmp_path / "o.csv"
     assert (tmp_path / ".predstab-probe-aaaa").read_text() == "a user's file"
     assert [p.name for p in tmp_path.iterdir()] == [".predstab-probe-aaaa"]
+
+
+def test_staged_output_dir_puts_a_new_folder_in_place_at_once(tmp_path, umask):
+    # a new folder: the hidden stage beside it is renamed into place when the block ends, with the
+    # mode mkdir would give it under the umask (mkdtemp makes it 0o700)
+    out = tmp_path / "new"
+    with _writing.staged_output_dir(out, names=("a.csv", "b.csv")) as stage:
+        assert stage.parent == tmp_path and stage.name.startswith(".new.") and stage.name.endswith(".tmp")
+        (stage / "a.csv").write_text("x")
+        assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["new"]
+    assert [p.name for p in out.iterdir()] == ["a.csv"] and (out / "a.csv").read_text() == "x"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~umask
+    assert _writing.COMMITTED[-1] == out
+
+
+def test_staged_output_dir_refuses_files_another_run_put_in_meanwhile(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    with pytest.raises(InputError) as info, \
+            _writing.staged_output_dir(out, names=("a.csv",), option="--out") as stage:
+        (stage / "a.csv").write_text("mine")
+        (out / "theirs.csv").write_text("theirs")  # another run, while this one computes
+    assert str(info.value) == (f"--out '{out}' received files from another run while this one was computing; "
+                               "nothing was written (use --force to replace them)")
+    assert [p.name for p in out.iterdir()] == ["theirs.csv"]
+
+
+def test_non_regular_files_are_named_in_words(tmp_path):
+    fifo, link, target = tmp_path / "fifo", tmp_path / "link", tmp_path / "t"
+    os.mkfifo(fifo)
+    target.write_text("x")
+    link.symlink_to(target)
+    tail = "; predstab writes only regular files and never replaces anything else (also not with --force): " \
+           "give another path"
+    for path, words in ((fifo, "a named pipe (FIFO)"), (link, f"a symbolic link (to '{target}')")):
+        with pytest.raises(InputError) as info:
+            _writing.check_output_file(path, force=True)
+        assert str(info.value) == f"--out '{path}' is {words}{tail}"
+    for mode, words in ((stat.S_IFCHR, "a character device"), (stat.S_IFBLK, "a block device"),
+                        (stat.S_IFSOCK, "a socket"), (stat.S_IFDIR, "a folder"),
+                        (stat.S_IFLNK, "a symbolic link")):
+        assert _writing._kind(mode | 0o644) == words
+
+
+def test_interrupted_names_its_signal():
+    import signal
+
+    exc = _writing.Interrupted(signal.SIGTERM)
+    assert isinstance(exc, KeyboardInterrupt) and exc.signum == signal.SIGTERM and str(exc) == "SIGTERM"
