@@ -165,7 +165,7 @@ def test_closed_form_interval_resamples_test_objects_and_learners_by_default():
     curve = _hand_icc(preds, GRID32)
     np.testing.assert_allclose(both.table["icc"], curve, rtol=1e-10)
     truth = _hand_icc(preds, GRID32, plug_in=True)  # the bootstrap world's exact value: pivot on it
-    curves = [np.minimum(curve - (_hand_icc(preds[r][:, c], GRID32) - truth), 1.0)
+    curves = [_odds_pivot(curve, _hand_icc(preds[r][:, c], GRID32), truth)
               for r, c in zip(rows, cols, strict=True)]
     rounded, raw = _interval_of(curves, "ten")
     assert tuple(both.confidence_interval) == rounded
@@ -202,7 +202,7 @@ def test_closed_form_interval_resamples_objects_and_learners():
     curve = _hand_icc(preds, GRID)
     np.testing.assert_allclose(res.table["icc"], curve, rtol=1e-10)
     truth = _hand_icc(preds, GRID, plug_in=True)
-    resampled = [np.minimum(curve - (_hand_icc(preds[r][:, c], GRID) - truth), 1.0)
+    resampled = [_odds_pivot(curve, _hand_icc(preds[r][:, c], GRID), truth)
                  for r, c in zip(rows, cols, strict=True)]
     rounded, raw = _optrf_recommendations(resampled, rec_thresh=1e-4, round_to="ten")
     assert len(rounded) >= 5
@@ -214,9 +214,24 @@ def test_closed_form_interval_resamples_objects_and_learners():
 
 
 # ------------------------------------------------------------- the closed form's objects+learners resamples
+def _odds_pivot(curve, resampled, truth):
+    """The error moved on the logit scale: the odds S / (1 - S) of the curve times those of the
+    bootstrap world's truth over those of the resample; additive (capped at 1) where one of the
+    three is outside (0, 1)."""
+    out = []
+    for c, r, t in zip(curve, resampled, truth, strict=True):
+        if all(0 < v < 1 for v in (c, r, t)):
+            odds = c / (1 - c) * t / (1 - t) * (1 - r) / r
+            out.append(odds / (1 + odds))
+        else:
+            out.append(min(c - (r - t), 1.0))
+    return np.array(out)
+
+
 def _expected_learner_object_curves(pool, measure, baseline, curve, n_resamples, seed):
     """Each resample: the pool's per-learner predictions at drawn rows and columns (rows first, then
-    columns), its closed form minus the bootstrap world's exact value, subtracted from ``curve``."""
+    columns), its closed form against the bootstrap world's exact value, moved onto ``curve`` on the
+    logit scale."""
     from predstab.ensembles._closed_form import _orderings, closed_form_stats, curve_from_stats
 
     rng = np.random.default_rng(seed)
@@ -236,7 +251,7 @@ def _expected_learner_object_curves(pool, measure, baseline, curve, n_resamples,
         for r, c in zip(rows, cols, strict=True):
             stats = closed_form_stats(preds[r][:, c], None if mask is None else mask[r][:, c], n, rng=rng,
                                       n_perm=n_perm, **kw)
-            out.append(np.minimum(curve - (curve_from_stats(stats, n, measure, d_e) - truth), 1.0))
+            out.append(_odds_pivot(curve, curve_from_stats(stats, n, measure, d_e), truth))
     return np.array(out)
 
 

@@ -721,9 +721,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     the wrong way where a few near-tied objects dominate the class disagreement, and its
     default quantile interpolation lost coverage at 100 resamples (0.93 for a perfect
     pivot); benchmarks/bench_coverage_tuning.py measures the coverage
-    (docs/benchmarks/coverage-tuning.md): at least 0.93 up to 3/8 of the pool, but for classes
-    near tied votes at half the pool (where two forests hold the whole pool) 0.86; use a pool
-    of at least four times the largest ``n`` there.
+    (docs/benchmarks/coverage-tuning.md): 0.94 for a regression forest at every n; for classes
+    near tied votes 0.86 at half the pool (where two forests hold the whole pool), 0.92-0.96 up
+    to a quarter of it, 0.943 or more where the pool holds ten times ``n``.
 
     Metric predictions are resampled through one matrix product of the per-learner
     predictions with the multinomial resampling counts (cost linear in objects, no copy

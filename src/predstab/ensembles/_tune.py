@@ -26,7 +26,7 @@ from .._core._progress import Steps
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
 from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
-from ._recommendation_interval import _interval
+from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
     INTERVALS,
     METHODS,
@@ -135,10 +135,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
         "closed_form" at least 1000, and for a classifier at least ``4 * max(grid)``: class
         closed forms are estimated without bias only up to half the pool (see
-        :class:`TreePool`), and their learners-only bands reach 0.93 coverage only up to a
-        quarter of it (0.86 at half the pool near tied votes; docs/benchmarks/coverage-tuning.md;
-        a smaller ``pool_size`` given explicitly warns). ``settings["pool_size"]`` and the
-        printed result say which rule gave the pool. The metric
+        :class:`TreePool`), and their learners-only bands cover 0.86 at half the pool near tied
+        votes and 0.920-0.957 up to a quarter of it (0.943 or more where the pool holds ten times
+        n; docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
+        ``settings["pool_size"]`` and the printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
         see ``bands``).
@@ -199,10 +199,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         "closed_form" only: what the recommendation's interval resamples (recorded in
         ``interval_covers``). "learners+objects": in each resample the test objects (the
         rows of the pool's per-learner predictions) and the pool's learners are drawn with
-        replacement, the closed-form curve of that pool is computed (pivoted on the
-        bootstrap world's exact value, as the bands are), the 2PL refitted and optRF's
-        recommendation taken; the percentile interval of those covers the test objects'
-        sampling as the pool method's does. "learners": the learners only (the bands'
+        replacement, the closed-form curve of that pool is computed (its error against the
+        bootstrap world's exact value moved onto the pool's curve on the logit scale, where
+        the 2PL is a line in log n), the 2PL refitted and optRF's recommendation taken; the
+        percentile interval of those covers the test objects' sampling as the pool method's
+        does (measured 0.985 for a regression forest, 0.98 for an imbalanced classifier),
+        except where the curve is already 0.99 at the largest grid value: its
+        recommendation then rests on rare near-tied objects the test set may lack (0.69
+        measured; ``interval_covers`` says so; docs/benchmarks/coverage-tuning.md).
+        "learners": the learners only (the bands'
         resamples): the error of the pool's finite size alone -- another closed-form run on
         the same objects falls inside it, a refit run on other objects often does not.
         The refit and pool methods always resample the test objects.
@@ -302,6 +307,14 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     return res
 
 
+def _covers(config, strategy, table, interval):
+    """``interval_covers``: what the interval resampled, and whether a flat curve defeats it."""
+    covers = strategy.covers(config)
+    if config.method == "closed_form" and config.interval == "learners+objects" and config.rule == "optRF":
+        covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
+    return covers
+
+
 def _summarise(config, strategy, forests, measured, randomness, settings):
     """The TuningResult: fits and recommendations, bands, the primary's interval, run time
     (``randomness``: the generator and the progress steps of the run)."""
@@ -329,7 +342,7 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
         table=table, fits=fits, recommendations=recs, summary=_summary_frame(fits, recs), primary=primary,
         recommendation=recommendation, reliable=not problems, message=message, target=config.target,
         n_for_target=rec.n_for_target, confidence_interval=interval, unrounded_interval=unrounded,
-        interval_covers=strategy.covers(config), confidence_level=config.confidence_level,
+        interval_covers=_covers(config, strategy, table, interval), confidence_level=config.confidence_level,
         runtime=runtime_model(table["n_learners"], table["seconds"]), method=config.method,
         pool_size=forests.pool_size, psi_baseline=forests.baseline_text if config.reads_space else "",
         largest_phi=_stability_result("phi", largest, config, forests),

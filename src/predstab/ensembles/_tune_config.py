@@ -28,7 +28,8 @@ INTERVALS = ("learners+objects", "learners")  # closed form: what its interval r
 ROUNDING = {"thousand": "the nearest thousand", "hundred": "the nearest hundred", "ten": "the nearest ten",
             "none": "no rounding"}
 POOL_RULE = "n_repeats x the largest grid value (the default)"
-# the closed-form bands of classes reach 0.93 for n up to a quarter of the pool
+# class pools of at least 4 x max(grid): their closed-form bands cover 0.86 at n = P / 2 near tied
+# votes, 0.920-0.957 for n <= P / 4 (docs/benchmarks/coverage-tuning.md)
 CLASS_POOL_FACTOR = 4
 _GROUPS = {"selection": {"fraction": None, "select_for": None},
            "importance": {"fraction": None, "kind": "permutation"}}
@@ -127,8 +128,8 @@ def _default_pool_size(grid, n_repeats, method, classifier=False):
     "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
     sqrt(pool_size)), and for a classifier at least four times the largest grid value: the class
     closed forms are unbiased up to half the pool (see :class:`TreePool`), but their learners-only
-    bands cover only 0.86 at n = P / 2 near tied votes and at least 0.93 for n <= P / 4
-    (docs/benchmarks/coverage-tuning.md)."""
+    bands cover only 0.86 at n = P / 2 near tied votes, and 0.920-0.957 for n <= P / 4 (0.943 or
+    more in a pool of ten times n; measured in docs/benchmarks/coverage-tuning.md)."""
     size = int(max(grid)) * int(n_repeats)
     if method != "closed_form":
         return size

@@ -24,18 +24,13 @@ from .._core._exceptions import PredstabDataWarning, PredstabWarning, warn_outsi
 from .._core._utils import seeds_from
 from ._forest import aggregate, inbag_mask, oob_predict, tree_permutation_importances, tree_predictions
 from ._pool import TreePool, check_test_data
-from ._recommendation_interval import _learner_object_curves
+from ._recommendation_interval import LEARNER_OBJECT_COVERS, _learner_object_curves
 from ._repeated import with_seed
 from ._tune_table import _closed_baselines, _Forests, _GridValue, _object_bands
 
 MAX_POOL = 100_000  # the largest pool `precision` may ask for
 _COVERS = {
-    "learners+objects": "test objects and the pool's learners resampled together: the sampling of the test "
-                        "objects and the error from the pool's finite number of learners "
-                        "(interval=\"learners+objects\"; the bands resample the learners only). Not a "
-                        "95 % interval: its coverage of the true recommendation (new objects, new "
-                        "learners) was measured below 0.93 for a regression forest and an imbalanced "
-                        "classifier (docs/benchmarks/coverage-tuning.md); read it as a rough range",
+    "learners+objects": LEARNER_OBJECT_COVERS,
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
                    "not the sampling of the test objects (interval=\"learners\")",
     "objects": "test objects resampled, the forests held fixed: the sampling of the test objects, "
