@@ -133,11 +133,11 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     pool_size : int, optional
         Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
         max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
-        "closed_form" at least 1000, and for a classifier at least ``4 * max(grid)``: class
+        "closed_form" at least 1000, and for a classifier at least ``10 * max(grid)``: class
         closed forms are estimated without bias only up to half the pool (see
-        :class:`TreePool`), and their learners-only bands cover 0.86 at half the pool near tied
-        votes and 0.920-0.957 up to a quarter of it (0.943 or more where the pool holds ten times
-        n; docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
+        :class:`TreePool`), and near tied votes their learners-only bands cover 0.86 at half the
+        pool, 0.917 at a quarter and 0.939 or more up to a tenth of it
+        (docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
         ``settings["pool_size"]`` and the printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;

@@ -28,9 +28,10 @@ INTERVALS = ("learners+objects", "learners")  # closed form: what its interval r
 ROUNDING = {"thousand": "the nearest thousand", "hundred": "the nearest hundred", "ten": "the nearest ten",
             "none": "no rounding"}
 POOL_RULE = "n_repeats x the largest grid value (the default)"
-# class pools of at least 4 x max(grid): their closed-form bands cover 0.86 at n = P / 2 near tied
-# votes, 0.920-0.957 for n <= P / 4 (docs/benchmarks/coverage-tuning.md)
-CLASS_POOL_FACTOR = 4
+# class pools of at least 10 x max(grid): near tied votes the closed-form bands cover 0.86 at
+# n = P / 2, 0.917 at P / 4 and 0.939 or more for n <= P / 10 (1,500 simulated pools;
+# docs/benchmarks/coverage-tuning.md)
+CLASS_POOL_FACTOR = 10
 _GROUPS = {"selection": {"fraction": None, "select_for": None},
            "importance": {"fraction": None, "kind": "permutation"}}
 _GROUP_CHECKS = {
@@ -126,10 +127,10 @@ def _default_pool_size(grid, n_repeats, method, classifier=False):
     """The one default pool (``tune_num_learners`` and ``predstab tune``): ``n_repeats`` disjoint
     forests of the largest grid value, so every grid value gets its ``n_repeats`` forests; for
     "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
-    sqrt(pool_size)), and for a classifier at least four times the largest grid value: the class
+    sqrt(pool_size)), and for a classifier at least ten times the largest grid value: the class
     closed forms are unbiased up to half the pool (see :class:`TreePool`), but their learners-only
-    bands cover only 0.86 at n = P / 2 near tied votes, and 0.920-0.957 for n <= P / 4 (0.943 or
-    more in a pool of ten times n; measured in docs/benchmarks/coverage-tuning.md)."""
+    bands cover only 0.86 at n = P / 2 near tied votes, 0.917 at n = P / 4, and 0.939 or more for
+    n <= P / 10 (measured in docs/benchmarks/coverage-tuning.md)."""
     size = int(max(grid)) * int(n_repeats)
     if method != "closed_form":
         return size
@@ -142,11 +143,11 @@ def _default_pool_size(grid, n_repeats, method, classifier=False):
 DEFAULT_GRID = (250, 500, 750, 1000, 2000)  # optRF's num.trees_values, for an estimator
 
 
-def member_grid(n_members):
-    """The default grid of a given pool of ``n_members`` members: up to a quarter of the pool
-    (where the class closed forms' bands keep their coverage, see :class:`TreePool`), at least 3
-    values, about evenly spaced on a log scale from 1."""
-    top = max(int(n_members) // 4, 3)
+def member_grid(n_members, classifier=False):
+    """The default grid of a given pool of ``n_members`` members: up to a quarter of the pool, a
+    tenth for classes (where the class closed forms' bands keep their coverage, see
+    :class:`TreePool`), at least 3 values, about evenly spaced on a log scale from 1."""
+    top = max(int(n_members) // (CLASS_POOL_FACTOR if classifier else 4), 3)
     return tuple(int(v) for v in np.unique(np.rint(np.geomspace(1, top, min(top, 8)))))
 
 
@@ -245,8 +246,8 @@ def _pool_iv(a, grid, measures, is_clf):
     if explicit and a.method == "closed_form" and is_clf and pool_size < CLASS_POOL_FACTOR * max(grid):
         warn_outside(
             f"`pool_size` ({pool_size}) is below {CLASS_POOL_FACTOR} x the largest grid value "
-            f"({max(grid)}): the closed-form bands of classes for n above a quarter of the pool "
-            f"cover less than 95 % (0.86 at half the pool near tied votes); use pool_size >= "
+            f"({max(grid)}): the closed-form bands of classes for n above a tenth of the pool "
+            f"cover less than 95 % near tied votes (0.917 at a quarter, 0.86 at half); use pool_size >= "
             f"{CLASS_POOL_FACTOR * max(grid)}.", PredstabDataWarning)
     precision = a.precision
     if precision is not None:
@@ -398,7 +399,7 @@ def _given_pool_iv(a):
             what = "`y` (the training observations)" if m == "phi" else "`oob` (out-of-bag rows)"
             raise ValueError(f"`measures`: {m!r} needs {what}; this pool has none (pass it to "
                              "TreePool.from_predictions).")
-    a.grid = member_grid(size) if a.grid is None else a.grid
+    a.grid = member_grid(size, is_clf) if a.grid is None else a.grid
     grid = _grid_iv(a)
     a.y = pool.classes_ if is_clf else pool.y_train_  # the labels the options are checked against
     scale, categories = _scale_iv(a, is_clf, measures)
@@ -415,8 +416,8 @@ def _given_pool_iv(a):
                          "method='closed_form'.")
     if a.method == "closed_form" and is_clf and size < CLASS_POOL_FACTOR * max(grid):
         warn_outside(f"The pool of {size} members is below {CLASS_POOL_FACTOR} x the largest grid value "
-                     f"({max(grid)}): the closed-form bands of classes above a quarter of the pool cover "
-                     "less than 95 %.", PredstabDataWarning)
+                     f"({max(grid)}): near tied votes the closed-form bands of classes above a tenth of "
+                     "the pool cover less than 95 %.", PredstabDataWarning)
     groups = (*_group("selection", a.selection), *_group("importance", a.importance))
     n_objects = pool.test_predictions_.shape[0]
     checks = SimpleNamespace(X=np.empty((n_objects, 1)), X_test=None)
