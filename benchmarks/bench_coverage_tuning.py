@@ -192,7 +192,7 @@ def run_objects(name, k, size, rec_grid, n_truth=3000, truth_trees=2000):
 def run_simulated(k, size, band_grid):
     """Simulated hard votes of an 85/15 classifier with a few near-tied objects (exact truth:
     Binomial votes with the known shares; learners correlated across objects by a Gaussian
-    copula), the setting of tests/test_tuning_coverage.py with more pools; each pool through
+    copula), the setting of tests/ensembles/test_tuning_coverage.py with more pools; each pool through
     ``TreePool.from_predictions`` (one-hot votes) and its ``closed_form``."""
     from scipy import stats
 

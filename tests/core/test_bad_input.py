@@ -361,7 +361,7 @@ def test_ordinal_value_not_in_levels():
 def test_prediction_categories_absent_from_the_training_responses():
     pred = [["a", "b", "c"], ["a", "a", "a"]]
     _raises(lambda: phi(pred, ["a", "b", "a"]), ValueError, "training_observations", what=r"\['c'\]")
-    # psi computes instead (issue 16): "c" has share 0 in D_e; tests/test_stability_intervals.py
+    # psi computes instead (issue 16): "c" has share 0 in D_e; tests/stability/test_stability_intervals.py
     assert psi(pred, ["a", "b"]).absent_from_baseline == ("c",)
 
 

@@ -1,6 +1,6 @@
 """The per-object intervals of phi and psi and the result's bootstrap interval, against
 independent computations: Clopper-Pearson bounds from beta quantiles, the least sum of squares
-over a box by scipy's SLSQP and the box on the simplex enumerated (tests/_intervals.py), the
+over a box by scipy's SLSQP and the box on the simplex enumerated (tests/stability/_intervals.py), the
 chi-square interval with one degree of freedom, and scipy's bootstrap.
 """
 
@@ -15,7 +15,7 @@ from predstab import (
     phi,
     psi,
 )
-from tests._intervals import bonferroni_box, box_simplex_range
+from tests.stability._intervals import bonferroni_box, box_simplex_range
 from tests.stability._phi_psi import (
     _box_min_sum_of_squares,
     _cp,

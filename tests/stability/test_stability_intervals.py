@@ -18,7 +18,7 @@ import predstab
 from predstab import phi, psi
 from predstab._core._results import Result
 from predstab._core._validation import InvalidParameterError
-from tests._intervals import bonferroni_box, box_simplex_range
+from tests.stability._intervals import bonferroni_box, box_simplex_range
 from validation.aps import case_inputs, load_cases
 
 

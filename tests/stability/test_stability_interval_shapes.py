@@ -17,7 +17,7 @@ from scipy import stats
 import predstab
 from predstab import PredstabDataWarning, phi, psi
 from predstab._core._validation import InvalidParameterError
-from tests._intervals import bonferroni_box, box_simplex_range, cp
+from tests.stability._intervals import bonferroni_box, box_simplex_range, cp
 
 
 def _quiet(fn, *args, **kwargs):

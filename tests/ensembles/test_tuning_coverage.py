@@ -181,7 +181,8 @@ def test_class_closed_form_pool_holds_ten_times_the_largest_forest():
         "for a regression forest; for an imbalanced classifier 0.98 where the curve stays below 0.99 within "
         "the grid and 0.69 where it reaches 0.99 (docs/benchmarks/coverage-tuning.md)")
     # a smaller pool given explicitly is used, with a warning naming the rule
-    with pytest.warns(PredstabDataWarning, match=r"below 10 x the largest grid value \(20\).*pool_size >= 200"):
+    with pytest.warns(PredstabDataWarning,
+                      match=r"below 10 x the largest grid value \(20\).*pool_size >= 200"):
         small = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
                                   method="closed_form", measures=["fleiss"], n_resamples=0, random_state=0)
     assert small.pool_size == 40
