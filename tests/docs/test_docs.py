@@ -59,7 +59,13 @@ def _page_id(page):
 
 
 # --------------------------------------------------------------------------- the tests
-@pytest.mark.parametrize("page", [p for p in PAGES if _page_id(p) not in RUN_ELSEWHERE], ids=_page_id)
+def _page_param(page):
+    # the tutorials fit models for seconds each: slow (CI runs them; `-m "not slow"` does not)
+    marks = pytest.mark.slow if _page_id(page).startswith("docs/tutorials/") else ()
+    return pytest.param(page, marks=marks, id=_page_id(page))
+
+
+@pytest.mark.parametrize("page", [_page_param(p) for p in PAGES if _page_id(p) not in RUN_ELSEWHERE])
 def test_every_code_block_runs(page, tmp_path):
     name = _page_id(page)
     start = time.perf_counter()

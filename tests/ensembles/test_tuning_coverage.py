@@ -38,6 +38,7 @@ def _fleiss_truth(q, n):
     return 1 - d_o / (1 - share**2 - (1 - share) ** 2)
 
 
+@pytest.mark.slow
 def test_metric_bands_cover_the_infinite_pool_icc():
     rng = np.random.default_rng(20)
     means = rng.gamma(2.0, size=25)
@@ -158,6 +159,7 @@ def test_closed_form_bands_say_what_they_cover():
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_class_closed_form_pool_holds_ten_times_the_largest_forest():
     # near tied votes the learners-only bands of classes cover 0.86 at n = P / 2, 0.917 at P / 4
     # and >= 0.939 for n <= P / 10 (docs/benchmarks/coverage-tuning.md): the default class pool

@@ -790,6 +790,7 @@ def test_progress_bar_only_on_a_terminal():
     assert quiet.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_console_script_error_has_no_traceback(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     proc = subprocess.run([sys.executable, "-m", "predstab", "stability", str(tmp_path / "missing.csv"),

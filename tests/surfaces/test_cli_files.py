@@ -117,6 +117,7 @@ def test_replaced_file_keeps_its_mode(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 3: paths first
+@pytest.mark.slow
 def test_output_paths_are_checked_before_reading_or_computing(tmp_path):
     missing_input = tmp_path / "not-there.csv"  # would fail later: the output check comes first
     existing = tmp_path / "per.csv"
@@ -202,6 +203,7 @@ def _per_object_table(path):
 
 
 # --------------------------------------------------------------------------- item 1: R's row names
+@pytest.mark.slow
 def test_r_default_row_names_name_the_objects_in_the_cli_and_in_python(metric_files):
     folder, pred, y = metric_files
     path = folder / "pred.csv"  # R: write.csv(pred), row names "1".."8"
@@ -221,6 +223,7 @@ def test_r_default_row_names_name_the_objects_in_the_cli_and_in_python(metric_fi
 
 
 # --------------------------------------------------------------------------- item 2: write.csv2
+@pytest.mark.slow
 def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
     rng = np.random.default_rng(2)
     scores = np.round(rng.normal(size=(10, 3)) + [0.0, 0.4, 0.8], 4)
@@ -243,6 +246,7 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 3: misread lines
+@pytest.mark.slow
 def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metric_files):
     folder, pred, y = metric_files
     (folder / "p.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)]))
@@ -261,6 +265,7 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     assert str(predstab.phi(pred, y, scale="metric")) in proc.stdout
 
 
+@pytest.mark.slow
 def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, capsys):
     # issue 22 item 3: a headerless one-column file of decimal commas ("1,5" on every line) reads as
     # two columns 1 and 5; pooled, phi was 856.67 for 0.925. Where one column is expected
@@ -313,6 +318,7 @@ def test_a_trailing_separator_is_refused_naming_the_line(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 4: first rows
+@pytest.mark.slow
 def test_a_headerless_binary_column_keeps_its_first_value(tmp_path):
     rng = np.random.default_rng(4)
     pred = rng.integers(0, 2, size=(20, 5))
@@ -357,6 +363,7 @@ def test_an_all_missing_first_row_keeps_every_object_in_its_place(metric_files):
 
 
 # --------------------------------------------------------------------------- item 5: byte-order mark
+@pytest.mark.slow
 def test_a_byte_order_mark_before_a_headerless_file_keeps_the_first_row(metric_files):
     folder, pred, y = metric_files
     (folder / "p.csv").write_text("\ufeff" + _rows(pred), encoding="utf-8")
@@ -430,6 +437,7 @@ def test_a_parquet_column_named_empty_is_a_column(tmp_path):
 
 
 # --------------------------------------------------------------------------- item 8: line numbers
+@pytest.mark.slow
 def test_errors_name_the_line_of_the_file(tmp_path):
     (tmp_path / "h.csv").write_text("1.5,2\n2.5,3\nx,4\n")  # no header: the bad cell is on line 3
     proc = predstab_cli("agree", tmp_path / "h.csv", "--measure", "icc", "--model", "twoway", "--no-header")

@@ -45,6 +45,7 @@ def test_an_earlier_option_name_is_refused_naming_the_new_one(capsys, command, o
         assert out == ""
 
 
+@pytest.mark.slow
 def test_the_installed_command_refuses_an_earlier_name_before_reading_any_file(tmp_path):
     proc = predstab_cli("agree", tmp_path / "missing.csv", "--measure", "alpha", "--level", "ordinal")
     assert_one_line_error(proc.returncode, proc.stderr, "--level was renamed --scale",

@@ -90,6 +90,7 @@ def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
             "load_wine(): none (every object has psi = 1)") in proc.stdout
 
 
+@pytest.mark.slow
 def test_agree_prints_irr_layout(tmp_path):
     # item 12: irr's print.icclist / kappam.fleiss layout, not a pandas Series
     rng = np.random.default_rng(1)

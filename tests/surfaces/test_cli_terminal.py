@@ -264,6 +264,7 @@ def test_progress_true_draws_one_line_per_step_on_stderr(capsys):
         assert last.startswith(f"{step} [{'#' * 28}] {total}/{total} "), line
 
 
+@pytest.mark.slow
 def test_the_pool_reports_fit_predict_and_bands_and_keeps_its_numbers(capsys):
     from sklearn.ensemble import RandomForestClassifier
 
