@@ -54,7 +54,7 @@ _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_
             "tests/stability/test_stability_interval_shapes.py"]
 _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
-           "tests/ensembles/test_tune_result.py"]
+           "tests/ensembles/test_tune_result.py", "tests/ensembles/test_tune_rule.py"]
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
@@ -81,7 +81,8 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_tune_table": _TUNING,
     "ensembles/_recommend": _TUNING,
     "ensembles/_tune_result": _TUNING,
-    "ensembles/_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py"],
+    "ensembles/_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py",
+                        "tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
                                "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
