@@ -82,7 +82,8 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_recommend": _TUNING,
     "ensembles/_tune_result": _TUNING,
     "ensembles/_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py",
-                        "tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py"],
+                        "tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py",
+                        "tests/ensembles/test_pool_members_and_progress.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
                                "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out

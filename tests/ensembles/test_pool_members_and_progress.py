@@ -1,0 +1,43 @@
+"""TreePool.from_members' pass-through of classes and y, and the pool's progress steps
+(value-pinning checks written for surviving mutants of ensembles/_pool.py)."""
+
+import numpy as np
+from sklearn.datasets import make_classification, make_regression
+from sklearn.ensemble import BaggingRegressor, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from predstab import TreePool
+
+
+def test_from_members_aligns_probabilities_on_the_given_classes_and_keeps_y():
+    X, y = make_classification(90, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=0)
+    members = [LogisticRegression(C=c).fit(X[:60], y[:60]) for c in (0.1, 1.0, 10.0)]
+    pool = TreePool.from_members(members, X[60:], classes=[2, 1, 0], y=y[:60])
+    assert pool.classes_.tolist() == [2, 1, 0]
+    for j, m in enumerate(members):
+        expected = m.predict_proba(X[60:])[:, ::-1]
+        np.testing.assert_allclose(pool.test_predictions_[:, j, :], expected, rtol=1e-12)
+    np.testing.assert_array_equal(pool.y_train_, y[:60])
+    default = TreePool.from_members(members, X[60:])
+    assert default.classes_.tolist() == [0, 1, 2]
+
+
+def _calls(estimator, n):
+    X, y = make_regression(40, 3, random_state=0)
+    seen = []
+    pool = TreePool(estimator, n_learners=n, random_state=0)
+    pool.fit(X[:30], y[:30], X[30:], progress=lambda done, total: seen.append((done, total)))
+    return seen[:seen.index((n, n)) + 1]  # the fitting step (the predictions' step follows)
+
+
+def test_a_forest_grows_in_twenty_warm_started_steps_that_tick_the_progress():
+    seen = _calls(RandomForestRegressor(max_depth=2), 40)
+    assert seen == [(k, 40) for k in range(2, 41, 2)]
+    assert _calls(RandomForestRegressor(max_depth=2), 7) == [(k, 7) for k in range(1, 8)]
+
+
+def test_a_warm_started_forest_and_bagging_are_fitted_in_one_step():
+    # the user's warm_start=True forest and Bagging (its out-of-bag seeds) are fitted at once
+    assert _calls(RandomForestRegressor(max_depth=2, warm_start=True), 40) == [(40, 40)]
+    assert _calls(BaggingRegressor(DecisionTreeRegressor(max_depth=2)), 12) == [(12, 12)]
