@@ -208,7 +208,7 @@ def test_defaults_filled_in_by_the_validation():
                                                      0.15, False, True)
     assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form") == (
         ("fleiss", "phi", "psi"), 1000, "hard", "yes", 0.15, False, True)
-    # a classifier's closed form: at least 10 x max(grid) (near ties its bands cover 0.917 at P / 4, issue 21)
+    # a classifier's closed form: at least 10 x max(grid) (near ties its bands cover 0.920 at P / 4, issue 21)
     assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form", grid=(2, 3, 700))[1] == 7000
     assert _defaults(CLF, LABELS[:30], XC[30:], method="refit", grid=(2, 3, 700))[1] == 2100
     assert _defaults(CLF, LABELS[:30], XC[30:], voting="soft")[2] == "soft"

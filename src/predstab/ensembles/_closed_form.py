@@ -722,8 +722,8 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     default quantile interpolation lost coverage at 100 resamples (0.93 for a perfect
     pivot); benchmarks/bench_coverage_tuning.py measures the coverage
     (docs/benchmarks/coverage-tuning.md): 0.94 for a regression forest at every n; for classes
-    near tied votes 0.86 at half the pool (where two forests hold the whole pool), 0.917 at a
-    quarter of it, 0.939 or more up to a tenth (the default pool of ``tune_num_learners``).
+    near tied votes 0.85 at half the pool (where two forests hold the whole pool), 0.920 at a
+    quarter of it, 0.935 or more up to a tenth (the default pool of ``tune_num_learners``).
 
     Metric predictions are resampled through one matrix product of the per-learner
     predictions with the multinomial resampling counts (cost linear in objects, no copy

@@ -20,8 +20,8 @@ LEARNER_OBJECT_COVERS = (
     "test objects and the pool's learners resampled together: the sampling of the test objects and the "
     "error from the pool's finite number of learners (interval=\"learners+objects\"; the bands resample the "
     "learners only). Measured coverage of optRF's recommendation (new objects, new learners; 200 pools "
-    "each): 0.985 for a regression forest; for an imbalanced classifier 0.98 where the curve stays below "
-    f"{FLAT_END} within the grid and 0.69 where it reaches {FLAT_END} (docs/benchmarks/coverage-tuning.md)")
+    "each): 0.985 for a regression forest; for an imbalanced classifier 0.97 where the curve stays below "
+    f"{FLAT_END} within the grid and 0.68 where it reaches {FLAT_END} (docs/benchmarks/coverage-tuning.md)")
 
 
 def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):

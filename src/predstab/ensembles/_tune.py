@@ -135,8 +135,8 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
         "closed_form" at least 1000, and for a classifier at least ``10 * max(grid)``: class
         closed forms are estimated without bias only up to half the pool (see
-        :class:`TreePool`), and near tied votes their learners-only bands cover 0.86 at half the
-        pool, 0.917 at a quarter and 0.939 or more up to a tenth of it
+        :class:`TreePool`), and near tied votes their learners-only bands cover 0.85 at half the
+        pool, 0.920 at a quarter and 0.935 or more up to a tenth of it
         (docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
         ``settings["pool_size"]`` and the printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
@@ -203,9 +203,9 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         bootstrap world's exact value moved onto the pool's curve on the logit scale, where
         the 2PL is a line in log n), the 2PL refitted and optRF's recommendation taken; the
         percentile interval of those covers the test objects' sampling as the pool method's
-        does (measured 0.985 for a regression forest, 0.98 for an imbalanced classifier),
+        does (measured 0.985 for a regression forest, 0.97 for an imbalanced classifier),
         except where the curve is already 0.99 at the largest grid value: its
-        recommendation then rests on rare near-tied objects the test set may lack (0.69
+        recommendation then rests on rare near-tied objects the test set may lack (0.68
         measured; ``interval_covers`` says so; docs/benchmarks/coverage-tuning.md).
         "learners": the learners only (the bands'
         resamples): the error of the pool's finite size alone -- another closed-form run on

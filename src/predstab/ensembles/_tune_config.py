@@ -28,8 +28,8 @@ INTERVALS = ("learners+objects", "learners")  # closed form: what its interval r
 ROUNDING = {"thousand": "the nearest thousand", "hundred": "the nearest hundred", "ten": "the nearest ten",
             "none": "no rounding"}
 POOL_RULE = "n_repeats x the largest grid value (the default)"
-# class pools of at least 10 x max(grid): near tied votes the closed-form bands cover 0.86 at
-# n = P / 2, 0.917 at P / 4 and 0.939 or more for n <= P / 10 (1,500 simulated pools;
+# class pools of at least 10 x max(grid): near tied votes the closed-form bands cover 0.85 at
+# n = P / 2, 0.920 at P / 4 and 0.935 or more for n <= P / 10 (1,000 simulated pools;
 # docs/benchmarks/coverage-tuning.md)
 CLASS_POOL_FACTOR = 10
 _GROUPS = {"selection": {"fraction": None, "select_for": None},
@@ -129,7 +129,7 @@ def _default_pool_size(grid, n_repeats, method, classifier=False):
     "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
     sqrt(pool_size)), and for a classifier at least ten times the largest grid value: the class
     closed forms are unbiased up to half the pool (see :class:`TreePool`), but their learners-only
-    bands cover only 0.86 at n = P / 2 near tied votes, 0.917 at n = P / 4, and 0.939 or more for
+    bands cover only 0.85 at n = P / 2 near tied votes, 0.920 at n = P / 4, and 0.935 or more for
     n <= P / 10 (measured in docs/benchmarks/coverage-tuning.md)."""
     size = int(max(grid)) * int(n_repeats)
     if method != "closed_form":
@@ -247,7 +247,7 @@ def _pool_iv(a, grid, measures, is_clf):
         warn_outside(
             f"`pool_size` ({pool_size}) is below {CLASS_POOL_FACTOR} x the largest grid value "
             f"({max(grid)}): the closed-form bands of classes for n above a tenth of the pool "
-            f"cover less than 95 % near tied votes (0.917 at a quarter, 0.86 at half); use pool_size >= "
+            f"cover less than 95 % near tied votes (0.920 at a quarter, 0.85 at half); use pool_size >= "
             f"{CLASS_POOL_FACTOR * max(grid)}.", PredstabDataWarning)
     precision = a.precision
     if precision is not None:
