@@ -1,0 +1,63 @@
+"""The tuning configuration's pools and grids (value-pinning checks written for surviving
+mutants of ensembles/_tune_config.py)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+
+from predstab import PredstabDataWarning, TreePool, tune_num_learners
+from predstab.ensembles._tune_config import _default_pool_size, member_grid
+
+
+def test_default_pool_is_the_largest_of_the_three_rules():
+    # n_repeats x max(grid), 1000 for the closed form, 10 x max(grid) for a classifier's
+    assert _default_pool_size((10, 50, 200), 12, "closed_form", True) == 2400
+    assert _default_pool_size((10, 50, 200), 2, "closed_form", True) == 2000
+    assert _default_pool_size((10, 50, 80), 2, "closed_form", True) == 1000
+    assert _default_pool_size((10, 50, 200), 12, "closed_form") == 2400
+    assert _default_pool_size((10, 50, 200), 3, "pool", True) == 600
+
+
+def test_member_grids_are_whole_numbers_up_to_a_quarter_or_a_tenth():
+    # np.rint(np.geomspace(1, 7, 7)) = 1, 1, 2, 3, 4, 5, 7
+    assert member_grid(30) == (1, 2, 3, 4, 5, 7)
+    assert member_grid(1000, True) == tuple(int(v) for v in np.unique(np.rint(np.geomspace(1, 100, 8))))
+    assert member_grid(1000, True)[-1] == 100 and member_grid(1000)[-1] == 250
+    assert all(type(v) is int for v in member_grid(30))
+
+
+@pytest.fixture(scope="module")
+def pool():
+    rng = np.random.default_rng(3)
+    truth = rng.normal(size=(30, 1))
+    test = truth + 0.5 * rng.normal(size=(30, 24))
+    train = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 24))
+    oob = rng.random((40, 24)) < 0.4
+    return TreePool.from_predictions(test, oob=oob, oob_predictions=train, y=train.mean(axis=1))
+
+
+def test_a_given_pool_reports_its_size_and_refuses_a_kfold_baseline(pool):
+    res = tune_num_learners(pool, method="closed_form", measures=("icc", "psi"), grid=(1, 2, 4),
+                            n_resamples=0)
+    assert res.pool_size == 24
+    with pytest.raises(ValueError, match=r"`psi_baseline`='kfold' refits an estimator; a TreePool takes "
+                                         r"'fixed'"):
+        tune_num_learners(pool, method="closed_form", measures=("icc", "psi"), grid=(1, 2, 4),
+                          n_resamples=0, psi_baseline="kfold")
+
+
+def test_an_explicit_class_pool_below_ten_times_the_grid_warns():
+    X, y = make_classification(60, 4, random_state=0)
+    est = RandomForestClassifier(max_depth=2, max_features=1)
+    with pytest.warns(PredstabDataWarning, match=r"`pool_size` \(40\) is below 10 x the largest grid value "
+                                                 r"\(20\).*pool_size >= 200"):
+        res = tune_num_learners(est, X[:45], y[:45], X[45:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
+                                method="closed_form", measures=["fleiss"], n_resamples=0, random_state=0)
+    assert res.pool_size == 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        tune_num_learners(est, X[:45], y[:45], X[45:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
+                          method="pool", measures=["fleiss"], n_resamples=0, random_state=0)
