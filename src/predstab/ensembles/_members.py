@@ -16,6 +16,7 @@ import time
 from numbers import Integral
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
@@ -222,7 +223,7 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
     """The engine of :meth:`predstab.TreePool.from_predictions` (whose docstring says what it does);
     ``cls`` is the class."""
     test, train, mask, classes, y = _from_predictions_iv(predictions, oob, oob_predictions, classes, y)
-    votes = _are_votes(predictions, classes)
+    votes = classes is not None and np.ndim(predictions) == 2  # labels read as one-hot votes
     pool = _bare(cls, voting="hard" if votes else voting, random_state=random_state)
     pool.n_learners = test.shape[1]
     pool.dtype = "float32" if test.dtype == np.float32 else "float64"
@@ -237,12 +238,6 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
         train = _fill_unused(train, mask)
     pool.test_predictions_, pool.train_predictions_, pool.oob_ = test, train, mask
     return pool
-
-
-def _are_votes(predictions, classes):
-    """Whether ``predictions`` are class labels (2-D labels, not values or probabilities)."""
-    values = predictions.to_numpy() if hasattr(predictions, "to_numpy") else np.asarray(predictions)
-    return values.ndim == 2 and (classes is not None or values.dtype.kind not in "iuf")
 
 
 def _bare(cls, *, voting, random_state):
@@ -283,8 +278,6 @@ def _stack_outputs(outputs, classes):
 
 
 def _predict_members(members, X, proba, n_jobs):
-    from joblib import Parallel, delayed
-
     # threads: the members are fitted models in this process, predict releases the GIL in numpy
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba) for m in members)
 
