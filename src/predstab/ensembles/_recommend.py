@@ -74,21 +74,20 @@ def _target_rule(fit, target):
     ``target`` (at least 1), from a converged fit."""
     if not fit.converged:
         return None, None, f"the 2PL fit failed ({fit.message})"
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        n_t = fit.p1 / (1.0 / target - 1.0) ** (1.0 / fit.p2)  # optRF's estimate_numtrees, unrounded
+    n_t = float(fit._learners_at(target))  # optRF's estimate_numtrees, unrounded
     if not np.isfinite(n_t) or n_t < 0:
         return None, None, f"the fitted curve does not reach target = {target:g}"
-    return max(1, math.ceil(n_t)), float(n_t), ""
+    return max(1, math.ceil(n_t)), n_t, ""
 
 
-def rule_value(fit, rule):
-    """``(value, unrounded)`` of ``rule`` (a :class:`Rule`) on a fitted curve, None where it
-    gives none: what each resample of the recommendation's interval uses."""
+def apply_rule(fit, rule):
+    """``(value, unrounded, reason)`` of ``rule`` (a :class:`Rule`) on a fitted curve, None and
+    why where it gives none: what the recommendation and each resample of its interval use."""
     if rule.name == "target":
-        value, unrounded, _ = _target_rule(fit, rule.target)
-        return value, unrounded
-    value, _ = _optrf_rule(fit, rule.rec_thresh, rule.round_to, MINIMUM)
-    return value, (None if value is None else _optrf_rule(fit, rule.rec_thresh, "none", 0)[0])
+        return _target_rule(fit, rule.target)
+    value, reason = _optrf_rule(fit, rule.rec_thresh, rule.round_to, MINIMUM)
+    unrounded, _ = _optrf_rule(fit, rule.rec_thresh, "none", 0)
+    return value, unrounded, reason
 
 
 def _already_stable(n, values, target):
@@ -103,15 +102,10 @@ def _already_stable(n, values, target):
 def _recommend(measure, fit, n, values, grid_max, how):
     """``measure``'s :class:`Recommendation` by the rule ``how`` (a :class:`Rule`)."""
     target, rec_thresh, round_to = how.target, how.rec_thresh, how.round_to
+    value, unrounded, reason = apply_rule(fit, how)
     steps = ()
-    if how.name == "target":
-        value, unrounded, reason = _target_rule(fit, target)
-    else:
-        value, reason = _optrf_rule(fit, rec_thresh, round_to, MINIMUM)
-        unrounded, _ = _optrf_rule(fit, rec_thresh, "none", 0)
-        if value is not None and fit.converged:
-            steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to,
-                                          max_learners=MAX_LEARNERS))
+    if how.name == "optRF" and value is not None and fit.converged:
+        steps = tuple(fit._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=MAX_LEARNERS))
     # the curve's n for target only from a trusted fit (a poor one, e.g. of icc = -1 everywhere,
     # reaches any target somewhere)
     n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else -1

@@ -175,6 +175,12 @@ class TwoPL(Result):
         out = _curve(n, self.p1, self.p2)
         return float(out) if out.ndim == 0 else out
 
+    def _learners_at(self, s):
+        """The fitted curve's inverse before rounding, ``p1 / (1/s - 1)^(1/p2)`` (NaN / inf where
+        it has none)."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self.p1 / (1.0 / s - 1.0) ** (1.0 / self.p2)
+
     @validate_params({"stability": [Interval(Real, None, None), "array-like"]})
     def num_learners_for(self, stability):
         """Number of learners needed to reach ``stability`` (optRF 1.2.1 ``estimate_numtrees``).
@@ -194,8 +200,7 @@ class TwoPL(Result):
             ``-1`` where the target is not in (0, 1) or the fit failed.
         """
         s = np.asarray(stability, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            raw = self.p1 / (1.0 / s - 1.0) ** (1.0 / self.p2)
+        raw = self._learners_at(s)
         ok = np.isfinite(raw) & (s > 0) & (s < 1)
         out = np.where(ok, np.ceil(np.where(ok, raw, 0.0)), -1).astype(np.int64)
         return int(out) if out.ndim == 0 else out
