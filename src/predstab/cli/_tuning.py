@@ -68,11 +68,23 @@ def _forest_and_rule_options(p):
                      help="rounding of optRF's recommendation (default thousand, as optRF)")
 
 
+def _rule_options(args):
+    """The recommendation rule's options (tune_num_learners' names)."""
+    return {"target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to}
+
+
 def _tuning_options(args):
     """The TuneJob fields shared by demo and tune: the forest and the recommendation rule."""
-    return {"target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to,
-            "max_features": args.max_features, "min_samples_leaf": args.min_samples_leaf,
-            "max_samples": args.sample_fraction}
+    return {**_rule_options(args), "max_features": args.max_features,
+            "min_samples_leaf": args.min_samples_leaf, "max_samples": args.sample_fraction}
+
+
+def _grid_option(args):
+    """``--grid`` as a sorted list of at least 3 distinct positive integers."""
+    grid = parse_list(args.grid, option="--grid", convert=int)
+    if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
+        raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
+    return sorted(grid)
 
 
 # ----------------------------------------------------------------------------- demo
@@ -218,13 +230,11 @@ def _run_tune(args, out):
     else:
         # the held-out objects keep DATA's row names (or rows): "13" must mean row 13 of the file
         X, X_test, y, y_test, rows = _demo.holdout(X, y.to_numpy(), seed=args.seed, labels=rows)
-    grid = parse_list(args.grid, option="--grid", convert=int)
-    if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
-        raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
+    grid = _grid_option(args)
     if args.repeats < 2:
         raise InputError(f"--repeats must be at least 2; got {args.repeats}")
     job = _demo.TuneJob(task=args.task, X=X, y=np.asarray(y), X_test=X_test, y_test=np.asarray(y_test),
-                        grid=sorted(grid), n_repeats=args.repeats, method=args.method or "pool",
+                        grid=grid, n_repeats=args.repeats, method=args.method or "pool",
                         seed=args.seed, n_jobs=args.jobs, categories=categories_option(args),
                         title=f"{Path(args.data).name}: {args.target}", voting=args.voting,
                         n_resamples=args.resamples, target_name=str(args.target), test_labels=rows,
@@ -248,15 +258,10 @@ def _member_options(args):
                          "classification); an ordinal target has no member closed form")
     if args.method == "refit":
         raise InputError("--method refit fits forests; --predictions takes closed-form (its default) or pool")
-    grid = None
-    if args.grid != defaults.get("grid"):
-        grid = parse_list(args.grid, option="--grid", convert=int)
-        if any(g < 1 for g in grid) or len(set(grid)) != len(grid) or len(grid) < 3:
-            raise InputError(f"--grid must hold at least 3 distinct positive integers; got {args.grid!r}")
-        grid = sorted(grid)
+    grid = _grid_option(args) if args.grid != defaults.get("grid") else None
     return {"grid": grid, "method": "pool" if args.method == "pool" else "closed_form",
             "n_resamples": args.resamples, "random_state": args.seed, "n_jobs": args.jobs,
-            "target": args.target_stability, "rec_thresh": args.rec_thresh, "round_to": args.round_to}
+            **_rule_options(args)}
 
 
 def _run_members(args, out):

@@ -238,17 +238,22 @@ def _options_iv(a, measures):
     check_progress(a.progress)
 
 
+def _warn_small_class_pool(subject, size, grid, remedy):
+    """The one warning of a class pool below :data:`CLASS_POOL_FACTOR` x the largest grid value."""
+    if size < CLASS_POOL_FACTOR * max(grid):
+        warn_outside(f"{subject} is below {CLASS_POOL_FACTOR} x the largest grid value ({max(grid)}): the "
+                     "closed-form bands of classes for n above a tenth of the pool cover less than 95 % "
+                     f"near tied votes (0.920 at a quarter, 0.85 at half); {remedy}.", PredstabDataWarning)
+
+
 def _pool_iv(a, grid, measures, is_clf):
     """``(pool_size, explicit)``: the pool as asked, checked against the method and the grid."""
     explicit = a.pool_size is not None
     pool_size = a.pool_size if explicit else _default_pool_size(grid, a.n_repeats, a.method, is_clf)
     check_count(pool_size, "pool_size")
-    if explicit and a.method == "closed_form" and is_clf and pool_size < CLASS_POOL_FACTOR * max(grid):
-        warn_outside(
-            f"`pool_size` ({pool_size}) is below {CLASS_POOL_FACTOR} x the largest grid value "
-            f"({max(grid)}): the closed-form bands of classes for n above a tenth of the pool "
-            f"cover less than 95 % near tied votes (0.920 at a quarter, 0.85 at half); use pool_size >= "
-            f"{CLASS_POOL_FACTOR * max(grid)}.", PredstabDataWarning)
+    if explicit and a.method == "closed_form" and is_clf:
+        _warn_small_class_pool(f"`pool_size` ({pool_size})", pool_size, grid,
+                               f"use pool_size >= {CLASS_POOL_FACTOR * max(grid)}")
     precision = a.precision
     if precision is not None:
         if a.method != "closed_form":
@@ -414,10 +419,9 @@ def _given_pool_iv(a):
         raise ValueError(f"`grid`: the pool of {size} members must hold at least 2 disjoint groups of the "
                          f"largest grid value ({max(grid)}); use a grid up to {size // 2} or "
                          "method='closed_form'.")
-    if a.method == "closed_form" and is_clf and size < CLASS_POOL_FACTOR * max(grid):
-        warn_outside(f"The pool of {size} members is below {CLASS_POOL_FACTOR} x the largest grid value "
-                     f"({max(grid)}): near tied votes the closed-form bands of classes above a tenth of "
-                     "the pool cover less than 95 %.", PredstabDataWarning)
+    if a.method == "closed_form" and is_clf:
+        _warn_small_class_pool(f"The pool of {size} members", size, grid,
+                               f"use a grid up to {max(size // CLASS_POOL_FACTOR, 1)}")
     groups = (*_group("selection", a.selection), *_group("importance", a.importance))
     n_objects = pool.test_predictions_.shape[0]
     checks = SimpleNamespace(X=np.empty((n_objects, 1)), X_test=None)
