@@ -284,9 +284,9 @@ def _run_members(args, out):
     with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
         write_text(stage / "stability.csv", res.table.to_csv(index=False))
         write_text(stage / "stability.json", dumps(summary))
-        # the curve, its bands and 2PL fit; no dashed line: optRF's rule floors at 500 members
+        # the curve, its bands and 2PL fit, the recommendation (the target rule's for members)
         write_figure(stage / "stability.png", plot_stability_curve(
-            res, recommended={}, xlabel="members in the ensemble",
+            res, xlabel="members in the ensemble",
             title=f"Stability vs number of members: {Path(path).name}"))
     print(f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
           f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n", file=out)
