@@ -43,20 +43,28 @@ EXPORTS = {name: "predstab" + module for name, module in
            re.findall(r'"(\w+)": "(\.[\w.]+)"', (ROOT / "__init__.py").read_text(encoding="utf-8"))}
 
 
+def _relative_base(name, path):
+    """The package a module's relative imports start from."""
+    return name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+
+
+def _from_module(node, package):
+    """The absolute module of a ``from ... import`` node (relative ones resolved in ``package``)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    return ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+
+
 def _imports(name, path):
     """``[(target module, imported name or None)]`` of every import in the module."""
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    package = _relative_base(name, path)
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out += [(alias.name, None) for alias in node.names if alias.name.startswith("predstab")]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = _from_module(node, package)
             if not module.startswith("predstab"):
                 continue
             for alias in node.names:
@@ -134,16 +142,14 @@ def test_cli_and_demo_use_only_public_names(surface):
 
 def _upward_imports(name, path):
     """Imports of a surface by a lower module, with the name of the enclosing function."""
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    package = _relative_base(name, path)
     found = []
 
     def visit(node, function):
         for child in ast.iter_child_nodes(node):
             inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
             if isinstance(child, ast.ImportFrom) and child.level:
-                base = package.split(".")
-                base = base[: len(base) - child.level + 1]
-                module = ".".join(base + ([child.module] if child.module else []))
+                module = _from_module(child, package)
                 targets = [module] + [f"{module}.{a.name}" for a in child.names]
                 for t in targets:
                     if t in SURFACES:
@@ -246,7 +252,7 @@ def _function_shapes(name, path):
     """``{(module, function, "parameters" or the imported predstab module)}``: private functions
     (not dunders) with more than 8 parameters besides ``self`` / ``cls`` (positional-only,
     positional and keyword-only), and imports of predstab modules inside any function."""
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    package = _relative_base(name, path)
     found = set()
 
     def visit(node, function):
@@ -261,12 +267,7 @@ def _function_shapes(name, path):
                 visit(child, child.name)
                 continue
             if function is not None and isinstance(child, ast.ImportFrom):
-                if child.level:
-                    base = package.split(".")
-                    base = base[: len(base) - child.level + 1]
-                    module = ".".join(base + ([child.module] if child.module else []))
-                else:
-                    module = child.module or ""
+                module = _from_module(child, package)
                 if module.split(".")[0] == "predstab":
                     found.add((name, function, module))
             elif function is not None and isinstance(child, ast.Import):
