@@ -67,3 +67,14 @@ def test_a_pool_fitted_from_an_estimator_keeps_optrfs_rule():
 def test_an_unknown_rule_is_refused_by_name(members):
     with pytest.raises(ValueError, match=r"`rule` must be one of .*optRF.*target.* got 'elbow'"):
         tune_num_learners(TreePool.from_predictions(members), method="closed_form", rule="elbow")
+
+
+def test_the_target_rules_explanation_names_the_unrounded_n_and_an_extrapolation():
+    from predstab.ensembles._tune_result import Recommendation
+
+    rec = Recommendation(measure="icc", value=30, unrounded=29.2, rule="target", rec_thresh=1e-6,
+                         round_to="thousand", minimum=1, n_for_target=30, target=0.99, grid_max=10,
+                         beyond_grid=True, expected_stability=0.99)
+    assert rec.explain() == ("icc: 30 learners reach icc = 0.99 on the fitted curve (29.2 before rounding "
+                             "up; the target rule); beyond the grid: 3 x its largest value 10 (an "
+                             "extrapolation of the fitted curve)")

@@ -119,15 +119,11 @@ class Recommendation(Result):
             return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
                     f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
                     "is enough")
+        rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
         if self.rule == "target":
             text = (f"{self.measure}: {self.value} learners reach {self.measure} = {self.target:g} on the "
                     f"fitted curve ({self.unrounded:.3g} before rounding up; the target rule)")
-            if self.beyond_grid:
-                text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
-                         f"{self.grid_max} (an extrapolation of the fitted curve)")
-            return text
-        rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
-        if len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
+        elif len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
             text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
                     f"learner below {self.rec_thresh:g} from {first:.0f} learners, which rounded to "
