@@ -64,6 +64,8 @@ MODULES: dict[str, list[str]] = {
     "stability/_result": _PHI_PSI,
     "stability/_scales": _PHI_PSI,
     "stability/_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
+    # the overall interval's targets and baseline error (issue 21) have their own file
+    "stability/_overall_interval": [*_PHI_PSI, "tests/stability/test_overall_interval.py"],
     # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
     # test_mutants_{icc,fleiss,krippendorff}.py) and the stacks of rating matrices (the vectorised
     # paths, tests/core/test_stacks.py, 4 s); irrCAC's weighted Fleiss' kappa and alpha, now in
@@ -82,9 +84,15 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_tune_table": _TUNING,
     "ensembles/_recommend": _TUNING,
     "ensembles/_tune_result": _TUNING,
+    # the recommendation's interval (issue 21, item 7): its fast tests and the coverage file's
+    "ensembles/_recommendation_interval": [*_TUNING, "tests/ensembles/test_recommendation_interval.py",
+                                           "tests/ensembles/test_tuning_coverage.py"],
     "ensembles/_pool": ["tests/ensembles/test_pool.py", "tests/ensembles/test_pool_closed_form.py",
                         "tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py",
                         "tests/ensembles/test_pool_members_and_progress.py"],
+    # pools of any ensemble's members (issue 25)
+    "ensembles/_members": ["tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py",
+                           "tests/ensembles/test_pool_members_and_progress.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
                                "tests/ensembles/test_pool_closed_form.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
