@@ -51,11 +51,12 @@ _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_
             "tests/stability/test_phi_psi_counting.py", "tests/stability/test_phi_psi_object_intervals.py",
             "tests/stability/test_stability_result.py", "tests/stability/test_phi_psi_properties.py",
             "tests/stability/test_stability_intervals.py",
-            "tests/stability/test_stability_interval_shapes.py", "tests/stability/test_scales_encodings.py"]
+            "tests/stability/test_stability_interval_shapes.py", "tests/stability/test_scales_encodings.py",
+            "tests/stability/test_scales_paths.py", "tests/stability/test_interval_terms.py"]
 _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py", "tests/ensembles/test_tune_rule.py",
-           "tests/ensembles/test_tune_config_pools.py"]
+           "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py"]
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
