@@ -5,11 +5,13 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.ensemble import RandomForestRegressor
 
 from predstab import TreePool
 from predstab._core._validation import InvalidParameterError
+from predstab.ensembles._tune_config import _settings
 from predstab.ensembles._tune_result import Recommendation, _plain_fields, runtime_model
-from tests.ensembles._tuning import EST, XTE, XTR, YTR, _config, _tune
+from tests.ensembles._tuning import CLF, EST, XC, XTE, XTR, YC, YTR, _config, _tune
 
 pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 
@@ -130,3 +132,108 @@ def test_printed_degenerate_points_and_distrusted_interval(interval_result):
         "  The interval assumes a 2PL that fits the curve (R^2 >= 0.9) and a curve that flattens within the "
         "grid; as said below, that fails here: do not trust it.",
         f"  {message}"]
+
+
+@pytest.fixture(scope="module")
+def bare_pool():
+    """24 members' predictions of 30 objects, nothing else (no observations, no out-of-bag rows)."""
+    rng = np.random.default_rng(6)
+    return TreePool.from_predictions(rng.normal(size=(30, 1)) + 0.5 * rng.normal(size=(30, 24)))
+
+
+@pytest.fixture(scope="module")
+def class_pool():
+    """40 members' labels ("a" / "b") of 30 objects: a pool of hard votes."""
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.1, 0.9, size=(30, 1))
+    return TreePool.from_predictions(np.where(rng.random((30, 40)) < p, "a", "b"))
+
+
+def test_a_given_pool_without_observations_or_oob_rows_names_what_is_missing(bare_pool):
+    config = _pool_config(bare_pool, grid=None)
+    # the default measures are those the pool can give; the default grid is member_grid(24):
+    # np.rint(np.geomspace(1, 6, 6)) = 1, 1, 2, 3, 4, 6
+    assert config.measures == ("icc",) and config.grid == (1, 2, 3, 4, 6)
+    for measure, what in (("phi", "`y` (the training observations)"), ("psi", "`oob` (out-of-bag rows)")):
+        with pytest.raises(ValueError) as err:
+            _pool_config(bare_pool, measures=("icc", measure))
+        assert str(err.value) == (f"`measures`: {measure!r} needs {what}; this pool has none (pass it to "
+                                  "TreePool.from_predictions).")
+    with pytest.raises(ValueError) as err:
+        _pool_config(bare_pool, measures=("icc", "importance"), method="pool")
+    assert str(err.value) == ("`measures`: 'importance' needs the features; a TreePool of predictions has "
+                              "none.")
+
+
+@pytest.mark.parametrize(("X", "y", "X_test", "name"), [
+    (XTR, None, None, "X"), (None, YTR, None, "y"), (None, None, XTE, "X_test")])
+def test_a_given_pool_refuses_data(bare_pool, X, y, X_test, name):
+    with pytest.raises(ValueError) as err:
+        _config(bare_pool, X, y, X_test, method="closed_form", grid=(1, 2, 4))
+    assert str(err.value) == (f"`{name}` must be omitted when `estimator` is a fitted TreePool (its members' "
+                              "predictions are the data).")
+
+
+def test_a_given_pool_names_precision_before_pool_size(pool):
+    with pytest.raises(ValueError, match=r"^`precision` does not apply .* got 0\.02\.$"):
+        _pool_config(pool, precision=0.02, pool_size=10)
+
+
+def test_a_given_pool_configuration_keeps_the_options(pool):
+    config = _pool_config(pool, measures=("icc", "selection"), method="pool", interval="learners",
+                          psi_baseline="fixed")
+    assert not config.is_classifier and config.psi_baseline == "fixed" and config.interval == "learners"
+    # optRF's default fraction 0.15 (round(30 x 0.15) = 4 objects) of the highest predictions
+    assert dict(config.measure_options) == {"icc": {}, "selection": {"fraction": 0.15, "select_for": "high"}}
+
+
+def test_a_given_class_pool_is_a_classifier_with_its_votes(class_pool):
+    config = _pool_config(class_pool, grid=(1, 2, 4))
+    assert config.is_classifier is True and config.measures == ("fleiss",)
+    assert config.scale == "categorical" and config.voting == "hard"
+    with pytest.raises(ValueError) as err:
+        _pool_config(class_pool, grid=(1, 2, 4), voting="soft")
+    assert str(err.value) == "`voting` is the pool's ('hard'); got 'soft'. Build the pool with voting='soft'."
+
+
+@pytest.mark.parametrize("n", [2.5, -1])
+def test_the_configuration_checks_n_resamples_itself(n):
+    with pytest.raises(ValueError) as err:
+        _config(EST, XTR, YTR, XTE, n_resamples=n)
+    assert str(err.value) == f"`n_resamples` must be a non-negative integer; got {n!r}."
+
+
+def test_the_configuration_checks_progress():
+    with pytest.raises(TypeError, match=r"^`progress` must be True, a callable progress\(done, total\) or "
+                                        r"None; got str\.$"):
+        _config(EST, XTR, YTR, XTE, progress="bar")
+
+
+def test_ordinal_categories_must_be_one_list():
+    categories = [[0, 1], [1, 0]]
+    with pytest.raises(ValueError) as err:
+        _config(CLF, XC[:30], YC[:30], XC[30:], scale="ordinal", categories=categories, method="pool")
+    assert str(err.value) == ("`categories` must list the ordered categories for scale='ordinal'; got "
+                              "[[0, 1], [1, 0]].")
+
+
+def test_two_test_rows_select_one_object():
+    # round(2 x 0.15) = 0: the default fraction is then one object, which two rows allow
+    config = _config(EST, XTR, YTR, XTE[:2], measures=("icc", "selection"))
+    assert config.select_fraction == 1 and config.measure_options["selection"]["fraction"] == 1
+
+
+def test_settings_list_the_estimators_other_options_but_not_those_set_per_refit():
+    est = RandomForestRegressor(max_features=2, min_samples_split=4, n_estimators=7, random_state=3, n_jobs=2)
+    settings = _settings(_config(est, XTR, YTR, XTE))
+    assert settings["estimator_params"] == {
+        "max_features": 2, "min_samples_leaf": 1, "max_samples": None, "bootstrap": True, "max_depth": None,
+        "criterion": "squared_error", "min_samples_split": 4}
+
+
+@pytest.mark.parametrize(("X", "y"), [(XTR, None), (None, YTR)])
+def test_an_estimator_needs_x_and_y(X, y):
+    with pytest.raises(ValueError) as err:
+        _config(EST, X, y, XTE)
+    assert str(err.value) == ("`X` and `y` are required to tune RandomForestRegressor (only a fitted "
+                              "TreePool brings its own predictions).")
