@@ -237,3 +237,56 @@ def test_an_estimator_needs_x_and_y(X, y):
         _config(EST, X, y, XTE)
     assert str(err.value) == ("`X` and `y` are required to tune RandomForestRegressor (only a fitted "
                               "TreePool brings its own predictions).")
+
+
+# ------------------------------------------------------------------------- the steps reported
+def _steps(**kwargs):
+    """The result and ``{step: [(done, total), ...]}`` reported to a progress(done, total, step=)."""
+    seen = {}
+
+    def progress(done, total, step):
+        seen.setdefault(step, []).append((done, total))
+
+    return _tune(progress=progress, **kwargs), seen
+
+
+def _counted(total):
+    return [(k, total) for k in range(1, total + 1)]
+
+
+def test_refit_reports_its_forests_bands_and_interval():
+    res, seen = _steps(method="refit", n_resamples=5, measures=("icc", "psi"))
+    assert list(seen) == ["fitting forests", "bootstrap bands", "recommendation interval"]
+    # 3 grid values x 3 forests, then 5 resamples twice
+    assert seen["fitting forests"] == _counted(9)
+    assert seen["bootstrap bands"] == seen["recommendation interval"] == _counted(5)
+    assert res.recommendation is not None
+
+
+def test_closed_form_reports_its_bands_and_the_learner_object_resamples():
+    res, seen = _steps(method="closed_form", n_resamples=5, measures=("icc",), pool_size=40)
+    assert list(seen) == ["fitting the pool", "predicting", "closed form and bands (icc)",
+                          "bands (objects and learners)", "recommendation interval"]
+    assert seen["fitting the pool"][-1] == seen["predicting"][-1] == (40, 40)
+    assert seen["bands (objects and learners)"] == seen["recommendation interval"] == _counted(5)
+
+
+def test_closed_form_without_a_closed_primary_resamples_the_objects():
+    res, seen = _steps(method="closed_form", n_resamples=5, measures=("selection", "icc"), pool_size=40)
+    assert list(seen)[2:4] == ["closed form and bands (icc)", "bootstrap bands"]
+    assert seen["bootstrap bands"] == _counted(5)
+    assert list(res.table.columns[:7]) == ["n_learners", "selection", "selection_low", "selection_high",
+                                           "icc", "icc_low", "icc_high"]
+
+
+def test_precision_reports_the_learners_it_adds():
+    res, seen = _steps(method="closed_form", n_resamples=5, measures=("icc",), precision=0.05, pool_size=24)
+    assert list(seen) == ["fitting the pool", "predicting", "precision bands (icc)",
+                          "closed form and bands (icc)", "bands (objects and learners)",
+                          "recommendation interval"]
+    # the pool of 24 fitted, then enlarged once: its added learners counted on their own
+    fitted = [t for t in seen["fitting the pool"] if t[1] == 24]
+    added = seen["fitting the pool"][len(fitted):]
+    assert fitted[-1] == (24, 24) and added[-1][0] == added[-1][1] > 0
+    assert {total for _, total in added} == {added[-1][1]} and res.pool_size == 24 + added[-1][1]
+    assert len(seen["precision bands (icc)"]) == 2  # before and after the enlargement
