@@ -5,13 +5,14 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-from predstab import TreePool
+from predstab import TreePool, fleiss_kappa
 from predstab._core._validation import InvalidParameterError
 from predstab.ensembles._tune_config import _settings
 from predstab.ensembles._tune_result import Recommendation, _plain_fields, runtime_model
-from tests.ensembles._tuning import CLF, EST, XC, XTE, XTR, YC, YTR, _config, _tune
+from tests.ensembles._forests import refit_forests
+from tests.ensembles._tuning import CLF, EST, LABELS, XC, XTE, XTR, YC, YTR, _config, _tune
 
 pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 
@@ -290,3 +291,39 @@ def test_precision_reports_the_learners_it_adds():
     assert fitted[-1] == (24, 24) and added[-1][0] == added[-1][1] > 0
     assert {total for _, total in added} == {added[-1][1]} and res.pool_size == 24 + added[-1][1]
     assert len(seen["precision bands (icc)"]) == 2  # before and after the enlargement
+
+
+# ------------------------------------------------------------------------- refits
+def test_soft_voting_refits_are_the_forests_own_predict():
+    # leaves of at least 6 rows hold class proportions, so soft and hard votes differ here
+    est = RandomForestClassifier(max_features=2, min_samples_leaf=6)
+    grid = (2, 4, 6)
+    res = _tune(estimator=est, X=XC[:30], y=LABELS[:30], X_test=XC[30:], method="refit", grid=grid,
+                measures=("fleiss",), voting="soft")
+    forests, _ = refit_forests(est, grid, 3, XC[:30], LABELS[:30])
+    for gi, n in enumerate(grid):
+        preds = np.column_stack([f.predict(XC[30:]) for f in forests[n]])
+        assert res.table.loc[gi, "fleiss"] == pytest.approx(fleiss_kappa(preds).value, abs=1e-12)
+    # e.g. at 2 trees the soft votes agree in every forest, the majority votes do not
+    assert res.table.loc[0, "fleiss"] == 1.0
+
+
+class _Threads(RandomForestRegressor):
+    """A forest that records the n_jobs of every fit and predict."""
+
+    calls = []
+
+    def fit(self, X, y, sample_weight=None):
+        _Threads.calls.append(("fit", self.n_jobs))
+        return super().fit(X, y, sample_weight)
+
+    def predict(self, X):
+        _Threads.calls.append(("predict", self.n_jobs))
+        return super().predict(X)
+
+
+def test_refits_fit_with_n_jobs_and_predict_in_one_thread():
+    _Threads.calls.clear()
+    _tune(estimator=_Threads(max_features=2, min_samples_leaf=3), method="refit", measures=("icc",), n_jobs=2)
+    # 3 grid values x 3 forests; the threaded predict would sum the trees in a run-dependent order
+    assert _Threads.calls == [("fit", 2), ("predict", 1)] * 9
