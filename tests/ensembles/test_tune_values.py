@@ -5,9 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.model_selection import KFold, cross_val_predict
 
-from predstab import TreePool, fleiss_kappa
+from predstab import TreePool, fleiss_kappa, psi
+from predstab._core._utils import check_rng, seeds_from
 from predstab._core._validation import InvalidParameterError
 from predstab.ensembles._tune_config import _settings
 from predstab.ensembles._tune_result import Recommendation, _plain_fields, runtime_model
@@ -327,3 +330,25 @@ def test_refits_fit_with_n_jobs_and_predict_in_one_thread():
     _tune(estimator=_Threads(max_features=2, min_samples_leaf=3), method="refit", measures=("icc",), n_jobs=2)
     # 3 grid values x 3 forests; the threaded predict would sum the trees in a run-dependent order
     assert _Threads.calls == [("fit", 2), ("predict", 1)] * 9
+
+
+def test_refit_kfold_baseline_takes_the_first_seed():
+    res = _tune(method="refit", measures=("psi",), psi_baseline="kfold")
+    rng = check_rng(0)
+    seed = int(seeds_from(rng, 1)[0])  # the K-fold forest's; the refits' seeds follow
+    space = cross_val_predict(clone(EST).set_params(n_estimators=8, random_state=seed), XTR, YTR,
+                              cv=KFold(5, shuffle=True, random_state=seed))
+    seeds = seeds_from(rng, 9).reshape(3, 3)
+    for gi, n in enumerate((2, 4, 8)):
+        preds = np.column_stack([clone(EST).set_params(n_estimators=n, random_state=int(s)).fit(XTR, YTR)
+                                 .predict(XTE) for s in seeds[gi]])
+        assert res.table.loc[gi, "psi"] == pytest.approx(psi(preds, space).value, rel=1e-12)
+
+
+def test_closed_form_run_time_is_the_pools_per_learner_time():
+    res = _tune(method="closed_form", measures=("icc",), pool_size=40)
+    seconds = res.table["seconds"].to_numpy(float)
+    # the pool's fitting time shared out: seconds = pool time x n / 40 at every grid value
+    assert np.all(seconds > 0)
+    np.testing.assert_allclose(seconds / np.array([2, 4, 8]), seconds[0] / 2, rtol=1e-12)
+    assert res.runtime == pytest.approx((0.0, seconds[0] / 2), abs=1e-12)
