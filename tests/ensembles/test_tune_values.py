@@ -352,3 +352,35 @@ def test_closed_form_run_time_is_the_pools_per_learner_time():
     assert np.all(seconds > 0)
     np.testing.assert_allclose(seconds / np.array([2, 4, 8]), seconds[0] / 2, rtol=1e-12)
     assert res.runtime == pytest.approx((0.0, seconds[0] / 2), abs=1e-12)
+
+
+# ------------------------------------------------------------------------- explanations and run time
+def _rec(**kwargs):
+    fields = dict(measure="icc", value=3000, unrounded=2600.0, rule="optRF", rec_thresh=1e-6,
+                  round_to="thousand", minimum=500, n_for_target=None, target=0.95, grid_max=8,
+                  beyond_grid=False, expected_stability=float("nan"))
+    return Recommendation(**(fields | kwargs))
+
+
+def test_explain_of_a_threshold_lowered_twice_names_the_first_and_the_last_step():
+    rec = _rec(steps=((1e-6, 300.0, 0.0), (1e-7, 800.0, 1000.0), (1e-8, 2600.0, 3000.0)), p1=1500.0)
+    assert rec.explain() == (
+        "icc: 3000 learners by optRF 1.2.1's rule (fitted gain per added learner below 1e-06 from 300 "
+        "learners, which rounded to the nearest thousand is 0, below the inflection point p1 = 1.5e+03; so, "
+        "as optRF does, the threshold is lowered tenfold to 1e-08: below it from 2600 learners; rounded to "
+        "the nearest thousand, at least 500)")
+
+
+def test_explain_without_a_recommendation_or_note():
+    assert _rec(value=None, rule="none").explain() == "icc: no recommendation (no rule applies)"
+    assert _rec(value=None, rule="none", note="the fit failed").explain() == ("icc: no recommendation (the "
+                                                                             "fit failed)")
+
+
+def test_printed_run_time_shows_an_intercept_from_1e_9(interval_result):
+    value = interval_result.recommendation
+    for intercept, shown in ((1e-9, "1e-09"), (0.99e-9, "0"), (-2e-9, "-2e-09")):
+        res = dataclasses.replace(interval_result, runtime=(intercept, 0.5))
+        assert str(res).splitlines()[-1] == (f" Run time: seconds per forest ~ {shown} + 0.5 * learners; "
+                                             f"{value} learners: about {intercept + 0.5 * value:.3g} s per "
+                                             "forest")
