@@ -129,6 +129,9 @@ def test_ordered_categorical_frame_with_the_same_categories_is_ordinal():
     assert v.array.shape == (4, 3) and v.array.size == 12
     np.testing.assert_array_equal(np.asarray(v.array), [[0, 0, 1], [2, 1, 2], [1, 1, 1], [0, 2, 2]])
     assert encode(v)[2].tolist() == cats and encode(v)[2].dtype == object
+    # integer categories: Python objects too
+    uniques = encode(read_values(pd.Categorical([2, 1, 2]), "p"))[2]
+    assert uniques.tolist() == [1, 2] and uniques.dtype == object
 
 
 def test_a_one_column_categorical_frame_is_its_code_column():
