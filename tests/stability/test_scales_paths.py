@@ -239,7 +239,8 @@ def test_ordinal_baseline_error_is_the_same_from_a_sparse_count_table(monkeypatc
     from predstab.stability import _disagreement
     levels = [f"l{j:02d}" for j in range(20)]
     rng = np.random.default_rng(8)
-    codes = np.clip(rng.integers(0, 6, size=(10, 4)) + np.arange(10)[:, None], 0, 19)
+    codes = np.clip(rng.integers(0, 8, size=(10, 4)) + 2 * np.arange(10)[:, None], 0, 19)
+    assert 10 * (len(np.unique(codes)) + 1) > 4 * codes.size  # more cells than 4 x the input
     pred = np.array(levels, dtype=object)[codes]
     base = np.array(levels, dtype=object)[np.r_[np.arange(20), rng.integers(0, 20, size=40)]]
     kw = dict(scale="ordinal", categories=levels, baseline_error=True)
