@@ -387,6 +387,15 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     got = _overall(d_o_i, [5] * 4, 3.0, "ordinal", target="objects", baseline_error=True, refit_var=refit_var,
                    delta2=delta2, n_categories=2, base_var_s=0.01)
     assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+    # a mean disagreement below 1 (D_o / D_e = 0.2)
+    x = d_o_i / 10
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100, 0.05)
+    half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
+    ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
+    ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))
+    got = _overall(x, [5] * 4, x.mean() / 0.2, "ordinal", target="objects", baseline_error=True,
+                   refit_var=refit_var / 100, delta2=delta2, n_categories=2, base_var_s=0.01)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
 
 
 def test_baseline_error_with_a_lower_end_at_zero_keeps_the_upper_end_at_one():
