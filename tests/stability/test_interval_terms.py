@@ -152,6 +152,13 @@ def test_bonett_interval_and_its_heavy_tail_flag():
     g4_light = _bonett_g4(light)
     assert g4_light - 3 < 3
     assert _metric_object_intervals(d_o_i[1:], np.array([8]), 0.95, "bonett", light[None, :])[2]["heavy"] == 0
+    # the threshold itself (excess 3) does not set it: a variance for which g4 is exactly 6.0
+    six = np.array([[0.0, 1.0, 2.0, 3.0, 4.0, 10.0]])
+    d = 13.414507072568862
+    cut_mean = np.mean([2.0, 3.0])  # int(6 / (2 sqrt 2)) = 2 values cut from each tail
+    assert 6 * np.sum((six - cut_mean) ** 4) / (5 * d) ** 2 * 7 / 5 == pytest.approx(6.0, rel=1e-15)
+    assert _bonett_kurtosis(six, np.array([6]), np.array([5 * d]))[0] == 6.0
+    assert _metric_object_intervals(np.array([d]), np.array([6]), 0.95, "bonett", six)[2]["heavy"] == 0
 
 
 # --------------------------------------------------------------------------- class bounds
