@@ -358,6 +358,12 @@ def test_objects_target_with_objects_that_never_disagree():
     got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
                    object_low=object_low, refit_var=refit_var)
     assert got == pytest.approx((1 - high / 1.2, 1 - low / 1.2), rel=1e-12)
+    # the objects' own lower bounds above the gamma form's: the gamma form's lower end
+    object_low = np.array([0.0, 0.29, 0.0, 0.49, 0.19])
+    assert 3 * m_low < 0.97
+    got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
+                   object_low=object_low, refit_var=refit_var)
+    assert got == pytest.approx((1 - high / 1.2, 1 - 3 * m_low / 5 / 1.2), rel=1e-12)
 
 
 @pytest.mark.parametrize("target", ["population", "objects"])
