@@ -1,1 +1,139 @@
 """How each input type reaches phi / psi: the reading paths of stability/_scales.py, pinned to values."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab.stability._scales import ColumnCodes, match_keys, r_text, read_values
+
+
+def _phi(pred, base, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+        return predstab.phi(pred, base, **kw)
+
+
+# --------------------------------------------------------------------------- one input type at a time
+
+def test_bool_arrays_are_logical_without_the_integer_flag():
+    v = read_values(np.array([[True, False], [False, False]]), "p")
+    assert (v.family, v.integer, v.array.dtype) == ("logical", False, np.dtype(bool))
+    assert v.array.tolist() == [[True, False], [False, False]]
+
+
+def test_nullable_bool_and_integer_frames_without_missing_cells_keep_numpy_dtypes():
+    v = read_values(pd.DataFrame({"a": pd.array([True, False], dtype="boolean"),
+                                  "b": pd.array([False, False], dtype="boolean")}), "p")
+    assert (v.family, v.array.dtype) == ("logical", np.dtype(bool))
+    assert v.array.tolist() == [[True, False], [False, False]]
+    v = read_values(pd.DataFrame({"a": pd.array([1, 2], dtype="Int64"),
+                                  "b": pd.array([3, 3], dtype="Int64")}), "p")
+    assert (v.family, v.integer, v.array.dtype) == ("numeric", True, np.dtype(np.int64))
+    assert v.array.tolist() == [[1, 3], [2, 3]]
+    # with a missing cell: floats with NaN, still integers for the scale's inference
+    v = read_values(pd.DataFrame({"a": pd.array([1, None], dtype="Int64"),
+                                  "b": pd.array([3, 3], dtype="Int64")}), "p")
+    assert (v.family, v.integer, v.array.dtype) == ("numeric", True, np.dtype(float))
+    np.testing.assert_array_equal(v.array, [[1.0, 3.0], [np.nan, 3.0]])
+
+
+def test_nullable_integer_predictions_give_the_categories_as_integers():
+    # (1, 2, 2, 2) and (1, 1, 1, 1): 2 * 3 * 1 of 4 * 3 ordered pairs disagree (0.5) and none;
+    # baseline (1, 2, 1, 2): D_e = 0.5, so phi_i = 0 and 1
+    pred = pd.DataFrame([[1, 2, 2, 2], [1, 1, 1, 1]]).astype("Int64")
+    res = _phi(pred, np.array([1, 2, 1, 2]), scale="categorical")
+    np.testing.assert_allclose(res.per_object, [0.0, 1.0], atol=1e-12)
+    assert res.categories == (1, 2)
+    assert [type(c) for c in res.categories] == [int, int]
+
+
+@pytest.mark.parametrize("arr, expected, kind", [
+    (np.array([["a", "b"], ["c", "d"]]), [["a", "b"], ["c", "d"]], str),
+    (np.array([[b"a", b"b"]]), [[b"a", b"b"]], bytes),
+])
+def test_fixed_width_text_arrays_become_object_arrays_of_python_text(arr, expected, kind):
+    v = read_values(arr, "p")
+    assert (v.family, v.array.dtype) == ("character", np.dtype(object))
+    assert v.array.tolist() == expected
+    assert type(v.array[0, 0]) is kind
+
+
+def test_object_text_arrays_are_used_as_given():
+    arr = np.array([["a", "b"], ["c", None]], dtype=object)
+    v = read_values(arr, "p")
+    assert v.family == "character"
+    assert v.array is arr  # no copy
+
+
+def test_object_numbers_with_none_become_floats_with_nan():
+    v = read_values([[1, None], [2.5, 3]], "p")
+    assert (v.family, v.integer, v.array.dtype) == ("numeric", False, np.dtype(float))
+    np.testing.assert_array_equal(v.array, [[1.0, np.nan], [2.5, 3.0]])
+
+
+# --------------------------------------------------------------------------- Categorical frames
+
+def test_two_categorical_columns_with_other_category_orders_are_read_by_value():
+    # the second column's codes mean other labels: (x, x) agrees, (y, x) and (x, y) disagree
+    # in 2 of 2 ordered pairs; baseline (x, y, y, x): D_e = 0.5
+    frame = pd.DataFrame({"a": pd.Categorical(["x", "y", "x"], categories=["x", "y"]),
+                          "b": pd.Categorical(["x", "x", "y"], categories=["y", "x"])})
+    res = _phi(frame, np.array(["x", "y", "y", "x"]))
+    np.testing.assert_allclose(res.per_object, [1.0, 1 - 1 / 0.5, 1 - 1 / 0.5], atol=1e-12)
+    assert res.categories == ("x", "y")
+
+
+def test_ordered_categorical_frame_with_the_same_categories_is_ordinal():
+    cats = ["lo", "mid", "hi"]
+    rows = [["lo", "lo", "mid"], ["hi", "mid", "hi"], ["mid", "mid", "mid"]]
+    frame = pd.DataFrame({k: pd.Categorical([r[j] for r in rows], categories=cats, ordered=True)
+                          for j, k in enumerate("abc")})
+    base = ["lo", "mid", "hi", "mid"]
+    res = _phi(frame, pd.Series(pd.Categorical(base, categories=cats, ordered=True)))
+    plain = _phi(np.array(rows), np.array(base), scale="ordinal", categories=cats)
+    assert res.scale == "ordinal"
+    assert res.value == pytest.approx(plain.value, abs=1e-12)
+    np.testing.assert_allclose(res.per_object, plain.per_object, atol=1e-12)
+    v = read_values(frame, "p")
+    assert v.ordered and list(v.categories) == cats
+    assert isinstance(v.array, ColumnCodes)
+    assert v.array.dtype == np.int8
+    assert v.array.shape == (3, 3) and v.array.size == 9
+    np.testing.assert_array_equal(np.asarray(v.array), [[0, 0, 1], [2, 1, 2], [1, 1, 1]])
+
+
+def test_a_one_column_categorical_frame_is_its_code_column():
+    col = pd.Categorical(["b", "a", "b"], categories=["a", "b"])
+    frame = pd.DataFrame({"a": col})
+    v = read_values(frame, "base")
+    assert isinstance(v.array, np.ndarray)
+    assert v.array.shape == (3, 1)
+    assert v.array.tolist() == [[1], [0], [1]]
+    assert np.shares_memory(v.array, frame["a"].array.codes)  # a view, not a copy
+
+
+def test_categories_of_dates_are_refused_by_their_dtype():
+    dates = pd.Categorical(pd.to_datetime(["2020-01-01", "2020-01-02"]))
+    with pytest.raises(TypeError, match=r"^`p` must hold numbers, booleans or text; got an array of dtype "
+                                        r"datetime64\[.s\]\.$"):
+        read_values(pd.DataFrame({"a": dates, "b": dates}), "p")
+
+
+# --------------------------------------------------------------------------- R's texts and matching
+
+def test_r_text_is_r_as_character():
+    assert [r_text(False), r_text(np.True_), r_text(True), r_text(np.bool_(False))] == [
+        "FALSE", "TRUE", "TRUE", "FALSE"]
+    assert [r_text(np.int64(3)), r_text(2.0), r_text(0.1 + 0.2), r_text(1e15), r_text("a")] == [
+        "3", "2", "0.3", "1e+15", "a"]
+
+
+def test_match_keys_as_text_matches_values_not_spellings():
+    table = [1.0, "a", True, 2, "3"]
+    got = match_keys(["1", "a", "TRUE", " 2.0 ", 3, "b", "FALSE"], table, True)
+    assert got.tolist() == [0, 1, 2, 3, 4, -1, -1]
+    # without as_text, "1" is not 1.0
+    assert match_keys(["1", 1, "a", 2.0], table, False).tolist() == [-1, 0, 1, 3]
