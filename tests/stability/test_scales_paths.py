@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab.stability._scales import ColumnCodes, match_keys, r_text, read_values
+from predstab.stability._scales import ColumnCodes, encode, match_keys, r_text, read_values
 
 
 def _phi(pred, base, **kw):
@@ -68,6 +68,31 @@ def test_object_text_arrays_are_used_as_given():
     assert v.array is arr  # no copy
 
 
+def test_a_numeric_series_is_a_vector_and_a_frame_keeps_its_labels():
+    v = read_values(pd.Series([1.5, 2.0, np.nan]), "base")
+    assert v.array.shape == (3,) and v.labels is None
+    np.testing.assert_array_equal(v.array, [1.5, 2.0, np.nan])
+    frame = pd.DataFrame([["a", "b", "a"], ["b", "b", "b"]], index=["o1", "o2"])
+    assert list(read_values(frame, "p").labels) == ["o1", "o2"]
+    # (a, b, a): 2 * 2 * 1 of 3 * 2 ordered pairs disagree; baseline (a, b, b): D_e = 1 - 5 / 9
+    res = _phi(frame, np.array(["a", "b", "b"]))
+    assert list(res.object_labels) == ["o1", "o2"]
+    np.testing.assert_allclose(res.per_object, [1 - (2 / 3) / (4 / 9), 1.0], atol=1e-12)
+
+
+def test_small_range_integers_are_their_own_codes():
+    arr = np.array([[3, 5], [4, 3]])
+    source, offset, uniques = encode(read_values(arr, "p"))
+    assert source is arr and offset == 3
+    assert uniques.tolist() == [3, 4, 5] and uniques.dtype == object
+    # one row of two refits: a range of 8 codes is the limit (1 x 8 <= 4 x 2 cells)
+    arr = np.array([[0, 7]], dtype=np.int16)
+    source, offset, uniques = encode(read_values(arr, "p"))
+    assert source is arr and offset == 0 and uniques.tolist() == list(range(8))
+    source, offset, uniques = encode(read_values(np.array([[0, 8]]), "p"))
+    assert source.tolist() == [[0, 1]] and offset == 0 and uniques.tolist() == [0, 8]
+
+
 def test_object_numbers_with_none_become_floats_with_nan():
     v = read_values([[1, None], [2.5, 3]], "p")
     assert (v.family, v.integer, v.array.dtype) == ("numeric", False, np.dtype(float))
@@ -88,7 +113,7 @@ def test_two_categorical_columns_with_other_category_orders_are_read_by_value():
 
 def test_ordered_categorical_frame_with_the_same_categories_is_ordinal():
     cats = ["lo", "mid", "hi"]
-    rows = [["lo", "lo", "mid"], ["hi", "mid", "hi"], ["mid", "mid", "mid"]]
+    rows = [["lo", "lo", "mid"], ["hi", "mid", "hi"], ["mid", "mid", "mid"], ["lo", "hi", "hi"]]
     frame = pd.DataFrame({k: pd.Categorical([r[j] for r in rows], categories=cats, ordered=True)
                           for j, k in enumerate("abc")})
     base = ["lo", "mid", "hi", "mid"]
@@ -101,8 +126,12 @@ def test_ordered_categorical_frame_with_the_same_categories_is_ordinal():
     assert v.ordered and list(v.categories) == cats
     assert isinstance(v.array, ColumnCodes)
     assert v.array.dtype == np.int8
-    assert v.array.shape == (3, 3) and v.array.size == 9
-    np.testing.assert_array_equal(np.asarray(v.array), [[0, 0, 1], [2, 1, 2], [1, 1, 1]])
+    assert v.array.shape == (4, 3) and v.array.size == 12
+    np.testing.assert_array_equal(np.asarray(v.array), [[0, 0, 1], [2, 1, 2], [1, 1, 1], [0, 2, 2]])
+    assert encode(v)[2].tolist() == cats and encode(v)[2].dtype == object
+    # integer categories: Python objects too
+    uniques = encode(read_values(pd.Categorical([2, 1, 2]), "p"))[2]
+    assert uniques.tolist() == [1, 2] and uniques.dtype == object
 
 
 def test_a_one_column_categorical_frame_is_its_code_column():
