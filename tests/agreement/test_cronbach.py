@@ -376,3 +376,63 @@ def test_summary_never_forms_the_covariance_matrix(monkeypatch):
     for data in (x, small_spread, small_spread + 0.5, np.rint(small_spread * 300).astype(np.int64)):
         cronbach_alpha(data, detail=False)
     assert cronbach_alpha(x, detail=False) == expected
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 24)
+def test_summary_of_two_items_never_forms_the_covariance_matrix(monkeypatch):
+    import predstab.agreement._alpha as alpha_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the k x k path was taken")
+
+    x = np.array([[1.0, 2.0], [2.0, 2.5], [4.0, 3.0], [3.0, 3.5]])
+    monkeypatch.setattr(alpha_module, "_psych_alpha", refuse)
+    res = cronbach_alpha(x, detail=False)
+    v = x.var(axis=0, ddof=1)
+    assert res.value == pytest.approx(2 * (1 - v.sum() / x.sum(axis=1).var(ddof=1)), rel=1e-14)
+    r = np.corrcoef(x.T)[0, 1]
+    assert res.standardized == pytest.approx(2 * r / (1 + r), rel=1e-14)
+
+
+def test_complete_data_take_the_one_pass_covariance(monkeypatch):
+    # complete numeric data: the covariance from X'X (psych's cov), not pandas' pairwise-complete one
+    import predstab.agreement._alpha as alpha_module
+
+    calls = []
+    covariance = alpha_module._covariance
+
+    def spy(x, mean):
+        calls.append(x.shape)
+        return covariance(x, mean)
+
+    x = read_case("m_30x4").to_numpy()
+    monkeypatch.setattr(alpha_module, "_covariance", spy)
+    res = cronbach_alpha(x)
+    assert calls == [(30, 4)]
+    c = np.cov(x.T)
+    assert res.value == pytest.approx((1 - np.trace(c) / c.sum()) * 4 / 3, rel=1e-13)
+
+
+def test_object_scores_with_missing_values_are_read_as_numbers():
+    x = read_case("m_30x4").to_numpy()
+    x[[0, 3], [1, 2]] = np.nan
+    objects = x.astype(object)
+    objects[0, 1] = None
+    res = cronbach_alpha(objects)
+    expected = cronbach_alpha(x)
+    assert (res.value, res.standardized, res.mean, res.sd) == pytest.approx(
+        (expected.value, expected.standardized, expected.mean, expected.sd), rel=1e-14)
+    assert res.item_stats["n"].tolist() == [30.0, 29.0, 29.0, 30.0]
+    with pytest.raises(ValueError, match=r"`items` has no score: all 6 values are missing\."):
+        cronbach_alpha(np.full((3, 2), None, dtype=object))
+
+
+def test_extreme_magnitudes_scale_back_the_means_and_sds():
+    # the coefficients are scale invariant; the means and sds are in the data's units
+    x = read_case("m_30x4").to_numpy()
+    for factor in (1e200, 1e-200):
+        big, base = cronbach_alpha(x * factor), cronbach_alpha(x)
+        assert big.value == pytest.approx(base.value, rel=1e-13)
+        assert (big.mean, big.sd) == pytest.approx((base.mean * factor, base.sd * factor), rel=1e-13)
+        np.testing.assert_allclose(big.item_stats["mean"], base.item_stats["mean"] * factor, rtol=1e-13)
+        np.testing.assert_allclose(big.item_stats["sd"], base.item_stats["sd"] * factor, rtol=1e-13)

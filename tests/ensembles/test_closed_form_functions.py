@@ -914,3 +914,60 @@ def test_out_of_bag_class_bands_by_hand():
     low, high = percentile_band(curve, errors, 0.5)
     np.testing.assert_allclose(res.low, low, rtol=1e-10)
     np.testing.assert_allclose(res.high, high, rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 24)
+def test_curve_without_bootstrap_covers_nothing_in_its_table():
+    nan2 = np.array([np.nan, np.nan])
+    bare = cf.ClosedFormResult(measure="icc", n_learners=np.array([2.0, 5.0]), curve=np.array([0.5, 0.8]),
+                               confidence_interval=ConfidenceInterval(nan2, nan2), errors=None, n_resamples=0,
+                               confidence_level=0.95, pool_size=10)
+    assert bare.to_frame()["ci_covers"].tolist() == ["", ""]
+
+
+def test_out_of_bag_moments_report_progress_block_by_block():
+    # 200 objects: blocks of 64 rows, the objects done after each block
+    rng = np.random.default_rng(8)
+    t = rng.normal(size=(200, 6))
+    mask = rng.random((200, 6)) < 0.6
+    done = []
+    mu, var, count = cf.metric_moments(t, mask, progress=lambda d, total: done.append((d, total)))
+    assert done == [(64, 200), (128, 200), (192, 200), (200, 200)]
+    rows = np.flatnonzero(mask.sum(axis=1) > 1)
+    np.testing.assert_allclose(mu, [t[i, mask[i]].mean() for i in rows], rtol=1e-13)
+    np.testing.assert_array_equal(count, mask[rows].sum(axis=1))
+
+
+def test_bands_of_two_learners_are_the_plain_bootstrap():
+    # the jackknife needs 3 learners (it divides by P - 2): with 2 the errors are the resampled
+    # pools' closed forms minus the pool's, unscaled, and no numpy warning is raised
+    t = T[:, :2]
+    n = np.array([1.0, 4.0])
+    res = cf.closed_form_bands(t, None, n, {"phi": 3.0}, classifier=False, voting=None, n_resamples=6,
+                               random_state=5)["phi"]
+    counts = np.random.default_rng(5).multinomial(2, [0.5, 0.5], size=6)
+
+    def phi_of(x):
+        return 1 - metric_stats(x, n)[2] / 3.0
+
+    errors = np.stack([phi_of(t[:, np.repeat(np.arange(2), c)]) for c in counts]) - phi_of(t)
+    np.testing.assert_allclose(res.errors, errors, atol=1e-5)  # float32 products
+    np.testing.assert_allclose(res.curve, phi_of(t), rtol=1e-12)
+
+
+def test_bands_pass_n_jobs_to_the_pass_over_objects(monkeypatch):
+    seen = []
+    moments = cf.metric_moments
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("n_jobs"))
+        return moments(*args, **kwargs)
+
+    monkeypatch.setattr(cf, "metric_moments", spy)
+    a = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting=None, n_resamples=4,
+                             random_state=1, n_jobs=2)["icc"]
+    monkeypatch.undo()
+    b = cf.closed_form_bands(T, None, [2.0], {"icc": None}, classifier=False, voting=None, n_resamples=4,
+                             random_state=1)["icc"]
+    assert seen == [2]
+    np.testing.assert_array_equal(a.errors, b.errors)  # the numbers do not depend on it

@@ -9,6 +9,7 @@ from numpy.testing import assert_allclose
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from predstab import PredstabWarning, TreePool, tune_num_learners
+from predstab.ensembles import _members
 from tests.ensembles._pools import XC, YC, X, Y, icc_by_hand
 
 N = [1, 2, 3, 5, 8]
@@ -195,3 +196,84 @@ def test_float32_predictions_stay_float32(regression):
     assert_allclose(single.closed_form(N).curve, icc_by_hand(t.astype(np.float32).astype(float), N)[0],
                     rtol=1e-10)
     assert TreePool.from_predictions(t.astype(int)).test_predictions_.dtype == np.float64
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 24)
+def test_infinite_values_are_named_without_a_numpy_warning():
+    both = GOOD.copy()
+    both[0, 1], both[2, 0] = np.inf, -np.inf  # their sum is NaN: numpy would warn "invalid value"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"finite values; got an infinite value at \(0, 1\)\.$"):
+            TreePool.from_predictions(both)
+    proba = PROBA.copy()
+    proba[2, 1] = [np.inf, 0.0]
+    with pytest.raises(ValueError, match=r"finite probabilities; got an infinite value at \(2, 1, 0\)\.$"):
+        TreePool.from_predictions(proba)
+    # finite data: one sum decides, no mask of missing values is built
+    assert _members._all_finite(GOOD) is True and _members._all_finite(both) is False
+    assert _members._matrix_iv(GOOD, None, "predictions")[2] is None
+
+
+def test_missing_probabilities_where_the_member_does_not_vote():
+    rng = np.random.default_rng(1)
+    p = rng.random((6, 5))
+    proba = np.stack([p, 1 - p], axis=2)
+    oob = rng.random((6, 5)) < 0.7
+    gaps = np.where(oob[..., None], proba, np.nan)
+    pool = TreePool.from_predictions(gaps, oob=oob, random_state=0)
+    # the members that do not vote count for nothing: any probabilities there give the same pool
+    other = TreePool.from_predictions(np.where(oob[..., None], proba, 0.5), oob=oob, random_state=0)
+    np.testing.assert_array_equal(pool.test_predictions_, np.where(oob[..., None], proba, 0.0))
+    assert pool.classes_.tolist() == [0, 1] and pool.test_predictions_.dtype == np.float64
+    a = pool.closed_form([1, 2], measure="fleiss", n_resamples=0)
+    b = other.closed_form([1, 2], measure="fleiss", n_resamples=0)
+    assert np.isfinite(a.curve).all()
+    assert_allclose(a.curve, b.curve, rtol=0, atol=1e-15)
+    # integer one-hot probabilities are read as floats
+    votes = TreePool.from_predictions(np.eye(2, dtype=int)[(p > 0.5).astype(int)])
+    assert votes.test_predictions_.dtype == np.float64
+    np.testing.assert_array_equal(votes.test_predictions_[..., 1], (p > 0.5).astype(float))
+
+
+def test_missing_out_of_bag_predictions_where_the_member_does_not_vote():
+    oob = np.ones((4, 3), dtype=bool)
+    oob[1, 2] = False
+    values = np.where(GOOD == 5, np.nan, GOOD)
+    pool = TreePool.from_predictions(GOOD + 100, oob=oob, oob_predictions=values)
+    assert pool.train_predictions_[1, 2] == 0.0 and not pool.on_train_
+    assert_allclose(pool.oob_baseline(), [1.0, 3.5, 7.0, 10.0])
+    # on the test rows too: a zero where the member does not vote
+    assert TreePool.from_predictions(values, oob=oob).test_predictions_[1, 2] == 0.0
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    ((np.where(GOOD == 5, np.nan, GOOD),), {},
+     r"^`predictions` has a missing value \(NaN / None\) at \(1, 2\)\.$"),
+    ((GOOD,), {"y": [1.0, np.nan, 2.0]}, r"got shape \(3,\) with missing values\.$"),
+    ((GOOD,), {"oob": np.ones((4, 3), bool), "oob_predictions": np.zeros((5, 2))},
+     r"the members \(and classes\) of `predictions` \(3,\) after the rows; got shape \(5, 2\)\.$"),
+    ((GOOD,), {"oob": np.ones((4, 3), bool), "oob_predictions": np.zeros((5, 3))},
+     r"^`oob` must have the shape \(5, 3\) of `oob_predictions` \(objects x members\); got shape "
+     r"\(4, 3\)\.$"),
+    ((np.zeros((4, 3, 1)),), {}, r"^`predictions` must hold probabilities of at least 2 classes; got shape "
+                                 r"\(4, 3, 1\)\.$"),
+])
+def test_bad_predictions_messages_in_full(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TreePool.from_predictions(*args, **kwargs)
+
+
+def test_two_objects_and_two_members_are_enough():
+    t = np.array([[1.0, 2.0], [3.0, 5.0]])
+    pool = TreePool.from_predictions(t)
+    assert pool.n_learners == 2
+    assert_allclose(pool.closed_form([1, 2], n_resamples=0).curve, icc_by_hand(t, [1, 2])[0], rtol=1e-12)
+
+
+def test_a_pool_of_labels_reports_hard_voting():
+    labels = np.array([["a", "b", "a"], ["b", "b", "a"], ["a", "a", "a"]])
+    pool = TreePool.from_predictions(labels, classes=["a", "b"])
+    assert pool.voting == "hard" and pool.voting_ == "hard"
+    hard = TreePool.from_predictions(PROBA, voting="hard")
+    assert hard.voting == "hard" and hard.voting_ == "hard"

@@ -2,6 +2,7 @@
 (value-pinning checks written for surviving mutants of ensembles/_pool.py)."""
 
 import numpy as np
+import pytest
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import BaggingRegressor, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression
@@ -41,3 +42,22 @@ def test_a_warm_started_forest_and_bagging_are_fitted_in_one_step():
     # the user's warm_start=True forest and Bagging (its out-of-bag seeds) are fitted at once
     assert _calls(RandomForestRegressor(max_depth=2, warm_start=True), 40) == [(40, 40)]
     assert _calls(BaggingRegressor(DecisionTreeRegressor(max_depth=2)), 12) == [(12, 12)]
+
+
+def test_from_members_names_a_class_missing_from_classes():
+    X, y = make_classification(60, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=0)
+    members = [LogisticRegression(C=c).fit(X[:40], y[:40]) for c in (0.1, 1.0)]
+    with pytest.raises(ValueError, match=r"^`classes` must contain every class of the members; member 0 has "
+                                         r"\[0, 1, 2\], `classes` \[0, 1\]\.$"):
+        TreePool.from_members(members, X[40:], classes=[0, 1])
+
+
+def _fails(seed):
+    raise ValueError(f"no data for {seed}")
+
+
+def test_a_failing_fit_predict_is_named_with_its_seed():
+    seed = int(np.random.default_rng(3).integers(0, 2**31 - 1, size=4)[0])
+    with pytest.raises(ValueError, match=rf"^_fails failed for seed {seed} \(repetition 0\): ValueError: "
+                                         rf"no data for {seed}$"):
+        TreePool.from_fit_predict(_fails, 4, random_state=3)

@@ -1,1 +1,447 @@
 """The terms of the per-object and overall intervals, each against a computation written out here."""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import optimize, sparse, stats
+
+import predstab
+from predstab.stability import _disagreement
+from predstab.stability._object_intervals import (
+    _bonett_kurtosis,
+    _class_object_intervals,
+    _least_sum_of_squares,
+    _metric_object_intervals,
+    _pooled_excess_kurtosis,
+    _refit_variances,
+    _row_moments,
+)
+
+
+def _jackknife(values):
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    return (n - 1) / n * float(np.sum((values - values.mean()) ** 2))
+
+
+# --------------------------------------------------------------------------- refit variances
+
+def test_metric_refit_variances_are_the_jackknife_of_the_sample_variance():
+    rows = [[0.0, 1.0, 3.0], [2.0, -1.0, 0.5, 4.0], [1.0, 2.0, 2.0, 7.0, -3.0, 0.0, 5.0],
+            [1.0, 4.0, np.nan, 2.0, 8.0, np.nan, np.nan], [3.0, 5.0]]
+    width = max(len(r) for r in rows)
+    x = np.array([r + [np.nan] * (width - len(r)) for r in rows])
+    moments = _row_moments(x)
+    count = moments[0].astype(np.int64)
+    d_o_i = np.array([np.nanvar(r, ddof=1) for r in x])
+    got = _refit_variances(d_o_i, count, moments=moments)
+    for i, r in enumerate(x):
+        r = r[~np.isnan(r)]
+        if r.size >= 3:
+            loo = [np.var(np.delete(r, j), ddof=1) for j in range(r.size)]
+            assert got[i] == pytest.approx(_jackknife(loo), rel=1e-12)
+        else:  # two refits: the normal-theory 2 s^4
+            assert got[i] == pytest.approx(2 * d_o_i[i] ** 2, rel=1e-12)
+
+
+def _class_jackknife(counts, delta2):
+    """Leave out each vote in turn: the disagreeing ordered pairs over (R - 1)(R - 2)."""
+    counts = np.asarray(counts)
+    r = int(counts.sum())
+    votes = np.repeat(np.arange(counts.size), counts)
+    loo = []
+    for j in range(r):
+        rest = np.delete(votes, j)
+        pairs = sum(delta2[a, b] for a, b in itertools.permutations(rest, 2))
+        loo.append(pairs / ((r - 1) * (r - 2)))
+    return _jackknife(loo)
+
+
+@pytest.mark.parametrize("ordinal", [False, True])
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_class_refit_variances_are_the_jackknife_over_the_votes(ordinal, as_sparse):
+    table = np.array([[3, 1, 1], [2, 2, 0], [0, 5, 2], [1, 0, 1], [4, 0, 0]])
+    position = np.array([0.0, 1.0, 3.0])
+    delta2 = (position[:, None] - position[None, :]) ** 2 if ordinal else None
+    d2 = delta2 if ordinal else 1.0 - np.eye(3)
+    count = table.sum(axis=1)
+    d_o_i = np.array([t @ d2 @ t for t in table]) / (count * (count - 1))
+    got = _refit_variances(d_o_i, count, table=sparse.csr_matrix(table) if as_sparse else table,
+                           delta2=delta2)
+    for i, t in enumerate(table):
+        expected = _class_jackknife(t, d2) if count[i] >= 3 else d_o_i[i] ** 2
+        assert got[i] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert got[3] == pytest.approx(d_o_i[3] ** 2)  # two votes
+
+
+# --------------------------------------------------------------------------- pooled kurtosis
+
+def test_pooled_kurtosis_is_the_ratio_of_summed_k4_and_sigma4_over_objects_with_four_refits():
+    rows = [[0.0, 1.0, 5.0, 2.0], [3.0, -2.0, 0.0, 9.0, 1.0], [1.0, 2.0, 4.0], [0.0, 0.0, 7.0, 1.0, 1.0, 2.0]]
+    width = max(len(r) for r in rows)
+    x = np.array([r + [np.nan] * (width - len(r)) for r in rows])
+    count, s2, s4 = _row_moments(x)
+    k4_sum = sigma4_sum = 0.0
+    for r in rows:
+        if len(r) >= 4:
+            n = len(r)
+            k2, k4 = stats.kstat(r, 2), stats.kstat(r, 4)
+            k4_sum += k4
+            sigma4_sum += (k2 ** 2 - k4 / n) * (n - 1) / (n + 1)
+    kappa, used = _pooled_excess_kurtosis(count, s2, s4)
+    assert kappa == pytest.approx(k4_sum / sigma4_sum, rel=1e-10)
+    assert used == 3
+    # with only the four-refit object
+    count4, s24, s44 = _row_moments(x[:1, :4])
+    r = rows[0]
+    k2, k4 = stats.kstat(r, 2), stats.kstat(r, 4)
+    assert _pooled_excess_kurtosis(count4, s24, s44)[0] == pytest.approx(k4 / ((k2 ** 2 - k4 / 4) * 3 / 5),
+                                                                          rel=1e-10)
+    # no object with four refits: no kurtosis
+    kappa, used = _pooled_excess_kurtosis(np.array([3.0, 2.0]), np.array([1.0, 2.0]), np.array([1.0, 4.0]))
+    assert math.isnan(kappa) and used == 0
+
+
+def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
+    x = np.array([[0.0, 1.0, 5.0, 2.0, 9.0, 1.0], [3.0, -2.0, 0.0, 9.0, 1.0, 0.0],
+                  [1.0, 2.0, np.nan, np.nan, np.nan, np.nan]])
+    moments = _row_moments(x)
+    count = moments[0].astype(np.int64)
+    d_o_i = np.array([np.nanvar(r, ddof=1) for r in x])
+    kappa = _pooled_excess_kurtosis(*moments)[0]
+    assert kappa != 0.0
+    low, high, info = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x, moments)
+    assert info["kurtosis"] == kappa
+    for i, n in enumerate(count):
+        df = 2.0 / (2.0 / (n - 1) + kappa / n)
+        assert low[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.95, df), rel=1e-12)
+        assert high[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.05, df), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- Bonett's interval
+
+def _bonett_g4(r):
+    n = len(r)
+    cut = int(n / (2 * math.sqrt(n - 4)))
+    m = np.mean(np.sort(r)[cut:n - cut])
+    return n * np.sum((r - m) ** 4) / np.sum((r - np.mean(r)) ** 2) ** 2 * (n + 1) / (n - 1)
+
+
+def test_bonett_interval_and_its_heavy_tail_flag():
+    r = np.array([0.0, 4.0, 4.0, 3.0, 0.0, 3.0, 4.0, 4.0])  # g4 = 6.69: excess 3.69 above 3
+    g4 = _bonett_g4(r)
+    assert 6.6 < g4 < 6.7
+    n, s2 = r.size, np.var(r, ddof=1)
+    assert _bonett_kurtosis(r[None, :], np.array([n]), np.array([s2 * (n - 1)]))[0] == pytest.approx(g4)
+    low, high, info = _metric_object_intervals(np.array([s2]), np.array([n]), 0.95, "bonett", r[None, :])
+    z = stats.norm.ppf(0.975)
+    c = n / (n - z)
+    se = c * math.sqrt((g4 - (n - 3) / n) / (n - 1))
+    assert (low[0], high[0]) == pytest.approx((c * s2 * math.exp(-z * se), c * s2 * math.exp(z * se)),
+                                              rel=1e-12)
+    assert info["heavy"] == 1
+    # the flag is the headline interval's: an object among several does not set it
+    light = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+    both = np.stack([r, light])
+    d_o_i = np.var(both, axis=1, ddof=1)
+    assert _metric_object_intervals(d_o_i, np.array([8, 8]), 0.95, "bonett", both)[2]["heavy"] == 0
+    # a light-tailed object alone: no flag
+    g4_light = _bonett_g4(light)
+    assert g4_light - 3 < 3
+    assert _metric_object_intervals(d_o_i[1:], np.array([8]), 0.95, "bonett", light[None, :])[2]["heavy"] == 0
+    # the threshold itself (excess 3) does not set it: a variance for which g4 is exactly 6.0
+    six = np.array([[0.0, 1.0, 2.0, 3.0, 4.0, 10.0]])
+    d = 13.414507072568862
+    cut_mean = np.mean([2.0, 3.0])  # int(6 / (2 sqrt 2)) = 2 values cut from each tail
+    assert 6 * np.sum((six - cut_mean) ** 4) / (5 * d) ** 2 * 7 / 5 == pytest.approx(6.0, rel=1e-15)
+    assert _bonett_kurtosis(six, np.array([6]), np.array([5 * d]))[0] == 6.0
+    assert _metric_object_intervals(np.array([d]), np.array([6]), 0.95, "bonett", six)[2]["heavy"] == 0
+
+
+# --------------------------------------------------------------------------- class bounds
+
+def _cp_bounds(counts, r, alpha):
+    low = np.array([stats.beta.ppf(alpha / 2, k, r - k + 1) if k > 0 else 0.0 for k in counts])
+    high = np.array([stats.beta.ppf(1 - alpha / 2, k + 1, r - k) if k < r else 1.0 for k in counts])
+    return low, high
+
+
+def _vertex_minimum_of_gini(low, high):
+    """min of 1 - sum p^2 over the box on the simplex: at a vertex (all shares but one at a bound)."""
+    k = low.size
+    best = np.inf
+    for j in range(k):
+        others = [c for c in range(k) if c != j]
+        for at in itertools.product((0, 1), repeat=k - 1):
+            p = np.empty(k)
+            p[others] = [high[c] if a else low[c] for c, a in zip(others, at, strict=True)]
+            p[j] = 1.0 - p[others].sum()
+            if low[j] - 1e-12 <= p[j] <= high[j] + 1e-12:
+                best = min(best, 1.0 - np.sum(p * p))
+    return best
+
+
+def _water_filling(low, high):
+    """min sum p^2 over the box on the simplex: p = clip(t, low, high) with t a root of the sum."""
+    t = optimize.brentq(lambda t: np.clip(t, low, high).sum() - 1.0, 0.0, 1.0, xtol=1e-15, rtol=1e-15)
+    p = np.clip(t, low, high)
+    return float(np.sum(p * p))
+
+
+@pytest.mark.parametrize("table", [
+    np.array([[4, 3, 2, 1, 0, 0], [10, 0, 0, 0, 0, 0], [2, 2, 2, 2, 1, 1]]),
+    np.array([[3, 1, 1], [5, 0, 0]]),
+])
+def test_class_bounds_up_to_six_categories_are_exact_on_the_simplex(table):
+    r = table.sum(axis=1)
+    k = table.shape[1]
+    low, high = _class_object_intervals(table, r, None, 0.9)
+    for i, t in enumerate(table):
+        lo, hi = _cp_bounds(t, r[i], 0.1 / k)
+        assert low[i] == pytest.approx(_vertex_minimum_of_gini(lo, hi), rel=1e-9, abs=1e-12)
+        assert high[i] == pytest.approx(min(1.0 - _water_filling(lo, hi), 1 - 1 / k), rel=1e-9)
+
+
+def test_least_sum_of_squares_is_water_filling():
+    low = np.array([[0.0, 0.05, 0.1, 0.0, 0.0, 0.0, 0.2, 0.0], [0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+    high = np.array([[0.4, 0.5, 0.6, 0.1, 0.1, 0.2, 0.7, 0.3], [0.9, 0.1, 0.1, 0.1, 0.05, 0.05, 0.1, 0.1]])
+    got = _least_sum_of_squares(low, high)
+    for i in range(2):
+        assert got[i] == pytest.approx(_water_filling(low[i], high[i]), rel=1e-12)
+    assert got[1] == pytest.approx(0.4 ** 2 + 5 * 0.1 ** 2 + 2 * 0.05 ** 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("ordinal", [False, True])
+def test_class_bounds_of_many_categories_are_the_same_from_a_sparse_table(ordinal):
+    # more than six categories: sum-of-bounds forms; the upper bound of categories by water filling
+    # (a sparse table took U' Delta U, up to the cap, before: a unanimous object's bound was the cap)
+    table = np.array([[5, 3, 2, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0, 0, 0], [2, 2, 2, 1, 1, 1, 1, 0]])
+    r = table.sum(axis=1)
+    position = np.arange(8.0) ** 1.5
+    delta2 = (position[:, None] - position[None, :]) ** 2 if ordinal else None
+    dense = _class_object_intervals(table, r, delta2, 0.95)
+    from_sparse = _class_object_intervals(sparse.csr_matrix(table), r, delta2, 0.95)
+    np.testing.assert_allclose(from_sparse, dense, rtol=1e-12, atol=1e-15)
+    if not ordinal:
+        for i, t in enumerate(table):
+            lo, hi = _cp_bounds(t, r[i], 0.05 / 8)
+            assert dense[0][i] == pytest.approx(lo.sum() ** 2 - np.sum(lo * lo), abs=1e-15)
+            assert dense[1][i] == pytest.approx(min(1 - _water_filling(lo, hi), 7 / 8), rel=1e-9)
+        assert dense[1][1] < 0.66  # the unanimous object: well below the cap 7 / 8
+
+
+def test_psi_per_object_intervals_do_not_depend_on_the_count_tables_storage(monkeypatch):
+    rng = np.random.default_rng(3)
+    pred = rng.integers(0, 20, size=(12, 4)).astype(str)
+    pred[0] = "7"  # a unanimous object
+    base = np.arange(20).astype(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+        dense = predstab.psi(pred, base, scale="categorical")
+        monkeypatch.setattr(_disagreement, "_DENSE_CELLS", 0)  # 21 codes > 4 x 4 refits: sparse
+        from_sparse = predstab.psi(pred, base, scale="categorical")
+    np.testing.assert_allclose(from_sparse.per_object_low, dense.per_object_low, rtol=1e-12)
+    np.testing.assert_allclose(from_sparse.per_object_high, dense.per_object_high, rtol=1e-12)
+    assert from_sparse.value == pytest.approx(dense.value, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- the overall interval
+
+def _gamma(mean, var, alpha):
+    """The scaled chi-square (gamma) bounds of a mean with its variance."""
+    df = 2 * mean * mean / var
+    return df * mean / stats.chi2.ppf(1 - alpha / 2, df), df * mean / stats.chi2.ppf(alpha / 2, df)
+
+
+def _widened(x, alpha):
+    n = len(x)
+    return np.var(x, ddof=1) / n * (stats.t.ppf(1 - alpha / 2, n - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
+
+
+def _bootstrap_t(x, alpha):
+    """999 resamples from default_rng(0), resamples without spread left out."""
+    x = np.asarray(x)
+    n = x.size
+    m, s = x.mean(), x.std(ddof=1)
+    idx = np.random.default_rng(0).integers(0, n, size=(999, n))
+    t = []
+    for row in idx:
+        xb = x[row]
+        if xb.std(ddof=1) > 0:
+            t.append((xb.mean() - m) / xb.std(ddof=1))
+    t_low, t_high = np.quantile(t, [alpha / 2, 1 - alpha / 2])
+    return max(m - t_high * s, 0.0), m - t_low * s
+
+
+def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
+    from predstab.stability._overall_interval import _overall_interval, _OverallInputs
+    inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
+                            scale=scale, **kw)
+    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error))
+
+
+def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
+    d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
+    refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
+    got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16, 0.1)
+    assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
+
+
+def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootstrap_t():
+    four = np.array([0.2, 1.5, 0.4, 6.0])
+    low, high = _gamma(four.mean(), _widened(four, 0.05), 0.05)
+    b_low, b_high = _bootstrap_t(four, 0.05)
+    low = min(low, b_low) if b_low > 0 else low
+    high = max(high, b_high)
+    assert _overall(four, [6] * 4, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
+    # five objects: the upper end at least the gamma form's at alpha / 2
+    five = np.array([0.2, 1.5, 0.4, 6.0, 0.3])
+    low, high = _gamma(five.mean(), _widened(five, 0.05), 0.05)
+    b_low, b_high = _bootstrap_t(five, 0.05)
+    low = min(low, b_low) if b_low > 0 else low
+    high = max(high, b_high, _gamma(five.mean(), _widened(five, 0.025), 0.025)[1])
+    assert _overall(five, [6] * 5, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
+
+
+def test_population_target_of_classes_is_the_gamma_form_alone():
+    x = np.array([0.2, 0.5, 0.1, 0.45, 0.3, 0.05])
+    low, high = _gamma(x.mean(), _widened(x, 0.1), 0.1)
+    got = _overall(x, [8] * 6, 0.6, "categorical", level=0.9, n_categories=3)
+    assert got == pytest.approx((1 - high / 0.6, 1 - low / 0.6), rel=1e-12)
+
+
+def _largest(count, k, weight=1.0):
+    """The largest disagreement of R votes over K categories: an even split."""
+    out = []
+    for r in count:
+        split = [r // k + (1 if c < r % k else 0) for c in range(k)]
+        out.append((r * r - sum(s * s for s in split)) / (r * (r - 1.0)))
+    return weight * max(out)
+
+
+@pytest.mark.parametrize("d_o_i", [[0.0, 0.3, 0.0, 0.5, 0.2, 0.0, 0.0], [0.0, 0.0, 0.4, 0.0]])
+def test_population_target_with_objects_that_never_disagree(d_o_i):
+    x = np.array(d_o_i)
+    n, k = x.size, int(np.sum(x > 0))
+    count = np.array([7, 6, 7, 5, 7, 6, 7][:n])
+    a = 0.05 / 2
+    share_low = stats.beta.ppf(a / 2, k, n - k + 1)
+    share_high = stats.beta.ppf(1 - a / 2, k + 1, n - k)
+    largest = _largest(count[x > 0], 3)
+    if k >= 2:
+        nz = x[x > 0]
+        m_low, m_high = _gamma(nz.mean(), _widened(nz, a), a)
+        m_high = min(m_high, largest)
+    else:
+        m_low, m_high = x.sum(), largest
+    got = _overall(x, count, 0.5, "categorical", n_categories=3)
+    assert got == pytest.approx((1 - share_high * m_high / 0.5, 1 - share_low * m_low / 0.5), rel=1e-12)
+
+
+def test_objects_target_with_objects_that_never_disagree():
+    x = np.array([0.0, 0.3, 0.0, 0.5, 0.2])
+    count = np.array([7, 6, 5, 8, 6])
+    refit_var = np.array([0.0, 0.02, 0.0, 0.05, 0.01])
+    object_low = np.array([0.0, 0.01, 0.0, 0.2, 0.05])
+    delta2 = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    a = 0.025
+    pairs = 7 // 2 + 5 // 2
+    q_high = 1 - (a / 2) ** (1 / pairs)
+    m_low, m_high = _gamma(np.mean([0.3, 0.5, 0.2]), 0.08 / 9, a)
+    m_high = min(m_high, _largest([6, 8, 6], 3, weight=4.0))
+    low = min(3 * m_low, 0.01 + 0.2 + 0.05) / 5
+    high = (2 * 4.0 * q_high + 3 * m_high) / 5
+    got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
+                   object_low=object_low, refit_var=refit_var)
+    assert got == pytest.approx((1 - high / 1.2, 1 - low / 1.2), rel=1e-12)
+    # the objects' own lower bounds above the gamma form's: the gamma form's lower end
+    object_low = np.array([0.0, 0.29, 0.0, 0.49, 0.19])
+    assert 3 * m_low < 0.97
+    got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
+                   object_low=object_low, refit_var=refit_var)
+    assert got == pytest.approx((1 - high / 1.2, 1 - 3 * m_low / 5 / 1.2), rel=1e-12)
+
+
+@pytest.mark.parametrize("target", ["population", "objects"])
+def test_every_refit_agreeing_gives_the_one_sided_binomial_bound(target):
+    count = np.array([6, 7, 5, np.iinfo(np.int64).max])
+    d_o_i = np.array([0.0, 0.0, 0.0, np.nan])
+    pairs = 3 * (5 // 2) if target == "objects" else 3
+    q = 1 - 0.1 ** (1 / pairs)
+    got = _overall(d_o_i, count, 0.4, "categorical", level=0.9, target=target, n_categories=2)
+    assert got == pytest.approx((1 - q / 0.4, 1.0), rel=1e-12)
+    # ordinal: the disagreement is at most the largest squared distance times q
+    delta2 = np.array([[0.0, 2.25], [2.25, 0.0]])
+    got = _overall(d_o_i, count, 0.9, "ordinal", level=0.9, target=target, delta2=delta2, n_categories=2)
+    assert got == pytest.approx((1 - 2.25 * q / 0.9, 1.0), rel=1e-12)
+
+
+def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
+    d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
+    refit_var = np.array([0.1, 0.3, 0.2, 0.5])
+    mean = d_o_i.mean()
+    low_d, high_d = _gamma(mean, 1.1 / 16, 0.05)
+    e_low, e_high = _gamma(3.0, 0.4, 0.05)
+    e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
+    ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
+    ratio_low = math.exp(math.log(mean / 3.0) - math.hypot(math.log(mean / low_d), e_up))
+    got = _overall(d_o_i, [5] * 4, 3.0, "metric", target="objects", baseline_error=True, refit_var=refit_var,
+                   base_var_d_e=0.4)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+    # ordinal: z times the standard error of S over D_o / D_e, on both sides
+    delta2 = np.array([[0.0, 1.0], [1.0, 0.0]])
+    half = stats.norm.ppf(0.975) * math.sqrt(0.01) / (mean / 3.0)
+    ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), half))
+    ratio_low = math.exp(math.log(mean / 3.0) - math.hypot(math.log(mean / low_d), half))
+    got = _overall(d_o_i, [5] * 4, 3.0, "ordinal", target="objects", baseline_error=True, refit_var=refit_var,
+                   delta2=delta2, n_categories=2, base_var_s=0.01)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+    # a mean disagreement below 1 (D_o / D_e = 0.2)
+    x = d_o_i / 10
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100, 0.05)
+    half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
+    ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
+    ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))
+    got = _overall(x, [5] * 4, x.mean() / 0.2, "ordinal", target="objects", baseline_error=True,
+                   refit_var=refit_var / 100, delta2=delta2, n_categories=2, base_var_s=0.01)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+
+
+def test_baseline_error_with_a_lower_end_at_zero_keeps_the_upper_end_at_one():
+    x = np.array([0.0, 0.0, 0.4, 0.0])  # one disagreeing object, its own lower bound 0: D_o's is 0
+    got = _overall(x, [6] * 4, 0.5, "categorical", target="objects", baseline_error=True, n_categories=2,
+                   base_var_d_e=0.01, object_low=np.zeros(4), refit_var=np.array([0.0, 0.0, 0.01, 0.0]))
+    assert got[1] == 1.0
+    a = 0.025
+    q_high = 1 - (a / 2) ** (1 / 9)
+    high_d = (3 * q_high + min(_gamma(0.4, 0.01, a)[1], _largest([6], 2))) / 4
+    e_low = _gamma(0.5, 0.01, 0.05)[0]
+    ratio_high = math.exp(math.log(0.1 / 0.5) + math.hypot(math.log(high_d / 0.1), math.log(0.5 / e_low)))
+    assert got[0] == pytest.approx(1 - ratio_high, rel=1e-12)
+    # every refit agreeing: D_e at its lower end; ordinal: D_e scaled by exp(-0)
+    q = 1 - 0.05 ** (1 / 4)
+    got = _overall(np.zeros(4), [6] * 4, 0.5, "categorical", baseline_error=True, n_categories=2,
+                   base_var_d_e=0.01)
+    assert got == pytest.approx((1 - q / e_low, 1.0), rel=1e-12)
+    got = _overall(np.zeros(4), [6] * 4, 0.5, "ordinal", baseline_error=True, n_categories=2,
+                   delta2=np.array([[0.0, 1.0], [1.0, 0.0]]), base_var_s=0.01)
+    assert got == pytest.approx((1 - q / 0.5, 1.0), rel=1e-12)
+
+
+def test_bootstrap_t_is_left_out_for_many_objects_and_no_spread():
+    from predstab.stability._overall_interval import _bootstrap_t_mean
+    assert _bootstrap_t_mean(np.full(5, 0.7), 0.05) == (0.7, 0.7)
+    x = np.linspace(0.1, 3.0, 501)
+    assert _bootstrap_t_mean(x, 0.05) == (pytest.approx(x.mean()), pytest.approx(x.mean()))
+    assert _bootstrap_t_mean(x[:500], 0.05) == pytest.approx(_bootstrap_t(x[:500], 0.05), rel=1e-12)
+
+
+def test_unknown_targets_are_refused():
+    with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
+        _overall([0.5, 0.7], [5, 5], 1.0, "metric", target="all")
+    with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
+        _overall([0.0, 0.7], [5, 5], 1.0, "categorical", target="all", n_categories=2)

@@ -268,9 +268,9 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         _, high0 = _share_bounds(np.zeros(n_rows), r, level)
         sum_l = np.bincount(coo.row, low, minlength=n_rows)
         sum_l2 = np.bincount(coo.row, low * low, minlength=n_rows)
-        sum_u = np.bincount(coo.row, high, minlength=n_rows) + (n_categories - nnz) * high0
-        sum_u2 = np.bincount(coo.row, high * high, minlength=n_rows) + (n_categories - nnz) * high0 ** 2
-        theta_low, theta_high = sum_l ** 2 - sum_l2, sum_u ** 2 - sum_u2
+        theta_low = sum_l ** 2 - sum_l2
+        # water filling as for a dense table (the zero counts' lower bounds are 0)
+        theta_high = 1.0 - _least_sum_of_squares_sparse(coo.row, low, high, n_categories - nnz, high0)
     else:
         dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)
         low, high = _share_bounds(dense, r[:, None], level)
@@ -352,6 +352,24 @@ def _least_sum_of_squares(low, high, n_iter=60):
     p = np.clip(hi[:, None], low, high)
     p /= p.sum(axis=1, keepdims=True)  # removes the bisection's last 1e-18 of mass error
     return np.einsum("ij,ij->i", p, p)
+
+
+def _least_sum_of_squares_sparse(row, low, high, n_zero, high0, n_iter=60):
+    """:func:`_least_sum_of_squares` of a sparse table: ``low`` / ``high`` are the bounds of the
+    non-zero counts (of rows ``row``); each row also has ``n_zero`` shares bounded by ``[0, high0]``."""
+    n_rows = n_zero.size
+    lo = np.zeros(n_rows)
+    hi = np.ones(n_rows)
+    for _ in range(n_iter):
+        t = (lo + hi) / 2
+        total = np.bincount(row, np.clip(t[row], low, high), minlength=n_rows) + n_zero * np.minimum(t, high0)
+        over = total > 1.0
+        hi = np.where(over, t, hi)
+        lo = np.where(over, lo, t)
+    p = np.clip(hi[row], low, high)
+    p_zero = np.minimum(hi, high0)
+    total = np.bincount(row, p, minlength=n_rows) + n_zero * p_zero
+    return (np.bincount(row, p * p, minlength=n_rows) + n_zero * p_zero * p_zero) / total ** 2
 
 
 def _to_stability(d_low, d_high, d_e):
