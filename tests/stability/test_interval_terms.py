@@ -152,6 +152,13 @@ def test_bonett_interval_and_its_heavy_tail_flag():
     g4_light = _bonett_g4(light)
     assert g4_light - 3 < 3
     assert _metric_object_intervals(d_o_i[1:], np.array([8]), 0.95, "bonett", light[None, :])[2]["heavy"] == 0
+    # the threshold itself (excess 3) does not set it: a variance for which g4 is exactly 6.0
+    six = np.array([[0.0, 1.0, 2.0, 3.0, 4.0, 10.0]])
+    d = 13.414507072568862
+    cut_mean = np.mean([2.0, 3.0])  # int(6 / (2 sqrt 2)) = 2 values cut from each tail
+    assert 6 * np.sum((six - cut_mean) ** 4) / (5 * d) ** 2 * 7 / 5 == pytest.approx(6.0, rel=1e-15)
+    assert _bonett_kurtosis(six, np.array([6]), np.array([5 * d]))[0] == 6.0
+    assert _metric_object_intervals(np.array([d]), np.array([6]), 0.95, "bonett", six)[2]["heavy"] == 0
 
 
 # --------------------------------------------------------------------------- class bounds
@@ -239,3 +246,202 @@ def test_psi_per_object_intervals_do_not_depend_on_the_count_tables_storage(monk
     np.testing.assert_allclose(from_sparse.per_object_low, dense.per_object_low, rtol=1e-12)
     np.testing.assert_allclose(from_sparse.per_object_high, dense.per_object_high, rtol=1e-12)
     assert from_sparse.value == pytest.approx(dense.value, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- the overall interval
+
+def _gamma(mean, var, alpha):
+    """The scaled chi-square (gamma) bounds of a mean with its variance."""
+    df = 2 * mean * mean / var
+    return df * mean / stats.chi2.ppf(1 - alpha / 2, df), df * mean / stats.chi2.ppf(alpha / 2, df)
+
+
+def _widened(x, alpha):
+    n = len(x)
+    return np.var(x, ddof=1) / n * (stats.t.ppf(1 - alpha / 2, n - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
+
+
+def _bootstrap_t(x, alpha):
+    """999 resamples from default_rng(0), resamples without spread left out."""
+    x = np.asarray(x)
+    n = x.size
+    m, s = x.mean(), x.std(ddof=1)
+    idx = np.random.default_rng(0).integers(0, n, size=(999, n))
+    t = []
+    for row in idx:
+        xb = x[row]
+        if xb.std(ddof=1) > 0:
+            t.append((xb.mean() - m) / xb.std(ddof=1))
+    t_low, t_high = np.quantile(t, [alpha / 2, 1 - alpha / 2])
+    return max(m - t_high * s, 0.0), m - t_low * s
+
+
+def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
+    from predstab.stability._overall_interval import _overall_interval, _OverallInputs
+    inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
+                            scale=scale, **kw)
+    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error))
+
+
+def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
+    d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
+    refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
+    got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16, 0.1)
+    assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
+
+
+def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootstrap_t():
+    four = np.array([0.2, 1.5, 0.4, 6.0])
+    low, high = _gamma(four.mean(), _widened(four, 0.05), 0.05)
+    b_low, b_high = _bootstrap_t(four, 0.05)
+    low = min(low, b_low) if b_low > 0 else low
+    high = max(high, b_high)
+    assert _overall(four, [6] * 4, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
+    # five objects: the upper end at least the gamma form's at alpha / 2
+    five = np.array([0.2, 1.5, 0.4, 6.0, 0.3])
+    low, high = _gamma(five.mean(), _widened(five, 0.05), 0.05)
+    b_low, b_high = _bootstrap_t(five, 0.05)
+    low = min(low, b_low) if b_low > 0 else low
+    high = max(high, b_high, _gamma(five.mean(), _widened(five, 0.025), 0.025)[1])
+    assert _overall(five, [6] * 5, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
+
+
+def test_population_target_of_classes_is_the_gamma_form_alone():
+    x = np.array([0.2, 0.5, 0.1, 0.45, 0.3, 0.05])
+    low, high = _gamma(x.mean(), _widened(x, 0.1), 0.1)
+    got = _overall(x, [8] * 6, 0.6, "categorical", level=0.9, n_categories=3)
+    assert got == pytest.approx((1 - high / 0.6, 1 - low / 0.6), rel=1e-12)
+
+
+def _largest(count, k, weight=1.0):
+    """The largest disagreement of R votes over K categories: an even split."""
+    out = []
+    for r in count:
+        split = [r // k + (1 if c < r % k else 0) for c in range(k)]
+        out.append((r * r - sum(s * s for s in split)) / (r * (r - 1.0)))
+    return weight * max(out)
+
+
+@pytest.mark.parametrize("d_o_i", [[0.0, 0.3, 0.0, 0.5, 0.2, 0.0, 0.0], [0.0, 0.0, 0.4, 0.0]])
+def test_population_target_with_objects_that_never_disagree(d_o_i):
+    x = np.array(d_o_i)
+    n, k = x.size, int(np.sum(x > 0))
+    count = np.array([7, 6, 7, 5, 7, 6, 7][:n])
+    a = 0.05 / 2
+    share_low = stats.beta.ppf(a / 2, k, n - k + 1)
+    share_high = stats.beta.ppf(1 - a / 2, k + 1, n - k)
+    largest = _largest(count[x > 0], 3)
+    if k >= 2:
+        nz = x[x > 0]
+        m_low, m_high = _gamma(nz.mean(), _widened(nz, a), a)
+        m_high = min(m_high, largest)
+    else:
+        m_low, m_high = x.sum(), largest
+    got = _overall(x, count, 0.5, "categorical", n_categories=3)
+    assert got == pytest.approx((1 - share_high * m_high / 0.5, 1 - share_low * m_low / 0.5), rel=1e-12)
+
+
+def test_objects_target_with_objects_that_never_disagree():
+    x = np.array([0.0, 0.3, 0.0, 0.5, 0.2])
+    count = np.array([7, 6, 5, 8, 6])
+    refit_var = np.array([0.0, 0.02, 0.0, 0.05, 0.01])
+    object_low = np.array([0.0, 0.01, 0.0, 0.2, 0.05])
+    delta2 = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    a = 0.025
+    pairs = 7 // 2 + 5 // 2
+    q_high = 1 - (a / 2) ** (1 / pairs)
+    m_low, m_high = _gamma(np.mean([0.3, 0.5, 0.2]), 0.08 / 9, a)
+    m_high = min(m_high, _largest([6, 8, 6], 3, weight=4.0))
+    low = min(3 * m_low, 0.01 + 0.2 + 0.05) / 5
+    high = (2 * 4.0 * q_high + 3 * m_high) / 5
+    got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
+                   object_low=object_low, refit_var=refit_var)
+    assert got == pytest.approx((1 - high / 1.2, 1 - low / 1.2), rel=1e-12)
+    # the objects' own lower bounds above the gamma form's: the gamma form's lower end
+    object_low = np.array([0.0, 0.29, 0.0, 0.49, 0.19])
+    assert 3 * m_low < 0.97
+    got = _overall(x, count, 1.2, "ordinal", target="objects", delta2=delta2, n_categories=3,
+                   object_low=object_low, refit_var=refit_var)
+    assert got == pytest.approx((1 - high / 1.2, 1 - 3 * m_low / 5 / 1.2), rel=1e-12)
+
+
+@pytest.mark.parametrize("target", ["population", "objects"])
+def test_every_refit_agreeing_gives_the_one_sided_binomial_bound(target):
+    count = np.array([6, 7, 5, np.iinfo(np.int64).max])
+    d_o_i = np.array([0.0, 0.0, 0.0, np.nan])
+    pairs = 3 * (5 // 2) if target == "objects" else 3
+    q = 1 - 0.1 ** (1 / pairs)
+    got = _overall(d_o_i, count, 0.4, "categorical", level=0.9, target=target, n_categories=2)
+    assert got == pytest.approx((1 - q / 0.4, 1.0), rel=1e-12)
+    # ordinal: the disagreement is at most the largest squared distance times q
+    delta2 = np.array([[0.0, 2.25], [2.25, 0.0]])
+    got = _overall(d_o_i, count, 0.9, "ordinal", level=0.9, target=target, delta2=delta2, n_categories=2)
+    assert got == pytest.approx((1 - 2.25 * q / 0.9, 1.0), rel=1e-12)
+
+
+def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
+    d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
+    refit_var = np.array([0.1, 0.3, 0.2, 0.5])
+    mean = d_o_i.mean()
+    low_d, high_d = _gamma(mean, 1.1 / 16, 0.05)
+    e_low, e_high = _gamma(3.0, 0.4, 0.05)
+    e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
+    ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
+    ratio_low = math.exp(math.log(mean / 3.0) - math.hypot(math.log(mean / low_d), e_up))
+    got = _overall(d_o_i, [5] * 4, 3.0, "metric", target="objects", baseline_error=True, refit_var=refit_var,
+                   base_var_d_e=0.4)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+    # ordinal: z times the standard error of S over D_o / D_e, on both sides
+    delta2 = np.array([[0.0, 1.0], [1.0, 0.0]])
+    half = stats.norm.ppf(0.975) * math.sqrt(0.01) / (mean / 3.0)
+    ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), half))
+    ratio_low = math.exp(math.log(mean / 3.0) - math.hypot(math.log(mean / low_d), half))
+    got = _overall(d_o_i, [5] * 4, 3.0, "ordinal", target="objects", baseline_error=True, refit_var=refit_var,
+                   delta2=delta2, n_categories=2, base_var_s=0.01)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+    # a mean disagreement below 1 (D_o / D_e = 0.2)
+    x = d_o_i / 10
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100, 0.05)
+    half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
+    ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
+    ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))
+    got = _overall(x, [5] * 4, x.mean() / 0.2, "ordinal", target="objects", baseline_error=True,
+                   refit_var=refit_var / 100, delta2=delta2, n_categories=2, base_var_s=0.01)
+    assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
+
+
+def test_baseline_error_with_a_lower_end_at_zero_keeps_the_upper_end_at_one():
+    x = np.array([0.0, 0.0, 0.4, 0.0])  # one disagreeing object, its own lower bound 0: D_o's is 0
+    got = _overall(x, [6] * 4, 0.5, "categorical", target="objects", baseline_error=True, n_categories=2,
+                   base_var_d_e=0.01, object_low=np.zeros(4), refit_var=np.array([0.0, 0.0, 0.01, 0.0]))
+    assert got[1] == 1.0
+    a = 0.025
+    q_high = 1 - (a / 2) ** (1 / 9)
+    high_d = (3 * q_high + min(_gamma(0.4, 0.01, a)[1], _largest([6], 2))) / 4
+    e_low = _gamma(0.5, 0.01, 0.05)[0]
+    ratio_high = math.exp(math.log(0.1 / 0.5) + math.hypot(math.log(high_d / 0.1), math.log(0.5 / e_low)))
+    assert got[0] == pytest.approx(1 - ratio_high, rel=1e-12)
+    # every refit agreeing: D_e at its lower end; ordinal: D_e scaled by exp(-0)
+    q = 1 - 0.05 ** (1 / 4)
+    got = _overall(np.zeros(4), [6] * 4, 0.5, "categorical", baseline_error=True, n_categories=2,
+                   base_var_d_e=0.01)
+    assert got == pytest.approx((1 - q / e_low, 1.0), rel=1e-12)
+    got = _overall(np.zeros(4), [6] * 4, 0.5, "ordinal", baseline_error=True, n_categories=2,
+                   delta2=np.array([[0.0, 1.0], [1.0, 0.0]]), base_var_s=0.01)
+    assert got == pytest.approx((1 - q / 0.5, 1.0), rel=1e-12)
+
+
+def test_bootstrap_t_is_left_out_for_many_objects_and_no_spread():
+    from predstab.stability._overall_interval import _bootstrap_t_mean
+    assert _bootstrap_t_mean(np.full(5, 0.7), 0.05) == (0.7, 0.7)
+    x = np.linspace(0.1, 3.0, 501)
+    assert _bootstrap_t_mean(x, 0.05) == (pytest.approx(x.mean()), pytest.approx(x.mean()))
+    assert _bootstrap_t_mean(x[:500], 0.05) == pytest.approx(_bootstrap_t(x[:500], 0.05), rel=1e-12)
+
+
+def test_unknown_targets_are_refused():
+    with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
+        _overall([0.5, 0.7], [5, 5], 1.0, "metric", target="all")
+    with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
+        _overall([0.0, 0.7], [5, 5], 1.0, "categorical", target="all", n_categories=2)

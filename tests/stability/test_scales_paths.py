@@ -166,3 +166,87 @@ def test_match_keys_as_text_matches_values_not_spellings():
     assert got.tolist() == [0, 1, 2, 3, 4, -1, -1]
     # without as_text, "1" is not 1.0
     assert match_keys(["1", 1, "a", 2.0], table, False).tolist() == [-1, 0, 1, 3]
+
+
+# --------------------------------------------------------------------------- counting (_disagreement.py)
+
+def test_the_pooled_baseline_keeps_its_family_and_drops_missing_values():
+    from predstab.stability._disagreement import _baseline_vector
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+        v = _baseline_vector(read_values(np.array([[3, 1], [2, 3]]), "b"), "b")
+        assert (v.family, v.integer, v.array.tolist()) == ("numeric", True, [3, 1, 2, 3])
+        v = _baseline_vector(read_values(np.array(["a", None, "b"], dtype=object), "b"), "b")
+        assert (v.family, v.integer, v.array.tolist()) == ("character", False, ["a", "b"])
+        cat = pd.Series(pd.Categorical([2, None, 1, 2], categories=[1, 2], ordered=True))
+        v = _baseline_vector(read_values(cat, "b"), "b")
+    assert (v.family, v.integer, v.ordered, v.array.tolist(), list(v.categories)) == (
+        "numeric", True, True, [1, 0, 1], [1, 2])
+
+
+def test_text_labels_that_read_as_one_number_are_different_labels():
+    # "1" and "1.0" are two classes: 2 x 2 x 2 of 4 x 3 ordered pairs disagree; D_e = 0.5
+    res = _phi(np.array([["1", "1.0", "1", "1.0"]]), np.array(["1", "1.0", "1.0", "1"]))
+    assert res.value == pytest.approx(1 - (8 / 12) / 0.5, abs=1e-12)
+    assert res.categories == ("1", "1.0")
+
+
+def test_ordinal_levels_given_as_text_match_numeric_predictions_by_value():
+    pred = np.array([[1, 2, 2, 3], [3, 3, 3, 2]])
+    base = np.array([1, 2, 3, 3, 2])
+    as_text = _phi(pred, base, scale="ordinal", categories=["1", "2", "3"])
+    as_numbers = _phi(pred, base, scale="ordinal", categories=[1, 2, 3])
+    assert as_text.value == pytest.approx(as_numbers.value, abs=1e-12)
+    np.testing.assert_allclose(as_text.per_object, as_numbers.per_object, atol=1e-12)
+
+
+def test_psi_names_a_predicted_value_that_is_no_level():
+    with pytest.raises(ValueError) as err:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", predstab.PredstabDataWarning)
+            predstab.psi(np.array([["a", "x", "b"], ["b", "b", "c"]]), np.array(["a", "b", "c"]),
+                         scale="ordinal", categories=["a", "b", "c"])
+    assert str(err.value) == ("Some prediction values do not occur in 'categories' (`categories`): "
+                              "`predictions` contains ['x'] but the levels are ['a', 'b', 'c'].")
+
+
+def test_pair_sums_against_the_double_sum():
+    from predstab.stability._disagreement import _pair_sums
+    rng = np.random.default_rng(5)
+    for n_columns in (3, 17):  # vector operations, one matrix product
+        category = np.arange(n_columns) + 1  # the categories 1.. of a larger Delta
+        position = rng.permutation(n_columns + 2) / 2.0
+        delta2 = (position[:, None] - position[None, :]) ** 2
+        delta2[1, 2] = delta2[2, 1] = 0.5
+        columns = [rng.integers(0, 4, size=6) for _ in range(n_columns)]
+        expected = [sum(columns[a][i] * columns[b][i] * delta2[category[a], category[b]]
+                        for a in range(n_columns) for b in range(n_columns)) for i in range(6)]
+        np.testing.assert_allclose(_pair_sums(columns, category, delta2), expected, rtol=1e-12)
+
+
+def test_pair_weights_are_the_mean_of_the_objects_vote_products():
+    from predstab.stability._disagreement import _pair_weights
+    table = np.array([[2, 1, 0], [0, 3, 1], [5, 0, 0]])
+    count = table.sum(axis=1)
+    kept = np.array([True, True, False])
+    expected = (np.outer(table[0], table[0]) / 6 + np.outer(table[1], table[1]) / 12) / 2
+    np.testing.assert_allclose(_pair_weights(table, count, kept), expected, rtol=1e-12)
+    from scipy import sparse
+    np.testing.assert_allclose(_pair_weights(sparse.csr_matrix(table), count, kept), expected, rtol=1e-12)
+
+
+def test_ordinal_baseline_error_is_the_same_from_a_sparse_count_table(monkeypatch):
+    from predstab.stability import _disagreement
+    levels = [f"l{j:02d}" for j in range(20)]
+    rng = np.random.default_rng(8)
+    codes = np.clip(rng.integers(0, 8, size=(10, 4)) + 2 * np.arange(10)[:, None], 0, 19)
+    assert 10 * (len(np.unique(codes)) + 1) > 4 * codes.size  # more cells than 4 x the input
+    pred = np.array(levels, dtype=object)[codes]
+    base = np.array(levels, dtype=object)[np.r_[np.arange(20), rng.integers(0, 20, size=40)]]
+    kw = dict(scale="ordinal", categories=levels, baseline_error=True)
+    dense = _phi(pred, base, **kw)
+    monkeypatch.setattr(_disagreement, "_DENSE_CELLS", 0)  # 20 values > 4 x 4 refits: a sparse table
+    from_sparse = _phi(pred, base, **kw)
+    assert from_sparse.value == pytest.approx(dense.value, rel=1e-12)
+    assert tuple(from_sparse.confidence_interval) == pytest.approx(tuple(dense.confidence_interval), rel=1e-9)
+    np.testing.assert_allclose(from_sparse.per_object_low, dense.per_object_low, rtol=1e-12)
