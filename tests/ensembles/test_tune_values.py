@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import KFold, cross_val_predict
 
-from predstab import TreePool, fleiss_kappa, psi
+from predstab import PredstabWarning, TreePool, fleiss_kappa, psi, tune_num_learners
 from predstab._core._utils import check_rng, seeds_from
 from predstab._core._validation import InvalidParameterError
 from predstab.ensembles._tune_config import _settings
@@ -384,3 +384,26 @@ def test_printed_run_time_shows_an_intercept_from_1e_9(interval_result):
         assert str(res).splitlines()[-1] == (f" Run time: seconds per forest ~ {shown} + 0.5 * learners; "
                                              f"{value} learners: about {intercept + 0.5 * value:.3g} s per "
                                              "forest")
+
+
+def test_precision_enlarges_the_pool_at_most_three_times(monkeypatch):
+    import predstab.ensembles._tune_strategies as strategies
+
+    sizes = []
+
+    def never_reached(pool, config, baselines, progress):
+        sizes.append(pool.test_predictions_.shape[1])
+        return 1.0  # the widest band's half-width, whatever the pool
+
+    monkeypatch.setattr(strategies, "_widest_band", never_reached)
+    with pytest.warns(PredstabWarning) as caught:
+        res = tune_num_learners(EST, XTR, YTR, XTE, grid=(2, 4, 8), n_repeats=3, method="closed_form",
+                                measures=("icc",), precision=0.7, pool_size=24, n_resamples=0, random_state=0)
+    # each step asks for ceil(1.1 x pool x (1 / 0.7)^2) learners: 53.9, 121.2, 273.9
+    expected = [24]
+    for _ in range(3):
+        expected.append(math.ceil(1.1 * expected[-1] / 0.49))
+    assert sizes == expected == [24, 54, 122, 274] and res.pool_size == 274
+    assert [str(w.message) for w in caught if w.category is PredstabWarning] == [
+        "`precision`=0.7 not reached: the 95% bands of a pool of 274 learners reach +-1.000 (at most 100000 "
+        "learners, three enlargements)."]
