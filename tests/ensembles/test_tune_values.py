@@ -2,16 +2,19 @@
 
 import dataclasses
 import math
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import KFold, cross_val_predict
 
 from predstab import PredstabWarning, TreePool, fleiss_kappa, psi, tune_num_learners
 from predstab._core._utils import check_rng, seeds_from
 from predstab._core._validation import InvalidParameterError
+from predstab.ensembles._recommendation_interval import LEARNER_OBJECT_COVERS
 from predstab.ensembles._tune_config import _settings
 from predstab.ensembles._tune_result import Recommendation, _plain_fields, runtime_model
 from tests.ensembles._forests import refit_forests
@@ -407,3 +410,54 @@ def test_precision_enlarges_the_pool_at_most_three_times(monkeypatch):
     assert [str(w.message) for w in caught if w.category is PredstabWarning] == [
         "`precision`=0.7 not reached: the 95% bands of a pool of 274 learners reach +-1.000 (at most 100000 "
         "learners, three enlargements)."]
+
+
+# ------------------------------------------------------------------------- the result's summary
+@pytest.fixture(scope="module")
+def flat():
+    """Data whose icc curve is above 0.99 at 80 trees (a regression with little noise)."""
+    X, y = make_regression(60, 4, noise=1, random_state=2)
+    return RandomForestRegressor(max_features=3), X[:40], y[:40], X[40:]
+
+
+def _flat_tune(flat, **kwargs):
+    est, X, y, X_test = flat
+    args = {"grid": (5, 20, 80), "n_repeats": 3, "method": "closed_form", "measures": ("icc",),
+            "pool_size": 160, "n_resamples": 20, "random_state": 0} | kwargs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        return tune_num_learners(est, X, y, X_test, **args)
+
+
+def test_a_curve_flat_at_the_grid_end_is_said_to_defeat_the_learners_objects_interval(flat):
+    res = _flat_tune(flat)
+    end = res.table["icc"].iloc[-1]
+    assert end >= 0.99 and np.isfinite(res.confidence_interval.low)
+    assert res.interval_covers == LEARNER_OBJECT_COVERS + (
+        f"; here the curve is already {end:.3f} at 80 learners: its recommendation rests on the few objects "
+        "whose votes are near a tie, which these test objects may lack, so the interval is likely too low -- "
+        "not a 95 % interval")
+    # measured for the closed form's learners+objects interval and optRF's rule only
+    assert _flat_tune(flat, interval="learners").interval_covers == (
+        "the pool's learners resampled: only the error from the pool's finite number of learners, not the "
+        "sampling of the test objects (interval=\"learners\")")
+    assert _flat_tune(flat, rule="target").interval_covers == LEARNER_OBJECT_COVERS
+    pool = _flat_tune(flat, method="pool")
+    assert pool.table["icc"].iloc[-1] >= 0.99 and np.isfinite(pool.confidence_interval.low)
+    assert pool.interval_covers == ("test objects resampled, the forests held fixed: the sampling of the "
+                                    "test objects, not of new forests")
+
+
+def test_without_psi_the_result_names_no_baseline():
+    assert _tune(method="refit", measures=("icc",)).psi_baseline == ""
+    assert _tune(method="refit", measures=("icc", "psi")).psi_baseline == (
+        "out-of-bag predictions of one forest of 8 learners (the first refit of the largest grid value), the "
+        "same for every n")
+
+
+def test_a_poor_primary_fit_gives_no_recommendation():
+    # the refits' selection of the tiny data: 0.375, 0.583, 0.583; the 2PL fits it with R^2 0.75
+    res = _tune(method="refit", measures=("selection", "icc"))
+    fit, rec = res.fits["selection"], res.recommendations["selection"]
+    assert fit.poor_fit and fit.r_squared < 0.9 and rec.rule == "optRF" and rec.value == 6000
+    assert res.recommendation is None and not res.reliable
