@@ -478,3 +478,21 @@ def test_ordinal_largest_phi_keeps_the_categories_order():
     # in the sorted order ("high", "low", "mid") phi is another number
     assert phi(forests, labels[:35], scale="ordinal", categories=sorted(order)).value != pytest.approx(
         expected.value, abs=1e-3)
+
+
+def test_phi_and_psi_resamples_come_from_one_call_per_grid_value(monkeypatch):
+    # phi and psi hold D_e fixed: each resample is 1 - mean(D_o,i over its rows) / D_e from the
+    # per-object view of one call, never a call per resample (icc is called per resample)
+    import predstab.ensembles._tune_table as table_module
+
+    direct = []
+    measured = table_module._resampled
+
+    def counted(name, *args):
+        direct.append(name)
+        return measured(name, *args)
+
+    monkeypatch.setattr(table_module, "_resampled", counted)
+    res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5)
+    assert direct == ["icc"] * 15  # 5 resamples x 3 grid values
+    assert np.all(np.isfinite(res.table[["psi_low", "psi_high", "phi_low", "phi_high"]].to_numpy()))
