@@ -7,11 +7,11 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import make_regression
+from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import KFold, cross_val_predict
 
-from predstab import PredstabWarning, TreePool, fleiss_kappa, psi, tune_num_learners
+from predstab import PredstabWarning, TreePool, fleiss_kappa, phi, psi, tune_num_learners
 from predstab._core._utils import check_rng, seeds_from
 from predstab._core._validation import InvalidParameterError
 from predstab.ensembles._recommendation_interval import LEARNER_OBJECT_COVERS
@@ -461,3 +461,20 @@ def test_a_poor_primary_fit_gives_no_recommendation():
     fit, rec = res.fits["selection"], res.recommendations["selection"]
     assert fit.poor_fit and fit.r_squared < 0.9 and rec.rule == "optRF" and rec.value == 6000
     assert res.recommendation is None and not res.reliable
+
+
+def test_ordinal_largest_phi_keeps_the_categories_order():
+    X, y = make_classification(50, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=0)
+    labels = np.array(["low", "mid", "high"], dtype=object)[y]
+    order = ["low", "mid", "high"]  # not the sorted order
+    est = RandomForestClassifier(max_features=2)
+    res = _tune(estimator=est, X=X[:35], y=labels[:35], X_test=X[35:], method="pool", pool_size=24,
+                measures=("fleiss", "phi"), scale="ordinal", categories=order)
+    forests = TreePool(est, n_learners=24, voting="hard", random_state=0).fit(X[:35], labels[:35], X[35:]) \
+        .forests(8, n_forests=3)
+    expected = phi(forests, labels[:35], scale="ordinal", categories=order)
+    assert res.largest_phi.value == pytest.approx(expected.value, abs=1e-12) == res.table["phi"].iloc[-1]
+    np.testing.assert_allclose(res.largest_phi.per_object, expected.per_object, atol=1e-12)
+    # in the sorted order ("high", "low", "mid") phi is another number
+    assert phi(forests, labels[:35], scale="ordinal", categories=sorted(order)).value != pytest.approx(
+        expected.value, abs=1e-3)
