@@ -20,6 +20,7 @@ from predstab import (
 )
 from predstab._core._validation import InvalidParameterError
 from predstab.agreement import _weights as W
+from predstab.agreement._cac_tables import given_categories, read_count_table
 from validation.suites.cac import FUNCTIONS, r_round_text, r_text, read_case, records, run
 
 RECORDS = [(key, case, rec) for key in FUNCTIONS for case, rec in records(key)]
@@ -602,3 +603,109 @@ def test_weighted_alpha_prints_irrcacs_summary():
         "Percent agreement (pa)", "Chance agreement (pe)", "Krippendorff's Alpha", "Standard error", "95% CI",
         "p-value"]
     assert lines[5].endswith(f"= {res.pa:.5g}") and lines[6].endswith(f"= {res.pe:.5g}")
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 24)
+def test_integer_ratings_with_an_unused_value_in_their_range():
+    # 1 and 3 rated, 2 never: the comparison count keeps the rows of the used values only
+    x = np.array([[1, 3, 3], [3, 3, 3], [1, 1, 3], [1, 1, 1]])
+    table = read_count_table(x, counts=False, categories=None, weights=None)
+    np.testing.assert_array_equal(table.table, [[1, 0, 2, 3], [2, 3, 1, 0]])
+    assert table.categories == (1, 3) and table.r_i == 3 and table.table.dtype == np.int8
+    for weights in (None, "quadratic"):
+        fast, general = gwet_ac1(x, weights=weights), gwet_ac1(x.astype(float), weights=weights)
+        assert (fast.value, fast.standard_error) == pytest.approx((general.value, general.standard_error),
+                                                                  rel=1e-13)
+    # the same counts as irrCAC's count table (columns 1 and 3)
+    assert gwet_ac1(x).value == pytest.approx(gwet_ac1(table.table.T, counts=True).value, rel=1e-14)
+
+
+def test_integer_ratings_of_a_wide_range_are_counted_as_labels():
+    # values 300 apart: beyond the int8 shift of the comparison count, the general path counts them
+    x = np.array([[0, 300], [300, 300], [0, 0], [5, 300], [5, 5]])
+    table = read_count_table(x, counts=False, categories=None, weights=None)
+    np.testing.assert_array_equal(table.table, [[1, 0, 2, 0, 0], [0, 0, 0, 1, 2], [1, 2, 0, 1, 0]])
+    assert table.categories == (0, 5, 300)
+    general = gwet_ac1(x.astype(str).astype(object), categories=["0", "5", "300"])
+    assert gwet_ac1(x).value == pytest.approx(general.value, rel=1e-14)
+
+
+def test_integer_tables_and_codes_of_the_comparison_count():
+    # int8 counts below 128 raters, int16 from 128; codes are int64 with -1 for missing
+    rng = np.random.default_rng(5)
+    few, many = rng.integers(0, 2, size=(6, 4)), rng.integers(0, 2, size=(6, 128))
+    small = read_count_table(few, counts=False, categories=None, weights=None, need_codes=True)
+    assert small.table.dtype == np.int8 and small.codes.dtype == np.int64
+    np.testing.assert_array_equal(small.codes, few)
+    np.testing.assert_array_equal(small.table, [(few == 0).sum(axis=1), (few == 1).sum(axis=1)])
+    large = read_count_table(many, counts=False, categories=None, weights=None)
+    assert large.table.dtype == np.int16 and large.r_i == 128
+    np.testing.assert_array_equal(large.table[1], many.sum(axis=1))
+    # an integer DataFrame takes the same path: one number of ratings for every object
+    frame = read_count_table(pd.DataFrame(few), counts=False, categories=None, weights=None)
+    assert isinstance(frame.r_i, int) and frame.r_i == 4
+    np.testing.assert_array_equal(frame.table, small.table)
+
+
+def test_categorical_ratings_with_many_raters_and_missing_values():
+    # 20 raters x 15 categories (> 256 cells: counted by scatter); missing ratings are code -1
+    rng = np.random.default_rng(2)
+    values = rng.integers(0, 15, size=(12, 20)).astype(float)
+    values[0, 3] = values[5, 0] = np.nan
+    names = [f"c{k:02d}" for k in range(15)]
+    frame = pd.DataFrame({j: pd.Categorical([None if v != v else names[int(v)] for v in values[:, j]],
+                                            categories=names) for j in range(20)})
+    table = read_count_table(frame, counts=False, categories=None, weights=None, need_codes=True)
+    used = np.unique(values[~np.isnan(values)]).astype(int)
+    assert table.categories == tuple(names[k] for k in used)
+    expected_codes = np.where(np.isnan(values), -1, np.searchsorted(used, np.nan_to_num(values)))
+    np.testing.assert_array_equal(table.codes, expected_codes)
+    assert table.codes.dtype == np.int64
+    np.testing.assert_array_equal(table.table, [(values == k).sum(axis=1) for k in used])
+    labels = np.where(np.isnan(values), None, values.astype(object))
+    assert gwet_ac1(frame).value == pytest.approx(gwet_ac1(labels).value, rel=1e-14)
+
+
+def test_count_tables_with_an_unrated_object_and_one_category():
+    table = np.array([[2, 1, 0], [0, 0, 0], [1, 1, 1], [3, 0, 0]])
+    with pytest.warns(PredstabDataWarning, match="1 of 4 objects have no rating"):
+        res = gwet_ac1(table, counts=True)
+    assert res.value == pytest.approx(gwet_ac1(table[[0, 2, 3]], counts=True).value, rel=1e-15)
+    assert res.n_objects == 3
+    # one category (one column): every rating agrees
+    with pytest.warns(PredstabDegenerateWarning):
+        one = gwet_ac1([[3], [2], [4]], counts=True)
+    assert one.value == 1.0 and one.categories == (1,)
+
+
+def test_count_table_weights_use_positions_unless_numbers_are_given():
+    # irrCAC's *.dist functions weight the columns by position 1..q; a DataFrame's numeric column
+    # labels name the categories but do not space them (given `categories` do)
+    table = np.array([[2, 1, 0], [0, 2, 1], [1, 1, 1], [0, 0, 3], [2, 0, 1]])
+    positions = gwet_ac1(table, counts=True, weights="quadratic")
+    labelled = gwet_ac1(pd.DataFrame(table, columns=[1, 2, 10]), counts=True, weights="quadratic")
+    spaced = gwet_ac1(table, counts=True, weights="quadratic", categories=[1, 2, 10])
+    assert labelled.categories == (1, 2, 10)
+    assert labelled.value == pytest.approx(positions.value, rel=1e-15)
+    w = 1 - (np.subtract.outer([1, 2, 10], [1, 2, 10]) / 9.0) ** 2
+    np.testing.assert_allclose(read_count_table(table, counts=True, categories=[1, 2, 10],
+                                                weights="quadratic").weight_matrix, w, rtol=1e-15)
+    assert spaced.value != pytest.approx(positions.value, rel=1e-3)
+
+
+def test_table_errors_in_full():
+    with pytest.raises(ValueError, match=r"^`ratings` \(a count table with counts=True\) must hold "
+                                         r"non-negative integer counts\.$"):
+        gwet_ac1([[1, -1], [2, 0]], counts=True)
+    with pytest.raises(ValueError, match=r"^`categories` of a count table must be increasing when they are "
+                                         r"numbers \(the weights sort numeric categories\)\.$"):
+        gwet_ac1([[1, 2], [3, 0]], counts=True, categories=[2, 1])
+    with pytest.raises(ValueError, match=r"^`ratings` must hold at least one rating; every value is "
+                                         r"missing\.$"):
+        gwet_ac1([[np.nan, np.nan], [np.nan, np.nan]])
+    with pytest.raises(ValueError, match=r"^`categories` must be a non-empty one-dimensional sequence; got "
+                                         r"shape \(0,\)\.$"):
+        gwet_ac1([[1, 2], [2, 1]], categories=[])
+    with pytest.raises(ValueError, match=r"^`categories` must not repeat a category; got 3 entries, 2 "
+                                         r"distinct\.$"):
+        given_categories([1, 2, 1])

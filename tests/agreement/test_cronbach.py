@@ -102,13 +102,19 @@ def test_infinite_scores_are_refused(bad):
         cronbach_alpha(x)
 
 def test_two_items_and_three_objects():
-    # the smallest input psych accepts: alpha = 2 (1 - (v1 + v2) / var(x1 + x2)); the item-dropped
-    # rows are NA (one item left)
+    # the smallest input psych accepts: alpha = 2 (1 - (v1 + v2) / var(x1 + x2)); psych 2.2.9 writes
+    # the item-dropped rows of two items out (alpha.R: C_12 / C_jj, r_12, smc(R)[1] = r_12^2, r_12,
+    # r_12 / (1 - r_12), no standard error, var.r 0, med.r r_12)
     x = np.array([[1.0, 2.0], [2.0, 2.5], [4.0, 3.0]])
     v = x.var(axis=0, ddof=1)
     res = cronbach_alpha(x)
     assert res.value == pytest.approx(2 * (1 - v.sum() / x.sum(axis=1).var(ddof=1)), rel=1e-14)
-    assert res.n_objects == 3 and res.n_items == 2 and res.alpha_drop.isna().all().all()
+    assert res.n_objects == 3 and res.n_items == 2
+    c12, r12 = np.cov(x.T)[0, 1], np.corrcoef(x.T)[0, 1]
+    for row, raw in ((res.alpha_drop.loc["V1"], c12 / v[1]), (res.alpha_drop.loc["V2"], c12 / v[0])):
+        expected = [raw, r12, r12**2, r12, r12 / (1 - r12), 0.0, r12]
+        assert row.drop("alpha se").tolist() == pytest.approx(expected, rel=1e-13)
+        assert np.isnan(row["alpha se"])
     assert cronbach_alpha(x, detail=False).value == pytest.approx(res.value, rel=1e-14)
     with pytest.raises(ValueError, match="at least 3 objects"):
         cronbach_alpha(x[:2])
@@ -436,3 +442,73 @@ def test_extreme_magnitudes_scale_back_the_means_and_sds():
         assert (big.mean, big.sd) == pytest.approx((base.mean * factor, base.sd * factor), rel=1e-13)
         np.testing.assert_allclose(big.item_stats["mean"], base.item_stats["mean"] * factor, rtol=1e-13)
         np.testing.assert_allclose(big.item_stats["sd"], base.item_stats["sd"] * factor, rtol=1e-13)
+
+
+def _psych_smc(r):
+    """psych 2.2.9's smc: 1 - 1 / diag(Pinv(R)), Pinv dropping singular values <= sqrt(eps) times the
+    largest, then set into [0, 1]."""
+    u, d, vt = np.linalg.svd(r)
+    keep = d > np.sqrt(np.finfo(float).eps) * d[0]
+    pinv = vt[keep].T @ np.diag(1 / d[keep]) @ u[:, keep].T
+    return np.clip(1 - 1 / np.diag(pinv), 0, 1)
+
+
+@pytest.mark.parametrize("copy", ["repeated", "sum"])
+def test_smc_of_a_singular_correlation_matrix_is_psychs(copy):
+    # an item repeating item 1 (R exactly singular) or the sum of items 1 and 2 (singular up to
+    # rounding): psych's smc takes the pseudo-inverse and sets the smcs into [0, 1]; so does G6 of
+    # the scale, of every item-dropped scale, and r.cor (R with the smcs on its diagonal)
+    x = read_case("m_30x4").to_numpy()
+    x = np.column_stack([x, x[:, 0] if copy == "repeated" else x[:, 0] + x[:, 1]])
+    r = np.corrcoef(x.T)
+    res = cronbach_alpha(x)
+    k = x.shape[1]
+    smc = _psych_smc(r)
+    assert res.g6 == pytest.approx(1 - (k - smc.sum()) / r.sum(), rel=1e-9)
+    rc = r.copy()
+    np.fill_diagonal(rc, smc)
+    np.testing.assert_allclose(res.item_stats["r.cor"], rc.sum(axis=0) / np.sqrt(rc.sum()), rtol=1e-9)
+    expected = []
+    for i in range(k):
+        keep = [j for j in range(k) if j != i]
+        sub = r[np.ix_(keep, keep)]
+        expected.append(1 - (k - 1 - _psych_smc(sub).sum()) / sub.sum())
+    np.testing.assert_allclose(res.alpha_drop["G6(smc)"], expected, rtol=1e-9)
+    assert ((smc >= 0) & (smc <= 1)).all()
+
+
+def test_smc_of_an_indefinite_pairwise_correlation_matrix_is_set_into_0_1():
+    # pairs of items seen on different objects: the pairwise-complete R is indefinite (a
+    # correlation beyond 1); 1 - 1 / diag(R^-1) leaves [0, 1] on both sides, psych sets it back
+    rng = np.random.default_rng(0)
+    x = np.full((60, 3), np.nan)
+    pairs = ((slice(0, 20), (0, 1), 1), (slice(20, 40), (1, 2), 1), (slice(40, 60), (0, 2), -1))
+    for rows, (i, j), sign in pairs:
+        t = rng.normal(size=20)
+        x[rows, i], x[rows, j] = t, sign * t + 0.1 * rng.normal(size=20)
+    c = pd.DataFrame(x).cov().to_numpy()
+    r = c / np.sqrt(np.outer(np.diag(c), np.diag(c)))
+    raw = 1 - 1 / np.diag(np.linalg.inv(r))
+    assert raw.min() < 0 and raw.max() > 1
+    smc = _psych_smc(r)
+    np.testing.assert_allclose(smc, np.clip(raw, 0, 1), atol=1e-12)
+    res = cronbach_alpha(x)
+    assert res.g6 == pytest.approx(1 - (3 - smc.sum()) / r.sum(), rel=1e-12)
+
+
+def test_well_conditioned_items_take_one_inverse(monkeypatch):
+    # psych's Pinv of a well-conditioned R (and of every R without an item) is its inverse: one
+    # inverse of R serves the scale and every item-dropped scale, no SVD
+    import predstab.agreement._alpha as alpha_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pseudo-inverse was taken")
+
+    x = read_case("m_20x6").to_numpy()
+    expected = cronbach_alpha(x)
+    monkeypatch.setattr(alpha_module, "_psych_pinv", refuse)
+    res = cronbach_alpha(x)
+    pd.testing.assert_frame_equal(res.alpha_drop, expected.alpha_drop)
+    r = np.corrcoef(x.T)
+    smc = 1 - 1 / np.diag(np.linalg.inv(r))
+    assert res.g6 == pytest.approx(1 - (6 - smc.sum()) / r.sum(), rel=1e-12)

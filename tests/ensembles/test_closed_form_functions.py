@@ -936,6 +936,21 @@ def test_out_of_bag_moments_report_progress_block_by_block():
     rows = np.flatnonzero(mask.sum(axis=1) > 1)
     np.testing.assert_allclose(mu, [t[i, mask[i]].mean() for i in rows], rtol=1e-13)
     np.testing.assert_array_equal(count, mask[rows].sum(axis=1))
+    done.clear()  # test objects too
+    mu, var, count = cf.metric_moments(t, progress=lambda d, total: done.append((d, total)))
+    assert done == [(64, 200), (128, 200), (192, 200), (200, 200)]
+    np.testing.assert_allclose(var, t.var(axis=1, ddof=1), rtol=1e-12)
+
+
+def test_class_bands_report_progress_per_resampled_pool():
+    preds = class_pool(n_obj=6, size=8, n_classes=2, seed=7)
+    done = []
+    res = cf.closed_form_bands(preds, None, [2.0], {"fleiss": None}, classifier=True, voting="soft",
+                               n_resamples=3, random_state=3, progress=lambda d, m: done.append((d, m)))
+    assert done == [(1, 3), (2, 3), (3, 3)]
+    quiet = cf.closed_form_bands(preds, None, [2.0], {"fleiss": None}, classifier=True, voting="soft",
+                                 n_resamples=3, random_state=3)
+    np.testing.assert_array_equal(res["fleiss"].errors, quiet["fleiss"].errors)
 
 
 def test_bands_of_two_learners_are_the_plain_bootstrap():

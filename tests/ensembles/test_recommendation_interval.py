@@ -38,6 +38,35 @@ def test_logit_pivot_multiplies_the_odds_and_falls_back_to_additive_outside_the_
     assert interval_module._logit_pivot([1.0], [0.5], [0.7])[0] == 1.0
 
 
+def test_logit_pivot_at_zero_is_additive_and_silent():
+    # a stability of exactly 0 has no logit: the additive pivot, for the curve and for a resample
+    assert interval_module._logit_pivot([0.0], [0.5], [0.4])[0] == pytest.approx(-0.1, abs=1e-12)
+    assert interval_module._logit_pivot([0.5], [0.0], [0.2])[0] == pytest.approx(0.7, abs=1e-12)
+    # logit(1) - logit(1) is undefined, but that branch is not taken: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = interval_module._logit_pivot([1.0, 0.0, 0.5], [1.0, 0.0, 1.0], [0.0, 1.0, 0.5])
+    np.testing.assert_allclose(got, [0.0, 1.0, 0.0], atol=1e-12)
+
+
+def test_resampled_metric_stats_of_predictions_far_from_zero():
+    # the statistics do not move with a shift of every prediction; centred on the pool's mean,
+    # predictions near 1e8 keep them to 1e-6 (sums of squares about 0 would lose them)
+    from predstab.ensembles._closed_form import closed_form_stats
+
+    rng = np.random.default_rng(1)
+    spread = rng.normal(size=(12, 1)) + 0.5 * rng.normal(size=(12, 10))
+    rows, cols = interval_module._learner_object_draws(np.random.default_rng(2), 4, 12, 10)
+    n = np.array([1.0, 2.0, 4.0])
+    fast = interval_module._resampled_metric_stats(1e8 + spread, rows, cols, n)
+    for b in range(4):
+        copied = closed_form_stats(spread[rows[b]][:, cols[b]], None, n, classifier=False, voting="soft",
+                                   rng=None)
+        assert copied["b"] > 0.03
+        for key in ("d_o", "b", "w"):
+            np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-6)
+
+
 def test_logit_pivot_keeps_a_2pl_curve_a_2pl_curve():
     # logit S = p2 (log n - log p1): the pivot of three 2PL curves with one p2 is the 2PL with
     # log p1 = log p1(curve) - log p1(resample) + log p1(truth)

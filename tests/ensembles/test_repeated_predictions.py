@@ -1029,3 +1029,22 @@ def test_the_estimators_own_warnings_reach_the_caller(data):
         rp = repeated_predictions(_WarnsInFit(), X, y, Xt, n_repeats=2, baseline=None, random_state=0,
                                   n_jobs=1)
     np.testing.assert_array_equal(rp.test, np.full((N_TEST, 2), np.mean(y)))
+
+
+def test_backends_without_generators_keep_n_jobs(monkeypatch):
+    # multiprocessing cannot return an unordered generator: the list it returns instead runs with
+    # the same n_jobs (recorded here; the spy then runs the refits in this process)
+    seen = []
+
+    class Spy(joblib.Parallel):
+        def __init__(self, n_jobs=None, **kwargs):
+            seen.append((n_jobs, kwargs.get("return_as")))
+            super().__init__(n_jobs=1 if kwargs.get("return_as") == "list" else n_jobs, **kwargs)
+
+    monkeypatch.setattr(joblib, "Parallel", Spy)
+    with joblib.parallel_config(backend="multiprocessing"):
+        rp = repeated_predictions(lambda seed: (np.array([seed % 7, 1.0]), None), n_repeats=3, random_state=4,
+                                  n_jobs=2)
+    assert seen == [(2, "generator_unordered"), (2, "list")]
+    seeds = seeds_from(4, 3)
+    np.testing.assert_array_equal(rp.test, [seeds % 7, [1.0, 1.0, 1.0]])

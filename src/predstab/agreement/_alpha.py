@@ -172,19 +172,41 @@ def _cronbach_alpha_iv(items):
     return x, names, col_sum, scale
 
 
+#: psych's ``Pinv`` drops the singular values at most this times the largest (sqrt of the machine epsilon).
+_PINV_TOL = float(np.sqrt(np.finfo(float).eps))
+
+
 def _inverse(r):
-    """R^-1, or None when R is singular (numpy's inv: scipy.linalg.inv costs ~1000 times more on
-    small matrices, scipy 1.17)."""
+    """R^-1 when psych's ``Pinv`` of R and of every R without one item is the plain inverse, else None.
+
+    That holds when R is positive definite with every eigenvalue above ``_PINV_TOL`` times the
+    largest: the eigenvalues of R without an item lie between R's (Cauchy's interlacing), so none
+    of those matrices loses a singular value either. (numpy's inv: scipy.linalg.inv costs ~1000
+    times more on small matrices, scipy 1.17.)
+    """
+    if np.isfinite(r).all():  # (an item of zero variance: NaN correlations, NaN statistics as before)
+        eig = np.linalg.eigvalsh(r)
+        if not eig[0] > _PINV_TOL * eig[-1] > 0:
+            return None
     try:
         return np.linalg.inv(r)
     except np.linalg.LinAlgError:
         return None
 
 
-def _smc(r, inv=None):
-    """Squared multiple correlations 1 - 1 / diag(R^-1) (psych's ``smc`` on a non-singular R).
+def _psych_pinv(r):
+    """psych's ``Pinv``: the pseudo-inverse from the SVD without the singular values at most
+    ``_PINV_TOL`` times the largest."""
+    u, d, vt = np.linalg.svd(r)
+    keep = d > max(_PINV_TOL * d[0], 0.0)
+    return (vt[keep].T / d[keep]) @ u[:, keep].T
 
-    ``inv``: R^-1 when already computed (:func:`_inverse`); a singular R uses its pseudo-inverse.
+
+def _smc(r, inv=None):
+    """Squared multiple correlations as psych's ``smc``: ``1 - 1 / diag(Pinv(R))``, set into [0, 1].
+
+    ``inv``: R^-1 from :func:`_inverse` when it applies (then psych's ``Pinv`` is that inverse);
+    otherwise (a singular, nearly singular or indefinite R) psych's ``Pinv`` (:func:`_psych_pinv`).
     """
     if r.shape[0] == 1:
         return np.ones(1)
@@ -193,8 +215,9 @@ def _smc(r, inv=None):
     if inv is None:
         inv = _inverse(r)
     if inv is None:
-        inv = np.linalg.pinv(r)
-    return 1 - 1 / np.diag(inv)
+        inv = _psych_pinv(r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.clip(1 - 1 / np.diag(inv), 0.0, 1.0)
 
 
 def _drop_one_smc(p):
@@ -202,11 +225,11 @@ def _drop_one_smc(p):
 
     The inverse of R without row and column i is the Schur complement
     P_-i,-i - P_-i,i P_i,-i / P_ii of P = R^-1, so its diagonal is P_jj - P_ji^2 / P_ii.
-    Row i holds the smc of the other items (NaN at i).
+    Row i holds the smc of the other items (NaN at i), set into [0, 1] as psych's ``smc``.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         diag_drop = np.diag(p)[None, :] - p**2 / np.diag(p)[:, None]
-        out = 1 - 1 / diag_drop
+        out = np.clip(1 - 1 / diag_drop, 0.0, 1.0)
     np.fill_diagonal(out, np.nan)
     return out
 
@@ -301,8 +324,8 @@ def _alpha_drop_rows(c, r, n, inv):
     Dropping item i removes row and column i: sum(C_-i) = sum(C) - 2 rowsum_i + C_ii, the
     trace loses C_ii, tr(C_-i^2) = sum(C^2) - 2 sum_j C_ij^2 + C_ii^2, and the row sums of
     C_-i are rowsum_j - C_ij. The squared multiple correlations of R_-i come from one inverse
-    of R, ``inv`` (:func:`_inverse`; None when R is singular); the medians of the remaining
-    correlations from one sort (:func:`_drop_one_medians`).
+    of R, ``inv`` (:func:`_inverse`; None when it does not apply: then psych's ``Pinv`` of each
+    R_-i); the medians of the remaining correlations from one sort (:func:`_drop_one_medians`).
     """
     k = c.shape[0]
     kk = k - 1
@@ -314,7 +337,7 @@ def _alpha_drop_rows(c, r, n, inv):
     sum_r = r.sum() - 2 * rs_r + dr
     std = (1 - kk / sum_r) * (kk / (kk - 1))
     keep = ~np.eye(k, dtype=bool)
-    if inv is None:  # singular R: psych's smc of each reduced matrix
+    if inv is None:  # a singular or ill-conditioned R: psych's smc of each reduced matrix
         smc_sum = np.array([_smc(r[np.ix_(keep[i], keep[i])]).sum() for i in range(k)])
     else:
         smc_sum = _drop_one_smc(inv)[keep].reshape(k, k - 1).sum(axis=1)
@@ -337,6 +360,19 @@ def _alpha_drop_rows(c, r, n, inv):
         var_r = np.full(k, np.nan)  # NA in R for one pair
     med_r = _drop_one_medians(lower, k)
     return np.column_stack([raw, std, g6, av_r, sn, ase, var_r, med_r])
+
+
+def _two_item_drop_rows(c, r, smc):
+    """psych's ``alpha.drop`` of two items (psych 2.2.9 writes these rows out): dropping item i
+    leaves ``C_12 / C_jj`` (j the other item) as raw alpha, ``r_12`` as standardised alpha, mean
+    and median correlation, the first item's smc as G6, ``r_12 / (1 - r_12)`` as S/N, no
+    standard error and 0 as the variance of the correlations."""
+    r12 = r[0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        raw = c[0, 1] / np.array([c[1, 1], c[0, 0]])
+        sn = r12 / (1 - r12)
+    common = [r12, smc[0], r12, sn, np.nan, 0.0, r12]
+    return np.array([[raw[0], *common], [raw[1], *common]], dtype=float)
 
 
 def _column_squares(x):
@@ -537,6 +573,8 @@ def _psych_alpha(items, confidence_level):
 
     if k > 2:
         rows = _alpha_drop_rows(c, r, n, inv)
+    elif k == 2:
+        rows = _two_item_drop_rows(c, r, smc)
     else:
         rows = np.full((k, len(_DROP_COLUMNS)), np.nan)
     index = pd.Index(names)  # one (immutable) index for both tables
