@@ -709,3 +709,24 @@ def test_table_errors_in_full():
     with pytest.raises(ValueError, match=r"^`categories` must not repeat a category; got 3 entries, 2 "
                                          r"distinct\.$"):
         given_categories([1, 2, 1])
+
+
+def test_one_rated_object_left_and_none():
+    message = r"^1 of 2 objects have no rating and were left out \(irrCAC asks to exclude them; it returns "
+    with pytest.warns(PredstabDataWarning, match=message + r"NaN otherwise\)\.$"):
+        one = gwet_ac1([[2, 1], [0, 0]], counts=True)
+    assert one.n_objects == 1
+    assert one.value == pytest.approx(_irrcac_ac1_by_hand([[1, 1, 2]])[0], rel=1e-14)
+    labels = np.array([["a", "a", "b"], [None, None, None]], dtype=object)
+    with pytest.warns(PredstabDataWarning, match="1 of 2 objects"):
+        assert gwet_ac1(labels).value == pytest.approx(one.value, rel=1e-14)
+    with pytest.warns(PredstabDataWarning, match="2 of 2 objects"), \
+            pytest.raises(ValueError, match=r"^`ratings` must have at least one rated object; got none\.$"):
+        gwet_ac1([[0, 0], [0, 0]], counts=True)
+
+
+def test_identity_weights_are_named_unweighted():
+    x = np.array([[1, 2], [2, 2], [1, 1], [2, 1]])
+    res = gwet_ac1(x, weights="identity")
+    assert res.weights == "unweighted"
+    assert res.value == gwet_ac1(x).value

@@ -475,3 +475,40 @@ def test_smc_of_a_singular_correlation_matrix_is_psychs(copy):
         expected.append(1 - (k - 1 - _psych_smc(sub).sum()) / sub.sum())
     np.testing.assert_allclose(res.alpha_drop["G6(smc)"], expected, rtol=1e-9)
     assert ((smc >= 0) & (smc <= 1)).all()
+
+
+def test_smc_of_an_indefinite_pairwise_correlation_matrix_is_set_into_0_1():
+    # pairs of items seen on different objects: the pairwise-complete R is indefinite (a
+    # correlation beyond 1); 1 - 1 / diag(R^-1) leaves [0, 1] on both sides, psych sets it back
+    rng = np.random.default_rng(0)
+    x = np.full((60, 3), np.nan)
+    pairs = ((slice(0, 20), (0, 1), 1), (slice(20, 40), (1, 2), 1), (slice(40, 60), (0, 2), -1))
+    for rows, (i, j), sign in pairs:
+        t = rng.normal(size=20)
+        x[rows, i], x[rows, j] = t, sign * t + 0.1 * rng.normal(size=20)
+    c = pd.DataFrame(x).cov().to_numpy()
+    r = c / np.sqrt(np.outer(np.diag(c), np.diag(c)))
+    raw = 1 - 1 / np.diag(np.linalg.inv(r))
+    assert raw.min() < 0 and raw.max() > 1
+    smc = _psych_smc(r)
+    np.testing.assert_allclose(smc, np.clip(raw, 0, 1), atol=1e-12)
+    res = cronbach_alpha(x)
+    assert res.g6 == pytest.approx(1 - (3 - smc.sum()) / r.sum(), rel=1e-12)
+
+
+def test_well_conditioned_items_take_one_inverse(monkeypatch):
+    # psych's Pinv of a well-conditioned R (and of every R without an item) is its inverse: one
+    # inverse of R serves the scale and every item-dropped scale, no SVD
+    import predstab.agreement._alpha as alpha_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pseudo-inverse was taken")
+
+    x = read_case("m_20x6").to_numpy()
+    expected = cronbach_alpha(x)
+    monkeypatch.setattr(alpha_module, "_psych_pinv", refuse)
+    res = cronbach_alpha(x)
+    pd.testing.assert_frame_equal(res.alpha_drop, expected.alpha_drop)
+    r = np.corrcoef(x.T)
+    smc = 1 - 1 / np.diag(np.linalg.inv(r))
+    assert res.g6 == pytest.approx(1 - (6 - smc.sum()) / r.sum(), rel=1e-12)

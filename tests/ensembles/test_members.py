@@ -277,3 +277,42 @@ def test_a_pool_of_labels_reports_hard_voting():
     assert pool.voting == "hard" and pool.voting_ == "hard"
     hard = TreePool.from_predictions(PROBA, voting="hard")
     assert hard.voting == "hard" and hard.voting_ == "hard"
+
+
+def test_huge_finite_values_are_kept_without_a_numpy_warning():
+    # their sum overflows to inf: the exact check then finds no NaN or infinity
+    values = np.array([[1e308, 1e308], [1e308, -1e308], [1.0, 2.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pool = TreePool.from_predictions(values)
+    np.testing.assert_array_equal(pool.test_predictions_, values)
+
+
+def test_members_that_do_not_vote_hold_no_vote():
+    # a partly missing probability row and a missing label where the member trained on the object
+    oob = np.ones((4, 3), dtype=bool)
+    oob[1, 2] = False
+    proba = np.stack([np.full((4, 3), 0.25), np.full((4, 3), 0.75)], axis=2)
+    proba[1, 2] = [np.nan, 0.75]
+    pool = TreePool.from_predictions(proba, oob=oob)
+    np.testing.assert_array_equal(pool.test_predictions_[1, 2], [0.0, 0.0])
+    np.testing.assert_array_equal(pool.test_predictions_[0, 2], [0.25, 0.75])
+    labels = np.array([["a", "b", "a"], ["b", "b", None], ["a", "a", "a"], ["b", "a", "b"]], dtype=object)
+    votes = TreePool.from_predictions(labels, oob=oob, classes=["a", "b"])
+    np.testing.assert_array_equal(votes.test_predictions_[1], [[0, 1], [0, 1], [0, 0]])
+    np.testing.assert_array_equal(votes.test_predictions_[3], [[0, 1], [1, 0], [0, 1]])
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    ((GOOD,), {"oob_predictions": GOOD},
+     r"^`oob_predictions` needs `oob`, the mask of which member did not train on which of its rows\.$"),
+    ((GOOD,), {"oob": np.ones((4, 3), bool), "oob_predictions": np.where(GOOD == 5, np.inf, GOOD)},
+     r"^`oob_predictions` must hold finite values; got an infinite value at \(1, 2\)\.$"),
+    ((np.array([["a", "b"], ["a", "c"]]),), {"classes": ["a", "b"]},
+     r"^`predictions` holds the label 'c' at \(1, 1\) that is not among `classes` \['a', 'b'\]\.$"),
+    ((np.array([["a", "b"], ["a", "a"]]),), {"classes": ["a"]},
+     r"^`classes` must list at least 2 distinct class labels; got \['a'\]\.$"),
+])
+def test_more_messages_in_full(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TreePool.from_predictions(*args, **kwargs)

@@ -61,3 +61,33 @@ def test_a_failing_fit_predict_is_named_with_its_seed():
     with pytest.raises(ValueError, match=rf"^_fails failed for seed {seed} \(repetition 0\): ValueError: "
                                          rf"no data for {seed}$"):
         TreePool.from_fit_predict(_fails, 4, random_state=3)
+
+
+def test_from_members_predicts_with_n_jobs_threads(monkeypatch):
+    from predstab.ensembles import _members
+
+    seen = []
+    parallel = _members.Parallel
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs.get("n_jobs"), kwargs.get("prefer")))
+        return parallel(*args, **kwargs)
+
+    X, y = make_regression(50, 3, random_state=1)
+    members = [DecisionTreeRegressor(max_depth=d, random_state=0).fit(X[:40], y[:40]) for d in (1, 2, 3)]
+    monkeypatch.setattr(_members, "Parallel", spy)
+    pool = TreePool.from_members(members, X[40:], n_jobs=2)
+    assert seen == [(2, "threads")]
+    expected = np.column_stack([m.predict(X[40:]) for m in members])
+    np.testing.assert_array_equal(pool.test_predictions_, expected)
+
+
+class _FailingCall:  # a callable object without __name__
+    def __call__(self, seed):
+        raise ValueError("broken")
+
+
+def test_a_failing_callable_object_is_named_by_its_class():
+    with pytest.raises(ValueError, match=r"^_FailingCall failed for seed \d+ \(repetition 0\): ValueError: "
+                                         r"broken$"):
+        TreePool.from_fit_predict(_FailingCall(), 3, random_state=0)

@@ -115,10 +115,25 @@ def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
     assert kappa != 0.0
     low, high, info = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x, moments)
     assert info["kurtosis"] == kappa
+    # the moments computed when not given
+    again = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
+    np.testing.assert_array_equal(again[0], low)
+    np.testing.assert_array_equal(again[1], high)
     for i, n in enumerate(count):
         df = 2.0 / (2.0 / (n - 1) + kappa / n)
         assert low[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.95, df), rel=1e-12)
         assert high[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.05, df), rel=1e-12)
+
+
+def test_pooled_interval_without_an_object_of_four_refits_is_the_chi_square_interval():
+    x = np.array([[0.0, 1.0, 5.0], [3.0, -2.0, 0.0], [1.0, 2.0, np.nan]])
+    count = np.array([3, 3, 2])
+    d_o_i = np.array([np.nanvar(r, ddof=1) for r in x])
+    low, high, info = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
+    assert math.isnan(info["kurtosis"]) and info["heavy"] == 0
+    df = count - 1
+    np.testing.assert_allclose(low, df * d_o_i / stats.chi2.ppf(0.95, df), rtol=1e-12)
+    np.testing.assert_allclose(high, df * d_o_i / stats.chi2.ppf(0.05, df), rtol=1e-12)
 
 
 # --------------------------------------------------------------------------- Bonett's interval
@@ -194,6 +209,8 @@ def _water_filling(low, high):
 @pytest.mark.parametrize("table", [
     np.array([[4, 3, 2, 1, 0, 0], [10, 0, 0, 0, 0, 0], [2, 2, 2, 2, 1, 1]]),
     np.array([[3, 1, 1], [5, 0, 0]]),
+    np.array([[3, 0, 2], [1, 0, 4], [5, 0, 0]]),  # a category no object voted for
+    np.array([[100000, 60000, 40000], [150000, 10000, 40000]]),  # too many refits for one int64 key
 ])
 def test_class_bounds_up_to_six_categories_are_exact_on_the_simplex(table):
     r = table.sum(axis=1)
@@ -218,7 +235,8 @@ def test_least_sum_of_squares_is_water_filling():
 def test_class_bounds_of_many_categories_are_the_same_from_a_sparse_table(ordinal):
     # more than six categories: sum-of-bounds forms; the upper bound of categories by water filling
     # (a sparse table took U' Delta U, up to the cap, before: a unanimous object's bound was the cap)
-    table = np.array([[5, 3, 2, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0, 0, 0], [2, 2, 2, 1, 1, 1, 1, 0]])
+    table = np.array([[5, 3, 2, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0, 0, 0], [2, 2, 2, 1, 1, 1, 1, 0],
+                      [500, 499, 1, 0, 0, 0, 0, 0]])  # the single vote's share at its upper bound
     r = table.sum(axis=1)
     position = np.arange(8.0) ** 1.5
     delta2 = (position[:, None] - position[None, :]) ** 2 if ordinal else None
