@@ -496,3 +496,51 @@ def test_phi_and_psi_resamples_come_from_one_call_per_grid_value(monkeypatch):
     res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5)
     assert direct == ["icc"] * 15  # 5 resamples x 3 grid values
     assert np.all(np.isfinite(res.table[["psi_low", "psi_high", "phi_low", "phi_high"]].to_numpy()))
+
+
+# ------------------------------------------------------------------------- more of the configuration's words
+def test_an_unfitted_pool_and_a_refit_of_a_pool_are_refused():
+    with pytest.raises(ValueError) as err:
+        _config(TreePool(EST, n_learners=4), None, None, None, method="closed_form")
+    assert str(err.value) == ("`estimator` is a TreePool that is not fitted; fit it or build it with "
+                              "TreePool.from_predictions / from_members / from_fit_predict.")
+
+
+def test_a_given_pool_refuses_refits_and_kfold(pool):
+    with pytest.raises(ValueError) as err:
+        _pool_config(pool, method="refit")
+    assert str(err.value) == ("`method`='refit' refits an estimator; a fitted TreePool takes "
+                              "method='closed_form' or 'pool'.")
+    with pytest.raises(ValueError) as err:
+        _pool_config(pool, measures=("icc", "psi"), psi_baseline="kfold")
+    assert str(err.value) == ("`psi_baseline`='kfold' refits an estimator; a TreePool takes 'fixed' (or "
+                              "'per_forest' with method='pool').")
+
+
+@pytest.mark.parametrize(("name", "value", "text"), [
+    ("method", "bagging", "`method` must be one of ('pool', 'refit', 'closed_form'); got 'bagging'."),
+    ("psi_baseline", "oob", "`psi_baseline` must be one of ('fixed', 'kfold', 'per_forest'); got 'oob'."),
+    ("confidence_level", 1.5, "`confidence_level` must be a float in (0, 1); got 1.5."),
+])
+def test_the_configuration_checks_method_psi_baseline_and_level_itself(name, value, text):
+    with pytest.raises(ValueError) as err:
+        _config(EST, XTR, YTR, XTE, **{name: value})
+    assert str(err.value) == text
+
+
+def test_an_estimator_without_n_estimators_is_refused():
+    from sklearn.linear_model import LinearRegression
+
+    with pytest.raises(TypeError) as err:
+        _config(LinearRegression(), XTR, YTR, XTE)
+    assert str(err.value) == (
+        "`estimator` must be a scikit-learn ensemble with an `n_estimators` parameter (RandomForest*, "
+        "ExtraTrees*, Bagging*); got LinearRegression. A fitted TreePool (e.g. TreePool.from_predictions of "
+        "any ensemble's members) is taken too.")
+
+
+def test_a_given_pools_settings_name_its_ensemble(bare_pool):
+    fitted = TreePool(EST, n_learners=12, random_state=0).fit(XTR, YTR, XTE)
+    assert _settings(_pool_config(fitted))["estimator"] == "TreePool of 12 members (RandomForestRegressor)"
+    assert _settings(_pool_config(bare_pool))["estimator"] == ("TreePool of 24 members (built from its "
+                                                               "members' predictions)")
