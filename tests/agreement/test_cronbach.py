@@ -512,3 +512,40 @@ def test_well_conditioned_items_take_one_inverse(monkeypatch):
     r = np.corrcoef(x.T)
     smc = 1 - 1 / np.diag(np.linalg.inv(r))
     assert res.g6 == pytest.approx(1 - (6 - smc.sum()) / r.sum(), rel=1e-12)
+
+
+# psych 2.2.9's alpha(x, check.keys = FALSE) in R 4.2.2 (../shared/r-peers/install.sh), 2026-12-05: values
+# pasted in full: a repeated item makes R singular (smc from psych's Pinv, clipped to [0, 1]); two items
+# give psych's own item-dropped rows (no standard error, var.r 0)
+_SINGULAR = np.column_stack([
+    [3.1, 2.4, 4.0, 1.2, 3.3, 2.8, 4.4, 1.9, 2.2, 3.6, 2.9, 1.5],
+    [2.0, 3.5, 3.9, 1.0, 2.1, 3.0, 4.1, 2.6, 1.4, 3.1, 2.2, 2.5],
+    [1.2, 2.2, 3.1, 2.3, 3.0, 1.9, 3.8, 1.1, 2.9, 2.4, 3.3, 1.7]])
+_TWO = np.column_stack([[1.0, 2.5, 3.1, 0.4, 2.2, 1.8, 3.3, 2.9, 1.1, 2.0],
+                        [1.9, 2.1, 3.8, 1.2, 2.0, 2.9, 3.1, 3.5, 0.7, 2.6]])
+_DROP_COLUMNS = ["raw_alpha", "std.alpha", "G6(smc)", "average_r", "S/N", "alpha se", "var.r", "med.r"]
+
+
+@pytest.mark.parametrize("items, total, drop", [
+    (np.column_stack([_SINGULAR, _SINGULAR[:, 0]]),
+     (0.874601804088842, 0.869647768943792, 0.724190351018166, 0.625170615413856, 0.621876463331544),
+     [[0.756613524877365, 0.751813296769621, 0.742008205853721, 0.502423588606683, 3.02922472068034,
+       0.121119137869168, 0.0459461107668455, 0.565848408513038],
+      [0.885407933115265, 0.880454891098955, 0.631051859007092, 0.710565605675359, 7.36504319744072,
+       0.0621365777669268, 0.0628292014635541, 0.565848408513038],
+      [0.917350979574823, 0.916464877067921, 0.670569076378654, 0.7852696787667, 10.971012490316,
+       0.0468975493643147, 0.0345818331427172, 0.67790451815005],
+      [0.756613524877365, 0.751813296769621, 0.742008205853722, 0.502423588606683, 3.02922472068034,
+       0.121119137869168, 0.0459461107668455, 0.565848408513038]]),
+    (_TWO,
+     (0.902743620045354, 0.90286167630069, 0.822924199071306, 0.822924199071306, 0.822924199071306),
+     [[0.805150410209663, 0.822924199071306, 0.67720423741715, 0.822924199071306, 4.64729903665766,
+       np.nan, 0.0, 0.822924199071306],
+      [0.841090346387335, 0.822924199071306, 0.67720423741715, 0.822924199071306, 4.64729903665766,
+       np.nan, 0.0, 0.822924199071306]]),
+], ids=["repeated-item", "two-items"])
+def test_singular_and_two_item_tables_match_psych(items, total, drop):
+    res = cronbach_alpha(items)
+    np.testing.assert_allclose([res.value, res.standardized, res.g6, res.average_r, res.median_r], total,
+                               rtol=1e-12)
+    np.testing.assert_allclose(res.alpha_drop[_DROP_COLUMNS].to_numpy(float), drop, rtol=1e-12, atol=1e-15)
