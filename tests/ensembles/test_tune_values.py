@@ -544,3 +544,16 @@ def test_a_given_pools_settings_name_its_ensemble(bare_pool):
     assert _settings(_pool_config(fitted))["estimator"] == "TreePool of 12 members (RandomForestRegressor)"
     assert _settings(_pool_config(bare_pool))["estimator"] == ("TreePool of 24 members (built from its "
                                                                "members' predictions)")
+
+
+def test_printed_target_rule_with_its_unrounded_n_and_the_notes(bare_pool, interval_result):
+    res = tune_num_learners(bare_pool, method="closed_form", grid=(1, 2, 3, 4, 6), n_resamples=0)
+    rec = res.recommendations["icc"]
+    assert rec.rule == "target" and rec.value == math.ceil(rec.unrounded) == 4
+    lines = str(res).splitlines()
+    row = next(line.split() for line in lines if line.split()[:1] == ["icc"] and len(line.split()) == 8)
+    assert row[4:7] == ["4", "target", f"{rec.unrounded:.3g}"] and row[6] == "3.58"
+    assert (" The target rule: the smallest n whose fitted stability reaches target = 0.95 (each member "
+            "costs a training run; optRF's rule, made for trees, is rule='optRF').") in lines
+    noted = dataclasses.replace(interval_result, notes=("first note", "second note"))
+    assert str(noted).splitlines()[-4:] == ["", " Notes:", "  - first note", "  - second note"]
