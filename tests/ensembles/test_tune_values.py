@@ -496,6 +496,11 @@ def test_phi_and_psi_resamples_come_from_one_call_per_grid_value(monkeypatch):
     res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5)
     assert direct == ["icc"] * 15  # 5 resamples x 3 grid values
     assert np.all(np.isfinite(res.table[["psi_low", "psi_high", "phi_low", "phi_high"]].to_numpy()))
+    # the same with responses in thousands: D_e below 1 (any positive D_e will do)
+    direct.clear()
+    res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5, y=YTR / 1000)
+    assert 0 < res.largest_phi.expected < 1 and 0 < res.largest_psi.expected < 1
+    assert direct == ["icc"] * 15
 
 
 # ------------------------------------------------------------------------- more of the configuration's words
