@@ -562,3 +562,19 @@ def test_printed_target_rule_with_its_unrounded_n_and_the_notes(bare_pool, inter
             "costs a training run; optRF's rule, made for trees, is rule='optRF').") in lines
     noted = dataclasses.replace(interval_result, notes=("first note", "second note"))
     assert str(noted).splitlines()[-4:] == ["", " Notes:", "  - first note", "  - second note"]
+
+
+def test_psi_bands_against_a_constant_baseline_are_computed_per_resample():
+    # a constant out-of-bag baseline has D_e = 0: no per-object shortcut; members agreeing on every
+    # object give psi = 0 / 0 = 1 by the convention (degenerate) in every resample too
+    rng = np.random.default_rng(0)
+    test = np.repeat(rng.normal(size=(30, 1)), 24, axis=1)
+    oob = rng.random((40, 24)) < 0.4
+    agreeing = TreePool.from_predictions(test, oob=oob, oob_predictions=np.zeros((40, 24)),
+                                         y=rng.normal(size=40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(agreeing, method="pool", measures=("icc", "psi"), grid=(1, 2, 4),
+                                n_resamples=5, random_state=0)
+    assert res.table[["psi", "psi_low", "psi_high"]].to_numpy().tolist() == [[1.0, 1.0, 1.0]] * 3
+    assert res.table["degenerate"].tolist() == ["psi"] * 3
