@@ -578,3 +578,25 @@ def test_psi_bands_against_a_constant_baseline_are_computed_per_resample():
                                 n_resamples=5, random_state=0)
     assert res.table[["psi", "psi_low", "psi_high"]].to_numpy().tolist() == [[1.0, 1.0, 1.0]] * 3
     assert res.table["degenerate"].tolist() == ["psi"] * 3
+
+
+def test_a_pool_of_exactly_max_grid_learners_is_psis_fixed_baseline():
+    res = _tune(method="closed_form", measures=("icc", "psi"), pool_size=8)
+    assert res.psi_baseline == ("out-of-bag predictions of one forest of 8 learners (the first 8 of the "
+                                "pool), the same for every n")
+
+
+def test_a_per_forest_baseline_without_psi_reads_no_out_of_bag_rows():
+    res = _tune(method="pool", pool_size=24, measures=("icc",), psi_baseline="per_forest")
+    expected = _tune(method="pool", pool_size=24, measures=("icc",))
+    assert res.table["icc"].tolist() == expected.table["icc"].tolist() and res.psi_baseline == ""
+
+
+def test_precision_adds_at_least_two_learners(monkeypatch):
+    import predstab.ensembles._tune_strategies as strategies
+
+    widths = iter([1.0, 0.5])
+    monkeypatch.setattr(strategies, "_widest_band", lambda pool, config, baselines, progress: next(widths))
+    # ceil(1.1 x 4 x (1 / 0.99)^2) = 5 asks for one learner more; the pool grows by 2
+    res = _tune(method="closed_form", measures=("icc",), precision=0.99, pool_size=4, grid=(1, 2, 4))
+    assert math.ceil(1.1 * 4 / 0.99**2) == 5 and res.pool_size == 6
