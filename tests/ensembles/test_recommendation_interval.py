@@ -47,6 +47,14 @@ def test_logit_pivot_at_zero_is_additive_and_silent():
         warnings.simplefilter("error")
         got = interval_module._logit_pivot([1.0, 0.0, 0.5], [1.0, 0.0, 1.0], [0.0, 1.0, 0.5])
     np.testing.assert_allclose(got, [0.0, 1.0, 0.0], atol=1e-12)
+    # a bootstrap-world truth of exactly 1: additive too
+    assert interval_module._logit_pivot([0.5], [0.6], [1.0])[0] == pytest.approx(0.9, abs=1e-12)
+
+
+def test_order_statistics_at_75_percent():
+    # k = floor((B + 1) x 0.25 / 2): floor(15 / 8) = 1 for B = 14 (the extremes), floor(16 / 8) = 2 for B = 15
+    assert interval_module._order_statistic_interval(range(1, 15), 0.75) == (1.0, 14.0)
+    assert interval_module._order_statistic_interval(range(1, 16), 0.75) == (2.0, 14.0)
 
 
 def test_resampled_metric_stats_of_predictions_far_from_zero():

@@ -496,6 +496,11 @@ def test_phi_and_psi_resamples_come_from_one_call_per_grid_value(monkeypatch):
     res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5)
     assert direct == ["icc"] * 15  # 5 resamples x 3 grid values
     assert np.all(np.isfinite(res.table[["psi_low", "psi_high", "phi_low", "phi_high"]].to_numpy()))
+    # the same with responses in thousands: D_e below 1 (any positive D_e will do)
+    direct.clear()
+    res = _tune(method="pool", pool_size=24, measures=("psi", "phi", "icc"), n_resamples=5, y=YTR / 1000)
+    assert 0 < res.largest_phi.expected < 1 and 0 < res.largest_psi.expected < 1
+    assert direct == ["icc"] * 15
 
 
 # ------------------------------------------------------------------------- more of the configuration's words
@@ -557,3 +562,41 @@ def test_printed_target_rule_with_its_unrounded_n_and_the_notes(bare_pool, inter
             "costs a training run; optRF's rule, made for trees, is rule='optRF').") in lines
     noted = dataclasses.replace(interval_result, notes=("first note", "second note"))
     assert str(noted).splitlines()[-4:] == ["", " Notes:", "  - first note", "  - second note"]
+
+
+def test_psi_bands_against_a_constant_baseline_are_computed_per_resample():
+    # a constant out-of-bag baseline has D_e = 0: no per-object shortcut; members agreeing on every
+    # object give psi = 0 / 0 = 1 by the convention (degenerate) in every resample too
+    rng = np.random.default_rng(0)
+    test = np.repeat(rng.normal(size=(30, 1)), 24, axis=1)
+    oob = rng.random((40, 24)) < 0.4
+    agreeing = TreePool.from_predictions(test, oob=oob, oob_predictions=np.zeros((40, 24)),
+                                         y=rng.normal(size=40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(agreeing, method="pool", measures=("icc", "psi"), grid=(1, 2, 4),
+                                n_resamples=5, random_state=0)
+    assert res.table[["psi", "psi_low", "psi_high"]].to_numpy().tolist() == [[1.0, 1.0, 1.0]] * 3
+    assert res.table["degenerate"].tolist() == ["psi"] * 3
+
+
+def test_a_pool_of_exactly_max_grid_learners_is_psis_fixed_baseline():
+    res = _tune(method="closed_form", measures=("icc", "psi"), pool_size=8)
+    assert res.psi_baseline == ("out-of-bag predictions of one forest of 8 learners (the first 8 of the "
+                                "pool), the same for every n")
+
+
+def test_a_per_forest_baseline_without_psi_reads_no_out_of_bag_rows():
+    res = _tune(method="pool", pool_size=24, measures=("icc",), psi_baseline="per_forest")
+    expected = _tune(method="pool", pool_size=24, measures=("icc",))
+    assert res.table["icc"].tolist() == expected.table["icc"].tolist() and res.psi_baseline == ""
+
+
+def test_precision_adds_at_least_two_learners(monkeypatch):
+    import predstab.ensembles._tune_strategies as strategies
+
+    widths = iter([1.0, 0.5])
+    monkeypatch.setattr(strategies, "_widest_band", lambda pool, config, baselines, progress: next(widths))
+    # ceil(1.1 x 4 x (1 / 0.99)^2) = 5 asks for one learner more; the pool grows by 2
+    res = _tune(method="closed_form", measures=("icc",), precision=0.99, pool_size=4, grid=(1, 2, 4))
+    assert math.ceil(1.1 * 4 / 0.99**2) == 5 and res.pool_size == 6
