@@ -12,6 +12,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 import predstab.ensembles._tune_config as config_module
 from predstab import (
     PredstabWarning,
+    TreePool,
     fit_2pl,
     tune_num_learners,
 )
@@ -180,3 +181,13 @@ def _config(estimator, X, y, X_test, **kwargs):
                 categories=None, confidence_level=0.95, rec_thresh=1e-6, round_to="thousand", n_jobs=None,
                 random_state=None, interval="learners+objects", rule=None) | kwargs
     return config_module._tune_num_learners_iv(args)
+
+
+def member_pool(seed):
+    """A pool of 24 members' predictions of 30 objects, with out-of-bag rows and observations."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=(30, 1))
+    test = truth + 0.5 * rng.normal(size=(30, 24))
+    train = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 24))
+    oob = rng.random((40, 24)) < 0.4
+    return TreePool.from_predictions(test, oob=oob, oob_predictions=train, y=train.mean(axis=1))

@@ -8,8 +8,9 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from predstab import PredstabDataWarning, TreePool, tune_num_learners
+from predstab import PredstabDataWarning, tune_num_learners
 from predstab.ensembles._tune_config import _default_pool_size, member_grid
+from tests.ensembles._tuning import member_pool
 
 
 def test_default_pool_is_the_largest_of_the_three_rules():
@@ -31,12 +32,7 @@ def test_member_grids_are_whole_numbers_up_to_a_quarter_or_a_tenth():
 
 @pytest.fixture(scope="module")
 def pool():
-    rng = np.random.default_rng(3)
-    truth = rng.normal(size=(30, 1))
-    test = truth + 0.5 * rng.normal(size=(30, 24))
-    train = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 24))
-    oob = rng.random((40, 24)) < 0.4
-    return TreePool.from_predictions(test, oob=oob, oob_predictions=train, y=train.mean(axis=1))
+    return member_pool(3)
 
 
 def test_a_given_pool_reports_its_size_and_refuses_a_kfold_baseline(pool):

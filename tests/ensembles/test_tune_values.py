@@ -18,7 +18,7 @@ from predstab.ensembles._recommendation_interval import LEARNER_OBJECT_COVERS
 from predstab.ensembles._tune_config import _settings
 from predstab.ensembles._tune_result import Recommendation, _plain_fields, runtime_model
 from tests.ensembles._forests import refit_forests
-from tests.ensembles._tuning import CLF, EST, LABELS, XC, XTE, XTR, YC, YTR, _config, _tune
+from tests.ensembles._tuning import CLF, EST, LABELS, XC, XTE, XTR, YC, YTR, _config, _tune, member_pool
 
 pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 
@@ -26,13 +26,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::predstab.PredstabDataWarning")
 # ------------------------------------------------------------------------- the configuration
 @pytest.fixture(scope="module")
 def pool():
-    """A pool of 24 members' predictions of 30 objects, with out-of-bag rows and observations."""
-    rng = np.random.default_rng(5)
-    truth = rng.normal(size=(30, 1))
-    test = truth + 0.5 * rng.normal(size=(30, 24))
-    train = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 24))
-    oob = rng.random((40, 24)) < 0.4
-    return TreePool.from_predictions(test, oob=oob, oob_predictions=train, y=train.mean(axis=1))
+    return member_pool(5)
 
 
 def _pool_config(pool, **kwargs):
