@@ -153,9 +153,10 @@ or class labels (--task classification), e.g. the networks of a deep ensemble wi
 seeds, or any ensemble whose members are independent draws (not snapshots of one training
 run). predstab.TreePool.from_predictions builds the pool of members and tune_num_learners
 gives the member curve in closed form (--method closed-form, the default here; or pool),
-its 2PL fit and recommendation, and the members for --target-stability (the number to read:
-optRF's rule floors its recommendation at 500). The grid defaults to up to a quarter of the
-members. Writes stability.csv, stability.json and stability.png (the curve with its fit).
+its 2PL fit and recommendation: the smallest number of members whose fitted stability
+reaches --target-stability (the members' rule; --rec-thresh and --round-to, optRF's rule for
+cheap trees, are not used). The grid defaults to up to a quarter of the members. Writes
+stability.csv, stability.json and stability.png (the curve with its fit).
 """
 
 

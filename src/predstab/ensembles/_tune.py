@@ -95,8 +95,9 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         ``X_test``, ``pool_size`` and ``precision`` are omitted, ``method`` is "closed_form" or
         "pool", ``voting`` is the pool's, phi needs the pool's ``y`` and psi its ``oob``
         (the default measures are those it has), and nothing is fitted (``runtime`` is NaN for
-        a pool built from predictions). For members, ``n_for_target`` (the members reaching
-        ``target``) is the number to read: optRF's rule floors its recommendation at 500.
+        a pool built from predictions). A pool built from members is recommended by ``rule``
+        "target" unless told otherwise: the smallest number of members reaching ``target``
+        (optRF's rule, made for cheap trees, floors its recommendation at 500).
     X : array-like of shape (n_train, n_features)
         Required with an estimator.
     y : array-like of shape (n_train,)
