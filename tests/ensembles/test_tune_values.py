@@ -594,3 +594,19 @@ def test_precision_adds_at_least_two_learners(monkeypatch):
     # ceil(1.1 x 4 x (1 / 0.99)^2) = 5 asks for one learner more; the pool grows by 2
     res = _tune(method="closed_form", measures=("icc",), precision=0.99, pool_size=4, grid=(1, 2, 4))
     assert math.ceil(1.1 * 4 / 0.99**2) == 5 and res.pool_size == 6
+
+
+def test_printed_target_rule_interval_keeps_three_digits_of_its_unrounded_values(bare_pool):
+    # the members' recommendations are small numbers: here "3 to 6 learners ... (unrounded 3.58:
+    # 2.3 to 5.96, width 3.66", 3 digits as the table prints them; rounded to whole members they
+    # read "unrounded 4: 2 to 6", an unrounded interval below the rounded one
+    res = tune_num_learners(bare_pool, method="closed_form", grid=(1, 2, 3, 4, 6), n_resamples=20,
+                            random_state=0)
+    rec = res.recommendations["icc"]
+    low, high = res.confidence_interval
+    u_low, u_high = res.unrounded_interval
+    assert rec.rule == "target" and u_low != round(u_low)
+    line = next(line for line in str(res).splitlines() if "bootstrap interval:" in line)
+    assert line.startswith(f"  95% bootstrap interval: {low:g} to {high:g} learners, width {high - low:g} "
+                           f"(unrounded {rec.unrounded:.3g}: {u_low:.3g} to {u_high:.3g}, "
+                           f"width {u_high - u_low:.3g}; ")

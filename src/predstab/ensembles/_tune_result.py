@@ -414,9 +414,12 @@ class TuningResult(Result):
             low, high = self.confidence_interval
             if np.isfinite(low):
                 u_low, u_high = self.unrounded_interval
+                # the target rule's unrounded values are small (members): 3 digits, as in the table
+                digits = ".3g" if rec.rule == "target" else ".0f"
                 lines.append(f"  {self.confidence_level:.0%} bootstrap interval: {low:g} to {high:g} "
-                             f"learners, width {high - low:g} (unrounded {rec.unrounded:.0f}: {u_low:.0f} "
-                             f"to {u_high:.0f}, width {u_high - u_low:.0f}; {self.interval_covers})")
+                             f"learners, width {high - low:g} (unrounded {rec.unrounded:{digits}}: "
+                             f"{u_low:{digits}} to {u_high:{digits}}, width {u_high - u_low:{digits}}; "
+                             f"{self.interval_covers})")
                 if self.message:
                     lines.append("  The interval assumes a 2PL that fits the curve (R^2 >= 0.9) and a curve "
                                  "that flattens within the grid; as said below, that fails here: do not "
