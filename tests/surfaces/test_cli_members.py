@@ -118,3 +118,72 @@ def test_a_missing_cell_and_no_input_are_one_line(capsys, tmp_path):
                        tmp_path / "o")
     assert_one_line_error(code, err, "--predictions", "`predictions` has a missing value (NaN / None) at "
                           "(1, 1)")
+
+
+# --observed: the training objects' observed responses, phi's baseline
+Y_OBSERVED = np.random.default_rng(8).normal(size=25) * 1.3
+
+
+def test_observed_responses_add_phi(capsys, tmp_path, api):
+    # R: write.csv(members, row.names = FALSE); write.csv(data.frame(y = train$y), row.names = FALSE)
+    members, observed = tmp_path / "members.csv", tmp_path / "y_train.csv"
+    members.write_text("\n".join([",".join(f'"V{j + 1}"' for j in range(40)),
+                                  *(",".join(repr(float(v)) for v in row) for row in MATRIX)]) + "\n")
+    observed.write_text('"y"\n' + "\n".join(repr(float(v)) for v in Y_OBSERVED) + "\n")
+    summary, stdout, table = _tune(capsys, tmp_path, members, "--observed", observed)
+    n = np.array([1, 2, 3, 4, 5, 7, 10], dtype=float)
+    # disjoint forests of n members: D_o = the members' within-object variance / n; D_e = var(y)
+    within = MATRIX.var(axis=1, ddof=1).mean()
+    assert_allclose(table["phi"], 1 - within / n / Y_OBSERVED.var(ddof=1), rtol=0, atol=1e-12)
+    assert_allclose(summary["table"]["icc"], api.table["icc"], rtol=0, atol=1e-15)  # icc unchanged
+    pool = TreePool.from_predictions(MATRIX, y=Y_OBSERVED, random_state=3)
+    res = tune_num_learners(pool, method="closed_form", n_resamples=20, random_state=3)
+    assert_allclose(summary["table"]["phi_low"], res.table["phi_low"], rtol=0, atol=1e-15)
+    assert summary["observed"] == str(observed)
+    assert summary["recommendations"]["phi"]["value"] == res.recommendations["phi"].value
+    assert "phi" in stdout.split("2PL fits")[1]
+
+
+def test_observed_column_named_by_target_and_class_labels(capsys, tmp_path):
+    labels = np.where(MATRIX > 0.3, "yes", "no")
+    observed_labels = np.where(Y_OBSERVED > 0.3, "yes", "no")
+    members, observed = tmp_path / "votes.csv", tmp_path / "train.csv"
+    pd.DataFrame(labels, columns=[f"m{j}" for j in range(40)]).to_csv(members, index=False)
+    pd.DataFrame({"x1": Y_OBSERVED, "class": observed_labels}).to_csv(observed, index=False)
+    summary, _, _ = _tune(capsys, tmp_path, members, "--task", "classification", "--grid", "1,3,5,9",
+                          "--observed", observed, "--target", "class")
+    pool = TreePool.from_predictions(labels, y=observed_labels, random_state=3)
+    res = tune_num_learners(pool, grid=(1, 3, 5, 9), method="closed_form", n_resamples=20, random_state=3)
+    assert_allclose(summary["table"]["phi"], res.table["phi"], rtol=0, atol=1e-15)
+    assert_allclose(summary["table"]["fleiss"], res.table["fleiss"], rtol=0, atol=1e-15)
+    # 1 - D_o / D_e at one member: D_o the share of pairs of two members' votes that differ,
+    # D_e the chance that two draws from the observed classes differ (APS's phi)
+    votes = (labels == "yes").mean(axis=1)
+    share = (observed_labels == "yes").mean()
+    d_e = 2 * share * (1 - share)
+    d_o = np.mean(2 * votes * (1 - votes) * 40 / 39)
+    assert summary["table"]["phi"][0] == pytest.approx(1 - d_o / d_e, rel=1e-12)
+
+
+def test_observed_errors_are_one_line(capsys, tmp_path):
+    members, observed = tmp_path / "members.csv", tmp_path / "train.csv"
+    pd.DataFrame(MATRIX, columns=[f"m{j}" for j in range(40)]).to_csv(members, index=False)
+    pd.DataFrame({"a": Y_OBSERVED, "b": Y_OBSERVED}).to_csv(observed, index=False)
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "tune", "--predictions", members, "--observed", observed, "--out", out)
+    assert_one_line_error(code, err, f"--observed '{observed}' has 2 columns (a, b)", "with --target")
+    code, _, err = run(capsys, "tune", "--predictions", members, "--target", "a", "--out", out)
+    assert_one_line_error(code, err, "--predictions without --observed has no target")
+    code, _, err = run(capsys, "tune", members, "--target", "0", "--observed", observed, "--out", out)
+    assert_one_line_error(code, err, "--observed goes with --predictions")
+    code, _, err = run(capsys, "tune", "--predictions", members, "--observed", observed, "--target", "c",
+                       "--out", out)
+    assert_one_line_error(code, err, "--observed", "has no column 'c'")
+    observed.write_text('"y"\n"yes"\nNA\n"no"\n')  # R's write.csv of a missing label
+    votes = tmp_path / "votes.csv"
+    pd.DataFrame(np.where(MATRIX > 0.3, "yes", "no"), columns=[f"m{j}" for j in range(40)]).to_csv(
+        votes, index=False)
+    code, _, err = run(capsys, "tune", "--predictions", votes, "--observed", observed, "--task",
+                       "classification", "--out", out)
+    assert_one_line_error(code, err, "--observed", "line 3", "a missing response")
+    assert not out.exists()

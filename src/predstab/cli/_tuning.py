@@ -14,6 +14,7 @@ from .._core._reading import (
     InputError,
     cell_location,
     column,
+    common_labels,
     label_matrix,
     numeric_matrix,
     parse_list,
@@ -155,8 +156,11 @@ run). predstab.TreePool.from_predictions builds the pool of members and tune_num
 gives the member curve in closed form (--method closed-form, the default here; or pool),
 its 2PL fit and recommendation: the smallest number of members whose fitted stability
 reaches --target-stability (the members' rule; --rec-thresh and --round-to, optRF's rule for
-cheap trees, are not used). The grid defaults to up to a quarter of the members. Writes
-stability.csv, stability.json and stability.png (the curve with its fit).
+cheap trees, are not used). With --observed FILE (the observed responses of the objects the
+members trained on, one column or the one --target names), phi is added: stability against
+the spread of the responses (the members' out-of-bag predictions for psi: the Python API,
+TreePool.from_predictions(oob=...)). The grid defaults to up to a quarter of the members.
+Writes stability.csv, stability.json and stability.png (the curve with its fit).
 """
 
 
@@ -167,6 +171,10 @@ def _define_tune(p):
     p.add_argument("--predictions", metavar="FILE",
                    help="CSV or Parquet of member predictions, objects x members, instead of DATA: the "
                         "member curve of any ensemble (see below)")
+    p.add_argument("--observed", metavar="FILE",
+                   help="with --predictions: CSV or Parquet of the observed responses of the training "
+                        "objects (one column, or the one --target names): adds phi, whose baseline "
+                        "they are")
     p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression",
                    help="default regression")
     add_categories_option(p, "the target's categories in order, for --task ordinal")
@@ -218,6 +226,8 @@ def _object_names(index, *, what):
 def _run_tune(args, out):
     if args.predictions is not None:
         return _run_members(args, out)
+    if args.observed is not None:
+        raise InputError("--observed goes with --predictions (DATA holds its own target, named by --target)")
     if args.data is None or args.target is None:
         raise InputError("tune needs DATA and --target (a random forest is fitted), or --predictions FILE "
                          "(a saved objects x members matrix)")
@@ -259,10 +269,31 @@ def _member_options(args):
                          "classification); an ordinal target has no member closed form")
     if args.method == "refit":
         raise InputError("--method refit fits forests; --predictions takes closed-form (its default) or pool")
+    if args.target is not None and args.observed is None:
+        raise InputError("--target names a column of DATA, or with --predictions of --observed; "
+                         "--predictions without --observed has no target")
     grid = _grid_option(args) if args.grid != defaults.get("grid") else None
     return {"grid": grid, "method": "pool" if args.method == "pool" else "closed_form",
             "n_resamples": args.resamples, "random_state": args.seed, "n_jobs": args.jobs,
             **_rule_options(args)}
+
+
+def _observed(args):
+    """The observed training responses of ``--observed`` (phi's baseline): the file's one column,
+    or the one ``--target`` names; numbers for regression, labels for classes."""
+    frame = read_table(args.observed, what="--observed", **reading(args))
+    if args.target is not None:
+        frame = column(frame, args.target, what="--observed").to_frame()
+    elif frame.shape[1] != 1:
+        raise InputError(f"--observed '{args.observed}' has {frame.shape[1]} columns "
+                         f"({', '.join(map(str, frame.columns))}); name the responses' column with --target")
+    if args.task == "regression":
+        return numeric_matrix(frame, what="--observed", allow_missing=False)[:, 0]
+    labels = label_matrix(frame)[:, 0]
+    missing = [i for i, v in enumerate(labels) if v is None]
+    if missing:
+        raise InputError(f"--observed {cell_location(frame, missing[0])}: a missing response")
+    return labels
 
 
 def _run_members(args, out):
@@ -272,16 +303,19 @@ def _run_members(args, out):
     frame = read_table(path, what="--predictions", **reading(args))
     values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
               else label_matrix(frame))
-    inputs = {"--predictions": path}
+    observed = None if args.observed is None else _observed(args)
+    if observed is not None and args.task != "regression":
+        values, observed = common_labels(values, observed)
+    inputs = {"--predictions": path, "--observed": args.observed}
     out_dir = check_output_dir(Path(args.out), force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs)
     try:
-        pool = TreePool.from_predictions(values, random_state=args.seed)
+        pool = TreePool.from_predictions(values, random_state=args.seed, y=observed)
         res = tune_num_learners(pool, **options)
     except ValueError as exc:
         raise InputError(f"--predictions '{path}': {one_line(exc)}") from None
     n_objects, n_members = values.shape
-    summary = {"predictions": str(path), "task": args.task, "n_objects": n_objects, "n_members": n_members,
-               "seed": args.seed, **res.to_dict()}
+    summary = {"predictions": str(path), "observed": args.observed, "task": args.task, "n_objects": n_objects,
+               "n_members": n_members, "seed": args.seed, **res.to_dict()}
     with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
         write_text(stage / "stability.csv", res.table.to_csv(index=False))
         write_text(stage / "stability.json", dumps(summary))
