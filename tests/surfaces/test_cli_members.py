@@ -187,3 +187,21 @@ def test_observed_errors_are_one_line(capsys, tmp_path):
                        "classification", "--out", out)
     assert_one_line_error(code, err, "--observed", "line 3", "a missing response")
     assert not out.exists()
+
+
+def test_numbers_given_as_class_labels_are_refused(capsys, tmp_path):
+    # a regression's members read as labels would make every cell its own class (1,200 here)
+    members, observed, votes = tmp_path / "members.csv", tmp_path / "y.csv", tmp_path / "votes.csv"
+    pd.DataFrame(MATRIX, columns=[f"m{j}" for j in range(40)]).to_csv(members, index=False)
+    code, _, err = run(capsys, "tune", "--predictions", members, "--task", "classification", "--out",
+                       tmp_path / "o")
+    assert_one_line_error(code, err, f"--predictions '{members}' looks continuous (1200 distinct numbers "
+                          "in 1200 cells, e.g.", "--task classification needs class labels")
+    pd.DataFrame(np.where(MATRIX > 0.3, "yes", "no"), columns=[f"m{j}" for j in range(40)]).to_csv(
+        votes, index=False)
+    pd.DataFrame({"y": Y_OBSERVED}).to_csv(observed, index=False)
+    code, _, err = run(capsys, "tune", "--predictions", votes, "--observed", observed, "--task",
+                       "classification", "--out", tmp_path / "o")
+    assert_one_line_error(code, err, f"--observed '{observed}' looks continuous (25 distinct numbers in 25 "
+                          "rows")
+    assert not (tmp_path / "o").exists()

@@ -675,9 +675,11 @@ def check_orientation(matrix, *, what="PREDICTIONS", option="--transpose", ratio
     return transposed
 
 
-def check_target_kind(y, task, *, name="target") -> None:
+def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:
     """Check that a target suits ``task`` ("regression", "classification" or "ordinal"), in the
     user's words: a continuous target given to a class task, or text given to regression.
+    ``subject`` names what is checked in the message (default "the target '<name>'"), ``unit``
+    what its values are counted in.
 
     Raises
     ------
@@ -693,13 +695,14 @@ def check_target_kind(y, task, *, name="target") -> None:
     """
     if task not in ("regression", "classification", "ordinal"):
         raise InputError(f"--task must be regression, classification or ordinal; got {task!r}")
-    values = pd.Series(np.asarray(y, dtype=object)).dropna()
+    subject = f"the target '{name}'" if subject is None else subject
+    values = pd.Series(np.asarray(y, dtype=object).ravel()).dropna()
     numbers = pd.to_numeric(values, errors="coerce")
     numeric = bool(len(values)) and not numbers.isna().any()
     if task == "regression":
         if not numeric:
             bad = values[numbers.isna()].astype(str).unique()[:3]
-            raise InputError(f"the target '{name}' holds text ({', '.join(map(repr, bad))}), not numbers: "
+            raise InputError(f"{subject} holds text ({', '.join(map(repr, bad))}), not numbers: "
                              "--task regression needs a numeric target; use --task classification "
                              "(or --task ordinal with --levels) for categories")
         return
@@ -710,6 +713,6 @@ def check_target_kind(y, task, *, name="target") -> None:
     many = distinct.size > max(20, len(values) // 2)
     if fractional or many:
         shown = ", ".join(f"{v:.4g}" for v in distinct[:3])
-        raise InputError(f"the target '{name}' looks continuous ({distinct.size} distinct numbers in "
-                         f"{len(values)} rows, e.g. {shown}, ...): --task {task} needs class labels; "
+        raise InputError(f"{subject} looks continuous ({distinct.size} distinct numbers in "
+                         f"{len(values)} {unit}, e.g. {shown}, ...): --task {task} needs class labels; "
                          "use --task regression, or cut the target into classes first")

@@ -13,6 +13,7 @@ from .. import TreePool, _demo, tune_num_learners
 from .._core._reading import (
     InputError,
     cell_location,
+    check_target_kind,
     column,
     common_labels,
     label_matrix,
@@ -290,6 +291,7 @@ def _observed(args):
     if args.task == "regression":
         return numeric_matrix(frame, what="--observed", allow_missing=False)[:, 0]
     labels = label_matrix(frame)[:, 0]
+    check_target_kind(labels, args.task, subject=f"--observed '{args.observed}'")
     missing = [i for i, v in enumerate(labels) if v is None]
     if missing:
         raise InputError(f"--observed {cell_location(frame, missing[0])}: a missing response")
@@ -303,6 +305,8 @@ def _run_members(args, out):
     frame = read_table(path, what="--predictions", **reading(args))
     values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
               else label_matrix(frame))
+    if args.task == "classification":  # numbers of a regression read as labels: one class per cell
+        check_target_kind(values, args.task, subject=f"--predictions '{path}'", unit="cells")
     observed = None if args.observed is None else _observed(args)
     if observed is not None and args.task != "regression":
         values, observed = common_labels(values, observed)
