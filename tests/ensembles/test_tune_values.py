@@ -58,8 +58,11 @@ def test_a_given_pool_smaller_than_psis_fixed_baseline_is_refused(pool):
     ("target", 0.0, "`target` must be a float in (0, 1); got 0.0."),
     ("target", 1.0, "`target` must be a float in (0, 1); got 1.0."),
     ("round_to", "tens", "`round_to` must be one of ['hundred', 'none', 'ten', 'thousand']; got 'tens'."),
+    ("method", "bagging", "`method` must be one of ('pool', 'refit', 'closed_form'); got 'bagging'."),
+    ("psi_baseline", "oob", "`psi_baseline` must be one of ('fixed', 'kfold', 'per_forest'); got 'oob'."),
+    ("confidence_level", 1.5, "`confidence_level` must be a float in (0, 1); got 1.5."),
 ])
-def test_the_configuration_checks_target_and_round_to_itself(name, value, text):
+def test_the_configuration_checks_its_options_itself(name, value, text):
     # tune_num_learners' declared constraints check these first; the configuration checks them
     # again for calls that skip the declared checks (an engine calling with skip_nested_validation)
     with pytest.raises(ValueError) as err:
@@ -514,17 +517,6 @@ def test_a_given_pool_refuses_refits_and_kfold(pool):
         _pool_config(pool, measures=("icc", "psi"), psi_baseline="kfold")
     assert str(err.value) == ("`psi_baseline`='kfold' refits an estimator; a TreePool takes 'fixed' (or "
                               "'per_forest' with method='pool').")
-
-
-@pytest.mark.parametrize(("name", "value", "text"), [
-    ("method", "bagging", "`method` must be one of ('pool', 'refit', 'closed_form'); got 'bagging'."),
-    ("psi_baseline", "oob", "`psi_baseline` must be one of ('fixed', 'kfold', 'per_forest'); got 'oob'."),
-    ("confidence_level", 1.5, "`confidence_level` must be a float in (0, 1); got 1.5."),
-])
-def test_the_configuration_checks_method_psi_baseline_and_level_itself(name, value, text):
-    with pytest.raises(ValueError) as err:
-        _config(EST, XTR, YTR, XTE, **{name: value})
-    assert str(err.value) == text
 
 
 def test_an_estimator_without_n_estimators_is_refused():
