@@ -308,7 +308,7 @@ def _run_members(args, out):
     if args.task == "classification":  # numbers of a regression read as labels: one class per cell
         check_target_kind(values, args.task, subject=f"--predictions '{path}'", unit="cells")
     observed = None if args.observed is None else _observed(args)
-    if observed is not None and args.task != "regression":
+    if observed is not None and args.task == "classification":  # (ordinal is refused above)
         values, observed = common_labels(values, observed)
     inputs = {"--predictions": path, "--observed": args.observed}
     out_dir = check_output_dir(Path(args.out), force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs)
