@@ -78,9 +78,15 @@ def test_count_table_of_the_raw_ratings_gives_the_same_numbers(key, case, weight
     else:
         func = {"pa_coeff": percent_agreement, "gwet_ac1": gwet_ac1, "bp_coeff": brennan_prediger}[key]
         res = func(table, counts=True, weights=weights, categories=cats)
-    for field in ("value", "standard_error", "pvalue", "observed", "expected"):
+    # irrCAC's krippen.alpha.dist linearises alpha's variance otherwise than krippen.alpha.raw (its
+    # standard error, interval and p-value: tests/agreement/test_cac_dist.py, against R); the
+    # coefficient itself is the same
+    inference = key != "krippen_alpha"
+    fields = ("value", "observed", "expected") + (("standard_error", "pvalue") if inference else ())
+    for field in fields:
         assert getattr(res, field) == pytest.approx(getattr(raw, field), rel=1e-12, abs=1e-15), field
-    np.testing.assert_allclose(res.confidence_interval, raw.confidence_interval, rtol=1e-12)
+    if inference:
+        np.testing.assert_allclose(res.confidence_interval, raw.confidence_interval, rtol=1e-12)
 
 
 def test_statsmodels_aggregate_raters_layout():
@@ -519,8 +525,8 @@ def test_ac2_is_named_by_its_weights():
 def test_count_table_errors_say_what_was_seen():
     with pytest.raises(ValueError, match=r"must not hold missing values; got 1\."):
         gwet_ac1([[1, np.nan], [2, 0]], counts=True)
-    with pytest.raises(ValueError, match="must hold non-negative integer counts"):
-        gwet_ac1([[1, 0.5], [2, 0]], counts=True)
+    with pytest.raises(ValueError, match="must hold finite non-negative counts"):
+        gwet_ac1([[1, -0.5], [2, 0]], counts=True)
     with pytest.raises(ValueError, match="must be increasing when they are numbers"):
         gwet_ac1([[1, 2], [3, 0]], counts=True, categories=[2, 1])
     with pytest.raises(ValueError, match="which a count table does not keep"):
@@ -694,8 +700,9 @@ def test_count_table_weights_use_positions_unless_numbers_are_given():
 
 
 def test_table_errors_in_full():
-    with pytest.raises(ValueError, match=r"^`ratings` \(a count table with counts=True\) must hold "
-                                         r"non-negative integer counts\.$"):
+    with pytest.raises(ValueError, match=r"^`ratings` \(a count table with counts=True\) must hold finite "
+                                         r"non-negative counts \(weighted counts need not be whole "
+                                         r"numbers\)\.$"):
         gwet_ac1([[1, -1], [2, 0]], counts=True)
     with pytest.raises(ValueError, match=r"^`categories` of a count table must be increasing when they are "
                                          r"numbers \(the weights sort numeric categories\)\.$"):

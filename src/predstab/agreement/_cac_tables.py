@@ -93,8 +93,9 @@ def _read_counts(ratings, categories):
     if np.isnan(values).any():
         raise ValueError("`ratings` (a count table with counts=True) must not hold missing values; "
                          f"got {int(np.isnan(values).sum())}.")
-    if (values < 0).any() or not np.array_equal(values, np.round(values)):
-        raise ValueError("`ratings` (a count table with counts=True) must hold non-negative integer counts.")
+    if (values < 0).any() or not np.isfinite(values).all():
+        raise ValueError("`ratings` (a count table with counts=True) must hold finite non-negative counts "
+                         "(weighted counts need not be whole numbers).")
     q = values.shape[1]
     if categories is None:
         # irrCAC's default categories are 1..q; a DataFrame's column labels name them

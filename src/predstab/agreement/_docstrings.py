@@ -50,7 +50,9 @@ weights : None, str or array-like of shape (q, q), default None
 confidence_level : float, default 0.95
     Level of the confidence interval (irrCAC's ``conflev``).
 counts : bool, default False
-    Whether ``ratings`` is an (objects x categories) count table.
+    Whether ``ratings`` is an (objects x categories) count table. Counts need not be
+    whole numbers (weighted counts, as statsmodels' ``fleiss_kappa`` and irrCAC's
+    ``*.dist`` accept); they must be finite and non-negative.
 categories : array-like, optional
     Raw ratings: every category raters could choose, in their order (irrCAC's
     ``categ.labels``); unused ones count in the chance agreement of AC1 and

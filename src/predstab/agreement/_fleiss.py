@@ -259,7 +259,8 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
         these to 3 decimals; predstab does not.
     weights, counts : optional
         Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
-        included) or ``counts=True`` (``ratings`` is an objects x categories count table),
+        included) or ``counts=True`` (``ratings`` is an objects x categories count table,
+        whole or weighted counts: statsmodels' ``fleiss_kappa(table)`` is this value),
         irrCAC's ``fleiss.kappa.raw`` / ``fleiss.kappa.dist`` is computed instead, every
         available rating used, with
         %(cac_inference)s

@@ -405,8 +405,10 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
     weights, counts : optional
         Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
         included; ``scale`` must then stay "nominal") or ``counts=True`` (an objects x
-        categories count table), irrCAC's ``krippen.alpha.raw`` / ``.dist`` is computed,
-        with Gwet's standard error, confidence interval and p-value.
+        categories count table, whole or weighted counts), irrCAC's ``krippen.alpha.raw`` /
+        ``.dist`` is computed, with Gwet's standard error, confidence interval and p-value
+        (``.dist``'s linearisation differs from ``.raw``'s: the same alpha, another standard
+        error; each matches its R function).
     confidence_level : float, optional
         Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
         None). Only with ``weights`` or ``counts=True``.
@@ -540,7 +542,7 @@ def _irrcac_alpha(ratings, *, weights, counts, scale, categories, confidence_lev
     within = float(np.sum((m_u * m_u - pair_sums(table, w)) / (m_u - 1)))
     d_o, d_e = _agreement_disagreements(within, n, float(n_c @ w @ n_c))
     value = convention_ratio(d_o, d_e, name="Krippendorff's alpha")
-    pa, pe, var = _gwet_variance(table, r_i, w)
+    pa, pe, var = _gwet_variance(table, r_i, w, dist=bool(counts))
     inferred = inference(value, var, n_units - 1, confidence_level)
     return KrippendorffAlphaResult(
         value=value, observed=float(d_o), expected=float(d_e), n_units=n_units, n_values=int(n),
@@ -548,9 +550,15 @@ def _irrcac_alpha(ratings, *, weights, counts, scale, categories, confidence_lev
         df=n_units - 1, pvalue=inferred.pvalue, pa=pa, pe=pe, **common)
 
 
-def _gwet_variance(table, r_i, w):
+def _gwet_variance(table, r_i, w, *, dist=False):
     """irrCAC 1.0's ``pa``, ``pe`` and variance of alpha (Gwet's linearisation) from the
-    (categories x units) count table of the pairable units, each rated ``r_i`` >= 2 times."""
+    (categories x units) count table of the pairable units, each rated ``r_i`` >= 2 times.
+
+    ``dist``: ``krippen.alpha.dist``'s linearisation (count tables), which differs from
+    ``krippen.alpha.raw``'s: each unit's agreement is centred with pa' and shrunk by epsilon, the
+    chance-agreement term enters once (not twice) and with alpha (not alpha'), and the terms are
+    centred on alpha.
+    """
     q, n = table.shape
     nan = float("nan")
     r_mean = r_i.mean()
@@ -562,15 +570,21 @@ def _gwet_variance(table, r_i, w):
     pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
     if q < 2 or pe == 1.0:
         return pa, pe, nan
-    coef_prime = (pa_prime - pe) / (1 - pe)
-    # irrCAC 1.0 centres with pa (its 2021 revision: pa'), and uses n - 1 degrees of freedom over
-    # the objects rated at least twice (2021: over every object)
-    pa_i = sum_q / (r_mean * (r_i - 1)) - pa * (r_i - r_mean) / r_mean
-    k_i = (pa_i - pe) / (1 - pe)
     pi_w = (w @ pi + w.T @ pi) / 2
-    pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pe * (r_i - r_mean) / r_mean
-    x_i = k_i - 2 * (1 - coef_prime) * (pe_i - pe) / (1 - pe)
-    var = float(np.sum((x_i - coef_prime) ** 2) / (n * (n - 1))) if n >= 2 else nan
+    spread = (r_i - r_mean) / r_mean
+    if dist:
+        coef = (pa - pe) / (1 - pe)
+        pa_i = (1 - eps) * (sum_q / (r_mean * (r_i - 1)) - pa_prime * spread) + eps
+        pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pi.sum() * spread
+        x_i = (pa_i - pe) / (1 - pe) - (1 - coef) * (pe_i - pe) / (1 - pe)
+    else:
+        # irrCAC 1.0 centres with pa (its 2021 revision: pa'), and uses n - 1 degrees of freedom
+        # over the objects rated at least twice (2021: over every object)
+        coef = (pa_prime - pe) / (1 - pe)
+        pa_i = sum_q / (r_mean * (r_i - 1)) - pa * spread
+        pe_i = np.einsum("k,kn->n", pi_w, table) / r_mean - pe * spread
+        x_i = (pa_i - pe) / (1 - pe) - 2 * (1 - coef) * (pe_i - pe) / (1 - pe)
+    var = float(np.sum((x_i - coef) ** 2) / (n * (n - 1))) if n >= 2 else nan
     return pa, pe, var
 
 
