@@ -202,7 +202,7 @@ def ttest(a, b=None, /, *, paired=False, equal_var=False, mu=0.0, alternative="t
     return _from_scipy(res, estimate, level, method, alternative, mu, shift=mu, exponent=e)
 
 
-_ZERO_METHODS = ("wilcox", "pratt")
+_ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
 
 @fill_doc(**DOC)
@@ -214,9 +214,12 @@ def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, z
 
     With ``zero_method="wilcox"`` (R's ``wilcox.test``) zero differences are dropped; with
     "pratt" (coin's ``wilcoxsign_test(zero.method = "Pratt")``) they are ranked with the
-    others and then dropped. :math:`V = \sum_{d_i > 0} \operatorname{rank}|d_i|` has
+    others and then dropped; with "zsplit" (scipy's ``zero_method="zsplit"``) they are
+    ranked with the others and each zero's rank is split, half to the positive and half to
+    the negative side. :math:`V = \sum_{d_i > 0} \operatorname{rank}|d_i|` has
     :math:`E[V] = \tfrac12\sum_i r_i` and :math:`Var[V] = \tfrac14\sum_i r_i^2` over the
-    ranks of the non-zero differences (the tie-corrected variance). By default
+    ranks of the non-zero differences (the tie-corrected variance; with "zsplit" V adds half
+    of the zeros' ranks and the sums run over every difference). By default
     (``exact=None``) the exact null distribution is used with fewer than 50 non-zero
     differences and no ties or zeros, otherwise the normal approximation with (by default)
     a continuity correction — the choice R makes; ``exact=False`` forces the normal
@@ -232,7 +235,9 @@ def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, z
         ``correction``; coin has none: ``False``).
     %(alternative)s
     exact : bool or None, default None
-    zero_method : {"wilcox", "pratt"}, default "wilcox"
+    zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
+        How zero differences are treated (see above); "pratt" and "zsplit" use the normal
+        approximation.
 
     Returns
     -------
@@ -275,21 +280,28 @@ def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, z
         return WilcoxonResult(statistic=float("nan"), pvalue=float("nan"), method="Wilcoxon signed rank test",
                               alternative=alternative, n_zero=n_zero, zero_method=zero_method,
                               statistic_name="V")
-    if zero_method == "pratt":
-        ranks = stats.rankdata(np.abs(d))[~zero]
-    else:
+    if zero_method == "wilcox":
         ranks = stats.rankdata(np.abs(d[~zero]))
-    nonzero = d[~zero]
-    n = nonzero.size
-    v = float(ranks[nonzero > 0].sum())
+        v = float(ranks[d[~zero] > 0].sum())
+    else:
+        all_ranks = stats.rankdata(np.abs(d))
+        v = float(all_ranks[d > 0].sum())
+        if zero_method == "zsplit":
+            ranks = all_ranks
+            v += float(all_ranks[zero].sum()) / 2.0
+        else:
+            ranks = all_ranks[~zero]
+    n = int(np.count_nonzero(~zero))
     expectation = float(ranks.sum()) / 2.0
     variance = float(np.sum(ranks ** 2)) / 4.0
     z = (v - expectation) / np.sqrt(variance)
     ties = np.unique(ranks).size != n
     use_exact = (n < 50) if exact is None else exact
-    if use_exact and zero_method == "pratt":
-        raise ValueError("`exact=True` is not available with zero_method='pratt' (coin's asymptotic "
-                         "test); got exact=True.")
+    if use_exact and zero_method != "wilcox":
+        if exact:
+            raise ValueError(f"`exact=True` is not available with zero_method={zero_method!r} (an "
+                             "asymptotic test); got exact=True.")
+        use_exact = False
     if exact and (ties or n_zero):
         warn_outside("wilcoxon: cannot compute the exact p-value with ties or zero differences; the "
                      "normal approximation is used (as R's wilcox.test does).", PredstabDataWarning)
@@ -303,6 +315,9 @@ def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, z
                              method="approx").pvalue)
     if zero_method == "pratt":
         method = "Asymptotic Wilcoxon-Pratt Signed-Rank Test"
+    elif zero_method == "zsplit":
+        method = "Wilcoxon signed rank test, zeros split" + (" with continuity correction" if correction
+                                                             else "")
     else:
         method = "Wilcoxon signed rank test" + (" with continuity correction" if correction else "")
     return WilcoxonResult(statistic=v, pvalue=min(1.0, p), method=method, alternative=alternative,
