@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -11,14 +12,15 @@ from scipy import stats
 from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_signif, result
 from .._core._utils import missing_mask
-from .._core._validation import Options, validate_params
+from .._core._validation import Interval, Options, validate_params
 from ._common import read_counts
 from ._power import binomial_two_sided_p
 from ._results import StatisticPvalue, htest_lines
+from ._unconditional import mcnemar_unconditional_p
 
 __all__ = ["mcnemar", "McNemarResult"]
 
-_METHODS = ("exact", "mid-p", "asymptotic")
+_METHODS = ("exact", "mid-p", "asymptotic", "unconditional")
 
 
 @result
@@ -31,7 +33,8 @@ class McNemarResult(StatisticPvalue, Result):
     ----------
     statistic : float
         Exact and mid-p: ``min(n12, n21)``, the smaller discordant count (statsmodels'
-        convention). Asymptotic: McNemar's (or Bowker's) chi-squared.
+        convention). Asymptotic: McNemar's (or Bowker's) chi-squared; unconditional: McNemar's
+        uncorrected chi-squared.
     pvalue : float
         Two-sided p-value; NaN when there are no cases.
     table : tuple
@@ -45,7 +48,7 @@ class McNemarResult(StatisticPvalue, Result):
         Change in success rate B minus A, percentage points: ``100 (n21 - n12) / n``
         (NaN for k x k).
     method : str
-        "exact", "mid-p" or "asymptotic".
+        "exact", "mid-p", "asymptotic" or "unconditional".
     df : int or None
         Degrees of freedom of the chi-squared (asymptotic only).
     correction : bool
@@ -82,9 +85,16 @@ class McNemarResult(StatisticPvalue, Result):
         """R's ``method`` string."""
         if self.method == "asymptotic":
             return "McNemar's Chi-squared test" + (" with continuity correction" if self.correction else "")
+        if self.method == "unconditional":
+            return "McNemar exact unconditional test"
         return ("Exact" if self.method == "exact" else "Mid-p") + " McNemar test (binomial, n12 vs n21)"
 
     def _str_lines(self):
+        if self.method == "unconditional":
+            return htest_lines(self.r_method, data="table", statistic_name="McNemar's chi-squared",
+                               statistic=self.statistic, parameters=[("discordant", self.discordant)],
+                               pvalue=self.pvalue) + [
+                f"change in success rate: {r_signif(self.delta_pp)} percentage points (n = {self.n})"]
         if self.method == "asymptotic":
             return htest_lines(self.r_method, data="table", statistic_name="McNemar's chi-squared",
                                statistic=self.statistic, parameters=[("df", self.df)], pvalue=self.pvalue)
@@ -239,8 +249,9 @@ def _chi_square(counts, correction):
     "method": [Options(_METHODS)],
     "correction": ["boolean"],
     "mid_p": ["boolean"],
+    "gamma": [Interval(Real, 0, 1, closed="left")],
 }, renamed={"table": "a", "old": "a", "new": "b"})
-def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=False):
+def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=False, gamma=1e-4):
     r"""Paired McNemar test: did B fix more cases than it broke?
 
     Like R's ``mcnemar.test(x, y = NULL)``: ``mcnemar(a, b)`` takes the per-case judgments
@@ -264,7 +275,10 @@ def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=Fa
         \chi^2 = \frac{(|n_{12} - n_{21}| - 1)^2}{n_{12} + n_{21}}
         \quad(\text{``correction=False``: } (n_{12} - n_{21})^2/(n_{12} + n_{21}))
 
-    to :math:`\chi^2_1`. A k × k table (k ≥ 3) gets Bowker's symmetry test,
+    to :math:`\chi^2_1`. The exact unconditional test (``method="unconditional"``, Suissa
+    and Shuster 1991) refers the uncorrected statistic to its distribution over all tables of
+    :math:`n` cases, maximised over the nuisance probability of a discordant case (with Berger
+    and Boos' ``gamma``). A k × k table (k ≥ 3) gets Bowker's symmetry test,
     :math:`\chi^2 = \sum_{i<j} (n_{ij} - n_{ji})^2 / (n_{ij} + n_{ji})` on
     :math:`k(k-1)/2` degrees of freedom (``method="asymptotic"`` only). The change in
     success rate, ``.delta_pp``, is B minus A.
@@ -287,18 +301,24 @@ def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=Fa
         imputed as a failure.
     ids : array-like of shape (n_cases,), optional
         Case identifiers of the judgments; duplicates are rejected.
-    method : {"exact", "mid-p", "asymptotic"}, default "exact"
+    method : {"exact", "mid-p", "asymptotic", "unconditional"}, default "exact"
     correction : bool, default True
         Continuity correction of the asymptotic 2 × 2 test (R's ``correct``); as in R it
         does not act on k × k tables.
     mid_p : bool, default False
         Same as ``method="mid-p"`` (the spelling before ``method``).
+    gamma : float in [0, 1), default 1e-4
+        ``method="unconditional"``: Berger and Boos' adjustment, the maximum is taken over
+        the Clopper-Pearson :math:`1 - \gamma` interval of the discordant share (1,000
+        equally spaced values) and :math:`\gamma` added; 0 maximises over [0, 1]. As
+        contingencytables' ``gamma`` (and its ``num_pi_values = 1000``).
 
     Returns
     -------
     McNemarResult
         ``.statistic``, ``.pvalue``, ``.table``, ``.n``, ``.discordant``, ``.delta_pp``,
-        ``.method``, ``.df`` (asymptotic); unpacks to ``(statistic, pvalue)``.
+        ``.method``, ``.df`` (asymptotic); unpacks to ``(statistic, pvalue)``. With
+        ``method="unconditional"`` the statistic is McNemar's uncorrected chi-squared.
 
     Warns
     -----
@@ -323,13 +343,21 @@ def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=Fa
     Bowker, A. H. (1948). A test for symmetry in contingency tables. *JASA* 43, 572-574.
     https://doi.org/10.1080/01621459.1948.10483284
 
+    Suissa, S. & Shuster, J. J. (1991). The 2 x 2 matched-pairs trial: exact unconditional
+    design and analysis. *Biometrics* 47, 361-372. https://doi.org/10.2307/2532131
+
+    Berger, R. L. & Boos, D. D. (1994). P values maximised over a confidence set for the
+    nuisance parameter. *JASA* 89, 1012-1016. https://doi.org/10.1080/01621459.1994.10476836
+
     Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary
     matched-pairs data: mid-p and asymptotic are better than exact conditional.
     *BMC Med. Res. Methodol.* 13, 91. https://doi.org/10.1186/1471-2288-13-91
 
     Matches `stats::binom.test(min(n12, n21), n12 + n21, 0.5)$p.value` (exact; statsmodels'
     ``mcnemar(exact=True)``) and `stats::mcnemar.test(table, correct = correction)` (asymptotic
-    and Bowker); see validation/.
+    and Bowker); ``method="unconditional"`` matches contingencytables'
+    `McNemar_exact_unconditional_test_paired_2x2(n, gamma)` (P = 0.034053 for Cavo et al.
+    2012's table ``[[59, 6], [16, 80]]``).
 
     Examples
     --------
@@ -371,6 +399,9 @@ def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=Fa
             stat, df, pvalue = _chi_square(counts, corrected)
             if off == 0:
                 stat, pvalue = 0.0, 1.0
+        elif method == "unconditional":
+            stat = float((n12 - n21) ** 2 / off) if off else 0.0
+            pvalue = mcnemar_unconditional_p(n12, n21, n, gamma=gamma)
         else:
             stat = float(min(n12, n21))
             pvalue = 1.0 if off == 0 else _binomial_p(n12, n21, method)
