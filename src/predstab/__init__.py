@@ -67,6 +67,8 @@ _EXPORTS = {
     "StuartMaxwellResult": ".agreement._marginal",
     "bhapkar": ".agreement._marginal",
     "BhapkarResult": ".agreement._marginal",
+    "fleiss_levin_paik": ".agreement._marginal",
+    "FleissLevinPaikResult": ".agreement._marginal",
     "inter_intra_reliability": ".agreement._inter_intra",
     "InterIntraReliabilityResult": ".agreement._inter_intra",
     "kappa_sample_size": ".agreement._kappa_sample_size",

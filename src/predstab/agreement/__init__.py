@@ -27,9 +27,11 @@ from ._kappa_sample_size import KappaSampleSizeResult, kappa_sample_size
 from ._krippendorff import KrippendorffAlphaResult, krippendorff_alpha
 from ._marginal import (
     BhapkarResult,
+    FleissLevinPaikResult,
     RaterBiasResult,
     StuartMaxwellResult,
     bhapkar,
+    fleiss_levin_paik,
     rater_bias,
     stuart_maxwell,
 )
@@ -38,11 +40,13 @@ from ._variance_ratio import FinnResult, IotaResult, RobinsonAResult, finn, iota
 
 __all__ = [
     "AgreeResult", "AgreementCoefficientResult", "BhapkarResult", "CohenKappaResult", "CronbachAlphaResult",
-    "FinnResult", "FleissKappaResult", "ICCRemlResult", "ICCResult", "InterIntraReliabilityResult",
-    "IotaResult", "KappaSampleSizeResult", "KendallWResult", "KrippendorffAlphaResult", "LightKappaResult",
+    "FinnResult", "FleissKappaResult", "FleissLevinPaikResult", "ICCRemlResult", "ICCResult",
+    "InterIntraReliabilityResult", "IotaResult", "KappaSampleSizeResult", "KendallWResult",
+    "KrippendorffAlphaResult", "LightKappaResult",
     "MaxwellREResult", "MeanCorrelationResult", "RaterBiasResult", "RobinsonAResult", "StuartMaxwellResult",
     "agree", "bhapkar", "brennan_prediger", "cohen_kappa", "conger_kappa", "cronbach_alpha", "finn",
-    "fleiss_kappa", "gwet_ac1", "icc", "icc_reml", "icc_table", "inter_intra_reliability", "iota",
+    "fleiss_kappa", "fleiss_levin_paik", "gwet_ac1", "icc", "icc_reml", "icc_table",
+    "inter_intra_reliability", "iota",
     "kappa_sample_size", "kendall_w", "krippendorff_alpha", "light_kappa", "maxwell_re", "mean_correlation",
     "mean_spearman", "percent_agreement", "rater_bias", "robinson_a", "stuart_maxwell",
 ]

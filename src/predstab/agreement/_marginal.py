@@ -18,7 +18,7 @@ from ._common import IrrResult, two_rater_table
 from ._docstrings import agreement_doc
 
 __all__ = ["rater_bias", "RaterBiasResult", "stuart_maxwell", "StuartMaxwellResult", "bhapkar",
-           "BhapkarResult"]
+           "BhapkarResult", "fleiss_levin_paik", "FleissLevinPaikResult"]
 
 
 def _square_table(table, name="ratings"):
@@ -194,7 +194,10 @@ def stuart_maxwell(ratings, /, *, table=False):
     Categories whose two marginals are equal are dropped (as irr does); with :math:`d` the
     differences of the remaining first :math:`K-1` marginals and :math:`S` their covariance
     (:math:`S_{ii} = n_{i.} + n_{.i} - 2 n_{ii}`, :math:`S_{ij} = -(n_{ij} + n_{ji})`):
-    :math:`\chi^2 = d^\top S^{-1} d` on :math:`K - 1` degrees of freedom.
+    :math:`\chi^2 = d^\top S^{-1} d` on :math:`K - 1` degrees of freedom. With three categories
+    this is the Fleiss-Everitt closed form of Stuart's test (contingencytables'
+    ``FleissEveritt_test_paired_cxc``: T = 14.000, P = 0.000912 for Fleiss et al.'s (2003)
+    Table 13.6).
 
     Parameters
     ----------
@@ -218,6 +221,9 @@ def stuart_maxwell(ratings, /, *, table=False):
     ----------
     .. [1] Stuart, A. (1955). A test for homogeneity of the marginal distributions in a two-way
        classification. Biometrika 42, 412-416. https://doi.org/10.1093/biomet/42.3-4.412
+    .. [2] Fleiss, J. L. & Everitt, B. S. (1971). Comparing the marginal totals of square
+       contingency tables. British Journal of Mathematical and Statistical Psychology 24,
+       117-123. https://doi.org/10.1111/j.2044-8317.1971.tb00455.x
 
     Examples
     --------
@@ -324,3 +330,87 @@ def bhapkar(ratings, /):
         n_objects=n,
         n_raters=2,
     )
+
+
+@result
+class FleissLevinPaikResult(IrrResult):
+    """Result of :func:`fleiss_levin_paik`: ``.statistic`` (:math:`\\chi^2`, also ``.value``),
+    ``.df`` (1), ``.pvalue``, ``.table``."""
+
+    value: float
+    statistic: float
+    df: int
+    pvalue: float
+    categories: tuple
+    table: np.ndarray
+    n_objects: int
+    n_raters: int
+    _value_name = "Chisq"
+    _title = "Fleiss-Levin-Paik test of a shift in a three-level ordinal outcome"
+
+    def _stat_name(self):
+        return "Chisq(1)"
+
+
+@agreement_doc
+@validate_params({"table": ["boolean"]})
+def fleiss_levin_paik(ratings, /, *, table=False):
+    r"""Fleiss-Levin-Paik test: has a three-level ordinal outcome shifted between two ratings?
+
+    For paired ratings on an ordered scale of three categories (low, middle, high; e.g. a
+    model's graded prediction before and after a change), with :math:`d_i = n_{i.} - n_{.i}`
+    and :math:`\bar n_{ij} = (n_{ij} + n_{ji}) / 2`:
+
+    .. math::
+
+        \chi^2 = \frac{(d_1 - d_3)^2}{2(\bar n_{12} + 4\bar n_{13} + \bar n_{23})}
+
+    on 1 degree of freedom. It spends its one degree of freedom on the shift
+    :math:`d_1 - d_3` that an ordered scale makes meaningful, where Stuart's test
+    (:func:`stuart_maxwell`) spends two on any difference of the marginals.
+
+    Matches contingencytables' `FleissLevinPaik_test_paired_cxc` (Fagerland, Lydersen & Laake
+    2017, chapter 9).
+
+    Parameters
+    ----------
+    %(two_rater_table)s
+
+    Returns
+    -------
+    FleissLevinPaikResult
+
+    Notes
+    -----
+    With equal marginals (every :math:`d_i = 0`, no off-diagonal case among them)
+    contingencytables stops ("No differences
+    between the marginal sums"); predstab returns :math:`\chi^2 = 0` and p = 1, as
+    :func:`stuart_maxwell` does.
+
+    References
+    ----------
+    .. [1] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). *Statistical Methods for Rates and
+       Proportions*, 3rd ed., section 13.2. Wiley. https://doi.org/10.1002/0471445428
+
+    Examples
+    --------
+    >>> from predstab import fleiss_levin_paik
+    >>> r = fleiss_levin_paik([[596, 18, 6], [0, 2, 0], [0, 0, 42]], table=True)
+    >>> round(r.statistic, 3), round(r.pvalue, 6)
+    (21.429, 4e-06)
+    """
+    if table:
+        counts, categories, n = _square_table(ratings)
+    else:
+        counts, categories, n = two_rater_table(ratings, "contingencytables::FleissLevinPaik_test_paired_cxc")
+    if counts.shape != (3, 3):
+        raise ValueError(f"`ratings` must have three ordered categories for the Fleiss-Levin-Paik test; got "
+                         f"{counts.shape[0]} ({list(categories)!r:.80}).")
+    d = counts.sum(axis=1) - counts.sum(axis=0)
+    pairs = (counts + counts.T) / 2
+    denominator = 2 * (pairs[0, 1] + 4 * pairs[0, 2] + pairs[1, 2])
+    # unequal marginals need an off-diagonal case, so the denominator is positive whenever d is not 0
+    statistic = float((d[0] - d[2]) ** 2 / denominator) if d.any() else 0.0
+    return FleissLevinPaikResult(value=statistic, statistic=statistic, df=1,
+                                 pvalue=float(stats.chi2.sf(statistic, 1)),
+                                 categories=tuple(categories.tolist()), table=counts, n_objects=n, n_raters=2)
