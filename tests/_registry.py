@@ -597,6 +597,7 @@ RESULTS = [
     ("BootstrapResult", "compare.BootstrapResult", lambda: _compare("bootstrap_ci")),
     ("FriedmanNemenyiResult", "compare.FriedmanNemenyiResult", lambda: _compare("friedman_nemenyi")),
     ("BonferroniDunnResult", "compare.BonferroniDunnResult", lambda: _compare("bonferroni_dunn")),
+    ("FriedmanPosthocResult", "compare.FriedmanPosthocResult", lambda: _compare("friedman_posthoc")),
     ("WinRateResult", "compare.WinRateResult", lambda: _compare("win_rate_test")),
     ("GamesNeeded", "compare.GamesNeeded", lambda: _compare("games_needed")),
     ("MeanCI", "compare.MeanCI", lambda: _compare("mean_ci")),

@@ -50,6 +50,7 @@ CALLS = {
     "cv5x2_ftest": ((np.arange(10.0).reshape(5, 2), np.arange(10.0).reshape(5, 2) ** 1.1), {}),
     "friedman_nemenyi": ((4 - RANKS,), {}),
     "bonferroni_dunn": ((4 - RANKS,), {"control": 1}),
+    "friedman_posthoc": ((4 - RANKS,), {"method": "quade", "p_adjust": "holm"}),
     "seeds_needed": ((0.5,), {}),
     "power_ttest": ((0.5, 10), {}),
     "power_ttest_n": ((0.5,), {}),

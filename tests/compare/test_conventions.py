@@ -90,6 +90,7 @@ def _results():
             "BootstrapResult": _call("bootstrap_ci"),
             "FriedmanNemenyiResult": fn,
             "BonferroniDunnResult": compare.bonferroni_dunn(4 - RANKS, control=2),
+            "FriedmanPosthocResult": compare.friedman_posthoc(4 - RANKS, method="conover"),
             "WinRateResult": compare.win_rate_test(55, 100),
             "GamesNeeded": compare.games_needed(0.6),
             "MeanCI": compare.mean_ci(A),

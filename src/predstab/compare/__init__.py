@@ -26,6 +26,7 @@ repeated CV / random splits                :func:`corrected_resampled_ttest`,
 two methods over many data sets            :func:`wilcoxon`
 many methods over many data sets           :func:`friedman_nemenyi` (``.plot()``: the CD diagram)
 many methods against a control             :func:`bonferroni_dunn`
+which pairs of many methods differ         :func:`friedman_posthoc` (Conover, Quade, ...)
 how many seeds / games                     :func:`seeds_needed`, :func:`power_ttest`,
                                            :func:`detectable_effect`, :func:`win_rate_test`,
                                            :func:`games_needed`
@@ -41,6 +42,7 @@ from ._bootstrap import BootstrapResult, PairedBootstrapResult, bootstrap_ci, pa
 from ._cv import corrected_resampled_ttest, cv5x2_ftest, cv5x2_ttest, ttest, wilcoxon
 from ._mcnemar import McNemarResult, mcnemar
 from ._permutation import mean_permutation_test
+from ._posthoc import FriedmanPosthocResult, friedman_posthoc
 from ._power import (
     GamesNeeded,
     WinRateResult,
@@ -71,6 +73,7 @@ __all__ = [
     "ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "TestResult",
     "WilcoxonResult",
     "friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "BonferroniDunnResult",
+    "friedman_posthoc", "FriedmanPosthocResult",
     "seeds_needed", "power_ttest", "power_ttest_n", "detectable_effect",
     "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
     "iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
