@@ -33,7 +33,7 @@ from ._weights import WEIGHTS_CONSTRAINT
 
 __all__ = ["krippendorff_alpha", "KrippendorffAlphaResult", "MAX_TABLE_BYTES"]
 
-_SCALES = ("nominal", "ordinal", "interval", "ratio")
+_SCALES = ("nominal", "ordinal", "interval", "ratio", "circular", "bipolar")
 
 #: Memory budget (bytes) for the values x values tables that ordinal and ratio alpha
 #: need (and for the dense units x values count table, above which a sparse one is
@@ -59,7 +59,8 @@ class KrippendorffAlphaResult(TwoDefinitions, Result):
         Expected disagreement :math:`D_e`.
     scale : str
         Level of measurement used (``"nominal"`` with ``weights``: the weights are the
-        difference function, :math:`\\delta_{ck} = 1 - w_{ck}`).
+        difference function, :math:`\\delta_{ck} = 1 - w_{ck}`; ``"custom"`` for a difference
+        function given as ``scale``).
     n_units : int
         Units (objects) with at least two values (the pairable units).
     n_values : int
@@ -126,6 +127,9 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
     if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every scale
         n_inf = int(np.isinf(arr).sum())
         raise ValueError(f"`ratings` must hold finite values; got {n_inf} infinite value(s).")
+    if scale in ("circular", "bipolar") or callable(scale):
+        codes, values, ends = _metric_values(arr, scale, categories)
+        return codes, None, len(values), (values, ends)
     if categories is not None:
         if scale not in ("nominal", "ordinal"):
             raise ValueError(
@@ -143,12 +147,12 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
         # -1 appended: a slot for missing codes, so that an all-missing matrix indexes something
         position = np.array([lookup[u] for u in uniques.tolist()] + [-1], dtype=np.int64)
         codes = position[codes]
-        return codes, None, len(categories), scale
+        return codes, None, len(categories), None
     if scale in ("interval", "ratio"):
         x = as_numeric_matrix(arr)
         if scale == "ratio" and (x < 0).any():
             raise ValueError("`ratings` must be non-negative for scale='ratio'; got negative values.")
-        return None, unit_scaled(x)[0], None, scale  # scale invariant: extreme magnitudes rescaled
+        return None, unit_scaled(x)[0], None, None  # scale invariant: extreme magnitudes rescaled
     if scale == "ordinal" and arr.dtype.kind not in "biuf":
         kind = pd.api.types.infer_dtype(arr[~missing_mask(arr)], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "empty"):
@@ -157,7 +161,56 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
                 "the order of the categories, e.g. categories=['low', 'mid', 'high']."
             )
     codes, uniques = factorize_ratings(arr)
-    return codes, None, len(uniques), scale
+    return codes, None, len(uniques), None
+
+
+def _metric_values(arr, scale, categories):
+    """Codes and values of ``arr`` for Krippendorff's circular and bipolar metrics (numbers; the
+    scale's ends from ``categories`` when given, else the observed range) or a user's difference
+    function (any values). Returns ``(codes, values, ends)``."""
+    if callable(scale):
+        if categories is not None:
+            raise ValueError("`categories` cannot be used with a difference function `scale`: the function "
+                             "sees the values themselves.")
+        codes, values = factorize_ratings(arr)
+        return codes, values, None
+    x = as_numeric_matrix(arr)
+    codes, values = factorize_ratings(x)
+    values = values.astype(float)
+    if categories is None:
+        ends = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
+    else:
+        ends_of = np.asarray(_category_list(categories), dtype=float)
+        ends = (float(ends_of.min()), float(ends_of.max()))
+        if values.size and (values.min() < ends[0] or values.max() > ends[1]):
+            raise ValueError(f"`ratings` holds values outside the scale [{ends[0]:g}, {ends[1]:g}] that "
+                             f"`categories` gives for scale={scale!r}.")
+    return codes, values, ends
+
+
+def _metric_delta(scale, values, ends):
+    r"""delta^2 of every pair of distinct values: Krippendorff's (2011) circular
+    :math:`\sin^2(\pi (c - k) / U)` (U = max - min + 1, the values on the circle) and bipolar
+    :math:`(c - k)^2 / ((c + k - 2 v_{min})(2 v_{max} - c - k))`, or a user's function."""
+    if callable(scale):
+        delta = np.asarray(scale(values[:, None], values[None, :]), dtype=float)
+        n = len(values)
+        if delta.shape != (n, n) or not np.isfinite(delta).all() or (delta < 0).any():
+            raise ValueError(f"`scale`, a difference function, must return finite non-negative squared "
+                             f"differences of shape ({n}, {n}) for the {n} distinct values; got "
+                             f"{delta.shape if delta.shape != (n, n) else 'negative or non-finite ones'}.")
+        if np.diag(delta).any() or not np.allclose(delta, delta.T, rtol=1e-12, atol=0):
+            raise ValueError("`scale`, a difference function, must give 0 for equal values and the same "
+                             "difference for (c, k) and (k, c).")
+        return delta
+    low, high = ends
+    diff = values[:, None] - values[None, :]
+    if scale == "circular":
+        return np.sin(np.pi * diff / (high - low + 1.0)) ** 2
+    total = values[:, None] + values[None, :]
+    denominator = (total - 2.0 * low) * (2.0 * high - total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, diff * diff / denominator, 0.0)  # 0 / 0 only where c = k
 
 
 def _category_list(categories):
@@ -252,7 +305,7 @@ def _nominal(codes, n_values):
     return d_o, d_e, len(m_u), n
 
 
-def _ordinal_or_ratio(codes, n_values, scale, values=None):
+def _ordinal_or_ratio(codes, n_values, scale, values=None, ends=None):
     nbytes = 8 * n_values * n_values
     if 4 * nbytes > MAX_TABLE_BYTES:
         raise _table_error(n_values, scale, nbytes)
@@ -273,8 +326,8 @@ def _ordinal_or_ratio(codes, n_values, scale, values=None):
         with np.errstate(divide="ignore", invalid="ignore"):
             total = values[:, None] + values[None, :]
             delta = np.where(total > 0, ((values[:, None] - values[None, :]) / total) ** 2, 0.0)
-    else:
-        raise ValueError(f"`scale` must be 'ordinal' or 'ratio' here; got {scale!r}.")
+    else:  # circular, bipolar or a user's difference function
+        delta = _metric_delta(scale, values, ends)
     d_o = float(np.einsum("ck,ck->", o, delta)) / n
     d_e = float(n_c @ delta @ n_c) / (n * (n - 1))
     return d_o, d_e, len(m_u), n
@@ -343,7 +396,7 @@ def _interval(x):
 
 
 @agreement_doc
-@validate_params({"ratings": ["array-like"], "scale": [Options(_SCALES)],
+@validate_params({"ratings": ["array-like"], "scale": [Options(_SCALES), "callable"],
                   "categories": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
                   "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]},
                  renamed={"level": "scale", "levels": "categories"})
@@ -393,10 +446,21 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         for interval and ratio data (non-negative for ratio); numbers, strings or
         booleans for nominal and ordinal data.
         %(stack)s
-    scale : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        Level of measurement (difference function).
+    scale : {"nominal", "ordinal", "interval", "ratio", "circular", "bipolar"} or callable, default "nominal"
+        Level of measurement (difference function). "circular" and "bipolar" are
+        Krippendorff's (2011) metrics for numbers: :math:`\delta^2_{ck} = \sin^2(\pi(c-k)/U)`
+        with :math:`U = v_{max} - v_{min} + 1` (the points on the circle, e.g. 7 for days of
+        the week) and :math:`\delta^2_{ck} = (c-k)^2 / ((c+k-2v_{min})(2v_{max}-c-k))`, with
+        :math:`v_{min}, v_{max}` the ends of the scale: ``categories`` (numbers) when given,
+        else the smallest and largest value observed. irrCAC's "circular" and "bipolar"
+        weights are these differences divided by their largest value, so
+        ``weights="circular"`` gives the same alpha when the scale's ends are observed. A
+        callable ``scale(c, k)`` is a difference function: given two broadcastable arrays of
+        values it returns :math:`\delta^2_{ck}` (0 for equal values, symmetric, finite, non-negative),
+        as fast-krippendorff's ``level_of_measurement`` callables do.
     categories : sequence or pandas.CategoricalDtype, optional
-        The ordered categories for ``scale="ordinal"`` (required when the categories
+        The points of the scale for ``scale="circular"`` or "bipolar" (their smallest and
+        largest give the ends); the ordered categories for ``scale="ordinal"`` (required when the categories
         are not numbers, unless ``ratings`` is a DataFrame whose columns share one
         ordered categorical dtype); with ``"nominal"`` the set of allowed categories.
         Every value must be one of them. Categories in ``categories`` that are never used
@@ -480,13 +544,14 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
     if confidence_level is not None:
         raise ValueError(f"`confidence_level` applies to irrCAC's alpha, with `weights` or counts=True "
                          f"(Krippendorff's alpha has no interval); got {confidence_level!r} without them.")
-    codes, x, n_values, scale = _krippendorff_alpha_iv(ratings, scale, categories)
+    codes, x, n_values, metric = _krippendorff_alpha_iv(ratings, scale, categories)
+    name = scale if isinstance(scale, str) else "custom"  # a user's difference function
     shape = (codes if x is None else x).shape
     present = codes >= 0 if x is None else ~np.isnan(x)
     if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
         _warn_no_pairable_unit()
         return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
-                                       scale=scale, n_units=0, n_values=0, n_objects=shape[0],
+                                       scale=name, n_units=0, n_values=0, n_objects=shape[0],
                                        n_raters=shape[1])
     if scale == "nominal":
         d_o, d_e, n_units, n = _nominal(codes, n_values)
@@ -498,10 +563,12 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         codes, values = factorize_ratings(x)
         values = values.astype(float)
         d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), scale, values)
+    elif metric is not None:  # circular, bipolar or a user's difference function
+        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, scale, *metric)
     else:
         raise ValueError(f"`scale` must be one of {', '.join(map(repr, _SCALES))}; got {scale!r}.")
     value = convention_ratio(d_o, d_e, name="Krippendorff's alpha")
-    return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), scale=scale,
+    return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), scale=name,
                                    n_units=int(n_units), n_values=int(n), n_objects=shape[0],
                                    n_raters=shape[1])
 
