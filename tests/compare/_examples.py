@@ -6,6 +6,8 @@ it. The data are the seeds' figures of issue #7 (``A``, ``B``, ``RANKS``) and sm
 """
 
 import numpy as np
+from sklearn.dummy import DummyRegressor
+from sklearn.linear_model import Ridge
 
 # ten seeds of A and of B; one run of B exploded to 420 (issue #7)
 A = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
@@ -37,6 +39,11 @@ def classifier_predictions(n=300, seed=0):
     return y, a, b
 
 
+# two regressors and a small regression (the drivers that fit estimators)
+_X = np.linspace(0, 1, 40).reshape(20, 2)
+_Y = _X @ np.array([1.0, -2.0]) + np.sin(np.arange(20.0))
+_ESTIMATORS = (DummyRegressor(), Ridge())
+
 # function -> (positional arguments, keyword arguments) of a valid call
 CALLS = {
     "mcnemar": (([[146, 4], [14, 36]],), {}),
@@ -51,6 +58,10 @@ CALLS = {
     "friedman_nemenyi": ((4 - RANKS,), {}),
     "bonferroni_dunn": ((4 - RANKS,), {"control": 1}),
     "friedman_posthoc": ((4 - RANKS,), {"method": "quade", "p_adjust": "holm"}),
+    "paired_split_scores": ((*_ESTIMATORS, _X, _Y), {"design": "5x2", "random_state": 0}),
+    "paired_ttest_kfold_cv": ((*_ESTIMATORS, _X, _Y), {"cv": 3}),
+    "paired_ttest_resampled": ((*_ESTIMATORS, _X, _Y), {"n_rounds": 3, "random_state": 0}),
+    "paired_ttest_5x2cv": ((*_ESTIMATORS, _X, _Y), {"random_state": 0}),
     "seeds_needed": ((0.5,), {}),
     "power_ttest": ((0.5, 10), {}),
     "power_ttest_n": ((0.5,), {}),

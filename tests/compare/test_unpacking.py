@@ -14,7 +14,8 @@ from tests.compare._examples import A, B
 
 # every public function of predstab.compare whose result is a test: (statistic, p-value)
 TESTS = ["corrected_resampled_ttest", "cv5x2_ftest", "cv5x2_ttest", "friedman_nemenyi", "mcnemar",
-         "mean_permutation_test", "paired_bootstrap", "ttest", "wilcoxon", "win_rate_test"]
+         "mean_permutation_test", "paired_bootstrap", "paired_ttest_5x2cv", "paired_ttest_kfold_cv",
+         "paired_ttest_resampled", "ttest", "wilcoxon", "win_rate_test"]
 
 
 def test_the_list_is_every_function_whose_result_has_a_statistic_and_a_pvalue(example_results):

@@ -23,6 +23,9 @@ scores per seed                            :func:`ttest`, :func:`mean_ci`, :func
                                            :func:`bootstrap_ci`
 repeated CV / random splits                :func:`corrected_resampled_ttest`,
                                            :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
+two estimators, fit on the same splits     :func:`paired_ttest_5x2cv`,
+                                           :func:`paired_ttest_resampled`,
+                                           :func:`paired_ttest_kfold_cv`
 two methods over many data sets            :func:`wilcoxon`
 many methods over many data sets           :func:`friedman_nemenyi` (``.plot()``: the CD diagram)
 many methods against a control             :func:`bonferroni_dunn`
@@ -40,6 +43,7 @@ seed vs split variance                     :func:`variance_components`
 
 from ._bootstrap import BootstrapResult, PairedBootstrapResult, bootstrap_ci, paired_bootstrap
 from ._cv import corrected_resampled_ttest, cv5x2_ftest, cv5x2_ttest, ttest, wilcoxon
+from ._drivers import paired_split_scores, paired_ttest_5x2cv, paired_ttest_kfold_cv, paired_ttest_resampled
 from ._mcnemar import McNemarResult, mcnemar
 from ._permutation import mean_permutation_test
 from ._posthoc import FriedmanPosthocResult, friedman_posthoc
@@ -71,6 +75,7 @@ __all__ = [
     "paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
     "mean_permutation_test",
     "ttest", "wilcoxon", "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "TestResult",
+    "paired_split_scores", "paired_ttest_kfold_cv", "paired_ttest_resampled", "paired_ttest_5x2cv",
     "WilcoxonResult",
     "friedman_nemenyi", "FriedmanNemenyiResult", "bonferroni_dunn", "BonferroniDunnResult",
     "friedman_posthoc", "FriedmanPosthocResult",
