@@ -74,8 +74,8 @@ MODULES: dict[str, list[str]] = {
     "agreement/_icc": ["tests/agreement/test_icc.py", _STACKS],
     "agreement/_fleiss": ["tests/agreement/test_fleiss.py", "tests/agreement/test_cac.py", _STACKS],
     "agreement/_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
-                                "tests/agreement/test_cac_dist.py", "tests/agreement/test_krippendorff_metrics.py",
-                                _STACKS],
+                                "tests/agreement/test_cac_dist.py",
+                                "tests/agreement/test_krippendorff_metrics.py", _STACKS],
     # the peers' features (issue 38), each against its own file
     "compare/_posthoc": ["tests/compare/test_posthoc.py"],
     "compare/_unconditional": ["tests/compare/test_mcnemar_unconditional.py"],
