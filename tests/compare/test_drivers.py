@@ -76,3 +76,28 @@ def test_split_scores_shapes_and_clones():
     assert not hasattr(a, "coef_")  # the user's estimators are not fitted: clones are
     with pytest.raises(ValueError, match="design"):
         compare.paired_split_scores(a, b, X, y, design="loo")
+
+
+def test_drivers_take_frames_and_a_scorer():
+    import pandas as pd
+    from sklearn.metrics import make_scorer, mean_absolute_error
+
+    from predstab import compare
+
+    a, b, X, y = _diabetes_pair()
+    frame, series = pd.DataFrame(X), pd.Series(y)
+    for design in ("kfold", "resampled", "5x2"):
+        options = dict(design=design, n_splits=4, n_rounds=3, random_state=5)
+        arrays = compare.paired_split_scores(a, b, X, y, **options)
+        frames = compare.paired_split_scores(a, b, frame, series, **options)
+        np.testing.assert_allclose(arrays, frames, rtol=1e-13)  # Ridge on a frame: rounding apart
+    # a scorer by name and the same one as a callable; R^2 by default for regressors
+    by_name = compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=3,
+                                          scoring="neg_mean_absolute_error")
+    scorer = make_scorer(mean_absolute_error, greater_is_better=False)
+    by_callable = compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=3, scoring=scorer)
+    np.testing.assert_allclose(by_name, by_callable, rtol=1e-15)
+    default = compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=3)
+    r2 = compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=3, scoring="r2")
+    np.testing.assert_array_equal(default, r2)
+    assert np.all(by_name[0] < 0) and not np.allclose(default, by_name)

@@ -22,8 +22,9 @@ def _enumerated_unconditional_p(table, gamma):
     region = [(x, y) for x in range(n + 1) for y in range(n + 1 - x)
               if x + y > 0 and (x - y) ** 2 / (x + y) >= t_obs]
     m = n12 + n21
-    low = beta.ppf(gamma / 2, m, n - m + 1) if gamma else 0.0
-    high = beta.ppf(1 - gamma / 2, m + 1, n - m) if gamma else 1.0
+    # Clopper-Pearson's interval, its ends 0 and 1 where the beta quantile is not defined
+    low = beta.ppf(gamma / 2, m, n - m + 1) if gamma and m > 0 else 0.0
+    high = beta.ppf(1 - gamma / 2, m + 1, n - m) if gamma and m < n else 1.0
     best = 0.0
     for pi in np.linspace(low, high, 1000):
         total = sum(comb(n, x) * comb(n - x, y) * (pi / 2) ** (x + y) * (1 - pi) ** (n - x - y)
@@ -67,3 +68,47 @@ def test_mcnemar_unconditional_edges_and_size():
     assert mcnemar([[49000, 500], [500, 50000]], method="unconditional").pvalue == 1.0
     big = mcnemar([[49000, 400], [480, 50120]], method="unconditional", gamma=0)
     assert big.pvalue == pytest.approx(mcnemar([[49000, 400], [480, 50120]], method="mid-p").pvalue, rel=0.1)
+
+
+def test_tail_mass_equals_enumeration_on_the_edges():
+    # q_s = P[T(X, s - X) >= t_obs], X ~ Binomial(s, 1/2), by enumeration; t_obs from real tables
+    # so that tables on the edge of the region (T == t_obs) occur
+    from scipy import stats
+
+    from predstab.compare._unconditional import _tail_mass
+
+    n = 40
+    for n12, n21 in [(0, 1), (1, 1), (2, 7), (5, 5), (3, 12), (0, 9), (13, 14), (1, 20)]:
+        t_obs = (n12 - n21) ** 2 / (n12 + n21)
+        expected = [sum(stats.binom.pmf(x, s, 0.5) for x in range(s + 1)
+                        if s > 0 and (x - (s - x)) ** 2 / s >= t_obs) for s in range(n + 1)]
+        np.testing.assert_allclose(_tail_mass(n, t_obs), expected, rtol=1e-12, atol=1e-300)
+
+
+def test_large_tables_equal_the_full_sum_over_every_discordant_count():
+    # the windows of the binomial weights leave nothing out: P(pi) summed over every s, in the test
+    from scipy import special, stats
+
+    from predstab.compare import mcnemar
+    from predstab.compare._unconditional import _tail_mass
+
+    for (n12, n21, n, gamma) in [(40, 62, 3000, 1e-4), (40, 62, 3000, 0.0), (300, 200, 2500, 1e-3)]:
+        q = _tail_mass(n, (n12 - n21) ** 2 / (n12 + n21))
+        m = n12 + n21
+        low = special.betaincinv(m, n - m + 1, gamma / 2) if gamma else 0.0
+        high = special.betaincinv(m + 1, n - m, 1 - gamma / 2) if gamma else 1.0
+        grid = np.linspace(low, high, 1000)
+        weights = stats.binom.pmf(np.arange(n + 1)[None, :], n, grid[:, None])
+        expected = min(float((weights @ q).max()) + gamma, 1.0)
+        table = [[n - m - 10, n12], [n21, 10]]
+        got = mcnemar(table, method="unconditional", gamma=gamma).pvalue
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_every_case_discordant():
+    # m = n: the Clopper-Pearson interval reaches 1
+    from predstab.compare import mcnemar
+
+    table = [[0, 2], [9, 0]]
+    assert mcnemar(table, method="unconditional").pvalue == pytest.approx(
+        _enumerated_unconditional_p(table, 1e-4), rel=1e-9)
