@@ -18,6 +18,7 @@ import importlib
 
 from ._core._exceptions import PredstabDataWarning as PredstabDataWarning
 from ._core._exceptions import PredstabDegenerateWarning as PredstabDegenerateWarning
+from ._core._exceptions import PredstabOrientationWarning as PredstabOrientationWarning
 from ._core._exceptions import PredstabUndefinedWarning as PredstabUndefinedWarning
 from ._core._exceptions import PredstabWarning as PredstabWarning
 from ._core._utils import ConfidenceInterval as ConfidenceInterval
@@ -104,7 +105,8 @@ _SUBMODULES = ("agreement", "stability", "ensembles", "compare", "plotting", "cl
 
 __all__ = sorted(
     [*_EXPORTS, *_SUBMODULES, "ConfidenceInterval", "PredstabDataWarning",
-     "PredstabDegenerateWarning", "PredstabUndefinedWarning", "PredstabWarning", "__version__"]
+     "PredstabDegenerateWarning", "PredstabUndefinedWarning", "PredstabWarning", "__version__",
+     "PredstabOrientationWarning"]
 )
 
 

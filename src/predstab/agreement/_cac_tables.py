@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._gate import check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
 from .._core._utils import missing_mask
 from ._weights import is_numeric_categories, weight_matrix
@@ -51,6 +52,7 @@ def _raw_codes(ratings, categories):
         raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
     if categories is None:
         codes, cats = factorize_ratings(arr)
+        check_labels(cats, arr.size)
         return np.asarray(codes, dtype=np.int64), np.asarray(cats)
     cats = given_categories(categories)
     if is_numeric_categories(cats):
@@ -88,7 +90,7 @@ def _count_table(codes, q):
 
 
 def _read_counts(ratings, categories):
-    arr = as_rating_matrix(ratings, min_replicates=1)
+    arr = as_rating_matrix(ratings, min_replicates=1, orientation=False)  # columns: categories
     values = as_numeric_matrix(arr)
     if np.isnan(values).any():
         raise ValueError("`ratings` (a count table with counts=True) must not hold missing values; "

@@ -13,6 +13,7 @@ import numpy as np
 from scipy import special
 
 from .._core._convention import one_minus_ratio
+from .._core._gate import check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
@@ -55,6 +56,7 @@ def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
             f"`{name}` must hold finite values; got {int(np.isinf(arr).sum())} infinite value(s)."
         )
     codes, found = factorize_ratings(arr)
+    check_labels(found, arr.size, name=name)
     if categories is None:
         return codes, found
     given = np.asarray(categories, dtype=object if found.dtype.kind in "OUS" else None).ravel()
