@@ -16,6 +16,7 @@ function that needs them is called).
 
 import importlib
 
+from ._core import _startup  # noqa: F401  (first: a Ctrl-C while `predstab` starts prints one line)
 from ._core._exceptions import PredstabDataWarning as PredstabDataWarning
 from ._core._exceptions import PredstabDegenerateWarning as PredstabDegenerateWarning
 from ._core._exceptions import PredstabOrientationWarning as PredstabOrientationWarning

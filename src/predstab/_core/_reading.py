@@ -19,6 +19,7 @@ import contextlib
 import csv
 import difflib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -204,14 +205,67 @@ def _decimal_hint(raw, sep, dec) -> str:
     return ""
 
 
+#: bytes read at a time from a file, a pipe or standard input
+_CHUNK = 1 << 20
+
+
+def _max_bytes() -> int:
+    """The most bytes of text read from one input: a quarter of the machine's memory (the table
+    built from them takes several times more), 4 GiB where the memory size is unknown."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (AttributeError, ValueError, OSError):
+        return 4 << 30
+
+
+def _not_text(what, path, data, start, problem):
+    line = data.count(b"\n", 0, start) + 1
+    return InputError(f"{what} file '{path}' is not {problem} (byte {start}, line {line})")
+
+
+def _read_bytes(path, *, what) -> bytes:
+    """The bytes of a text table, read a chunk at a time from a file, a pipe (process
+    substitution: ``<(...)``) or standard input (``-``). Every chunk is checked as it arrives:
+    a NUL byte or bytes that are no UTF-8 stop the reading with an :class:`InputError`, so an
+    input that never ends (``/dev/zero``, ``/dev/urandom``) is refused after its first chunk,
+    in bounded memory, instead of filling it; text that never ends (``yes 1,2 |``) is refused
+    when it passes a quarter of the machine's memory."""
+    import codecs
+    import sys
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    chunks, total, limit = [], 0, _max_bytes()
+    with contextlib.ExitStack() as stack:
+        handle = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+        while chunk := handle.read(_CHUNK):
+            if b"\0" in chunk:
+                data = b"".join(chunks) + chunk
+                raise _not_text(what, path, data, total + chunk.index(b"\0"),
+                                "a text table: it holds a NUL byte (a device such as /dev/zero, or a binary "
+                                "file?)")
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                data = b"".join(chunks) + chunk
+                raise _not_text(what, path, data, total + exc.start, "UTF-8 text") from None
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise InputError(f"{what} file '{path}' is longer than {limit >> 20} MiB, a quarter of this "
+                                 "machine's memory: an input that never ends (a device, or a pipe that keeps "
+                                 "writing)? Give a file, or a pipe that ends")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        data = b"".join(chunks)
+        raise _not_text(what, path, data, len(data) - 1, "UTF-8 text (it ends inside a character)") from None
+    return b"".join(chunks)
+
+
 def _read_text_table(path, *, what, header, sep, dec) -> pd.DataFrame:
     """A CSV / TSV / white-space table as R's readers see it (see :func:`read_table`)."""
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the first name
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{what} file '{path}' is not UTF-8 text (byte {exc.start}, line {line})") from None
+    data = _read_bytes(path, what=what)
+    text = data.decode("utf-8-sig")  # a byte-order mark is not part of the first name
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     sep = _SEPARATORS[sep] if sep is not None else _sniff_sep(lines, path.suffix.lower())
@@ -356,6 +410,12 @@ def read_table(path, *, what="input", header=None, sep=None, dec=None) -> pd.Dat
     (['1', '2'], ['a', 'b'], [[1.5, 2.0], [3.0, 4.25]])
     """
     path = Path(path)
+    if str(path) == "-":  # standard input, as Unix tools read it
+        frame = _read_text_table(path, what=what, header=header, sep=sep, dec=dec)
+        frame.attrs["path"] = "-"
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise InputError(f"{what} (standard input) has no data rows or no columns")
+        return frame
     if not path.exists():
         raise InputError(f"{what} file '{path}' does not exist")
     if path.is_dir():
