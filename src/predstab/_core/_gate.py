@@ -40,7 +40,7 @@ from ._utils import missing_mask
 
 __all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
-           "check_target_kind", "looks_transposed"]
+           "check_target_kind", "looks_transposed", "check_responses"]
 
 
 # How a surface (the CLI) names a parameter in the gate's messages: {"ratings": ("RATINGS 'f.csv'",
@@ -303,6 +303,24 @@ def check_categories_order(values, categories, *, name="ratings"):
 
 
 # ----------------------------------------------------------------------------- targets
+def check_responses(y, *, name="y", numbers=True):
+    """``y`` as an array of observed responses to fit on, or a ValueError naming ``name``: no
+    missing value (None, NaN, pd.NA, a masked cell), and for a regression (``numbers``) no
+    infinite one. The message gives the count and the first rows, so that the user's line,
+    not scikit-learn's "Input y contains NaN.", says what to fix."""
+    y = np.asarray(unmask(y.to_numpy() if hasattr(y, "to_numpy") else y))
+    missing = missing_mask(y)
+    if missing.any():
+        rows = np.flatnonzero(missing.reshape(len(y), -1).any(axis=1) if y.ndim else missing)[:5].tolist()
+        raise ValueError(f"`{name}` has {int(missing.sum())} missing value(s) (NaN / None), first at row(s) "
+                         f"{rows}; a model cannot be fitted to them: drop those rows from `X` and `{name}`.")
+    if numbers and y.dtype.kind == "f" and np.isinf(y).any():
+        first = int(np.flatnonzero(np.isinf(y).reshape(len(y), -1).any(axis=1))[0])
+        raise ValueError(f"`{name}` must hold finite values; got {int(np.isinf(y).sum())} infinite value(s), "
+                         f"first at row {first}.")
+    return y
+
+
 def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:
     """Check that a target suits ``task`` ("regression", "classification" or "ordinal"), in the
     user's words: a continuous target given to a class task (:func:`looks_continuous` with any

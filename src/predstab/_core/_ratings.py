@@ -52,11 +52,14 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
     else:
         try:
             arr = np.asarray(ratings)
-        except ValueError as exc:  # numpy refuses ragged nested sequences
-            raise ValueError(
-                f"`{name}` must be a rectangular (n_objects, n_replicates) array; "
-                f"got rows of different lengths ({exc})."
-            ) from None
+        except ValueError:  # numpy refuses ragged nested sequences: say which lengths it saw
+            try:
+                lengths = sorted({len(row) for row in ratings})
+            except TypeError:
+                lengths = None
+            seen = f"rows of lengths {lengths}" if lengths else "rows of different lengths"
+            raise ValueError(f"`{name}` must be a rectangular (n_objects, n_replicates) array; "
+                             f"got {seen}.") from None
     if arr.dtype == object and arr.ndim == 1 and arr.size and all(np.ndim(r) == 1 for r in arr):
         lengths = sorted({len(r) for r in arr})
         raise ValueError(

@@ -310,9 +310,42 @@ def _stack_outputs(outputs, classes):
     return out, classes
 
 
-def _predict_members(members, X, proba, n_jobs):
-    # threads: the members are fitted models in this process, predict releases the GIL in numpy
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba) for m in members)
+def _predict_members(members, X, proba, n_jobs, name):
+    """Every member's output for ``X``; a member that cannot predict ``X`` (not fitted, or ``X`` of
+    another width than it was fitted on) is named, with the parameter, instead of scikit-learn's
+    message alone."""
+    _check_members_fitted(members)
+    width = np.shape(X)[1] if np.ndim(X) == 2 else None
+    for j, member in enumerate(members):
+        expected = getattr(member, "n_features_in_", None)
+        if width is not None and expected is not None and int(expected) != width:
+            raise ValueError(f"`{name}` has {width} columns (features), but member {j} "
+                             f"({type(member).__name__}) was fitted on {int(expected)}; give `{name}` the "
+                             "features the members were trained on.")
+    try:
+        # threads: the members are fitted models in this process, predict releases the GIL in numpy
+        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba)
+                                                         for m in members)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"the members could not predict `{name}` of shape {np.shape(X)}: {exc}") from exc
+
+
+def _check_members_fitted(members):
+    """A ValueError naming the first member scikit-learn says is not fitted."""
+    try:
+        from sklearn.base import BaseEstimator
+        from sklearn.exceptions import NotFittedError
+        from sklearn.utils.validation import check_is_fitted
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        return
+    for j, member in enumerate(members):
+        if not isinstance(member, BaseEstimator):
+            continue  # not scikit-learn's: its own predict says
+        try:
+            check_is_fitted(member)
+        except NotFittedError:
+            raise ValueError(f"`members` must be fitted models; member {j} ({type(member).__name__}) is not "
+                             "fitted: call its fit first.") from None
 
 
 @validate_params({**{k: v for k, v in _DECLARED.items() if k != "oob_predictions"}, "members": ["array-like"],
@@ -333,12 +366,12 @@ def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=
         raise ValueError("`response`='predict_proba' needs members with `predict_proba` and `classes_`.")
     proba = can_proba if response == "auto" else response == "predict_proba"
     start = time.perf_counter()
-    test, classes_out = _stack_outputs(_predict_members(members, X_test, proba, n_jobs), classes)
+    test, classes_out = _stack_outputs(_predict_members(members, X_test, proba, n_jobs, "X_test"), classes)
     train = None
     if X_oob is not None:
         if oob is None:
             raise ValueError("`X_oob` needs `oob`, the mask of which member did not train on which row.")
-        train, _ = _stack_outputs(_predict_members(members, X_oob, proba, n_jobs), classes_out)
+        train, _ = _stack_outputs(_predict_members(members, X_oob, proba, n_jobs, "X_oob"), classes_out)
     seconds = time.perf_counter() - start
     if not proba and classes is None and hasattr(members[0], "classes_") and test.dtype.kind in "iuf":
         classes_out = np.unique(np.concatenate([np.asarray(m.classes_) for m in members]))
