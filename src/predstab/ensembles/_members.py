@@ -327,7 +327,8 @@ def _predict_members(members, X, proba, n_jobs, name):
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba)
                                                          for m in members)
     except (ValueError, TypeError) as exc:
-        raise type(exc)(f"the members could not predict `{name}` of shape {np.shape(X)}: {exc}") from exc
+        kind = TypeError if isinstance(exc, TypeError) and not isinstance(exc, ValueError) else ValueError
+        raise kind(f"the members could not predict `{name}` of shape {np.shape(X)}: {exc}") from exc
 
 
 def _check_members_fitted(members):
