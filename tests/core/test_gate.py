@@ -115,6 +115,25 @@ def test_labels_stacked_in_rows_warn_in_fleiss_kappa():
         predstab.fleiss_kappa(P.T)
 
 
+def test_probabilities_stacked_members_first_warn_in_from_predictions():
+    from sklearn.datasets import make_classification
+    from sklearn.neural_network import MLPClassifier
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning
+        members = [MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, random_state=seed)
+                   .fit(X[:100], y[:100]) for seed in range(5)]
+    P = np.stack([m.predict_proba(X[100:]) for m in members])  # 5 members x 200 objects x 2 classes
+    with pytest.warns(PredstabOrientationWarning, match=r"`predictions` has 5 rows and 200 columns.*"
+                                                        r"`predictions\.transpose\(1, 0, 2\)`"):
+        TreePool.from_predictions(P)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        pool = TreePool.from_predictions(P.transpose(1, 0, 2))
+    np.testing.assert_array_equal(pool.test_predictions_, P.transpose(1, 0, 2))
+
+
 def test_the_command_line_warns_once_through_the_gate(forest_stack, tmp_path, capsys):
     from predstab.cli import main
 

@@ -104,7 +104,7 @@ def looks_transposed(matrix, *, ratio=3) -> bool:
     return _line_agreement(matrix.T) > _line_agreement(matrix) + 0.1
 
 
-def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3) -> bool:
+def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3, fix=None) -> bool:
     """Warn (:class:`~predstab.PredstabOrientationWarning`) when ``matrix`` looks transposed
     (replicates in rows, objects in columns); return True when it does.
 
@@ -118,8 +118,9 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     times more columns than rows is never looked at (no cost). Filter the warning category to
     say that an orientation is intended.
 
-    The message names the parameter ``name``; a surface names its file and option instead
-    (``what``, ``option``, or :func:`described_as` around the call of the public function).
+    The message names the parameter ``name`` and how to turn it (``fix``, default
+    ``name.T``); a surface names its file and option instead (``what``, ``option``, or
+    :func:`described_as` around the call of the public function).
 
     Examples
     --------
@@ -140,9 +141,10 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
         remedy = f"if the file has them the other way round, add {option or '--transpose'}"
     else:
         what = f"`{name}`"
-        remedy = (f"pass `{name}.T` (np.stack([m.predict(X) for m in members]) puts the members in rows; "
-                  "np.column_stack puts them in columns); if the orientation is intended, filter the "
-                  "warning: warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
+        remedy = (f"pass `{fix or name + '.T'}` (np.stack([m.predict(X) for m in members]) puts the members "
+                  "in rows; np.column_stack puts them in columns); if the orientation is intended, "
+                  "filter the warning: "
+                  "warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
     warn_outside(f"{what} has {rows} rows and {columns} columns, and its values agree more down the "
                  "columns than along the rows: it looks transposed. Objects belong in rows and refits "
                  f"(members, raters) in columns; {remedy}", PredstabOrientationWarning)

@@ -136,6 +136,8 @@ def _matrix_iv(predictions, classes, name):
         if values.shape[2] < 2:
             raise ValueError(f"`{name}` must hold probabilities of at least 2 classes; got "
                              f"{_shape_text(values)}.")
+        # members x objects x classes (np.stack of predict_proba): judged on the last class's probability
+        check_orientation(values[:, :, -1], name=name, fix=f"{name}.transpose(1, 0, 2)")
         return _check_probabilities(values, classes, name)
     check_orientation(values, name=name)
     if classes is not None or values.dtype.kind not in "iuf":
