@@ -108,11 +108,16 @@ def test_labels_stacked_in_rows_warn_in_fleiss_kappa():
     forest = RandomForestClassifier(n_estimators=15, random_state=0).fit(X[:60], y[:60])
     labels = np.array(["no", "yes"], dtype=object)
     P = np.stack([labels[tree.predict(X[60:]).astype(int)] for tree in forest.estimators_])  # 15 x 200
-    with pytest.warns(PredstabOrientationWarning, match="`ratings` has 15 rows and 200 columns"):
-        predstab.fleiss_kappa(P)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PredstabOrientationWarning)
-        predstab.fleiss_kappa(P.T)
+    codes = np.stack([tree.predict(X[60:]).astype(int) for tree in forest.estimators_])  # labels 0 / 1
+    for stacked in (P, codes):
+        with pytest.warns(PredstabOrientationWarning, match="`ratings` has 15 rows and 200 columns"):
+            predstab.fleiss_kappa(stacked)
+        with pytest.warns(PredstabOrientationWarning, match="`predictions` has 15 rows and 200 columns"):
+            TreePool.from_predictions(stacked, classes=np.unique(stacked))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PredstabOrientationWarning)
+            predstab.fleiss_kappa(stacked.T)
+            TreePool.from_predictions(stacked.T, classes=np.unique(stacked))
 
 
 def test_probabilities_stacked_members_first_warn_in_from_predictions():
@@ -144,6 +149,14 @@ def test_the_command_line_warns_once_through_the_gate(forest_stack, tmp_path, ca
     assert err.count("looks transposed") == 1 and "RATINGS '" in err and "add --transpose" in err
     assert main(["agree", str(tmp_path / "wide.csv"), "--measure", "icc", "--transpose"]) == 0
     assert "looks transposed" not in capsys.readouterr().err
+
+
+def test_regression_targets_must_be_numbers_in_tune_num_learners():
+    from sklearn.ensemble import RandomForestRegressor
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match=r"`y` must hold numbers for a regression; got 'a', 'b'"):
+        predstab.tune_num_learners(RandomForestRegressor(n_estimators=5), X, np.array(["a", "b"] * 20))
 
 
 def test_the_orientation_rule_costs_nothing_on_a_tall_matrix():

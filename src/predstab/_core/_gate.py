@@ -100,7 +100,13 @@ def looks_transposed(matrix, *, ratio=3) -> bool:
             warnings.simplefilter("ignore", RuntimeWarning)
             along_rows = np.nanmean(np.nanvar(values, axis=1, ddof=1))
             down_columns = np.nanmean(np.nanvar(values, axis=0, ddof=1))
-        return bool(down_columns < 0.5 * along_rows)
+        if down_columns < 0.5 * along_rows:
+            return True
+        with np.errstate(invalid="ignore"):
+            whole = bool(np.all((values == np.round(values)) | np.isnan(values)))
+        if not whole:
+            return False  # measurements: the variances decide
+        # whole numbers may be class labels (0/1 of a classifier's members): the rule of labels too
     return _line_agreement(matrix.T) > _line_agreement(matrix) + 0.1
 
 
@@ -112,8 +118,9 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     raters) in columns, so its values agree more along a row than down a column. The warning
     fires when there are at least ``ratio`` times more columns than rows *and* the columns
     agree clearly more than the rows: for numbers, a mean variance (``ddof=1``) down the
-    columns below half the one along the rows; for categories, a chance that two cells agree
-    at least 0.1 higher down the columns than along the rows. Both are unbiased whatever the
+    columns below half the one along the rows; for categories (and whole numbers, which may be
+    class labels), a chance that two cells agree at least 0.1 higher down the columns than
+    along the rows. Both are unbiased whatever the
     line length, so unstructured data do not trigger it. A matrix with fewer than ``ratio``
     times more columns than rows is never looked at (no cost). Filter the warning category to
     say that an orientation is intended.
@@ -155,22 +162,26 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
 def check_row_names(frame, *, name="ratings") -> bool:
     """Warn (:class:`~predstab.PredstabDataWarning`) when the first column of a DataFrame looks
     like row names read as data: named ``Unnamed: 0`` (``pandas.read_csv`` of a file of R's
-    ``write.csv`` or of pandas' ``to_csv``), or holding exactly 1, 2, ..., n (R's default row
-    names) in a frame of 3 rows or more. Returns True when it warns. Only the first column
+    ``write.csv`` or of pandas' ``to_csv``) or ``index`` (``reset_index``), or holding exactly
+    1, 2, ..., n (R's default row names) or 0, 1, ..., n - 1 (pandas' default index) in a
+    frame of 3 rows or more. Returns True when it warns. Only the first column
     (and its name) is looked at."""
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2 or frame.shape[0] < 1:
         return False
     label = frame.columns[0]
     first = frame.iloc[:, 0]
-    unnamed = isinstance(label, str) and label.startswith("Unnamed: 0")
-    counting = False
+    # pandas' names for an index written or reset as a column: read_csv's "Unnamed: 0", reset_index's "index"
+    unnamed = isinstance(label, str) and (label.startswith("Unnamed: 0") or label == "index")
+    start = None
     if not unnamed and frame.shape[0] >= 3 and pd.api.types.is_integer_dtype(first.dtype) \
             and not pd.api.types.is_bool_dtype(first.dtype):
         values = first.to_numpy(dtype=np.int64, na_value=-1)
-        counting = bool(values[0] == 1 and np.array_equal(values, np.arange(1, len(values) + 1)))
-    if not (unnamed or counting):
+        if values[0] in (0, 1) and np.array_equal(values, np.arange(values[0], values[0] + len(values))):
+            start = int(values[0])
+    if not unnamed and start is None:
         return False
-    seen = f"named {label!r}" if unnamed else f"{label!r}, holding 1, 2, ..., {frame.shape[0]},"
+    seen = (f"named {label!r}" if unnamed else
+            f"{label!r}, holding {start}, {start + 1}, ..., {start + frame.shape[0] - 1},")
     warn_outside(f"the first column of `{name}` ({seen}) looks like row names read as data (pandas.read_csv "
                  "of a file R's write.csv wrote): it is counted as one more replicate (rater). Read the "
                  "file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the "
@@ -316,6 +327,13 @@ def check_responses(y, *, name="y", numbers=True):
         rows = np.flatnonzero(missing.reshape(len(y), -1).any(axis=1) if y.ndim else missing)[:5].tolist()
         raise ValueError(f"`{name}` has {int(missing.sum())} missing value(s) (NaN / None), first at row(s) "
                          f"{rows}; a model cannot be fitted to them: drop those rows from `X` and `{name}`.")
+    if numbers and y.dtype.kind not in "iufb":
+        converted = numbers_if_numeric(y, name=name)
+        if converted.dtype.kind not in "iufb":
+            shown = ", ".join(repr(v) for v in list(dict.fromkeys(y.tolist()))[:3])
+            raise ValueError(f"`{name}` must hold numbers for a regression; got {shown}, ... (class labels "
+                             "need a classifier).")
+        y = converted
     if numbers and y.dtype.kind == "f" and np.isinf(y).any():
         first = int(np.flatnonzero(np.isinf(y).reshape(len(y), -1).any(axis=1))[0])
         raise ValueError(f"`{name}` must hold finite values; got {int(np.isinf(y).sum())} infinite value(s), "
