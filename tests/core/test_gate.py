@@ -344,6 +344,13 @@ def test_an_ordered_categorical_and_a_conflicting_categories_are_refused():
     assert predstab.krippendorff_alpha(frame, scale="ordinal", categories=levels).value == pytest.approx(own)
     with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `predictions`"):
         predstab.phi(frame, frame.iloc[:, 0], scale="ordinal", categories=["mid", "low", "high"])
+    # weighted coefficients, whose weights follow the order of the categories
+    two = frame.iloc[:, :2]
+    for weighted in (lambda c: predstab.cohen_kappa(two, weights="linear", categories=c),
+                     lambda c: predstab.gwet_ac1(frame, weights="linear", categories=c)):
+        assert weighted(levels).value == pytest.approx(weighted(pd.Series(levels)).value)
+        with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `ratings`"):
+            weighted(["mid", "low", "high"])
 
 
 # ----------------------------------------------------------------------------- 7. inputs that never end

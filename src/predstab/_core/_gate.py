@@ -311,8 +311,8 @@ def check_categories_order(values, categories, *, name="ratings"):
     shared_given = [c for c in given if c in own]
     if shared_own != shared_given:
         raise ValueError(f"`categories` {given!r} contradicts the order of the ordered Categorical "
-                         f"`{name}` {own!r}; give the categories in the Categorical's order, or leave "
-                         "`categories` out (the Categorical's order is used).")
+                         f"`{name}` {own!r}: one of the two orders would be ignored; give the categories "
+                         "in the Categorical's order.")
 
 
 # ----------------------------------------------------------------------------- targets

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
-from .._core._gate import check_labels
+from .._core._gate import check_categories_order, check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
 from .._core._utils import missing_mask
 from ._weights import is_numeric_categories, weight_matrix
@@ -36,6 +36,7 @@ def given_categories(categories, name="categories"):
 
 def _raw_codes(ratings, categories):
     """Integer codes (n, r) with -1 for missing, and the categories in weight order."""
+    check_categories_order(ratings, categories)
     categorical = categorical_codes(ratings) if categories is None else None
     if categorical is not None:
         codes, cats = categorical
