@@ -433,3 +433,86 @@ def test_ctrl_c_while_the_command_starts_prints_one_line():
             continue
         assert proc.returncode == 130 and len(lines) == 1, err.decode()
         assert "interrupted" in lines[0] and "Traceback" not in err.decode()
+
+
+# ----------------------------------------------------------------------------- the gate's rules, one by one
+def test_check_responses_names_rows_counts_and_kinds():
+    y = np.array([1.0, np.nan, 3.0, np.nan, 5.0, np.inf])
+    with pytest.raises(ValueError, match=r"^`y` has 2 missing value\(s\) \(NaN / None\), first at "
+                                         r"row\(s\) \[1, 3\]; a model cannot be fitted to them: drop those "
+                                         r"rows from `X` and `y`\.$"):
+        _gate.check_responses(y)
+    with pytest.raises(ValueError, match=r"^`target` must hold finite values; got 2 infinite value\(s\), "
+                                         r"first at row 2\.$"):
+        _gate.check_responses(np.array([1.0, 2.0, -np.inf, np.inf]), name="target")
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"1 missing value\(s\) \(NaN / None\), first at row\(s\) \[1\]"):
+        _gate.check_responses(masked)
+    # numbers written as objects or a nullable Series are numbers; text is refused for a regression only
+    assert _gate.check_responses(np.array([1, 2.5], dtype=object)).tolist() == [1.0, 2.5]
+    assert _gate.check_responses(pd.Series([1, 2], dtype="Int64")).tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\."):
+        _gate.check_responses(np.array(["a", "b", "a"]))
+    assert _gate.check_responses(np.array(["a", "b", "a"]), numbers=False).tolist() == ["a", "b", "a"]
+    assert _gate.check_responses(np.array([np.inf, 1.0]), numbers=False)[0] == np.inf
+
+
+def test_check_target_kind_by_the_rule_of_looks_continuous():
+    _gate.check_target_kind([0, 1, 1, 0], "classification")
+    _gate.check_target_kind(["a", "b"], "ordinal")
+    _gate.check_target_kind([0.5, 1.5], "regression")
+    with pytest.raises(InputError, match=r"^the target 'y' looks continuous \(2 distinct numbers in 3 rows, "
+                                         r"e\.g\. 0\.5, 1, \.\.\.\): --task ordinal needs class labels"):
+        _gate.check_target_kind([0.5, 1.0, 1.0], "ordinal", name="y")
+    with pytest.raises(InputError, match=r"^--observed 'o\.csv' looks continuous \(30 distinct numbers in "
+                                         r"30 cells"):
+        _gate.check_target_kind(np.arange(30), "classification", subject="--observed 'o.csv'", unit="cells")
+    with pytest.raises(InputError, match=r"^--task must be regression, classification or ordinal; got 'x'"):
+        _gate.check_target_kind([1], "x")
+    assert _gate.looks_continuous(np.arange(21), 42) is False    # 21 whole numbers in 42 values: labels
+    assert _gate.looks_continuous(np.arange(22), 42) is True     # more than half of the values distinct
+    assert _gate.looks_continuous(np.arange(11) / 2, 1000) is True
+    assert _gate.looks_continuous(np.arange(10) / 2, 1000) is False   # 10 half-points: a rating scale
+    assert _gate.looks_continuous(np.array([True, False]), 2) is False
+    assert _gate.looks_continuous(np.array(["a", "b"] * 30, dtype=object), 60) is False
+    assert _gate.looks_continuous(np.array([0.5 + k for k in range(11)] + [None], dtype=object), 1000) is True
+
+
+def test_looks_transposed_reads_whole_numbers_also_as_labels():
+    rng = np.random.default_rng(3)
+    objects = rng.integers(0, 2, size=200)
+    members = np.where(rng.random((6, 200)) < 0.85, objects, 1 - objects)  # 6 members x 200 objects
+    values = members.astype(float)
+    assert _gate.looks_transposed(values) is True    # 0/1 labels: the variances alone do not tell
+    with_missing = values.copy()
+    with_missing[0, :5] = np.nan
+    assert _gate.looks_transposed(with_missing) is True
+    assert _gate.looks_transposed(values + 0.25) is False  # not whole: measurements, variances decide
+    assert _gate.looks_transposed(members.astype(str).astype(object)) is True
+    assert _gate.looks_transposed(members[:, :17]) is False  # fewer than 3 x more columns than rows
+    assert _gate.looks_transposed(members[:1]) is False      # one row
+    # a very wide matrix: its sample of 4096 columns is evenly spread, so a structure only in the
+    # second half is seen too
+    wide = rng.normal(size=(3, 20000))
+    wide[:, 10000:] = rng.normal(size=(1, 10000)) + 0.01 * rng.normal(size=(3, 10000))
+    assert _gate.looks_transposed(wide) is True
+    assert _gate.looks_transposed(wide[:, :10000]) is False
+
+
+def test_numbers_if_numeric_reads_every_container():
+    assert _gate.numbers_if_numeric(pd.Series([1, None], dtype="Float64"), name="p").tolist()[0] == 1.0
+    assert np.isnan(_gate.numbers_if_numeric(pd.Series([1, None], dtype="Float64"), name="p")[1])
+    flags = _gate.numbers_if_numeric(pd.Series([True, False]), name="p")
+    assert flags.dtype == bool  # booleans stay booleans (labels)
+    mixed = _gate.numbers_if_numeric(np.array([1, None, 2.5], dtype=object), name="p")
+    assert mixed.dtype == float and mixed[0] == 1.0 and np.isnan(mixed[1]) and mixed[2] == 2.5
+    text = np.array(["a", None], dtype=object)
+    assert _gate.numbers_if_numeric(text, name="p") is not None
+    assert _gate.numbers_if_numeric(text, name="p").tolist() == ["a", None]
+    assert _gate.numbers_if_numeric(np.array([], dtype=object), name="p").size == 0
+    assert _gate.numbers_if_numeric(pd.DataFrame({"a": ["x", "y"]}), name="p").tolist() == [["x"], ["y"]]
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got values of "
+                                        r"kind 'date"):
+        _gate.numbers_if_numeric(np.array([pd.Timestamp("2020-01-01").date(), None], dtype=object), name="p")
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
+        _gate.numbers_if_numeric(np.array([1, 2], dtype="timedelta64[s]"), name="p")
