@@ -445,6 +445,8 @@ def test_check_responses_names_rows_counts_and_kinds():
     with pytest.raises(ValueError, match=r"^`target` must hold finite values; got 2 infinite value\(s\), "
                                          r"first at row 2\.$"):
         _gate.check_responses(np.array([1.0, 2.0, -np.inf, np.inf]), name="target")
+    with pytest.raises(ValueError, match=r"got 1 infinite value\(s\), first at row 1\.$"):
+        _gate.check_responses(np.array([[1.0, 2.0], [3.0, np.inf], [4.0, 5.0]]))  # two outputs
     masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
     with pytest.raises(ValueError, match=r"1 missing value\(s\) \(NaN / None\), first at row\(s\) \[1\]"):
         _gate.check_responses(masked)
@@ -461,6 +463,8 @@ def test_check_target_kind_by_the_rule_of_looks_continuous():
     _gate.check_target_kind([0, 1, 1, 0], "classification")
     _gate.check_target_kind(["a", "b"], "ordinal")
     _gate.check_target_kind([0.5, 1.5], "regression")
+    with pytest.raises(InputError, match=r"looks continuous \(1 distinct numbers in 2 rows"):
+        _gate.check_target_kind([0.5, 0.5], "classification")  # a fraction is no class label
     with pytest.raises(InputError, match=r"^the target 'y' looks continuous \(2 distinct numbers in 3 rows, "
                                          r"e\.g\. 0\.5, 1, \.\.\.\): --task ordinal needs class labels"):
         _gate.check_target_kind([0.5, 1.0, 1.0], "ordinal", name="y")
@@ -514,5 +518,9 @@ def test_numbers_if_numeric_reads_every_container():
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got values of "
                                         r"kind 'date"):
         _gate.numbers_if_numeric(np.array([pd.Timestamp("2020-01-01").date(), None], dtype=object), name="p")
+    import datetime
+
+    with pytest.raises(TypeError, match=r"got values of kind 'datetime'"):
+        _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
         _gate.numbers_if_numeric(np.array([1, 2], dtype="timedelta64[s]"), name="p")

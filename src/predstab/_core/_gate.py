@@ -321,7 +321,7 @@ def check_responses(y, *, name="y", numbers=True):
     missing value (None, NaN, pd.NA, a masked cell), and for a regression (``numbers``) no
     infinite one. The message gives the count and the first rows, so that the user's line,
     not scikit-learn's "Input y contains NaN.", says what to fix."""
-    y = np.asarray(unmask(y.to_numpy() if hasattr(y, "to_numpy") else y))
+    y = np.asarray(unmask(y))  # a pandas Series: its values (pd.NA as an object)
     missing = missing_mask(y)
     if missing.any():
         rows = np.flatnonzero(missing.reshape(len(y), -1).any(axis=1) if y.ndim else missing)[:5].tolist()
