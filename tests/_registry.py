@@ -488,7 +488,8 @@ PENDING: set = set()  # every public function and method is declared
 # Public classes whose methods are not functions of this registry: scikit-learn estimators validate
 # their parameters in fit (scikit-learn's convention), warnings and named tuples have no options.
 NOT_REGISTERED_CLASSES = {"RefitEnsemble", "ConfidenceInterval", "PredstabWarning", "PredstabDataWarning",
-                          "PredstabDegenerateWarning", "PredstabUndefinedWarning"}
+                          "PredstabDegenerateWarning", "PredstabUndefinedWarning",
+                          "PredstabOrientationWarning"}
 
 
 # Example results of every public result class: (label, class name, factory).

@@ -16,8 +16,10 @@ function that needs them is called).
 
 import importlib
 
+from ._core import _startup  # noqa: F401  (first: a Ctrl-C while `predstab` starts prints one line)
 from ._core._exceptions import PredstabDataWarning as PredstabDataWarning
 from ._core._exceptions import PredstabDegenerateWarning as PredstabDegenerateWarning
+from ._core._exceptions import PredstabOrientationWarning as PredstabOrientationWarning
 from ._core._exceptions import PredstabUndefinedWarning as PredstabUndefinedWarning
 from ._core._exceptions import PredstabWarning as PredstabWarning
 from ._core._utils import ConfidenceInterval as ConfidenceInterval
@@ -106,7 +108,8 @@ _SUBMODULES = ("agreement", "stability", "ensembles", "compare", "plotting", "cl
 
 __all__ = sorted(
     [*_EXPORTS, *_SUBMODULES, "ConfidenceInterval", "PredstabDataWarning",
-     "PredstabDegenerateWarning", "PredstabUndefinedWarning", "PredstabWarning", "__version__"]
+     "PredstabDegenerateWarning", "PredstabUndefinedWarning", "PredstabWarning", "__version__",
+     "PredstabOrientationWarning"]
 )
 
 

@@ -19,8 +19,9 @@ import numpy as np
 
 from . import tune_num_learners
 from ._core._exceptions import warn_outside
+from ._core._gate import check_target_kind
 from ._core._progress import ProgressBar
-from ._core._reading import InputError, InputNote, check_target_kind
+from ._core._reading import InputError, InputNote
 from ._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
 from .plotting import plot_per_object, plot_stability_curve
 

@@ -529,3 +529,127 @@ def test_random_weight_matrices_give_a_coefficient_at_most_1_or_an_error_naming_
         assert (result is not None) == valid, (w, result)
         if result is not None and np.isfinite(result.value):
             assert result.value <= 1 + 1e-12
+
+
+# ------------------------------------------- what an input means (issue 32: one gate for every input)
+# The classes of input the gate decides (predstab._core._gate), generated for every measure of the
+# registry: members stacked in rows (np.stack), continuous values given to a measure of categories,
+# pandas' nullable dtypes, masked arrays. Each measure warns, or reads the input as the gate says.
+
+from tests._registry import MEASURES  # noqa: E402
+
+
+def _agreeing_matrix(rng, kind, n_objects, n_replicates):
+    """Objects x replicates on which the replicates agree: numbers near each object's own value,
+    or (nominal, ordinal) the object's category in about 9 of 10 cells."""
+    if kind in ("nominal", "ordinal"):
+        x = np.repeat(rng.integers(0, 4, size=(n_objects, 1)), n_replicates, axis=1)
+        flips = rng.random(x.shape) < 0.1
+        x[flips] = rng.integers(0, 4, size=int(flips.sum()))
+        return x
+    return rng.normal(loc=5, size=(n_objects, 1)) + 0.2 * rng.normal(size=(n_objects, n_replicates))
+
+
+def _outcome(call):
+    """``(warning categories, error)`` of a call: the error must name a parameter."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+            error = None
+        except (ValueError, TypeError) as exc:
+            assert _names_a_parameter(str(exc)), exc
+            error = exc
+    return [w.category for w in caught], error
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=lambda m: m.name)
+def test_members_stacked_in_rows_warn_in_every_measure(measure):
+    rng = np.random.default_rng(sum(map(ord, measure.name)))
+    for _ in range(5):
+        n_replicates = int(rng.integers(3, 7))
+        x = _agreeing_matrix(rng, measure.kind, int(rng.integers(3 * n_replicates, 60)), n_replicates)
+        stacked = x.T  # np.stack([m.predict(X) for m in members]): members in rows
+        categories, error = _outcome(lambda stacked=stacked: measure.func(stacked))
+        assert error is not None or predstab.PredstabOrientationWarning in categories, (measure.name, stacked)
+        categories, error = _outcome(lambda x=x: measure.func(x))
+        assert predstab.PredstabOrientationWarning not in categories, measure.name
+
+
+_NOMINAL = [m for m in MEASURES if m.kind == "nominal" and "selection" not in m.name]
+
+
+@pytest.mark.parametrize("measure", _NOMINAL, ids=lambda m: m.name)
+def test_continuous_values_in_a_measure_of_categories_warn(measure):
+    rng = np.random.default_rng(sum(map(ord, measure.name)))
+    for _ in range(5):
+        x = _agreeing_matrix(rng, "interval", int(rng.integers(30, 80)), int(rng.integers(2, 6)))
+        categories, error = _outcome(lambda x=x: measure.func(x))
+        warned = any(issubclass(c, PredstabWarning) and not issubclass(c, PredstabUndefinedWarning)
+                     for c in categories)
+        assert error is not None or warned, (measure.name, x)
+    # class labels: no such warning
+    labels = _agreeing_matrix(rng, "nominal", 40, 4)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*looks continuous")
+        measure.func(labels)
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=lambda m: m.name)
+def test_nullable_frames_and_masked_arrays_read_as_their_numbers(measure):
+    rng = np.random.default_rng(sum(map(ord, measure.name)))
+    x = _agreeing_matrix(rng, measure.kind, 30, 4)
+    if measure.kind not in ("nominal", "ordinal"):
+        x = np.round(x, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        want = measure.func(x)
+        nullable = pd.DataFrame(x).astype("Int64" if x.dtype.kind == "i" else "Float64")
+        np.testing.assert_allclose(measure.func(nullable), want, rtol=1e-12)
+        unmasked = np.ma.masked_array(x, mask=np.zeros(x.shape, dtype=bool))
+        np.testing.assert_allclose(measure.func(unmasked), want, rtol=1e-12)
+        aps = "phi" in measure.name or "psi" in measure.name
+        if measure.name.startswith(("selection", "importance")) or (aps and measure.kind == "ordinal"):
+            # a ranking needs every value: a missing one is refused (test_bad_input); the registry's
+            # ordinal phi / psi take their categories from the values (NaN too): metric and categorical
+            # phi / psi read the masked cell below
+            return
+        masked = np.ma.masked_array(x.astype(float), mask=np.zeros(x.shape, dtype=bool))
+        masked.mask[2, 1] = True
+        masked.data[2, 1] = 1e9  # never read
+        with_missing = x.astype(float)
+        with_missing[2, 1] = np.nan
+        # the baseline of phi / psi given as it is, not pooled from the masked array by np.asarray
+        baseline = {"baseline": x.ravel()} if aps else {}
+        np.testing.assert_allclose(measure.func(masked, **baseline), measure.func(with_missing, **baseline),
+                                   rtol=1e-12)
+
+
+_MASKED_SCORES = np.ma.masked_array([0.8, 0.7, 0.9, 0.75, 5.0, 0.85], mask=[0, 0, 0, 0, 1, 0])
+_SCORES = np.array([0.82, 0.74, 0.93, 0.8, 0.79, 0.88])
+MASKED_COMPARE = {
+    "ttest": lambda a, b: cmp.ttest(a, b), "ttest(paired)": lambda a, b: cmp.ttest(a, b, paired=True),
+    "wilcoxon": cmp.wilcoxon, "mean_ci": lambda a, b: cmp.mean_ci(a), "iqm": lambda a, b: cmp.iqm(a),
+    "mean_permutation_test": lambda a, b: cmp.mean_permutation_test(a, b, n_resamples=99, random_state=0),
+    "corrected_resampled_ttest": lambda a, b: cmp.corrected_resampled_ttest(a, b, n_train=90, n_test=10),
+    "bootstrap_ci": lambda a, b: cmp.bootstrap_ci(a, n_resamples=99, random_state=0),
+    "paired_bootstrap": lambda a, b: cmp.paired_bootstrap(b, a, b, metric=lambda t, p: float(np.mean(t - p)),
+                                                          n_resamples=99, random_state=0),
+    "probability_of_improvement": lambda a, b: cmp.probability_of_improvement(a, b, n_resamples=99,
+                                                                              random_state=0),
+    "cv5x2_ttest": lambda a, b: cmp.cv5x2_ttest(np.ma.concatenate([a, a[:4]]), np.r_[b, b[:4]]),
+    "friedman_nemenyi": lambda a, b: cmp.friedman_nemenyi(np.ma.column_stack([a, b, b + 0.01])),
+    "variance_components": lambda a, b: cmp.variance_components(np.ma.column_stack([a, b])),
+    "stratified_bootstrap_ci": lambda a, b: cmp.stratified_bootstrap_ci(np.ma.column_stack([a, b]),
+                                                                        n_resamples=99, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED_COMPARE))
+def test_masked_scores_are_refused_by_every_comparison(name):
+    # predstab.compare needs complete scores: a masked score is missing, refused as NaN is, never read
+    with pytest.raises(ValueError, match=r"masked value|NaN"):
+        MASKED_COMPARE[name](_MASKED_SCORES, _SCORES)
+    # the same arrays without a masked cell are their numbers
+    unmasked = np.ma.masked_array(_MASKED_SCORES.data, mask=False)
+    check(lambda: MASKED_COMPARE[name](unmasked, _SCORES))

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import predstab
-from predstab._core import _reading
+from predstab._core import _gate, _reading
 from predstab.compare import friedman_nemenyi
 from tests.surfaces._cli import one_line_error, predstab_cli
 
@@ -64,17 +64,17 @@ def test_check_orientation_on_categories():
     flips = rng.random((60, 8)) < 0.1
     pred = np.where(flips, "b", objects[:, None]).astype(object)
     with pytest.warns(predstab.PredstabDataWarning, match="8 rows and 60 columns"):
-        assert _reading.check_orientation(pred.T)
-    assert not _reading.check_orientation(pred)
+        assert _gate.check_orientation(pred.T)
+    assert not _gate.check_orientation(pred)
     # no structure at all, or few objects with many refits (a legitimate wide matrix): no warning
     noise = rng.choice(["a", "b"], size=(10, 5000)).astype(object)
     few_objects = np.where(rng.random((4, 40)) < 0.1, "b", np.array(["a", "c", "a", "c"])[:, None])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert not _reading.check_orientation(noise)
-        assert not _reading.check_orientation(few_objects.astype(object))
-        assert not _reading.check_orientation(rng.normal(size=(3, 400)))
-        assert not _reading.check_orientation(rng.normal(size=(4, 1))[:, [0] * 40]
+        assert not _gate.check_orientation(noise)
+        assert not _gate.check_orientation(few_objects.astype(object))
+        assert not _gate.check_orientation(rng.normal(size=(3, 400)))
+        assert not _gate.check_orientation(rng.normal(size=(4, 1))[:, [0] * 40]
                                               + rng.normal(0, 0.1, (4, 40)))
 
 
@@ -147,16 +147,16 @@ def test_check_target_kind_speaks_the_users_language():
     rng = np.random.default_rng(4)
     continuous = rng.normal(size=50).round(3)
     with pytest.raises(_reading.InputError, match=r"looks continuous .* use --task regression"):
-        _reading.check_target_kind(continuous, "classification", name="yield")
+        _gate.check_target_kind(continuous, "classification", name="yield")
     with pytest.raises(_reading.InputError, match="the target 'yield'"):
-        _reading.check_target_kind(continuous, "ordinal", name="yield")
+        _gate.check_target_kind(continuous, "ordinal", name="yield")
     with pytest.raises(_reading.InputError, match=r"holds text \('low'.* use --task classification"):
-        _reading.check_target_kind(np.array(["low", "high"] * 10, dtype=object), "regression")
-    _reading.check_target_kind(rng.integers(0, 3, 50), "classification")  # class labels as numbers
-    _reading.check_target_kind(np.array(["a", "b"] * 5, dtype=object), "classification")
-    _reading.check_target_kind(continuous, "regression")
+        _gate.check_target_kind(np.array(["low", "high"] * 10, dtype=object), "regression")
+    _gate.check_target_kind(rng.integers(0, 3, 50), "classification")  # class labels as numbers
+    _gate.check_target_kind(np.array(["a", "b"] * 5, dtype=object), "classification")
+    _gate.check_target_kind(continuous, "regression")
     with pytest.raises(_reading.InputError, match="--task"):
-        _reading.check_target_kind(continuous, "clustering")
+        _gate.check_target_kind(continuous, "clustering")
 
 
 # --------------------------------------------------------------------------- item 10

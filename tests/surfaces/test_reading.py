@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from predstab import PredstabDataWarning
-from predstab._core import _reading
+from predstab import PredstabDataWarning, PredstabOrientationWarning
+from predstab._core import _gate, _reading
 from predstab._core._reading import InputError, InputNote
 
 
@@ -409,33 +409,39 @@ def _line_agreement_by_pairs(matrix):
 
 def test_line_agreement_counts_agreeing_pairs():
     two_rows = np.array([["a", "a", "b"], ["a", "b", "c"]], dtype=object)
-    assert _reading._line_agreement(two_rows) == pytest.approx(1 / 6)
-    assert _reading._line_agreement(np.array([[None, None, "a", "a"]], dtype=object)) == pytest.approx(2 / 6)
-    assert _reading._line_agreement(np.array([[1, 1], [2, 2]])) == 1.0
-    assert _reading._line_agreement(np.array([["a", "b", "c"], ["a", "a", "a"]])) == 0.5  # 'c' only in row 1
+    assert _gate._line_agreement(two_rows) == pytest.approx(1 / 6)
+    assert _gate._line_agreement(np.array([[None, None, "a", "a"]], dtype=object)) == pytest.approx(2 / 6)
+    assert _gate._line_agreement(np.array([[1, 1], [2, 2]])) == 1.0
+    assert _gate._line_agreement(np.array([["a", "b", "c"], ["a", "a", "a"]])) == 0.5  # 'c' only in row 1
     rng = np.random.default_rng(5)
     for shape, k in [((4, 7), 3), ((7, 4), 5), ((3, 12), 12), ((5, 2), 2)]:
         matrix = rng.integers(0, k, size=shape).astype(object)
         matrix[0, 0] = matrix[-1, 1] = None  # missing cells, one more value, in the first and last rows
-        assert _reading._line_agreement(matrix) == pytest.approx(_line_agreement_by_pairs(matrix), abs=1e-12)
+        assert _gate._line_agreement(matrix) == pytest.approx(_line_agreement_by_pairs(matrix), abs=1e-12)
 
 
 def _warned(matrix, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        flagged = _reading.check_orientation(matrix, **kwargs)
-    assert [w.category for w in caught] == ([PredstabDataWarning] if flagged else [])
+        flagged = _gate.check_orientation(matrix, **kwargs)
+    assert [w.category for w in caught] == ([PredstabOrientationWarning] if flagged else [])
+    assert issubclass(PredstabOrientationWarning, PredstabDataWarning)
     return flagged, [str(w.message) for w in caught]
 
 
 def test_check_orientation_numbers():
     # refits in rows: every column is one object, nearly the same value in every refit
     refits_in_rows = np.array([[0.0, 10, 20, 30, 40, 50], [1.0, 11, 21, 31, 41, 51]])
-    flagged, messages = _warned(refits_in_rows)
+    flagged, messages = _warned(refits_in_rows, what="PREDICTIONS")
     assert flagged is True
     assert messages == ["PREDICTIONS has 2 rows and 6 columns, and its values agree more down the columns "
                         "than along the rows: it looks transposed. Objects belong in rows and refits "
-                        "(raters) in columns; if the file has them the other way round, add --transpose"]
+                        "(members, raters) in columns; if the file has them the other way round, "
+                        "add --transpose"]
+    # from the API, the message names the parameter and says how to keep the orientation (issue 32)
+    api = _warned(refits_in_rows, name="predictions")[1][0]
+    assert api.startswith("`predictions` has 2 rows and 6 columns") and "pass `predictions.T`" in api
+    assert "category=predstab.PredstabOrientationWarning" in api
     assert _warned(refits_in_rows, what="RATINGS 'r.csv'", option="-t")[1][0].startswith(
         "RATINGS 'r.csv' has 2 rows and 6 columns")
     assert _warned(refits_in_rows, what="R", option="-t")[1][0].endswith("add -t")
@@ -480,7 +486,7 @@ def test_check_orientation_categories():
         second = [f"a{j}" if j < k else f"b{j}" for j in range(10)]
         return np.array([first, second], dtype=object)
 
-    assert _reading._line_agreement(matrix(1).T) == 0.1 and _reading._line_agreement(matrix(1)) == 0.0
+    assert _gate._line_agreement(matrix(1).T) == 0.1 and _gate._line_agreement(matrix(1)) == 0.0
     assert _warned(matrix(1))[0] is False  # 0.1 more agreement down the columns: not clearly more
     assert _warned(matrix(2))[0] is True
     assert _warned(matrix(2).T)[0] is False
@@ -495,13 +501,13 @@ def test_check_orientation_categories():
 
 # ----------------------------------------------------------------------------- target kinds
 def test_check_target_kind_accepts():
-    assert _reading.check_target_kind([0.5, 1.25, 3], "regression") is None
-    assert _reading.check_target_kind(["1.5", "2"], "regression") is None  # numbers written as text
-    assert _reading.check_target_kind(["a", "b", "a"], "classification") is None
-    assert _reading.check_target_kind([1.0, 2.0, np.nan, 1.0], "ordinal") is None
-    assert _reading.check_target_kind(np.arange(20), "classification") is None      # 20 classes in 20 rows
-    assert _reading.check_target_kind(np.arange(42) % 21, "classification") is None  # 21 classes, 42 rows
-    assert _reading.check_target_kind(np.arange(44) % 22, "ordinal") is None
+    assert _gate.check_target_kind([0.5, 1.25, 3], "regression") is None
+    assert _gate.check_target_kind(["1.5", "2"], "regression") is None  # numbers written as text
+    assert _gate.check_target_kind(["a", "b", "a"], "classification") is None
+    assert _gate.check_target_kind([1.0, 2.0, np.nan, 1.0], "ordinal") is None
+    assert _gate.check_target_kind(np.arange(20), "classification") is None      # 20 classes in 20 rows
+    assert _gate.check_target_kind(np.arange(42) % 21, "classification") is None  # 21 classes, 42 rows
+    assert _gate.check_target_kind(np.arange(44) % 22, "ordinal") is None
 
 
 @pytest.mark.parametrize("y, task, message", [
@@ -520,21 +526,21 @@ def test_check_target_kind_accepts():
 ])
 def test_check_target_kind_refuses_continuous_classes(y, task, message):
     with pytest.raises(InputError) as err:
-        _reading.check_target_kind(y, task)
+        _gate.check_target_kind(y, task)
     assert str(err.value) == message
 
 
 def test_check_target_kind_refuses_text_for_regression_and_unknown_tasks():
     with pytest.raises(InputError) as err:
-        _reading.check_target_kind(["b", "a", 1.5, "b", None, "c", "d"], "regression", name="species")
+        _gate.check_target_kind(["b", "a", 1.5, "b", None, "c", "d"], "regression", name="species")
     assert str(err.value) == ("the target 'species' holds text ('b', 'a', 'c'), not numbers: --task "
                               "regression needs a numeric target; use --task classification (or --task "
                               "ordinal with --levels) for categories")
     with pytest.raises(InputError) as err:
-        _reading.check_target_kind(["x", np.nan], "regression")
+        _gate.check_target_kind(["x", np.nan], "regression")
     assert "holds text ('x'), not numbers" in str(err.value)
     with pytest.raises(InputError) as err:
-        _reading.check_target_kind([1, 2], "Regression")
+        _gate.check_target_kind([1, 2], "Regression")
     assert str(err.value) == "--task must be regression, classification or ordinal; got 'Regression'"
 
 

@@ -10,6 +10,7 @@ __all__ = [
     "PredstabUndefinedWarning",
     "PredstabDegenerateWarning",
     "PredstabDataWarning",
+    "PredstabOrientationWarning",
 ]
 
 
@@ -37,6 +38,13 @@ class PredstabDegenerateWarning(PredstabWarning):
 class PredstabDataWarning(PredstabWarning):
     """Something about the input deserves attention: missing values were dropped,
     objects were excluded, or there are few replicates."""
+
+
+class PredstabOrientationWarning(PredstabDataWarning):
+    """A matrix looks transposed: replicates (members, refits, raters) in rows and objects in
+    columns (``np.stack([m.predict(X) for m in members])``). Filter this category to say that
+    an orientation is intended:
+    ``warnings.filterwarnings("ignore", category=predstab.PredstabOrientationWarning)``."""
 
 
 # ----------------------------------------------------------------------------- where warnings point

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import PredstabDataWarning, warn_outside
+from ._gate import check_orientation, check_row_names, unmask
 from ._utils import missing_mask
 from ._validation import InvalidParameterError
 
@@ -25,32 +26,21 @@ __all__ = ["unmask", "unit_scaled", "scaling_shift",
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}
 
 
-def unmask(values):
-    """A numpy masked array with its masked cells as missing values (None); anything else as given.
-
-    ``np.asarray`` drops a mask silently, so every reader calls this first: a masked cell
-    is a missing rating, as R's NA.
-    """
-    if not isinstance(values, np.ma.MaskedArray):
-        return values
-    mask = np.ma.getmaskarray(values)
-    if not mask.any():
-        return np.ma.getdata(values)
-    out = np.ma.getdata(values).astype(object)
-    out[mask] = None
-    return out
-
-
-def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_float=False) -> np.ndarray:
+def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_float=False,
+                     orientation=True) -> np.ndarray:
     """Return ``ratings`` as a 2-D array of shape (n_objects, n_replicates), any dtype.
 
     Raises ValueError for ragged, empty, non-2-D input or fewer than
     ``min_replicates`` columns. Masked cells of a numpy masked array are missing values.
+    The gate (:mod:`predstab._core._gate`) warns about a matrix that looks transposed (unless
+    ``orientation`` is False: a table whose columns are not replicates) and about R's row
+    names read as a first column.
     ``nullable_as_float``: a DataFrame of nullable numeric
     columns (Int64, Float64) becomes floats with NaN for pd.NA (for readers that rank or
     average the values); otherwise it becomes an object array, whose integers stay labels.
     """
     ratings = unmask(ratings)
+    check_row_names(ratings, name=name)
     if nullable_as_float and isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
             _is_number_dtype(dtype) for dtype in ratings.dtypes) and any(
             isinstance(dtype, pd.api.extensions.ExtensionDtype) for dtype in ratings.dtypes):
@@ -62,11 +52,14 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
     else:
         try:
             arr = np.asarray(ratings)
-        except ValueError as exc:  # numpy refuses ragged nested sequences
-            raise ValueError(
-                f"`{name}` must be a rectangular (n_objects, n_replicates) array; "
-                f"got rows of different lengths ({exc})."
-            ) from None
+        except ValueError:  # numpy refuses ragged nested sequences: say which lengths it saw
+            try:
+                lengths = sorted({len(row) for row in ratings})
+            except TypeError:
+                lengths = None
+            seen = f"rows of lengths {lengths}" if lengths else "rows of different lengths"
+            raise ValueError(f"`{name}` must be a rectangular (n_objects, n_replicates) array; "
+                             f"got {seen}.") from None
     if arr.dtype == object and arr.ndim == 1 and arr.size and all(np.ndim(r) == 1 for r in arr):
         lengths = sorted({len(r) for r in arr})
         raise ValueError(
@@ -87,6 +80,8 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
         )
     if arr.dtype.kind == "c":
         raise TypeError(f"`{name}` must hold real values; got complex dtype {arr.dtype}.")
+    if orientation:
+        check_orientation(arr, name=name)
     return arr
 
 

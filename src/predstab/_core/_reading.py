@@ -7,8 +7,8 @@ cells missing; :func:`read_table` says how), and Parquet, into a :class:`pandas.
 every problem becomes an :class:`InputError` whose message names the file and, where it can,
 the line (as the file counts it) and column. :func:`numeric_matrix` and :func:`label_matrix`
 turn a table into the numbers or the labels (categories) a measure reads;
-:func:`check_orientation` and :func:`check_target_kind` say when what was read looks wrong
-(a transposed matrix, a continuous target given to a class task).
+What the values mean (orientation, labels or numbers, row names) is decided by the gate,
+:mod:`predstab._core._gate`, for files and arrays alike.
 
 Files out (atomic writes, staged output folders, signals) are :mod:`predstab._core._writing`.
 """
@@ -19,14 +19,15 @@ import contextlib
 import csv
 import difflib
 import io
+import os
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._exceptions import PredstabDataWarning, warn_outside
+from ._exceptions import PredstabWarning, warn_outside
+from ._gate import InputError
 from ._ratings import as_numeric_matrix, as_real_vector
 from ._validation import InvalidParameterError, Options, validate_params
 
@@ -42,8 +43,6 @@ __all__ = [
     "column",
     "unique_columns",
     "parse_list",
-    "check_orientation",
-    "check_target_kind",
 ]
 
 # R's write.csv writes "NA"; spreadsheets write empty cells. Nothing else is missing.
@@ -64,11 +63,7 @@ _R_READER = {(",", "."): "R's read.csv", (";", ","): "R's read.csv2", ("\t", "."
              ("\t", ","): "R's read.delim2", (" ", "."): "R's read.table"}
 
 
-class InputError(ValueError):
-    """A problem with the user's input that the CLI reports as one line (exit code 2)."""
-
-
-class InputNote(UserWarning):
+class InputNote(PredstabWarning):
     """Something the reader decided about the input that the user should know (the CLI prints
     it as ``note: ...``), e.g. that a first row of numbers was read as data."""
 
@@ -210,14 +205,67 @@ def _decimal_hint(raw, sep, dec) -> str:
     return ""
 
 
+#: bytes read at a time from a file, a pipe or standard input
+_CHUNK = 1 << 20
+
+
+def _max_bytes() -> int:
+    """The most bytes of text read from one input: a quarter of the machine's memory (the table
+    built from them takes several times more), 4 GiB where the memory size is unknown."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (AttributeError, ValueError, OSError):
+        return 4 << 30
+
+
+def _not_text(what, path, data, start, problem):
+    line = data.count(b"\n", 0, start) + 1
+    return InputError(f"{what} file '{path}' is not {problem} (byte {start}, line {line})")
+
+
+def _read_bytes(path, *, what) -> bytes:
+    """The bytes of a text table, read a chunk at a time from a file, a pipe (process
+    substitution: ``<(...)``) or standard input (``-``). Every chunk is checked as it arrives:
+    a NUL byte or bytes that are no UTF-8 stop the reading with an :class:`InputError`, so an
+    input that never ends (``/dev/zero``, ``/dev/urandom``) is refused after its first chunk,
+    in bounded memory, instead of filling it; text that never ends (``yes 1,2 |``) is refused
+    when it passes a quarter of the machine's memory."""
+    import codecs
+    import sys
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    chunks, total, limit = [], 0, _max_bytes()
+    with contextlib.ExitStack() as stack:
+        handle = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+        while chunk := handle.read(_CHUNK):
+            if b"\0" in chunk:
+                data = b"".join(chunks) + chunk
+                raise _not_text(what, path, data, total + chunk.index(b"\0"),
+                                "a text table: it holds a NUL byte (a device such as /dev/zero, or a binary "
+                                "file?)")
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                data = b"".join(chunks) + chunk
+                raise _not_text(what, path, data, total + exc.start, "UTF-8 text") from None
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise InputError(f"{what} file '{path}' is longer than {limit >> 20} MiB, a quarter of this "
+                                 "machine's memory: an input that never ends (a device, or a pipe that keeps "
+                                 "writing)? Give a file, or a pipe that ends")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        data = b"".join(chunks)
+        raise _not_text(what, path, data, len(data) - 1, "UTF-8 text (it ends inside a character)") from None
+    return b"".join(chunks)
+
+
 def _read_text_table(path, *, what, header, sep, dec) -> pd.DataFrame:
     """A CSV / TSV / white-space table as R's readers see it (see :func:`read_table`)."""
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the first name
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{what} file '{path}' is not UTF-8 text (byte {exc.start}, line {line})") from None
+    data = _read_bytes(path, what=what)
+    text = data.decode("utf-8-sig")  # a byte-order mark is not part of the first name
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     sep = _SEPARATORS[sep] if sep is not None else _sniff_sep(lines, path.suffix.lower())
@@ -362,6 +410,12 @@ def read_table(path, *, what="input", header=None, sep=None, dec=None) -> pd.Dat
     (['1', '2'], ['a', 'b'], [[1.5, 2.0], [3.0, 4.25]])
     """
     path = Path(path)
+    if str(path) == "-":  # standard input, as Unix tools read it
+        frame = _read_text_table(path, what=what, header=header, sep=sep, dec=dec)
+        frame.attrs["path"] = "-"
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise InputError(f"{what} (standard input) has no data rows or no columns")
+        return frame
     if not path.exists():
         raise InputError(f"{what} file '{path}' does not exist")
     if path.is_dir():
@@ -615,104 +669,3 @@ def parse_list(text, *, option, convert=str) -> list:
     except ValueError:
         raise InputError(f"{option} must be a comma-separated list of {convert.__name__}s; "
                          f"got {text!r}") from None
-
-
-def _line_agreement(matrix) -> float:
-    """Mean over rows of the chance that two different cells of a row hold the same value
-    (missing values count as one more value): an unbiased estimate whatever the row length,
-    so long rows and short columns compare fairly. Linear in the size of ``matrix``."""
-    # use_na_sentinel=False: a missing cell (None, NaN) gets a code of its own, not -1
-    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str),
-                                  use_na_sentinel=False)
-    n_rows, n_cols = matrix.shape
-    k = max(len(uniques), 1)
-    counts = np.bincount(np.repeat(np.arange(n_rows), n_cols) * k + codes,
-                         minlength=n_rows * k).reshape(n_rows, k).astype(float)
-    return float(np.mean((counts * (counts - 1)).sum(axis=1) / (n_cols * (n_cols - 1))))
-
-
-def check_orientation(matrix, *, what="PREDICTIONS", option="--transpose", ratio=3) -> bool:
-    """Warn (:class:`~predstab.PredstabDataWarning`) when ``matrix`` looks transposed (replicates
-    in rows, objects in columns); return True when it does.
-
-    A prediction or rating matrix has objects in rows and replicates (refits, raters) in
-    columns, so its values agree more along a row than down a column. The warning fires when
-    there are at least ``ratio`` times more columns than rows *and* the columns agree clearly
-    more than the rows: for numbers, a mean variance (``ddof=1``) down the columns below half
-    the one along the rows; for categories, a chance that two cells agree at least 0.1 higher
-    down the columns than along the rows. Both are unbiased whatever the line length, so
-    unstructured data do not trigger it.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> rng = np.random.default_rng(0)
-    >>> objects = rng.normal(size=40)
-    >>> wide = objects[None, :] + rng.normal(scale=0.1, size=(5, 40))   # 5 refits in rows
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     check_orientation(wide), check_orientation(wide.T)
-    (True, False)
-    """
-    matrix = np.asarray(matrix)
-    if matrix.ndim != 2 or matrix.shape[1] < ratio * matrix.shape[0] or matrix.shape[0] < 2:
-        return False
-    numeric = matrix.dtype.kind in "fiub"
-    if numeric:
-        values = matrix.astype(float)
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            along_rows = np.nanmean(np.nanvar(values, axis=1, ddof=1))
-            down_columns = np.nanmean(np.nanvar(values, axis=0, ddof=1))
-        transposed = bool(down_columns < 0.5 * along_rows)
-    else:
-        transposed = _line_agreement(matrix.T) > _line_agreement(matrix) + 0.1
-    if transposed:
-        warn_outside(f"{what} has {matrix.shape[0]} rows and {matrix.shape[1]} columns, and its values "
-                     "agree more down the columns than along the rows: it looks transposed. Objects "
-                     f"belong in rows and refits (raters) in columns; if the file has them the other "
-                     f"way round, add {option}", PredstabDataWarning)
-    return transposed
-
-
-def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:
-    """Check that a target suits ``task`` ("regression", "classification" or "ordinal"), in the
-    user's words: a continuous target given to a class task, or text given to regression.
-    ``subject`` names what is checked in the message (default "the target '<name>'"), ``unit``
-    what its values are counted in.
-
-    Raises
-    ------
-    InputError
-
-    Examples
-    --------
-    >>> try:
-    ...     check_target_kind([0.5, -0.436, 1.25, 2.0, 3.5, 0.1], "classification")
-    ... except InputError as exc:
-    ...     print(str(exc)[:72])
-    the target 'target' looks continuous (6 distinct numbers in 6 rows, e.g.
-    """
-    if task not in ("regression", "classification", "ordinal"):
-        raise InputError(f"--task must be regression, classification or ordinal; got {task!r}")
-    subject = f"the target '{name}'" if subject is None else subject
-    values = pd.Series(np.asarray(y, dtype=object).ravel()).dropna()
-    numbers = pd.to_numeric(values, errors="coerce")
-    numeric = bool(len(values)) and not numbers.isna().any()
-    if task == "regression":
-        if not numeric:
-            bad = values[numbers.isna()].astype(str).unique()[:3]
-            raise InputError(f"{subject} holds text ({', '.join(map(repr, bad))}), not numbers: "
-                             "--task regression needs a numeric target; use --task classification "
-                             "(or --task ordinal with --levels) for categories")
-        return
-    if not numeric:
-        return
-    distinct = np.unique(numbers.to_numpy(dtype=float))
-    fractional = bool(np.any(distinct != np.round(distinct)))
-    many = distinct.size > max(20, len(values) // 2)
-    if fractional or many:
-        shown = ", ".join(f"{v:.4g}" for v in distinct[:3])
-        raise InputError(f"{subject} looks continuous ({distinct.size} distinct numbers in "
-                         f"{len(values)} {unit}, e.g. {shown}, ...): --task {task} needs class labels; "
-                         "use --task regression, or cut the target into classes first")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._gate import check_categories_order, check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, categorical_codes, factorize_ratings
 from .._core._utils import missing_mask
 from ._weights import is_numeric_categories, weight_matrix
@@ -35,6 +36,7 @@ def given_categories(categories, name="categories"):
 
 def _raw_codes(ratings, categories):
     """Integer codes (n, r) with -1 for missing, and the categories in weight order."""
+    check_categories_order(ratings, categories)
     categorical = categorical_codes(ratings) if categories is None else None
     if categorical is not None:
         codes, cats = categorical
@@ -51,6 +53,7 @@ def _raw_codes(ratings, categories):
         raise ValueError(f"`ratings` must not hold infinite values; got {int(np.isinf(arr).sum())}.")
     if categories is None:
         codes, cats = factorize_ratings(arr)
+        check_labels(cats, arr.size)
         return np.asarray(codes, dtype=np.int64), np.asarray(cats)
     cats = given_categories(categories)
     if is_numeric_categories(cats):
@@ -88,7 +91,7 @@ def _count_table(codes, q):
 
 
 def _read_counts(ratings, categories):
-    arr = as_rating_matrix(ratings, min_replicates=1)
+    arr = as_rating_matrix(ratings, min_replicates=1, orientation=False)  # columns: categories
     values = as_numeric_matrix(arr)
     if np.isnan(values).any():
         raise ValueError("`ratings` (a count table with counts=True) must not hold missing values; "

@@ -13,6 +13,7 @@ import numpy as np
 from scipy import special
 
 from .._core._convention import one_minus_ratio
+from .._core._gate import check_categories_order, check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
@@ -47,6 +48,7 @@ def complete_numeric(ratings, function, *, name="ratings", min_objects=2):
 def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
     """Codes (int64, -1 = missing) into the categories of an (objects x raters) matrix, and those
     categories: the sorted distinct values, or ``categories`` (in the user's order) when given."""
+    check_categories_order(ratings, categories, name=name)
     arr = as_rating_matrix(ratings, name=name)
     if n_raters is not None and arr.shape[1] != n_raters:
         raise ValueError(f"`{name}` must have exactly {n_raters} raters (columns); got shape {arr.shape}.")
@@ -55,6 +57,7 @@ def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
             f"`{name}` must hold finite values; got {int(np.isinf(arr).sum())} infinite value(s)."
         )
     codes, found = factorize_ratings(arr)
+    check_labels(found, arr.size, name=name)
     if categories is None:
         return codes, found
     given = np.asarray(categories, dtype=object if found.dtype.kind in "OUS" else None).ravel()

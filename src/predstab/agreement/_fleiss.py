@@ -11,6 +11,7 @@ import pandas as pd
 from scipy import sparse
 
 from .._core._convention import one_minus_ratio_array
+from .._core._gate import check_labels
 from .._core._ratings import as_rating_matrix, categorical_codes, factorize_codes, factorize_values
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
@@ -124,6 +125,7 @@ def _fleiss_kappa_iv(ratings, exact, detail):
         # missing values get code -1: no separate scan for them (slow on objects); the
         # categories are ranked after dropping, so that only the kept objects' values must compare
         codes, uniques = factorize_values(arr)
+        check_labels(uniques, arr.size)
         kept = drop_incomplete(codes, codes < 0, function="irr::kappam.fleiss")
         codes, categories = factorize_codes(kept, uniques, all_used=kept is codes)
     return codes, tuple(categories.tolist()), bool(exact), bool(detail)

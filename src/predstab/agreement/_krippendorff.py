@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import sparse
 
 from .._core._exceptions import PredstabUndefinedWarning, warn_outside
+from .._core._gate import check_categories_order, check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
@@ -118,6 +119,7 @@ class KrippendorffAlphaResult(TwoDefinitions, Result):
 
 
 def _krippendorff_alpha_iv(ratings, scale, categories):
+    check_categories_order(ratings, categories)
     if categories is None and scale == "ordinal" and isinstance(ratings, pd.DataFrame):
         dtypes = set(ratings.dtypes)
         only = dtypes.pop() if len(dtypes) == 1 else None
@@ -161,6 +163,8 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
                 "the order of the categories, e.g. categories=['low', 'mid', 'high']."
             )
     codes, uniques = factorize_ratings(arr)
+    if scale == "nominal":
+        check_labels(uniques, arr.size, use="krippendorff_alpha(scale='interval') or icc()")
     return codes, None, len(uniques), None
 
 

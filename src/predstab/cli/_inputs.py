@@ -4,6 +4,7 @@ the chosen variant ignores, turn what the library cannot compute into one-line e
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
@@ -50,8 +51,10 @@ def _refuse_two_unnamed(frame, path, what):
     if frame.shape[1] != 2 or named(frame.columns) or "lines" not in frame.attrs:
         return
     line = int(frame.attrs["lines"][0])
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        text = next((raw for n, raw in enumerate(handle, 1) if n == line), "").strip()
+    text = ""
+    if os.path.isfile(path):  # standard input and pipes cannot be read twice
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            text = next((raw for n, raw in enumerate(handle, 1) if n == line), "").strip()
     shown = text if len(text) <= 40 else text[:37] + "..."
     raise InputError(f"{what} file '{path}', line {line}: two columns without names ('{shown}') where one "
                      "column is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' "

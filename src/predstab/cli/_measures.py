@@ -9,9 +9,9 @@ import numpy as np
 import predstab
 
 from .._core._exceptions import warn_outside
+from .._core._gate import described_as
 from .._core._reading import (
     InputError,
-    check_orientation,
     common_labels,
     label_matrix,
     numeric_matrix,
@@ -72,8 +72,6 @@ def _run_stability(args, out):
                                   "--prediction-space": args.prediction_space})
     pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **reading(args),
                                transpose=args.transpose, with_labels=True)
-    if not args.transpose:
-        check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = read_values(args.training_observations, what="--training-observations", scale=args.scale,
                            col=args.column, one_column=True, **reading(args))
@@ -100,7 +98,8 @@ def _run_stability(args, out):
                          "e.g. --categories low,mid,high)")
     if categories is not None:
         categories = as_data_type(categories, pred)
-    result = func(pred, base, scale=args.scale, categories=categories)
+    with described_as(predictions=(f"PREDICTIONS '{args.predictions}'", "--transpose")):  # the gate's words
+        result = func(pred, base, scale=args.scale, categories=categories)
     print(str(result), file=out)
     table = None
     if args.per_object or args.out:
@@ -163,16 +162,15 @@ def _define_agree(p):
 
 
 def _run_agree(args, out):
-    import pandas as pd
-
     warn_ignored(args, "measure", _AGREE_OPTIONS)
     frame = read_table(args.ratings, what="RATINGS", **reading(args))
     if args.transpose:
         frame = frame.T
-    elif frame.shape[1] >= 3 * frame.shape[0]:
-        numbers = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
-        matrix = frame.to_numpy(dtype=float) if numbers else label_matrix(frame)
-        check_orientation(matrix, what=f"RATINGS '{args.ratings}'")
+    with described_as(ratings=(f"RATINGS '{args.ratings}'", "--transpose")):  # the gate's words for a file
+        return _agree(args, frame, out)
+
+
+def _agree(args, frame, out):
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:

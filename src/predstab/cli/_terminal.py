@@ -8,6 +8,7 @@ import sys
 import warnings
 
 from .._core._reading import InputError, InputNote
+from .._core._startup import restore
 from .._core._writing import COMMITTED, signals_as_interrupts
 from ._inputs import one_line
 from ._parser import EXIT_USAGE, build_parser
@@ -58,6 +59,7 @@ def main(argv=None, *, stdout=None) -> int:
         warnings.simplefilter("default")
         warnings.showwarning = show
         try:
+            restore()  # from here on, a Ctrl-C is reported below (before: one line by _startup)
             code = int(args.func(args, out) or 0)
             out.flush()  # a closed pipe shows up here, not at interpreter exit
             return code

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import TreePool, _demo, tune_num_learners
+from .._core._gate import check_target_kind
 from .._core._reading import (
     InputError,
     cell_location,
-    check_target_kind,
     column,
     common_labels,
     label_matrix,

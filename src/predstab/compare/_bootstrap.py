@@ -14,7 +14,7 @@ from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_pvalue, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
-from ._common import CONFIDENCE, DOC, read_scores, rng_keyword
+from ._common import CONFIDENCE, DOC, read_scores, refuse_masked, rng_keyword
 from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means
 from ._results import StatisticPvalue
 
@@ -193,8 +193,8 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
 
 
 def _paired_bootstrap_iv(y_true, a, b, groups):
-    y = np.asarray(y_true)
-    pa, pb = np.asarray(a), np.asarray(b)
+    y = np.asarray(refuse_masked(y_true, "y_true"))
+    pa, pb = np.asarray(refuse_masked(a, "a")), np.asarray(refuse_masked(b, "b"))
     if y.ndim == 0 or len(y) < 2:
         raise ValueError(f"`y_true` must hold at least 2 cases; got shape {y.shape}.")
     for name, arr in (("a", pa), ("b", pb)):

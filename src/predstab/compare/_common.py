@@ -16,9 +16,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._core._gate import refuse_masked
 from .._core._validation import Interval, Options
 
-__all__ = ["rng_keyword", "read_scores", "read_paired", "read_counts", "CONFIDENCE", "PROBABILITY",
+__all__ = ["refuse_masked", "rng_keyword", "read_scores",
+           "read_paired", "read_counts", "CONFIDENCE", "PROBABILITY",
            "COUNT", "ALTERNATIVE", "ALTERNATIVES", "alternative_name", "DOC"]
 
 #: ``confidence_level``: a float in (0, 1)
@@ -57,7 +59,12 @@ def read_scores(values, name, *, ndim=1, min_size=1):
     Traceback (most recent call last):
     ...
     ValueError: `a` must not contain NaN or infinite values; got 1 such entries.
+
+    A masked array's masked cells are missing values, which no test here takes: they are
+    refused as NaN is (:func:`predstab._core._gate.refuse_masked`), never read as the numbers
+    under the mask.
     """
+    values = refuse_masked(values, name)
     try:
         if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
             raise TypeError

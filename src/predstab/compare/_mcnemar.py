@@ -13,7 +13,7 @@ from .._core._exceptions import PredstabDataWarning, PredstabUndefinedWarning, w
 from .._core._results import Result, r_signif, result
 from .._core._utils import missing_mask
 from .._core._validation import Interval, Options, validate_params
-from ._common import read_counts
+from ._common import read_counts, refuse_masked
 from ._power import binomial_two_sided_p
 from ._results import StatisticPvalue, htest_lines
 from ._unconditional import mcnemar_unconditional_p
@@ -105,6 +105,7 @@ class McNemarResult(StatisticPvalue, Result):
 
 
 def _judgments(values, name):
+    values = refuse_masked(values, name)
     try:
         arr = np.asarray(values)
     except ValueError:  # numpy refuses ragged nested sequences

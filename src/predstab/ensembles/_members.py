@@ -18,6 +18,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 
+from .._core._gate import check_orientation, check_row_names, numbers_if_numeric, unmask
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
 from ._repeated import _run_all
@@ -110,9 +111,16 @@ def _check_mask(oob, shape, name, what):
 def _matrix_iv(predictions, classes, name):
     """``(cache, classes or None, missing)``: metric values (objects x members) or class
     probabilities / one-hot votes (objects x members x classes)."""
-    if hasattr(predictions, "to_numpy"):  # a DataFrame: its values, objects in rows
-        predictions = predictions.to_numpy()
-    values = np.asarray(predictions)
+    check_row_names(predictions, name=name)
+    if classes is None or np.ndim(predictions) == 3:
+        # numbers are numbers however they come (object arrays, nullable Int64 / Float64 frames, masked
+        # cells as NaN); complex numbers and dates are refused
+        values = numbers_if_numeric(predictions, name=name)
+    else:  # `classes` given: the values are labels, numbers too (a masked cell is a missing label)
+        raw = predictions.to_numpy() if hasattr(predictions, "to_numpy") else predictions
+        values = np.asarray(unmask(raw))
+        if values.dtype.kind in "cmM":
+            raise TypeError(f"`{name}` must hold real numbers or class labels; got dtype {values.dtype}.")
     if values.ndim not in (2, 3):
         raise ValueError(f"`{name}` must be objects x members (values or class labels) or objects x members "
                          f"x classes (probabilities); got {_shape_text(values)}.")
@@ -128,7 +136,10 @@ def _matrix_iv(predictions, classes, name):
         if values.shape[2] < 2:
             raise ValueError(f"`{name}` must hold probabilities of at least 2 classes; got "
                              f"{_shape_text(values)}.")
+        # members x objects x classes (np.stack of predict_proba): judged on the last class's probability
+        check_orientation(values[:, :, -1], name=name, fix=f"{name}.transpose(1, 0, 2)")
         return _check_probabilities(values, classes, name)
+    check_orientation(values, name=name)
     if classes is not None or values.dtype.kind not in "iuf":
         votes, classes, missing = _labels_to_votes(values, classes, name)
         if len(classes) < 2:
@@ -190,12 +201,36 @@ def _from_predictions_iv(predictions, oob, oob_predictions, classes, y):
                                 "on the object and does not vote there)" if mask is not None and masked
                                 else "") + ".")
     if y is not None:
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) < 2 or missing_mask(y).any():
-            raise ValueError(f"`y` must be the observed responses (one-dimensional, at least 2, no missing "
-                             f"value); got {_shape_text(y)}" + (" with missing values" if y.ndim == 1 and
-                                                                 missing_mask(y).any() else "") + ".")
+        y = _y_iv(y, classes)
     return test, train, mask, classes, y
+
+
+def _y_iv(y, classes):
+    """The observed responses, checked against the pool: finite numbers for a pool of numbers,
+    labels among ``classes`` for a pool of classes (phi would otherwise be NaN or compare
+    nothing)."""
+    y = np.asarray(unmask(y.to_numpy() if hasattr(y, "to_numpy") else y))
+    if y.ndim != 1 or len(y) < 2 or missing_mask(y).any():
+        raise ValueError(f"`y` must be the observed responses (one-dimensional, at least 2, no missing "
+                         f"value); got {_shape_text(y)}" + (" with missing values" if y.ndim == 1 and
+                                                             missing_mask(y).any() else "") + ".")
+    if classes is None:  # a pool of numbers: y must be numbers
+        numbers = numbers_if_numeric(y, name="y")
+        if numbers.dtype.kind not in "iufb":
+            shown = ", ".join(repr(v) for v in list(dict.fromkeys(y.tolist()))[:3])
+            raise ValueError(f"`y` must hold numbers for a pool of numeric predictions; got {shown}, ... "
+                             "(for class labels, give the pool's `classes` or class predictions).")
+        numbers = numbers.astype(float)
+        if not np.isfinite(numbers).all():
+            raise ValueError(f"`y` must hold finite values; got {int(np.isinf(numbers).sum())} infinite "
+                             "value(s).")
+        return numbers
+    known = set(classes.tolist())
+    absent = [v for v in dict.fromkeys(y.tolist()) if v not in known]
+    if absent:
+        raise ValueError(f"`y` holds label(s) {absent[:5]!r} that are not among the pool's classes "
+                         f"{classes.tolist()!r}; `y` must be the observed classes of the training objects.")
+    return y
 
 
 def _fill_unused(values, mask):
@@ -277,9 +312,43 @@ def _stack_outputs(outputs, classes):
     return out, classes
 
 
-def _predict_members(members, X, proba, n_jobs):
-    # threads: the members are fitted models in this process, predict releases the GIL in numpy
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba) for m in members)
+def _predict_members(members, X, proba, n_jobs, name):
+    """Every member's output for ``X``; a member that cannot predict ``X`` (not fitted, or ``X`` of
+    another width than it was fitted on) is named, with the parameter, instead of scikit-learn's
+    message alone."""
+    _check_members_fitted(members)
+    width = np.shape(X)[1] if np.ndim(X) == 2 else None
+    for j, member in enumerate(members):
+        expected = getattr(member, "n_features_in_", None)
+        if width is not None and expected is not None and int(expected) != width:
+            raise ValueError(f"`{name}` has {width} columns (features), but member {j} "
+                             f"({type(member).__name__}) was fitted on {int(expected)}; give `{name}` the "
+                             "features the members were trained on.")
+    try:
+        # threads: the members are fitted models in this process, predict releases the GIL in numpy
+        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_member_output)(m, X, proba)
+                                                         for m in members)
+    except (ValueError, TypeError) as exc:
+        kind = TypeError if isinstance(exc, TypeError) and not isinstance(exc, ValueError) else ValueError
+        raise kind(f"the members could not predict `{name}` of shape {np.shape(X)}: {exc}") from exc
+
+
+def _check_members_fitted(members):
+    """A ValueError naming the first member scikit-learn says is not fitted."""
+    try:
+        from sklearn.base import BaseEstimator
+        from sklearn.exceptions import NotFittedError
+        from sklearn.utils.validation import check_is_fitted
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        return
+    for j, member in enumerate(members):
+        if not isinstance(member, BaseEstimator):
+            continue  # not scikit-learn's: its own predict says
+        try:
+            check_is_fitted(member)
+        except NotFittedError:
+            raise ValueError(f"`members` must be fitted models; member {j} ({type(member).__name__}) is not "
+                             "fitted: call its fit first.") from None
 
 
 @validate_params({**{k: v for k, v in _DECLARED.items() if k != "oob_predictions"}, "members": ["array-like"],
@@ -300,12 +369,12 @@ def from_members(cls, members, X_test, *, X_oob=None, oob=None, y=None, classes=
         raise ValueError("`response`='predict_proba' needs members with `predict_proba` and `classes_`.")
     proba = can_proba if response == "auto" else response == "predict_proba"
     start = time.perf_counter()
-    test, classes_out = _stack_outputs(_predict_members(members, X_test, proba, n_jobs), classes)
+    test, classes_out = _stack_outputs(_predict_members(members, X_test, proba, n_jobs, "X_test"), classes)
     train = None
     if X_oob is not None:
         if oob is None:
             raise ValueError("`X_oob` needs `oob`, the mask of which member did not train on which row.")
-        train, _ = _stack_outputs(_predict_members(members, X_oob, proba, n_jobs), classes_out)
+        train, _ = _stack_outputs(_predict_members(members, X_oob, proba, n_jobs, "X_oob"), classes_out)
     seconds = time.perf_counter() - start
     if not proba and classes is None and hasattr(members[0], "classes_") and test.dtype.kind in "iuf":
         classes_out = np.unique(np.concatenate([np.asarray(m.classes_) for m in members]))

@@ -15,6 +15,7 @@ from types import MappingProxyType, SimpleNamespace
 import numpy as np
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._gate import check_responses
 from .._core._progress import check_progress
 from .._core._utils import check_count
 from .._core._validation import Interval, InvalidParameterError, Options, check_param
@@ -349,7 +350,7 @@ def _tune_num_learners_iv(arguments):
     _options_iv(a, measures)
     select_for = _select_for_iv(select_for, is_clf)
     pool_size, explicit = _pool_iv(a, grid, measures, is_clf)
-    y = np.asarray(a.y)
+    y = check_responses(a.y, numbers=not is_clf)
     select_fraction, select_for, importance_fraction = _selection_iv(
         a, (select_fraction, select_for, importance_fraction, importance), measures, is_clf, y)
     if len(y) != len(a.X):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import sparse
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._gate import check_labels, looks_continuous
 from .._core._utils import missing_mask
 from ._scales import ColumnCodes, Values, encode, match_keys
 
@@ -267,15 +268,23 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
         )
     to_base = match_keys(uniques[present], b_uniques, as_text=False)
     known = to_base >= 0
+    continuous = pred.family == "numeric" and looks_continuous(uniques[present], source.size)
+    if continuous and (known.all() or absent_to_category is not None):
+        check_labels(uniques[present], source.size, name=names.predictions, use="scale='metric'")
     category = np.empty(present.size, dtype=np.intp)
     category[known] = base_to_category[to_base[known]]
     if not known.all():
         absent = [uniques[j] for j in present[~known]]
         if absent_to_category is None:
+            hint = ""
+            if continuous:
+                hint = (f"; `{names.predictions}` looks continuous ({present.size} distinct numbers in "
+                        f"{source.size} values), and scale='categorical' or 'ordinal' reads every distinct "
+                        "number as a class: for numbers use scale='metric'")
             raise ValueError(
                 "Some prediction values do not occur in the training data: "
                 f"`{names.predictions}` contains {absent[:5]!r}{' ...' if len(absent) > 5 else ''}, "
-                f"absent from `{names.baseline}`."
+                f"absent from `{names.baseline}`{hint}."
             )
         category[~known] = absent_to_category(absent)
         n_categories = max(n_categories, int(category.max()) + 1)

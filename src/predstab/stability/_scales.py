@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
+from .._core._gate import check_categories_order, check_orientation, check_row_names
 from .._core._ratings import _is_number_dtype, unmask
 
 __all__ = ["Values", "ColumnCodes", "read_values", "encode", "match_keys", "r_text"]
@@ -286,6 +287,8 @@ _PSI_NAMES = _Names("predictions", "prediction_space", "categories")
 
 def _stability_iv(predictions, baseline, scale, categories, names):
     """Check and normalise the inputs of every phi/psi entry point (APS's checks and phrases)."""
+    check_row_names(predictions, name=names.predictions)
+    check_categories_order(predictions, categories, name=names.predictions)
     pred = read_values(predictions, names.predictions)
     if pred.array.ndim != 2:
         raise ValueError(
@@ -302,6 +305,7 @@ def _stability_iv(predictions, baseline, scale, categories, names):
         raise ValueError(
             f"`{names.predictions}` must contain at least one object (row); got shape {pred.array.shape}."
         )
+    check_orientation(pred.array, name=names.predictions)
     base = read_values(baseline, names.baseline)
     if base.array.ndim > 2:
         raise ValueError(

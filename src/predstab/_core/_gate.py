@@ -1,0 +1,382 @@
+"""The one gate for input: what an array means, decided in one place for the API and the CLI.
+
+Every public function that reads a prediction or rating matrix, and every command of the CLI
+(which calls those functions), asks this module what its input means:
+
+- **Orientation** (:func:`check_orientation`): a matrix must have objects in rows and
+  replicates (refits, members, raters) in columns. ``np.stack([m.predict(X) for m in
+  members])`` gives the other orientation; such a matrix is recognised (see the rule there)
+  and a :class:`~predstab.PredstabOrientationWarning` says so. A user whose matrix is meant
+  that way says so by filtering that warning category.
+- **R's row names** (:func:`check_row_names`): ``pandas.read_csv`` of a file of R's
+  ``write.csv`` keeps the row names as a first column ``Unnamed: 0`` (1..n), which would count
+  as one more rater.
+- **Numbers read as labels** (:func:`check_labels`, :func:`numbers_if_numeric`): continuous
+  values given to a measure of categories, and numbers in an object array or a nullable
+  pandas dtype, which are numbers.
+- **Masked arrays** (:func:`unmask`, :func:`refuse_masked`): a masked cell is a
+  missing value everywhere, never the number under the mask. A function that drops missing
+  values (the agreement measures, as R's ``na.omit``) drops it; one that refuses them
+  (``predstab.compare``, whose tests need complete pairs) refuses it, naming the count.
+- **Ordered categoricals** (:func:`check_categories_order`): an ordered pandas Categorical
+  and a ``categories=`` in another order contradict each other.
+- **Targets** (:func:`check_target_kind`): a continuous target given to a class task.
+
+The checks are cheap: shapes and dtypes, one column, or the distinct values a measure has
+already found; none copies a whole matrix (a 10^6 x 100 matrix passes in microseconds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ._exceptions import PredstabDataWarning, PredstabOrientationWarning, warn_outside
+from ._utils import missing_mask
+
+__all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "looks_continuous",
+           "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
+           "check_target_kind", "looks_transposed", "check_responses"]
+
+
+# How a surface (the CLI) names a parameter in the gate's messages: {"ratings": ("RATINGS 'f.csv'",
+# "add --transpose")}. A context variable, so threads keep their own.
+class InputError(ValueError):
+    """A problem with the user's input that the CLI reports as one line (exit code 2)."""
+
+
+_DESCRIBED = contextvars.ContextVar("predstab_gate_described", default=None)
+
+
+@contextlib.contextmanager
+def described_as(**names):
+    """Within the block, the gate's messages call parameter ``name`` by ``names[name]``:
+    a ``(what, option)`` pair (e.g. ``("RATINGS 'r.csv'", "--transpose")``), for the CLI,
+    whose users pass files and options, not arrays."""
+    token = _DESCRIBED.set({**(_DESCRIBED.get() or {}), **names})
+    try:
+        yield
+    finally:
+        _DESCRIBED.reset(token)
+
+
+# ----------------------------------------------------------------------------- orientation
+#: at most this many columns (evenly spaced) are looked at: both statistics are means over
+#: lines, so a sample estimates them without bias, and a very wide matrix costs no more
+_MAX_COLUMNS = 4096
+
+
+def _line_agreement(matrix) -> float:
+    """Mean over rows of the chance that two different cells of a row hold the same value
+    (missing values count as one more value): an unbiased estimate whatever the row length,
+    so long rows and short columns compare fairly. Linear in the size of ``matrix``."""
+    # use_na_sentinel=False: a missing cell (None, NaN) gets a code of its own, not -1
+    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()).astype(str),
+                                  use_na_sentinel=False)
+    n_rows, n_cols = matrix.shape
+    k = max(len(uniques), 1)
+    counts = np.bincount(np.repeat(np.arange(n_rows), n_cols) * k + codes,
+                         minlength=n_rows * k).reshape(n_rows, k).astype(float)
+    return float(np.mean((counts * (counts - 1)).sum(axis=1) / (n_cols * (n_cols - 1))))
+
+
+def looks_transposed(matrix, *, ratio=3) -> bool:
+    """The rule of :func:`check_orientation` (no warning): True when ``matrix`` has at least
+    ``ratio`` times more columns than rows (and 2 rows or more) and its columns agree clearly
+    more than its rows."""
+    shape = np.shape(matrix)
+    if len(shape) != 2 or shape[0] < 2 or shape[1] < ratio * shape[0]:
+        return False  # the common case (objects in rows, a few replicates): decided by the shape alone
+    matrix = np.asarray(matrix)
+    if matrix.shape[1] > _MAX_COLUMNS:
+        matrix = matrix[:, np.linspace(0, matrix.shape[1] - 1, _MAX_COLUMNS).astype(np.intp)]
+    if matrix.dtype.kind in "fiub":
+        values = matrix.astype(float)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            along_rows = np.nanmean(np.nanvar(values, axis=1, ddof=1))
+            down_columns = np.nanmean(np.nanvar(values, axis=0, ddof=1))
+        if down_columns < 0.5 * along_rows:
+            return True
+        with np.errstate(invalid="ignore"):
+            whole = bool(np.all((values == np.round(values)) | np.isnan(values)))
+        if not whole:
+            return False  # measurements: the variances decide
+        # whole numbers may be class labels (0/1 of a classifier's members): the rule of labels too
+    return _line_agreement(matrix.T) > _line_agreement(matrix) + 0.1
+
+
+def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3, fix=None) -> bool:
+    """Warn (:class:`~predstab.PredstabOrientationWarning`) when ``matrix`` looks transposed
+    (replicates in rows, objects in columns); return True when it does.
+
+    A prediction or rating matrix has objects in rows and replicates (refits, members,
+    raters) in columns, so its values agree more along a row than down a column. The warning
+    fires when there are at least ``ratio`` times more columns than rows *and* the columns
+    agree clearly more than the rows: for numbers, a mean variance (``ddof=1``) down the
+    columns below half the one along the rows; for categories (and whole numbers, which may be
+    class labels), a chance that two cells agree at least 0.1 higher down the columns than
+    along the rows. Both are unbiased whatever the
+    line length, so unstructured data do not trigger it. A matrix with fewer than ``ratio``
+    times more columns than rows is never looked at (no cost). Filter the warning category to
+    say that an orientation is intended.
+
+    The message names the parameter ``name`` and how to turn it (``fix``, default
+    ``name.T``); a surface names its file and option instead (``what``, ``option``, or
+    :func:`described_as` around the call of the public function).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> objects = rng.normal(size=40)
+    >>> wide = objects[None, :] + rng.normal(scale=0.1, size=(5, 40))   # 5 refits in rows
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_orientation(wide), check_orientation(wide.T)
+    (True, False)
+    """
+    if not looks_transposed(matrix, ratio=ratio):
+        return False
+    rows, columns = np.shape(matrix)
+    if what is None:
+        what, option = (_DESCRIBED.get() or {}).get(name, (None, option))
+    if what is not None:
+        remedy = f"if the file has them the other way round, add {option or '--transpose'}"
+    else:
+        what = f"`{name}`"
+        remedy = (f"pass `{fix or name + '.T'}` (np.stack([m.predict(X) for m in members]) puts the members "
+                  "in rows; np.column_stack puts them in columns); if the orientation is intended, "
+                  "filter the warning: "
+                  "warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
+    warn_outside(f"{what} has {rows} rows and {columns} columns, and its values agree more down the "
+                 "columns than along the rows: it looks transposed. Objects belong in rows and refits "
+                 f"(members, raters) in columns; {remedy}", PredstabOrientationWarning)
+    return True
+
+
+# ----------------------------------------------------------------------------- R's row names
+def check_row_names(frame, *, name="ratings") -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when the first column of a DataFrame looks
+    like row names read as data: named ``Unnamed: 0`` (``pandas.read_csv`` of a file of R's
+    ``write.csv`` or of pandas' ``to_csv``) or ``index`` (``reset_index``), or holding exactly
+    1, 2, ..., n (R's default row names) or 0, 1, ..., n - 1 (pandas' default index) in a
+    frame of 3 rows or more. Returns True when it warns. Only the first column
+    (and its name) is looked at."""
+    if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2 or frame.shape[0] < 1:
+        return False
+    label = frame.columns[0]
+    first = frame.iloc[:, 0]
+    # pandas' names for an index written or reset as a column: read_csv's "Unnamed: 0", reset_index's "index"
+    unnamed = isinstance(label, str) and (label.startswith("Unnamed: 0") or label == "index")
+    start = None
+    if not unnamed and frame.shape[0] >= 3 and pd.api.types.is_integer_dtype(first.dtype) \
+            and not pd.api.types.is_bool_dtype(first.dtype):
+        values = first.to_numpy(dtype=np.int64, na_value=-1)
+        if values[0] in (0, 1) and np.array_equal(values, np.arange(values[0], values[0] + len(values))):
+            start = int(values[0])
+    if not unnamed and start is None:
+        return False
+    seen = (f"named {label!r}" if unnamed else
+            f"{label!r}, holding {start}, {start + 1}, ..., {start + frame.shape[0] - 1},")
+    warn_outside(f"the first column of `{name}` ({seen}) looks like row names read as data (pandas.read_csv "
+                 "of a file R's write.csv wrote): it is counted as one more replicate (rater). Read the "
+                 "file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the "
+                 "column", PredstabDataWarning)
+    return True
+
+
+# ----------------------------------------------------------------------------- numbers and labels
+def looks_continuous(distinct, n_values, *, min_fractional=10) -> bool:
+    """Whether numbers with the distinct values ``distinct`` (in ``n_values`` cells) look like
+    measurements rather than class labels: more than ``max(20, n_values / 2)`` distinct values,
+    or more than ``min_fractional`` distinct values of which one is not whole. Text and
+    booleans never look continuous."""
+    distinct = np.asarray(distinct)
+    if distinct.dtype.kind == "O":
+        present = [v for v in distinct.tolist() if v is not None and v is not pd.NA]
+        if not present or not all(isinstance(v, (int, float, np.integer, np.floating))
+                                  and not isinstance(v, (bool, np.bool_)) for v in present):
+            return False
+        distinct = np.array(present, dtype=float)
+    if distinct.dtype.kind not in "iuf":
+        return False
+    distinct = distinct[np.isfinite(distinct)] if distinct.dtype.kind == "f" else distinct
+    many = distinct.size > max(20, n_values // 2)
+    fractional = distinct.size > min_fractional and bool(np.any(distinct != np.round(distinct)))
+    return bool(many or fractional)
+
+
+def check_labels(distinct, n_values, *, name="ratings", use="icc() or krippendorff_alpha(scale='interval')"):
+    """Warn (:class:`~predstab.PredstabDataWarning`) when a measure of categories is given
+    numbers that look continuous (:func:`looks_continuous`): every distinct value would be a
+    category of its own. ``distinct`` are the distinct values the measure found (no extra pass
+    over the data); ``use`` names the measure or scale for numbers."""
+    if not looks_continuous(distinct, n_values):
+        return False
+    distinct = np.asarray(distinct)
+    shown = ", ".join(f"{float(v):.4g}" for v in distinct[:3].tolist())
+    warn_outside(f"`{name}` looks continuous ({len(distinct)} distinct numbers in {n_values} values, e.g. "
+                 f"{shown}, ...): each distinct number is read as a category of its own. For numbers use "
+                 f"{use}; for classes, round or cut the values into classes first", PredstabDataWarning)
+    return True
+
+
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
+
+
+def numbers_if_numeric(values, *, name):
+    """``values`` as a float array when they are numbers that arrive as labels would: a
+    DataFrame of numeric (also nullable ``Int64`` / ``Float64``) columns, or an object array
+    holding only numbers and missing values (None, NaN, pd.NA become NaN). Anything else is
+    returned as an array, unchanged; complex numbers and dates raise a TypeError naming
+    ``name`` (neither is a class label nor a real number here)."""
+    if isinstance(values, (pd.DataFrame, pd.Series)):
+        dtypes = list(values.dtypes) if isinstance(values, pd.DataFrame) else [values.dtype]
+        if dtypes and all(pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
+                          for d in dtypes):
+            return values.to_numpy(dtype=float, na_value=np.nan)
+        values = values.to_numpy()
+    arr = np.asarray(unmask(values))
+    if arr.dtype.kind in "cmM":
+        raise TypeError(f"`{name}` must hold real numbers or class labels; got dtype {arr.dtype}.")
+    if arr.dtype.kind == "O" and arr.size:
+        missing = missing_mask(arr)
+        present = arr[~missing]
+        kind = pd.api.types.infer_dtype(present, skipna=True)
+        if kind.startswith("complex") or kind in ("datetime", "datetime64", "date", "timedelta", "period"):
+            raise TypeError(f"`{name}` must hold real numbers or class labels; got values of kind {kind!r}.")
+        if kind in _NUMBER_KINDS and present.size:
+            out = np.full(arr.shape, np.nan)
+            out[~missing] = present.astype(float)
+            return out
+    return arr
+
+
+# ----------------------------------------------------------------------------- masked arrays
+def unmask(values):
+    """A numpy masked array with its masked cells as missing values (None); anything else as
+    given. The one rule for masks: a masked cell is a missing value, never the number under
+    the mask (``np.asarray`` would keep it silently), so every reader calls this first and a
+    masked cell is treated as the function treats a missing value (R's NA)."""
+    if not isinstance(values, np.ma.MaskedArray):
+        return values
+    mask = np.ma.getmaskarray(values)
+    if not mask.any():
+        return np.ma.getdata(values)
+    out = np.ma.getdata(values).astype(object)
+    out[mask] = None
+    return out
+
+
+def refuse_masked(values, name):
+    """``values`` unchanged unless it is a masked array with masked cells, which a function that
+    needs complete data refuses (a ValueError naming ``name`` and the count)."""
+    if isinstance(values, np.ma.MaskedArray):
+        n_masked = int(np.ma.getmaskarray(values).sum())
+        if n_masked:
+            raise ValueError(f"`{name}` has {n_masked} masked value(s): a masked value is a missing value, "
+                             f"and this function needs complete data; drop them first ({name}.compressed(); "
+                             "for paired values, drop each pair with a masked value from both arrays).")
+        return np.ma.getdata(values)
+    return values
+
+
+# ----------------------------------------------------------------------------- ordered categoricals
+def _ordered_dtype(values):
+    """The ordered CategoricalDtype shared by every column of ``values``, else None."""
+    if isinstance(values, pd.DataFrame):
+        dtypes = set(values.dtypes)
+        only = dtypes.pop() if len(dtypes) == 1 else None
+    else:
+        only = getattr(values, "dtype", None)
+    return only if isinstance(only, pd.CategoricalDtype) and only.ordered else None
+
+
+def check_categories_order(values, categories, *, name="ratings"):
+    """Refuse an ordered pandas Categorical whose order ``categories`` contradicts: the categories
+    both list must come in the same order (a ValueError naming both), else one of them would
+    silently win. Nothing is checked when either is absent."""
+    if categories is None or isinstance(categories, pd.CategoricalDtype):
+        return
+    dtype = _ordered_dtype(values)
+    if dtype is None:
+        return
+    own = dtype.categories.tolist()
+    given = list(np.asarray(categories, dtype=object).ravel().tolist())
+    shared_own = [c for c in own if c in given]
+    shared_given = [c for c in given if c in own]
+    if shared_own != shared_given:
+        raise ValueError(f"`categories` {given!r} contradicts the order of the ordered Categorical "
+                         f"`{name}` {own!r}: one of the two orders would be ignored; give the categories "
+                         "in the Categorical's order.")
+
+
+# ----------------------------------------------------------------------------- targets
+def check_responses(y, *, name="y", numbers=True):
+    """``y`` as an array of observed responses to fit on, or a ValueError naming ``name``: no
+    missing value (None, NaN, pd.NA, a masked cell), and for a regression (``numbers``) no
+    infinite one. The message gives the count and the first rows, so that the user's line,
+    not scikit-learn's "Input y contains NaN.", says what to fix."""
+    y = np.asarray(unmask(y))  # a pandas Series: its values (pd.NA as an object)
+    missing = missing_mask(y)
+    if missing.any():
+        rows = np.flatnonzero(missing.reshape(len(y), -1).any(axis=1) if y.ndim else missing)[:5].tolist()
+        raise ValueError(f"`{name}` has {int(missing.sum())} missing value(s) (NaN / None), first at row(s) "
+                         f"{rows}; a model cannot be fitted to them: drop those rows from `X` and `{name}`.")
+    if numbers and y.dtype.kind not in "iufb":
+        converted = numbers_if_numeric(y, name=name)
+        if converted.dtype.kind not in "iufb":
+            shown = ", ".join(repr(v) for v in list(dict.fromkeys(y.tolist()))[:3])
+            raise ValueError(f"`{name}` must hold numbers for a regression; got {shown}, ... (class labels "
+                             "need a classifier).")
+        y = converted
+    if numbers and y.dtype.kind == "f" and np.isinf(y).any():
+        first = int(np.flatnonzero(np.isinf(y).reshape(len(y), -1).any(axis=1))[0])
+        raise ValueError(f"`{name}` must hold finite values; got {int(np.isinf(y).sum())} infinite value(s), "
+                         f"first at row {first}.")
+    return y
+
+
+def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:
+    """Check that a target suits ``task`` ("regression", "classification" or "ordinal"), in the
+    user's words: a continuous target given to a class task (:func:`looks_continuous` with any
+    fractional value), or text given to regression. ``subject`` names what is checked in the
+    message (default "the target '<name>'"), ``unit`` what its values are counted in.
+
+    Raises
+    ------
+    InputError
+
+    Examples
+    --------
+    >>> try:
+    ...     check_target_kind([0.5, -0.436, 1.25, 2.0, 3.5, 0.1], "classification")
+    ... except InputError as exc:
+    ...     print(str(exc)[:72])
+    the target 'target' looks continuous (6 distinct numbers in 6 rows, e.g.
+    """
+    if task not in ("regression", "classification", "ordinal"):
+        raise InputError(f"--task must be regression, classification or ordinal; got {task!r}")
+    subject = f"the target '{name}'" if subject is None else subject
+    values = pd.Series(np.asarray(y, dtype=object).ravel()).dropna()
+    numbers = pd.to_numeric(values, errors="coerce")
+    numeric = bool(len(values)) and not numbers.isna().any()
+    if task == "regression":
+        if not numeric:
+            bad = values[numbers.isna()].astype(str).unique()[:3]
+            raise InputError(f"{subject} holds text ({', '.join(map(repr, bad))}), not numbers: "
+                             "--task regression needs a numeric target; use --task classification "
+                             "(or --task ordinal with --levels) for categories")
+        return
+    if not numeric:
+        return
+    distinct = np.unique(numbers.to_numpy(dtype=float))
+    if looks_continuous(distinct, len(values), min_fractional=0):
+        shown = ", ".join(f"{v:.4g}" for v in distinct[:3])
+        raise InputError(f"{subject} looks continuous ({distinct.size} distinct numbers in "
+                         f"{len(values)} {unit}, e.g. {shown}, ...): --task {task} needs class labels; "
+                         "use --task regression, or cut the target into classes first")

@@ -1,0 +1,526 @@
+"""Issue 32: one gate for every input (``predstab._core._gate``).
+
+The mistakes a Python user makes -- members stacked in rows, numbers given to a measure of
+categories, R's row names read by pandas, a bad ``y``, masked arrays, an ordered Categorical
+against ``categories=``, inputs that never end -- give an error or a warning that names the
+parameter, in the API as in the command line. Every test here fails on the code before the
+gate (checked against commit 47fb43c).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from predstab import PredstabDataWarning, PredstabOrientationWarning, PredstabWarning, TreePool
+from predstab import compare as cmp
+from predstab._core import _gate, _reading
+from predstab._core._reading import InputError, InputNote
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+
+
+def _oneway_icc(x):
+    """irr::icc(x) (oneway, consistency, single) from its mean squares, written out here."""
+    n, k = x.shape
+    msr = k * ((x.mean(axis=1) - x.mean()) ** 2).sum() / (n - 1)
+    msw = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
+    return (msr - msw) / (msr + (k - 1) * msw)
+
+
+@pytest.fixture(scope="module")
+def regression_data():
+    from sklearn.datasets import make_regression
+
+    X, y = make_regression(n_samples=300, n_features=5, noise=10.0, random_state=0)
+    return X[:100], y[:100], X[100:]
+
+
+@pytest.fixture(scope="module")
+def forest_stack(regression_data):
+    """``np.stack`` of the trees' predictions of a fitted RandomForestRegressor: 20 trees x 200 objects."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y, X_test = regression_data
+    forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    return np.stack([tree.predict(X_test) for tree in forest.estimators_]), y
+
+
+@pytest.fixture(scope="module")
+def mlp_stack(regression_data):
+    """``np.stack`` of a deep ensemble's predictions: 5 MLPs (seeds 0..4) x 200 objects."""
+    from sklearn.neural_network import MLPRegressor
+
+    X, y, X_test = regression_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning of the small networks
+        members = [MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, random_state=seed).fit(X, y)
+                   for seed in range(5)]
+    return np.stack([m.predict(X_test) for m in members]), y
+
+
+# ----------------------------------------------------------------------------- 1. orientation
+@pytest.mark.parametrize("stack", ["forest_stack", "mlp_stack"])
+def test_members_stacked_in_rows_warn_in_icc_phi_and_from_predictions(stack, request):
+    P, y = request.getfixturevalue(stack)
+    n_members = P.shape[0]
+    calls = [("ratings", lambda m: predstab.icc(m)),
+             ("predictions", lambda m: predstab.phi(m, y, scale="metric")),
+             ("predictions", lambda m: TreePool.from_predictions(m))]
+    for name, call in calls:
+        pattern = rf"`{name}` has {n_members} rows and 200 columns.*looks transposed.*`{name}\.T`"
+        with pytest.warns(PredstabOrientationWarning, match=pattern):
+            call(P)
+    # objects in rows: no warning, and the ICC is the one computed here from its mean squares
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        right = predstab.icc(P.T).value
+        TreePool.from_predictions(P.T)
+    assert right == pytest.approx(_oneway_icc(P.T), rel=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabOrientationWarning)
+        wrong = predstab.icc(P).value
+    assert wrong == pytest.approx(_oneway_icc(P), rel=1e-10)
+    assert right > 0.5 > wrong  # the members agree; the transposed reading says they do not
+
+
+def test_an_intended_orientation_is_said_by_filtering_the_category(forest_stack):
+    P, _ = forest_stack
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=PredstabOrientationWarning)
+        assert predstab.icc(P).value == pytest.approx(_oneway_icc(P), rel=1e-10)
+    assert issubclass(PredstabOrientationWarning, PredstabDataWarning)
+
+
+def test_labels_stacked_in_rows_warn_in_fleiss_kappa():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = make_classification(n_samples=260, n_features=6, n_informative=4, random_state=0)
+    forest = RandomForestClassifier(n_estimators=15, random_state=0).fit(X[:60], y[:60])
+    labels = np.array(["no", "yes"], dtype=object)
+    P = np.stack([labels[tree.predict(X[60:]).astype(int)] for tree in forest.estimators_])  # 15 x 200
+    codes = np.stack([tree.predict(X[60:]).astype(int) for tree in forest.estimators_])  # labels 0 / 1
+    for stacked in (P, codes):
+        with pytest.warns(PredstabOrientationWarning, match="`ratings` has 15 rows and 200 columns"):
+            predstab.fleiss_kappa(stacked)
+        with pytest.warns(PredstabOrientationWarning, match="`predictions` has 15 rows and 200 columns"):
+            TreePool.from_predictions(stacked, classes=np.unique(stacked))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PredstabOrientationWarning)
+            predstab.fleiss_kappa(stacked.T)
+            TreePool.from_predictions(stacked.T, classes=np.unique(stacked))
+
+
+def test_probabilities_stacked_members_first_warn_in_from_predictions():
+    from sklearn.datasets import make_classification
+    from sklearn.neural_network import MLPClassifier
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning
+        members = [MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, random_state=seed)
+                   .fit(X[:100], y[:100]) for seed in range(5)]
+    P = np.stack([m.predict_proba(X[100:]) for m in members])  # 5 members x 200 objects x 2 classes
+    with pytest.warns(PredstabOrientationWarning, match=r"`predictions` has 5 rows and 200 columns.*"
+                                                        r"`predictions\.transpose\(1, 0, 2\)`"):
+        TreePool.from_predictions(P)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        pool = TreePool.from_predictions(P.transpose(1, 0, 2))
+    np.testing.assert_array_equal(pool.test_predictions_, P.transpose(1, 0, 2))
+
+
+def test_the_command_line_warns_once_through_the_gate(forest_stack, tmp_path, capsys):
+    from predstab.cli import main
+
+    P, _ = forest_stack
+    pd.DataFrame(P).to_csv(tmp_path / "wide.csv", index=False)
+    assert main(["agree", str(tmp_path / "wide.csv"), "--measure", "icc"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("looks transposed") == 1 and "RATINGS '" in err and "add --transpose" in err
+    assert main(["agree", str(tmp_path / "wide.csv"), "--measure", "icc", "--transpose"]) == 0
+    assert "looks transposed" not in capsys.readouterr().err
+
+
+def test_regression_targets_must_be_numbers_in_tune_num_learners():
+    from sklearn.ensemble import RandomForestRegressor
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match=r"`y` must hold numbers for a regression; got 'a', 'b'"):
+        predstab.tune_num_learners(RandomForestRegressor(n_estimators=5), X, np.array(["a", "b"] * 20))
+
+
+def test_the_orientation_rule_costs_nothing_on_a_tall_matrix():
+    # objects in rows (the usual shape): decided by the shape alone, the data are never read
+    class Shape:
+        shape = (10**6, 100)
+
+        def __array__(self, *args, **kwargs):  # pragma: no cover - must not be called
+            raise AssertionError("the data were read")
+
+    assert _gate.looks_transposed(Shape()) is False
+    # a very wide matrix is judged on at most 4096 evenly spaced columns
+    rng = np.random.default_rng(1)
+    wide = rng.normal(size=(1, 20000)) + rng.normal(scale=0.1, size=(3, 20000))
+    assert _gate.looks_transposed(wide) is True
+    assert _gate.looks_transposed(rng.normal(size=(3, 20000))) is False
+
+
+# ----------------------------------------------------------------------------- 2. numbers as labels
+def test_continuous_values_in_measures_of_categories_warn_naming_the_scale():
+    x = np.random.default_rng(0).normal(size=(100, 10))
+    with pytest.warns(PredstabDataWarning, match=r"`ratings` looks continuous \(1000 distinct numbers in "
+                                                 r"1000 values.*For numbers use icc\(\)"):
+        predstab.fleiss_kappa(x)
+    with pytest.warns(PredstabDataWarning, match=r"looks continuous.*krippendorff_alpha\(scale='interval'\)"):
+        predstab.krippendorff_alpha(x)
+    with pytest.warns(PredstabDataWarning, match="`ratings` looks continuous"):
+        predstab.cohen_kappa(x[:, :2])
+    with pytest.warns(PredstabDataWarning, match="looks continuous.*scale='metric'"):
+        predstab.psi(x, x[:, 0], scale="categorical")
+    # class labels, also many of them, also half-points: no warning
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        predstab.fleiss_kappa(rng.integers(0, 5, size=(100, 10)))
+        predstab.fleiss_kappa(rng.integers(0, 8, size=(100, 10)) / 2)
+        predstab.fleiss_kappa(rng.integers(0, 30, size=(200, 10)))
+
+
+def test_phi_of_numbers_on_the_categorical_scale_says_which_scale():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"do not occur in the training data.*looks continuous "
+                                         r"\(1000 distinct numbers.*use scale='metric'"):
+        predstab.phi(rng.normal(size=(100, 10)), rng.normal(size=50), scale="categorical")
+
+
+def test_from_predictions_reads_numbers_as_numbers_whatever_their_container(forest_stack):
+    P = forest_stack[0].T  # 200 objects x 20 trees
+    reference = TreePool.from_predictions(P).closed_form([1, 5, 20], measure="icc").curve
+    frame = pd.DataFrame(P).convert_dtypes()
+    assert str(frame.dtypes.iloc[0]) == "Float64"
+    for given in (P.astype(object), frame, pd.DataFrame(P).astype("Float64"), P.tolist()):
+        pool = TreePool.from_predictions(given)
+        assert pool.classes_ is None  # numbers, not 1,000s of classes
+        np.testing.assert_array_equal(pool.test_predictions_, P)
+        np.testing.assert_allclose(pool.closed_form([1, 5, 20], measure="icc").curve, reference, rtol=1e-12)
+    refused = r"`predictions` must hold real numbers or class labels; got dtype "
+    with pytest.raises(TypeError, match=refused + "complex"):
+        TreePool.from_predictions(P.astype(complex))
+    with pytest.raises(TypeError, match=refused + "datetime"):
+        TreePool.from_predictions(np.arange(40).reshape(20, 2).astype("datetime64[D]"))
+    with pytest.raises(TypeError, match=r"kind 'complex'"):
+        TreePool.from_predictions(P.astype(complex).astype(object))
+
+
+def test_nullable_integer_frame_is_numbers_with_missing_values():
+    frame = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, pd.NA], "c": [2, 2, 3, 5]}, dtype="Int64")
+    pool = TreePool.from_predictions(frame, oob=np.array([[True] * 3] * 3 + [[True, False, True]]))
+    assert pool.classes_ is None
+    np.testing.assert_array_equal(pool.test_predictions_[:3], frame.to_numpy(dtype=float)[:3])
+
+
+# ----------------------------------------------------------------------------- 3. R's row names
+def test_r_row_names_read_by_pandas_warn_naming_the_column(tmp_path):
+    path = tmp_path / "written_by_r.csv"
+    # write.csv(x, "written_by_r.csv") of a 6 x 3 matrix: quoted header with an empty first name
+    path.write_text('"","rater1","rater2","rater3"\n"1",3,3,2\n"2",3,6,1\n"3",3,4,4\n"4",4,6,4\n'
+                    '"5",5,2,3\n"6",5,4,2\n')
+    matrix = np.array([[3, 3, 2], [3, 6, 1], [3, 4, 4], [4, 6, 4], [5, 2, 3], [5, 4, 2]], dtype=float)
+    expected = predstab.icc(matrix, model="twoway", type="agreement").value
+    naive = pd.read_csv(path)
+    assert naive.columns[0] == "Unnamed: 0"
+    with pytest.warns(PredstabDataWarning, match=r"first column of `ratings` \(named 'Unnamed: 0'\) "
+                                                 r"looks like row names.*index_col=0.*predstab.read_table"):
+        wrong = predstab.icc(naive, model="twoway", type="agreement").value
+    assert wrong != pytest.approx(expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        assert predstab.icc(pd.read_csv(path, index_col=0), model="twoway",
+                            type="agreement").value == pytest.approx(expected, rel=1e-12)
+        assert predstab.icc(predstab.read_table(path), model="twoway",
+                            type="agreement").value == pytest.approx(expected, rel=1e-12)
+    with pytest.warns(PredstabDataWarning, match="first column of `predictions`"):
+        predstab.phi(naive, matrix[:, 0], scale="metric")
+    with pytest.warns(PredstabDataWarning, match="first column of `predictions`"):
+        TreePool.from_predictions(naive)
+
+
+def test_a_first_column_counting_one_to_n_warns():
+    frame = pd.DataFrame({"id": np.arange(1, 9), "a": [1, 2, 4, 4, 5, 6, 7, 8],
+                          "b": [1, 2, 3, 5, 5, 6, 8, 8]})
+    with pytest.warns(PredstabDataWarning, match=r"'id', holding 1, 2, \.\.\., 8"):
+        predstab.icc(frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        predstab.icc(frame[["a", "b"]])
+        predstab.icc(frame[["b", "id"]])  # only the first column is looked at
+        predstab.icc(frame.to_numpy())     # a numpy array has no column names to tell
+
+
+# ----------------------------------------------------------------------------- 4. y of from_predictions
+def test_from_predictions_checks_y_against_the_pool(forest_stack):
+    P, y = forest_stack
+    P = P.T
+    bad_numbers = y.copy()
+    bad_numbers[3] = np.inf
+    with pytest.raises(ValueError, match=r"`y` must hold finite values; got 1 infinite"):
+        TreePool.from_predictions(P, y=bad_numbers)
+    with pytest.raises(ValueError, match=r"`y` must hold numbers for a pool of numeric predictions; got 'a'"):
+        TreePool.from_predictions(P, y=np.array(["a", "b"] * 50))
+    labels = np.array(["no", "yes"], dtype=object)[(P > np.median(P)).astype(int)]
+    with pytest.raises(ValueError, match=r"`y` holds label\(s\) \[0, 1\] that are not among the pool's"):
+        TreePool.from_predictions(labels, y=np.array([0, 1] * 50))
+    with pytest.raises(ValueError, match=r"`y` holds label\(s\) \['maybe'\]"):
+        TreePool.from_predictions(labels, y=np.array(["no", "yes", "maybe", "no"]))
+    pool = TreePool.from_predictions(labels, y=np.array(["no", "yes", "yes", "no"]))
+    assert pool.y_train_.tolist() == ["no", "yes", "yes", "no"]
+    np.testing.assert_array_equal(TreePool.from_predictions(P, y=y).y_train_, y)
+
+
+# ----------------------------------------------------------------------------- 5. masked arrays
+_A = np.ma.masked_array([0.81, 0.79, 0.84, 0.80, -1e6, 0.83], mask=[0, 0, 0, 0, 1, 0])
+_B = np.array([0.85, 0.82, 0.86, 0.83, 0.84, 0.88])
+_MASKED_CALLS = {
+    "ttest": lambda: cmp.ttest(_A, _B),
+    "ttest paired": lambda: cmp.ttest(_A, _B, paired=True),
+    "mean_permutation_test": lambda: cmp.mean_permutation_test(_A, _B, random_state=0),
+    "corrected_resampled_ttest": lambda: cmp.corrected_resampled_ttest(_A, _B, n_train=90, n_test=10),
+    "mean_ci": lambda: cmp.mean_ci(_A),
+    "bootstrap_ci": lambda: cmp.bootstrap_ci(_A, random_state=0),
+    "paired_bootstrap": lambda: cmp.paired_bootstrap(_B, _A, _B, metric=lambda t, p: float(np.mean(t - p)),
+                                                     random_state=0),
+    "wilcoxon": lambda: cmp.wilcoxon(_A, _B),
+    "mcnemar": lambda: cmp.mcnemar(np.ma.masked_array([1, 0, 1, 1], mask=[0, 0, 1, 0]), [1, 1, 0, 1]),
+    "probability_of_improvement": lambda: cmp.probability_of_improvement(_A, _B, random_state=0),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_MASKED_CALLS))
+def test_compare_refuses_masked_values_instead_of_reading_the_numbers_under_the_mask(call):
+    with pytest.raises(ValueError, match=r"has 1 masked value\(s\): a masked value is a missing value"):
+        _MASKED_CALLS[call]()
+
+
+def test_a_masked_cell_is_a_missing_value_in_from_predictions_and_the_measures(forest_stack):
+    P = forest_stack[0].T[:30].copy()
+    masked = np.ma.masked_array(P, mask=np.zeros(P.shape, dtype=bool))
+    masked.mask[4, 2] = True
+    masked.data[4, 2] = 1e9  # the number under the mask must never be read
+    with pytest.raises(ValueError, match=r"`predictions` has a missing value \(NaN / None\) at \(4, 2\)"):
+        TreePool.from_predictions(masked)
+    oob = np.ones(P.shape, dtype=bool)
+    oob[4, 2] = False  # that member trained on the object: its prediction is not used
+    with_nan = P.copy()
+    with_nan[4, 2] = np.nan
+    got = TreePool.from_predictions(masked, oob=oob)
+    want = TreePool.from_predictions(with_nan, oob=oob)
+    np.testing.assert_array_equal(got.test_predictions_, want.test_predictions_)
+    # the agreement measures drop the object with a missing value, as R's na.omit
+    with pytest.warns(PredstabDataWarning, match="1 of 30 objects have a missing value"):
+        assert predstab.icc(masked).value == pytest.approx(_oneway_icc(np.delete(P, 4, axis=0)), rel=1e-10)
+
+
+# ----------------------------------------------------------------------------- 6. ordered categoricals
+def test_an_ordered_categorical_and_a_conflicting_categories_are_refused():
+    levels = ["low", "mid", "high"]
+    codes = np.array([[0, 0, 1], [1, 1, 1], [2, 2, 1], [0, 1, 0], [2, 2, 2], [1, 2, 1], [0, 0, 0], [2, 1, 2]])
+    ordered = pd.CategoricalDtype(levels, ordered=True)
+    frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(ordered)
+    own = predstab.krippendorff_alpha(frame, scale="ordinal").value
+    assert own == pytest.approx(predstab.krippendorff_alpha(codes, scale="ordinal").value, rel=1e-12)
+    with pytest.raises(ValueError, match=r"`categories` \['mid', 'low', 'high'\] contradicts the order of "
+                                         r"the ordered Categorical `ratings` \['low', 'mid', 'high'\]"):
+        predstab.krippendorff_alpha(frame, scale="ordinal", categories=["mid", "low", "high"])
+    assert predstab.krippendorff_alpha(frame, scale="ordinal", categories=levels).value == pytest.approx(own)
+    with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `predictions`"):
+        predstab.phi(frame, frame.iloc[:, 0], scale="ordinal", categories=["mid", "low", "high"])
+    # weighted coefficients, whose weights follow the order of the categories
+    two = frame.iloc[:, :2]
+    for weighted in (lambda c: predstab.cohen_kappa(two, weights="linear", categories=c),
+                     lambda c: predstab.gwet_ac1(frame, weights="linear", categories=c)):
+        assert weighted(levels).value == pytest.approx(weighted(pd.Series(levels)).value)
+        with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `ratings`"):
+            weighted(["mid", "low", "high"])
+
+
+# ----------------------------------------------------------------------------- 7. inputs that never end
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_that_never_ends_is_refused_within_seconds(device):
+    if not os.path.exists(device):  # pragma: no cover - not a Unix system
+        pytest.skip(f"no {device}")
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=rf"file '{device}' is not (a text table|UTF-8 text)"):
+        predstab.read_table(device)
+    assert time.perf_counter() - start < 5
+
+
+def test_text_that_never_ends_is_refused_at_the_memory_bound(monkeypatch):
+    monkeypatch.setattr(_reading, "_max_bytes", lambda: 3 << 20)
+    writer = subprocess.Popen(["yes", "1,2,3"], stdout=subprocess.PIPE)
+    try:
+        with pytest.raises(InputError, match=r"is longer than 3 MiB.*an input that never ends"):
+            predstab.read_table(f"/dev/fd/{writer.stdout.fileno()}")
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+def _cli(args, *, stdin=None):
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(SRC)}
+    return subprocess.run([sys.executable, "-m", "predstab", *args], input=stdin, capture_output=True,
+                          env=env, timeout=120)
+
+
+def test_standard_input_and_pipes_are_read(tmp_path):
+    text = b"a,b,c\n1,2,2\n2,3,3\n3,3,4\n5,6,6\n"
+    want = predstab.icc(np.array([[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]], dtype=float))
+    proc = _cli(["agree", "-", "--measure", "icc"], stdin=text)
+    assert proc.returncode == 0, proc.stderr
+    assert f"ICC(1) = {want.value:.3g}" in proc.stdout.decode()
+    read, write = os.pipe()
+    os.write(write, text)
+    os.close(write)
+    try:
+        frame = predstab.read_table(f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+    assert frame.to_numpy().tolist() == [[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]]
+
+
+# ----------------------------------------------------------------------------- 8. messages
+def test_messages_name_the_parameter_the_user_passed():
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.linear_model import LinearRegression
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = X[:, 0].copy()
+    y[[3, 7]] = np.nan
+    with pytest.raises(ValueError, match=r"`y` has 2 missing value\(s\) \(NaN / None\), first at "
+                                         r"row\(s\) \[3, 7\]"):
+        predstab.tune_num_learners(RandomForestRegressor(n_estimators=5), X, y)
+    with pytest.raises(ValueError, match=r"`members` must be fitted models; member 0 \(LinearRegression\)"):
+        TreePool.from_members([LinearRegression(), LinearRegression()], X)
+    fitted = [LinearRegression().fit(X, X[:, 0]), LinearRegression().fit(X, X[:, 1])]
+    with pytest.raises(ValueError, match=r"`X_test` has 2 columns \(features\), but member 0 "
+                                         r"\(LinearRegression\) was fitted on 3"):
+        TreePool.from_members(fitted, X[:, :2])
+    with pytest.raises(ValueError, match=r"`ratings` must be a rectangular \(n_objects, n_replicates\) "
+                                         r"array; got rows of lengths \[1, 2\]\.$"):
+        predstab.cohen_kappa([[1, 2], [1]])
+    assert issubclass(InputNote, PredstabWarning)
+
+
+def test_ctrl_c_while_the_command_starts_prints_one_line():
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(SRC)}
+    for delay in (0.4, 1.0):
+        command = [sys.executable, "-m", "predstab", "agree", "missing.csv", "--measure", "icc"]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        lines = err.decode().strip().splitlines()
+        if proc.returncode == 2:  # the command had already run (a fast machine): nothing to interrupt
+            continue
+        assert proc.returncode == 130 and len(lines) == 1, err.decode()
+        assert "interrupted" in lines[0] and "Traceback" not in err.decode()
+
+
+# ----------------------------------------------------------------------------- the gate's rules, one by one
+def test_check_responses_names_rows_counts_and_kinds():
+    y = np.array([1.0, np.nan, 3.0, np.nan, 5.0, np.inf])
+    with pytest.raises(ValueError, match=r"^`y` has 2 missing value\(s\) \(NaN / None\), first at "
+                                         r"row\(s\) \[1, 3\]; a model cannot be fitted to them: drop those "
+                                         r"rows from `X` and `y`\.$"):
+        _gate.check_responses(y)
+    with pytest.raises(ValueError, match=r"^`target` must hold finite values; got 2 infinite value\(s\), "
+                                         r"first at row 2\.$"):
+        _gate.check_responses(np.array([1.0, 2.0, -np.inf, np.inf]), name="target")
+    with pytest.raises(ValueError, match=r"got 1 infinite value\(s\), first at row 1\.$"):
+        _gate.check_responses(np.array([[1.0, 2.0], [3.0, np.inf], [4.0, 5.0]]))  # two outputs
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"1 missing value\(s\) \(NaN / None\), first at row\(s\) \[1\]"):
+        _gate.check_responses(masked)
+    # numbers written as objects or a nullable Series are numbers; text is refused for a regression only
+    assert _gate.check_responses(np.array([1, 2.5], dtype=object)).tolist() == [1.0, 2.5]
+    assert _gate.check_responses(pd.Series([1, 2], dtype="Int64")).tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\."):
+        _gate.check_responses(np.array(["a", "b", "a"]))
+    assert _gate.check_responses(np.array(["a", "b", "a"]), numbers=False).tolist() == ["a", "b", "a"]
+    assert _gate.check_responses(np.array([np.inf, 1.0]), numbers=False)[0] == np.inf
+
+
+def test_check_target_kind_by_the_rule_of_looks_continuous():
+    _gate.check_target_kind([0, 1, 1, 0], "classification")
+    _gate.check_target_kind(["a", "b"], "ordinal")
+    _gate.check_target_kind([0.5, 1.5], "regression")
+    with pytest.raises(InputError, match=r"looks continuous \(1 distinct numbers in 2 rows"):
+        _gate.check_target_kind([0.5, 0.5], "classification")  # a fraction is no class label
+    with pytest.raises(InputError, match=r"^the target 'y' looks continuous \(2 distinct numbers in 3 rows, "
+                                         r"e\.g\. 0\.5, 1, \.\.\.\): --task ordinal needs class labels"):
+        _gate.check_target_kind([0.5, 1.0, 1.0], "ordinal", name="y")
+    with pytest.raises(InputError, match=r"^--observed 'o\.csv' looks continuous \(30 distinct numbers in "
+                                         r"30 cells"):
+        _gate.check_target_kind(np.arange(30), "classification", subject="--observed 'o.csv'", unit="cells")
+    with pytest.raises(InputError, match=r"^--task must be regression, classification or ordinal; got 'x'"):
+        _gate.check_target_kind([1], "x")
+    assert _gate.looks_continuous(np.arange(21), 42) is False    # 21 whole numbers in 42 values: labels
+    assert _gate.looks_continuous(np.arange(22), 42) is True     # more than half of the values distinct
+    assert _gate.looks_continuous(np.arange(11) / 2, 1000) is True
+    assert _gate.looks_continuous(np.arange(10) / 2, 1000) is False   # 10 half-points: a rating scale
+    assert _gate.looks_continuous(np.array([True, False]), 2) is False
+    assert _gate.looks_continuous(np.array(["a", "b"] * 30, dtype=object), 60) is False
+    assert _gate.looks_continuous(np.array([0.5 + k for k in range(11)] + [None], dtype=object), 1000) is True
+
+
+def test_looks_transposed_reads_whole_numbers_also_as_labels():
+    rng = np.random.default_rng(3)
+    objects = rng.integers(0, 2, size=200)
+    members = np.where(rng.random((6, 200)) < 0.85, objects, 1 - objects)  # 6 members x 200 objects
+    values = members.astype(float)
+    assert _gate.looks_transposed(values) is True    # 0/1 labels: the variances alone do not tell
+    with_missing = values.copy()
+    with_missing[0, :5] = np.nan
+    assert _gate.looks_transposed(with_missing) is True
+    assert _gate.looks_transposed(values + 0.25) is False  # not whole: measurements, variances decide
+    assert _gate.looks_transposed(members.astype(str).astype(object)) is True
+    assert _gate.looks_transposed(members[:, :17]) is False  # fewer than 3 x more columns than rows
+    assert _gate.looks_transposed(members[:1]) is False      # one row
+    # a very wide matrix: its sample of 4096 columns is evenly spread, so a structure only in the
+    # second half is seen too
+    wide = rng.normal(size=(3, 20000))
+    wide[:, 10000:] = rng.normal(size=(1, 10000)) + 0.01 * rng.normal(size=(3, 10000))
+    assert _gate.looks_transposed(wide) is True
+    assert _gate.looks_transposed(wide[:, :10000]) is False
+
+
+def test_numbers_if_numeric_reads_every_container():
+    assert _gate.numbers_if_numeric(pd.Series([1, None], dtype="Float64"), name="p").tolist()[0] == 1.0
+    assert np.isnan(_gate.numbers_if_numeric(pd.Series([1, None], dtype="Float64"), name="p")[1])
+    flags = _gate.numbers_if_numeric(pd.Series([True, False]), name="p")
+    assert flags.dtype == bool  # booleans stay booleans (labels)
+    mixed = _gate.numbers_if_numeric(np.array([1, None, 2.5], dtype=object), name="p")
+    assert mixed.dtype == float and mixed[0] == 1.0 and np.isnan(mixed[1]) and mixed[2] == 2.5
+    text = np.array(["a", None], dtype=object)
+    assert _gate.numbers_if_numeric(text, name="p") is not None
+    assert _gate.numbers_if_numeric(text, name="p").tolist() == ["a", None]
+    assert _gate.numbers_if_numeric(np.array([], dtype=object), name="p").size == 0
+    assert _gate.numbers_if_numeric(pd.DataFrame({"a": ["x", "y"]}), name="p").tolist() == [["x"], ["y"]]
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got values of "
+                                        r"kind 'date"):
+        _gate.numbers_if_numeric(np.array([pd.Timestamp("2020-01-01").date(), None], dtype=object), name="p")
+    import datetime
+
+    with pytest.raises(TypeError, match=r"got values of kind 'datetime'"):
+        _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
+        _gate.numbers_if_numeric(np.array([1, 2], dtype="timedelta64[s]"), name="p")
