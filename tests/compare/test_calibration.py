@@ -6,8 +6,11 @@ benchmarks/bench_calibration.py.
 """
 
 
+import warnings
+
 import numpy as np
 import pytest
+from scipy import stats
 
 from predstab import compare
 from predstab.compare._bootstrap import null_centred_pvalue
@@ -73,3 +76,67 @@ def test_paired_bootstrap_type_one_error_with_ties(n, discordant, reps):
                                      random_state=rng)
         rejected += r.pvalue <= 0.05
     assert rejected / reps <= _mc_bound(0.05, reps)
+
+
+# --- BCa for any statistic on discrete data (issue 39 item 2) --------------------------------
+
+
+def test_bca_median_of_binary_scores_is_an_interval():
+    x = [0, 0, 0, 1, 0, 1, 0, 0, 1, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # neither scipy's warnings nor a NaN
+        r = compare.bootstrap_ci(x, np.median, method="bca", n_resamples=2000, random_state=0)
+    # every leave-one-out median is 0: acceleration 0; the bias correction counts the ties at 0
+    # half, z0 = Phi^-1(share below 0 + share at 0 / 2): the bias-corrected percentile interval
+    reps = r.bootstrap_distribution
+    z0 = stats.norm.ppf(0.5 * np.mean(reps == 0.0))
+    probs = stats.norm.cdf(2 * z0 + stats.norm.ppf([0.025, 0.975]))
+    assert r.confidence_interval == pytest.approx(tuple(np.quantile(reps, probs)), abs=0)
+    assert r.confidence_interval.low == 0.0 and 0.0 < r.confidence_interval.high <= 1.0
+
+
+def test_bca_on_binary_data_never_silently_nan():
+    """100 binary data sets of 10 (80-99 % of them gave (nan, nan) with scipy's warnings only):
+    every statistic gets a finite interval, or NaN with a predstab warning."""
+    from predstab import PredstabUndefinedWarning, PredstabWarning
+
+    rng = np.random.default_rng(5)
+    finite = checked = 0
+    for _ in range(100):
+        x = (rng.random(10) < rng.uniform(0.15, 0.5)).astype(float)
+        if np.ptp(x) == 0:
+            continue
+        for statistic in (np.median, lambda v, axis=-1: np.quantile(v, 0.75, axis=axis)):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ci = compare.bootstrap_ci(x, statistic, method="bca", n_resamples=300,
+                                          random_state=rng).confidence_interval
+            ours = [w for w in caught if issubclass(w.category, PredstabWarning)]
+            assert len(ours) == len(caught)                 # no bare scipy / numpy warning
+            checked += 1
+            if np.isnan(ci.low) or np.isnan(ci.high):
+                assert any(issubclass(w.category, PredstabUndefinedWarning) for w in ours)
+            else:
+                finite += 1
+                assert ci.low <= ci.high
+    assert checked > 180 and finite >= 0.95 * checked
+
+
+def test_bca_jackknife_vectorised_equals_one_call_per_value():
+    from predstab.compare._bootstrap import _jackknife
+
+    x = np.random.default_rng(2).normal(size=37)
+    fast = _jackknife(x, np.median)
+    slow = _jackknife(x, lambda v: np.median(v))
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast, [np.median(np.delete(x, i)) for i in range(37)])
+
+
+def test_constant_bootstrap_distribution_warns_degenerate():
+    from predstab import PredstabDegenerateWarning
+
+    x = np.zeros(30)
+    x[0] = 1.0                          # the median of a resample is 0 unless 15 draws hit x[0]
+    with pytest.warns(PredstabDegenerateWarning, match="single point"):
+        r = compare.bootstrap_ci(x, np.median, n_resamples=200, random_state=0)
+    assert r.confidence_interval == (0.0, 0.0)

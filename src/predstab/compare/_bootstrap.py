@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import field
 from numbers import Integral
 
@@ -10,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core._docstrings import fill_doc
-from .._core._exceptions import PredstabUndefinedWarning, warn_outside
+from .._core._exceptions import PredstabDegenerateWarning, PredstabUndefinedWarning, warn_outside
 from .._core._results import Result, r_pvalue, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
@@ -160,11 +161,28 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
     """Percentile, basic or BCa interval from bootstrap replicates (one statistic).
 
     ``jackknife`` holds the leave-one-unit-out estimates needed for BCa's acceleration.
-    A constant bootstrap distribution gives the point interval ``(estimate, estimate)``.
+
+    One rule for every statistic (the degenerate cases of ``predstab._core._convention``):
+
+    - a constant bootstrap distribution gives the point interval ``(c, c)`` at its value,
+      with a :class:`~predstab.PredstabDegenerateWarning` (no spread to measure);
+    - BCa's bias correction counts replicates equal to the estimate half below, half above
+      (as :func:`scipy.stats.bootstrap`); discrete statistics (a median of 0/1 scores,
+      accuracy) hit the estimate exactly;
+    - BCa's acceleration is 0 when the jackknife estimates do not vary (a median of 0/1
+      scores: every leave-one-out median is the same; :func:`scipy.stats.bootstrap` divides
+      0 by 0 there and returns ``(nan, nan)``); the interval is then the bias-corrected
+      percentile interval;
+    - when every replicate lies strictly on one side of the estimate, BCa is undefined
+      (an infinite bias correction): the interval is ``(nan, nan)`` with a
+      :class:`~predstab.PredstabUndefinedWarning` that names the percentile interval as the
+      one to use.
     """
     reps = np.asarray(replicates, dtype=float)
     alpha = (1.0 - level) / 2.0
     if np.ptp(reps) == 0.0:
+        warn_outside(f"The bootstrap distribution is a single point ({r_signif(float(reps[0]))}); the "
+                     "interval has no width.", PredstabDegenerateWarning)
         return ConfidenceInterval(float(reps[0]), float(reps[0]))
     if method == "percentile":
         probs = np.array([alpha, 1.0 - alpha])
@@ -176,23 +194,33 @@ def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
         share_below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
         if not 0.0 < share_below < 1.0:
             warn_outside("BCa interval is undefined (the bootstrap distribution lies entirely on one "
-                         "side of the estimate); returning NaN.", PredstabUndefinedWarning)
+                         "side of the estimate); returning NaN. Use method='percentile'.",
+                         PredstabUndefinedWarning)
             return ConfidenceInterval(float("nan"), float("nan"))
         z0 = stats.norm.ppf(share_below)
-        jk = np.asarray(jackknife, dtype=float)
-        dev = jk.mean() - jk
-        denom = 6.0 * np.sum(dev ** 2) ** 1.5
-        acc = np.sum(dev ** 3) / denom if denom > 0 else 0.0
+        acc = _acceleration(jackknife)
         z = stats.norm.ppf([alpha, 1.0 - alpha])
         probs = stats.norm.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         if not np.all(np.isfinite(probs)):
             warn_outside("BCa interval is undefined (the jackknife acceleration is not finite); "
-                         "returning NaN.", PredstabUndefinedWarning)
+                         "returning NaN. Use method='percentile'.", PredstabUndefinedWarning)
             return ConfidenceInterval(float("nan"), float("nan"))
     else:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     low, high = np.quantile(reps, probs)
     return ConfidenceInterval(float(low), float(high))
+
+
+def _acceleration(jackknife):
+    """BCa's acceleration :math:`\\sum d^3 / (6 (\\sum d^2)^{3/2})` of the jackknife deviations
+    ``d = mean - theta_(i)``, scaled first (no overflow at 1e300); 0 when they do not vary."""
+    jk = np.asarray(jackknife, dtype=float)
+    dev = jk.mean() - jk
+    top = np.max(np.abs(dev))
+    if not top > 0.0:
+        return 0.0
+    dev = dev / top
+    return float(np.sum(dev ** 3) / (6.0 * np.sum(dev ** 2) ** 1.5))
 
 
 def null_centred_pvalue(replicates, observed):
@@ -464,9 +492,9 @@ def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_l
     :func:`scipy.stats.bootstrap` draws from the same generator) and the mean of each row,
     with BCa's jackknife in closed form, :math:`\hat\theta_{(i)} = (\sum_j x_j - x_i)/(n-1)`;
     working memory at most 64 MiB per block on top of the ``n_resamples`` replicates and the
-    data. Any other statistic is computed by :func:`scipy.stats.bootstrap` (vectorised when it
+    data. Any other statistic is resampled by :func:`scipy.stats.bootstrap` (vectorised when it
     takes ``axis=``) in blocks of the same size; BCa's jackknife then costs ``n`` evaluations
-    on ``n - 1`` values.
+    on ``n - 1`` values (vectorised in blocks of at most 64 MiB when it takes ``axis=``).
 
     Parameters
     ----------
@@ -483,11 +511,19 @@ def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_l
     BootstrapResult
         ``.value``, ``.confidence_interval``, ``.standard_error``, ``.bootstrap_distribution``.
 
+    BCa follows one rule for every statistic (:func:`bootstrap_interval`): replicates equal to
+    the estimate count half below it, and the acceleration is 0 when the jackknife values do
+    not vary, so a median of 0/1 scores gets an interval (:func:`scipy.stats.bootstrap`
+    returns ``(nan, nan)`` there).
+
     Warns
     -----
     PredstabUndefinedWarning
-        The bootstrap distribution is degenerate (constant scores): the interval is
-        ``(value, value)``.
+        Constant scores: the interval is ``(value, value)``. BCa undefined (every replicate
+        strictly on one side of the estimate): ``(nan, nan)``, use ``method="percentile"``.
+    PredstabDegenerateWarning
+        The bootstrap distribution is a single point (e.g. a median of scores that are
+        mostly equal): the interval is that point.
 
     References
     ----------
@@ -527,9 +563,33 @@ def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_l
                                standard_error=float(np.std(reps, ddof=1)), confidence_level=level,
                                method=method, n_resamples=n_res, bootstrap_distribution=reps)
     batch = max(1, BLOCK_BYTES // (16 * x.size))   # bounds scipy's resamples and jackknife blocks
+    # scipy draws the resamples (its BCa returns (nan, nan) when the jackknife does not vary, e.g.
+    # a median of 0/1 scores); the interval is bootstrap_interval's, one rule for every statistic
     res = stats.bootstrap((x,), statistic, n_resamples=n_res, confidence_level=level, batch=batch,
-                          method={"bca": "BCa"}.get(method, method), **rng_keyword(stats.bootstrap, rng))
-    ci = res.confidence_interval
-    return BootstrapResult(value=value, confidence_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
+                          method="percentile", **rng_keyword(stats.bootstrap, rng))
+    reps = np.asarray(res.bootstrap_distribution, dtype=float)
+    jack = _jackknife(x, statistic) if method == "bca" else None
+    ci = bootstrap_interval(reps, value, level, method, jack)
+    return BootstrapResult(value=value, confidence_interval=ci,
                            standard_error=float(res.standard_error), confidence_level=level, method=method,
-                           n_resamples=n_res, bootstrap_distribution=np.asarray(res.bootstrap_distribution))
+                           n_resamples=n_res, bootstrap_distribution=reps)
+
+
+def _jackknife(x, statistic):
+    """Leave-one-out values of ``statistic``: vectorised in blocks of at most
+    :data:`BLOCK_BYTES` when it takes ``axis=``, one call per value otherwise."""
+    n = x.size
+    try:
+        vectorised = "axis" in inspect.signature(statistic).parameters
+    except (TypeError, ValueError):
+        vectorised = False
+    if not vectorised:
+        return np.array([float(statistic(np.delete(x, i))) for i in range(n)])
+    out = np.empty(n)
+    rows = max(1, BLOCK_BYTES // (16 * n))
+    for i0 in range(0, n, rows):
+        i1 = min(n, i0 + rows)
+        keep = np.ones((i1 - i0, n), dtype=bool)
+        keep[np.arange(i1 - i0), np.arange(i0, i1)] = False
+        out[i0:i1] = statistic(np.broadcast_to(x, keep.shape)[keep].reshape(i1 - i0, n - 1), axis=-1)
+    return out
