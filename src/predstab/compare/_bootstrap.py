@@ -16,7 +16,7 @@ from .._core._results import Result, r_pvalue, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, DOC, read_scores, rng_keyword
-from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means
+from ._resampling import BLOCK_BYTES, bootstrap_means, bootstrap_unit_means, scaled_std
 from ._results import StatisticPvalue
 
 __all__ = ["paired_bootstrap", "PairedBootstrapResult", "bootstrap_ci", "BootstrapResult",
@@ -463,7 +463,7 @@ def _paired_result(full, reps, jack, level, method, n_units):
     cis = [bootstrap_interval(reps[:, j], full[j], level, method, None if jack is None else jack[:, j])
            for j in range(3)]
     pvalue = null_centred_pvalue(reps[:, 2], full[2])
-    se = reps.std(axis=0, ddof=1)
+    se = scaled_std(reps)
     return PairedBootstrapResult(
         score_a=full[0], score_b=full[1], difference=full[2], confidence_interval=cis[2], ci_a=cis[0],
         ci_b=cis[1], standard_error_a=float(se[0]), standard_error_b=float(se[1]),
@@ -560,18 +560,19 @@ def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_l
         jack = (np.sum(x) - x) / (x.size - 1) if method == "bca" else None
         ci = bootstrap_interval(reps, value, level, method, jack)
         return BootstrapResult(value=value, confidence_interval=ci,
-                               standard_error=float(np.std(reps, ddof=1)), confidence_level=level,
+                               standard_error=scaled_std(reps), confidence_level=level,
                                method=method, n_resamples=n_res, bootstrap_distribution=reps)
     batch = max(1, BLOCK_BYTES // (16 * x.size))   # bounds scipy's resamples and jackknife blocks
     # scipy draws the resamples (its BCa returns (nan, nan) when the jackknife does not vary, e.g.
     # a median of 0/1 scores); the interval is bootstrap_interval's, one rule for every statistic
-    res = stats.bootstrap((x,), statistic, n_resamples=n_res, confidence_level=level, batch=batch,
-                          method="percentile", **rng_keyword(stats.bootstrap, rng))
+    with np.errstate(over="ignore", under="ignore"):   # scipy's own SE squares the replicates
+        res = stats.bootstrap((x,), statistic, n_resamples=n_res, confidence_level=level, batch=batch,
+                              method="percentile", **rng_keyword(stats.bootstrap, rng))
     reps = np.asarray(res.bootstrap_distribution, dtype=float)
     jack = _jackknife(x, statistic) if method == "bca" else None
     ci = bootstrap_interval(reps, value, level, method, jack)
     return BootstrapResult(value=value, confidence_interval=ci,
-                           standard_error=float(res.standard_error), confidence_level=level, method=method,
+                           standard_error=scaled_std(reps), confidence_level=level, method=method,
                            n_resamples=n_res, bootstrap_distribution=reps)
 
 

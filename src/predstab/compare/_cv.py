@@ -14,6 +14,7 @@ Throughout, the difference is **B minus A**: positive means B scored higher.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -103,6 +104,13 @@ def _scaled(*arrays):
     """
     exponent = scaling_shift(*arrays)
     return [np.ldexp(x, exponent) for x in arrays] if exponent else list(arrays), exponent
+
+
+def _unscaled(res, exponent):
+    """``res`` of a test run on the data times ``2**exponent``: estimate and interval scaled back."""
+    low, high = (float(np.ldexp(v, -exponent)) for v in res.confidence_interval)
+    return dataclasses.replace(res, estimate=float(np.ldexp(res.estimate, -exponent)),
+                               confidence_interval=ConfidenceInterval(low, high))
 
 
 @fill_doc(**DOC)
@@ -370,11 +378,13 @@ def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-side
     (3.841, 0.004)
     """
     a, b = read_paired(a, b, ndim=(1, 2))
-    d = (b - a).ravel()
+    (a_s, b_s), e = _scaled(a, b)       # d.var under- or overflows beyond 1e+-154
+    d = (b_s - a_s).ravel()
     j = d.size
     se = math.sqrt((1.0 / j + float(n_test) / float(n_train)) * float(d.var(ddof=1)))
-    return _t_from(float(d.mean()), se, j - 1, float(confidence_level),
-                   "Corrected resampled t-test (Nadeau-Bengio)", alternative)
+    res = _t_from(float(d.mean()), se, j - 1, float(confidence_level),
+                  "Corrected resampled t-test (Nadeau-Bengio)", alternative)
+    return res if e == 0 else _unscaled(res, e)
 
 
 def _dietterich_t(d, s2):
@@ -394,7 +404,8 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
     a, b = read_paired(a, b, ndim=2, min_size=10)
     if a.shape != (5, 2):
         raise ValueError(f"`a` and `b` must have shape (5, 2) (5 repetitions x 2 folds); got {a.shape}.")
-    d = b - a
+    (a_s, b_s), e = _scaled(a, b)       # the squares under- or overflow beyond 1e+-154
+    d = b_s - a_s
     s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     if float(s2.sum()) == 0.0:
         warn_outside(f"{label}: every repetition has equal fold differences (variance 0); the test is "
@@ -402,8 +413,8 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
         statistic = pvalue = float("nan")
     else:
         statistic, pvalue = statistic_and_pvalue(d, s2)
-    return TestResult(statistic=float(statistic), pvalue=float(pvalue), df=df, estimate=float(d.mean()),
-                      method=method, statistic_name=statistic_name)
+    return TestResult(statistic=float(statistic), pvalue=float(pvalue), df=df,
+                      estimate=float(np.ldexp(d.mean(), -e)), method=method, statistic_name=statistic_name)
 
 
 @fill_doc(**_CV5X2)

@@ -55,7 +55,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BLOCK_BYTES", "sign_flip_pvalue", "bootstrap_means", "bootstrap_unit_means",
+from .._core._ratings import unit_scaled
+
+__all__ = ["BLOCK_BYTES", "scaled_std", "sign_flip_pvalue", "bootstrap_means", "bootstrap_unit_means",
            "sign_flip_tolerance", "two_sample_pvalue", "count_extreme"]
 
 #: working memory of one block of permutations or resamples, in bytes (64 MiB)
@@ -63,6 +65,25 @@ BLOCK_BYTES = 64 * 2 ** 20
 _CHUNK = 256            # bytes of sign bits (2,048 pairs) gathered per step: 64 KiB of table
 _REL_TOL = 2.0 ** -30
 _SUBSETS = ((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(float)   # (16, 4): bits of v
+
+
+def scaled_std(values, *, ddof=1):
+    """Standard deviation of ``values`` (per column of a 2-D array) at any scale.
+
+    The squares of values near 1e300 overflow and those near 1e-300 underflow: each column is
+    multiplied by the exact power of four of :func:`predstab._core._ratings.unit_scaled` first,
+    and the SD scaled back, bit-identical to ``np.std`` in the safe range.
+
+    Examples
+    --------
+    >>> float(scaled_std(np.array([1.0, 3.0]) * 1e300) / 1e300)
+    1.4142135623730951
+    """
+    x = np.asarray(values, dtype=float)
+    if x.ndim == 1:
+        scaled, factor = unit_scaled(x)
+        return float(np.std(scaled, ddof=ddof) * factor)
+    return np.array([scaled_std(x[:, j], ddof=ddof) for j in range(x.shape[1])])
 
 
 def sign_flip_tolerance(d):

@@ -15,6 +15,7 @@ from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, DOC, read_scores
+from ._resampling import scaled_std
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
@@ -127,7 +128,7 @@ def mean_ci(x, /, *, confidence_level=0.95):
     """
     arr, level = read_scores(x, "x", min_size=2), float(confidence_level)
     n = arr.size
-    se = float(arr.std(ddof=1)) / math.sqrt(n)
+    se = scaled_std(arr) / math.sqrt(n)
     half = float(stats.t.isf((1.0 - level) / 2.0, n - 1)) * se
     m = float(arr.mean())
     return MeanCI(value=m, standard_error=se, df=n - 1,
@@ -217,7 +218,7 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
         reps[r] = float(statistic(arr[rows, cols]))
     ci = bootstrap_interval(reps, value, level, "percentile")
     return StratifiedBootstrapResult(value=value, confidence_interval=ci,
-                                     standard_error=float(reps.std(ddof=1)), bootstrap_distribution=reps,
+                                     standard_error=scaled_std(reps), bootstrap_distribution=reps,
                                      confidence_level=level)
 
 
