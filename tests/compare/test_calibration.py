@@ -140,3 +140,60 @@ def test_constant_bootstrap_distribution_warns_degenerate():
     with pytest.warns(PredstabDegenerateWarning, match="single point"):
         r = compare.bootstrap_ci(x, np.median, n_resamples=200, random_state=0)
     assert r.confidence_interval == (0.0, 0.0)
+
+
+# --- the null of mean_permutation_test; the studentised statistic (issue 39 item 4) --------------
+
+
+def test_studentised_permutation_is_valid_for_equal_means_with_unequal_spreads():
+    """Equal means, spreads 3:1, sizes 10:40: the difference of means permuted tests
+    exchangeability and rejects about 0.25 of the time; Welch's t permuted stays at the level."""
+    rng = np.random.default_rng(39)
+    reps = 300
+    rejected = {"mean": 0, "welch": 0}
+    for _ in range(reps):
+        a, b = rng.normal(0.0, 3.0, 10), rng.normal(0.0, 1.0, 40)
+        seed = int(rng.integers(2**31))
+        for statistic in rejected:
+            p = compare.mean_permutation_test(a, b, n_resamples=199, random_state=seed,
+                                              statistic=statistic).pvalue
+            rejected[statistic] += p <= 0.05
+    assert rejected["welch"] / reps <= _mc_bound(0.05, reps)
+    assert rejected["mean"] / reps >= 0.15          # the exchangeability null, not equal means
+
+
+def test_studentised_permutation_exact_equals_enumeration_by_scipy():
+    a = np.array([0.3, 2.9, -1.7, 4.2, 0.8])
+    b = np.array([1.9, 2.2, 2.6, 2.0])
+
+    def welch(x, y, axis=-1):
+        return np.abs(stats.ttest_ind(y, x, equal_var=False, axis=axis).statistic)
+
+    ref = stats.permutation_test((a, b), welch, permutation_type="independent", n_resamples=np.inf,
+                                 alternative="greater", vectorized=True).pvalue
+    r = compare.mean_permutation_test(a, b, statistic="welch")
+    assert r.pvalue == pytest.approx(ref, rel=1e-12) and "Exact" in r.method and "Welch" in r.method
+    assert r.statistic == pytest.approx(b.mean() - a.mean())
+    # Monte Carlo: the same permutations as the mean statistic; close to the exact value
+    mc = compare.mean_permutation_test(np.r_[a, a + 0.1], np.r_[b, b - 0.1], statistic="welch",
+                                       n_resamples=4000, random_state=3).pvalue
+    full = stats.permutation_test((np.r_[a, a + 0.1], np.r_[b, b - 0.1]), welch,
+                                  permutation_type="independent", n_resamples=20000,
+                                  alternative="greater", vectorized=True, rng=4).pvalue
+    assert mc == pytest.approx(full, abs=0.03)
+    # paired: Welch's t of sign flips is monotone in their sum, the same test
+    d = compare.mean_permutation_test(a[:4], b, paired=True, statistic="welch")
+    assert d.pvalue == compare.mean_permutation_test(a[:4], b, paired=True).pvalue
+    with pytest.raises(ValueError, match="`statistic`"):
+        compare.mean_permutation_test(a, b, statistic="t")
+    with pytest.raises(ValueError, match="at least 2 scores"):
+        compare.mean_permutation_test(a[:1], b, statistic="welch")
+
+
+def test_every_test_states_its_null():
+    for name in ("ttest", "wilcoxon", "mean_permutation_test", "paired_bootstrap", "mcnemar",
+                 "corrected_resampled_ttest", "cv5x2_ttest", "cv5x2_ftest", "friedman_nemenyi",
+                 "bonferroni_dunn", "win_rate_test"):
+        doc = getattr(compare, name).__doc__
+        assert "Null hypothesis" in doc, name
+        assert f":func:`{name}`" in compare.__doc__.split("null hypothesis")[-1], name

@@ -30,7 +30,15 @@ def test_probability_of_improvement_by_hand_and_mann_whitney():
     assert swapped.value == pytest.approx(1 - r.value, rel=1e-12)
     assert r == compare.probability_of_improvement(y, x, n_resamples=300, random_state=0)
     assert r.confidence_interval.low < r.confidence_interval.high
-    assert np.quantile(r.bootstrap_distribution, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    # the percentiles of the replicates expanded about the estimate by sqrt(5 / 4) (5 runs of A)
+    assert r.expansion == np.sqrt(5 / 4)
+    wide = r.value + np.sqrt(5 / 4) * (r.bootstrap_distribution - r.value)
+    assert np.quantile(wide, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    plain = compare.probability_of_improvement(y, x, n_resamples=300, random_state=0, expand=False)
+    assert plain.expansion == 1.0
+    np.testing.assert_array_equal(plain.bootstrap_distribution, r.bootstrap_distribution)
+    assert np.quantile(r.bootstrap_distribution, 0.975) == pytest.approx(plain.confidence_interval.high,
+                                                                         rel=1e-12)
     with pytest.raises(ValueError, match="same tasks"):
         compare.probability_of_improvement(y[:, :3], x)
 

@@ -121,6 +121,9 @@ def ttest(a, b=None, /, *, paired=False, equal_var=False, mu=0.0, alternative="t
           confidence_level=0.95):
     r"""Student's t-test of B minus A: paired, Welch (default), pooled two-sample, or one-sample.
 
+    Null hypothesis: the mean difference B - A is ``mu`` (paired and one-sample: normal
+    differences; Welch: normal scores, the variances may differ; pooled: equal variances too).
+
     Paired: :math:`t = (\bar d - \mu) / (s_d/\sqrt n)`, :math:`d = b - a`, ``df = n - 1``.
     Welch: :math:`t = (\bar b - \bar a - \mu)/\sqrt{s_a^2/n_a + s_b^2/n_b}` with
     Welch–Satterthwaite df. Pooled: common variance, ``df = n_a + n_b - 2``. One-sample
@@ -219,6 +222,9 @@ _ZERO_METHODS = ("wilcox", "pratt")
                   "zero_method": [Options(_ZERO_METHODS)]}, renamed={**_PAIR, "correct": "correction"})
 def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, zero_method="wilcox"):
     r"""Wilcoxon signed-rank test of B minus A (e.g. paired scores across data sets).
+
+    Null hypothesis: the differences B - A are symmetric about 0 (not merely of median or
+    mean 0: skewed differences of mean 0 are rejected more often than the level says).
 
     With ``zero_method="wilcox"`` (R's ``wilcox.test``) zero differences are dropped; with
     "pratt" (coin's ``wilcoxsign_test(zero.method = "Pratt")``) they are ranked with the
@@ -328,6 +334,10 @@ _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-sided", confidence_level=0.95):
     r"""Nadeau–Bengio corrected resampled t-test for scores from repeated CV or random splits.
 
+    Null hypothesis: the expected difference B - A of the generalisation error is 0 (the
+    variance correction accounts for the overlap of training sets; the test is conservative:
+    type I 0.02-0.04 at 5 %, docs/benchmarks/calibration.md).
+
     With :math:`J` paired scores :math:`d_j = b_j - a_j` (every fold of every repetition),
 
     .. math::
@@ -422,6 +432,8 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
 def cv5x2_ttest(a, b, /):
     r"""Dietterich's 5×2cv paired t-test.
 
+    Null hypothesis: A and B have the same expected error (normal fold differences).
+
     Five repetitions of 2-fold CV give differences :math:`p_i^{(j)} = b - a`; with
     :math:`s_i^2 = \sum_j (p_i^{(j)} - \bar p_i)^2`,
 
@@ -459,6 +471,8 @@ def cv5x2_ttest(a, b, /):
 @validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
 def cv5x2_ftest(a, b, /):
     r"""Alpaydin's combined 5×2cv F-test.
+
+    Null hypothesis: A and B have the same expected error (normal fold differences).
 
     .. math::
 

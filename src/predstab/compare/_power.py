@@ -416,6 +416,8 @@ def binomial_two_sided_p(x, n):
 def win_rate_test(wins, n, /, *, p=0.5, alternative="two-sided", confidence_level=0.95):
     r"""Is a win rate different from 1/2 (or ``p``)? Exact binomial test with exact and Wald intervals.
 
+    Null hypothesis: the games are independent and B wins each with probability ``p``.
+
     .. math::
 
         p = \min\{1, 2 P[X \le \min(w, n - w)]\},\quad X \sim \text{Binomial}(n, 1/2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import field
 from numbers import Integral
 
@@ -13,6 +14,7 @@ from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, Options, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, DOC, read_scores
+from ._summaries import expanded
 
 __all__ = ["probability_of_improvement", "ProbabilityOfImprovement", "performance_profile"]
 
@@ -71,10 +73,13 @@ class ProbabilityOfImprovement(Result):
     per_task : ndarray of shape (n_tasks,)
     confidence_interval : ConfidenceInterval
         Stratified bootstrap percentile interval (runs resampled within each task, for A and
-        B independently), NaN bounds when ``n_resamples=0``.
+        B independently), expanded by ``expansion``; NaN bounds when ``n_resamples=0``.
     confidence_level : float
     n_resamples : int
     bootstrap_distribution : ndarray of shape (n_resamples,)
+        The replicates as drawn (before the expansion).
+    expansion : float
+        :math:`\\sqrt{m/(m-1)}` with ``m`` the smaller number of runs (1 with ``expand=False``).
     """
 
     _renamed_attributes = {"distribution": "bootstrap_distribution"}
@@ -85,6 +90,7 @@ class ProbabilityOfImprovement(Result):
     confidence_level: float
     n_resamples: int
     bootstrap_distribution: np.ndarray = field(repr=False)
+    expansion: float = 1.0
 
     def _str_lines(self):
         lo, hi = self.confidence_interval
@@ -102,8 +108,10 @@ def _runs_tasks(values, name):
 @fill_doc(**DOC)
 @validate_params({"a": ["array-like"], "b": ["array-like"],
                   "n_resamples": [Interval(Integral, 0, None)], "confidence_level": CONFIDENCE,
-                  "random_state": ["random_state"]}, renamed={"scores_x": "b", "scores_y": "a"})
-def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.95, random_state=None):
+                  "random_state": ["random_state"], "expand": ["boolean"]},
+                 renamed={"scores_x": "b", "scores_y": "a"})
+def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.95, random_state=None,
+                               expand=True):
     r"""Probability that a run of B beats a run of A on a task, averaged over tasks (rliable).
 
     For task m with runs :math:`a_{1..K}` of A and :math:`b_{1..N}` of B,
@@ -116,7 +124,12 @@ def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.
     the Mann–Whitney U over :math:`NK`; the result is the mean over tasks, above 1/2 when B
     tends to beat A (B over A, as every comparison of ``predstab.compare``). Its interval
     is a stratified bootstrap: runs are resampled with replacement within each task, for A
-    and B independently (the number of runs may differ).
+    and B independently (the number of runs may differ). Resampling ``m`` runs shrinks their
+    variance by ``(m-1)/m``: rliable's percentile interval covers 0.91 at 3 runs (95 %
+    nominal). With ``expand=True`` (the default) the replicates' deviations from the estimate
+    are multiplied by :math:`\sqrt{m/(m-1)}`, ``m`` the smaller number of runs, before the
+    percentiles are taken (docs/benchmarks/calibration.md); ``expand=False`` gives rliable's
+    interval.
 
     Cost: the U statistic is counted by ranks, one sort of A's runs per task and a binary
     search of each run of B (:math:`O(n \log n)`, not the :math:`N \times K` table of
@@ -133,6 +146,9 @@ def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.
         Bootstrap resamples (0: no interval).
     %(confidence_level)s
     %(random_state)s
+    expand : bool, default True
+        Expand the replicates about the estimate by :math:`\sqrt{m/(m-1)}` (see above);
+        ``False``: rliable's percentile interval.
 
     Returns
     -------
@@ -168,6 +184,8 @@ def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.
     per_task = (placements[1].sum(axis=0) + 0.5 * placements[2].sum(axis=0)) / (x.shape[0] * y.shape[0])
     value = float(per_task.mean())
     level = float(confidence_level)
+    m = min(x.shape[0], y.shape[0])
+    factor = math.sqrt(m / (m - 1.0)) if expand and m > 1 else 1.0
     reps = np.empty(int(n_resamples))
     if n_resamples:
         rng = check_rng(random_state)
@@ -175,12 +193,12 @@ def probability_of_improvement(a, b, /, *, n_resamples=2000, confidence_level=0.
             idx_x = rng.integers(0, x.shape[0], size=x.shape)
             idx_y = rng.integers(0, y.shape[0], size=y.shape)
             reps[r] = _resampled_per_task(idx_x, idx_y, placements).mean()
-        ci = bootstrap_interval(reps, value, level, "percentile")
+        ci = bootstrap_interval(expanded(reps, value, factor), value, level, "percentile")
     else:
         ci = ConfidenceInterval(float("nan"), float("nan"))
     return ProbabilityOfImprovement(value=value, per_task=per_task, confidence_interval=ci,
                                     confidence_level=level, n_resamples=int(n_resamples),
-                                    bootstrap_distribution=reps)
+                                    bootstrap_distribution=reps, expansion=factor)
 
 
 @validate_params({"scores": ["array-like"], "taus": ["array-like"],

@@ -147,7 +147,12 @@ class StratifiedBootstrapResult(Result):
     standard_error : float
         SD of the bootstrap replicates.
     bootstrap_distribution : ndarray of shape (n_resamples,)
+        The replicates as drawn (before the expansion).
     confidence_level : float
+    expansion : float
+        Factor the replicates' deviations from ``value`` were multiplied by for the interval
+        and the standard error: :math:`\\sqrt{m/(m-1)}` for ``m`` runs per task, 1 with
+        ``expand=False``.
     """
 
     value: float
@@ -155,6 +160,7 @@ class StratifiedBootstrapResult(Result):
     standard_error: float
     bootstrap_distribution: np.ndarray = field(repr=False)
     confidence_level: float
+    expansion: float = 1.0
 
     _renamed_attributes = {"se": "standard_error", "distribution": "bootstrap_distribution"}
 
@@ -164,15 +170,24 @@ class StratifiedBootstrapResult(Result):
 @fill_doc(**DOC)
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)],
-                  "confidence_level": CONFIDENCE, "random_state": ["random_state"]})
+                  "confidence_level": CONFIDENCE, "random_state": ["random_state"],
+                  "expand": ["boolean"]})
 def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
-                            random_state=None):
+                            random_state=None, expand=True):
     """Stratified bootstrap interval of an aggregate over runs × tasks (rliable's use case).
 
     Each replicate resamples the runs *within each task* (column) with replacement, so every
     task keeps its weight, and recomputes ``statistic`` on the resampled table; the interval
     is the percentile interval. Unlike rliable, the randomness follows ``random_state``
     exactly: the same seed gives the same interval.
+
+    With ``m`` runs per task, resampling within a task shrinks the variance by ``(m-1)/m``
+    (a third at 3 runs), and rliable's percentile interval of the IQM covers 0.87 at 3 runs
+    per task and 0.90-0.92 at 5-10 (95 % nominal; docs/benchmarks/calibration.md). With
+    ``expand=True`` (the default) the replicates' deviations from the estimate are
+    multiplied by :math:`\\sqrt{m/(m-1)}` before the percentiles are taken (and the standard
+    error with them): 0.93-0.94 from 3 runs on normal and skewed scores, 10-20 % wider at 3
+    runs, 5 % at 10. ``expand=False`` gives rliable's interval.
 
     Parameters
     ----------
@@ -183,6 +198,9 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     n_resamples : int, default 2000
     %(confidence_level)s
     %(random_state)s
+    expand : bool, default True
+        Expand the replicates about the estimate by :math:`\\sqrt{m/(m-1)}` (see above);
+        ``False``: rliable's percentile interval.
 
     Returns
     -------
@@ -216,10 +234,21 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     for r in range(n_res):
         rows = rng.integers(0, n_runs, size=(n_runs, n_tasks))
         reps[r] = float(statistic(arr[rows, cols]))
-    ci = bootstrap_interval(reps, value, level, "percentile")
+    factor = math.sqrt(n_runs / (n_runs - 1.0)) if expand else 1.0
+    ci = bootstrap_interval(expanded(reps, value, factor), value, level, "percentile")
     return StratifiedBootstrapResult(value=value, confidence_interval=ci,
-                                     standard_error=scaled_std(reps), bootstrap_distribution=reps,
-                                     confidence_level=level)
+                                     standard_error=factor * scaled_std(reps), bootstrap_distribution=reps,
+                                     confidence_level=level, expansion=factor)
+
+
+def expanded(replicates, estimate, factor):
+    """``estimate + factor * (replicates - estimate)``: the replicates' deviations from the
+    estimate multiplied by ``factor`` (the replicates unchanged for ``factor = 1``); halved
+    first so that values near 1e308 do not overflow."""
+    if factor == 1.0:
+        return replicates
+    half = 0.5 * replicates - 0.5 * estimate
+    return estimate + 2.0 * (factor * half)
 
 
 @validate_params({"k": [Interval(Integral, 1, None)]})
