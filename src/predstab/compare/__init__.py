@@ -20,7 +20,8 @@ same cases, right/wrong per case           :func:`mcnemar`
 any metric (F1, AUC), same cases           :func:`paired_bootstrap`
 scores per seed, no distribution assumed   :func:`mean_permutation_test`
 scores per seed                            :func:`ttest`, :func:`mean_ci`, :func:`iqm`,
-                                           :func:`bootstrap_ci`
+                                           :func:`bootstrap_ci` (from 30 seeds: too
+                                           narrow below)
 repeated CV / random splits                :func:`corrected_resampled_ttest`,
                                            :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
 two methods over many data sets            :func:`wilcoxon`
