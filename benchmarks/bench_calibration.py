@@ -330,7 +330,8 @@ CASES = [
     Case("symmetry", "Paired tests: their null is symmetry about 0",
          "Differences of mean 0, normal or skewed (exponential - 1). The sign-flip permutation test and "
          "Wilcoxon's test assume symmetry: on skewed differences of mean 0 they reject more often than "
-         "the level (the paired t tests the mean).", _symmetry_type1),
+         "the level. The paired t's null is a zero mean, but its t distribution needs near-normal "
+         "differences: at 10-30 skewed pairs it is off too.", _symmetry_type1),
     Case("coverage-mean", "Coverage of an interval of a mean at few scores",
          "95 % intervals of the mean of n scores (normal, or lognormal(0, 1) with mean exp(1/2)); "
          "999 resamples. `bootstrap_ci` notes below 30 scores that its interval is too narrow and "
@@ -339,10 +340,11 @@ CASES = [
          "Runs x 10 tasks (fixed task means, run noise normal or centred lognormal); truth: the IQM of the "
          "population mixture (100,000 runs per task). 500 resamples. Resampling m runs shrinks the "
          "within-task variance by (m-1)/m; `expand=True` multiplies the replicates' deviations by "
-         "sqrt(m/(m-1)).", _coverage_iqm),
+         "sqrt(m/(m-1)) and by t over z with 10 (m-1) degrees of freedom.", _coverage_iqm),
     Case("coverage-improvement", "Coverage of probability_of_improvement's interval",
          "Runs x 10 tasks, B = A + 0.3 in distribution (normal: truth Phi(0.3/sqrt 2) = 0.584; lognormal: "
-         "by 2,000,000 draws). 400 resamples.", _coverage_improvement),
+         "by 2,000,000 draws). 400 resamples. `expand=True` multiplies the replicates' deviations by "
+         "sqrt(m/(m-1)).", _coverage_improvement),
     Case("power", "Power helpers: pooled t, while ttest defaults to Welch",
          "`power_ttest` (and `seeds_needed`, `detectable_effect`) compute the power of the pooled "
          "two-sample t-test, as R's `power.t.test`; `ttest` defaults to Welch's test, which has less power "

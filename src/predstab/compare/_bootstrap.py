@@ -171,7 +171,7 @@ def _few_scores_note(n, statistic):
     instead = ("use mean_ci (the t interval: 0.95 at 10 normal scores)" if statistic is np.mean else
                "prefer an interval with a small-sample justification")
     return (f"with {n} scores bootstrap intervals are too narrow (a 95 % percentile interval of a mean "
-            f"covers about 0.89 at 10 normal scores, 0.93 at 30, less for skewed scores); {instead}.")
+            f"covers about 0.91 at 10 normal scores, 0.79 at 10 lognormal ones); {instead}.")
 
 
 def bootstrap_interval(replicates, estimate, level, method, jackknife=None):
@@ -537,8 +537,9 @@ def bootstrap_ci(scores, /, statistic=np.mean, *, n_resamples=9999, confidence_l
 
     Few scores: with fewer than 30 (:data:`FEW_SCORES`) the result's ``note`` says that the
     interval is too narrow and which to use instead: the 95 % percentile interval of a mean
-    covers 0.89 at 10 normal scores and 0.93 at 30, 0.79 / 0.87 at 10 / 30 lognormal ones,
-    where :func:`mean_ci` covers 0.95 at 10 normal scores (docs/benchmarks/calibration.md).
+    covers 0.91 at 10 normal scores and 0.94 at 30, 0.79 / 0.89 at 10 / 30 lognormal ones,
+    where :func:`mean_ci` covers 0.95 at 10 normal scores (0.83 / 0.89 lognormal: no interval
+    of a mean is right at 10 skewed scores; docs/benchmarks/calibration.md).
 
     Warns
     -----
