@@ -97,6 +97,15 @@ def test_probability_of_improvement_by_ranks_equals_the_pairwise_count_with_ties
         yi = a[gen.integers(0, 6, size=a.shape), cols]
         reps.append(_pairwise(xi, yi).mean())
     np.testing.assert_array_equal(r.bootstrap_distribution, reps)
+    # continuous scores (no ties: the shortcut without the upper placements)
+    a, b = rng.normal(size=(5, 3)), rng.normal(0.3, 1.0, size=(4, 3))
+    r = compare.probability_of_improvement(a, b, n_resamples=200, random_state=6)
+    gen, cols = np.random.default_rng(6), np.arange(3)
+    reps = []
+    for _ in range(200):
+        xi = b[gen.integers(0, 4, size=b.shape), cols]
+        reps.append(_pairwise(xi, a[gen.integers(0, 5, size=a.shape), cols]).mean())
+    np.testing.assert_allclose(r.bootstrap_distribution, reps, rtol=0, atol=1e-15)
 
 
 def test_probability_of_improvement_memory_is_linear():

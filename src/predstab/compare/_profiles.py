@@ -57,6 +57,8 @@ def _resampled_per_task(idx_x, idx_y, placements):
     cum = np.zeros((n_y + 1, n_tasks))
     np.cumsum(np.take_along_axis(c_y, order, axis=0), axis=0, out=cum[1:])
     low = np.take_along_axis(cum, below, axis=0)
+    if not equal.any():             # no run of x equals one of y (continuous scores)
+        return (c_x * low).sum(axis=0) / (n_x * n_y)
     high = np.take_along_axis(cum, below + equal, axis=0)
     return (c_x * (low + 0.5 * (high - low))).sum(axis=0) / (n_x * n_y)
 
