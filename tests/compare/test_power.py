@@ -151,3 +151,70 @@ def test_games_needed_sawtooth():
 def test_power_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# --- issue 33 items 4 and 5: no hang, bounded memory, a result or a clear error ----------------
+
+
+def _normal_games(p, significance=0.05, power=0.8):
+    z_a, z_b = stats.norm.isf(significance / 2), stats.norm.ppf(power)
+    return ((z_a / 2 + z_b * np.sqrt(p * (1 - p))) / (p - 0.5)) ** 2
+
+
+@pytest.mark.parametrize("p", [0.5001, 0.50001, 0.4999999, 0.5000001, 0.5 + 1e-12])
+def test_games_needed_near_one_half_is_bounded(p):
+    """0.5001 took 425 s, 0.50001 allocated 2.9 GiB, 0.5000001 raised MemoryError (28.6 TiB)."""
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    g = compare.games_needed(p)
+    elapsed = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert elapsed < 5.0 and peak < 2 ** 20            # well under a second on a quiet machine
+    assert g.method == "normal"
+    assert g.n_normal == pytest.approx(_normal_games(p), rel=1e-9)
+    assert g.n == int(np.ceil(g.n_normal))
+    assert g.power == pytest.approx(0.8, abs=1e-3)      # the exact power there (saw-tooth)
+
+
+def test_games_needed_switches_to_the_approximation_at_the_documented_size():
+    from predstab.compare._power import EXACT_GAMES_LIMIT, _exact_binomial_power
+
+    assert EXACT_GAMES_LIMIT == 100_000
+    g = compare.games_needed(0.5045)                    # n_normal 96,951: still searched exactly
+    assert g.method == "exact" and _normal_games(0.5045) < EXACT_GAMES_LIMIT
+    assert g.power >= 0.8 and _exact_binomial_power(g.n - 1, 0.5045, 0.05) < 0.8
+    assert g.n == pytest.approx(g.n_normal, rel=0.005)
+    g = compare.games_needed(0.5044)
+    assert g.method == "normal" and _normal_games(0.5044) > EXACT_GAMES_LIMIT
+
+
+def test_power_games_cli_finishes_near_one_half(tmp_path, capsys):
+    from predstab.cli import main
+
+    code = main(["power", "games", "--win-rate", "0.5001", "--out", str(tmp_path / "g.csv")])
+    assert code == 0
+    import pandas as pd
+
+    row = pd.read_csv(tmp_path / "g.csv").iloc[0]
+    assert row["n_games"] == compare.games_needed(0.5001).n and row["method"] == "normal"
+
+
+@pytest.mark.parametrize("test", ["two-sample", "paired"])
+def test_seeds_needed_huge_and_tiny_effects(test):
+    # seeds_needed(1e9) raised "noncentral t tail is not computable"
+    assert compare.seeds_needed(1e9, test=test) == 2
+    assert compare.seeds_needed(1e300, test=test, alternative="one-sided") == 2
+    assert compare.power_ttest(1e9, 2, test=test) == 1.0
+    # a tiny effect: n is the normal approximation's 2 (z + z)^2 / d^2 (twice for two-sample)
+    z = stats.norm.isf(0.025) + stats.norm.ppf(0.8)
+    per = 2.0 if test == "two-sample" else 1.0
+    assert compare.seeds_needed(1e-100, test=test) == pytest.approx(per * z**2 / 1e-200, rel=1e-5)
+    with pytest.raises(ValueError, match="`d` is too small"):
+        compare.seeds_needed(1e-200, test=test)
+    # one-sided with d < 0: the power never exceeds the significance (the search never ended)
+    with pytest.raises(ValueError, match="`d` must be positive for a one-sided test"):
+        compare.seeds_needed(-0.5, test=test, alternative="one-sided")

@@ -30,7 +30,15 @@ def test_probability_of_improvement_by_hand_and_mann_whitney():
     assert swapped.value == pytest.approx(1 - r.value, rel=1e-12)
     assert r == compare.probability_of_improvement(y, x, n_resamples=300, random_state=0)
     assert r.confidence_interval.low < r.confidence_interval.high
-    assert np.quantile(r.bootstrap_distribution, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    # the percentiles of the replicates expanded about the estimate by sqrt(5 / 4) (5 runs of A)
+    assert r.expansion == np.sqrt(5 / 4)
+    wide = r.value + np.sqrt(5 / 4) * (r.bootstrap_distribution - r.value)
+    assert np.quantile(wide, 0.025) == pytest.approx(r.confidence_interval.low, rel=1e-12)
+    plain = compare.probability_of_improvement(y, x, n_resamples=300, random_state=0, expand=False)
+    assert plain.expansion == 1.0
+    np.testing.assert_array_equal(plain.bootstrap_distribution, r.bootstrap_distribution)
+    assert np.quantile(r.bootstrap_distribution, 0.975) == pytest.approx(plain.confidence_interval.high,
+                                                                         rel=1e-12)
     with pytest.raises(ValueError, match="same tasks"):
         compare.probability_of_improvement(y[:, :3], x)
 
@@ -63,3 +71,66 @@ def test_performance_profile_equals_rliable():
     np.testing.assert_allclose(compare.performance_profile(s, taus), library.score_distributions(s, taus))
     np.testing.assert_allclose(compare.performance_profile(s, taus, kind="mean"),
                                library.average_score_distributions(s, taus))
+
+
+# --- issue 33 item 6: P(improvement) by ranks, its bootstrap linear in the runs ------------------
+
+
+def _pairwise(x, y):
+    """The n_x x n_y table the function built before (the definition, for small data)."""
+    diff = x[:, None, :] - y[None, :, :]
+    return ((diff > 0).sum(axis=(0, 1)) + 0.5 * (diff == 0).sum(axis=(0, 1))) / (x.shape[0] * y.shape[0])
+
+
+def test_probability_of_improvement_by_ranks_equals_the_pairwise_count_with_ties():
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 5, size=(6, 4)).astype(float)       # many ties
+    b = rng.integers(1, 6, size=(9, 4)).astype(float)
+    r = compare.probability_of_improvement(a, b, n_resamples=300, random_state=5)
+    np.testing.assert_array_equal(r.per_task, _pairwise(b, a))
+    # the same draws as before (x = B, y = A; rows of indices per resample), exactly the same values
+    gen = np.random.default_rng(5)
+    cols = np.arange(4)
+    reps = []
+    for _ in range(300):
+        xi = b[gen.integers(0, 9, size=b.shape), cols]
+        yi = a[gen.integers(0, 6, size=a.shape), cols]
+        reps.append(_pairwise(xi, yi).mean())
+    np.testing.assert_array_equal(r.bootstrap_distribution, reps)
+    # continuous scores (no ties: the shortcut without the upper placements)
+    a, b = rng.normal(size=(5, 3)), rng.normal(0.3, 1.0, size=(4, 3))
+    r = compare.probability_of_improvement(a, b, n_resamples=200, random_state=6)
+    gen, cols = np.random.default_rng(6), np.arange(3)
+    reps = []
+    for _ in range(200):
+        xi = b[gen.integers(0, 4, size=b.shape), cols]
+        reps.append(_pairwise(xi, a[gen.integers(0, 5, size=a.shape), cols]).mean())
+    np.testing.assert_allclose(r.bootstrap_distribution, reps, rtol=0, atol=1e-15)
+
+
+def test_probability_of_improvement_memory_is_linear():
+    """30,000 scores asked for 7 GB (a 30,000 x 30,000 table), 200,000 for 298 GiB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=30_000), rng.normal(0.1, 1.0, size=30_000)
+    tracemalloc.start()
+    r = compare.probability_of_improvement(a, b, n_resamples=3, random_state=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 * 30_000 * 2            # a few arrays of the runs, not their pairs
+    # the value is scipy's Mann-Whitney U over n_x n_y
+    assert r.value == pytest.approx(stats.mannwhitneyu(b, a).statistic / 30_000**2, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_probability_of_improvement_of_a_million_scores():
+    import time
+
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=1_000_000), rng.normal(0.1, 1.0, size=1_000_000)
+    t0 = time.perf_counter()
+    r = compare.probability_of_improvement(a, b, n_resamples=2, random_state=0)
+    assert time.perf_counter() - t0 < 30.0         # about 1 s on a quiet machine
+    # P(N(0.1, 1) > N(0, 1)) = Phi(0.1 / sqrt(2)) = 0.52819, within sampling error (sd 0.0003)
+    assert r.value == pytest.approx(stats.norm.cdf(0.1 / np.sqrt(2)), abs=0.0015)

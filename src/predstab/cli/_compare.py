@@ -345,7 +345,8 @@ def _run_power(args, out):
             with beyond_reach(f"--win-rate {p:.10g} (so close to 0.5 that the exact test needs "
                               "too many games; choose a win rate farther from 0.5)"):
                 g = compare.games_needed(p, significance=level, power=args.power)
-            rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal})
+            rows.append({"win_rate": p, "n_games": g.n, "power": g.power, "n_normal": g.n_normal,
+                         "method": g.method})
         title = (f"games for the exact binomial test (vs 1/2) to reach power {args.power:g} at "
                  f"significance level {level:g} (n_normal: normal approximation)")
     else:

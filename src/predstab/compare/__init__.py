@@ -20,7 +20,8 @@ same cases, right/wrong per case           :func:`mcnemar`
 any metric (F1, AUC), same cases           :func:`paired_bootstrap`
 scores per seed, no distribution assumed   :func:`mean_permutation_test`
 scores per seed                            :func:`ttest`, :func:`mean_ci`, :func:`iqm`,
-                                           :func:`bootstrap_ci`
+                                           :func:`bootstrap_ci` (from 30 seeds: too
+                                           narrow below)
 repeated CV / random splits                :func:`corrected_resampled_ttest`,
                                            :func:`cv5x2_ttest`, :func:`cv5x2_ftest`
 two estimators, fit on the same splits     :func:`paired_ttest_5x2cv`,
@@ -39,6 +40,28 @@ runs x tasks, best of K                    :func:`stratified_bootstrap_ci`,
                                            :func:`performance_profile`
 seed vs split variance                     :func:`variance_components`
 =========================================  ==============================================
+
+What each test's p-value is about (its null hypothesis; docs/benchmarks/calibration.md has
+their type I errors and the intervals' coverage at 3-30 runs):
+
+=====================================  =======================================================
+test                                   null hypothesis
+=====================================  =======================================================
+:func:`ttest` (paired, one-sample)     mean difference ``mu`` (normal differences)
+:func:`ttest` (Welch, default)         equal means (normal scores; variances may differ)
+:func:`mean_permutation_test` paired   differences symmetric about 0
+:func:`mean_permutation_test`          one distribution for A and B (exchangeable);
+                                       ``statistic="welch"``: equal means
+:func:`wilcoxon`                       differences symmetric about 0
+:func:`paired_bootstrap`               the metric's difference B - A is 0
+:func:`mcnemar`                        B fixes as many cases as it breaks
+:func:`corrected_resampled_ttest`      equal expected error (conservative: 0.02-0.04)
+:func:`cv5x2_ttest`                    equal expected error (normal fold differences)
+:func:`cv5x2_ftest`                    equal expected error (normal fold differences)
+:func:`friedman_nemenyi`               methods exchangeable within each data set
+:func:`bonferroni_dunn`                a method and the control exchangeable
+:func:`win_rate_test`                  B wins each game with probability ``p``
+=====================================  =======================================================
 """
 
 from ._bootstrap import BootstrapResult, PairedBootstrapResult, bootstrap_ci, paired_bootstrap

@@ -14,6 +14,7 @@ Throughout, the difference is **B minus A**: positive means B scored higher.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -105,6 +106,13 @@ def _scaled(*arrays):
     return [np.ldexp(x, exponent) for x in arrays] if exponent else list(arrays), exponent
 
 
+def _unscaled(res, exponent):
+    """``res`` of a test run on the data times ``2**exponent``: estimate and interval scaled back."""
+    low, high = (float(np.ldexp(v, -exponent)) for v in res.confidence_interval)
+    return dataclasses.replace(res, estimate=float(np.ldexp(res.estimate, -exponent)),
+                               confidence_interval=ConfidenceInterval(low, high))
+
+
 @fill_doc(**DOC)
 @validate_params({"a": ["array-like"], "b": ["array-like", None], "paired": ["boolean"],
                   "equal_var": ["boolean"], "mu": [Interval(Real, None, None)], "alternative": ALTERNATIVE,
@@ -112,6 +120,9 @@ def _scaled(*arrays):
 def ttest(a, b=None, /, *, paired=False, equal_var=False, mu=0.0, alternative="two-sided",
           confidence_level=0.95):
     r"""Student's t-test of B minus A: paired, Welch (default), pooled two-sample, or one-sample.
+
+    Null hypothesis: the mean difference B - A is ``mu`` (paired and one-sample: normal
+    differences; Welch: normal scores, the variances may differ; pooled: equal variances too).
 
     Paired: :math:`t = (\bar d - \mu) / (s_d/\sqrt n)`, :math:`d = b - a`, ``df = n - 1``.
     Welch: :math:`t = (\bar b - \bar a - \mu)/\sqrt{s_a^2/n_a + s_b^2/n_b}` with
@@ -211,6 +222,9 @@ _ZERO_METHODS = ("wilcox", "pratt", "zsplit")
                   "zero_method": [Options(_ZERO_METHODS)]}, renamed={**_PAIR, "correct": "correction"})
 def wilcoxon(a, b, /, *, correction=True, alternative="two-sided", exact=None, zero_method="wilcox"):
     r"""Wilcoxon signed-rank test of B minus A (e.g. paired scores across data sets).
+
+    Null hypothesis: the differences B - A are symmetric about 0 (not merely of median or
+    mean 0: skewed differences of mean 0 are rejected more often than the level says).
 
     With ``zero_method="wilcox"`` (R's ``wilcox.test``) zero differences are dropped; with
     "pratt" (coin's ``wilcoxsign_test(zero.method = "Pratt")``) they are ranked with the
@@ -335,6 +349,10 @@ _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-sided", confidence_level=0.95):
     r"""Nadeau–Bengio corrected resampled t-test for scores from repeated CV or random splits.
 
+    Null hypothesis: the expected difference B - A of the generalisation error is 0 (the
+    variance correction accounts for the overlap of training sets; the test is conservative:
+    type I 0.02-0.04 at 5 %, docs/benchmarks/calibration.md).
+
     With :math:`J` paired scores :math:`d_j = b_j - a_j` (every fold of every repetition),
 
     .. math::
@@ -385,11 +403,13 @@ def corrected_resampled_ttest(a, b, /, *, n_train, n_test, alternative="two-side
     (3.841, 0.004)
     """
     a, b = read_paired(a, b, ndim=(1, 2))
-    d = (b - a).ravel()
+    (a_s, b_s), e = _scaled(a, b)       # d.var under- or overflows beyond 1e+-154
+    d = (b_s - a_s).ravel()
     j = d.size
     se = math.sqrt((1.0 / j + float(n_test) / float(n_train)) * float(d.var(ddof=1)))
-    return _t_from(float(d.mean()), se, j - 1, float(confidence_level),
-                   "Corrected resampled t-test (Nadeau-Bengio)", alternative)
+    res = _t_from(float(d.mean()), se, j - 1, float(confidence_level),
+                  "Corrected resampled t-test (Nadeau-Bengio)", alternative)
+    return res if e == 0 else _unscaled(res, e)
 
 
 def _dietterich_t(d, s2):
@@ -409,7 +429,8 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
     a, b = read_paired(a, b, ndim=2, min_size=10)
     if a.shape != (5, 2):
         raise ValueError(f"`a` and `b` must have shape (5, 2) (5 repetitions x 2 folds); got {a.shape}.")
-    d = b - a
+    (a_s, b_s), e = _scaled(a, b)       # the squares under- or overflow beyond 1e+-154
+    d = b_s - a_s
     s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     if float(s2.sum()) == 0.0:
         warn_outside(f"{label}: every repetition has equal fold differences (variance 0); the test is "
@@ -417,14 +438,16 @@ def _cv5x2(a, b, *, label, method, statistic_name, df, statistic_and_pvalue):
         statistic = pvalue = float("nan")
     else:
         statistic, pvalue = statistic_and_pvalue(d, s2)
-    return TestResult(statistic=float(statistic), pvalue=float(pvalue), df=df, estimate=float(d.mean()),
-                      method=method, statistic_name=statistic_name)
+    return TestResult(statistic=float(statistic), pvalue=float(pvalue), df=df,
+                      estimate=float(np.ldexp(d.mean(), -e)), method=method, statistic_name=statistic_name)
 
 
 @fill_doc(**_CV5X2)
 @validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
 def cv5x2_ttest(a, b, /):
     r"""Dietterich's 5×2cv paired t-test.
+
+    Null hypothesis: A and B have the same expected error (normal fold differences).
 
     Five repetitions of 2-fold CV give differences :math:`p_i^{(j)} = b - a`; with
     :math:`s_i^2 = \sum_j (p_i^{(j)} - \bar p_i)^2`,
@@ -463,6 +486,8 @@ def cv5x2_ttest(a, b, /):
 @validate_params({"a": ["array-like"], "b": ["array-like"]}, renamed=_PAIR)
 def cv5x2_ftest(a, b, /):
     r"""Alpaydin's combined 5×2cv F-test.
+
+    Null hypothesis: A and B have the same expected error (normal fold differences).
 
     .. math::
 

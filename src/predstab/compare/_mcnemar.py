@@ -255,6 +255,9 @@ def _chi_square(counts, correction):
 def mcnemar(a, b=None, /, *, ids=None, method="exact", correction=True, mid_p=False, gamma=1e-4):
     r"""Paired McNemar test: did B fix more cases than it broke?
 
+    Null hypothesis: among the cases A and B judge differently, B fixes a case as often as
+    it breaks one (marginal homogeneity; ``b`` ~ Binomial(b + c, 1/2)).
+
     Like R's ``mcnemar.test(x, y = NULL)``: ``mcnemar(a, b)`` takes the per-case judgments
     of A and B, ``mcnemar(a)`` a table of counts (or case records). From the 2 × 2 table
     of paired judgments (rows: A's success / failure; columns: B's success / failure) only

@@ -246,6 +246,9 @@ def _friedman_nemenyi_iv(scores, significance, higher_is_better):
 def friedman_nemenyi(scores, /, *, significance=0.05, higher_is_better=True):
     r"""Friedman test and Nemenyi critical difference for k methods over N data sets.
 
+    Null hypothesis: the k methods are exchangeable within each data set (every ranking
+    equally likely); Nemenyi: two methods' average ranks differ by chance alone.
+
     Methods are ranked within each data set (1 = best; ties get average ranks); with
     average ranks :math:`R_j`,
 
@@ -344,6 +347,9 @@ def friedman_nemenyi(scores, /, *, significance=0.05, higher_is_better=True):
                  renamed={"alpha": "significance"})
 def bonferroni_dunn(scores, /, *, control=0, significance=0.05, higher_is_better=True):
     r"""Bonferroni–Dunn test: every method against a control, on average ranks (Demšar 2006).
+
+    Null hypothesis: a method and the control are exchangeable within each data set (their
+    average ranks differ by chance alone).
 
     With average ranks :math:`R_j` (1 = best) over N data sets and k methods,
 

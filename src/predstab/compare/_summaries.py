@@ -15,6 +15,7 @@ from .._core._utils import ConfidenceInterval, check_rng
 from .._core._validation import Interval, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, DOC, read_scores
+from ._resampling import scaled_std
 
 __all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
            "expected_max_normal"]
@@ -127,7 +128,7 @@ def mean_ci(x, /, *, confidence_level=0.95):
     """
     arr, level = read_scores(x, "x", min_size=2), float(confidence_level)
     n = arr.size
-    se = float(arr.std(ddof=1)) / math.sqrt(n)
+    se = scaled_std(arr) / math.sqrt(n)
     half = float(stats.t.isf((1.0 - level) / 2.0, n - 1)) * se
     m = float(arr.mean())
     return MeanCI(value=m, standard_error=se, df=n - 1,
@@ -146,7 +147,13 @@ class StratifiedBootstrapResult(Result):
     standard_error : float
         SD of the bootstrap replicates.
     bootstrap_distribution : ndarray of shape (n_resamples,)
+        The replicates as drawn (before the expansion).
     confidence_level : float
+    expansion : float
+        Factor the replicates' deviations from ``value`` were multiplied by for the interval:
+        :math:`\\sqrt{m/(m-1)}\\, t_{1-\\alpha/2,\\,M(m-1)} / z_{1-\\alpha/2}` for ``m`` runs
+        per task and ``M`` tasks (the standard error is multiplied by :math:`\\sqrt{m/(m-1)}`);
+        1 with ``expand=False``.
     """
 
     value: float
@@ -154,6 +161,7 @@ class StratifiedBootstrapResult(Result):
     standard_error: float
     bootstrap_distribution: np.ndarray = field(repr=False)
     confidence_level: float
+    expansion: float = 1.0
 
     _renamed_attributes = {"se": "standard_error", "distribution": "bootstrap_distribution"}
 
@@ -163,15 +171,28 @@ class StratifiedBootstrapResult(Result):
 @fill_doc(**DOC)
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)],
-                  "confidence_level": CONFIDENCE, "random_state": ["random_state"]})
+                  "confidence_level": CONFIDENCE, "random_state": ["random_state"],
+                  "expand": ["boolean"]})
 def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
-                            random_state=None):
+                            random_state=None, expand=True):
     """Stratified bootstrap interval of an aggregate over runs × tasks (rliable's use case).
 
     Each replicate resamples the runs *within each task* (column) with replacement, so every
     task keeps its weight, and recomputes ``statistic`` on the resampled table; the interval
     is the percentile interval. Unlike rliable, the randomness follows ``random_state``
     exactly: the same seed gives the same interval.
+
+    With ``m`` runs per task, resampling within a task shrinks the variance by ``(m-1)/m``
+    (a third at 3 runs), and rliable's percentile interval of the IQM covers 0.86-0.88 at 3
+    runs per task and 0.90-0.92 at 5-10 (95 % nominal, 10 tasks;
+    docs/benchmarks/calibration.md). With ``expand=True`` (the default) the replicates'
+    deviations from the estimate are multiplied by :math:`\\sqrt{m/(m-1)}` (the standard error
+    too) and, as a t interval replaces z by t, by :math:`t_{1-\\alpha/2,\\,M(m-1)} /
+    z_{1-\\alpha/2}` for ``M`` tasks (the within-task degrees of freedom) before the
+    percentiles are taken. The variance factor alone covered 0.91-0.95 at 3 runs depending on
+    the seed; with the t factor 0.94-0.95 from 3 runs on normal and skewed scores, about 30 %
+    wider than rliable's interval at 3 runs and 7 % at 10. ``expand=False`` gives rliable's
+    interval.
 
     Parameters
     ----------
@@ -182,6 +203,9 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     n_resamples : int, default 2000
     %(confidence_level)s
     %(random_state)s
+    expand : bool, default True
+        Expand the replicates about the estimate by :math:`\\sqrt{m/(m-1)}` and the t factor
+        (see above); ``False``: rliable's percentile interval.
 
     Returns
     -------
@@ -215,10 +239,24 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     for r in range(n_res):
         rows = rng.integers(0, n_runs, size=(n_runs, n_tasks))
         reps[r] = float(statistic(arr[rows, cols]))
-    ci = bootstrap_interval(reps, value, level, "percentile")
+    shrink = math.sqrt(n_runs / (n_runs - 1.0)) if expand else 1.0
+    tail = (1.0 - level) / 2.0
+    t_over_z = float(stats.t.isf(tail, n_tasks * (n_runs - 1)) / stats.norm.isf(tail))
+    factor = shrink * t_over_z if expand else 1.0
+    ci = bootstrap_interval(expanded(reps, value, factor), value, level, "percentile")
     return StratifiedBootstrapResult(value=value, confidence_interval=ci,
-                                     standard_error=float(reps.std(ddof=1)), bootstrap_distribution=reps,
-                                     confidence_level=level)
+                                     standard_error=shrink * scaled_std(reps), bootstrap_distribution=reps,
+                                     confidence_level=level, expansion=factor)
+
+
+def expanded(replicates, estimate, factor):
+    """``estimate + factor * (replicates - estimate)``: the replicates' deviations from the
+    estimate multiplied by ``factor`` (the replicates unchanged for ``factor = 1``); halved
+    first so that values near 1e308 do not overflow."""
+    if factor == 1.0:
+        return replicates
+    half = 0.5 * replicates - 0.5 * estimate
+    return estimate + 2.0 * (factor * half)
 
 
 @validate_params({"k": [Interval(Integral, 1, None)]})
