@@ -287,10 +287,12 @@ def _nested(items) -> list:
     out = []
     for k, v in items:
         if isinstance(v, dict) and v and all(dataclasses.is_dataclass(x) for x in v.values()):
-            fields = [[(n, x) for n, x in _fields(r) if _scalar(x)] for r in v.values()]
+            fields = [[(n, x) for n, x in _fields(r) if _scalar(x) and not _long(x)] for r in v.values()]
             names = list(dict.fromkeys(n for f in fields for n, _ in f))
             rows = [(key, *(dict(f).get(n, "") for n in names)) for key, f in zip(v, fields, strict=True)]
-            out.append(_table(escape(k), ["", *names], rows))
+            sentences = "".join(f'<p class="long"><b>{escape(key)}, {escape(n)}</b>: {escape(x)}</p>'
+                                for key, r in v.items() for n, x in _fields(r) if _long(x))
+            out.append(_table(escape(k), ["", *names], rows) + sentences)
         elif isinstance(v, dict) and v and all(_scalar(x) or isinstance(x, (list, tuple))
                                                for x in v.values()):
             out.append(_table(escape(k), ("setting", "value"), list(v.items())))
