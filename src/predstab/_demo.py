@@ -271,7 +271,7 @@ def reading(res) -> list:
     if res.recommendation is not None:
         low, high = res.confidence_interval
         out.append(f"Recommended: {res.recommendation} learners ({res.primary}); {level} interval "
-                   f"{low:g} to {high:g}. {res.interval_covers}")
+                   f"{low:g} to {high:g} (what it covers: {res.interval_covers}).")
     if res.message:
         out.append(res.message)
     return out

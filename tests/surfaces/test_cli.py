@@ -108,7 +108,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
     assert "Data-based prediction stability (phi)" in out and "Model-based prediction stability (psi)" in out
     assert f"Recommendation: {res.recommendation} learners" in out
     assert str(res).splitlines()[0] in out
-    for name in ("stability.csv", "stability.json", "stability.png", "per_object.png"):
+    for name in ("stability.csv", "stability.json", "stability.png", "per_object.png", "report.html"):
         assert (out_dir / name).is_file()
     assert (out_dir / "stability.png").read_bytes()[:8] == PNG_MAGIC
     first = (out_dir / "stability.csv").read_bytes()

@@ -270,6 +270,10 @@ def _matrices(items, categories) -> list:
 
 def frame_html(frame: pd.DataFrame, caption="") -> str:
     """A pandas frame as a table: every row up to ``HEAD + TAIL + 10``, else its head and tail."""
+    sentences = [c for c in frame.columns if frame[c].map(_long).any()]  # notes: below, not in a cell
+    notes = "".join(f'<p class="long"><b>{escape(i)}, {escape(c)}</b>: {escape(v)}</p>'
+                    for c in sentences for i, v in frame[c].items() if isinstance(v, str) and v)
+    frame = frame.drop(columns=sentences)
     n = len(frame)
     index = [" / ".join(map(str, i)) if isinstance(i, tuple) else i for i in frame.index]
     named = not isinstance(frame.index, pd.RangeIndex)
@@ -279,7 +283,7 @@ def frame_html(frame: pd.DataFrame, caption="") -> str:
         rows = rows[:HEAD] + [["..."] * len(rows[0])] + rows[-TAIL:]
         caption = f"{caption} ({n} rows; the first {HEAD} and the last {TAIL})"
     header = ([""] if named else []) + [str(c) for c in frame.columns]
-    return _table(escape(caption), header, rows)
+    return _table(escape(caption), header, rows) + notes
 
 
 def _nested(items) -> list:
