@@ -109,3 +109,41 @@ def test_tuning_notebook_states_its_recommendation_beside_optrf(monkeypatch):
         assert icc_low <= icc <= icc_high
         assert abs(icc - theirs["pred_stability"]) < 0.1, (n, icc, theirs)  # one optRF run is noisy
     assert any("data:image/png;base64," in h and "TuningResult" in h for h in html)
+
+
+@pytest.mark.slow
+def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, monkeypatch):
+    # `mkdocs build --strict` with docs/'s notebooks plugin and only the notebooks in the nav:
+    # each page holds its code, what it printed and its figures (embedded PNG)
+    pytest.importorskip("mkdocs_jupyter", reason="the site's notebooks need the docs extra (mkdocs-jupyter)")
+    import shutil
+    import subprocess
+    import sys
+
+    import yaml
+
+    docs = tmp_path / "docs"
+    shutil.copytree(NOTEBOOKS, docs / "notebooks")
+    (docs / "index.md").write_text("# predstab\n", encoding="utf-8")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    jupyter = next(p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p)
+    notebooks = next(item["Notebooks"] for item in config["nav"]
+                     if isinstance(item, dict) and "Notebooks" in item)
+    assert sorted(next(iter(n.values())) for n in notebooks) == sorted(f"notebooks/{n}.ipynb" for n in NAMES)
+    site = {"site_name": "predstab", "docs_dir": str(docs), "site_dir": str(tmp_path / "site"),
+            "plugins": [jupyter], "nav": [{"Home": "index.md"}, {"Notebooks": notebooks}]}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(site), encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"),
+                                                                   os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                           str(tmp_path / "mkdocs.yml")], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    irr = _json("classic", "expected", "irr_icc.json")["m_20x3"][0]["value"]
+    expected = {"agreement-from-r": f"ICC(1) = {irr:.6f}", "single-forecast": "phi = ",
+                "tune-snp-trees": "optRF recommended 18000"}
+    for name, text in expected.items():
+        page = (tmp_path / "site" / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+        assert text in page, name
+        assert "data:image/png;base64," in page, name  # its figure, with the page
+        assert "<script src=\"http" not in page
