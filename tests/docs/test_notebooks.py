@@ -130,7 +130,8 @@ def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, monkeypatch
     notebooks = next(item["Notebooks"] for item in config["nav"]
                      if isinstance(item, dict) and "Notebooks" in item)
     assert sorted(next(iter(n.values())) for n in notebooks) == sorted(f"notebooks/{n}.ipynb" for n in NAMES)
-    site = {"site_name": "predstab", "docs_dir": str(docs), "site_dir": str(tmp_path / "site"),
+    site = {"site_name": "predstab", "theme": config["theme"], "docs_dir": str(docs),
+            "site_dir": str(tmp_path / "site"),
             "plugins": [jupyter], "nav": [{"Home": "index.md"}, {"Notebooks": notebooks}]}
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(site), encoding="utf-8")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"),
@@ -145,5 +146,8 @@ def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, monkeypatch
     for name, text in expected.items():
         page = (tmp_path / "site" / "notebooks" / name / "index.html").read_text(encoding="utf-8")
         assert text in page, name
-        assert "data:image/png;base64," in page, name  # its figure, with the page
+        figures = page.count('src="data:image/png;base64,')  # the results' figures, inside the page
+        assert figures == (0 if name == "agreement-from-r" else 1), (name, figures)
+        assert "reproduces irr::icc" in page or name != "agreement-from-r"  # the result's HTML table
         assert "<script src=\"http" not in page
+        assert 'class="ansi-red-fg"' not in page and "Traceback" not in page  # no cell failed
