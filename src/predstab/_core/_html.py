@@ -79,7 +79,7 @@ CSS = """
 .predstab td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .predstab th{background:#f3f3f3}
 .predstab .warn{background:#fff4e0;border-left:4px solid #e69500;padding:.3em .6em;margin:.4em 0}
-.predstab pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:12px}
+.predstab pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:12px;white-space:pre-wrap}
 .predstab img{max-width:100%;height:auto}
 .predstab .scroll{overflow-x:auto}
 .predstab td{max-width:30em}
