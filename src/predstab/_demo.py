@@ -22,12 +22,20 @@ from ._core._exceptions import warn_outside
 from ._core._gate import check_target_kind
 from ._core._progress import ProgressBar
 from ._core._reading import InputError, InputNote
-from ._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
+from ._core._writing import (
+    REPORT,
+    check_output_dir,
+    dumps,
+    staged_output_dir,
+    write_figure,
+    write_report,
+    write_text,
+)
 from .plotting import plot_per_object, plot_stability_curve
 
 __all__ = ["TuneJob", "run_job", "run_demo", "load_dataset", "holdout", "forest", "tune_arguments", "compute"]
 
-OUTPUTS = ("stability.csv", "stability.json", "stability.png", "per_object.png")
+OUTPUTS = ("stability.csv", "stability.json", "stability.png", "per_object.png", REPORT)
 _DATASETS = ("diabetes", "breast_cancer", "wine", "ordinal")
 _LOADERS = {"diabetes": "load_diabetes", "breast_cancer": "load_breast_cancer", "wine": "load_wine",
             "ordinal": "load_diabetes"}
@@ -253,8 +261,42 @@ def _figures(res, job):
     return curve_fig, per_fig
 
 
-def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None):
-    """Tune, write the four outputs, print; return the exit code (0).
+def reading(res) -> list:
+    """How to read a tuning run (report.html): the curve, each measure's recommendation as its
+    rule gave it, and what the recommendation's interval covers."""
+    level = f"{100 * res.confidence_level:g}%"
+    out = [f"stability.png: each measure's stability (1 = identical predictions from refit to refit) "
+           f"against the number of learners, with {level} bootstrap bands and the 2PL curve fitted to "
+           "it as optRF fits it; the recommendation is marked where the fit is trusted.",
+           *(r.explain() for r in res.recommendations.values())]
+    if res.recommendation is not None:
+        low, high = res.confidence_interval
+        out.append(f"Recommended: {res.recommendation} learners ({res.primary}); {level} interval "
+                   f"{low:g} to {high:g} (what it covers: {res.interval_covers}).")
+    if res.message:
+        out.append(res.message)
+    return out
+
+
+def _write_report(stage, res, job, text, context):
+    """report.html of demo / tune, from the files already in ``stage``."""
+    figures = [(caption, stage / name) for name, caption in (
+        ("stability.png", "stability.png: stability against the number of trees"),
+        ("per_object.png", "per_object.png: psi per test object of the largest forests"))
+        if (stage / name).exists()]
+    per_object = ["per_object.png: each test object's psi in the largest forests, least stable first; "
+                  "an object far below 1 gets different predictions from forests that differ only in "
+                  "their random seed."] if res.largest_psi is not None else []
+    write_report(stage / REPORT, title=f"predstab: {job.title}", command=context.get("command", "predstab"),
+                 text=text, results=[(res, False)], figures=figures, reading=reading(res) + per_object,
+                 warnings=context.get("warnings", ()), files=[n for n in OUTPUTS if n != REPORT])
+
+
+def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None, context=None):
+    """Tune, write the outputs (with report.html), print; return the exit code (0).
+
+    ``context``: ``{"command": the command line, "warnings": the list the run's warnings go
+    to}``, for report.html.
 
     The output folder follows the one rule of :func:`predstab._core._writing.check_output_dir`, checked
     before anything is fitted (an existing empty folder is used; one that holds files is
@@ -282,6 +324,7 @@ def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None)
         write_figure(stage / "stability.png", curve_fig)
         if per_fig is not None:
             write_figure(stage / "per_object.png", per_fig)
+        _write_report(stage, res, job, report, context or {})
         written = sorted(p.name for p in stage.iterdir())
     written = [out_dir / name for name in OUTPUTS if name in written]
     print(report, file=stdout)
@@ -290,7 +333,7 @@ def run_job(job, *, out_dir, force=False, quiet=False, stdout=None, inputs=None)
 
 
 def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_jobs=None, quick=False,
-             quiet=False, stdout=None, **options):
+             quiet=False, stdout=None, context=None, **options):
     """``predstab demo``: the tree-count job on one of scikit-learn's bundled data sets.
 
     ``options`` are further :class:`TuneJob` fields (``target``, ``rec_thresh``, ``round_to``,
@@ -303,4 +346,4 @@ def run_demo(*, dataset="diabetes", out="predstab-demo", force=False, seed=0, n_
                   n_repeats=5 if quick else 10, method="pool", seed=seed,
                   n_jobs=-1 if n_jobs is None else n_jobs, categories=categories, title=title,
                   test_labels=rows, test_labels_are=f"0-based row of {_LOADERS[dataset]}()", **options)
-    return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout)
+    return run_job(job, out_dir=Path(out), force=force, quiet=quiet, stdout=stdout, context=context)

@@ -354,6 +354,8 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
         copy(ROOT / "docs" / part, docs / part)
     (docs / "index.md").write_text("# predstab\n", encoding="utf-8")
     config = _mkdocs_config()
+    # no notebook is copied: the notebooks' plugin is not needed (tests/docs/test_notebooks.py builds them)
+    config["plugins"] = [p for p in config["plugins"] if not (isinstance(p, dict) and "mkdocs-jupyter" in p)]
     config["docs_dir"] = str(docs)
     config["site_dir"] = str(tmp_path / "site")
     config["hooks"] = [str(docs / "_hooks.py")]

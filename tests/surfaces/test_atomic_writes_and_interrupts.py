@@ -94,7 +94,8 @@ def test_writes_through_a_temporary_file_and_replace(stability_files, monkeypatc
     monkeypatch.setattr(os, "replace", recording_replace)
     out = stability_files / "per_object.csv"
     assert _run(capsys, *_stability_args(stability_files, out))[0] == 0
-    (src, dst, content), = calls
+    (src, dst, content), = [c for c in calls if c[1] == out]  # (and per_object.report.html beside it)
+    assert [c[1].name for c in calls] == ["per_object.csv", "per_object.report.html"]
     # the complete content was in a temporary file of the same directory before the rename
     assert dst == out and src.parent == out.parent and src != out
     assert content == out.read_text(encoding="utf-8")

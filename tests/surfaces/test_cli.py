@@ -108,7 +108,7 @@ def test_demo_writes_what_tune_num_learners_returns_and_never_overwrites(tmp_pat
     assert "Data-based prediction stability (phi)" in out and "Model-based prediction stability (psi)" in out
     assert f"Recommendation: {res.recommendation} learners" in out
     assert str(res).splitlines()[0] in out
-    for name in ("stability.csv", "stability.json", "stability.png", "per_object.png"):
+    for name in ("stability.csv", "stability.json", "stability.png", "per_object.png", "report.html"):
         assert (out_dir / name).is_file()
     assert (out_dir / "stability.png").read_bytes()[:8] == PNG_MAGIC
     first = (out_dir / "stability.csv").read_bytes()
@@ -492,7 +492,8 @@ def test_compare_mcnemar_and_permutation(tmp_path, capsys):
     assert float(printed["pvalue"]) == pytest.approx(0.030884, abs=5e-7)
     assert float(printed["delta_pp"]) == pytest.approx(5.0)
     direct = compare.mcnemar(old, new, ids=list(range(200)))
-    assert out == f"{direct}\nwrote {tmp_path / 'm.csv'}\n"  # the result's block, as Python prints it
+    assert out == (f"{direct}\nwrote {tmp_path / 'm.csv'}\n"  # the result's block, as Python prints it
+                   f"wrote {tmp_path / 'm.report.html'}\n")  # and its page beside it
     a = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
     b = [5, 8, 10, 12, 30, 33, 35, 38, 40, 420]
     pd.DataFrame({"A": a, "B": b}).to_csv(tmp_path / "r.csv", index=False)
@@ -590,7 +591,8 @@ def test_compare_corrected_t_and_wilcoxon_equal_the_library_and_r(tmp_path, caps
                          "--out", tmp_path / "t.csv")
     assert code == 0, err
     direct = compare.corrected_resampled_ttest(a, b, n_train=900, n_test=100, confidence_level=0.9)
-    assert out == str(direct) + "\n" + f"wrote {tmp_path / 't.csv'}\n"  # print.htest, as Python prints it
+    assert out == (str(direct) + "\n" + f"wrote {tmp_path / 't.csv'}\n"  # print.htest, as Python prints it
+                   f"wrote {tmp_path / 't.report.html'}\n")
     row = pd.read_csv(tmp_path / "t.csv").iloc[0]
     low, high = direct.confidence_interval
     for name, value in (("df", direct.df), ("estimate", direct.estimate), ("ci_low", low), ("ci_high", high)):

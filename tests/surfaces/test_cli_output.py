@@ -23,7 +23,7 @@ import pytest
 from predstab._core import _writing
 from tests.surfaces._cli import _SCRIPT, cli_env, one_line_error, predstab_cli, predstab_main
 
-OUTPUTS = ("per_object.png", "stability.csv", "stability.json", "stability.png")
+OUTPUTS = ("per_object.png", "report.html", "stability.csv", "stability.json", "stability.png")
 SMALL = ["--grid", "2,4,8", "--repeats", "2", "--resamples", "0", "--quiet"]
 
 

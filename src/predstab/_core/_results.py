@@ -41,6 +41,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._html import HtmlDisplay
+from ._rnumbers import r_signif
 from ._utils import ConfidenceInterval
 
 __all__ = ["Result", "result", "ConfidenceInterval", "is_scalar_field", "r_pvalue", "r_signif", "r_round",
@@ -100,7 +102,7 @@ def result(cls):
     return dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls)
 
 
-class Result:
+class Result(HtmlDisplay):
     """Base of every public result: equality, a short repr, an R-style str, ``to_frame()``.
 
     Subclasses are declared with :func:`result`. They may set ``_frame_fields`` (the
@@ -230,33 +232,6 @@ class Result:
 
 
 # --------------------------------------------------------------------------- R-style numbers
-def r_signif(x, digits=4) -> str:
-    """A number as R prints it with ``signif(x, digits)`` (NA for NaN/None, Inf for infinity).
-
-    Examples
-    --------
-    >>> r_signif(0.123456), r_signif(12345.6), r_signif(float("nan")), r_signif(1e-20)
-    ('0.1235', '12346', 'NA', '1e-20')
-    """
-    if x is None:
-        return "NA"
-    x = float(x)
-    if math.isnan(x):
-        return "NA"
-    if math.isinf(x):
-        return "Inf" if x > 0 else "-Inf"
-    if x == 0:
-        return "0"
-    if 10 ** digits <= abs(x) < 1e15:
-        return str(int(round(x)))  # R never drops integer digits
-    text = f"{x:.{digits}g}"
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        text = f"{mantissa}e{'-' if exp.startswith('-') else ''}{int(exp.lstrip('+-')):02d}"
-        # R drops a leading + and keeps two exponent digits
-    return text
-
-
 def r_round(x, digits=3) -> str:
     """A number as R prints ``round(x, digits)`` (trailing zeros dropped; NA for NaN).
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._html import escape, frame_html, page, png_data_uri, render
 from ._reading import InputError
 
 __all__ = [
@@ -47,6 +48,9 @@ __all__ = [
     "signals_as_interrupts",
     "Interrupted",
     "dumps",
+    "write_report",
+    "report_beside",
+    "REPORT",
 ]
 
 
@@ -459,3 +463,64 @@ def dumps(obj) -> str:
     import json
 
     return json.dumps(_clean(obj), indent=2, default=_json_default) + "\n"
+
+
+# ----------------------------------------------------------------------------- report.html
+REPORT = "report.html"  # the page beside every CLI output: what the run printed, drew and wrote
+_VERSIONS = ("predstab", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib")
+
+
+def _versions() -> str:
+    import platform
+    from importlib import metadata
+
+    found = []
+    for name in _VERSIONS:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return f"Python {platform.python_version()}, " + ", ".join(found)
+
+
+def report_beside(path) -> Path:
+    """The report of a command whose ``--out`` is one file: ``NAME.report.html`` beside ``NAME.csv``
+    (two outputs in one folder never share a report)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.{REPORT}")
+
+
+def write_report(path, *, title, command, text, results=(), figures=(), reading=(), warnings=(),
+                 files=(), force=False) -> Path:
+    """Atomically write ``report.html``: one self-contained page of a CLI run.
+
+    The page holds, in this order: how to read the run (``reading``, sentences), the warnings
+    the run gave, every figure (``figures``: ``(caption, path of a PNG)``, embedded as base64),
+    every result (:func:`predstab._core._html.render`, with its own figure when no file holds
+    one: ``results`` are ``(result, draw)`` pairs), what the terminal printed (``text``), the
+    files written beside it, and the command and the versions that produced it. Inline CSS,
+    no script, nothing fetched from outside the page.
+    """
+    sections = []
+    if reading:
+        sections.append(("How to read it", "".join(f"<p>{escape(s)}</p>" for s in reading)))
+    if warnings:
+        boxes = "".join(f'<div class="warn">&#9888; {escape(w)}</div>' for w in warnings)
+        sections.append(("Warnings", boxes))
+    pictures = [f'<figure><img alt="{escape(caption)}" src="{png_data_uri(Path(png).read_bytes())}">'
+                f"<figcaption>{escape(caption)}</figcaption></figure>" for caption, png in figures]
+    if pictures:
+        sections.append(("Figures", "".join(pictures)))
+    for res, draw in results:
+        shown = (frame_html(res, caption="table") if hasattr(res, "to_csv")  # a pandas frame
+                 else render(res, figure=draw, text=False))
+        sections.append((f"Result: {type(res).__name__}", f'<div class="predstab">{shown}</div>'))
+    sections.append(("What the terminal printed", f"<pre>{escape(text.rstrip())}</pre>"))
+    if files:
+        sections.append(("Files", "<ul>" + "".join(f"<li>{escape(f)}</li>" for f in files) + "</ul>"))
+    import datetime
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    sections.append(("Command and versions", f"<pre>{escape(command)}</pre><p>{escape(_versions())}; "
+                                             f"written {escape(now)}</p>"))
+    return write_text(path, page(title, sections), force=force)

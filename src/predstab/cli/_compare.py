@@ -17,8 +17,8 @@ from .._core._reading import (
     read_table,
     unique_columns,
 )
-from .._core._writing import check_output_file, write_figure
-from ._inputs import beyond_reach, reading, warn_ignored, write_csv
+from .._core._writing import check_output_file, report_beside, write_figure
+from ._inputs import Recorder, beyond_reach, reading, warn_ignored, write_csv
 from ._options import (
     Command,
     add_confidence_level_option,
@@ -174,7 +174,7 @@ def _friedman(frame, args, out):
     if args.plot:
         fig = result.plot(labels=list(map(str, frame.columns)))
         print(f"wrote {write_figure(args.plot, fig, force=args.force)}", file=out)
-    write_csv(args, pd.DataFrame({"method": list(ranks), "average_rank": list(ranks.values())}), out)
+    write_csv(args, pd.DataFrame({"method": list(ranks), "average_rank": list(ranks.values())}), out, result)
     return 0
 
 
@@ -206,7 +206,7 @@ def _bootstrap(frame, args, out):
     print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=out)
     print(f"pvalue  {result.pvalue:.6g}  (two-sided, B - A = 0)", file=out)
     table["pvalue"] = [np.nan, np.nan, result.pvalue]
-    write_csv(args, table, out)
+    write_csv(args, table, out, result)
     return 0
 
 
@@ -217,6 +217,10 @@ def _run_compare(args, out):
         if getattr(args, option):
             check_output_file(getattr(args, option), force=args.force, option=f"--{option}",
                               inputs={"SCORES": args.scores})
+    if args.out:  # NAME.report.html beside --out NAME.csv
+        check_output_file(report_beside(args.out), force=args.force, option="--out's report",
+                          inputs={"SCORES": args.scores})
+    out = Recorder(out)
     warn_ignored(args, "test", _COMPARE_OPTIONS)
     frame = read_table(args.scores, what="SCORES", **reading(args))
     unique_columns(frame, what="SCORES")  # methods and selectors are named by their columns
@@ -230,7 +234,7 @@ def _run_compare(args, out):
         ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
         result = compare.mcnemar(a, b, ids=ids, mid_p=args.mid_p)
         print(str(result), file=out)  # the result's R-style block, as the Python API prints it
-        write_csv(args, result.to_frame(), out)
+        write_csv(args, result.to_frame(), out, result)
         return 0
     if args.test == "permutation":
         result = compare.mean_permutation_test(a, b, paired=args.paired, random_state=args.seed)
@@ -245,7 +249,7 @@ def _run_compare(args, out):
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
     print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
-    write_csv(args, pd.DataFrame([_test_fields(result)]), out)
+    write_csv(args, pd.DataFrame([_test_fields(result)]), out, result)
     return 0
 
 

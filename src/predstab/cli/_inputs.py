@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 import numpy as np
 
 from .._core._exceptions import warn_outside
 from .._core._reading import InputError, column, label_matrix, numeric_matrix, parse_list, read_table
-from .._core._writing import write_text
+from .._core._writing import report_beside, write_report, write_text
 
 __all__ = ["reading", "read_values", "named", "warn_ignored", "as_data_type", "categories_option",
-           "write_csv", "one_line", "beyond_reach"]
+           "write_csv", "one_line", "beyond_reach", "report_context", "Recorder", "write_cli_report"]
 
 
 def reading(args) -> dict:
@@ -97,10 +98,44 @@ def as_data_type(categories, values):
     return categories
 
 
-def write_csv(args, frame, out):
-    """Write ``frame`` to ``--out`` (if given) as CSV at full precision and say so."""
+def write_csv(args, frame, out, result=None):
+    """Write ``frame`` to ``--out`` (if given) as CSV at full precision and say so; with the
+    ``result`` shown, its report beside it (:func:`write_cli_report`)."""
     if args.out:
         print(f"wrote {write_text(args.out, frame.to_csv(index=False), force=args.force)}", file=out)
+        if result is not None:
+            write_cli_report(args, result, out)
+
+
+class Recorder:
+    """A command's stdout, passed through and remembered (what report.html shows as printed)."""
+
+    def __init__(self, stream):
+        self.stream, self.parts = stream, []
+
+    def write(self, text):
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def write_cli_report(args, result, out, *, reading=(), draw=True):
+    """``NAME.report.html`` beside ``--out NAME.csv``: the result (with its figure when ``draw``),
+    what the command printed (``out``, a :class:`Recorder`), the command and versions."""
+    context = report_context(args)
+    path = report_beside(args.out)
+    text = out.text if isinstance(out, Recorder) else ""
+    written = write_report(path, title=f"predstab {args.command}: {Path(args.out).name}",
+                           command=context["command"], text=text, results=[(result, draw)],
+                           reading=reading, warnings=context["warnings"], files=[str(args.out)],
+                           force=args.force)
+    print(f"wrote {written}", file=out)
 
 
 def one_line(message) -> str:
@@ -120,3 +155,10 @@ def beyond_reach(what):
     except (RuntimeError, OverflowError) as exc:
         raise InputError(f"{what} is beyond what can be computed in floating point "
                          f"({one_line(exc)})") from None
+
+
+def report_context(args) -> dict:
+    """What report.html says of the run: its command line and the list its warnings go to
+    (set by :func:`predstab.cli._terminal.main`; a bare command line when called otherwise)."""
+    return {"command": getattr(args, "command_line", f"predstab {getattr(args, 'command', '')}"),
+            "warnings": getattr(args, "warnings_seen", [])}

@@ -17,9 +17,18 @@ from .._core._reading import (
     numeric_matrix,
     read_table,
 )
-from .._core._writing import check_output_file, write_text
+from .._core._writing import check_output_file, report_beside, write_text
 from ..stability import measure_names  # the registry's names: no measure module loads for them
-from ._inputs import as_data_type, beyond_reach, categories_option, read_values, reading, warn_ignored
+from ._inputs import (
+    Recorder,
+    as_data_type,
+    beyond_reach,
+    categories_option,
+    read_values,
+    reading,
+    warn_ignored,
+    write_cli_report,
+)
 from ._options import (
     Command,
     add_categories_option,
@@ -66,10 +75,11 @@ def _define_stability(p):
 
 def _run_stability(args, out):
     if args.out:
-        check_output_file(args.out, force=args.force,
-                          inputs={"PREDICTIONS": args.predictions,
-                                  "--training-observations": args.training_observations,
-                                  "--prediction-space": args.prediction_space})
+        inputs = {"PREDICTIONS": args.predictions, "--training-observations": args.training_observations,
+                  "--prediction-space": args.prediction_space}
+        check_output_file(args.out, force=args.force, inputs=inputs)
+        check_output_file(report_beside(args.out), force=args.force, option="--out's report", inputs=inputs)
+    out = Recorder(out)
     pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **reading(args),
                                transpose=args.transpose, with_labels=True)
     if args.training_observations is not None:
@@ -118,7 +128,21 @@ def _run_stability(args, out):
     if args.out:
         written = write_text(args.out, table.to_csv(index=False), force=args.force)
         print(f"\nwrote {written}", file=out)
+        write_cli_report(args, result, out, reading=_stability_reading(result))
     return 0
+
+
+def _stability_reading(result):
+    """How to read phi / psi (report.html)."""
+    baseline = ("the training responses vary" if result.kind == "phi" else
+                "out-of-sample predictions of the training objects vary")
+    low, high = result.confidence_interval
+    return [f"{result.kind} = {result.value:.4g}: 1 means every refit predicts each object the same; 0 means "
+            f"the refits disagree about an object as much as {baseline} (APS's {result.kind}).",
+            f"{100 * result.confidence_level:g}% interval {low:.4g} to {high:.4g} ({result.interval_method}, "
+            f"for the {result.interval_target}).",
+            "The figure shows each object's stability, least stable first (a histogram for many objects): "
+            "objects far below the others are the forecasts not to trust without more refits."]
 
 
 # ----------------------------------------------------------------------------- agree
@@ -158,10 +182,18 @@ def _define_agree(p):
     add_categories_option(alpha, "the categories in order, for --scale ordinal")
     p.add_argument("--transpose", action="store_true",
                    help="RATINGS has raters (refits) in rows and objects in columns")
+    p.add_argument("--out", metavar="FILE",
+                   help="write the result as CSV, and NAME.report.html beside it (the page of the run)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
     add_reading_options(p)
 
 
 def _run_agree(args, out):
+    if args.out:
+        check_output_file(args.out, force=args.force, inputs={"RATINGS": args.ratings})
+        check_output_file(report_beside(args.out), force=args.force, option="--out's report",
+                          inputs={"RATINGS": args.ratings})
+    out = Recorder(out)
     warn_ignored(args, "measure", _AGREE_OPTIONS)
     frame = read_table(args.ratings, what="RATINGS", **reading(args))
     if args.transpose:
@@ -174,7 +206,9 @@ def _agree(args, frame, out):
     if args.measure == "icc":
         ratings = numeric_matrix(frame, what="RATINGS")
         if args.table:
-            print(predstab.icc_table(ratings, confidence_level=args.confidence_level).to_string(), file=out)
+            table = predstab.icc_table(ratings, confidence_level=args.confidence_level)
+            print(table.to_string(), file=out)
+            _agree_out(args, table.reset_index(), out, table)
             return 0
         result = predstab.icc(ratings, model=args.model, type=args.type, unit=args.unit,
                               confidence_level=args.confidence_level)
@@ -198,7 +232,14 @@ def _agree(args, frame, out):
     # the result as R prints it (irr's layout, R's p-values); with --detail the block already
     # holds irr's per-category table (kappa, z, p.value)
     print(str(result), file=out)
+    _agree_out(args, result.to_frame(), out, result)
     return 0
+
+
+def _agree_out(args, frame, out, shown):
+    if args.out:
+        print(f"\nwrote {write_text(args.out, frame.to_csv(index=False), force=args.force)}", file=out)
+        write_cli_report(args, shown, out)
 
 
 COMMANDS = (

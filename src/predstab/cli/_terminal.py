@@ -4,6 +4,7 @@ pipe, with no partial output left behind."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 import warnings
 
@@ -49,10 +50,14 @@ def main(argv=None, *, stdout=None) -> int:
         parser.print_help(out)
         return 0
     prog = f"predstab {args.command}"
+    # what report.html says produced it, and the warnings it shows
+    args.command_line = shlex.join(["predstab", *(sys.argv[1:] if argv is None else argv)])
+    args.warnings_seen = []
 
     def show(message, category, filename, lineno, file=None, line=None):
         kind = "note" if issubclass(category, InputNote) else "warning"
         print(f"{prog}: {kind}: {one_line(message)}", file=sys.stderr)
+        args.warnings_seen.append(f"{kind}: {one_line(message)}")
 
     committed = len(COMMITTED)
     with warnings.catch_warnings(), signals_as_interrupts():

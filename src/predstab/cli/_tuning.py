@@ -21,9 +21,17 @@ from .._core._reading import (
     parse_list,
     read_table,
 )
-from .._core._writing import check_output_dir, dumps, staged_output_dir, write_figure, write_text
+from .._core._writing import (
+    REPORT,
+    check_output_dir,
+    dumps,
+    staged_output_dir,
+    write_figure,
+    write_report,
+    write_text,
+)
 from ..plotting import plot_stability_curve
-from ._inputs import categories_option, one_line, reading
+from ._inputs import categories_option, one_line, reading, report_context
 from ._options import (
     Command,
     add_categories_option,
@@ -120,7 +128,7 @@ def _define_demo(p):
 def _run_demo(args, out):
     return _demo.run_demo(dataset=args.dataset, out=args.out, force=args.force, seed=args.seed,
                           n_jobs=args.jobs, quick=args.quick, quiet=args.quiet, stdout=out,
-                          **_tuning_options(args))
+                          context=report_context(args), **_tuning_options(args))
 
 
 # ----------------------------------------------------------------------------- tune
@@ -252,11 +260,12 @@ def _run_tune(args, out):
                         n_resamples=args.resamples, target_name=str(args.target), test_labels=rows,
                         test_labels_are=rows_are, **_tuning_options(args))
     return _demo.run_job(job, out_dir=Path(args.out), force=args.force, quiet=args.quiet, stdout=out,
-                         inputs={"DATA": args.data, "--test-data": args.test_data})
+                         inputs={"DATA": args.data, "--test-data": args.test_data},
+                         context=report_context(args))
 
 
 # ----------------------------------------------------------------------------- tune --predictions
-_MEMBER_OUTPUTS = ("stability.csv", "stability.json", "stability.png")
+_MEMBER_OUTPUTS = ("stability.csv", "stability.json", "stability.png", REPORT)
 
 
 def _member_options(args):
@@ -320,6 +329,9 @@ def _run_members(args, out):
     n_objects, n_members = values.shape
     summary = {"predictions": str(path), "observed": args.observed, "task": args.task, "n_objects": n_objects,
                "n_members": n_members, "seed": args.seed, **res.to_dict()}
+    text = (f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
+            f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n\n{res}")
+    context = report_context(args)
     with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
         write_text(stage / "stability.csv", res.table.to_csv(index=False))
         write_text(stage / "stability.json", dumps(summary))
@@ -327,9 +339,12 @@ def _run_members(args, out):
         write_figure(stage / "stability.png", plot_stability_curve(
             res, xlabel="members in the ensemble",
             title=f"Stability vs number of members: {Path(path).name}"))
-    print(f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
-          f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n", file=out)
-    print(str(res), file=out)
+        write_report(stage / REPORT, title=f"predstab tune --predictions {Path(path).name}",
+                     command=context["command"], text=text, results=[(pool, False), (res, False)],
+                     figures=[("stability.png: stability against the number of members",
+                               stage / "stability.png")],
+                     reading=_demo.reading(res), warnings=context["warnings"], files=_MEMBER_OUTPUTS[:-1])
+    print(text, file=out)
     print(f"\nwrote {', '.join(str(out_dir / name) for name in _MEMBER_OUTPUTS)}", file=out)
     return 0
 

@@ -17,6 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._core._exceptions import PredstabWarning, warn_outside
+from .._core._html import HtmlDisplay
 from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
 from .._core._validation import Interval, Options, check_param, validate_params
@@ -30,7 +31,7 @@ __all__ = ["TreePool"]
 _VOTING = ("soft", "hard")
 
 
-class TreePool:
+class TreePool(HtmlDisplay):
     """A pool of fitted learners from which forests of any size are built by aggregation.
 
     The members of any other ensemble -- networks of a deep ensemble, bagged models of any base
