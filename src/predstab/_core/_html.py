@@ -42,6 +42,8 @@ R_FUNCTIONS = {
     "RobinsonAResult": "irr::robinson", "MeanCorrelationResult": "irr::meancor / irr::meanrho",
     "MaxwellREResult": "irr::maxwell", "RaterBiasResult": "irr::rater.bias",
     "StuartMaxwellResult": "irr::stuart.maxwell.mh", "BhapkarResult": "irr::bhapkar",
+    "FleissLevinPaikResult": "contingencytables::FleissLevinPaik_test_paired_cxc",
+    "FriedmanPosthocResult": "PMCMRplus's Friedman post-hoc tests (scikit-posthocs' posthoc_*)",
     "IotaResult": "irr::iota", "InterIntraReliabilityResult": "irr::relInterIntra",
     "KappaSampleSizeResult": "irr::N.cohen.kappa / irr::N2.cohen.kappa",
     "CronbachAlphaResult": "psych::alpha",

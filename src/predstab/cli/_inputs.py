@@ -155,6 +155,8 @@ def beyond_reach(what):
     except (RuntimeError, OverflowError) as exc:
         raise InputError(f"{what} is beyond what can be computed in floating point "
                          f"({one_line(exc)})") from None
+    except ValueError as exc:  # the library's own refusal, named by the option the user gave
+        raise InputError(f"{what}: {one_line(exc)}") from None
 
 
 def report_context(args) -> dict:
