@@ -406,7 +406,9 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         Given weights (None by default; any of ``predstab.gwet_ac1``'s, ``"unweighted"``
         included; ``scale`` must then stay "nominal") or ``counts=True`` (an objects x
         categories count table), irrCAC's ``krippen.alpha.raw`` / ``.dist`` is computed,
-        with Gwet's standard error, confidence interval and p-value.
+        with Gwet's standard error, confidence interval and p-value. An asymmetric weight
+        matrix is accepted, as irrCAC accepts it: alpha depends only on its symmetric part
+        :math:`(W + W^\top)/2`, which is used (and reported as ``.weight_matrix``).
     confidence_level : float, optional
         Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
         None). Only with ``weights`` or ``counts=True``.
