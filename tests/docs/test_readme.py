@@ -66,6 +66,7 @@ def _imports(code):
 
 def test_readme_test_command_installs_every_module_the_tests_import():
     import sys
+
     import tomllib
 
     from tests.docs.test_docs import blocks
