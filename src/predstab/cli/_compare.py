@@ -238,7 +238,7 @@ def _run_compare(args, out):
             check_output_file(getattr(args, option), force=args.force, option=f"--{option}",
                               inputs={"SCORES": args.scores})
     warn_ignored(args, "test", _COMPARE_OPTIONS)
-    frame = read_table(args.scores, what="SCORES", **reading(args))
+    frame = read_table(args.scores, what="SCORES", **reading(args, args.scores))
     unique_columns(frame, what="SCORES")  # methods and selectors are named by their columns
     if args.test == "friedman":
         return _friedman(frame, args, out)

@@ -70,13 +70,14 @@ def _run_stability(args, out):
                           inputs={"PREDICTIONS": args.predictions,
                                   "--training-observations": args.training_observations,
                                   "--prediction-space": args.prediction_space})
-    pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **reading(args),
+    pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale,
+                               **reading(args, args.predictions),
                                transpose=args.transpose, with_labels=True)
     if not args.transpose:
         check_orientation(pred, what=f"PREDICTIONS '{args.predictions}'")
     if args.training_observations is not None:
         base = read_values(args.training_observations, what="--training-observations", scale=args.scale,
-                           col=args.column, one_column=True, **reading(args))
+                           col=args.column, one_column=True, **reading(args, args.training_observations))
         if base.shape[1] > 1:
             warn_outside(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
                          "columns; it should be one column of training responses. All "
@@ -85,7 +86,7 @@ def _run_stability(args, out):
         func = predstab.phi
     else:
         base = read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                           col=args.column, one_column=True, **reading(args))
+                           col=args.column, one_column=True, **reading(args, args.prediction_space))
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -166,7 +167,7 @@ def _run_agree(args, out):
     import pandas as pd
 
     warn_ignored(args, "measure", _AGREE_OPTIONS)
-    frame = read_table(args.ratings, what="RATINGS", **reading(args))
+    frame = read_table(args.ratings, what="RATINGS", **reading(args, args.ratings))
     if args.transpose:
         frame = frame.T
     elif frame.shape[1] >= 3 * frame.shape[0]:

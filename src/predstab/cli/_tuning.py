@@ -232,10 +232,11 @@ def _run_tune(args, out):
     if args.data is None or args.target is None:
         raise InputError("tune needs DATA and --target (a random forest is fitted), or --predictions FILE "
                          "(a saved objects x members matrix)")
-    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA", **reading(args))
+    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA",
+                                              **reading(args, args.data))
     if args.test_data is not None:
-        X_test, y_test, test_names, (rows, rows_are) = _read_xy(args.test_data, args.target,
-                                                                what="--test-data", **reading(args))
+        X_test, y_test, test_names, (rows, rows_are) = _read_xy(
+            args.test_data, args.target, what="--test-data", **reading(args, args.test_data))
         if test_names != names:
             raise InputError(f"--test-data '{args.test_data}' must have the same columns as DATA "
                              f"'{args.data}'")
@@ -282,7 +283,7 @@ def _member_options(args):
 def _observed(args):
     """The observed training responses of ``--observed`` (phi's baseline): the file's one column,
     or the one ``--target`` names; numbers for regression, labels for classes."""
-    frame = read_table(args.observed, what="--observed", **reading(args))
+    frame = read_table(args.observed, what="--observed", **reading(args, args.observed))
     if args.target is not None:
         frame = column(frame, args.target, what="--observed").to_frame()
     elif frame.shape[1] != 1:
@@ -302,7 +303,7 @@ def _run_members(args, out):
     """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
     options = _member_options(args)
     path = args.predictions
-    frame = read_table(path, what="--predictions", **reading(args))
+    frame = read_table(path, what="--predictions", **reading(args, path))
     values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
               else label_matrix(frame))
     if args.task == "classification":  # numbers of a regression read as labels: one class per cell
