@@ -372,7 +372,8 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
     for page in site.rglob("*.html"):
         assert _hooks().raw_markup(page.read_text(encoding="utf-8")) == [], page
     assert api.count('class="autorefs autorefs-internal"') >= 200
-    assert ('The values equal <a class="autorefs autorefs-internal" title="icc (predstab.agreement._icc.icc)" '
+    assert ('The values equal <a class="autorefs autorefs-internal" '
+            'title="icc (predstab.agreement._icc.icc)" '
             'href="#predstab.agreement._icc.icc"><code>icc()</code></a>') in api
     r_to_python = (site / "r-to-python" / "index.html").read_text(encoding="utf-8")
     assert "<td>APS's data sets" in r_to_python and '<code>baseline="oob"|"kfold"' in r_to_python
@@ -395,18 +396,19 @@ def test_rest_roles_become_links_and_raw_markup_is_found():
     hooks = _hooks()
     text = hooks.rest_roles_to_links(
         "equal :func:`icc`'s; :class:`~predstab.TreePool`; :meth:`TreePool.closed_form <predstab.TreePool."
-        "closed_form>`; :meth:`closed_form`; :attr:`StabilityResult.per_object`; :func:`scipy.stats.bootstrap`",
+        "closed_form>`; :meth:`closed_form`; :attr:`StabilityResult.per_object`; "
+        ":func:`scipy.stats.bootstrap`",
         "predstab.ensembles._pool.TreePool.fit")
     assert text == (
         'equal <autoref identifier="predstab.agreement._icc.icc" optional><code>icc()</code></autoref>\'s; '
         '<autoref identifier="predstab.ensembles._pool.TreePool" optional><code>TreePool</code></autoref>; '
         '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
         '<code>TreePool.closed_form</code></autoref>; '
-        '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional><code>closed_form()</code>'
-        '</autoref>; <autoref identifier="predstab.stability._result.StabilityResult.per_object" optional>'
+        '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
+        '<code>closed_form()</code></autoref>; <autoref identifier="predstab.stability._result.StabilityResult.per_object" optional>'
         '<code>StabilityResult.per_object</code></autoref>; '
-        '<autoref identifier="scipy.stats._resampling.bootstrap" optional><code>scipy.stats.bootstrap()</code>'
-        '</autoref>')
+        '<autoref identifier="scipy.stats._resampling.bootstrap" optional>'
+        '<code>scipy.stats.bootstrap()</code></autoref>')
     assert hooks.code_span_pipes("| `a\\|b` | x \\| y |\n`c\\|d`\n```\n| `e\\|f` |\n```") == (
         "| `a|b` | x \\| y |\n`c\\|d`\n```\n| `e\\|f` |\n```")  # table rows only, not in fences
     found = hooks.raw_markup("<p>see :func:<code>icc</code></p><p>| a | b | c |</p><code>p\\|q</code>"
