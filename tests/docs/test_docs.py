@@ -405,7 +405,8 @@ def test_rest_roles_become_links_and_raw_markup_is_found():
         '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
         '<code>TreePool.closed_form</code></autoref>; '
         '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
-        '<code>closed_form()</code></autoref>; <autoref identifier="predstab.stability._result.StabilityResult.per_object" optional>'
+        '<code>closed_form()</code></autoref>; '
+        '<autoref identifier="predstab.stability._result.StabilityResult.per_object" optional>'
         '<code>StabilityResult.per_object</code></autoref>; '
         '<autoref identifier="scipy.stats._resampling.bootstrap" optional>'
         '<code>scipy.stats.bootstrap()</code></autoref>')
