@@ -55,6 +55,25 @@ def _legend(ax, own_figure, **kwargs):
     return ax.legend(loc="best", fontsize=8, **kwargs)
 
 
+def _title(ax, title, own_figure):
+    """The axes' title; in a figure of our own, each line too wide for the axes is wrapped at
+    spaces, so a long title never runs under the legend beside the axes."""
+    import textwrap
+
+    ax.set_title(title)
+    if not own_figure:
+        return
+    ax.figure.draw_without_rendering()
+    width = ax.get_window_extent().width
+    lines = title.split("\n")
+    shown = ax.title.get_window_extent().width
+    longest = max(len(line) for line in lines)
+    if shown <= width or longest == 0:
+        return
+    chars = max(int(longest * width / shown * 0.95), 10)  # characters that fit in the axes' width
+    ax.set_title("\n".join(textwrap.fill(line, chars) for line in lines))
+
+
 def _drop_overlapping(texts):
     """Remove labels whose drawn box overlaps one kept before it; return those kept (in order)."""
     if not texts:
@@ -264,7 +283,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     ax.grid(alpha=0.3)
     _legend(ax, own_figure)
     if title:
-        ax.set_title(title)
+        _title(ax, title, own_figure)
     return fig
 
 
@@ -306,9 +325,13 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         values themselves. Objects whose value is undefined (NaN) are counted in the title and
         left out.
     kind : {"bar", "hist"}, default "bar"
-        ``"bar"``: one bar per object, sorted from least to most stable, with the object's
-        confidence interval as an error bar when the result has them (``per_object_low`` /
-        ``per_object_high``; one object: its value and interval in the title too). ``"hist"``:
+        ``"bar"``: the objects sorted from least to most stable, each a point at its value
+        with its confidence interval as a line when the result has them (``per_object_low`` /
+        ``per_object_high``; one object: its value and interval in the title too). Up to 40
+        objects are all drawn one by one; of more, the 30 least stable below the highest
+        value are, and the others are summarised in one box (quartiles, whiskers to the
+        extremes) named by their number, so hundreds or thousands of objects stay readable.
+        ``"hist"``:
         a histogram (for many objects), the least stable objects marked with a line each and
         named one row apiece, so equal values never print over each other.
     labels : sequence of str, optional
@@ -349,8 +372,9 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     texts, with_interval, interval = [], False, None
     if kind == "bar":
         lowest = lowest[:order.size if order.size <= _N_SUMMARISED else _N_SHOWN]  # drawn one by one
+        level = getattr(stability, "confidence_level", 0.95)
         texts, with_interval, interval = _per_object_points(ax, order, values, low, high, lowest, labels,
-                                                            what, getattr(stability, "confidence_level", 0.95))
+                                                            what, level)
     elif kind == "hist":
         ax.hist(values[order], bins="auto", color="C0", alpha=0.8)
         for k, i in enumerate(lowest):
@@ -375,7 +399,7 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
                                             if kind == "bar" and with_interval else ""))
     if n_undefined:
         heading += f" ({n_undefined} undefined not shown)"
-    ax.set_title(heading)
+    _title(ax, heading, own_figure)
     ax.grid(alpha=0.3, axis="y")
     if ax.get_legend_handles_labels()[0]:
         _legend(ax, own_figure)
