@@ -63,15 +63,18 @@ def _title(ax, title, own_figure):
     ax.set_title(title)
     if not own_figure:
         return
-    ax.figure.draw_without_rendering()
-    width = ax.get_window_extent().width
+    fig = ax.figure
     lines = title.split("\n")
-    shown = ax.title.get_window_extent().width
-    longest = max(len(line) for line in lines)
-    if shown <= width or longest == 0:
-        return
-    chars = max(int(longest * width / shown * 0.95), 10)  # characters that fit in the axes' width
-    ax.set_title("\n".join(textwrap.fill(line, chars) for line in lines))
+    chars = max(len(line) for line in lines)
+    for _ in range(8):  # narrower until the title is clear of the legends and inside the figure
+        fig.draw_without_rendering()
+        box = ax.title.get_window_extent()
+        clear = box.x0 >= fig.bbox.x0 and box.x1 <= fig.bbox.x1 and not any(
+            box.overlaps(legend.get_window_extent()) for legend in fig.legends)
+        if clear or chars <= 10:
+            return
+        chars = max(int(chars * min(ax.get_window_extent().width / box.width, 0.9)), 10)
+        ax.set_title("\n".join(textwrap.fill(line, chars) for line in lines))
 
 
 def _drop_overlapping(texts):
