@@ -485,24 +485,14 @@ class TreePool:
 
     # -- what it shows: a short repr and an R-style block, from one list of items (as results) --
     def _scalar_items(self):
-        """``(name, value)`` pairs that ``repr`` and ``str`` show: what the pool holds, no arrays."""
-        source = "member predictions" if self.estimator is None else type(self.estimator).__name__
-        if not hasattr(self, "test_predictions_"):
-            return [("source", source), ("n_learners", self.n_learners), ("fitted", False)]
-        task = f"classification ({len(self.classes_)} classes)" if self.is_classifier_ else "regression"
-        train = self.train_predictions_
-        return [("source", source), ("n_learners", self.test_predictions_.shape[1]), ("task", task),
-                ("n_test_objects", self.test_predictions_.shape[0]),
-                ("n_train_objects", None if train is None else train.shape[0]),
-                ("out_of_bag", self.oob_ is not None), ("observed_y", self.y_train_ is not None),
-                *([("voting", self.voting_)] if self.is_classifier_ else [])]
+        return _members.pool_items(self)
 
     def __repr__(self):
         return "TreePool(" + ", ".join(f"{k}={v!r}" for k, v in self._scalar_items()) + ")"
 
     def __str__(self):
-        kind = "members" if self.estimator is None else "trees"
-        return "\n".join([f" Pool of {kind}", "", *(f"  {k} = {v}" for k, v in self._scalar_items())])
+        return "\n".join([f" Pool of {'members' if self.estimator is None else 'trees'}", "",
+                          *(f"  {k} = {v}" for k, v in self._scalar_items())])
 
     def _check_fitted(self):
         if not hasattr(self, "test_predictions_"):
