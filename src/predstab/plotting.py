@@ -262,8 +262,12 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
             # solid (dashed lines are recommendations); fitted curves that coincide (phi, psi and
             # kappa on a converged classifier) stay told apart: the first drawn widest, each
             # later one narrower on top of it
-            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
-                    lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
+            if getattr(fits[name], "poor_fit", False):  # the text says "do not trust it": so does the line
+                ax.plot(grid, _curve_of(fits[name])(grid), ":", color=colour, alpha=0.8, lw=1.2, zorder=2 + i,
+                        label=f"{name}: poor 2PL fit (R² {float(fits[name].r_squared):.2f}), not trusted")
+            else:
+                ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
+                        lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
     # one dashed line per recommended value; measures that agree share it (and its label)
     by_value = {}
     for name, rec in recommended.items():

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Command", "positive_int", "non_negative_int", "probability", "positive_float", "fraction",
-           "max_features", "add_reading_options", "add_output_file_options", "add_categories_option",
-           "add_confidence_level_option", "add_significance_option"]
+__all__ = ["Command", "positive_int", "non_negative_int", "n_jobs", "probability", "positive_float",
+           "fraction", "max_features", "add_reading_options", "add_output_file_options",
+           "add_categories_option", "add_confidence_level_option", "add_significance_option"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +50,7 @@ non_negative_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 probability = _checked(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 positive_float = _checked(float, lambda v: bool(np.isfinite(v) and v > 0), "a positive number")
 fraction = _checked(float, lambda v: 0 < v <= 1, "a fraction in (0, 1]")
+n_jobs = _checked(int, lambda v: v != 0, "a non-zero integer (joblib's n_jobs: -1 for every core)")
 
 
 def max_features(text):
