@@ -380,7 +380,7 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     if kind == "bar":
         lowest = lowest[:order.size if order.size <= _N_SUMMARISED else _N_SHOWN]  # drawn one by one
         level = getattr(stability, "confidence_level", 0.95)
-        texts, with_interval, interval = _per_object_points(ax, order, values, low, high, lowest, labels,
+        texts, with_interval, interval = _per_object_points(ax, order, values, (low, high), lowest, labels,
                                                             what, level)
     elif kind == "hist":
         ax.hist(values[order], bins="auto", color="C0", alpha=0.8)
@@ -425,10 +425,12 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
 _N_SHOWN, _N_SUMMARISED = 30, 40
 
 
-def _per_object_points(ax, order, values, low, high, lowest, labels, what, confidence_level):
+def _per_object_points(ax, order, values, ends, lowest, labels, what, confidence_level):
     """The "bar" kind of :func:`plot_per_object`: the least stable objects one by one (a point at
     the value, the interval as a line under it), the rest as one box. Returns the name labels,
-    whether intervals were drawn and the intervals' legend label."""
+    whether intervals were drawn and the intervals' legend label. ``ends``: the objects' interval
+    ends ``(low, high)``."""
+    low, high = ends
     if order.size <= _N_SUMMARISED:
         shown = order
     else:  # the least stable, but never one at the highest value (those are not "least stable")

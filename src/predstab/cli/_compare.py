@@ -25,6 +25,7 @@ from ._options import (
     add_output_file_options,
     add_reading_options,
     add_significance_option,
+    non_negative_int,
     positive_float,
     positive_int,
     probability,
@@ -100,7 +101,8 @@ def _define_compare(p):
     p.add_argument("--id", metavar="COL",
                    help="friedman: a column of data-set names (not scores); mcnemar: case ids")
     add_confidence_level_option(p, "bootstrap, corrected-t: ")
-    p.add_argument("--seed", type=int, default=0, help="permutation, bootstrap: random seed (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="permutation, bootstrap: random seed (default 0)")
     add_output_file_options(p, "the numbers")
     friedman = p.add_argument_group("--test friedman (every column but --id is a method)")
     add_significance_option(friedman, "")
