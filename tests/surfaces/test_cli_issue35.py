@@ -209,3 +209,16 @@ def test_untrusted_fits_say_so_in_text_and_figure():
     fig = plot_stability_curve(n, {"psi": [0.9, 0.2, 0.95, 0.1]}, fits={"psi": poor})
     (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("psi: poor 2PL fit")]
     assert line.get_linestyle() == ":" and f"R² {poor.r_squared:.2f}" in line.get_label()
+
+
+def test_grid_advice_for_members_says_they_must_be_trained_first(tmp_path, capsys):
+    # five members of pure noise: no curve to fit; the advice names members and the pool's size
+    rng = np.random.default_rng(1)
+    path = tmp_path / "noise.csv"
+    pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"net{i}" for i in range(5)]).to_csv(path, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--out", tmp_path / "o")
+    assert code == 0, err
+    advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
+    assert advice and all("members would resolve it (the pool holds 5: train more members first)" in line
+                          and "learners" not in line for line in advice)
+    assert all(line.count("the pool holds 5") == 1 for line in advice)

@@ -37,7 +37,7 @@ from ._tune_config import (
     _settings,
     _tune_num_learners_iv,
 )
-from ._tune_result import Recommendation, TuningResult, runtime_model
+from ._tune_result import Recommendation, TuningResult, members_wording, runtime_model
 from ._tune_strategies import STRATEGIES
 from ._tune_table import _measure_grid, _ordered, _point_notes, _stability_result
 
@@ -331,6 +331,8 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded)
+    if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
+        message = members_wording(message, config.pool.test_predictions_.shape[1])
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

@@ -448,17 +448,28 @@ _MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a
 _FOREST_COVERAGE = re.compile(r"\. Measured coverage of optRF's recommendation .*?coverage-tuning\.md\)")
 
 
-def _as_members(lines, res):
-    """The block of a pool of members (networks, bagged models, MCMC runs) in its own words:
-    members, not learners; no coverage figure measured on forests; and what the recommendation
-    means for a pool that holds fewer members than it recommends."""
+def members_wording(line, pool_size=None):
+    """``line`` about a pool of members (networks, bagged models, MCMC runs) in its own words:
+    members, not learners (the API's names ``n_learners`` and ``"learners+objects"`` kept); a grid
+    advised beyond the ``pool_size`` members says they must be trained first; no coverage figure
+    measured on forests."""
     words = {"learners": "members", "learner": "member"}
+    line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
+    line = re.sub(r"\b1 members\b", "1 member", line)
+    if pool_size:
+        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the pool holds)",
+                      lambda m: m.group(1) + (f" (the pool holds {pool_size}: train more members first)"
+                                              if int(m.group(2)) > pool_size else ""), line)
+    return _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
+                                "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
+
+
+def _as_members(lines, res):
+    """The block of a pool of members in its own words (:func:`members_wording`), and what the
+    recommendation means for a pool that holds fewer members than it recommends."""
     out = []
     for line in lines:
-        line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
-        line = re.sub(r"\b1 members\b", "1 member", line)
-        line = _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
-                                    "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
+        line = members_wording(line, res.pool_size)
         out.append(line)
         if line.startswith(" Recommendation: ") and res.recommendation is not None and res.pool_size:
             more = res.recommendation - res.pool_size
