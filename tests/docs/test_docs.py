@@ -376,7 +376,8 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
             'title="icc (predstab.agreement._icc.icc)" '
             'href="#predstab.agreement._icc.icc"><code>icc()</code></a>') in api
     r_to_python = (site / "r-to-python" / "index.html").read_text(encoding="utf-8")
-    assert "<td>APS's data sets" in r_to_python and '<code>baseline="oob"|"kfold"' in r_to_python
+    assert "<td>APS's data sets" in r_to_python
+    assert 'baseline="oob"|"kfold", random_state=...)</code>' in r_to_python
     assert "<code>predstab power seeds|power|effect|games</code>" in (site / "cli" / "index.html").read_text()
     assert api.count('<div class="arithmatex">') >= 30 and api.count('<span class="arithmatex">') >= 200
     page = (site / "tutorials" / "single-forecast" / "index.html").read_text(encoding="utf-8")
