@@ -298,7 +298,62 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         with contextlib.redirect_stdout(io.StringIO()):
             return _FILLERS[match.group(1)]()
 
-    return re.sub(r"<!-- predstab:(\w+) -->", fill, markdown)
+    return code_span_pipes(re.sub(r"<!-- predstab:(\w+) -->", fill, markdown))
+
+
+# --------------------------------------------------------------------------- pipes in code spans
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def code_span_pipes(markdown):
+    """``markdown`` with the ``\\|`` of code spans in table rows written ``|``.
+
+    GitHub needs a pipe in a table cell escaped, code spans included (``\\|``); Python-Markdown
+    leaves pipes inside backticks alone and shows the backslash of ``\\|`` in code literally.
+    Lines outside tables and fenced blocks are left as they are.
+    """
+    out, fence = [], None
+    for line in markdown.split("\n"):
+        stripped = line.lstrip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif fence is not None and stripped.startswith(fence):
+            fence = None
+        elif fence is None and stripped.startswith("|"):
+            line = _CODE_SPAN.sub(lambda m: m.group(1) + m.group(2).replace("\\|", "|") + m.group(1), line)
+        out.append(line)
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- the built site's check
+# what must never reach a reader: a reST role shown as text, a table row shown as a paragraph of
+# pipes, a backslash-escaped pipe shown as written
+_RAW_ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj|math|ref|py:\w+):(?:`|<code>)")
+_RAW_TABLE_ROW = re.compile(r"<p>\s*\|[^<]*\|[^<]*\|\s*</p>")
+_ESCAPED_PIPE = re.compile(r"\\\|")
+
+
+def raw_markup(html):
+    """The raw markup left in a built page's ``html``: a list of ``(kind, excerpt)``."""
+    html = re.sub(r"<script\b.*?</script>", "", html, flags=re.S)
+    found = []
+    for kind, pattern in (("raw role", _RAW_ROLE), ("table row as text", _RAW_TABLE_ROW),
+                          ("escaped pipe", _ESCAPED_PIPE)):
+        for match in pattern.finditer(html):
+            found.append((kind, html[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")))
+    return found
+
+
+def on_post_page(output, page, config, **kwargs):
+    """Fail the build on raw markup in a built page (an error, not a warning: ``mkdocs build -q``
+    does not count warnings)."""
+    from mkdocs.exceptions import PluginError
+
+    found = raw_markup(output)
+    if found:
+        shown = "; ".join(f"{kind}: ...{excerpt}..." for kind, excerpt in found[:5])
+        raise PluginError(f"{page.file.src_uri}: {len(found)} raw markup in the built page: {shown}")
+    return output
 
 
 # --------------------------------------------------------------------------- math in docstrings
@@ -401,6 +456,73 @@ def runtime_docstring(path):
     return None
 
 
+# --------------------------------------------------------------------------- cross-references
+_ROLE = re.compile(r":(?P<kind>func|class|meth|mod|attr|data|exc|obj):`(?P<target>[^`]+)`")
+
+
+def _canonical(target, scope):
+    """The path under which mkdocstrings renders what ``target`` names (a Python object's
+    module and qualified name), tried as a full path, under ``predstab`` and in ``scope`` (the
+    docstring's object, its parents); ``target`` itself when nothing imports."""
+    import inspect
+
+    _importable()
+    name = target.lstrip(".")
+    parts = scope.split(".")
+    tries = [name, f"predstab.{name}", *(".".join(parts[:k] + [name]) for k in range(len(parts), 0, -1))]
+    for path in tries:
+        bits = path.split(".")
+        for cut in range(len(bits), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(bits[:cut]))
+            except ImportError:
+                continue
+            owner, last = obj, None
+            try:
+                for bit in bits[cut:]:
+                    owner, obj, last = obj, getattr(obj, bit), bit
+            except AttributeError:
+                if bit == bits[-1] and bit in getattr(obj, "__dataclass_fields__", {}):  # a result's field
+                    return f"{obj.__module__}.{obj.__qualname__}.{bit}"
+                break
+            if inspect.ismodule(obj):
+                return obj.__name__
+            module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+            if module and qualname and (inspect.isclass(obj) or inspect.isroutine(obj)) \
+                    and "<locals>" not in qualname:
+                return f"{module}.{qualname}"
+            if last is not None and inspect.isclass(owner):  # an attribute or property of a class
+                return f"{owner.__module__}.{owner.__qualname__}.{last}"
+            if last is not None and inspect.ismodule(owner):  # a module's data
+                return f"{owner.__name__}.{last}"
+            break
+    return name
+
+
+def rest_roles_to_links(text, scope=""):
+    """``text`` with reST cross-reference roles (``:func:`~predstab.icc```, ``:class:``,
+    ``:meth:``, ``:mod:``, ``:attr:``, ``:data:``) as mkdocs-autorefs references: a link to the
+    object's entry in the API reference, or, for a name the site does not render (a private
+    helper, another package), the name in code -- never the role as text."""
+    import html
+
+    def link(match):
+        target = match.group("target").strip()
+        explicit = re.fullmatch(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>", target)  # `title <target>`
+        if explicit:
+            title, target = explicit.group("title"), explicit.group("target").strip()
+        else:
+            title = target.lstrip("~").lstrip(".")
+            if target.startswith("~"):
+                title = title.rsplit(".", 1)[-1]
+            if match.group("kind") in ("func", "meth"):
+                title += "()"
+        identifier = html.escape(_canonical(target.lstrip("~"), scope), quote=True)
+        return f'<autoref identifier="{identifier}" optional><code>{html.escape(title)}</code></autoref>'
+
+    return _ROLE.sub(link, text)
+
+
 class NumpydocMath(Extension):
     """Griffe extension: every docstring's shared pieces filled in (the run-time docstring of an
     object whose source still shows ``%(name)s`` lines), its reST math as arithmatex input and its
@@ -411,4 +533,5 @@ class NumpydocMath(Extension):
             value = obj.docstring.value
             if _PIECE.search(value):
                 value = runtime_docstring(obj.path) or value
-            obj.docstring.value = rest_citations_to_markdown(rest_math_to_arithmatex(value))
+            value = rest_citations_to_markdown(rest_math_to_arithmatex(value))
+            obj.docstring.value = rest_roles_to_links(value, obj.path)

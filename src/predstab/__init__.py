@@ -24,7 +24,7 @@ from ._core._exceptions import PredstabUndefinedWarning as PredstabUndefinedWarn
 from ._core._exceptions import PredstabWarning as PredstabWarning
 from ._core._utils import ConfidenceInterval as ConfidenceInterval
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # public name -> private module that defines it (one home per idea)
 _EXPORTS = {

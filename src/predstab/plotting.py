@@ -55,6 +55,28 @@ def _legend(ax, own_figure, **kwargs):
     return ax.legend(loc="best", fontsize=8, **kwargs)
 
 
+def _title(ax, title, own_figure):
+    """The axes' title; in a figure of our own, each line too wide for the axes is wrapped at
+    spaces, so a long title never runs under the legend beside the axes."""
+    import textwrap
+
+    ax.set_title(title)
+    if not own_figure:
+        return
+    fig = ax.figure
+    lines = title.split("\n")
+    chars = max(len(line) for line in lines)
+    for _ in range(8):  # narrower until the title is clear of the legends and inside the figure
+        fig.draw_without_rendering()
+        box = ax.title.get_window_extent()
+        clear = box.x0 >= fig.bbox.x0 and box.x1 <= fig.bbox.x1 and not any(
+            box.overlaps(legend.get_window_extent()) for legend in fig.legends)
+        if clear or chars <= 10:
+            return
+        chars = max(int(chars * min(ax.get_window_extent().width / box.width, 0.9)), 10)
+        ax.set_title("\n".join(textwrap.fill(line, chars) for line in lines))
+
+
 def _drop_overlapping(texts):
     """Remove labels whose drawn box overlaps one kept before it; return those kept (in order)."""
     if not texts:
@@ -240,8 +262,12 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
             # solid (dashed lines are recommendations); fitted curves that coincide (phi, psi and
             # kappa on a converged classifier) stay told apart: the first drawn widest, each
             # later one narrower on top of it
-            ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
-                    lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
+            if getattr(fits[name], "poor_fit", False):  # the text says "do not trust it": so does the line
+                ax.plot(grid, _curve_of(fits[name])(grid), ":", color=colour, alpha=0.8, lw=1.2, zorder=2 + i,
+                        label=f"{name}: poor 2PL fit (R² {float(fits[name].r_squared):.2f}), not trusted")
+            else:
+                ax.plot(grid, _curve_of(fits[name])(grid), "-", color=colour, alpha=0.8,
+                        lw=max(3.0 - 0.75 * i, 1.0), zorder=2 + i)
     # one dashed line per recommended value; measures that agree share it (and its label)
     by_value = {}
     for name, rec in recommended.items():
@@ -264,7 +290,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     ax.grid(alpha=0.3)
     _legend(ax, own_figure)
     if title:
-        ax.set_title(title)
+        _title(ax, title, own_figure)
     return fig
 
 
@@ -306,9 +332,13 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         values themselves. Objects whose value is undefined (NaN) are counted in the title and
         left out.
     kind : {"bar", "hist"}, default "bar"
-        ``"bar"``: one bar per object, sorted from least to most stable, with the object's
-        confidence interval as an error bar when the result has them (``per_object_low`` /
-        ``per_object_high``; one object: its value and interval in the title too). ``"hist"``:
+        ``"bar"``: the objects sorted from least to most stable, each a point at its value
+        with its confidence interval as a line when the result has them (``per_object_low`` /
+        ``per_object_high``; one object: its value and interval in the title too). Up to 40
+        objects are all drawn one by one; of more, the 30 least stable below the highest
+        value are, and the others are summarised in one box (quartiles, whiskers to the
+        extremes) named by their number, so hundreds or thousands of objects stay readable.
+        ``"hist"``:
         a histogram (for many objects), the least stable objects marked with a line each and
         named one row apiece, so equal values never print over each other.
     labels : sequence of str, optional
@@ -348,37 +378,10 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
     lowest = np.array([i for i in order[:n_labelled] if values[i] < top], dtype=int)
     texts, with_interval, interval = [], False, None
     if kind == "bar":
-        x = np.arange(order.size)
-        colours = ["C3" if i in set(lowest) else "C0" for i in order]
-        with_interval = order.size > 0 and bool(np.isfinite(low[order]).all()
-                                                and np.isfinite(high[order]).all())
-        interval = f"{getattr(stability, 'confidence_level', 0.95):.0%} interval" if with_interval else None
-        # one object: a narrow bar, its value and interval in the title
-        ax.bar(x, values[order], color=colours, width=0.85 if order.size > 1 else 0.3)
-        if with_interval:
-            # from low to high as the result holds them (not as +- distances from the value: an
-            # interval clipped at a bound need not contain a value beyond it)
-            ax.vlines(x, low[order], high[order], colors="0.3", lw=1, label=interval, zorder=3)
-            if order.size <= 20:
-                ax.plot(np.repeat(x, 2), np.concatenate([low[order], high[order]]).reshape(2, -1).T.ravel(),
-                        "_", color="0.3", ms=10, zorder=3)
-        tops = high if with_interval else values
-        for rank, i in enumerate(lowest):
-            texts.append(ax.annotate(labels[i], (x[rank], tops[i]), textcoords="offset points", xytext=(0, 3),
-                                     ha="center", va="bottom", fontsize=8, color="C3", rotation=90))
-        if order.size:
-            # zoom in on the spread (a forest whose objects are all at 0.99 should not look flat),
-            # the intervals included
-            bottom = float(np.min(low[order])) if with_interval else float(values[order[0]])
-            top_ = float(np.max(high[order])) if with_interval else float(values[order[-1]])
-            pad = max(0.15 * (top_ - bottom), 0.005)
-            ax.set_ylim(bottom - pad if bottom < 0 else max(bottom - pad, 0.0),
-                        max(top_, 1.0) + (pad / 3 if not lowest.size else pad))
-            if order.size == 1:
-                ax.set_xlim(-1, 1)
-        ax.set_xlabel("objects, least stable first")
-        ax.set_ylabel(what)
-        ax.set_xticks([] if order.size != 1 else [0], [] if order.size != 1 else [labels[order[0]]])
+        lowest = lowest[:order.size if order.size <= _N_SUMMARISED else _N_SHOWN]  # drawn one by one
+        level = getattr(stability, "confidence_level", 0.95)
+        texts, with_interval, interval = _per_object_points(ax, order, values, (low, high), lowest, labels,
+                                                            what, level)
     elif kind == "hist":
         ax.hist(values[order], bins="auto", color="C0", alpha=0.8)
         for k, i in enumerate(lowest):
@@ -403,7 +406,7 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
                                             if kind == "bar" and with_interval else ""))
     if n_undefined:
         heading += f" ({n_undefined} undefined not shown)"
-    ax.set_title(heading)
+    _title(ax, heading, own_figure)
     ax.grid(alpha=0.3, axis="y")
     if ax.get_legend_handles_labels()[0]:
         _legend(ax, own_figure)
@@ -413,9 +416,66 @@ def plot_per_object(stability, /, *, kind="bar", labels=None, n_labelled=5, thre
         # bars too narrow for every name: all of them, in order, under the axis instead of some
         for text in kept:
             text.remove()
-        ax.set_xlabel(f"objects, least stable first (red, left to right: "
-                      f"{', '.join(str(labels[i]) for i in lowest)})")
+        ax.set_xlabel(f"{ax.get_xlabel()}; red, left to right: {', '.join(str(labels[i]) for i in lowest)}")
     return fig
+
+
+# at most this many objects drawn one by one; beyond _N_SUMMARISED objects the least stable
+# _N_SHOWN are drawn and the others summarised in one box
+_N_SHOWN, _N_SUMMARISED = 30, 40
+
+
+def _per_object_points(ax, order, values, ends, lowest, labels, what, confidence_level):
+    """The "bar" kind of :func:`plot_per_object`: the least stable objects one by one (a point at
+    the value, the interval as a line under it), the rest as one box. Returns the name labels,
+    whether intervals were drawn and the intervals' legend label. ``ends``: the objects' interval
+    ends ``(low, high)``."""
+    low, high = ends
+    if order.size <= _N_SUMMARISED:
+        shown = order
+    else:  # the least stable, but never one at the highest value (those are not "least stable")
+        shown = order[:_N_SHOWN][values[order[:_N_SHOWN]] < values[order[-1]]]
+    rest = order[shown.size:]
+    x = np.arange(shown.size, dtype=float)
+    with_interval = shown.size > 0 and bool(np.isfinite(low[shown]).all() and np.isfinite(high[shown]).all())
+    interval = f"{confidence_level:.0%} interval" if with_interval else None
+    if with_interval:
+        # from low to high as the result holds them (not as +- distances from the value: an
+        # interval clipped at a bound need not contain a value beyond it); under the points
+        ax.vlines(x, low[shown], high[shown], colors="0.55", lw=1.5, label=interval, zorder=2)
+    red = np.isin(shown, lowest)
+    ax.plot(x[~red], values[shown[~red]], "o", color="C0", ms=5 if shown.size > 12 else 7, zorder=3)
+    ax.plot(x[red], values[shown[red]], "o", color="C3", ms=5 if shown.size > 12 else 7, zorder=3)
+    tops = high if with_interval else values
+    texts = [ax.annotate(labels[i], (x[np.flatnonzero(shown == i)[0]], tops[i]), textcoords="offset points",
+                         xytext=(0, 3), ha="center", va="bottom", fontsize=8, color="C3", rotation=90)
+             for i in lowest]
+    ticks, names = ([0], [labels[shown[0]]]) if order.size == 1 else ([], [])
+    spread = [values[shown]] + ([low[shown], high[shown]] if with_interval else [])
+    if rest.size:
+        # the others, summarised: quartiles in the box, whiskers to the extremes
+        at = shown.size + 1.5
+        ax.boxplot(values[rest], positions=[at], widths=1.6, whis=(0, 100), showfliers=False,
+                   patch_artist=True, boxprops={"facecolor": "C0", "alpha": 0.35},
+                   medianprops={"color": "C0"}, manage_ticks=False, zorder=3)
+        same = values[rest[0]] == values[rest[-1]]
+        ticks = [at]
+        names = [f"{'all' if not shown.size else 'the other'} {rest.size}\n"
+                 + (f"(all at {values[rest[0]]:.4g})" if same else "(box: quartiles, range)")]
+        spread.append(values[rest])
+        ax.set_xlim(-1, at + 1.5)
+    bottom, top_ = float(np.min(np.concatenate(spread))), float(np.max(np.concatenate(spread)))
+    top_ = max(top_, 1.0)
+    pad = max(0.05 * (top_ - bottom), 0.005)
+    # room above for the names of the least stable, which stand on their intervals
+    ax.set_ylim(bottom - pad, top_ + (pad if not texts else pad + 0.12 * (top_ - bottom + 2 * pad)))
+    if order.size == 1:
+        ax.set_xlim(-1, 1)
+    ax.set_xlabel("objects, least stable first"
+                  + (f" ({shown.size} of {order.size} one by one)" if rest.size else ""))
+    ax.set_ylabel(what)
+    ax.set_xticks(ticks, names)
+    return texts, with_interval, interval
 
 
 def _per_object_interval(stability, values):

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import predstab
 from predstab import (
     PredstabDataWarning,
     PredstabDegenerateWarning,
@@ -737,3 +738,77 @@ def test_identity_weights_are_named_unweighted():
     res = gwet_ac1(x, weights="identity")
     assert res.weights == "unweighted"
     assert res.value == gwet_ac1(x).value
+
+
+# --- issue 35, item 12: an asymmetric weight matrix, as irrCAC accepts it -----------------------
+
+def _irrcac_raw(ratings, w, kind):
+    """irrCAC 1.0's gwet.ac1.raw / fleiss.kappa.raw / bp.coeff.raw / pa.coeff.raw, transcribed line by
+    line from its R source with the weight matrix used as given (complete integer ratings)."""
+    cats = np.unique(ratings)
+    n, q = len(ratings), len(cats)
+    agree = np.stack([(ratings == c).sum(axis=1) for c in cats], axis=1).astype(float)  # n x q
+    agree_w = (w @ agree.T).T
+    r_i = agree.sum(axis=1)
+    sum_q = (agree * (agree_w - 1)).sum(axis=1)
+    pa = np.mean(sum_q / (r_i * (r_i - 1)))
+    pi = (agree / r_i[:, None]).mean(axis=0)
+    pe = {"ac1": w.sum() * np.sum(pi * (1 - pi)) / (q * (q - 1)), "fleiss": np.sum(w * np.outer(pi, pi)),
+          "bp": w.sum() / q**2, "pa": 0.0}[kind]
+    coef = (pa - pe) / (1 - pe)
+    c_i = (sum_q / (r_i * (r_i - 1)) - pe) / (1 - pe)
+    if kind == "ac1":
+        pe_i = w.sum() / (q * (q - 1)) * (agree @ (1 - pi)) / r_i
+    elif kind == "fleiss":
+        pe_i = agree @ ((w @ pi + w.T @ pi) / 2) / r_i
+    else:
+        pe_i = np.full(n, pe)
+    x_i = c_i - 2 * (1 - coef) * (pe_i - pe) / (1 - pe) if kind in ("ac1", "fleiss") else c_i
+    return coef, np.sqrt(np.sum((x_i - coef) ** 2) / (n * (n - 1)))
+
+
+_ASYMMETRIC = np.array([[1.0, 0.9, 0.2, 0.0],
+                        [0.3, 1.0, 0.6, 0.1],
+                        [0.0, 0.8, 1.0, 0.5],
+                        [0.4, 0.0, 0.2, 1.0]])
+
+
+@pytest.mark.parametrize("kind, function", [
+    ("ac1", lambda x, w: predstab.gwet_ac1(x, weights=w)),
+    ("fleiss", lambda x, w: predstab.fleiss_kappa(x, weights=w)),
+    ("bp", lambda x, w: predstab.brennan_prediger(x, weights=w)),
+    ("pa", lambda x, w: predstab.percent_agreement(x, weights=w)),
+])
+def test_asymmetric_weights_are_accepted_as_irrcac_does(kind, function):
+    # irrCAC accepts any matrix; these coefficients count unordered pairs of ratings, so its value and
+    # standard error are those of the symmetric part (W + W')/2; predstab refused W until issue 35
+    rng = np.random.default_rng(35)
+    x = rng.integers(1, 5, size=(40, 4))
+    value, se = _irrcac_raw(x, _ASYMMETRIC, kind)
+    got = function(x, _ASYMMETRIC)
+    assert got.value == pytest.approx(value, rel=1e-12)
+    if kind != "pa":
+        standard_error = got.value / got.statistic if kind == "fleiss" else got.standard_error
+        assert standard_error == pytest.approx(se, rel=1e-10)
+    symmetric = function(x, (_ASYMMETRIC + _ASYMMETRIC.T) / 2)
+    assert got.value == pytest.approx(symmetric.value, rel=1e-14)
+    assert np.array_equal(got.weight_matrix, (_ASYMMETRIC + _ASYMMETRIC.T) / 2)
+    # and the matrix changes the value: the weights are not ignored
+    assert abs(got.value - function(x, None).value) > 1e-3
+
+
+def test_asymmetric_weights_give_krippendorffs_alpha_of_the_symmetric_part():
+    x = np.random.default_rng(36).integers(1, 5, size=(30, 3)).astype(float)
+    x[0, 1] = np.nan
+    got = predstab.krippendorff_alpha(x, weights=_ASYMMETRIC)
+    assert got.value == pytest.approx(
+        predstab.krippendorff_alpha(x, weights=(_ASYMMETRIC + _ASYMMETRIC.T) / 2).value, rel=1e-14)
+    assert got.value != pytest.approx(predstab.krippendorff_alpha(x, weights="identity").value)
+
+
+@pytest.mark.parametrize("function", [lambda x, w: predstab.conger_kappa(x, weights=w),
+                                      lambda x, w: predstab.cohen_kappa(x[:, :2], weights=w)])
+def test_asymmetric_weights_are_refused_where_the_asymmetry_would_count(function):
+    x = np.random.default_rng(35).integers(1, 5, size=(40, 4))
+    with pytest.raises(ValueError, match=r"`weights` must be symmetric.*0.9 at \[0, 1\] and 0.3 at \[1, 0\]"):
+        function(x, _ASYMMETRIC)

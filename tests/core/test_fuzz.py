@@ -525,7 +525,7 @@ def test_random_weight_matrices_give_a_coefficient_at_most_1_or_an_error_naming_
         w = _random_weights(rng, 3)
         result = check(lambda x=x, w=w: WEIGHTED_TARGETS[name](x, w))
         valid = w.shape == (3, 3) and (w >= 0).all() and (w <= 1).all() and (np.diag(w) == 1).all() \
-            and (w == w.T).all()
+            and ((w == w.T).all() or name not in ("conger_kappa", "cohen_kappa"))  # issue 35 item 12
         assert (result is not None) == valid, (w, result)
         if result is not None and np.isfinite(result.value):
             assert result.value <= 1 + 1e-12

@@ -348,7 +348,7 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
 
     docs = tmp_path / "docs"
     for part in ("_hooks.py", "_blocks.py", "javascripts", "reference/api.md",
-                 "tutorials/single-forecast.md"):
+                 "tutorials/single-forecast.md", "r-to-python.md", "cli.md"):
         (docs / part).parent.mkdir(parents=True, exist_ok=True)
         copy = shutil.copytree if (ROOT / "docs" / part).is_dir() else shutil.copy
         copy(ROOT / "docs" / part, docs / part)
@@ -369,6 +369,18 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
     site = tmp_path / "site"
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert ":math:" not in api and ".. math::" not in api
+    # issue 35, item 10: no reST role, table row or escaped pipe shown as text on any page (the
+    # build itself fails on them: docs/_hooks.py's on_post_page); the roles are links
+    for page in site.rglob("*.html"):
+        assert _hooks().raw_markup(page.read_text(encoding="utf-8")) == [], page
+    assert api.count('class="autorefs autorefs-internal"') >= 200
+    assert ('The values equal <a class="autorefs autorefs-internal" '
+            'title="icc (predstab.agreement._icc.icc)" '
+            'href="#predstab.agreement._icc.icc"><code>icc()</code></a>') in api
+    r_to_python = (site / "r-to-python" / "index.html").read_text(encoding="utf-8")
+    assert "<td>APS's data sets" in r_to_python
+    assert 'baseline="oob"|"kfold", random_state=...)</code>' in r_to_python
+    assert "<code>predstab power seeds|power|effect|games</code>" in (site / "cli" / "index.html").read_text()
     assert api.count('<div class="arithmatex">') >= 30 and api.count('<span class="arithmatex">') >= 200
     page = (site / "tutorials" / "single-forecast" / "index.html").read_text(encoding="utf-8")
     # after each block that prints or draws: its first three Python blocks and the shell command
@@ -380,3 +392,29 @@ def test_built_site_shows_math_outputs_and_figures(tmp_path):
     png = (site / "tutorials" / "_output" / "single-forecast-1.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert png[16:24] == (960).to_bytes(4, "big") + (600).to_bytes(4, "big")
+
+
+# --------------------------------------------------------------------------- issue 35, item 10
+def test_rest_roles_become_links_and_raw_markup_is_found():
+    hooks = _hooks()
+    text = hooks.rest_roles_to_links(
+        "equal :func:`icc`'s; :class:`~predstab.TreePool`; :meth:`TreePool.closed_form <predstab.TreePool."
+        "closed_form>`; :meth:`closed_form`; :attr:`StabilityResult.per_object`; "
+        ":func:`scipy.stats.bootstrap`",
+        "predstab.ensembles._pool.TreePool.fit")
+    assert text == (
+        'equal <autoref identifier="predstab.agreement._icc.icc" optional><code>icc()</code></autoref>\'s; '
+        '<autoref identifier="predstab.ensembles._pool.TreePool" optional><code>TreePool</code></autoref>; '
+        '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
+        '<code>TreePool.closed_form</code></autoref>; '
+        '<autoref identifier="predstab.ensembles._pool.TreePool.closed_form" optional>'
+        '<code>closed_form()</code></autoref>; '
+        '<autoref identifier="predstab.stability._result.StabilityResult.per_object" optional>'
+        '<code>StabilityResult.per_object</code></autoref>; '
+        '<autoref identifier="scipy.stats._resampling.bootstrap" optional>'
+        '<code>scipy.stats.bootstrap()</code></autoref>')
+    assert hooks.code_span_pipes("| `a\\|b` | x \\| y |\n`c\\|d`\n```\n| `e\\|f` |\n```") == (
+        "| `a|b` | x \\| y |\n`c\\|d`\n```\n| `e\\|f` |\n```")  # table rows only, not in fences
+    found = hooks.raw_markup("<p>see :func:<code>icc</code></p><p>| a | b | c |</p><code>p\\|q</code>"
+                             "<p>a | b</p><code>x|y</code>")
+    assert [kind for kind, _ in found] == ["raw role", "table row as text", "escaped pipe"]

@@ -429,3 +429,25 @@ def test_join_ensembles_of_bagging_keeps_features_and_seeds():
         np.testing.assert_array_equal(mine, theirs)
     for mine, theirs in zip(a.estimators_samples_, samples, strict=True):
         np.testing.assert_array_equal(mine, theirs)
+
+
+# --- issue 35, item 7: a short repr and an R-style block, as every result has -----------------
+
+def test_pool_repr_and_str_say_what_it_holds():
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(60, 3)), np.repeat(["a", "b", "c"], 20)
+    pool = TreePool(RandomForestClassifier(), n_learners=12, random_state=0)
+    assert repr(pool) == "TreePool(source='RandomForestClassifier', n_learners=12, fitted=False)"
+    pool.fit(X[:45], y[:45], X[45:])
+    assert repr(pool) == ("TreePool(source='RandomForestClassifier', n_learners=12, task='classification "
+                          "(3 classes)', n_test_objects=15, n_train_objects=45, out_of_bag=True, "
+                          "observed_y=True, voting='soft')")
+    assert str(pool).splitlines()[:4] == [" Pool of trees", "", "  source = RandomForestClassifier",
+                                          "  n_learners = 12"]
+    members = TreePool.from_predictions(rng.normal(size=(30, 5)))
+    assert repr(members) == ("TreePool(source='member predictions', n_learners=5, task='regression', "
+                             "n_test_objects=30, n_train_objects=None, out_of_bag=False, observed_y=False)")
+    assert str(members).splitlines()[0] == " Pool of members" and "  n_test_objects = 30" in str(members)
+    assert len(repr(pool)) < 300 and "0x" not in repr(members)

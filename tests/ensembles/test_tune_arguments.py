@@ -131,10 +131,14 @@ _SELECT_CLASSES = ("`selection['select_for']` must name some but not all classes
     (_CLF | {"scale": "ordinal", "categories": [0, 1], "method": "closed_form",
              "measures": ("fleiss", "psi")},
      "`scale`='ordinal' has no closed form for phi / psi; use method='pool'."),
-    (_CLF | {"selection": {"select_for": [0, 1]}}, f"{_SELECT_CLASSES}; got [0, 1]."),
-    (_CLF | {"selection": {"select_for": 2}}, f"{_SELECT_CLASSES}; got 2."),
-    (_CLF | {"selection": {"select_for": []}}, f"{_SELECT_CLASSES}; got []."),
-    (_CLF | {"selection": {"select_for": [0, 2]}}, f"{_SELECT_CLASSES}; got [0, 2]."),
+    (_CLF | {"selection": {"select_for": [0, 1]}, "measures": ("fleiss", "selection")},
+     f"{_SELECT_CLASSES}; got [0, 1]."),
+    (_CLF | {"selection": {"select_for": 2}, "measures": ("fleiss", "selection")},
+     f"{_SELECT_CLASSES}; got 2."),
+    (_CLF | {"selection": {"select_for": []}, "measures": ("fleiss", "selection")},
+     f"{_SELECT_CLASSES}; got []."),
+    (_CLF | {"selection": {"select_for": [0, 2]}, "measures": ("fleiss", "selection")},
+     f"{_SELECT_CLASSES}; got [0, 2]."),
 ])
 def test_bad_arguments_are_named_in_the_message(kwargs, message):
     args = {"grid": GRID, "n_resamples": 0, "random_state": 0} | kwargs
@@ -204,7 +208,8 @@ def test_defaults_filled_in_by_the_validation():
                                                           False, False)
     assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 2100
     assert _defaults(EST, YTR, pool_size=50)[1:2] + _defaults(EST, YTR, pool_size=50)[5:6] == (50, True)
-    assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi", "selection"), 12, "hard", "yes",
+    # (issue 35: no "selection" for a classifier, whose two-class selection is the Fleiss column again)
+    assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi"), 12, "hard", "yes",
                                                      0.15, False, True)
     assert _defaults(CLF, LABELS[:30], XC[30:], method="closed_form") == (
         ("fleiss", "phi", "psi"), 1000, "hard", "yes", 0.15, False, True)

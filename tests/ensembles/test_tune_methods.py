@@ -583,8 +583,9 @@ def test_classifier_refit_hard_votes_and_its_measures():
 
 
 def test_classifier_default_measures_and_selected_class():
+    # (issue 35: selection is no default of a classifier, whose two-class selection is Fleiss' again)
     res = _tune(estimator=CLF, X=XC[:30], y=YC[:30], X_test=XC[30:], method="pool", grid=(2, 3, 4),
-                pool_size=8)
+                pool_size=8, measures=("fleiss", "phi", "psi", "selection"))
     assert res.measures == ("fleiss", "phi", "psi", "selection") and res.pool_size == 8
     pool = TreePool(CLF, n_learners=8, voting="hard", random_state=0).fit(XC[:30], YC[:30], XC[30:])
     for gi, (n, k) in enumerate(((2, 3), (3, 2), (4, 2))):
@@ -609,21 +610,22 @@ def test_classifier_measures_and_progress():
 
 
 def test_classifier_defaults_select_the_last_class():
-    # the default measures include "selection"; optRF's "high" is no class of 0/1 labels, so a
-    # classifier selects its last class (scikit-learn's positive class) unless told otherwise
+    # optRF's "high" is no class of 0/1 labels, so a classifier selects its last class
+    # (scikit-learn's positive class) unless told otherwise
     Xc, yc = make_classification(80, 6, n_informative=3, random_state=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PredstabWarning)
         res = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
-                                grid=(3, 6, 12), n_repeats=3, n_resamples=0, random_state=0)
+                                grid=(3, 6, 12), n_repeats=3, n_resamples=0, random_state=0,
+                                measures=("fleiss", "selection"))
         named = tune_num_learners(RandomForestClassifier(max_features=2), Xc[:60], yc[:60], Xc[60:],
                                   grid=(3, 6, 12), n_repeats=3, n_resamples=0, random_state=0,
-                                  selection={"select_for": 1})
+                                  selection={"select_for": 1}, measures=("fleiss", "selection"))
     assert "selection" in res.table
     np.testing.assert_allclose(res.table["selection"], named.table["selection"], rtol=1e-12)
     with pytest.raises(ValueError, match="some but not all classes"):
         tune_num_learners(RandomForestClassifier(), Xc[:60], yc[:60], Xc[60:], grid=(3, 6, 12),
-                          selection={"select_for": "high"})
+                          selection={"select_for": "high"}, measures=("fleiss", "selection"))
 
 
 def test_classifier_default_selects_the_last_of_three_sorted_classes():

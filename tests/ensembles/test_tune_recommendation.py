@@ -150,13 +150,14 @@ def test_recommend_notes_poor_unflattened_and_beyond_the_grid():
     rec = recommend_module._recommend("phi", fit, n, values, 80, OPTRF_THOUSAND)
     assert rec.note == (f"the curve has not flattened within the grid (fitted stability "
                         f"{fit.stability(80):.2f} "
-                        f"at 80 learners); a grid up to about 810 learners would resolve it")
+                        f"at 80 learners); a grid up to about 1280 learners would resolve it, e.g. "
+                        "(10, 20, 40, 80, 160, 320, 640, 1280)")  # issue 35: the advice quotes its grid
     assert (rec.value, rec.rule, rec.beyond_grid) == (14000, "optRF", True)
     problems, message = recommend_module._primary_message("phi", fit, rec, [10, 20, 40, 80], [])
     assert problems == [f"the curve has not flattened within the grid (fitted stability "
                         f"{fit.stability(80):.2f} "
                         f"at 80 learners, inflection point p1 = {fit.p1:.0f})"]
-    assert message == (f"phi: {problems[0]}. A grid up to about 810 learners would resolve it, e.g. "
+    assert message == (f"phi: {problems[0]}. A grid up to about 1280 learners would resolve it, e.g. "
                        "(10, 20, 40, 80, 160, 320, 640, 1280).")
     n, values, fit = _curve_fit(5, 1.5, noise=0.05)  # converged, poor
     rec = recommend_module._recommend("psi", fit, n, values, 80, OPTRF_THOUSAND)

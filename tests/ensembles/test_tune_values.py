@@ -599,6 +599,6 @@ def test_printed_target_rule_interval_keeps_three_digits_of_its_unrounded_values
     u_low, u_high = res.unrounded_interval
     assert rec.rule == "target" and u_low != round(u_low)
     line = next(line for line in str(res).splitlines() if "bootstrap interval:" in line)
-    assert line.startswith(f"  95% bootstrap interval: {low:g} to {high:g} learners, width {high - low:g} "
+    assert line.startswith(f"  95% bootstrap interval: {low:g} to {high:g} members, width {high - low:g} "
                            f"(unrounded {rec.unrounded:.3g}: {u_low:.3g} to {u_high:.3g}, "
                            f"width {u_high - u_low:.3g}; ")

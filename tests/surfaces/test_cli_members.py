@@ -49,7 +49,7 @@ def test_pandas_file_gives_the_api_curve(capsys, tmp_path, api):
     assert summary["n_for_target"] == api.n_for_target
     assert summary["fits"]["icc"]["p1"] == pytest.approx(api.fits["icc"].p1, rel=1e-12)
     assert "30 objects, 40 members (values); seed 3" in stdout
-    assert f"{api.n_for_target} learners reach icc = 0.95" in stdout
+    assert f"{api.n_for_target} members reach icc = 0.95" in stdout  # members, not learners (issue 35)
     assert str(api).splitlines()[0] in stdout
     assert (tmp_path / "out" / "stability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -83,6 +83,14 @@ def test_stability_curve_bad_input(kwargs, match):
         plot_stability_curve(args.pop("n"), args.pop("stability"), **args)
 
 
+def points_drawn(ax):
+    """The values the per-object plot draws one by one (its point markers), left to right."""
+    lines = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    x = np.concatenate([ln.get_xdata() for ln in lines])
+    y = np.concatenate([ln.get_ydata() for ln in lines])
+    return y[np.argsort(x, kind="stable")]
+
+
 def test_per_object_labels_the_least_stable_objects():
     values = np.array([0.99, 0.42, 0.97, np.nan, 0.88, 0.10])
     names = ["a", "b", "c", "d", "e", "f"]
@@ -90,8 +98,9 @@ def test_per_object_labels_the_least_stable_objects():
     assert png_bytes(fig)[:8] == PNG_MAGIC
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.texts] == ["f", "b"]
-    heights = [bar.get_height() for bar in ax.patches]
+    heights = list(points_drawn(ax))
     assert heights == sorted(heights) and len(heights) == 5  # NaN left out, sorted
+    assert heights == [0.10, 0.42, 0.88, 0.97, 0.99]
     assert "1 undefined" in ax.get_title()
 
 
@@ -326,10 +335,12 @@ def test_per_object_labels_never_overlap():
     assert [t.get_text() for t in hist.axes[0].texts] == ["0", "1", "2", "9"]  # every one kept, in rows
     many = plot_per_object(np.linspace(0.3, 1.0, 400), n_labelled=20)
     _check_layout(many)
-    # bars too narrow for 20 names: every one named, in order, in the axis label instead
-    assert len(many.axes[0].texts) == 0
-    assert many.axes[0].get_xlabel() == ("objects, least stable first (red, left to right: "
-                                         + ", ".join(str(i) for i in range(20)) + ")")
+    # issue 35: 400 objects: the 30 least stable one by one, the 20 least stable named above them
+    assert [t.get_text() for t in many.axes[0].texts] == [str(i) for i in range(20)]
+    assert many.axes[0].get_xlabel() == "objects, least stable first (30 of 400 one by one)"
+    narrow = plot_per_object(np.linspace(0.3, 1.0, 400), n_labelled=30, labels=[f"object {i:03d}" for i in
+                                                                                range(400)])
+    _check_layout(narrow)
 
 
 def test_threshold_line_is_labelled():

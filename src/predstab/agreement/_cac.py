@@ -360,7 +360,7 @@ def run(kind, ratings, *, weights, confidence_level, counts, categories):
         raise ValueError("`counts` must be False for Conger's kappa: it needs each rater's ratings, "
                          "which a count table does not keep (irrCAC has no conger.kappa.dist either).")
     ct = read_count_table(ratings, counts=counts, categories=categories, weights=weights,
-                          need_codes=kind == "conger")
+                          need_codes=kind == "conger", symmetric_part=kind != "conger")
     coef, var, pa, pe, df = compute(kind, ct)
     se, _, ci, pvalue = inference(coef, var, df, confidence_level)
     name = _NAMES[kind][0]

@@ -196,13 +196,14 @@ class CountTable(NamedTuple):
     n_raters: int
 
 
-def read_count_table(ratings, *, counts, categories, weights, need_codes=False):
+def read_count_table(ratings, *, counts, categories, weights, need_codes=False, symmetric_part=True):
     """The count table (category-major, integer or float counts) and what the coefficients need.
 
     ``r_i`` is each object's number of ratings, or one int when every object has the same
     number (complete integer ratings: the fast path of ``_integer_table``). Objects without a
     rating are left out with a warning. ``need_codes``: the codes of raw ratings are kept
-    (Conger's kappa needs each rater's ratings).
+    (Conger's kappa needs each rater's ratings). ``symmetric_part``: an asymmetric weight matrix
+    is replaced by its symmetric part (every coefficient but Conger's depends only on it).
     """
     fast = None if counts or categories is not None else _integer_table(ratings, need_codes)
     if fast is not None:
@@ -222,7 +223,7 @@ def read_count_table(ratings, *, counts, categories, weights, need_codes=False):
         table, codes, r_i = _drop_unrated(_count_table(codes, len(cats)), codes)
         n_raters = codes.shape[1]
         weight_values = cats
-    w = weight_matrix(weights, weight_values)
+    w = weight_matrix(weights, weight_values, symmetric_part=symmetric_part)
     if isinstance(weights, str):
         w_name = weights if weights != "identity" else "unweighted"
     elif weights is None:

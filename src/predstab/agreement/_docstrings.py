@@ -45,7 +45,13 @@ weights : None, str or array-like of shape (q, q), default None
     ``"circular"``, ``"bipolar"`` (see :mod:`predstab.agreement._weights`); or a matrix whose rows
     and columns follow ``.categories``. Numeric categories are weighted by their
     values, other categories by their positions (1, ..., q) in sorted order (or in the
-    order of ``categories``, or of a Categorical's categories).""",
+    order of ``categories``, or of a Categorical's categories). A matrix needs entries in
+    [0, 1] and 1 on its diagonal. Percent agreement, AC1/AC2 and Brennan-Prediger
+    depend only on its symmetric part :math:`(W + W^\top)/2` (they count unordered pairs
+    of ratings), so an asymmetric matrix is accepted, as irrCAC accepts it, and gives
+    irrCAC's values: those of the symmetric part, which is used and reported as
+    ``.weight_matrix``. Conger's kappa refuses an asymmetric matrix (irrCAC's variance
+    of it uses :math:`W` as given).""",
     "cac_options": """\
 confidence_level : float, default 0.95
     Level of the confidence interval (irrCAC's ``conflev``).

@@ -266,6 +266,9 @@ def fleiss_kappa(ratings, /, *, exact=False, detail=False, weights=None, counts=
         irrCAC's ``fleiss.kappa.raw`` / ``fleiss.kappa.dist`` is computed instead, every
         available rating used, with
         %(cac_inference)s
+        An asymmetric weight matrix is accepted, as irrCAC accepts it: Fleiss' kappa (value
+        and variance) depends only on its symmetric part :math:`(W + W^\top)/2`, which is
+        used (and reported as ``.weight_matrix``).
     confidence_level : float, optional
         Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when None). Only
         with ``weights`` or ``counts=True``: irr's kappam.fleiss gives no interval.

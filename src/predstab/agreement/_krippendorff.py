@@ -476,7 +476,9 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         categories count table, whole or weighted counts), irrCAC's ``krippen.alpha.raw`` /
         ``.dist`` is computed, with Gwet's standard error, confidence interval and p-value
         (``.dist``'s linearisation differs from ``.raw``'s: the same alpha, another standard
-        error; each matches its R function).
+        error; each matches its R function). An asymmetric weight matrix is accepted, as
+        irrCAC accepts it: alpha depends only on its symmetric part :math:`(W + W^\top)/2`,
+        which is used (and reported as ``.weight_matrix``).
     confidence_level : float, optional
         Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
         None). Only with ``weights`` or ``counts=True``.

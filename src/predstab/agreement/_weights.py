@@ -31,11 +31,17 @@ A user matrix (every function taking ``weights`` reads it through :func:`weight_
 one rule holds for all of them) must be a matrix of *agreement* weights: finite, every entry
 in :math:`[0, 1]`, exactly 1 on the diagonal (a category agrees fully with itself) and
 symmetric (the credit for ratings :math:`k, l` does not depend on which rater gave which).
-Anything else is an error. irrCAC and psych accept any matrix and give coefficients outside
-:math:`[-1, 1]` for weights above 1 or below 0 (e.g. Fleiss' kappa 7.92); with an asymmetric
-matrix irrCAC's multi-rater coefficients use only its symmetric part (they count unordered
-pairs of ratings) while ``psych::cohen.kappa`` uses it as given, so the same two raters got
-two kappas. The R references use the symmetric families only.
+Anything else is an error, with one exception: an asymmetric matrix is accepted by the
+coefficients whose formulas depend only on its symmetric part :math:`(W + W^\top)/2` --
+Gwet's AC1/AC2, Brennan-Prediger, percent agreement and the weighted Fleiss' kappa and
+Krippendorff's alpha count unordered pairs of ratings of one object, so irrCAC's
+``*.raw`` / ``*.dist`` functions give the values of the symmetric part (value, variance and
+interval alike), and so do they here (``symmetric_part=True``: the matrix used, and reported
+as the result's ``weight_matrix``, is :math:`(W + W^\top)/2`). Conger's kappa (whose variance
+in irrCAC uses :math:`W` as given) and Cohen's kappa (``psych::cohen.kappa`` uses :math:`W` as
+given, so the same two raters got two kappas) refuse it. irrCAC and psych accept any matrix and
+give coefficients outside :math:`[-1, 1]` for weights above 1 or below 0 (e.g. Fleiss' kappa
+7.92). The R references use the symmetric families only.
 
 With a single category irrCAC's non-identity families are 0/0 (NaN); here every family
 gives the 1 x 1 matrix [[1]] (a category agrees with itself), so that a coefficient on data
@@ -210,11 +216,12 @@ WEIGHTS_CONSTRAINT = [None, Options(tuple(WEIGHT_FAMILIES)), "array-like"]
 """Name -> weight function (``"unweighted"`` is irrCAC's name for identity weights)."""
 
 
-def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
+def weight_matrix(weights, categories, *, name="weights", symmetric_part=False) -> np.ndarray:
     """The :math:`q \\times q` weight matrix for ``weights`` over ``categories``.
 
     A user matrix is checked by :func:`check_weight_matrix` (entries in [0, 1], 1 on the
-    diagonal, symmetric).
+    diagonal, symmetric; or, with ``symmetric_part``, any such matrix, replaced by its
+    symmetric part).
 
     Parameters
     ----------
@@ -226,6 +233,10 @@ def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
         The categories.
     name : str
         Parameter name used in error messages.
+    symmetric_part : bool
+        True for a coefficient whose formula depends only on the symmetric part of the
+        weights (module docstring): an asymmetric matrix is accepted and its symmetric part
+        :math:`(W + W^\\top)/2` returned.
 
     Returns
     -------
@@ -254,10 +265,11 @@ def weight_matrix(weights, categories, *, name="weights") -> np.ndarray:
     if w.shape != (q, q):
         raise ValueError(f"`{name}` must be a {q} x {q} matrix (one row and column per category); "
                          f"got shape {w.shape}.")
-    return check_weight_matrix(w, name=name)
+    w = check_weight_matrix(w, name=name, symmetric=not symmetric_part)
+    return w if np.array_equal(w, w.T) else (w + w.T) / 2
 
 
-def check_weight_matrix(w, *, name="weights") -> np.ndarray:
+def check_weight_matrix(w, *, name="weights", symmetric=True) -> np.ndarray:
     """``w`` if it is a matrix of agreement weights, else a ValueError naming ``name``.
 
     The one rule for a user's weights (module docstring): finite, entries in [0, 1], 1 on
@@ -280,8 +292,11 @@ def check_weight_matrix(w, *, name="weights") -> np.ndarray:
         i = int(np.flatnonzero(diagonal != 1)[0])
         raise ValueError(f"`{name}` must have 1 on its diagonal (full agreement of a category with itself); "
                          f"got {float(diagonal[i]):g} at [{i}, {i}].")
-    if not np.array_equal(w, w.T):
+    if symmetric and not np.array_equal(w, w.T):
         i, j = np.argwhere(w != w.T)[0]
-        raise ValueError(f"`{name}` must be symmetric (the same weight for ratings (k, l) and (l, k)); "
-                         f"got {float(w[i, j]):g} at [{i}, {j}] and {float(w[j, i]):g} at [{j}, {i}].")
+        raise ValueError(f"`{name}` must be symmetric (the same weight for ratings (k, l) and (l, k)) for "
+                         f"this coefficient, which would use the asymmetry (Gwet's AC1/AC2, "
+                         f"Brennan-Prediger, percent agreement, weighted Fleiss' kappa and Krippendorff's "
+                         f"alpha use its symmetric part); got {float(w[i, j]):g} at [{i}, {j}] and "
+                         f"{float(w[j, i]):g} at [{j}, {i}].")
     return w

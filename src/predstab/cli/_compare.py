@@ -25,6 +25,7 @@ from ._options import (
     add_output_file_options,
     add_reading_options,
     add_significance_option,
+    non_negative_int,
     positive_float,
     positive_int,
     probability,
@@ -38,8 +39,10 @@ example:
   # scores.csv: one row per data set, one column per method
   predstab compare scores.csv --test friedman --significance 0.05 --plot cd.png
   predstab compare scores.csv --test wilcoxon --a A --b B        # two methods over data sets
-  # cases.csv: columns id, old, new (0/1 per case)
+  # cases.csv: columns id, old, new (0/1 per case: right or wrong)
   predstab compare cases.csv --test mcnemar --a old --b new --id id
+  # preds.csv: the truth and two models' predicted labels; each is right where it equals the truth
+  predstab compare preds.csv --test mcnemar --truth y --a old --b new
   # runs.csv: one column per algorithm, one row per seed
   predstab compare runs.csv --test permutation --a A --b B --seed 1
   # preds.csv: the truth and two models' predictions per test case
@@ -61,7 +64,8 @@ _AB = ("mcnemar", "permutation", "bootstrap", "corrected-t", "wilcoxon")
 _COMPARE_OPTIONS = {
     "significance": ("friedman",), "plot": ("friedman",), "lower_is_better": ("friedman",),
     "id": ("mcnemar", "friedman"), "mid_p": ("mcnemar",),
-    "a": _AB, "b": _AB, "paired": ("permutation",), "truth": ("bootstrap",), "metric": ("bootstrap",),
+    "a": _AB, "b": _AB, "paired": ("permutation",), "truth": ("bootstrap", "mcnemar"),
+    "metric": ("bootstrap",),
     "resamples": ("bootstrap",), "interval": ("bootstrap",), "confidence_level": ("bootstrap", "corrected-t"),
     "n_train": ("corrected-t",), "n_test": ("corrected-t",), "correction": ("wilcoxon",),
     "seed": ("permutation", "bootstrap"),
@@ -89,12 +93,16 @@ def _define_compare(p):
     p.add_argument("scores", metavar="SCORES", help="CSV/Parquet of scores, case results or predictions")
     p.add_argument("--test", required=True, choices=_TESTS, help="the test to run (see the examples)")
     p.add_argument("--a", metavar="COL", help="column of model A: its scores, 0/1 case results "
-                                              "(mcnemar) or predictions (bootstrap)")
+                                              "(mcnemar) or predictions (bootstrap; mcnemar with --truth)")
     p.add_argument("--b", metavar="COL", help="column of model B, as --a")
+    p.add_argument("--truth", metavar="COL",
+                   help="column of true values. bootstrap: default truth; mcnemar: --a and --b are then "
+                        "predictions, each right where it equals the truth (without it, 0/1 case results)")
     p.add_argument("--id", metavar="COL",
                    help="friedman: a column of data-set names (not scores); mcnemar: case ids")
     add_confidence_level_option(p, "bootstrap, corrected-t: ")
-    p.add_argument("--seed", type=int, default=0, help="permutation, bootstrap: random seed (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="permutation, bootstrap: random seed (default 0)")
     add_output_file_options(p, "the numbers")
     friedman = p.add_argument_group("--test friedman (every column but --id is a method)")
     add_significance_option(friedman, "")
@@ -105,7 +113,6 @@ def _define_compare(p):
     p.add_argument_group("--test permutation").add_argument("--paired", action="store_true",
                                                             help="paired (sign flips)")
     boot = p.add_argument_group("--test bootstrap")
-    boot.add_argument("--truth", default="truth", metavar="COL", help="column of true values (default truth)")
     boot.add_argument("--metric", choices=tuple(_METRICS),
                       help="accuracy (class labels; default for a text truth column), mse, mae")
     boot.add_argument("--resamples", type=positive_int, default=2000, metavar="N",
@@ -182,6 +189,7 @@ def _bootstrap(frame, args, out):
     import pandas as pd
 
     metric = args.metric
+    args.truth = "truth" if args.truth is None else args.truth
     if metric is None:
         truth = column(frame, args.truth, what="SCORES")
         if pd.api.types.is_numeric_dtype(truth):
@@ -210,6 +218,20 @@ def _bootstrap(frame, args, out):
     return 0
 
 
+def _mcnemar_against_truth(frame, args, out):
+    """mcnemar with --truth: A's and B's predicted labels, each case right where it equals the truth."""
+    selected = ((args.truth, "--truth"), (args.a, "--a"), (args.b, "--b"))
+    y, a, b = common_labels(*(_label_column(frame, name, option=option, test="mcnemar")
+                              for name, option in selected))
+    ids = column(frame, args.id, what="SCORES").to_numpy() if args.id else None
+    result = compare.mcnemar((a == y).astype(int), (b == y).astype(int), ids=ids, mid_p=args.mid_p)
+    print(f"A = '{args.a}' and B = '{args.b}' scored against the truth '{args.truth}': A right in "
+          f"{int((a == y).sum())} of {len(y)} cases, B right in {int((b == y).sum())}", file=out)
+    print(str(result), file=out)
+    write_csv(args, result.to_frame(), out)
+    return 0
+
+
 def _run_compare(args, out):
     import pandas as pd
 
@@ -222,12 +244,14 @@ def _run_compare(args, out):
                           inputs={"SCORES": args.scores})
     out = Recorder(out)
     warn_ignored(args, "test", _COMPARE_OPTIONS)
-    frame = read_table(args.scores, what="SCORES", **reading(args))
+    frame = read_table(args.scores, what="SCORES", **reading(args, args.scores))
     unique_columns(frame, what="SCORES")  # methods and selectors are named by their columns
     if args.test == "friedman":
         return _friedman(frame, args, out)
     if args.test == "bootstrap":
         return _bootstrap(frame, args, out)
+    if args.test == "mcnemar" and args.truth is not None:
+        return _mcnemar_against_truth(frame, args, out)
     a = _score_column(frame, args.a, option="--a", test=args.test)
     b = _score_column(frame, args.b, option="--b", test=args.test)
     if args.test == "mcnemar":

@@ -13,14 +13,46 @@ from .._core._exceptions import warn_outside
 from .._core._reading import InputError, column, label_matrix, numeric_matrix, parse_list, read_table
 from .._core._writing import report_beside, write_report, write_text
 
-__all__ = ["reading", "read_values", "named", "warn_ignored", "as_data_type", "categories_option",
-           "write_csv", "one_line", "beyond_reach", "report_context", "Recorder", "write_cli_report"]
+__all__ = ["reading", "check_header_files", "read_values", "named", "warn_ignored", "as_data_type",
+           "categories_option", "write_csv", "one_line", "beyond_reach", "report_context", "Recorder",
+           "write_cli_report"]
 
 
-def reading(args) -> dict:
-    """How ``args`` says to read CSV files: :func:`predstab.read_table`'s keywords (``--header``,
-    ``--sep``, ``--dec``)."""
-    return {"header": args.header, "sep": args.sep, "dec": args.dec}
+def _same_file(a, b) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def reading(args, path=None) -> dict:
+    """How ``args`` says to read the CSV file ``path``: :func:`predstab.read_table`'s keywords
+    (``--header`` / ``--no-header`` for every file, ``--header-in`` / ``--no-header-in FILE`` for
+    one file, which wins; ``--sep``, ``--dec``)."""
+    header = args.header
+    if path is not None:
+        per_file = ((True, getattr(args, "header_in", [])), (False, getattr(args, "no_header_in", [])))
+        for given, files in per_file:
+            if any(_same_file(path, f) for f in files):
+                header = given
+    return {"header": header, "sep": args.sep, "dec": args.dec}
+
+
+def check_header_files(args):
+    """Each file of ``--header-in`` / ``--no-header-in`` is one the command reads, named once."""
+    import os
+
+    named_files = [v for v in vars(args).values() if isinstance(v, str) and os.path.isfile(v)]
+    header_in, no_header_in = getattr(args, "header_in", []), getattr(args, "no_header_in", [])
+    for option, files in (("--header-in", header_in), ("--no-header-in", no_header_in)):
+        for f in files:
+            if not any(_same_file(f, v) for v in named_files):
+                raise InputError(f"{option} '{f}' names none of the files this command reads "
+                                 f"({', '.join(repr(v) for v in named_files) or 'none'})")
+            if option == "--header-in" and any(_same_file(f, g) for g in no_header_in):
+                raise InputError(f"'{f}' is given to both --header-in and --no-header-in")
 
 
 def read_values(path, *, what, scale, col=None, header=None, sep=None, dec=None, transpose=False,

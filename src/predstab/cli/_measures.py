@@ -80,11 +80,12 @@ def _run_stability(args, out):
         check_output_file(args.out, force=args.force, inputs=inputs)
         check_output_file(report_beside(args.out), force=args.force, option="--out's report", inputs=inputs)
     out = Recorder(out)
-    pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale, **reading(args),
+    pred, labels = read_values(args.predictions, what="PREDICTIONS", scale=args.scale,
+                               **reading(args, args.predictions),
                                transpose=args.transpose, with_labels=True)
     if args.training_observations is not None:
         base = read_values(args.training_observations, what="--training-observations", scale=args.scale,
-                           col=args.column, one_column=True, **reading(args))
+                           col=args.column, one_column=True, **reading(args, args.training_observations))
         if base.shape[1] > 1:
             warn_outside(f"--training-observations '{args.training_observations}' has {base.shape[1]} "
                          "columns; it should be one column of training responses. All "
@@ -93,7 +94,7 @@ def _run_stability(args, out):
         func = predstab.phi
     else:
         base = read_values(args.prediction_space, what="--prediction-space", scale=args.scale,
-                           col=args.column, one_column=True, **reading(args))
+                           col=args.column, one_column=True, **reading(args, args.prediction_space))
         func = predstab.psi
     if base.shape[1] == 1:
         base = base[:, 0]
@@ -195,7 +196,7 @@ def _run_agree(args, out):
                           inputs={"RATINGS": args.ratings})
     out = Recorder(out)
     warn_ignored(args, "measure", _AGREE_OPTIONS)
-    frame = read_table(args.ratings, what="RATINGS", **reading(args))
+    frame = read_table(args.ratings, what="RATINGS", **reading(args, args.ratings))
     if args.transpose:
         frame = frame.T
     with described_as(ratings=(f"RATINGS '{args.ratings}'", "--transpose")):  # the gate's words for a file

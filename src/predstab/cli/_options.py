@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Command", "positive_int", "non_negative_int", "probability", "positive_float", "fraction",
-           "max_features", "add_reading_options", "add_output_file_options", "add_categories_option",
-           "add_confidence_level_option", "add_significance_option"]
+__all__ = ["Command", "positive_int", "non_negative_int", "n_jobs", "probability", "positive_float",
+           "fraction", "max_features", "add_reading_options", "add_output_file_options",
+           "add_categories_option", "add_confidence_level_option", "add_significance_option"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +50,7 @@ non_negative_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 probability = _checked(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 positive_float = _checked(float, lambda v: bool(np.isfinite(v) and v > 0), "a positive number")
 fraction = _checked(float, lambda v: 0 < v <= 1, "a fraction in (0, 1]")
+n_jobs = _checked(int, lambda v: v != 0, "a non-zero integer (joblib's n_jobs: -1 for every core)")
 
 
 def max_features(text):
@@ -77,8 +78,16 @@ def add_reading_options(p):
     (:func:`predstab.read_table`'s ``header``, ``sep``, ``dec``; detected by default)."""
     group = p.add_argument_group("reading CSV files (R's read.csv arguments; detected by default)")
     group.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
-                       help="the first line names the columns (default: yes unless it holds only "
-                            "bare numbers, which is then read as data, with a note)")
+                       help="the first line of every file names its columns (--no-header: is data). "
+                            "Default: decided per file, yes unless the line holds only bare numbers "
+                            "(then it is data, with a note); a bare '0,1,...,k-1' (k >= 3) is pandas' "
+                            "column numbers (a header, with a note); a bare '0' or '0,1' is refused "
+                            "(header or data?): say which with --header-in / --no-header-in")
+    group.add_argument("--header-in", action="append", default=[], metavar="FILE",
+                       help="the first line of FILE names its columns (that file only; repeatable)")
+    group.add_argument("--no-header-in", action="append", default=[], metavar="FILE",
+                       help="the first line of FILE is data (that file only; repeatable), e.g. a "
+                            "column of 0/1 responses written without a name")
     # metavars: argparse would show the choices as "{,,;,tab,space}" and "{.,,}"
     group.add_argument("--sep", choices=[",", ";", "tab", "space"], default=None, metavar="SEP",
                        help="field separator: ',', ';', tab or space (';' with decimal commas is "

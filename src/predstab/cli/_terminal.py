@@ -11,7 +11,7 @@ import warnings
 from .._core._reading import InputError, InputNote
 from .._core._startup import restore
 from .._core._writing import COMMITTED, signals_as_interrupts
-from ._inputs import one_line
+from ._inputs import check_header_files, one_line
 from ._parser import EXIT_USAGE, build_parser
 
 __all__ = ["main"]
@@ -65,6 +65,7 @@ def main(argv=None, *, stdout=None) -> int:
         warnings.showwarning = show
         try:
             restore()  # from here on, a Ctrl-C is reported below (before: one line by _startup)
+            check_header_files(args)
             code = int(args.func(args, out) or 0)
             out.flush()  # a closed pipe shows up here, not at interpreter exit
             return code

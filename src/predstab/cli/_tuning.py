@@ -38,6 +38,7 @@ from ._options import (
     add_reading_options,
     fraction,
     max_features,
+    n_jobs,
     non_negative_int,
     positive_float,
     positive_int,
@@ -48,8 +49,10 @@ __all__ = ["COMMANDS"]
 
 # ----------------------------------------------------------------------------- options of both
 def _fitting_options(p, out_default):
-    p.add_argument("--seed", type=int, default=0, help="random seed of the refits (default 0)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel jobs (joblib's n_jobs)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="random seed of the refits (default 0)")
+    p.add_argument("--jobs", type=n_jobs, default=None, metavar="N",
+                   help="parallel jobs of the forests' fits (joblib's n_jobs; -1: every core); not "
+                        "with --predictions, where nothing is fitted")
     p.add_argument("--out", default=out_default, metavar="DIR", help=f"output folder (default {out_default})")
     p.add_argument("--force", action="store_true",
                    help="write into an output folder that holds files (files of the same names are replaced)")
@@ -190,7 +193,9 @@ def _define_tune(p):
     p.add_argument("--test-data", metavar="FILE",
                    help="CSV or Parquet of test objects, the columns of DATA (default: 20%% of DATA)")
     p.add_argument("--grid", default="50,100,200,400", metavar="N1,N2,...",
-                   help="numbers of trees (default 50,100,200,400)")
+                   help="numbers of trees (default 50,100,200,400, small enough for a first look "
+                        "at the command line; the Python API's tune_num_learners defaults to optRF's "
+                        "250,500,750,1000,2000); with --predictions: up to a quarter of the members")
     p.add_argument("--repeats", type=int, default=10, metavar="R",
                    help="forests per grid value (n_repeats; default 10)")
     p.add_argument("--resamples", type=non_negative_int, default=100, metavar="B",
@@ -240,10 +245,11 @@ def _run_tune(args, out):
     if args.data is None or args.target is None:
         raise InputError("tune needs DATA and --target (a random forest is fitted), or --predictions FILE "
                          "(a saved objects x members matrix)")
-    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA", **reading(args))
+    X, y, names, (rows, rows_are) = _read_xy(args.data, args.target, what="DATA",
+                                              **reading(args, args.data))
     if args.test_data is not None:
-        X_test, y_test, test_names, (rows, rows_are) = _read_xy(args.test_data, args.target,
-                                                                what="--test-data", **reading(args))
+        X_test, y_test, test_names, (rows, rows_are) = _read_xy(
+            args.test_data, args.target, what="--test-data", **reading(args, args.test_data))
         if test_names != names:
             raise InputError(f"--test-data '{args.test_data}' must have the same columns as DATA "
                              f"'{args.data}'")
@@ -282,6 +288,12 @@ def _member_options(args):
     if args.target is not None and args.observed is None:
         raise InputError("--target names a column of DATA, or with --predictions of --observed; "
                          "--predictions without --observed has no target")
+    if args.test_data is not None:
+        raise InputError("--test-data goes with DATA (the forest fitted on DATA predicts it); with "
+                         "--predictions the members' predictions of the test objects are the file itself")
+    if args.jobs is not None:
+        raise InputError("--jobs is not used with --predictions: nothing is fitted (--jobs runs the "
+                         "forests of DATA in parallel)")
     grid = _grid_option(args) if args.grid != defaults.get("grid") else None
     return {"grid": grid, "method": "pool" if args.method == "pool" else "closed_form",
             "n_resamples": args.resamples, "random_state": args.seed, "n_jobs": args.jobs,
@@ -291,12 +303,15 @@ def _member_options(args):
 def _observed(args):
     """The observed training responses of ``--observed`` (phi's baseline): the file's one column,
     or the one ``--target`` names; numbers for regression, labels for classes."""
-    frame = read_table(args.observed, what="--observed", **reading(args))
+    frame = read_table(args.observed, what="--observed", **reading(args, args.observed))
     if args.target is not None:
         frame = column(frame, args.target, what="--observed").to_frame()
     elif frame.shape[1] != 1:
         raise InputError(f"--observed '{args.observed}' has {frame.shape[1]} columns "
                          f"({', '.join(map(str, frame.columns))}); name the responses' column with --target")
+    if frame.shape[0] < 2:
+        raise InputError(f"--observed '{args.observed}' holds {frame.shape[0]} response; phi's baseline "
+                         "needs at least 2 (the observed responses of the objects the members trained on)")
     if args.task == "regression":
         return numeric_matrix(frame, what="--observed", allow_missing=False)[:, 0]
     labels = label_matrix(frame)[:, 0]
@@ -311,7 +326,7 @@ def _run_members(args, out):
     """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
     options = _member_options(args)
     path = args.predictions
-    frame = read_table(path, what="--predictions", **reading(args))
+    frame = read_table(path, what="--predictions", **reading(args, path))
     values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
               else label_matrix(frame))
     if args.task == "classification":  # numbers of a regression read as labels: one class per cell

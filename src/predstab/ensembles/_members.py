@@ -275,6 +275,21 @@ def from_predictions(cls, predictions, *, oob=None, classes=None, voting="soft",
     return pool
 
 
+def pool_items(pool):
+    """``(name, value)`` pairs that a :class:`~predstab.TreePool`'s ``repr`` and ``str`` show: what
+    the pool holds, no arrays."""
+    source = "member predictions" if pool.estimator is None else type(pool.estimator).__name__
+    if not hasattr(pool, "test_predictions_"):
+        return [("source", source), ("n_learners", pool.n_learners), ("fitted", False)]
+    task = f"classification ({len(pool.classes_)} classes)" if pool.is_classifier_ else "regression"
+    train = pool.train_predictions_
+    return [("source", source), ("n_learners", pool.test_predictions_.shape[1]), ("task", task),
+            ("n_test_objects", pool.test_predictions_.shape[0]),
+            ("n_train_objects", None if train is None else train.shape[0]),
+            ("out_of_bag", pool.oob_ is not None), ("observed_y", pool.y_train_ is not None),
+            *([("voting", pool.voting_)] if pool.is_classifier_ else [])]
+
+
 def _bare(cls, *, voting, random_state):
     """An unfitted instance of ``cls`` with the attributes every pool has."""
     pool = cls(None, n_learners=2, voting=voting, random_state=random_state)

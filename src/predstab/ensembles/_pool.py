@@ -484,6 +484,17 @@ class TreePool(HtmlDisplay):
         _join_ensembles(self.ensemble_, more.ensemble_)
         return self
 
+    # -- what it shows: a short repr and an R-style block, from one list of items (as results) --
+    def _scalar_items(self):
+        return _members.pool_items(self)
+
+    def __repr__(self):
+        return "TreePool(" + ", ".join(f"{k}={v!r}" for k, v in self._scalar_items()) + ")"
+
+    def __str__(self):
+        return "\n".join([f" Pool of {'members' if self.estimator is None else 'trees'}", "",
+                          *(f"  {k} = {v}" for k, v in self._scalar_items())])
+
     def _check_fitted(self):
         if not hasattr(self, "test_predictions_"):
             raise ValueError("This TreePool is not fitted yet; call `fit(X, y, X_test)` first.")

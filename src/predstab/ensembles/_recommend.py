@@ -110,12 +110,16 @@ def _recommend(measure, fit, n, values, grid_max, how):
     # reaches any target somewhere)
     n_t = fit.num_learners_for(target) if fit.converged and not fit.poor_fit else -1
     rule, note = (how.name if value is not None else "none"), reason
+    # the target rule needs no flat curve when the target is reached within the grid
+    needs_flat = how.name == "optRF" or value is None or value > grid_max
     if fit.converged and fit.poor_fit:
-        note = f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); optRF's number is not trusted"
-    elif fit.converged and not fit.flattened:
+        note = (f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); "
+                f"{'optRF' if how.name == 'optRF' else 'the target rule'}'s number is not trusted")
+    elif fit.converged and not fit.flattened and needs_flat:
+        grid = fit.suggested_grid()
         note = (f"the curve has not flattened within the grid (fitted stability "
                 f"{fit.stability(grid_max):.2f} at {grid_max} learners); a grid up to about "
-                f"{fit.suggested_max} learners would resolve it")
+                f"{grid[-1]} learners would resolve it, e.g. {grid}")
     if not fit.converged or fit.poor_fit:
         flat = _already_stable(np.asarray(n), np.asarray(values, dtype=float), target)
         if flat is not None:
@@ -137,7 +141,9 @@ def _recommend(measure, fit, n, values, grid_max, how):
 
 
 def _primary_message(primary, fit, rec, grid, excluded):
-    """``(problems, message)`` about the primary measure's recommendation."""
+    """``(problems, message)`` about the primary measure's recommendation. A curve that has not
+    flattened is a problem for optRF's rule, and for the target rule only when the target lies
+    beyond the grid (or is not reached)."""
     if rec.rule == "already stable":
         return [], f"{primary}: {rec.note}."
     if excluded and (not fit.converged or fit.poor_fit):
@@ -151,15 +157,16 @@ def _primary_message(primary, fit, rec, grid, excluded):
     else:
         if fit.poor_fit:
             problems.append(f"the 2PL fits poorly (R^2 = {fit.r_squared:.2f}); do not trust it")
-        if not fit.flattened:
+        if not fit.flattened and (rec.rule != "target" or rec.value is None or rec.beyond_grid):
             problems.append(
                 "the curve has not flattened within the grid (fitted stability "
                 f"{fit.stability(max(grid)):.2f} at {max(grid)} learners, inflection point p1 = {fit.p1:.0f})"
             )
     if not problems:
         return [], ""
+    suggested = fit.suggested_grid()  # the advice quotes the grid it gives, end included
     return problems, (f"{primary}: " + "; ".join(problems) + ". A grid up to about "
-                      f"{fit.suggested_max} learners would resolve it, e.g. {fit.suggested_grid()}.")
+                      f"{suggested[-1]} learners would resolve it, e.g. {suggested}.")
 
 
 

@@ -37,7 +37,7 @@ from ._tune_config import (
     _settings,
     _tune_num_learners_iv,
 )
-from ._tune_result import Recommendation, TuningResult, runtime_model
+from ._tune_result import Recommendation, TuningResult, members_wording, runtime_model
 from ._tune_strategies import STRATEGIES
 from ._tune_table import _measure_grid, _ordered, _point_notes, _stability_result
 
@@ -107,9 +107,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         out of bag (optRF's behaviour).
     grid : sequence of int, optional
         Numbers of learners (optRF's ``num.trees_values``); at least 3. Default (250, 500, 750,
-        1000, 2000) for an estimator; for a fitted pool up to a quarter of its members (at
-        least 3), about evenly spaced on a log scale from 1 (1, 2, 5, 11, 23, 52, 114, 250 for
-        1,000 members).
+        1000, 2000) for an estimator, optRF's (``predstab tune`` on the command line defaults to
+        the smaller 50, 100, 200, 400 for a first look; ``--grid`` sets it); for a fitted pool up
+        to a quarter of its members (at least 3), about evenly spaced on a log scale from 1 (1,
+        2, 5, 11, 23, 52, 114, 250 for 1,000 members).
     n_repeats : int, default 10
         Ensembles per grid value (optRF's ``number_repetitions``).
     measures : sequence of str, optional
@@ -119,7 +120,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         "psi" (APS); "selection" (optRF's selection stability); "importance",
         "importance_selection" (optRF ``opt_importance``: ICC of the variable importances and
         Fleiss' kappa of the top ``importance_fraction`` of variables). Default: the
-        prediction measure, "phi", "psi" and (except for "closed_form") "selection". The
+        prediction measure, "phi", "psi" and, for a regressor (except with "closed_form"),
+        "selection"; a classifier leaves selection out, because with two classes the
+        selection of the positive class is the label itself and its stability is the Fleiss'
+        kappa column again (give ``measures=`` to have it). The
         first one is ``primary``. A measure that cannot be computed at some ``n`` is NaN
         there (``notes`` says why); it never stops the run.
     method : {"pool", "refit", "closed_form"}, default "pool"
@@ -327,6 +331,8 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded)
+    if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
+        message = members_wording(message, config.pool.test_predictions_.shape[1])
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

@@ -171,7 +171,9 @@ def _grid_iv(a):
 def _measures_iv(measures, method, is_clf):
     known = measure_names("tune")
     default = (optrf_measure(classifier=is_clf), "phi", "psi")
-    default += () if method == "closed_form" else ("selection",)
+    # a classifier's selection (of the positive class) is its label for two classes: the Fleiss
+    # column again, so it is not a default there
+    default += () if method == "closed_form" or is_clf else ("selection",)
     if measures is not None and not isinstance(measures, str) and np.ndim(measures) != 1:
         raise ValueError(f"`measures` must be a measure name or a sequence of names; got {measures!r}.")
     measures = default if measures is None else (measures,) if isinstance(measures, str) else tuple(measures)

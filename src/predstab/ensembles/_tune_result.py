@@ -5,6 +5,7 @@ model of fitting a forest."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from numbers import Real
 
 import numpy as np
@@ -440,7 +441,41 @@ class TuningResult(Result):
             lines.append(" Run time: not known (a pool built from its members' predictions)")
         if self.notes:
             lines += ["", " Notes:"] + [f"  - {note}" for note in self.notes]
-        return lines
+        return _as_members(lines, self) if self.settings.get("pool_size") == _MEMBER_POOL else lines
+
+
+_MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a pool of members
+_FOREST_COVERAGE = re.compile(r"\. Measured coverage of optRF's recommendation .*?coverage-tuning\.md\)")
+
+
+def members_wording(line, pool_size=None):
+    """``line`` about a pool of members (networks, bagged models, MCMC runs) in its own words:
+    members, not learners (the API's names ``n_learners`` and ``"learners+objects"`` kept); a grid
+    advised beyond the ``pool_size`` members says they must be trained first; no coverage figure
+    measured on forests."""
+    words = {"learners": "members", "learner": "member"}
+    line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
+    line = re.sub(r"\b1 members\b", "1 member", line)
+    if pool_size:
+        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the pool holds)",
+                      lambda m: m.group(1) + (f" (the pool holds {pool_size}: train more members first)"
+                                              if int(m.group(2)) > pool_size else ""), line)
+    return _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
+                                "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
+
+
+def _as_members(lines, res):
+    """The block of a pool of members in its own words (:func:`members_wording`), and what the
+    recommendation means for a pool that holds fewer members than it recommends."""
+    out = []
+    for line in lines:
+        line = members_wording(line, res.pool_size)
+        out.append(line)
+        if line.startswith(" Recommendation: ") and res.recommendation is not None and res.pool_size:
+            more = res.recommendation - res.pool_size
+            out.append(f"  The pool holds {res.pool_size} member{'s' * (res.pool_size != 1)}: "
+                       + (f"train {more} more to reach {res.recommendation}." if more > 0 else "enough."))
+    return out
 
 
 def _plain_fields(value):

@@ -292,7 +292,7 @@ def _stability_iv(predictions, baseline, scale, categories, names):
     pred = read_values(predictions, names.predictions)
     if pred.array.ndim != 2:
         raise ValueError(
-            f"`{names.predictions}` must be a 2-D matrix of shape (n_objects, n_repetitions); got "
+            f"`{names.predictions}` must be a 2-D matrix of shape (n_objects, n_replicates); got "
             f"{pred.array.ndim}-D input of shape {pred.array.shape}. For one object pass shape (1, R)."
         )
     n_objects, n_replicates = pred.array.shape

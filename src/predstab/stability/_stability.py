@@ -359,10 +359,10 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
 
     Parameters
     ----------
-    predictions : array-like of shape (n_objects, n_repetitions)
+    predictions : array-like of shape (n_objects, n_replicates)
         Predictions for the test objects (rows) from repeated fits with new seeds (columns).
         A single object (shape ``(1, R)``) is valid. Missing values (None, NaN, pd.NA) are dropped.
-        A stack of shape ``(..., n_objects, n_repetitions)`` (a Dask array too), measured against
+        A stack of shape ``(..., n_objects, n_replicates)`` (a Dask array too), measured against
         the one ``training_observations``, gives one result whose numbers are arrays of shape
         ``(...)``, as a loop over the matrices would (``predstab._core._stack``).
     training_observations : array-like of shape (n_train,) or (n_train, k)
@@ -512,11 +512,11 @@ def psi(predictions, prediction_space, /, *, scale=None, categories=None,
 
     Parameters
     ----------
-    predictions : array-like of shape (n_objects, n_repetitions)
+    predictions : array-like of shape (n_objects, n_replicates)
         Predictions for the test objects (rows) from repeated fits with new seeds (columns).
-        A stack of shape ``(..., n_objects, n_repetitions)`` against the one ``prediction_space``
+        A stack of shape ``(..., n_objects, n_replicates)`` against the one ``prediction_space``
         gives a result of arrays of shape ``(...)``, as :func:`phi` does.
-    prediction_space : array-like of shape (n_train,) or (n_train, n_repetitions)
+    prediction_space : array-like of shape (n_train,) or (n_train, n_replicates)
         Out-of-sample predictions for the training objects (out-of-bag or K-fold), as a
         vector or a matrix that is pooled into one vector; missing values are dropped.
     %(scale)s
@@ -599,7 +599,7 @@ def calculate_phi(prediction_matrix, training_observations, scale="metric", ordi
 
     Parameters
     ----------
-    prediction_matrix : array-like of shape (n_objects, n_repetitions)
+    prediction_matrix : array-like of shape (n_objects, n_replicates)
         Predictions from repeated fits.
     training_observations : array-like of shape (n_train,) or (n_train, k)
         Observed training responses.
@@ -634,9 +634,9 @@ def calculate_psi(prediction_matrix, prediction_space, scale="metric", ordinal_l
 
     Parameters
     ----------
-    prediction_matrix : array-like of shape (n_objects, n_repetitions)
+    prediction_matrix : array-like of shape (n_objects, n_replicates)
         Predictions from repeated fits.
-    prediction_space : array-like of shape (n_train,) or (n_train, n_repetitions)
+    prediction_space : array-like of shape (n_train,) or (n_train, n_replicates)
         Out-of-sample predictions for the training objects, pooled into one vector.
     %(aps_scale)s
     %(interval_options)s

@@ -1,0 +1,224 @@
+"""What users see of the command line (issue 35): compare --test mcnemar --truth, headers decided per
+file, the texts of tune on member pools and trees."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tests.surfaces._cli import run
+
+
+def test_compare_mcnemar_scores_predictions_against_the_truth(tmp_path, capsys):
+    # 60 cases: both right on 30, both wrong on 12, only A right on 3, only B right on 15
+    y = np.array(["cat", "dog", "eel"] * 20)
+    wrong = {"cat": "dog", "dog": "eel", "eel": "cat"}
+    a, b = y.copy(), y.copy()
+    for k in range(30, 42):
+        a[k] = b[k] = wrong[y[k]]
+    for k in range(42, 45):
+        b[k] = wrong[y[k]]
+    for k in range(45, 60):
+        a[k] = wrong[y[k]]
+    pd.DataFrame({"y": y, "old": a, "new": b}).to_csv(tmp_path / "p.csv", index=False)
+    code, out, err = run(capsys, "compare", tmp_path / "p.csv", "--test", "mcnemar", "--truth", "y",
+                         "--a", "old", "--b", "new", "--out", tmp_path / "m.csv")
+    assert code == 0, err
+    assert err == ""  # --truth is read, not ignored with a warning
+    row = pd.read_csv(tmp_path / "m.csv").iloc[0]
+    assert row["pvalue"] == pytest.approx(stats.binomtest(3, 18, 0.5).pvalue, rel=1e-9)  # 0.00754
+    assert row["delta_pp"] == pytest.approx(100 * (45 - 33) / 60)  # B right on 45, A on 33
+    assert "A right in 33 of 60 cases, B right in 45" in out
+    # without --truth, the columns are 0/1 judgments: labels are refused, not read as right/wrong
+    code, _, err = run(capsys, "compare", tmp_path / "p.csv", "--test", "mcnemar", "--a", "old", "--b", "new")
+    assert code == 2 and "old" in err
+
+
+# --- item 3: headers decided per file; --help says what happens --------------------------------
+
+def test_a_header_is_said_per_file(tmp_path, capsys):
+    import predstab
+
+    rng = np.random.default_rng(3)
+    pred = rng.integers(0, 2, size=(12, 5))
+    y = np.r_[0, rng.integers(0, 2, size=29)]
+    pd.DataFrame(pred, columns=list("abcde")).to_csv(tmp_path / "p.csv", index=False)  # a header
+    np.savetxt(tmp_path / "y01.csv", y, fmt="%d")  # no header; "0" first: header or value?
+    args = ("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y01.csv",
+            "--scale", "categorical")
+    code, _, err = run(capsys, *args)
+    assert code == 2 and "--no-header-in FILE" in err  # the refusal says how to answer for that file
+    code, out, err = run(capsys, *args, "--no-header-in", tmp_path / "y01.csv")
+    assert code == 0, err
+    assert str(predstab.phi(pred, y, scale="categorical")) in out  # 12 objects, 30 training responses
+    # --no-header for every file would read p.csv's names as a row of data: the per-file choice wins
+    code, out, err = run(capsys, *args, "--no-header", "--header-in", tmp_path / "p.csv")
+    assert code == 0, err
+    assert str(predstab.phi(pred, y, scale="categorical")) in out
+    # a file the command does not read is refused, not ignored
+    code, _, err = run(capsys, *args, "--no-header-in", tmp_path / "other.csv")
+    assert code == 2 and "--no-header-in" in err and "names none of the files" in err
+
+
+def test_header_help_matches_what_happens(tmp_path, capsys):
+    import contextlib
+    import io
+
+    from predstab.cli import main
+
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), contextlib.suppress(SystemExit):
+        main(["agree", "--help"])
+    flat = " ".join(help_text.getvalue().split())
+    assert "a bare '0' or '0,1' is refused" in flat and "--no-header-in FILE" in flat
+    assert "'0,1,...,k-1' (k >= 3) is pandas' column numbers" in flat
+    cases = {"0\n1\n1\n": "refused", "0,1\n1,1\n0,0\n": "refused", "0,1,2\n1,1,0\n0,0,1\n": "header",
+             "1,0,1\n1,1,0\n0,0,1\n": "data"}
+    for k, (text, what) in enumerate(cases.items()):
+        path = tmp_path / f"r{k}.csv"
+        path.write_text(text)
+        code, out, err = run(capsys, "agree", path, "--measure", "fleiss")
+        if what == "refused":
+            assert code == 2 and "--header-in FILE or --no-header-in FILE" in err, err
+        else:
+            assert code == 0, err
+            n = {"header": 2, "data": 3}[what]
+            assert f"Subjects = {n}" in out and "note:" in err, (out, err)
+
+
+# --- items 4 and 5: every sentence of tune's report true of the pool it describes ---------------
+
+def _members(tmp_path, n_members, noise, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=(80, 1))
+    path = tmp_path / f"p{n_members}.csv"
+    pd.DataFrame(truth + noise * rng.normal(size=(80, n_members)),
+                 columns=[f"net{i}" for i in range(n_members)]).to_csv(path, index=False)
+    pd.DataFrame({"y": truth[:, 0] + 0.3 * rng.normal(size=80)}).to_csv(tmp_path / "y.csv", index=False)
+    return path
+
+
+def test_member_pool_report_speaks_of_members_and_what_the_pool_holds(tmp_path, capsys):
+    import json
+    import math
+    import re
+
+    path = _members(tmp_path, 5, 0.5)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--observed", tmp_path / "y.csv",
+                         "--out", tmp_path / "o")
+    assert code == 0, err
+    saved = json.loads((tmp_path / "o" / "stability.json").read_text())
+    fit, target = saved["fits"]["icc"], saved["target"]
+    # the target rule by hand: the smallest whole n with 1 / (1 + (p1 / n)^p2) >= target
+    needed = math.ceil(fit["p1"] * (target / (1 - target)) ** (1 / fit["p2"]) - 1e-9)
+    assert saved["recommendation"] == needed == 6
+    assert f" Recommendation: {needed} members -- icc: {needed} members reach icc = 0.95" in out
+    assert f"  The pool holds 5 members: train {needed - 5} more to reach {needed}." in out
+    # networks are members, not learners (the table's column n_learners and interval="learners+objects"
+    # are the API's names); no coverage measured on forests is quoted for them
+    words = re.sub(r'n_learners|"learners\+objects"', "", out)
+    assert "learner" not in words
+    assert "regression forest" not in out and "imbalanced classifier" not in out
+    assert "measured on random forests only" in out
+
+
+def test_a_stable_member_pool_gets_no_grid_advice(tmp_path, capsys):
+    path = _members(tmp_path, 10, 0.01)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--out", tmp_path / "o")
+    assert code == 0, err
+    assert " Recommendation: 1 member -- icc: 1 member reaches" in out or \
+        " Recommendation: 1 member -- icc: 1 member reach" in out
+    assert "A grid up to" not in out and "a grid up to" not in out and "has not flattened" not in out
+    assert "The pool holds 10 members: enough." in out
+
+
+@pytest.mark.parametrize("option, fragment", [
+    (("--test-data", "{p}"), "--test-data goes with DATA"),
+    (("--jobs", "2"), "--jobs is not used with --predictions"),
+    (("--jobs", "0"), "argument --jobs: expected a non-zero integer"),
+    (("--seed", "-1"), "argument --seed: expected a whole number >= 0"),
+    (("--observed", "{one}"), "--observed '{one}' holds 1 response"),
+])
+def test_member_options_are_refused_or_honoured_and_blamed_right(tmp_path, capsys, option, fragment):
+    path = _members(tmp_path, 5, 0.5)
+    one = tmp_path / "one.csv"
+    one.write_text("y\n0.5\n")
+    option = [o.format(p=path, one=one) for o in option]
+    code, _, err = run(capsys, "tune", "--predictions", path, *option, "--out", tmp_path / "o")
+    assert code == 2 and fragment.format(one=one) in err, err
+    assert "random_state" not in err and f"--predictions '{path}'" not in err  # blamed on the option given
+
+
+def test_cli_and_api_grids_are_told_in_both_helps(capsys):
+    import contextlib
+    import io
+
+    import predstab
+    from predstab.cli import main
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
+        main(["tune", "--help"])
+    flat = " ".join(shown.getvalue().split())
+    assert "default 50,100,200,400" in flat and "defaults to optRF's 250,500,750,1000,2000" in flat
+    doc = " ".join(predstab.tune_num_learners.__doc__.split())
+    assert "Default (250, 500, 750, 1000, 2000)" in doc and "defaults to the smaller 50, 100, 200, 400" in doc
+
+
+def test_a_classifiers_default_measures_leave_out_selection_which_is_fleiss_again():
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    import predstab
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = predstab.tune_num_learners(RandomForestClassifier(max_features=3), X[:300], y[:300],
+                                          X[300:400], grid=(2, 5, 10), n_repeats=4, method="refit",
+                                          measures=("fleiss", "selection"), random_state=0)
+        default = predstab.tune_num_learners(RandomForestClassifier(max_features=3), X[:300], y[:300],
+                                             X[300:400], grid=(2, 5, 10), n_repeats=4, method="pool",
+                                             random_state=0)
+    # two classes: selecting the positive class is the label, so selection stability is Fleiss' kappa
+    np.testing.assert_allclose(both.table["selection"], both.table["fleiss"], rtol=1e-12)
+    assert default.measures == ("fleiss", "phi", "psi")
+
+
+def test_untrusted_fits_say_so_in_text_and_figure():
+    import predstab
+    from predstab.ensembles._recommend import _primary_message
+    from predstab.ensembles._tune_result import Recommendation
+    from predstab.plotting import plot_stability_curve
+
+    n = np.array([50, 100, 200, 400])
+    fit = predstab.fit_2pl(n, 1 / (1 + (900 / n) ** 1.0))  # far from flat at 400
+    assert not fit.flattened
+    rec = Recommendation(measure="icc", value=1000, unrounded=950.0, rule="optRF", rec_thresh=1e-6,
+                         round_to="thousand", minimum=1000, n_for_target=None, target=0.95, grid_max=400,
+                         beyond_grid=True, expected_stability=float("nan"), note="", steps=(), p1=fit.p1)
+    _, message = _primary_message("icc", fit, rec, list(n), [])
+    grid = fit.suggested_grid()
+    assert f"A grid up to about {grid[-1]} learners would resolve it, e.g. {grid}." in message
+    poor = predstab.fit_2pl(n, np.array([0.9, 0.2, 0.95, 0.1]))
+    assert poor.poor_fit
+    fig = plot_stability_curve(n, {"psi": [0.9, 0.2, 0.95, 0.1]}, fits={"psi": poor})
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("psi: poor 2PL fit")]
+    assert line.get_linestyle() == ":" and f"R² {poor.r_squared:.2f}" in line.get_label()
+
+
+def test_grid_advice_for_members_says_they_must_be_trained_first(tmp_path, capsys):
+    # five members of pure noise: no curve to fit; the advice names members and the pool's size
+    rng = np.random.default_rng(1)
+    path = tmp_path / "noise.csv"
+    pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"net{i}" for i in range(5)]).to_csv(path, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--out", tmp_path / "o")
+    assert code == 0, err
+    advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
+    assert advice and all("members would resolve it (the pool holds 5: train more members first)" in line
+                          and "learners" not in line for line in advice)
+    assert all(line.count("the pool holds 5") == 1 for line in advice)
