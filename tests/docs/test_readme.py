@@ -41,7 +41,8 @@ ROOT = README.parent
 _PROVIDED_BY = {"pytest": "pytest", "hypothesis": "hypothesis", "setuptools": "setuptools",
                 "dask": "dask", "yaml": "mkdocs-material", "markdown": "mkdocs-material",
                 "mkdocs": "mkdocs-material", "griffe": "mkdocstrings"}
-_BASE = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "joblib", "statsmodels", "predstab",
+# (PIL: Pillow, which matplotlib requires)
+_BASE = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "joblib", "statsmodels", "predstab",
          "tests", "validation", "benchmarks"}
 
 
