@@ -105,6 +105,20 @@ def test_pooled_kurtosis_is_the_ratio_of_summed_k4_and_sigma4_over_objects_with_
     assert math.isnan(kappa) and used == 0
 
 
+def _pooled_ends(d, n, kappa, level):
+    """The pooled interval of a variance written out: Satterthwaite's df from ``kappa`` for the lower
+    end; the upper end at least the df whose ``df / chi2_{df, a/2}`` is twice the chi-square
+    interval's width (``df = n - 1``), found by brentq."""
+    a = 1 - level
+    df = 2.0 / (2.0 / (n - 1) + kappa / n) if kappa < math.inf else 0.0
+    width = (n - 1) * (1 / stats.chi2.ppf(a / 2, n - 1) - 1 / stats.chi2.ppf(1 - a / 2, n - 1))
+    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width, 0.1, n - 1, xtol=1e-14)
+    df_skew = 2.0 / (2.0 / (n - 1) + 1.3 * kappa / n) if kappa < math.inf else 0.0  # 1.3 x the kurtosis
+    df_high = max(df_skew, df_min)
+    low = df * d / stats.chi2.ppf(1 - a / 2, df) if df > 0 else 0.0
+    return low, df_high * d / stats.chi2.ppf(a / 2, df_high)
+
+
 def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
     x = np.array([[0.0, 1.0, 5.0, 2.0, 9.0, 1.0], [3.0, -2.0, 0.0, 9.0, 1.0, 0.0],
                   [1.0, 2.0, np.nan, np.nan, np.nan, np.nan]])
@@ -119,21 +133,38 @@ def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
     again = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
     np.testing.assert_array_equal(again[0], low)
     np.testing.assert_array_equal(again[1], high)
+    used = max(kappa + 2 * math.sqrt(24 / 12), 0.0)  # plus 2 standard errors over the 12 refits pooled
     for i, n in enumerate(count):
-        df = 2.0 / (2.0 / (n - 1) + kappa / n)
-        assert low[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.95, df), rel=1e-12)
-        assert high[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.05, df), rel=1e-12)
+        ends = _pooled_ends(d_o_i[i], n, used, 0.9)
+        assert low[i] == pytest.approx(ends[0], rel=1e-12)
+        assert high[i] == pytest.approx(ends[1], rel=1e-9)
+    # issue 34: never wider than twice the chi-square interval
+    chi_low, chi_high, _ = _metric_object_intervals(d_o_i, count, 0.9, "chi2", x, moments)
+    assert np.all(high - low <= 2 * (chi_high - chi_low) * (1 + 1e-9))
 
 
-def test_pooled_interval_without_an_object_of_four_refits_is_the_chi_square_interval():
+def test_pooled_interval_without_an_object_of_four_refits_assumes_heavy_tails():
     x = np.array([[0.0, 1.0, 5.0], [3.0, -2.0, 0.0], [1.0, 2.0, np.nan]])
     count = np.array([3, 3, 2])
     d_o_i = np.array([np.nanvar(r, ddof=1) for r in x])
     low, high, info = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
-    assert math.isnan(info["kurtosis"]) and info["heavy"] == 0
-    df = count - 1
-    np.testing.assert_allclose(low, df * d_o_i / stats.chi2.ppf(0.95, df), rtol=1e-12)
-    np.testing.assert_allclose(high, df * d_o_i / stats.chi2.ppf(0.05, df), rtol=1e-12)
+    assert math.isnan(info["kurtosis"]) and info["heavy"] == 0 and info["assumed"]
+    for i, n in enumerate(count):  # an excess kurtosis of 6 assumed (t5, lognormal(0.5)), capped above
+        ends = _pooled_ends(d_o_i[i], n, 6.0, 0.9)
+        assert low[i] == pytest.approx(ends[0], rel=1e-12)
+        assert high[i] == pytest.approx(ends[1], rel=1e-9)
+
+
+def test_pooled_interval_with_an_unbounded_kurtosis_estimate():
+    # one outlier among 20 refits: the unbiased estimate of sigma^4 is negative, the kurtosis unbounded
+    x = np.r_[np.zeros(19), 10.0][None, :]
+    moments = _row_moments(x)
+    count = moments[0].astype(np.int64)
+    d = np.array([x.var(ddof=1)])
+    low, high, info = _metric_object_intervals(d, count, 0.95, "pooled", x, moments)
+    assert info["kurtosis"] == math.inf and info["capped"] and info["heavy"]
+    ends = _pooled_ends(d[0], 20, math.inf, 0.95)
+    assert low[0] == 0.0 == ends[0] and high[0] == pytest.approx(ends[1], rel=1e-9)
 
 
 # --------------------------------------------------------------------------- Bonett's interval

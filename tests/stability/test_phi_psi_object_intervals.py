@@ -33,7 +33,7 @@ def test_objects_with_exactly_two_predictions_have_a_chi_square_interval_with_on
                      [0.5, 1.0, 2.0, 1.0, 0.0]])
     base = np.array([0.0, 2.0, 4.0, 1.0, 3.0])
     with pytest.warns(PredstabDataWarning):
-        res = phi(pred, base)
+        res = phi(pred, base, object_interval="chi2")
     d_e = np.var(base, ddof=1)
     s2 = np.var([1.0, 3.0], ddof=1)
     assert res.per_object_observed[0] == s2 and res.per_object_count[0] == 2
@@ -155,7 +155,7 @@ def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
 def test_one_object_left_gives_its_own_interval():
     pred = np.array([[np.nan, 1.0, np.nan, np.nan, np.nan], [1.0, 2.0, 4.0, 2.0, 1.0]])
     with pytest.warns(PredstabDataWarning):
-        res = phi(pred, np.array([0.0, 2.0, 4.0, 6.0]))
+        res = phi(pred, np.array([0.0, 2.0, 4.0, 6.0]), object_interval="chi2")
     assert res.confidence_interval == (res.per_object_low[1], res.per_object_high[1])
     from scipy import stats
 

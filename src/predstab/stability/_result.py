@@ -84,6 +84,11 @@ class StabilityResult(Result):
         Whether ``confidence_interval`` includes the sampling error of ``D_e``.
     refit_kurtosis : float
         Excess kurtosis of the refits pooled over the objects (metric, ``"pooled"``), else NaN.
+    interval_note : str
+        What the intervals assume where the data cannot show it, in words: e.g. that so few
+        refits cannot resolve the refits' kurtosis, so the per-object intervals use a capped
+        (or, below 4 refits, an assumed) kurtosis and may cover less than nominal for heavier
+        tails. Empty when there is nothing beyond ``interval_method`` to say.
     """
 
     value: float
@@ -105,6 +110,7 @@ class StabilityResult(Result):
     interval_target: str = "population"
     interval_baseline_error: bool = False
     refit_kurtosis: float = float("nan")
+    interval_note: str = ""
     per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
     object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
     # a single object's predictions (codes or numbers) and the squared distances, for the

@@ -44,10 +44,10 @@ from ._object_intervals import (
     _BONETT_WARN_EXCESS,
     _METHOD_NAMES,
     _METRIC_METHODS,
-    _POOLED_MIN_OBJECTS,
     _POOLED_WARN_EXCESS,
     _baseline_variance,
     _class_object_intervals,
+    _metric_label,
     _metric_object_intervals,
     _ordinal_baseline_variance_of_s,
     _refit_variances,
@@ -89,7 +89,7 @@ class _Parts:
     d_low: np.ndarray
     d_high: np.ndarray
     method: str
-    info: dict = dataclasses.field(default_factory=lambda: {"kurtosis": float("nan"), "heavy": 0})
+    info: dict = dataclasses.field(default_factory=lambda: {"kurtosis": float("nan"), "heavy": 0, "note": ""})
     categories: list | None = None
     row: np.ndarray | None = None  # a single object's values (codes) for the bootstrap over refits
     delta2: np.ndarray | None = None
@@ -112,12 +112,9 @@ def _metric_parts(pred, base, names, options):
     d_e = _expected_metric(x_base, names.baseline)
     d_o_i, count, x, moments = _observed_metric(x_pred, names.predictions)
     row = x[0][~np.isnan(x[0])] if pred.array.shape[0] == 1 else None
-    method = options.object_interval
-    if method == "auto":
-        method = "pooled" if int(np.sum(count >= 4)) >= _POOLED_MIN_OBJECTS else "bonett"
+    method = "pooled" if options.object_interval == "auto" else options.object_interval
     d_low, d_high, info = _metric_object_intervals(d_o_i, count, options.confidence_level, method, x, moments)
-    if method == "pooled" and not np.isfinite(info["kurtosis"]):
-        method = "chi2"  # no object with 4 refits: no kurtosis to pool
+    method, info["note"] = _metric_label(method, info, count)  # the name of what was computed
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method=method, info=info,
                   row=row, moments=moments, x_base=x_base, shift=shift)
 
@@ -233,7 +230,7 @@ def _stability(kind, predictions, baseline, names, options):
         absent_from_baseline=parts.absent, interval_method=_METHOD_NAMES[parts.method],
         interval_target=options.interval_target if several else "object",
         interval_baseline_error=bool(options.baseline_error and several),
-        refit_kurtosis=parts.info["kurtosis"], per_object_count=parts.count, object_labels=pred.labels,
+        refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"], per_object_count=parts.count, object_labels=pred.labels,
         _row=parts.row, _delta2=parts.delta2, _scaled=scaled,
     )
 
@@ -244,7 +241,7 @@ def _warn_shape(method, info, names):
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (pooled excess kurtosis "
             f"{info['kurtosis']:.3g} > {_POOLED_WARN_EXCESS:g}); the per-object intervals may cover less "
-            "than the nominal level (docs/benchmarks/coverage.md).", PredstabDataWarning)
+            "than the nominal level (`interval_note`; docs/benchmarks/coverage.md).", PredstabDataWarning)
     elif method == "bonett" and info["heavy"]:
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (excess kurtosis estimate "
