@@ -82,8 +82,9 @@ def _min_df(n, alpha):
     of the scaled chi-square interval of a variance lies ``_WIDTH_BUDGET`` times the chi-square
     interval's width (``nu = n - 1``) above 0, so that the interval is at most that wide.
 
-    ``nu / chi^2_{nu, alpha/2}`` falls with ``nu``; bisection on ``log nu`` in ``[1e-3, n - 1]``, all new counts at once (each ``(n, alpha)`` is
-    solved once per process: the quantile functions are slow).
+    ``nu / chi^2_{nu, alpha/2}`` falls with ``nu``; bisection on ``log nu`` in ``[1e-3, n - 1]``,
+    all new counts at once (each ``(n, alpha)`` is solved once per process: the quantile
+    functions are slow).
     """
     n = np.asarray(n, dtype=float)
     flat = n.ravel()

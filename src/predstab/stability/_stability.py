@@ -230,7 +230,8 @@ def _stability(kind, predictions, baseline, names, options):
         absent_from_baseline=parts.absent, interval_method=_METHOD_NAMES[parts.method],
         interval_target=options.interval_target if several else "object",
         interval_baseline_error=bool(options.baseline_error and several),
-        refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"], per_object_count=parts.count, object_labels=pred.labels,
+        refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"],
+        per_object_count=parts.count, object_labels=pred.labels,
         _row=parts.row, _delta2=parts.delta2, _scaled=scaled,
     )
 
