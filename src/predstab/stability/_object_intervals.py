@@ -383,14 +383,18 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         _, high0 = _share_bounds(np.zeros(n_rows), r, level)
         sum_l = np.bincount(coo.row, low, minlength=n_rows)
         sum_l2 = np.bincount(coo.row, low * low, minlength=n_rows)
-        theta_low = sum_l ** 2 - sum_l2
+        # sum p^2 <= max_c p_c <= the largest upper bound (issue 34: the box alone allowed theta ~ 0)
+        top = np.where(nnz < n_categories, high0, 0.0)
+        np.maximum.at(top, coo.row, high)
+        theta_low = np.maximum(sum_l ** 2 - sum_l2, 1.0 - top)
         # water filling as for a dense table (the zero counts' lower bounds are 0)
         theta_high = 1.0 - _least_sum_of_squares_sparse(coo.row, low, high, n_categories - nnz, high0)
     else:
         dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)
         low, high = _share_bounds(dense, r[:, None], level)
         if delta2 is None:  # Delta = 11' - I: x' Delta x = (sum x)^2 - sum x^2
-            theta_low = low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low)
+            theta_low = np.maximum(low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low),
+                                   1.0 - _largest_weighted_share(low, high))
             theta_high = 1.0 - _least_sum_of_squares(low, high)
         else:
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
@@ -449,6 +453,21 @@ def _simplex_range(low, high, delta2):
         if free.size == 1:
             best_low = np.where(feasible, np.minimum(best_low, value), best_low)
     return np.maximum(best_low, 0.0), best_high
+
+
+def _largest_weighted_share(low, high):
+    """``max sum_c p_c high_c`` over ``{low <= p <= high, sum_c p_c = 1}``, per row: an upper bound
+    of ``sum_c p_c^2`` on the box (``p_c <= high_c``), so ``1 -`` it bounds the Gini disagreement
+    from below where the simplex is not enumerated (issue 34: seven classes, seven different votes
+    of seven refits gave a lower end of about 0). A linear programme: from the lower bounds, the
+    remaining mass goes to the largest ``high_c`` first."""
+    order = np.argsort(-high, axis=1, kind="stable")
+    lo, hi = np.take_along_axis(low, order, axis=1), np.take_along_axis(high, order, axis=1)
+    room = hi - lo
+    rest = 1.0 - lo.sum(axis=1)
+    before = np.cumsum(room, axis=1) - room  # room of the larger upper bounds
+    add = np.clip(rest[:, None] - before, 0.0, room)
+    return np.einsum("ij,ij->i", lo + add, hi)
 
 
 def _least_sum_of_squares(low, high, n_iter=60):

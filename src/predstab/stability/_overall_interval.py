@@ -102,6 +102,11 @@ def _mean_bounds(inputs, kept, alpha, *, target, weight):
         # metric D_o,i can be strongly right-skewed over objects: the union with a bootstrap-t,
         # and the upper end at least the gamma's at alpha / 4
         var_mean = _widened_variance_of_mean(x, alpha)
+        if inputs.refit_var is not None:
+            # at least the refits' own noise in the mean (issue 34): N objects can agree by chance
+            # (two classes, every object split 3-2 of 5 votes: a sample variance of 0, the point
+            # [-0.2, -0.2] before), while each D_o,i still varies over its refits
+            var_mean = max(var_mean, float(np.sum(inputs.refit_var[kept])) / n_obj ** 2)
         low_d, high_d = _gamma_mean(mean, var_mean, alpha)
         if inputs.scale == "metric":
             boot_low, boot_high = _bootstrap_t_mean(x, alpha)

@@ -160,10 +160,10 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     if kept.sum() < 2:
         j = int(np.flatnonzero(kept)[0])
         return ConfidenceInterval(float(per_low[j]), float(per_high[j]))
-    refit_var = base_var_d_e = base_var_s = None
-    if options.interval_target == "objects":
-        refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
-                                     delta2=parts.delta2)
+    base_var_d_e = base_var_s = None
+    # the refit noise of each D_o,i: the variance of the "objects" target, the least of "population"'s
+    refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
+                                 delta2=parts.delta2)
     if options.baseline_error:
         if scale == "ordinal":
             base_var_s = _ordinal_baseline_variance_of_s(parts.base_counts,
