@@ -383,10 +383,10 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         _, high0 = _share_bounds(np.zeros(n_rows), r, level)
         sum_l = np.bincount(coo.row, low, minlength=n_rows)
         sum_l2 = np.bincount(coo.row, low * low, minlength=n_rows)
-        # sum p^2 <= max_c p_c <= the largest upper bound (issue 34: the box alone allowed theta ~ 0)
-        top = np.where(nnz < n_categories, high0, 0.0)
-        np.maximum.at(top, coo.row, high)
-        theta_low = np.maximum(sum_l ** 2 - sum_l2, 1.0 - top)
+        # as the dense table's (issue 34), the zero counts as one item of room n_zero x high0
+        n_zero = n_categories - nnz
+        theta_low = np.maximum(sum_l ** 2 - sum_l2, 1.0 - _largest_weighted_share_sparse(
+            coo.row, low, high, n_zero, high0))
         # water filling as for a dense table (the zero counts' lower bounds are 0)
         theta_high = 1.0 - _least_sum_of_squares_sparse(coo.row, low, high, n_categories - nnz, high0)
     else:
@@ -468,6 +468,25 @@ def _largest_weighted_share(low, high):
     before = np.cumsum(room, axis=1) - room  # room of the larger upper bounds
     add = np.clip(rest[:, None] - before, 0.0, room)
     return np.einsum("ij,ij->i", lo + add, hi)
+
+
+def _largest_weighted_share_sparse(row, low, high, n_zero, high0):
+    """:func:`_largest_weighted_share` of a sparse table: ``low`` / ``high`` the bounds of the
+    non-zero counts (of rows ``row``); each row's ``n_zero`` zero counts, bounded by
+    ``[0, high0]``, are one item of room ``n_zero high0`` and weight ``high0``."""
+    n_rows = n_zero.size
+    rows = np.concatenate([row, np.arange(n_rows)])
+    lo = np.concatenate([low, np.zeros(n_rows)])
+    room = np.concatenate([high - low, n_zero * high0])
+    weight = np.concatenate([high, high0])
+    order = np.lexsort((-weight, rows))
+    rows, lo, room, weight = rows[order], lo[order], room[order], weight[order]
+    rest = 1.0 - np.bincount(rows, lo, minlength=n_rows)
+    cum = np.cumsum(room)
+    start = np.concatenate([[0.0], cum])[np.searchsorted(rows, np.arange(n_rows))]
+    before = cum - room - start[rows]
+    add = np.clip(rest[rows] - before, 0.0, room)
+    return np.bincount(rows, (lo + add) * weight, minlength=n_rows)
 
 
 def _least_sum_of_squares(low, high, n_iter=60):
