@@ -278,8 +278,8 @@ def test_class_bounds_of_many_categories_are_the_same_from_a_sparse_table(ordina
         for i, t in enumerate(table):
             lo, hi = _cp_bounds(t, r[i], 0.05 / 8)
             # issue 34: at least 1 - max sum p_c hi_c over the box on the simplex (a linear programme)
-            lp = optimize.linprog(-hi, A_eq=np.ones((1, 8)), b_eq=[1.0], bounds=list(zip(lo, hi, strict=True)),
-                                  method="highs")
+            box = list(zip(lo, hi, strict=True))
+            lp = optimize.linprog(-hi, A_eq=np.ones((1, 8)), b_eq=[1.0], bounds=box, method="highs")
             assert dense[0][i] == pytest.approx(max(lo.sum() ** 2 - np.sum(lo * lo), 1 + lp.fun), abs=1e-9)
             assert dense[1][i] == pytest.approx(min(1 - _water_filling(lo, hi), 7 / 8), rel=1e-9)
         assert dense[1][1] < 0.66  # the unanimous object: well below the cap 7 / 8
