@@ -328,6 +328,16 @@ def _bootstrap_t(x, alpha):
     return max(m - t_high * s, 0.0), m - t_low * s
 
 
+def _t_widen(nu, alpha=0.05):
+    """(t_nu / z)^2: the objects target's jackknife variance is estimated from nu = sum (R_i - 1) refits."""
+    return (stats.t.ppf(1 - alpha / 2, nu) / stats.norm.ppf(1 - alpha / 2)) ** 2
+
+
+def _capped(low, high, mean, var, alpha=0.05):
+    """The population interval's upper end cut at low + 3 x the normal-theory width 2 z sqrt(var)."""
+    return low, max(min(high, low + 3 * 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(var)), mean)
+
+
 def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
     from predstab.stability._overall_interval import _overall_interval, _OverallInputs
     inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
@@ -339,7 +349,7 @@ def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
     d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
     got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
-    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16, 0.1)
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(16, 0.1), 0.1)
     assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
 
 
@@ -349,6 +359,8 @@ def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootst
     b_low, b_high = _bootstrap_t(four, 0.05)
     low = min(low, b_low) if b_low > 0 else low
     high = max(high, b_high)
+    low, high = _capped(low, high, four.mean(), _widened(four, 0.05))  # issue 34: at most 3 x the t width
+    assert high < max(_gamma(four.mean(), _widened(four, 0.05), 0.05)[1], b_high)  # the cap acts here
     assert _overall(four, [6] * 4, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
     # five objects: the upper end at least the gamma form's at alpha / 2
     five = np.array([0.2, 1.5, 0.4, 6.0, 0.3])
@@ -356,6 +368,7 @@ def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootst
     b_low, b_high = _bootstrap_t(five, 0.05)
     low = min(low, b_low) if b_low > 0 else low
     high = max(high, b_high, _gamma(five.mean(), _widened(five, 0.025), 0.025)[1])
+    low, high = _capped(low, high, five.mean(), _widened(five, 0.05))
     assert _overall(five, [6] * 5, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
 
 
@@ -436,7 +449,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 0.2, 0.5])
     mean = d_o_i.mean()
-    low_d, high_d = _gamma(mean, 1.1 / 16, 0.05)
+    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(16), 0.05)
     e_low, e_high = _gamma(3.0, 0.4, 0.05)
     e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
     ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
@@ -454,7 +467,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
     # a mean disagreement below 1 (D_o / D_e = 0.2)
     x = d_o_i / 10
-    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100, 0.05)
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(16), 0.05)
     half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
     ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
     ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))

@@ -139,3 +139,40 @@ def test_many_classes_from_a_sparse_table_get_the_same_kind_of_bound():
     assert res.confidence_interval.high <= 1 - (1 - high.max()) / d_e + 1e-12
     assert res.confidence_interval.high < 0.75
     assert math.isfinite(res.confidence_interval.low)
+
+
+# ----------------------------------------------------------------- item 6: few objects, few refits
+
+
+def _skewed_objects(n_objects, n_refits, target, reps, seed):
+    """Calls of N objects whose variances are 0.3 lognormal(1), normal refits, a baseline of 100
+    normal values of variance 4: coverage of the target, widths, and the notes."""
+    rng = np.random.default_rng(seed)
+    hits, widths, noted = [], [], []
+    for _ in range(reps):
+        theta = 0.3 * np.exp(rng.normal(size=n_objects))
+        pred = rng.normal(size=(n_objects, n_refits)) * np.sqrt(theta)[:, None]
+        res = _quiet(phi, pred, rng.normal(size=100) * 2, interval_target=target)
+        truth = 1 - (0.3 * math.exp(0.5) if target == "population" else theta.mean()) / res.expected
+        low, high = res.confidence_interval
+        hits.append(low - 1e-12 <= truth <= high + 1e-12)
+        widths.append(high - low)
+        noted.append("too few or too skewed" in res.interval_note)
+    return float(np.mean(hits)), np.array(widths), np.array(noted)
+
+
+def test_three_objects_get_an_interval_that_says_something():
+    # before: median width 64 stability units at N = 3, R = 5 (531 at R = 3), up to 1e16
+    _, widths, noted = _skewed_objects(3, 5, "population", 150, seed=349)
+    assert np.median(widths) < 1.5 and widths.max() < 10, (np.median(widths), widths.max())
+    assert noted.mean() > 0.5  # the result says its width is limited
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_objects, n_refits, target", [
+    (3, 5, "population"), (5, 5, "population"), (10, 3, "population"), (10, 5, "population"),
+    (3, 5, "objects"), (5, 5, "objects")])
+def test_few_objects_cover_their_target(n_objects, n_refits, target):
+    # before: 0.930-0.932 at N = 10 (population), 0.921 / 0.933 at N = 3 / 5 (objects)
+    cover, _, _ = _skewed_objects(n_objects, n_refits, target, 1500, seed=350 + n_objects + n_refits)
+    assert cover >= 0.935, cover

@@ -175,8 +175,10 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     inputs = _OverallInputs(d_o_i=parts.d_o_i, count=parts.count, d_e=parts.d_e, scale=scale,
                             delta2=parts.delta2, n_categories=n_categories, object_low=parts.d_low,
                             refit_var=refit_var, base_var_d_e=base_var_d_e, base_var_s=base_var_s)
+    notes = []
     interval = _overall_interval(inputs, options.confidence_level, target=options.interval_target,
-                                 baseline_error=options.baseline_error)
+                                 baseline_error=options.baseline_error, notes=notes)
+    parts.info["note"] = " ".join([parts.info["note"], *notes]).strip()
     return ConfidenceInterval(min(interval.low, value), max(interval.high, value))
 
 
