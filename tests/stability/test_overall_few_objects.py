@@ -157,7 +157,7 @@ def _skewed_objects(n_objects, n_refits, target, reps, seed):
         low, high = res.confidence_interval
         hits.append(low - 1e-12 <= truth <= high + 1e-12)
         widths.append(high - low)
-        noted.append("too few or too skewed" in res.interval_note)
+        noted.append("too few or too skewed" in getattr(res, "interval_note", ""))
     return float(np.mean(hits)), np.array(widths), np.array(noted)
 
 
