@@ -76,8 +76,10 @@ class StabilityResult(Result):
     absent_from_baseline : tuple
         psi only: predicted categories that the baseline does not contain (share 0 in ``D_e``).
     interval_method : str
-        Method of the per-object intervals: ``"pooled-kurtosis chi-square"``, ``"Bonett"``,
-        ``"chi-square"`` (metric) or ``"Clopper-Pearson"`` (classes).
+        Method of the per-object intervals, as computed: ``"pooled-kurtosis chi-square"``,
+        ``"assumed-kurtosis chi-square"`` (no object with 4 refits), ``"Bonett"``, ``"Bonett
+        (chi-square below 6 refits)"``, ``"chi-square"`` (metric; also ``"bonett"`` when no
+        object has 6 refits) or ``"Clopper-Pearson"`` (classes).
     interval_target : {"population", "objects", "object"}
         Target of ``confidence_interval``; ``"object"`` for a one-object result.
     interval_baseline_error : bool
