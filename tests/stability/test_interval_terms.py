@@ -107,16 +107,21 @@ def test_pooled_kurtosis_is_the_ratio_of_summed_k4_and_sigma4_over_objects_with_
 
 def _pooled_ends(d, n, kappa, level):
     """The pooled interval of a variance written out: Satterthwaite's df from ``kappa`` for the lower
-    end; the upper end at least the df whose ``df / chi2_{df, a/2}`` is twice the chi-square
-    interval's width (``df = n - 1``), found by brentq."""
+    end; the upper end from 1.3 ``kappa``, at least the df whose ``df / chi2_{df, a/2}`` lies twice
+    the chi-square interval's width (``df = n - 1``) above the lower end, found by brentq."""
     a = 1 - level
     df = 2.0 / (2.0 / (n - 1) + kappa / n) if kappa < math.inf else 0.0
+    # below about 0.1 df (a = 0.05) df / chi2_{df, 1-a/2} grows again: the df of its minimum at least
+    grid = np.logspace(-3, 1, 241)
+    floor = grid[np.argmin(grid / stats.chi2.ppf(1 - a / 2, grid))]
+    df = max(df, floor)
+    low = df / stats.chi2.ppf(1 - a / 2, df)
     width = (n - 1) * (1 / stats.chi2.ppf(a / 2, n - 1) - 1 / stats.chi2.ppf(1 - a / 2, n - 1))
-    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width, 0.1, n - 1, xtol=1e-14)
+    # the upper end at most twice the chi-square width above the lower end
+    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width - low, 0.1, n - 1, xtol=1e-14)
     df_skew = 2.0 / (2.0 / (n - 1) + 1.3 * kappa / n) if kappa < math.inf else 0.0  # 1.3 x the kurtosis
     df_high = max(df_skew, df_min)
-    low = df * d / stats.chi2.ppf(1 - a / 2, df) if df > 0 else 0.0
-    return low, df_high * d / stats.chi2.ppf(a / 2, df_high)
+    return low * d, df_high * d / stats.chi2.ppf(a / 2, df_high)
 
 
 def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
@@ -164,7 +169,8 @@ def test_pooled_interval_with_an_unbounded_kurtosis_estimate():
     low, high, info = _metric_object_intervals(d, count, 0.95, "pooled", x, moments)
     assert info["kurtosis"] == math.inf and info["capped"] and info["heavy"]
     ends = _pooled_ends(d[0], 20, math.inf, 0.95)
-    assert low[0] == 0.0 == ends[0] and high[0] == pytest.approx(ends[1], rel=1e-9)
+    assert low[0] == pytest.approx(ends[0], rel=1e-12) and high[0] == pytest.approx(ends[1], rel=1e-9)
+    assert 0 < low[0] < 0.1 * d[0]  # the lowest the lower end goes: 0.088 s^2 at 0.1 df
 
 
 # --------------------------------------------------------------------------- Bonett's interval

@@ -61,17 +61,29 @@ def chi_square_width(d_o_i, n_refits, level=0.95):
     return d_o_i * df * (1 / stats.chi2.ppf(a / 2, df) - 1 / stats.chi2.ppf(1 - a / 2, df))
 
 
-def min_df(n_refits, level=0.95):
-    """The df at which ``df / chi2_{df, a/2}`` (the upper end of the variance over s^2) is twice
-    the chi-square interval's width."""
+def low_factor(n_refits, kappa, level=0.95):
+    """The lower end of the variance over s^2: Satterthwaite's df with the kurtosis used."""
+    df = 2 / (2 / (n_refits - 1) + kappa / n_refits)
+    return df / stats.chi2.ppf(0.5 + level / 2, df)
+
+
+def min_df(n_refits, kappa, level=0.95):
+    """The df at which ``df / chi2_{df, a/2}`` (the upper end of the variance over s^2) lies twice
+    the chi-square interval's width above the lower end."""
     a, df = 1 - level, n_refits - 1
     width = df * (1 / stats.chi2.ppf(a / 2, df) - 1 / stats.chi2.ppf(1 - a / 2, df))
-    return optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width, 0.1, df, xtol=1e-14)
+    low = low_factor(n_refits, kappa, level)
+    return optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width - low, 0.1, df, xtol=1e-14)
 
 
-def kurtosis_cap(n_refits):
-    """Satterthwaite's kurtosis at :func:`min_df`: the largest the upper end uses."""
-    return n_refits * (2 / min_df(n_refits) - 2 / (n_refits - 1))
+def kurtosis_cap(n_refits, kappa):
+    """Satterthwaite's kurtosis at :func:`min_df` over 1.3: the largest the upper end uses."""
+    return n_refits * (2 / min_df(n_refits, kappa) - 2 / (n_refits - 1)) / 1.3
+
+
+def used(res):
+    """The kurtosis used: the pooled estimate plus two standard errors over the refits."""
+    return max(res.refit_kurtosis + 2 * math.sqrt(24 / np.sum(res.per_object_count)), 0.0)
 
 
 def coverage(shape, n_refits, n_objects, n_calls, seed, **kwargs):
@@ -115,7 +127,7 @@ def test_no_interval_is_wider_than_twice_the_chi_square_one(n_refits):
             assert res.interval_method == "assumed-kurtosis chi-square"
             assert "cannot be estimated" in res.interval_note and "excess kurtosis of 6" in res.interval_note
         else:  # the note says when the estimate is beyond the largest kurtosis the width allows
-            capped = res.refit_kurtosis > kurtosis_cap(n_refits)
+            capped = res.refit_kurtosis > kurtosis_cap(n_refits, used(res))
             assert ("more than so few refits can resolve" in res.interval_note) == capped, shape
             if shape == "lognormal(0.5)":
                 assert capped
@@ -129,12 +141,11 @@ def test_the_cap_is_where_the_upper_end_reaches_twice_the_chi_square_width():
     pred = rng.standard_t(3, size=(40, 5)) * rng.uniform(0.5, 2.0, size=(40, 1))
     res = _quiet(phi, pred, BASE)
     d = res.per_object_observed
-    df_min = min_df(5)
+    kappa = res.refit_kurtosis + 2 * math.sqrt(24 / 200)  # the lower end: the kurtosis uncapped
+    df_min = min_df(5, kappa)
     np.testing.assert_allclose(1 - res.per_object_low, df_min * d / stats.chi2.ppf(0.025, df_min), rtol=1e-9)
-    used = res.refit_kurtosis + 2 * math.sqrt(24 / 200)  # the lower end: the kurtosis uncapped
-    df = 2 / (2 / 4 + used / 5)
-    np.testing.assert_allclose(1 - res.per_object_high, df * d / stats.chi2.ppf(0.975, df), rtol=1e-10)
-    assert f"use at most {kurtosis_cap(5):.2f}" in res.interval_note
+    np.testing.assert_allclose(1 - res.per_object_high, low_factor(5, kappa) * d, rtol=1e-10)
+    assert f"use at most {kurtosis_cap(5, kappa):.2f}" in res.interval_note
 
 
 @pytest.mark.slow
@@ -185,7 +196,7 @@ def test_thirty_objects_of_three_refits_under_auto_name_the_assumed_kurtosis():
     res = phi(pred, BASE)
     assert res.interval_method == "assumed-kurtosis chi-square" and math.isnan(res.refit_kurtosis)
     d = res.per_object_observed
-    df = 2 / (2 / 2 + 6 / 3)  # Satterthwaite with an excess kurtosis of 6 (lower end of the variance)
-    df_min = min_df(3)
-    np.testing.assert_allclose(1 - res.per_object_high, df * d / stats.chi2.ppf(0.975, df), rtol=1e-10)
+    # Satterthwaite with an excess kurtosis of 6 (lower end of the variance)
+    df_min = min_df(3, 6.0)
+    np.testing.assert_allclose(1 - res.per_object_high, low_factor(3, 6.0) * d, rtol=1e-10)
     np.testing.assert_allclose(1 - res.per_object_low, df_min * d / stats.chi2.ppf(0.025, df_min), rtol=1e-9)

@@ -145,7 +145,8 @@ def test_pooled_kurtosis_endpoints_against_scipy_kstat():
     df = 2 / (2 / (n - 1) + used / n)  # Satterthwaite: Var(s^2) = sigma^4 (2/(n-1) + kappa/n)
     # the upper end of the variance at most twice the chi-square interval's width above 0
     width = (n - 1) * (1 / stats.chi2.ppf(0.025, n - 1) - 1 / stats.chi2.ppf(0.975, n - 1))
-    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(0.025, v) - 2 * width, 0.1, n - 1, xtol=1e-13)
+    low = df / stats.chi2.ppf(0.975, df)  # the lower end's factor: the width counts from it
+    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(0.025, v) - 2 * width - low, 0.1, n - 1, xtol=1e-13)
     df_high = max(2 / (2 / (n - 1) + 1.3 * used / n), df_min)  # the upper end: 1.3 x the kurtosis
     d_e = base.var(ddof=1)
     np.testing.assert_allclose(res.per_object_low, 1 - df_high * k2 / stats.chi2.ppf(0.025, df_high) / d_e,

@@ -11,6 +11,7 @@ stated in :func:`predstab.phi` (Notes).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -65,7 +66,7 @@ _POOLED_WARN_EXCESS = 6.0
 _BONETT_WARN_EXCESS = 3.0
 _BONETT_MIN_COUNT = 6  # Bonett's trimmed mean cuts 1 / (2 sqrt(n - 4)) of each tail
 # the pooled-kurtosis interval of an object is at most this many times as wide as its chi-square
-# interval: the excess kurtosis it uses is capped where that width is reached (``_kurtosis_cap``)
+# interval: the excess kurtosis its upper end uses is capped where that width is reached (``_min_df``)
 _WIDTH_BUDGET = 2.0
 # the upper end of a pooled interval uses this multiple of the kurtosis (calibrated on the skewed
 # mixture of docs/benchmarks/coverage.md; the width budget bounds it)
@@ -74,45 +75,38 @@ _SKEW_ALLOWANCE = 1.3
 _ASSUMED_EXCESS = 6.0
 
 
-_MIN_DF_CACHE: dict = {}
+@functools.lru_cache(maxsize=64)
+def _lowest_df(alpha):
+    """The df minimising ``nu / chi^2_{nu, 1-alpha/2}`` (the lower end of a variance over s^2),
+    on a grid of 241 values of ``log nu`` in ``[1e-3, 10]``."""
+    grid = np.logspace(-3, 1, 241)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factor = grid / stats.chi2.ppf(1 - alpha / 2, grid)
+    return float(grid[np.nanargmin(np.where(np.isfinite(factor), factor, np.nan))])
 
 
-def _min_df(n, alpha):
+def _min_df(n, alpha, low):
     """Per count ``n``: the degrees of freedom at which the upper end ``nu s^2 / chi^2_{nu, alpha/2}``
-    of the scaled chi-square interval of a variance lies ``_WIDTH_BUDGET`` times the chi-square
-    interval's width (``nu = n - 1``) above 0, so that the interval is at most that wide.
+    of the variance lies ``_WIDTH_BUDGET`` times the chi-square interval's width (``nu = n - 1``)
+    above the lower end ``low s^2``, so that the interval is at most that wide.
 
     ``nu / chi^2_{nu, alpha/2}`` falls with ``nu``; bisection on ``log nu`` in ``[1e-3, n - 1]``,
-    all new counts at once (each ``(n, alpha)`` is solved once per process: the quantile
-    functions are slow).
+    all counts at once (called once per distinct count by :func:`_on_unique`).
     """
     n = np.asarray(n, dtype=float)
-    flat = n.ravel()
-    new = np.array(sorted({v for v in flat.tolist() if (v, alpha) not in _MIN_DF_CACHE}), dtype=float)
-    if new.size:
-        df0 = np.maximum(new - 1.0, 1.0)
+    df0 = np.maximum(n - 1.0, 1.0)
 
-        def upper(df):
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                return df / stats.chi2.ppf(alpha / 2, df)
+    def upper(df):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return df / stats.chi2.ppf(alpha / 2, df)
 
-        target = _WIDTH_BUDGET * (upper(df0) - df0 / stats.chi2.ppf(1 - alpha / 2, df0))
-        lo, hi = np.full(new.shape, math.log(1e-3)), np.log(df0)
-        for _ in range(48):
-            mid = (lo + hi) / 2
-            wide = ~(upper(np.exp(mid)) <= target)  # inf / NaN (chi2.ppf underflows at tiny df): wide
-            lo, hi = np.where(wide, mid, lo), np.where(wide, hi, mid)
-        if len(_MIN_DF_CACHE) > 100_000:  # bounded memory
-            _MIN_DF_CACHE.clear()
-        _MIN_DF_CACHE.update(zip(((v, alpha) for v in new.tolist()), np.exp(hi).tolist(), strict=True))
-    return np.array([_MIN_DF_CACHE[(v, alpha)] for v in flat.tolist()]).reshape(n.shape)
-
-
-def _kurtosis_cap(n, alpha):
-    """The largest excess kurtosis the pooled interval of an object of ``n`` refits uses:
-    Satterthwaite's ``nu = 2 / (2 / (n - 1) + kappa / n)`` at :func:`_min_df`."""
-    n = np.asarray(n, dtype=float)
-    return n * (2.0 / _min_df(n, alpha) - 2.0 / np.maximum(n - 1.0, 1.0))
+    target = _WIDTH_BUDGET * (upper(df0) - df0 / stats.chi2.ppf(1 - alpha / 2, df0)) + low
+    lo, hi = np.full(n.shape, math.log(1e-3)), np.log(df0)
+    for _ in range(48):
+        mid = (lo + hi) / 2
+        wide = ~(upper(np.exp(mid)) <= target)  # inf / NaN (chi2.ppf underflows at tiny df): wide
+        lo, hi = np.where(wide, mid, lo), np.where(wide, hi, mid)
+    return np.exp(hi)
 
 
 def _row_moments(x):
@@ -196,14 +190,16 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
       ``nu_i = 2 / (2 / (R_i - 1) + kappa / R_i)``. ``kappa`` is the excess kurtosis pooled over
       the objects (:func:`_pooled_excess_kurtosis`, ``M`` refits in the objects with at least 4)
       plus twice its normal-theory standard error ``sqrt(24 / M)`` (a few refits understate
-      heavy tails), clipped to ``[0, _kurtosis_cap(R_i)]``: an object's interval is never wider than
+      heavy tails), at least 0; the upper end of the variance uses ``1.3 kappa``, capped at the df of
+      :func:`_min_df`: an object's interval is never wider than
       ``_WIDTH_BUDGET`` times its chi-square interval. Assumption: the refits of every object
       share one shape. Target: coverage >= 0.93 at R = 3-20 for refits up to gamma(2), t5 or
       lognormal(0.5) tails (docs/benchmarks/coverage.md); Satterthwaite's moment match is
       conservative at few refits, so the cap costs little coverage. Where the estimate is above
       the cap (heavier tails than R refits can resolve within that width) ``info["capped"]``
-      says so; with no object of 4 refits (R = 3) the kurtosis cannot be estimated and the cap
-      itself is assumed (``info["assumed"]``). The result states both in ``interval_note``.
+      says so; with no object of 4 refits (R = 3) the kurtosis cannot be estimated and an excess
+      kurtosis of ``_ASSUMED_EXCESS`` is assumed (``info["assumed"]``). The result states both
+      in ``interval_note``.
     - ``"bonett"``: Bonett's (2006) interval ``exp(ln(c s^2) +- z c sqrt((g_4 - (R-3)/R)/(R-1)))``,
       ``c = R / (R - z)``, with each object's own kurtosis estimate (:func:`_bonett_kurtosis`);
       objects with fewer than 6 refits get the ``"chi2"`` interval (``info["bonett_rows"]``
@@ -240,30 +236,37 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
     def quantiles(n):
         n1 = np.maximum(n - 1, 1)
         if kappa == 0.0:
-            df_low = df_high = n1
+            df_low = df_high = df_min = n1
         else:
-            # Satterthwaite's df; the upper end of the variance at least the df of the width budget
-            # (the kurtosis capped), the lower end with the uncapped kurtosis: heavy tails make s^2
-            # often far above sigma^2, and that end costs little width (at most nu / chi^2_{nu, 1-a/2})
+            # Satterthwaite's df; the lower end of the variance with the kurtosis as estimated: heavy
+            # tails make s^2 often far above sigma^2, and that end costs little width
             with np.errstate(divide="ignore"):
                 df_low = 2.0 / (2.0 / n1 + kappa / np.maximum(n, 1))
                 # Satterthwaite matches the variance of s^2, not its skewness: right-skewed refits
                 # leave s^2 below sigma^2 more often than the scaled chi-square allows (the skewed
-                # mixture: 0.92-0.93 at R = 20); the upper end takes _SKEW_ALLOWANCE x the kurtosis
+                # mixture: 0.92-0.93 at R = 20); the upper end takes _SKEW_ALLOWANCE x the kurtosis,
+                # at most the df of the width budget (the kurtosis capped)
                 df_high = 2.0 / (2.0 / n1 + _SKEW_ALLOWANCE * kappa / np.maximum(n, 1))
-            df_high = np.maximum(df_high, _min_df(n, alpha))
-        with np.errstate(invalid="ignore", divide="ignore"):  # df_low = 0: unbounded kurtosis, low end 0
-            low = np.where(df_low > 0, df_low / stats.chi2.ppf(1 - alpha / 2, df_low), 0.0)
-        return np.stack([df_high / stats.chi2.ppf(alpha / 2, df_high), low], axis=-1)
+        # nu / chi^2_{nu, 1-a/2} falls with nu down to about nu = 0.1 (a = 0.05), then explodes: the
+        # lower end never uses fewer df than that minimum (an unbounded kurtosis included)
+        df_low = np.maximum(df_low, _lowest_df(alpha))
+        low = df_low / stats.chi2.ppf(1 - alpha / 2, df_low)
+        if kappa != 0.0:
+            df_min = _min_df(n, alpha, low)
+            df_high = np.maximum(df_high, df_min)
+        return np.stack([df_high / stats.chi2.ppf(alpha / 2, df_high), low, df_min], axis=-1)
 
     with np.errstate(invalid="ignore", divide="ignore"):
         table = _on_unique(quantiles, count)
         var_high = table[..., 0] * d_o_i
         var_low = table[..., 1] * d_o_i
         if method == "pooled":
-            cap = _on_unique(lambda n: _kurtosis_cap(n, alpha), count[count >= 2])
+            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3)
+            n_kept = count[count >= 2].astype(float)
+            df_min = table[..., 2][count >= 2]
+            cap = n_kept * (2.0 / df_min - 2.0 / np.maximum(n_kept - 1.0, 1.0)) / _SKEW_ALLOWANCE
             info["used"] = float(min(kappa, float(np.max(cap, initial=0.0))))
-            # the estimate itself (not only with its standard error) beyond what the width allows
+            # the estimate itself (not only with its standard errors) beyond what the width allows
             info["capped"] = bool(not np.isnan(info["kurtosis"]) and np.any(info["kurtosis"] > cap))
         if method == "bonett":
             s2 = d_o_i * np.maximum(count - 1, 0)
