@@ -67,7 +67,112 @@ def _refits(shape, size, rng):
     if shape == "lognormal(0.5)":
         v = (math.exp(0.25) - 1) * math.exp(0.25)
         return (rng.lognormal(0.0, 0.5, size=size) - math.exp(0.125)) / math.sqrt(v)
+    if shape == "bimodal mixture":  # N(-1.5, 0.5^2) and N(1.5, 0.5^2), equal weights: excess kurtosis -1.6
+        x = np.where(rng.random(size) < 0.5, rng.normal(-1.5, 0.5, size), rng.normal(1.5, 0.5, size))
+        return x / math.sqrt(2.5)
+    if shape == "skewed mixture":  # 0.9 N(0, 1) + 0.1 N(4, 1): skewness 1.2, excess kurtosis 1.8
+        x = np.where(rng.random(size) < 0.1, rng.normal(4.0, 1.0, size), rng.normal(0.0, 1.0, size))
+        return (x - 0.4) / math.sqrt(2.44)
+    if shape in ("beta(0.5, 0.5)", "beta(2, 5)"):
+        a, b = (0.5, 0.5) if shape == "beta(0.5, 0.5)" else (2.0, 5.0)
+        mean, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
+        return (rng.beta(a, b, size) - mean) / math.sqrt(var)
     raise ValueError(shape)
+
+
+SHAPES_34 = ("normal", "gamma(2)", "t5", "lognormal(0.5)", "bimodal mixture", "skewed mixture",
+             "beta(0.5, 0.5)", "beta(2, 5)")
+
+
+def _chi2_width(d_o_i, r, level=NOMINAL):
+    """Width of the normal-theory chi-square interval of each object (D_e = 1)."""
+    a = 1 - level
+    return d_o_i * (r - 1) * (1 / stats.chi2.ppf(a / 2, r - 1) - 1 / stats.chi2.ppf(1 - a / 2, r - 1))
+
+
+def _mc(p, n):
+    return f"{p:.3f} +- {2 * math.sqrt(p * (1 - p) / n):.3f}"
+
+
+def _few_refits(quick):
+    """Issue 34, items 1-2: per-object intervals of R = 3-20 refits, eight shapes, calls of 5-200 objects."""
+    per_cell = 600 if quick else 2000  # objects per cell
+    base = np.array([-1.0, 1.0]) * math.sqrt(0.5)  # D_e = 1
+    rows = []
+    misses = 0
+    for r in (3, 5, 10, 20):
+        for n_obj in (5, 20, 200):
+            for shape in SHAPES_34:
+                rng = np.random.default_rng(zlib.crc32(f"34{shape}{r}{n_obj}".encode()))
+                hits, ratios, notes = [], [], []
+                for _ in range(max(1, per_cell // n_obj)):
+                    sigma2 = rng.uniform(0.05, 1.0, size=n_obj)
+                    pred = 5 + _refits(shape, (n_obj, r), rng) * np.sqrt(sigma2)[:, None]
+                    res = _quiet(predstab.phi, pred, base)
+                    hits.append((res.per_object_low <= 1 - sigma2) & (1 - sigma2 <= res.per_object_high))
+                    ratios.append((res.per_object_high - res.per_object_low)
+                                  / _chi2_width(res.per_object_observed, r))
+                    notes.append(bool(res.interval_note))
+                h, q = np.concatenate(hits), np.concatenate(ratios)
+                cover = float(h.mean())
+                bad = cover < 0.93
+                misses += bad
+                cell = _mc(cover, h.size)
+                rows.append([r, n_obj, shape, f"**{cell}**" if bad else cell, h.size,
+                             f"{np.median(q):.2f}" if np.median(q) <= 2 else f"**{np.median(q):.2f}**",
+                             f"{q.max():.2f}" if q.max() <= 10 else f"**{q.max():.2f}**",
+                             f"{np.mean(notes):.2f}", res.interval_method])
+            print("few-refits", r, n_obj, flush=True)
+    header = ["R", "objects per call", "refit shape", "coverage +- 2 MC errors", "objects",
+              "median width / chi-square's", "largest width / chi-square's", "share of calls with a note",
+              "interval_method"]
+    verdict = ("Goals (issue 34): coverage >= 0.93, median width <= 2 x the chi-square interval's, "
+               "none > 10 x. "
+               "Bold: a goal missed. `object_interval=\"auto\"` throughout: the pooled kurtosis plus two "
+               "standard errors, capped where the upper end of the variance reaches twice the chi-square "
+               "interval's width (so no interval is wider than that), the lower end with the uncapped "
+               "kurtosis, the upper end with 1.3 x it (Satterthwaite matches the variance of s^2, not its "
+               "skewness); at R = 3 no object has 4 refits and an excess kurtosis of 6 is assumed "
+               "(`interval_method` \"assumed-kurtosis chi-square\"). *share of calls with a note*: "
+               "calls whose "
+               "`interval_note` says the kurtosis was capped or assumed. Before (issue 34's audit): "
+               "0.889-0.932 "
+               "at R = 5 in calls of 20 objects, and widths up to 1e11-1e86 stability units. "
+               + ("Every cell reaches its goals." if not misses else f"{misses} cell(s) below 0.93."))
+    return header, rows, verdict
+
+
+def _one_object(quick):
+    """Issue 34, item 3: one object alone (a 1 x R matrix)."""
+    calls = 500 if quick else 2000
+    base = np.array([-1.0, 1.0]) * math.sqrt(0.5)
+    rows = []
+    for shape, r in (("normal", 5), ("gamma(2)", 5), ("lognormal(0.5)", 5), ("skewed mixture", 5),
+                     ("normal", 20), ("gamma(2)", 20), ("lognormal(0.5)", 20), ("skewed mixture", 20)):
+        rng = np.random.default_rng(zlib.crc32(f"one{shape}{r}".encode()))
+        hits, ratios = [], []
+        for _ in range(calls):
+            sigma2 = rng.uniform(0.05, 1.0)
+            pred = 5 + _refits(shape, (1, r), rng) * math.sqrt(sigma2)
+            res = _quiet(predstab.phi, pred, base)
+            hits.append(res.confidence_interval[0] <= 1 - sigma2 <= res.confidence_interval[1])
+            ratios.append((res.confidence_interval[1] - res.confidence_interval[0])
+                          / _chi2_width(res.per_object_observed[0], r))
+        cover = float(np.mean(hits))
+        cell = _mc(cover, calls)
+        rows.append([shape, r, f"**{cell}**" if cover < 0.90 else cell, calls, f"{np.median(ratios):.2f}",
+                     f"{np.max(ratios):.2f}"])
+        print("one-object", shape, r, cover, flush=True)
+    header = ["refit shape", "R", "coverage +- 2 MC errors", "calls", "median width / chi-square's",
+              "largest width / chi-square's"]
+    verdict = ("Goal (issue 34, item 3): >= 0.90 (bold below). `\"auto\"` on one object uses its own "
+               "kurtosis as the pooled one (plus two standard errors, capped as above). Before: Bonett's "
+               "interval, or the chi-square below 6 refits: skewed mixture 0.894 at R = 20; gamma(2) 0.888, "
+               "lognormal(0.5) 0.874, skewed mixture 0.873 at R = 5 (issue 34's audit). Normal refits pay "
+               "for it: the kurtosis of 5-20 refits is poorly determined, so their interval is "
+               "wider than the "
+               "chi-square's (median ratio above) and covers more than 0.95.")
+    return header, rows, verdict
 
 
 def _metric_shapes(quick):
@@ -142,7 +247,8 @@ def _forests(quick):
     d_e = y[:300].var(ddof=1)
     n_draws = 100 if quick else 400
     rows = []
-    for r in (10, 20):
+    spread = {}
+    for r in (5, 10, 20):
         out = {}
         for method in ("chi2", "pooled", "bonett"):
             draw_rng = np.random.default_rng(r)
@@ -151,23 +257,40 @@ def _forests(quick):
                 cols = draw_rng.choice(forests.shape[1], size=r, replace=False)
                 res = _quiet(predstab.phi, forests[:, cols], y[:300], object_interval=method)
                 truth = 1 - truth_var / d_e
-                hits.append(np.mean((res.per_object_low <= truth) & (truth <= res.per_object_high)))
+                hits.append((res.per_object_low <= truth) & (truth <= res.per_object_high))
                 widths.append(np.mean(res.per_object_high - res.per_object_low))
-            out[method] = (float(np.mean(hits)), float(np.mean(widths)))
+            per_object = np.mean(hits, axis=0)  # coverage of each test object over the draws
+            out[method] = (float(per_object.mean()), float(np.mean(widths)), per_object)
+        per = out["pooled"][2]
+        worst = int(np.argmin(per))
+        spread[r] = (per.min(), np.quantile(per, 0.1), np.median(per), worst)
         kurt = _quiet(predstab.phi, forests[:, :r], y[:300]).refit_kurtosis
         rows.append([r, forests.shape[0], _flag(out["chi2"][0]), _flag(out["pooled"][0], 0.93),
-                     f"{out['pooled'][1]:.3f}", _flag(out["bonett"][0], 0.90), f"{out['bonett'][1]:.3f}",
-                     f"{kurt:.2f}"])
-        print("forest", r, out, flush=True)
-    header = ["R", "objects per call", "chi-square", "pooled kurtosis", "width", "Bonett", "width",
+                     f"{out['pooled'][1]:.3f}", _flag(per.min(), 0.85),
+                     f"{np.quantile(per, 0.1):.3f} / {np.median(per):.3f}", _flag(out["bonett"][0], 0.90),
+                     f"{out['bonett'][1]:.3f}", f"{kurt:.2f}"])
+        print("forest", r, {k: v[:2] for k, v in out.items()}, spread[r], flush=True)
+    header = ["R", "objects per call", "chi-square", "pooled kurtosis (auto)", "width",
+              "worst object (auto)", "10th percentile / median object (auto)", "Bonett", "width",
               "pooled excess kurtosis (one draw)"]
+    # the worst object's own forests: how far from the pooled shape
+    w = spread[20][3]
+    own = stats.kurtosis(forests[w])
+    pooled = stats.kurtosis((forests - forests.mean(axis=1, keepdims=True)).ravel()
+                            / np.repeat(forests.std(axis=1), forests.shape[1]))
     verdict = (f"A `TreePool` of {n_trees} trees ({forests.shape[1]} disjoint forests of 10 trees, 300 "
                "training objects, 30 test objects); the truth is each object's variance over all those "
                "forests, the R refits are R forests drawn without replacement (the finite pool adds a little "
                "error to the truth). Bold: below the goal of the column. With 30 objects per call the pooled "
                "kurtosis is estimated from 300-600 refits: the pooled interval reaches 0.93 only just; "
                "Bonett does as well here, as the forests' refits are close to normal "
-               "(excess kurtosis about 0.3-1).")
+               "(excess kurtosis about 0.3-1). Per-object coverage (issue 34, item 4): each test object's "
+               f"share of the {n_draws} draws covering it; goal for the worst object 0.85 (bold below). The "
+               f"worst object at R = 20 (test object {w}) has forests of excess kurtosis {own:.1f} over "
+               f"all {forests.shape[1]} forests against {pooled:.1f} for the standardised forests of all "
+               + ("objects: its refits are far from the pooled shape, which the pooled interval assumes. "
+                  if own > pooled + 2 else "objects. ")
+               + "The result does not flag single objects whose refits differ in shape from the pooled one.")
     return header, rows, verdict
 
 
@@ -407,6 +530,114 @@ def _overall(quick):
     return header, rows, verdict
 
 
+def _few_objects(quick):
+    """Issue 34, item 6: the overall interval at N = 3, 5, 10 objects with 3 or 5 refits."""
+    reps = 400 if quick else 2000
+    rows = []
+    for target in ("population", "objects"):
+        for n_obj in (3, 5, 10):
+            for r in (3, 5):
+                rng = np.random.default_rng(zlib.crc32(f"few{target}{n_obj}{r}".encode()))
+                hits, widths, ratios, notes = [], [], [], []
+                for _ in range(reps):
+                    theta = 0.3 * np.exp(rng.normal(size=n_obj))
+                    pred = rng.normal(size=(n_obj, r)) * np.sqrt(theta)[:, None]
+                    res = _quiet(predstab.phi, pred, rng.normal(size=100) * 2, interval_target=target)
+                    d_e = res.expected
+                    truth = 1 - (0.3 * math.exp(0.5) if target == "population" else theta.mean()) / d_e
+                    low, high = res.confidence_interval
+                    hits.append(low - 1e-12 <= truth <= high + 1e-12)
+                    widths.append(high - low)
+                    t_low, t_high = _t_interval(res.per_object_observed, d_e)
+                    ratios.append((high - low) / (t_high - t_low))
+                    notes.append("too few or too skewed" in res.interval_note)
+                cover = float(np.mean(hits))
+                cell = _mc(cover, reps)
+                rows.append([target, n_obj, r, f"**{cell}**" if cover < 0.935 else cell, reps,
+                             f"{np.median(widths):.3f}", f"{np.mean(widths):.3f}", f"{np.max(widths):.2f}",
+                             f"{np.median(ratios):.2f}", f"{np.mean(notes):.2f}"])
+                print("few-objects", rows[-1], flush=True)
+    header = ["target", "N", "R", "coverage +- 2 MC errors", "calls", "median width", "mean width",
+              "largest width", "median width / t interval's", "share of calls with a note"]
+    verdict = ("Objects' variances 0.3 lognormal(1), normal refits, 100 normal training responses "
+               "of variance 4 "
+               "(D_e about 4); widths in stability units. Goal (issue 34, item 6): >= 0.935 (bold below). "
+               "Population target: the variance of the mean is at least the refits' own noise "
+               "`sum v_i / N^2` (jackknife), and the interval at most 3 x the normal-theory interval's width "
+               "`2 z sqrt(var)` (the t interval's, or the refit noise's where larger); "
+               "`interval_note` says so "
+               "when it is wider than 2 x (*share of calls with a note*). Objects target: the jackknife "
+               "variance widened by `(t_nu / z)^2`, `nu = sum (R_i - 1)`. Before (issue 34's audit and this "
+               "benchmark on the code before): population 0.930-0.932 at N = 10, R = 3 and 5, median widths "
+               "531 / 64 stability units at N = 3, R = 3 / 5 and 1.8 / 1.1 at N = 5; objects 0.921 "
+               "/ 0.933 at "
+               "N = 3 / 5, R = 5. The width goal of 2 x the t interval is not met at N = 3 and 5: "
+               "with so few "
+               "objects of skewed variances no narrower interval reached 0.935 (capping at 2 x gave "
+               "0.91-0.94); the result says so in `interval_note`. The objects target is not "
+               "capped: at R = 3 "
+               "its interval is wide (the jackknife of 3 refits) but covers.")
+    return header, rows, verdict
+
+
+def _few_classes(quick):
+    """Issue 34, items 7-8: two classes split alike; seven classes of seven different votes."""
+    reps = 300 if quick else 1000
+    rows = []
+    labels = np.array(["a", "b"], dtype=object)
+    base = np.array(list("aaaaaabbbb"), dtype=object)
+    for n_obj in (3, 5):
+        rng = np.random.default_rng(34 + n_obj)
+        zero, widths, hits = 0, [], []
+        for _ in range(reps):
+            pred = labels[(rng.random((n_obj, 5)) < 0.4).astype(int)]
+            if (pred == pred[:, :1]).all():
+                continue
+            ci = _quiet(predstab.psi, pred, base).confidence_interval
+            zero += ci[1] - ci[0] <= 1e-12
+            widths.append(ci[1] - ci[0])
+            hits.append(ci[0] <= 1 - 0.48 / 0.48 <= ci[1])
+        split = labels[np.array([[0, 0, 0, 1, 1]] * n_obj)]
+        ci = _quiet(predstab.psi, split, base).confidence_interval
+        rows.append([f"2 classes, N = {n_obj}, R = 5, share 0.4", len(widths),
+                     str(zero) if zero == 0 else f"**{zero}**", f"{min(widths):.3f}",
+                     f"[{ci[0]:.3f}, {ci[1]:.3f}]", _mc(float(np.mean(hits)), len(hits))])
+    # seven classes, seven refits: every vote table, exact coverage at random true shares
+    tables = _all_tables(7, 7)
+    lab7 = np.array(list("abcdefg"), dtype=object)
+    pred = np.array([np.repeat(lab7, t) for t in tables], dtype=object)
+    res = _quiet(predstab.phi, pred, np.repeat(lab7, 3).astype(object))
+    delta2 = np.ones((7, 7)) - np.eye(7)
+    shares = np.random.default_rng(7).dirichlet(np.ones(7), size=60 if quick else 200)
+    cover = _exact(tables, res.per_object_low, res.per_object_high, shares, delta2, res.expected)
+    t_low, t_high = _old_box(tables, delta2, 6 / 7, True)
+    # before: the box alone, extended to the estimate as then
+    old_high = np.maximum(1 - t_low / res.expected, res.per_object)
+    old_low = np.minimum(1 - t_high / res.expected, res.per_object)
+    range_s = (6 / 7) / res.expected
+    every = np.flatnonzero((tables == 1).all(axis=1))[0]
+    rows.append(["7 classes, R = 7 (every vote table)", len(tables), "0",
+                 f"{np.mean(res.per_object_high - res.per_object_low) / range_s:.2f} of the range "
+                 f"(before {np.mean(old_high - old_low) / range_s:.2f})",
+                 f"[{res.per_object_low[every]:.3f}, {res.per_object_high[every]:.3f}] "
+                 f"(before [{old_low[every]:.3f}, {old_high[every]:.3f}])",
+                 f"exact: min {cover.min():.3f}, mean {cover.mean():.3f} at {len(shares)} random "
+                 f"true shares"])
+    header = ["case", "calls / tables", "zero-width intervals", "smallest width (2 classes) / mean width",
+              "every object split 3-2 / seven different votes", "coverage"]
+    verdict = ("Item 7: the population interval's variance is at least the refits' own noise `sum "
+               "v_i / N^2`, so "
+               "objects that split alike by chance no longer give a point (before: [-0.2, -0.2] in 2-4 calls "
+               "of 1,000). Coverage of the 2-class rows: the population stability is 0 (share 0.4, "
+               "D_e = 0.48). "
+               "Item 8: beyond 6 categories the simplex is not enumerated; the lower end of the Gini "
+               "disagreement is now at least `1 - max sum p_c high_c` over the Bonferroni box on the simplex "
+               "(a linear programme, valid as `p_c <= high_c`), which cuts the upper end of seven different "
+               "votes from 1.0 to 0.654; the exact range over the box on the simplex would give 0.511. "
+               "Coverage stays at least nominal (Bonferroni), exact over every table.")
+    return header, rows, verdict
+
+
 def _all_agree(quick):
     """Every refit agrees: the one-sided bound against the point [1, 1] it replaces."""
     reps = 400 if quick else 2000
@@ -449,9 +680,10 @@ CASES = [
          "Share of 95 % per-object intervals (`per_object_low` / `per_object_high`) containing the "
          "object's true stability `1 - sigma_i^2 / D_e` (D_e = 1 fixed; object variances U(0.05, 1)). "
          "*chi-square*: `object_interval=\"chi2\"`, exact for normal refits. *pooled kurtosis*: "
-         "`object_interval=\"pooled\"` (what `\"auto\"` picks with at least 20 objects), calls of 200 "
+         "`object_interval=\"pooled\"` (what `\"auto\"` picks; issue 34 caps its kurtosis), calls of 200 "
          "objects, Satterthwaite's scaled chi-square with the excess kurtosis pooled over the call's "
-         "objects. *Bonett*: `object_interval=\"bonett\"` (what `\"auto\"` picks for fewer objects), each "
+         "objects. *Bonett*: `object_interval=\"bonett\"` (the default for fewer than 20 objects before "
+         "issue 34), each "
          "object's own kurtosis. Widths in units of stability.", _metric_shapes),
     Case("forests", "Per-object intervals: random forests with heavy-tailed noise",
          "Friedman #1 with t2 noise on the responses, scikit-learn forests of 10 trees.", _forests),
@@ -469,6 +701,17 @@ CASES = [
          _holding),
     Case("overall", "The interval over several objects: targets",
          "Coverage of `confidence_interval` for the target each option names.", _overall),
+    Case("few-refits", "Per-object intervals at 3 to 20 refits: eight shapes, calls of 5 to 200 objects",
+         "Share of 95 % per-object intervals containing the object's true stability `1 - sigma_i^2` "
+         "(D_e = 1; "
+         "object variances U(0.05, 1)), with `object_interval=\"auto\"`, and each interval's width over the "
+         "chi-square interval's of the same object.", _few_refits),
+    Case("one-object", "Per-object intervals: one object alone",
+         "A 1 x R matrix: `confidence_interval` is the object's own interval.", _one_object),
+    Case("few-objects", "The interval over 3 to 10 objects with 3 or 5 refits",
+         "Coverage and width of `confidence_interval` for both targets.", _few_objects),
+    Case("few-classes", "Classes: objects that split alike, seven different votes",
+         "Two classes with every object split 3-2 of 5 votes; seven classes of seven refits.", _few_classes),
     Case("all-agree", "Every refit agrees: one-sided bound",
          "When every refit of every object agrees (D_o = 0), the interval is `[1 - q / D_e, 1]` with `q` "
          "the exact binomial upper bound of the disagreement from the agreeing pairs (for objects: "
@@ -478,21 +721,23 @@ CASES = [
 
 
 # the item of issue 21 each case answers; the tuning cases are on their own page
-ISSUE_ITEMS = {"metric-shapes": "1", "forests": "1", "categorical": "2, 3", "ordinal": "3", "estimate": "2",
-               "overall": "4, 5", "all-agree": "5"}
+ISSUE_ITEMS = {"metric-shapes": "21: 1", "forests": "21: 1; 34: 4", "categorical": "21: 2, 3",
+               "ordinal": "21: 3", "estimate": "21: 2", "few-refits": "34: 1, 2, 5", "one-object": "34: 3",
+               "few-objects": "34: 6",
+               "few-classes": "34: 7, 8", "overall": "21: 4, 5", "all-agree": "21: 5"}
 
 
 def _index():
-    """One table naming every case of issue 21 and where it is (this page or the tuning page)."""
+    """One table naming every case of issues 21 and 34 and where it is (this page or the tuning page)."""
     from bench_coverage_tuning import SECTIONS
 
     rows = [[ISSUE_ITEMS[c.name], c.title, "this page"] for c in CASES]
-    rows += [[item, f"{title}: {what}", "[coverage-tuning.md](coverage-tuning.md)"]
-             for item, title, what in SECTIONS]
-    return ["## Every case of issue 21", "",
+    rows += [[item if ":" in str(item) else f"21: {item}", f"{title}: {what}",
+              "[coverage-tuning.md](coverage-tuning.md)"] for item, title, what in SECTIONS]
+    return ["## Every case of issues 21 and 34", "",
             "The closed forms and the recommendation interval are measured by "
             "`benchmarks/bench_coverage_tuning.py`, which writes [their page](coverage-tuning.md).", "",
-            *_table(["issue 21 item", "case", "where"], rows), ""]
+            *_table(["issue: item", "case", "where"], rows), ""]
 
 
 def _table(header, rows):

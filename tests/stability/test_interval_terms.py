@@ -105,6 +105,25 @@ def test_pooled_kurtosis_is_the_ratio_of_summed_k4_and_sigma4_over_objects_with_
     assert math.isnan(kappa) and used == 0
 
 
+def _pooled_ends(d, n, kappa, level):
+    """The pooled interval of a variance written out: Satterthwaite's df from ``kappa`` for the lower
+    end; the upper end from 1.3 ``kappa``, at least the df whose ``df / chi2_{df, a/2}`` lies twice
+    the chi-square interval's width (``df = n - 1``) above the lower end, found by brentq."""
+    a = 1 - level
+    df = 2.0 / (2.0 / (n - 1) + kappa / n) if kappa < math.inf else 0.0
+    # below about 0.1 df (a = 0.05) df / chi2_{df, 1-a/2} grows again: the df of its minimum at least
+    grid = np.logspace(-3, 1, 241)
+    floor = grid[np.argmin(grid / stats.chi2.ppf(1 - a / 2, grid))]
+    df = max(df, floor)
+    low = df / stats.chi2.ppf(1 - a / 2, df)
+    width = (n - 1) * (1 / stats.chi2.ppf(a / 2, n - 1) - 1 / stats.chi2.ppf(1 - a / 2, n - 1))
+    # the upper end at most twice the chi-square width above the lower end
+    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(a / 2, v) - 2 * width - low, 0.1, n - 1, xtol=1e-14)
+    df_skew = 2.0 / (2.0 / (n - 1) + 1.3 * kappa / n) if kappa < math.inf else 0.0  # 1.3 x the kurtosis
+    df_high = max(df_skew, df_min)
+    return low * d, df_high * d / stats.chi2.ppf(a / 2, df_high)
+
+
 def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
     x = np.array([[0.0, 1.0, 5.0, 2.0, 9.0, 1.0], [3.0, -2.0, 0.0, 9.0, 1.0, 0.0],
                   [1.0, 2.0, np.nan, np.nan, np.nan, np.nan]])
@@ -119,21 +138,39 @@ def test_pooled_interval_of_an_object_with_two_refits_uses_satterthwaites_df():
     again = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
     np.testing.assert_array_equal(again[0], low)
     np.testing.assert_array_equal(again[1], high)
+    used = max(kappa + 2 * math.sqrt(24 / 12), 0.0)  # plus 2 standard errors over the 12 refits pooled
     for i, n in enumerate(count):
-        df = 2.0 / (2.0 / (n - 1) + kappa / n)
-        assert low[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.95, df), rel=1e-12)
-        assert high[i] == pytest.approx(df * d_o_i[i] / stats.chi2.ppf(0.05, df), rel=1e-12)
+        ends = _pooled_ends(d_o_i[i], n, used, 0.9)
+        assert low[i] == pytest.approx(ends[0], rel=1e-12)
+        assert high[i] == pytest.approx(ends[1], rel=1e-9)
+    # issue 34: never wider than twice the chi-square interval
+    chi_low, chi_high, _ = _metric_object_intervals(d_o_i, count, 0.9, "chi2", x, moments)
+    assert np.all(high - low <= 2 * (chi_high - chi_low) * (1 + 1e-9))
 
 
-def test_pooled_interval_without_an_object_of_four_refits_is_the_chi_square_interval():
+def test_pooled_interval_without_an_object_of_four_refits_assumes_heavy_tails():
     x = np.array([[0.0, 1.0, 5.0], [3.0, -2.0, 0.0], [1.0, 2.0, np.nan]])
     count = np.array([3, 3, 2])
     d_o_i = np.array([np.nanvar(r, ddof=1) for r in x])
     low, high, info = _metric_object_intervals(d_o_i, count, 0.9, "pooled", x)
-    assert math.isnan(info["kurtosis"]) and info["heavy"] == 0
-    df = count - 1
-    np.testing.assert_allclose(low, df * d_o_i / stats.chi2.ppf(0.95, df), rtol=1e-12)
-    np.testing.assert_allclose(high, df * d_o_i / stats.chi2.ppf(0.05, df), rtol=1e-12)
+    assert math.isnan(info["kurtosis"]) and info["heavy"] == 0 and info["assumed"]
+    for i, n in enumerate(count):  # an excess kurtosis of 6 assumed (t5, lognormal(0.5)), capped above
+        ends = _pooled_ends(d_o_i[i], n, 6.0, 0.9)
+        assert low[i] == pytest.approx(ends[0], rel=1e-12)
+        assert high[i] == pytest.approx(ends[1], rel=1e-9)
+
+
+def test_pooled_interval_with_an_unbounded_kurtosis_estimate():
+    # one outlier among 20 refits: the unbiased estimate of sigma^4 is negative, the kurtosis unbounded
+    x = np.r_[np.zeros(19), 10.0][None, :]
+    moments = _row_moments(x)
+    count = moments[0].astype(np.int64)
+    d = np.array([x.var(ddof=1)])
+    low, high, info = _metric_object_intervals(d, count, 0.95, "pooled", x, moments)
+    assert info["kurtosis"] == math.inf and info["capped"] and info["heavy"]
+    ends = _pooled_ends(d[0], 20, math.inf, 0.95)
+    assert low[0] == pytest.approx(ends[0], rel=1e-12) and high[0] == pytest.approx(ends[1], rel=1e-9)
+    assert 0 < low[0] < 0.1 * d[0]  # the lowest the lower end goes: 0.088 s^2 at 0.1 df
 
 
 # --------------------------------------------------------------------------- Bonett's interval
@@ -246,7 +283,10 @@ def test_class_bounds_of_many_categories_are_the_same_from_a_sparse_table(ordina
     if not ordinal:
         for i, t in enumerate(table):
             lo, hi = _cp_bounds(t, r[i], 0.05 / 8)
-            assert dense[0][i] == pytest.approx(lo.sum() ** 2 - np.sum(lo * lo), abs=1e-15)
+            # issue 34: at least 1 - max sum p_c hi_c over the box on the simplex (a linear programme)
+            box = list(zip(lo, hi, strict=True))
+            lp = optimize.linprog(-hi, A_eq=np.ones((1, 8)), b_eq=[1.0], bounds=box, method="highs")
+            assert dense[0][i] == pytest.approx(max(lo.sum() ** 2 - np.sum(lo * lo), 1 + lp.fun), abs=1e-9)
             assert dense[1][i] == pytest.approx(min(1 - _water_filling(lo, hi), 7 / 8), rel=1e-9)
         assert dense[1][1] < 0.66  # the unanimous object: well below the cap 7 / 8
 
@@ -294,6 +334,16 @@ def _bootstrap_t(x, alpha):
     return max(m - t_high * s, 0.0), m - t_low * s
 
 
+def _t_widen(nu, alpha=0.05):
+    """(t_nu / z)^2: the objects target's jackknife variance is estimated from nu = sum (R_i - 1) refits."""
+    return (stats.t.ppf(1 - alpha / 2, nu) / stats.norm.ppf(1 - alpha / 2)) ** 2
+
+
+def _capped(low, high, mean, var, alpha=0.05):
+    """The population interval's upper end cut at low + 3 x the normal-theory width 2 z sqrt(var)."""
+    return low, max(min(high, low + 3 * 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(var)), mean)
+
+
 def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
     from predstab.stability._overall_interval import _overall_interval, _OverallInputs
     inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
@@ -305,7 +355,7 @@ def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
     d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
     got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
-    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16, 0.1)
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(16, 0.1), 0.1)
     assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
 
 
@@ -315,6 +365,8 @@ def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootst
     b_low, b_high = _bootstrap_t(four, 0.05)
     low = min(low, b_low) if b_low > 0 else low
     high = max(high, b_high)
+    low, high = _capped(low, high, four.mean(), _widened(four, 0.05))  # issue 34: at most 3 x the t width
+    assert high < max(_gamma(four.mean(), _widened(four, 0.05), 0.05)[1], b_high)  # the cap acts here
     assert _overall(four, [6] * 4, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
     # five objects: the upper end at least the gamma form's at alpha / 2
     five = np.array([0.2, 1.5, 0.4, 6.0, 0.3])
@@ -322,6 +374,7 @@ def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootst
     b_low, b_high = _bootstrap_t(five, 0.05)
     low = min(low, b_low) if b_low > 0 else low
     high = max(high, b_high, _gamma(five.mean(), _widened(five, 0.025), 0.025)[1])
+    low, high = _capped(low, high, five.mean(), _widened(five, 0.05))
     assert _overall(five, [6] * 5, 5.0, "metric") == pytest.approx((1 - high / 5.0, 1 - low / 5.0), rel=1e-12)
 
 
@@ -402,7 +455,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 0.2, 0.5])
     mean = d_o_i.mean()
-    low_d, high_d = _gamma(mean, 1.1 / 16, 0.05)
+    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(16), 0.05)
     e_low, e_high = _gamma(3.0, 0.4, 0.05)
     e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
     ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
@@ -420,7 +473,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
     # a mean disagreement below 1 (D_o / D_e = 0.2)
     x = d_o_i / 10
-    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100, 0.05)
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(16), 0.05)
     half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
     ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
     ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))

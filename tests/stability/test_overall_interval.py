@@ -65,10 +65,19 @@ def test_gamma_form_at_a_quarter_alpha_starts_at_five_objects():
 
     five = phi(pred, base)
     d_o = pred.var(axis=1, ddof=1)
-    assert five.confidence_interval.low == pytest.approx(1 - gamma_high(d_o, 0.975) / d_e, rel=1e-12)
+    # issue 34: at most 3 x the normal-theory width 2 z sqrt(var) above the lower end
+    var = d_o.var(ddof=1) / 5 * (stats.t.ppf(0.975, 4) / stats.norm.ppf(0.975)) ** 2
+    cap = 1 - (1 - five.confidence_interval.high) - 3 * 2 * stats.norm.ppf(0.975) * np.sqrt(var) / d_e
+    expected = max(1 - gamma_high(d_o, 0.975) / d_e, cap)
+    assert five.confidence_interval.low == pytest.approx(expected, rel=1e-12)
     four = phi(pred[:4], base)
     assert four.confidence_interval.low > 1 - gamma_high(d_o[:4], 0.975) / d_e + 0.05
-    assert four.confidence_interval.low <= 1 - gamma_high(d_o[:4], 0.95) / d_e + 1e-12
+    # four skewed objects: the union's upper end of D_o (S = -7.3) is cut at 3 x the t width
+    var = d_o[:4].var(ddof=1) / 4 * (stats.t.ppf(0.975, 3) / stats.norm.ppf(0.975)) ** 2
+    cap = four.confidence_interval.high - 3 * 2 * stats.norm.ppf(0.975) * np.sqrt(var) / d_e
+    assert four.confidence_interval.low == pytest.approx(cap, rel=1e-12)
+    assert cap > 1 - gamma_high(d_o[:4], 0.95) / d_e
+    assert "too few or too skewed" in four.interval_note
 
 
 def test_one_sided_bound_with_baseline_error_uses_the_lower_end_of_d_e():

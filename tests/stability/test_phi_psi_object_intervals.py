@@ -33,7 +33,7 @@ def test_objects_with_exactly_two_predictions_have_a_chi_square_interval_with_on
                      [0.5, 1.0, 2.0, 1.0, 0.0]])
     base = np.array([0.0, 2.0, 4.0, 1.0, 3.0])
     with pytest.warns(PredstabDataWarning):
-        res = phi(pred, base)
+        res = phi(pred, base, object_interval="chi2")
     d_e = np.var(base, ddof=1)
     s2 = np.var([1.0, 3.0], ddof=1)
     assert res.per_object_observed[0] == s2 and res.per_object_count[0] == 2
@@ -155,7 +155,7 @@ def test_sparse_table_bounds_with_few_used_codes_and_many_refits():
 def test_one_object_left_gives_its_own_interval():
     pred = np.array([[np.nan, 1.0, np.nan, np.nan, np.nan], [1.0, 2.0, 4.0, 2.0, 1.0]])
     with pytest.warns(PredstabDataWarning):
-        res = phi(pred, np.array([0.0, 2.0, 4.0, 6.0]))
+        res = phi(pred, np.array([0.0, 2.0, 4.0, 6.0]), object_interval="chi2")
     assert res.confidence_interval == (res.per_object_low[1], res.per_object_high[1])
     from scipy import stats
 
@@ -193,7 +193,15 @@ def test_interval_over_objects_with_mostly_unanimous_objects():
     assert boot_t[0] == 0.0
     assert res.confidence_interval.high == pytest.approx(1 - gamma[0], rel=1e-12)
     assert gamma4 > max(gamma[1], boot_t[1])
-    assert res.confidence_interval.low == pytest.approx(1 - gamma4, rel=1e-12)
+    # issue 34: the upper end of D_o at most 3 x the normal-theory width 2 z sqrt(var) above the
+    # lower end (var at least the refits' own noise: the jackknife of the one object's s^2 over N^2)
+    row = pred[0]
+    loo = np.array([np.var(np.delete(row, j), ddof=1) for j in range(5)])
+    floor = 4 / 5 * np.sum((loo - loo.mean()) ** 2) / 144
+    cap = gamma[0] + 3 * 2 * stats.norm.ppf(0.975) * np.sqrt(max(var, floor))
+    assert cap < gamma4
+    assert res.confidence_interval.low == pytest.approx(1 - cap, rel=1e-12)
+    assert "too few or too skewed" in res.interval_note
     assert res.confidence_interval.high < 1.0
     # a constant baseline: no interval at all, per object neither
     with pytest.warns(Warning):

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 import predstab
 from predstab import PredstabDataWarning, phi, psi
@@ -110,7 +110,7 @@ def test_bonett_endpoints_and_the_one_object_default():
     row = rng.gamma(2.0, size=12)
     base = np.array([0.0, 1.0, 3.0, 6.0])
     d_e = base.var(ddof=1)
-    res = _quiet(phi, row[None, :], base)  # one object: "auto" is Bonett
+    res = _quiet(phi, row[None, :], base, object_interval="bonett")
     assert res.interval_method == "Bonett" and res.interval_target == "object"
     var_low, var_high = _bonett_reference(row)
     assert res.confidence_interval.low == pytest.approx(1 - var_high / d_e, rel=1e-12)
@@ -118,11 +118,12 @@ def test_bonett_endpoints_and_the_one_object_default():
     # with a missing refit, the object's 11 values
     gap = row.copy()
     gap[4] = np.nan
-    res_gap = _quiet(phi, gap[None, :], base)
+    res_gap = _quiet(phi, gap[None, :], base, object_interval="bonett")
     var_low, var_high = _bonett_reference(np.delete(row, 4))
     assert res_gap.confidence_interval.low == pytest.approx(1 - var_high / d_e, rel=1e-12)
     # five refits: too few for Bonett's trimmed mean, the chi-square interval is used
-    five = phi(row[None, :5], base)
+    five = phi(row[None, :5], base, object_interval="bonett")
+    assert five.interval_method == "chi-square" and "needs 6 refits" in five.interval_note
     s2 = row[:5].var(ddof=1)
     assert five.confidence_interval.low == pytest.approx(1 - 4 * s2 / stats.chi2.ppf(0.025, 4) / d_e,
                                                          rel=1e-12)
@@ -140,9 +141,16 @@ def test_pooled_kurtosis_endpoints_against_scipy_kstat():
     sigma4 = (k2 ** 2 - k4 / n) * (n - 1) / (n + 1)  # unbiased for sigma^4
     kappa = k4.sum() / sigma4.sum()
     assert res.refit_kurtosis == pytest.approx(kappa, rel=1e-10)
-    df = 2 / (2 / (n - 1) + kappa / n)  # Satterthwaite: Var(s^2) = sigma^4 (2/(n-1) + kappa/n)
+    used = kappa + 2 * math.sqrt(24 / 320)  # plus two standard errors over the 40 x 8 refits
+    df = 2 / (2 / (n - 1) + used / n)  # Satterthwaite: Var(s^2) = sigma^4 (2/(n-1) + kappa/n)
+    # the upper end of the variance at most twice the chi-square interval's width above 0
+    width = (n - 1) * (1 / stats.chi2.ppf(0.025, n - 1) - 1 / stats.chi2.ppf(0.975, n - 1))
+    low = df / stats.chi2.ppf(0.975, df)  # the lower end's factor: the width counts from it
+    df_min = optimize.brentq(lambda v: v / stats.chi2.ppf(0.025, v) - 2 * width - low, 0.1, n - 1, xtol=1e-13)
+    df_high = max(2 / (2 / (n - 1) + 1.3 * used / n), df_min)  # the upper end: 1.3 x the kurtosis
     d_e = base.var(ddof=1)
-    np.testing.assert_allclose(res.per_object_low, 1 - df * k2 / stats.chi2.ppf(0.025, df) / d_e, rtol=1e-10)
+    np.testing.assert_allclose(res.per_object_low, 1 - df_high * k2 / stats.chi2.ppf(0.025, df_high) / d_e,
+                               rtol=1e-9)
     np.testing.assert_allclose(res.per_object_high, 1 - df * k2 / stats.chi2.ppf(0.975, df) / d_e, rtol=1e-10)
     assert res.to_frame().loc[0, "interval_method"] == "pooled-kurtosis chi-square"
 
@@ -161,7 +169,10 @@ def test_heavy_tails_warn_and_the_method_is_recorded():
     assert math.isnan(chi.refit_kurtosis)
     row = np.r_[np.zeros(19), 10.0][None, :]  # one outlier among 20 refits
     with pytest.warns(PredstabDataWarning, match=r"heavy-tailed \(excess kurtosis estimate > 3\)"):
-        phi(row, np.array([0.0, 5.0, 10.0]))
+        phi(row, np.array([0.0, 5.0, 10.0]), object_interval="bonett")
+    with pytest.warns(PredstabDataWarning, match=r"heavy-tailed \(pooled excess kurtosis"):
+        one = phi(row, np.array([0.0, 5.0, 10.0]))  # "auto": the object's own kurtosis, capped
+    assert "more than so few refits can resolve" in one.interval_note
 
 
 # ----------------------------------------------------------------- item 2: classes hold their estimate
@@ -430,7 +441,7 @@ def test_objects_target_pinned_to_the_jackknife_of_each_object():
         loo = np.array([d_o(row[:j] + row[j + 1:]) for j in range(7)])
         var.append(6 / 7 * np.sum((loo - loo.mean()) ** 2))
     mean = np.mean([d_o(r) for r in pred.tolist()])
-    v = np.sum(var) / 144
+    v = np.sum(var) / 144 * (stats.t.ppf(0.975, 72) / stats.norm.ppf(0.975)) ** 2  # nu = 12 x 6 refits
     df = 2 * mean ** 2 / v
     high, low = df * mean / stats.chi2.ppf([0.025, 0.975], df) / res.expected
     assert res.confidence_interval.low == pytest.approx(1 - high, rel=1e-10)

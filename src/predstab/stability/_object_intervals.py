@@ -11,6 +11,7 @@ stated in :func:`predstab.phi` (Notes).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -50,20 +51,62 @@ def _on_unique(fn, *keys):
     return table[code]
 
 
-# metric per-object methods: what ``object_interval`` accepts and what "auto" picks
+# metric per-object methods: what ``object_interval`` accepts ("auto" is "pooled")
 _METRIC_METHODS = ("auto", "pooled", "bonett", "chi2")
 _METHOD_NAMES = {
     "pooled": "pooled-kurtosis chi-square",
+    "assumed": "assumed-kurtosis chi-square",
     "bonett": "Bonett",
+    "bonett+chi2": "Bonett (chi-square below 6 refits)",
     "chi2": "chi-square",
     "classes": "Clopper-Pearson",
 }
-# "auto" pools the kurtosis over the objects from this many objects with at least 4 refits
-_POOLED_MIN_OBJECTS = 20
-# warn above these excess kurtoses (beyond what the coverage study covers at nominal level)
+# warn above this pooled excess kurtosis (beyond what the coverage study covers)
 _POOLED_WARN_EXCESS = 6.0
 _BONETT_WARN_EXCESS = 3.0
 _BONETT_MIN_COUNT = 6  # Bonett's trimmed mean cuts 1 / (2 sqrt(n - 4)) of each tail
+# the pooled-kurtosis interval of an object is at most this many times as wide as its chi-square
+# interval: the excess kurtosis its upper end uses is capped where that width is reached (``_min_df``)
+_WIDTH_BUDGET = 2.0
+# the upper end of a pooled interval uses this multiple of the kurtosis (calibrated on the skewed
+# mixture of docs/benchmarks/coverage.md; the width budget bounds it)
+_SKEW_ALLOWANCE = 1.3
+# the excess kurtosis assumed when no object has 4 refits (about t5's or lognormal(0.5)'s)
+_ASSUMED_EXCESS = 6.0
+
+
+@functools.lru_cache(maxsize=64)
+def _lowest_df(alpha):
+    """The df minimising ``nu / chi^2_{nu, 1-alpha/2}`` (the lower end of a variance over s^2),
+    on a grid of 241 values of ``log nu`` in ``[1e-3, 10]``."""
+    grid = np.logspace(-3, 1, 241)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factor = grid / stats.chi2.ppf(1 - alpha / 2, grid)
+    return float(grid[np.nanargmin(np.where(np.isfinite(factor), factor, np.nan))])
+
+
+def _min_df(n, alpha, low):
+    """Per count ``n``: the degrees of freedom at which the upper end ``nu s^2 / chi^2_{nu, alpha/2}``
+    of the variance lies ``_WIDTH_BUDGET`` times the chi-square interval's width (``nu = n - 1``)
+    above the lower end ``low s^2``, so that the interval is at most that wide.
+
+    ``nu / chi^2_{nu, alpha/2}`` falls with ``nu``; bisection on ``log nu`` in ``[1e-3, n - 1]``,
+    all counts at once (called once per distinct count by :func:`_on_unique`).
+    """
+    n = np.asarray(n, dtype=float)
+    df0 = np.maximum(n - 1.0, 1.0)
+
+    def upper(df):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return df / stats.chi2.ppf(alpha / 2, df)
+
+    target = _WIDTH_BUDGET * (upper(df0) - df0 / stats.chi2.ppf(1 - alpha / 2, df0)) + low
+    lo, hi = np.full(n.shape, math.log(1e-3)), np.log(df0)
+    for _ in range(48):
+        mid = (lo + hi) / 2
+        wide = ~(upper(np.exp(mid)) <= target)  # inf / NaN (chi2.ppf underflows at tiny df): wide
+        lo, hi = np.where(wide, mid, lo), np.where(wide, hi, mid)
+    return np.exp(hi)
 
 
 def _row_moments(x):
@@ -143,44 +186,88 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
     ``method``:
 
     - ``"chi2"``: ``(R_i - 1) s_i^2 / sigma_i^2 ~ chi^2_{R_i - 1}``, exact for normal refits.
-    - ``"pooled"``: the scaled chi-square with Satterthwaite's degrees of freedom
-      ``2 / (2 / (R_i - 1) + kappa / R_i)``, ``kappa`` the excess kurtosis pooled over all
-      objects (:func:`_pooled_excess_kurtosis`): matches the variance of ``s_i^2``
-      ``sigma^4 (2/(R-1) + kappa/R)`` for any shape; reduces to ``"chi2"`` when ``kappa = 0``.
+    - ``"pooled"``: the scaled chi-square ``nu_i s_i^2 / chi^2_{nu_i}`` with Satterthwaite's
+      ``nu_i = 2 / (2 / (R_i - 1) + kappa / R_i)``. ``kappa`` is the excess kurtosis pooled over
+      the objects (:func:`_pooled_excess_kurtosis`, ``M`` refits in the objects with at least 4)
+      plus twice its normal-theory standard error ``sqrt(24 / M)`` (a few refits understate
+      heavy tails), at least 0; the upper end of the variance uses ``1.3 kappa``, capped at the df of
+      :func:`_min_df`: an object's interval is never wider than
+      ``_WIDTH_BUDGET`` times its chi-square interval. Assumption: the refits of every object
+      share one shape. Target: coverage >= 0.93 at R = 3-20 for refits up to gamma(2), t5 or
+      lognormal(0.5) tails (docs/benchmarks/coverage.md); Satterthwaite's moment match is
+      conservative at few refits, so the cap costs little coverage. Where the estimate is above
+      the cap (heavier tails than R refits can resolve within that width) ``info["capped"]``
+      says so; with no object of 4 refits (R = 3) the kurtosis cannot be estimated and an excess
+      kurtosis of ``_ASSUMED_EXCESS`` is assumed (``info["assumed"]``). The result states both
+      in ``interval_note``.
     - ``"bonett"``: Bonett's (2006) interval ``exp(ln(c s^2) +- z c sqrt((g_4 - (R-3)/R)/(R-1)))``,
       ``c = R / (R - z)``, with each object's own kurtosis estimate (:func:`_bonett_kurtosis`);
-      objects with fewer than 6 refits get the ``"chi2"`` interval.
+      objects with fewer than 6 refits get the ``"chi2"`` interval (``info["bonett_rows"]``
+      counts the objects that got Bonett's, so the label says what was computed).
 
     ``x`` is the (objects x refits) matrix (NaN missing); ``moments`` its :func:`_row_moments`
     when already computed. Returns ``(var_low, var_high, info)``; ``info`` holds the pooled
-    excess kurtosis (or NaN) and whether the warning threshold is exceeded.
+    excess kurtosis (or NaN), the kurtosis used, and whether the warning threshold is exceeded.
     """
     alpha = 1.0 - confidence_level
-    info = {"kurtosis": float("nan"), "heavy": 0}
+    info = {"kurtosis": float("nan"), "heavy": 0, "used": 0.0, "capped": False, "assumed": False,
+            "bonett_rows": 0}
     kappa = 0.0  # the chi-square interval: Satterthwaite's df with no excess kurtosis
     if method == "pooled":
         if moments is None:
             moments = _row_moments(x)
-        kappa, _ = _pooled_excess_kurtosis(moments[0], moments[1], moments[2])
+        kappa, n_pooled = _pooled_excess_kurtosis(moments[0], moments[1], moments[2])
+        if n_pooled and not np.isfinite(kappa):  # sigma^4's estimate not positive: extreme outliers
+            kappa = math.inf
         info["kurtosis"] = kappa
-        if np.isfinite(kappa):
-            info["heavy"] = int(kappa > _POOLED_WARN_EXCESS)
-        else:
-            kappa = 0.0
+        if not np.isnan(kappa):
+            n_refits = float(np.sum(moments[0][moments[0] >= 4]))
+            se = math.sqrt(24.0 / n_refits)  # the normal-theory standard error of a kurtosis
+            # warn when the tails are heavy beyond the estimate's noise (one object of 5 refits: often
+            # huge by chance, as the estimate of sigma^4 can be near 0)
+            info["heavy"] = int(kappa - 2.0 * se > _POOLED_WARN_EXCESS)
+            kappa = max(kappa + 2.0 * se, 0.0)  # a few refits understate heavy tails: two standard errors
+        else:  # no object with 4 refits: tails as heavy as t5's or lognormal(0.5)'s are assumed
+            kappa = _ASSUMED_EXCESS
+            info["assumed"] = True
     elif method not in ("chi2", "bonett"):  # the public functions declare `object_interval`
         raise ValueError(f"unknown metric interval method {method!r}")
 
     def quantiles(n):
-        # the excess kurtosis of any law is at least -2: keeps the variance of s^2 positive
-        v = 2.0 / np.maximum(n - 1, 1) + max(kappa, -2.0) / np.maximum(n, 1)
-        df = np.maximum(n - 1, 1) if kappa == 0.0 else 2.0 / np.maximum(v, 1e-12)
-        return np.stack([df, stats.chi2.ppf(alpha / 2, df), stats.chi2.ppf(1 - alpha / 2, df)], axis=-1)
+        n1 = np.maximum(n - 1, 1)
+        if kappa == 0.0:
+            df_low = df_high = df_min = n1
+        else:
+            # Satterthwaite's df; the lower end of the variance with the kurtosis as estimated: heavy
+            # tails make s^2 often far above sigma^2, and that end costs little width
+            with np.errstate(divide="ignore"):
+                df_low = 2.0 / (2.0 / n1 + kappa / np.maximum(n, 1))
+                # Satterthwaite matches the variance of s^2, not its skewness: right-skewed refits
+                # leave s^2 below sigma^2 more often than the scaled chi-square allows (the skewed
+                # mixture: 0.92-0.93 at R = 20); the upper end takes _SKEW_ALLOWANCE x the kurtosis,
+                # at most the df of the width budget (the kurtosis capped)
+                df_high = 2.0 / (2.0 / n1 + _SKEW_ALLOWANCE * kappa / np.maximum(n, 1))
+        # nu / chi^2_{nu, 1-a/2} falls with nu down to about nu = 0.1 (a = 0.05), then explodes: the
+        # lower end never uses fewer df than that minimum (an unbounded kurtosis included)
+        df_low = np.maximum(df_low, _lowest_df(alpha))
+        low = df_low / stats.chi2.ppf(1 - alpha / 2, df_low)
+        if kappa != 0.0:
+            df_min = _min_df(n, alpha, low)
+            df_high = np.maximum(df_high, df_min)
+        return np.stack([df_high / stats.chi2.ppf(alpha / 2, df_high), low, df_min], axis=-1)
 
     with np.errstate(invalid="ignore", divide="ignore"):
         table = _on_unique(quantiles, count)
-        df, q_low, q_high = table[..., 0], table[..., 1], table[..., 2]
-        var_high = df * d_o_i / q_low
-        var_low = df * d_o_i / q_high
+        var_high = table[..., 0] * d_o_i
+        var_low = table[..., 1] * d_o_i
+        if method == "pooled":
+            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3)
+            n_kept = count[count >= 2].astype(float)
+            df_min = table[..., 2][count >= 2]
+            cap = n_kept * (2.0 / df_min - 2.0 / np.maximum(n_kept - 1.0, 1.0)) / _SKEW_ALLOWANCE
+            info["used"] = float(min(kappa, float(np.max(cap, initial=0.0))))
+            # the estimate itself (not only with its standard errors) beyond what the width allows
+            info["capped"] = bool(not np.isnan(info["kurtosis"]) and np.any(info["kurtosis"] > cap))
         if method == "bonett":
             s2 = d_o_i * np.maximum(count - 1, 0)
             g4 = _bonett_kurtosis(x, count, s2)
@@ -189,11 +276,42 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
             c = n / (n - z)
             se = c * np.sqrt(np.maximum(g4 - (n - 3) / n, 0.0) / (n - 1))
             use = np.isfinite(g4)
+            info["bonett_rows"] = int(use.sum())
             var_low = np.where(use, c * d_o_i * np.exp(-z * se), var_low)
             var_high = np.where(use, c * d_o_i * np.exp(z * se), var_high)
             # only a one-object result warns: its interval is the headline `confidence_interval`
             info["heavy"] = int(g4.size == 1 and g4[0] - 3.0 > _BONETT_WARN_EXCESS)
     return var_low, var_high, info
+
+
+def _metric_label(method, info, count):
+    """``(key of _METHOD_NAMES, interval_note)``: what the metric per-object intervals computed,
+    in a name and in words (the note is empty when nothing beyond the method needs saying)."""
+    if method == "chi2":
+        return "chi2", ""
+    if method == "bonett":
+        n_rows = int(np.sum(count >= 2))
+        if info["bonett_rows"] == 0:
+            return "chi2", (f"Bonett's interval needs {_BONETT_MIN_COUNT} refits of an object: every object "
+                            "got the chi-square interval (exact for normal refits only).")
+        if info["bonett_rows"] < n_rows:
+            return "bonett+chi2", (f"{n_rows - info['bonett_rows']} object(s) with fewer than "
+                                   f"{_BONETT_MIN_COUNT} refits got the chi-square interval.")
+        return "bonett", ""
+    budget = f"{_WIDTH_BUDGET:g} x"
+    covers = ("Measured coverage is at least 0.93 for refits of normal, gamma(2), t5, lognormal(0.5), "
+              "mixture or beta shape (docs/benchmarks/coverage.md); heavier tails may cover less.")
+    if info["assumed"]:
+        return "assumed", (
+            "No object has 4 refits, so the refits' kurtosis cannot be estimated: the per-object intervals "
+            f"assume an excess kurtosis of {_ASSUMED_EXCESS:g} (tails like t5's or lognormal(0.5)'s), their "
+            f"upper ends of the variance at most {budget} the chi-square interval's width. " + covers)
+    if info["capped"]:
+        return "pooled", (
+            f"The refits' pooled excess kurtosis ({info['kurtosis']:.3g}) is more than so few refits can "
+            f"resolve within {budget} the chi-square interval's width: the upper ends of the per-object "
+            f"variances use at most {info['used']:.2f}. " + covers)
+    return "pooled", ""
 
 
 def _share_bounds(counts, r, alpha):
@@ -268,14 +386,18 @@ def _class_object_intervals(table, r, delta2, confidence_level):
         _, high0 = _share_bounds(np.zeros(n_rows), r, level)
         sum_l = np.bincount(coo.row, low, minlength=n_rows)
         sum_l2 = np.bincount(coo.row, low * low, minlength=n_rows)
-        theta_low = sum_l ** 2 - sum_l2
+        # as the dense table's (issue 34), the zero counts as one item of room n_zero x high0
+        n_zero = n_categories - nnz
+        theta_low = np.maximum(sum_l ** 2 - sum_l2, 1.0 - _largest_weighted_share_sparse(
+            coo.row, low, high, n_zero, high0))
         # water filling as for a dense table (the zero counts' lower bounds are 0)
         theta_high = 1.0 - _least_sum_of_squares_sparse(coo.row, low, high, n_categories - nnz, high0)
     else:
         dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)
         low, high = _share_bounds(dense, r[:, None], level)
         if delta2 is None:  # Delta = 11' - I: x' Delta x = (sum x)^2 - sum x^2
-            theta_low = low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low)
+            theta_low = np.maximum(low.sum(axis=1) ** 2 - np.einsum("ij,ij->i", low, low),
+                                   1.0 - _largest_weighted_share(low, high))
             theta_high = 1.0 - _least_sum_of_squares(low, high)
         else:
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
@@ -334,6 +456,40 @@ def _simplex_range(low, high, delta2):
         if free.size == 1:
             best_low = np.where(feasible, np.minimum(best_low, value), best_low)
     return np.maximum(best_low, 0.0), best_high
+
+
+def _largest_weighted_share(low, high):
+    """``max sum_c p_c high_c`` over ``{low <= p <= high, sum_c p_c = 1}``, per row: an upper bound
+    of ``sum_c p_c^2`` on the box (``p_c <= high_c``), so ``1 -`` it bounds the Gini disagreement
+    from below where the simplex is not enumerated (issue 34: seven classes, seven different votes
+    of seven refits gave a lower end of about 0). A linear programme: from the lower bounds, the
+    remaining mass goes to the largest ``high_c`` first."""
+    order = np.argsort(-high, axis=1, kind="stable")
+    lo, hi = np.take_along_axis(low, order, axis=1), np.take_along_axis(high, order, axis=1)
+    room = hi - lo
+    rest = 1.0 - lo.sum(axis=1)
+    before = np.cumsum(room, axis=1) - room  # room of the larger upper bounds
+    add = np.clip(rest[:, None] - before, 0.0, room)
+    return np.einsum("ij,ij->i", lo + add, hi)
+
+
+def _largest_weighted_share_sparse(row, low, high, n_zero, high0):
+    """:func:`_largest_weighted_share` of a sparse table: ``low`` / ``high`` the bounds of the
+    non-zero counts (of rows ``row``); each row's ``n_zero`` zero counts, bounded by
+    ``[0, high0]``, are one item of room ``n_zero high0`` and weight ``high0``."""
+    n_rows = n_zero.size
+    rows = np.concatenate([row, np.arange(n_rows)])
+    lo = np.concatenate([low, np.zeros(n_rows)])
+    room = np.concatenate([high - low, n_zero * high0])
+    weight = np.concatenate([high, high0])
+    order = np.lexsort((-weight, rows))
+    rows, lo, room, weight = rows[order], lo[order], room[order], weight[order]
+    rest = 1.0 - np.bincount(rows, lo, minlength=n_rows)
+    cum = np.cumsum(room)
+    start = np.concatenate([[0.0], cum])[np.searchsorted(rows, np.arange(n_rows))]
+    before = cum - room - start[rows]
+    add = np.clip(rest[rows] - before, 0.0, room)
+    return np.bincount(rows, (lo + add) * weight, minlength=n_rows)
 
 
 def _least_sum_of_squares(low, high, n_iter=60):

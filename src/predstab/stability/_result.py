@@ -76,14 +76,21 @@ class StabilityResult(Result):
     absent_from_baseline : tuple
         psi only: predicted categories that the baseline does not contain (share 0 in ``D_e``).
     interval_method : str
-        Method of the per-object intervals: ``"pooled-kurtosis chi-square"``, ``"Bonett"``,
-        ``"chi-square"`` (metric) or ``"Clopper-Pearson"`` (classes).
+        Method of the per-object intervals, as computed: ``"pooled-kurtosis chi-square"``,
+        ``"assumed-kurtosis chi-square"`` (no object with 4 refits), ``"Bonett"``, ``"Bonett
+        (chi-square below 6 refits)"``, ``"chi-square"`` (metric; also ``"bonett"`` when no
+        object has 6 refits) or ``"Clopper-Pearson"`` (classes).
     interval_target : {"population", "objects", "object"}
         Target of ``confidence_interval``; ``"object"`` for a one-object result.
     interval_baseline_error : bool
         Whether ``confidence_interval`` includes the sampling error of ``D_e``.
     refit_kurtosis : float
         Excess kurtosis of the refits pooled over the objects (metric, ``"pooled"``), else NaN.
+    interval_note : str
+        What the intervals assume where the data cannot show it, in words: e.g. that so few
+        refits cannot resolve the refits' kurtosis, so the per-object intervals use a capped
+        (or, below 4 refits, an assumed) kurtosis and may cover less than nominal for heavier
+        tails. Empty when there is nothing beyond ``interval_method`` to say.
     """
 
     value: float
@@ -105,6 +112,7 @@ class StabilityResult(Result):
     interval_target: str = "population"
     interval_baseline_error: bool = False
     refit_kurtosis: float = float("nan")
+    interval_note: str = ""
     per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
     object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
     # a single object's predictions (codes or numbers) and the squared distances, for the

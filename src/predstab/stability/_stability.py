@@ -44,10 +44,10 @@ from ._object_intervals import (
     _BONETT_WARN_EXCESS,
     _METHOD_NAMES,
     _METRIC_METHODS,
-    _POOLED_MIN_OBJECTS,
     _POOLED_WARN_EXCESS,
     _baseline_variance,
     _class_object_intervals,
+    _metric_label,
     _metric_object_intervals,
     _ordinal_baseline_variance_of_s,
     _refit_variances,
@@ -89,7 +89,7 @@ class _Parts:
     d_low: np.ndarray
     d_high: np.ndarray
     method: str
-    info: dict = dataclasses.field(default_factory=lambda: {"kurtosis": float("nan"), "heavy": 0})
+    info: dict = dataclasses.field(default_factory=lambda: {"kurtosis": float("nan"), "heavy": 0, "note": ""})
     categories: list | None = None
     row: np.ndarray | None = None  # a single object's values (codes) for the bootstrap over refits
     delta2: np.ndarray | None = None
@@ -112,12 +112,9 @@ def _metric_parts(pred, base, names, options):
     d_e = _expected_metric(x_base, names.baseline)
     d_o_i, count, x, moments = _observed_metric(x_pred, names.predictions)
     row = x[0][~np.isnan(x[0])] if pred.array.shape[0] == 1 else None
-    method = options.object_interval
-    if method == "auto":
-        method = "pooled" if int(np.sum(count >= 4)) >= _POOLED_MIN_OBJECTS else "bonett"
+    method = "pooled" if options.object_interval == "auto" else options.object_interval
     d_low, d_high, info = _metric_object_intervals(d_o_i, count, options.confidence_level, method, x, moments)
-    if method == "pooled" and not np.isfinite(info["kurtosis"]):
-        method = "chi2"  # no object with 4 refits: no kurtosis to pool
+    method, info["note"] = _metric_label(method, info, count)  # the name of what was computed
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method=method, info=info,
                   row=row, moments=moments, x_base=x_base, shift=shift)
 
@@ -163,10 +160,10 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     if kept.sum() < 2:
         j = int(np.flatnonzero(kept)[0])
         return ConfidenceInterval(float(per_low[j]), float(per_high[j]))
-    refit_var = base_var_d_e = base_var_s = None
-    if options.interval_target == "objects":
-        refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
-                                     delta2=parts.delta2)
+    base_var_d_e = base_var_s = None
+    # the refit noise of each D_o,i: the variance of the "objects" target, the least of "population"'s
+    refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
+                                 delta2=parts.delta2)
     if options.baseline_error:
         if scale == "ordinal":
             base_var_s = _ordinal_baseline_variance_of_s(parts.base_counts,
@@ -178,8 +175,10 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     inputs = _OverallInputs(d_o_i=parts.d_o_i, count=parts.count, d_e=parts.d_e, scale=scale,
                             delta2=parts.delta2, n_categories=n_categories, object_low=parts.d_low,
                             refit_var=refit_var, base_var_d_e=base_var_d_e, base_var_s=base_var_s)
+    notes = []
     interval = _overall_interval(inputs, options.confidence_level, target=options.interval_target,
-                                 baseline_error=options.baseline_error)
+                                 baseline_error=options.baseline_error, notes=notes)
+    parts.info["note"] = " ".join([parts.info["note"], *notes]).strip()
     return ConfidenceInterval(min(interval.low, value), max(interval.high, value))
 
 
@@ -233,7 +232,8 @@ def _stability(kind, predictions, baseline, names, options):
         absent_from_baseline=parts.absent, interval_method=_METHOD_NAMES[parts.method],
         interval_target=options.interval_target if several else "object",
         interval_baseline_error=bool(options.baseline_error and several),
-        refit_kurtosis=parts.info["kurtosis"], per_object_count=parts.count, object_labels=pred.labels,
+        refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"],
+        per_object_count=parts.count, object_labels=pred.labels,
         _row=parts.row, _delta2=parts.delta2, _scaled=scaled,
     )
 
@@ -244,7 +244,7 @@ def _warn_shape(method, info, names):
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (pooled excess kurtosis "
             f"{info['kurtosis']:.3g} > {_POOLED_WARN_EXCESS:g}); the per-object intervals may cover less "
-            "than the nominal level (docs/benchmarks/coverage.md).", PredstabDataWarning)
+            "than the nominal level (`interval_note`; docs/benchmarks/coverage.md).", PredstabDataWarning)
     elif method == "bonett" and info["heavy"]:
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (excess kurtosis estimate "
@@ -313,9 +313,10 @@ ordinal_levels : sequence or None, default None
 confidence_level : float, default 0.95
     Level of ``confidence_interval`` and of the per-object intervals.
 object_interval : {"auto", "pooled", "bonett", "chi2"}, default "auto"
-    Method of the metric per-object intervals (see :func:`phi`, Notes); ``"auto"`` pools the
-    kurtosis over the objects when at least 20 have 4 or more refits, else Bonett. Classes
-    always use Clopper-Pearson.
+    Method of the metric per-object intervals (see :func:`phi`, Notes); ``"auto"`` is
+    ``"pooled"``: the kurtosis pooled over the objects (one object: its own), capped so that
+    no interval is wider than twice the chi-square interval (``interval_note`` says when).
+    Classes always use Clopper-Pearson.
 interval_target : {"population", "objects"}, default "population"
     Target of ``confidence_interval`` with several objects: the population of objects, or
     these objects (see :func:`phi`, Notes).
@@ -401,19 +402,31 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
     expected disagreement of two refits of object :math:`i`, :math:`D_e` fixed; refits
     independent. Metric, by ``object_interval``:
 
-    - ``"pooled"`` (``"auto"`` with at least 20 objects of 4 or more refits): the refits of all
-      objects are assumed to share one shape (location and scale free). Their excess
-      kurtosis :math:`\kappa = \sum_i k_{4,i} / \sum_i \widehat{\sigma^4_i}` (Fisher's
-      unbiased :math:`k_4`, and :math:`(k_2^2 - k_4/R)(R-1)/(R+1)`) gives Satterthwaite's
-      :math:`\nu_i = 2 / (2/(R_i-1) + \kappa/R_i)` and
-      :math:`\nu_i D_{o,i} / \chi^2_{\nu_i}`. Reduces to the chi-square interval when
-      :math:`\kappa = 0`; warns when :math:`\kappa > 6`.
-    - ``"bonett"`` (``"auto"`` otherwise): Bonett's (2006) interval from the object's own refits,
+    - ``"pooled"`` (``"auto"``): the refits of all objects are assumed to share one shape
+      (location and scale free). Their excess kurtosis
+      :math:`\hat\kappa = \sum_i k_{4,i} / \sum_i \widehat{\sigma^4_i}` (Fisher's unbiased
+      :math:`k_4`, and :math:`(k_2^2 - k_4/R)(R-1)/(R+1)`, over the objects with at least 4
+      refits; ``refit_kurtosis``) plus twice its standard error :math:`\sqrt{24/M}` (:math:`M`
+      refits; few refits understate heavy tails), at least 0, gives Satterthwaite's
+      :math:`\nu_i = 2 / (2/(R_i-1) + \kappa/R_i)` and :math:`\nu_i D_{o,i} / \chi^2_{\nu_i}`.
+      The upper end of the variance uses :math:`1.3\kappa` (the scaled chi-square matches the
+      variance of :math:`s^2`, not its skewness), capped where it lies twice the chi-square
+      interval's width above 0: no interval is wider than 2 x the chi-square interval, and
+      ``interval_note`` says when the estimate exceeds that cap (heavier tails than so few
+      refits resolve). With no object of 4 refits (:math:`R = 3`) an excess kurtosis of 6 is
+      assumed (``interval_method`` "assumed-kurtosis chi-square"), and the note says so.
+      Coverage (docs/benchmarks/coverage.md, issue 34): at least 0.93 at :math:`R = 3-20` for
+      normal, gamma(2), t5, lognormal(0.5), mixture and beta-shaped refits in calls of 5-200
+      objects, one object alone included; heavier tails may cover less. Warns when
+      :math:`\hat\kappa - 2\sqrt{24/M} > 6`.
+    - ``"bonett"``: Bonett's (2006) interval from the object's own refits,
       :math:`\exp(\ln(c D_{o,i}) \pm z c \sqrt{(\hat\gamma_4 - (R-3)/R)/(R-1)})`,
       :math:`c = R/(R-z)`, with his trimmed-mean kurtosis times :math:`(R+1)/(R-1)` (a
       small-sample adjustment). Coverage about 0.90-0.93 at 20 refits for gamma(2)- or
       t5-shaped refits, 0.90 for lognormal(0.5); 0.96 for normal refits. Fewer than 6 refits:
-      the chi-square interval. A one-object result warns when the kurtosis estimate exceeds 6.
+      the chi-square interval, and ``interval_method`` says "chi-square" (or "Bonett
+      (chi-square below 6 refits)" when only some objects have fewer). A one-object result
+      warns when the kurtosis estimate exceeds 6.
     - ``"chi2"``: :math:`(R_i-1) D_{o,i} / \sigma_i^2 \sim \chi^2_{R_i-1}`, exact for normal
       refits only (0.74-0.87 for skewed or heavy-tailed ones).
 
@@ -422,7 +435,9 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
     ordinal levels: the range of :math:`\theta = p'\Delta p` over the Bonferroni
     Clopper-Pearson box of the shares intersected with the simplex (:math:`\theta` is concave
     there: minimum at a vertex, maximum at a stationary point of a face, both enumerated
-    exactly up to 6 categories; beyond, the box alone). Coverage at least nominal
+    exactly up to 6 categories; beyond, the box alone, with the lower end of the Gini
+    disagreement at least :math:`1 - \max \sum_c p_c U_c` over the box on the simplex, a linear
+    programme). Coverage at least nominal
     (Bonferroni). The unbiased :math:`D_{o,i}` can exceed every plug-in disagreement of the
     set; the interval then extends to it.
 
@@ -436,11 +451,16 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       objects, 999 resamples from a fixed seed, :math:`N' \le 500`; a lower end cut at 0 is
       left out), and from :math:`N' \ge 5` the upper end of :math:`D_o` at least the gamma
       form's at :math:`\alpha/4` (the mean of strongly right-skewed :math:`D_{o,i}` falls short
-      of its upper quantile). About 0.94 at :math:`N' = 10-100` when the objects' variances are
-      lognormal(1) (docs/benchmarks/coverage.md).
+      of its upper quantile). The variance of the mean is at least the refits' own noise
+      :math:`\sum_i v_i / N'^2` (objects can agree by chance), and the interval of
+      :math:`D_o` at most 3 x the normal-theory width :math:`2 z \sqrt{\mathrm{var}}`;
+      ``interval_note`` says when it is wider than 2 x that (few or skewed objects). About
+      0.94-0.96 at :math:`N' = 3-100` when the objects' variances are lognormal(1)
+      (docs/benchmarks/coverage.md).
     - ``"objects"``: the mean :math:`1 - \bar\theta/D_e` over these objects; only the refit
       noise counts: the same gamma form with variance :math:`\sum_i v_i / N'^2`, :math:`v_i`
-      the jackknife variance of :math:`D_{o,i}` over the object's refits.
+      the jackknife variance of :math:`D_{o,i}` over the object's refits, widened by
+      :math:`(t_\nu / z)^2`, :math:`\nu = \sum_i (R_i - 1)`.
 
     Classes with objects that never disagreed (:math:`D_{o,i} = 0`; rare instability) get a
     zero-inflated form instead, :math:`\alpha/2` to each factor: ``"population"``: the exact
