@@ -174,6 +174,8 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
     (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
     numbers do not depend on it. ``progress(done, total)``: the objects done, block by block.
     """
+    if hasattr(preds, "metric_moments"):  # per-learner predictions on a cluster (_distributed)
+        return preds.metric_moments(counts)
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
     count = np.full(n_obj, float(size))
@@ -185,12 +187,8 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
         def one_block(start):
             block = preds[start:start + rows]
             here = slice(start, start + len(block))
-            mu[here] = block.mean(axis=1, dtype=np.float64)
-            dev = block - mu[here, None]  # float64
-            var[here] = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-            if weights is None:
-                return None
-            return _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size)
+            mu[here], var[here], part = metric_block(block, ref, weights)
+            return part
 
         def ticked(blocks):  # the blocks' results in block order, reported as they come
             for start, part in zip(starts, blocks, strict=True):
@@ -225,6 +223,22 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
             progress(here.stop, n_obj)
     ok = count > 1
     return mu[ok], var[ok], count[ok]
+
+
+def metric_block(block, ref, weights=None):
+    """One block of test objects' reductions (rows x learners, any float dtype): per object the
+    mean and variance (``ddof=1``) in float64, and with ``weights`` (learners x resamples, float32)
+    the block's contribution to the resampled pools' sums (:func:`_bootstrap_sums`; ``ref``: the
+    first object's mean). The one per-block function of :func:`metric_moments` and of the
+    distributed pool (:mod:`predstab.ensembles._distributed`): the same block gives the same bits.
+    """
+    size = block.shape[1]
+    mu = block.mean(axis=1, dtype=np.float64)
+    dev = block - mu[:, None]  # float64
+    var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
+    if weights is None:
+        return mu, var, None
+    return mu, var, _bootstrap_sums(dev.astype(np.float32), mu - ref, weights, size)
 
 
 def _bootstrap_sums(dev, offset, weights, size):
@@ -316,23 +330,41 @@ def _metric_jackknife_stats(preds):
     Without learner ``j`` an object's mean is ``mu_i - d_ij / (P - 1)`` and its sum of squared
     deviations ``(P - 1) var_i - P d_ij^2 / (P - 1)``.
     """
+    if hasattr(preds, "jackknife_stats"):  # per-learner predictions on a cluster (_distributed)
+        return preds.jackknife_stats()
     n_obj, size = preds.shape
     rows = _block_rows(n_obj, size)
     ref = float(np.mean(preds[0], dtype=np.float64))
+    parts = (jackknife_block(preds[start:start + rows], ref) for start in range(0, n_obj, rows))
+    return jackknife_stats(parts, n_obj, size)
+
+
+def jackknife_block(block, ref):
+    """One block of objects' sums behind :func:`_metric_jackknife_stats` (``ref``: the first
+    object's mean): sum of variances, of centred means, of their squares (scalars), and per
+    learner the sums of deviations, of squared deviations and of centred mean x deviation."""
+    size = block.shape[1]
+    block = np.asarray(block, dtype=np.float64)
+    mu = block.mean(axis=1)
+    dev = block - mu[:, None]
+    var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
+    centred = mu - ref
+    return (var.sum(), centred.sum(), centred @ centred, dev.sum(axis=0), np.einsum("ij,ij->j", dev, dev),
+            centred @ dev)
+
+
+def jackknife_stats(parts, n_obj, size):
+    """``{"w", "b"}`` of the pool without each learner from the blocks' :func:`jackknife_block`
+    sums, added in block order (the same numbers in memory and on a cluster)."""
     sum_var = sum_mu = sum_mu2 = 0.0
     d1, d2, md = np.zeros(size), np.zeros(size), np.zeros(size)
-    for start in range(0, n_obj, rows):
-        block = np.asarray(preds[start:start + rows], dtype=np.float64)
-        mu = block.mean(axis=1)
-        dev = block - mu[:, None]
-        var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-        centred = mu - ref
-        sum_var += var.sum()
-        sum_mu += centred.sum()
-        sum_mu2 += centred @ centred
-        d1 += dev.sum(axis=0)
-        d2 += np.einsum("ij,ij->j", dev, dev)
-        md += centred @ dev
+    for part in parts:
+        sum_var += part[0]
+        sum_mu += part[1]
+        sum_mu2 += part[2]
+        d1 += part[3]
+        d2 += part[4]
+        md += part[5]
     k = size - 1
     w = ((size - 1) * sum_var - size / k * d2) / (size - 2) / n_obj
     s1 = sum_mu - d1 / k
@@ -341,7 +373,7 @@ def _metric_jackknife_stats(preds):
     return {"w": w, "b": np.maximum(between - w / k, 0.0)}
 
 
-def _jackknife_calibrated(errors, preds, n, measure, d_e):
+def _jackknife_calibrated(errors, preds, n, measure, d_e, jack=None):
     """Metric bootstrap errors scaled up, per forest size, to the jackknife standard error
     where the bootstrap's is smaller.
 
@@ -354,7 +386,7 @@ def _jackknife_calibrated(errors, preds, n, measure, d_e):
     size = preds.shape[1]
     if size < 3 or len(errors) < 2:
         return errors
-    jack = _metric_jackknife_stats(preds)
+    jack = _metric_jackknife_stats(preds) if jack is None else jack  # jack: computed on a cluster
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         values = np.stack([curve_from_stats({"d_o": w / n, "b": b, "w": w}, n, measure, d_e)
@@ -734,6 +766,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     n = np.asarray(n, dtype=float)
     size = preds.shape[1]
     n_resamples = int(n_resamples)
+    if classifier and hasattr(preds, "class_bands"):  # on a cluster: one pass, the same steps (_distributed)
+        return preds.class_bands(n, d_e, voting=voting, n_resamples=n_resamples,
+                                 confidence_level=confidence_level, rng=rng)
     if classifier:
         stats = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng)
     else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples
