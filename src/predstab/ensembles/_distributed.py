@@ -189,7 +189,8 @@ def _class_object_chunk(chunk, n, voting, rng, cols, counts, n_obj):
     out = [(agree, pi)]
     n_perm = max(5, _orderings(n_obj) // 8)
     for b in range(len(cols)):
-        agree, pi, rng = _class_stage(chunk, n, voting, rng, False, n_perm, cols=cols[b], weights=counts[:, b])
+        agree, pi, rng = _class_stage(chunk, n, voting, rng, False, n_perm, cols=cols[b],
+                                      weights=counts[:, b])
         out.append((agree, pi))
     return out, rng
 
@@ -241,7 +242,8 @@ def _sum_stages(results):
     """Adds the chunks' class sums step by step: ``[(agree (2, k), pi (2, k, c)), ...]``."""
     total = None
     for steps, _ in results:
-        total = steps if total is None else [(a + c, p + d) for (a, p), (c, d) in zip(total, steps, strict=True)]
+        total = steps if total is None else [(a + c, p + d)
+                                             for (a, p), (c, d) in zip(total, steps, strict=True)]
     return [{"d_o": 1.0 - agree[0] / agree[1], "share": pi[0] / pi[1]} for agree, pi in total]
 
 
@@ -292,8 +294,9 @@ class ClusterPredictions:
         return self.array.shape[0]
 
     def __array__(self, *args, **kwargs):
-        raise RuntimeError("The objects x learners matrix of a DaskTreePool stays on the cluster and is never "
-                           f"gathered ({self.shape}); use its reductions, or `.array` to compute parts of it.")
+        raise RuntimeError("The objects x learners matrix of a DaskTreePool stays on the cluster and is "
+                           f"never gathered ({self.shape}); use its reductions, or `.array` to compute "
+                           "parts of it.")
 
     def __getitem__(self, key):
         self.__array__()
@@ -329,7 +332,8 @@ class ClusterPredictions:
         *parts, (sums, jack_sums) = self._compute([*moments, acc])
         mu = np.concatenate([p[0] for p in parts])
         var = np.concatenate([p[1] for p in parts])
-        out = (mu, var, sums, None if jack_sums is None else jackknife_stats([jack_sums], self.shape[0], size))
+        jack = None if jack_sums is None else jackknife_stats([jack_sums], self.shape[0], size)
+        out = (mu, var, sums, jack)
         self._cache = {key: out}
         self._moments = (mu, var)
         return out
@@ -367,7 +371,8 @@ class ClusterPredictions:
                 from .._core._utils import ConfidenceInterval
 
                 band = ConfidenceInterval(np.full(len(n), np.nan), np.full(len(n), np.nan))
-            out[m] = ClosedFormResult(measure=m, n_learners=np.asarray(n, dtype=float).copy(), curve=curves[m],
+            out[m] = ClosedFormResult(measure=m, n_learners=np.asarray(n, dtype=float).copy(),
+                                      curve=curves[m],
                                       confidence_interval=band, errors=errors, n_resamples=n_resamples,
                                       confidence_level=confidence_level, pool_size=size, voting=voting)
         return out
@@ -393,7 +398,7 @@ class ClusterPredictions:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if not classifier:
-                mu, var, _ = self.metric_moments(None) if not hasattr(self, "_moments") else (*self._moments, 0)
+                mu, var = self._moments if hasattr(self, "_moments") else self.metric_moments(None)[:2]
                 truth_stats = _metric_stats(mu, var, np.full(n_obj, float(size)), n, size, False, True)
                 weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
                 [w] = self.client.scatter([weights], broadcast=True)
@@ -418,7 +423,8 @@ class ClusterPredictions:
     # -- forests ---------------------------------------------------------------------------
     def aggregate(self, stub, n, n_forests, voting):
         dask, _, _ = _dask()
-        tasks = [dask.delayed(_aggregate_chunk, pure=True)(c, stub, n, n_forests, voting) for c in self._chunks()]
+        tasks = [dask.delayed(_aggregate_chunk, pure=True)(c, stub, n, n_forests, voting)
+                 for c in self._chunks()]
         return np.concatenate(self._compute(tasks))
 
 
