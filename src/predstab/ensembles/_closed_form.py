@@ -178,16 +178,14 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
         return preds.metric_moments(counts)
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
-    count = np.full(n_obj, float(size))
-    rows = _block_rows(n_obj, size)
+    count, rows = np.full(n_obj, float(size)), _block_rows(n_obj, size)
     if mask is None:
         weights = None if counts is None else np.ascontiguousarray(counts.T, dtype=np.float32)
         ref = float(np.mean(preds[0], dtype=np.float64))  # keeps the sums of squares exact
 
         def one_block(start):
-            block = preds[start:start + rows]
-            here = slice(start, start + len(block))
-            mu[here], var[here], part = metric_block(block, ref, weights)
+            here = slice(start, min(start + rows, n_obj))
+            mu[here], var[here], part = metric_block(preds[here], ref, weights)
             return part
 
         def ticked(blocks):  # the blocks' results in block order, reported as they come
@@ -226,19 +224,14 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
 
 
 def metric_block(block, ref, weights=None):
-    """One block of test objects' reductions (rows x learners, any float dtype): per object the
-    mean and variance (``ddof=1``) in float64, and with ``weights`` (learners x resamples, float32)
-    the block's contribution to the resampled pools' sums (:func:`_bootstrap_sums`; ``ref``: the
-    first object's mean). The one per-block function of :func:`metric_moments` and of the
-    distributed pool (:mod:`predstab.ensembles._distributed`): the same block gives the same bits.
-    """
+    """One block of objects (rows x learners): per object mean and variance (float64), with ``weights``
+    its bootstrap sums (:func:`_bootstrap_sums`). Shared by :func:`metric_moments` and the cluster."""
     size = block.shape[1]
     mu = block.mean(axis=1, dtype=np.float64)
     dev = block - mu[:, None]  # float64
     var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-    if weights is None:
-        return mu, var, None
-    return mu, var, _bootstrap_sums(dev.astype(np.float32), mu - ref, weights, size)
+    return mu, var, weights if weights is None else _bootstrap_sums(dev.astype(np.float32), mu - ref, weights,
+                                                                     size)
 
 
 def _bootstrap_sums(dev, offset, weights, size):
@@ -340,31 +333,20 @@ def _metric_jackknife_stats(preds):
 
 
 def jackknife_block(block, ref):
-    """One block of objects' sums behind :func:`_metric_jackknife_stats` (``ref``: the first
-    object's mean): sum of variances, of centred means, of their squares (scalars), and per
-    learner the sums of deviations, of squared deviations and of centred mean x deviation."""
-    size = block.shape[1]
+    """One block's sums behind :func:`_metric_jackknife_stats` (in memory and on a cluster)."""
     block = np.asarray(block, dtype=np.float64)
     mu = block.mean(axis=1)
     dev = block - mu[:, None]
-    var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-    centred = mu - ref
+    var, centred = np.einsum("ij,ij->i", dev, dev) / (block.shape[1] - 1), mu - ref
     return (var.sum(), centred.sum(), centred @ centred, dev.sum(axis=0), np.einsum("ij,ij->j", dev, dev),
             centred @ dev)
 
 
 def jackknife_stats(parts, n_obj, size):
-    """``{"w", "b"}`` of the pool without each learner from the blocks' :func:`jackknife_block`
-    sums, added in block order (the same numbers in memory and on a cluster)."""
-    sum_var = sum_mu = sum_mu2 = 0.0
-    d1, d2, md = np.zeros(size), np.zeros(size), np.zeros(size)
-    for part in parts:
-        sum_var += part[0]
-        sum_mu += part[1]
-        sum_mu2 += part[2]
-        d1 += part[3]
-        d2 += part[4]
-        md += part[5]
+    """``{"w", "b"}`` without each learner from the :func:`jackknife_block` sums, added in block order."""
+    sum_var, sum_mu, sum_mu2, d1, d2, md = functools.reduce(
+        lambda total, part: [a + b for a, b in zip(total, part, strict=True)], parts,
+        [0.0] * 3 + [np.zeros(size)] * 3)
     k = size - 1
     w = ((size - 1) * sum_var - size / k * d2) / (size - 2) / n_obj
     s1 = sum_mu - d1 / k
@@ -373,7 +355,7 @@ def jackknife_stats(parts, n_obj, size):
     return {"w": w, "b": np.maximum(between - w / k, 0.0)}
 
 
-def _jackknife_calibrated(errors, preds, n, measure, d_e, jack=None):
+def _jackknife_calibrated(errors, preds, n, measure, d_e):
     """Metric bootstrap errors scaled up, per forest size, to the jackknife standard error
     where the bootstrap's is smaller.
 
@@ -386,7 +368,7 @@ def _jackknife_calibrated(errors, preds, n, measure, d_e, jack=None):
     size = preds.shape[1]
     if size < 3 or len(errors) < 2:
         return errors
-    jack = _metric_jackknife_stats(preds) if jack is None else jack  # jack: computed on a cluster
+    jack = _metric_jackknife_stats(preds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         values = np.stack([curve_from_stats({"d_o": w / n, "b": b, "w": w}, n, measure, d_e)
@@ -766,7 +748,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     n = np.asarray(n, dtype=float)
     size = preds.shape[1]
     n_resamples = int(n_resamples)
-    if classifier and hasattr(preds, "class_bands"):  # on a cluster: one pass, the same steps (_distributed)
+    if classifier and hasattr(preds, "class_bands"):  # on a cluster: the same steps in one pass
         return preds.class_bands(n, d_e, voting=voting, n_resamples=n_resamples,
                                  confidence_level=confidence_level, rng=rng)
     if classifier:

@@ -272,10 +272,11 @@ class ClusterPredictions:
     (metric) or ``(B + 1) K (1 + C)`` (classes); forests -- their predictions, objects x forests.
     """
 
-    def __init__(self, array, client, rows):
+    def __init__(self, array, client, rows, first_row=None):
         self.array = array
         self.client = client
         self.rows = int(rows)  # the engine's block rows (chunks hold whole blocks)
+        self._first_row = first_row  # the first object's predictions without a pass over a chunk
         self._cache = {}
 
     @property
@@ -317,7 +318,10 @@ class ClusterPredictions:
             return self._cache[key]
         dask, _, _ = _dask()
         size = self.shape[1]
-        first = np.asarray(self.array[:1].compute())[0]
+        if self._first_row is not None:
+            first = self._first_row()
+        else:
+            first = np.asarray(self.array[:1].compute())[0]
         ref = float(np.mean(first, dtype=np.float64))
         weights = None if counts is None else np.ascontiguousarray(counts.T, dtype=np.float32)
         if weights is not None:
@@ -550,7 +554,8 @@ class DaskTreePool(TreePool):
         out_chunks = (X_test.chunks[0], (n_learners,)) + (((width,),) if self.is_classifier_ else ())
         array = X_test.map_blocks(_predict_chunk, remote, self.dtype, dtype=np.dtype(self.dtype),
                                   chunks=out_chunks, **({"new_axis": 2} if self.is_classifier_ else {}))
-        self.test_predictions_ = ClusterPredictions(array, client, rows)
+        self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=lambda: learner_predictions(
+            model, check_test_data(model, np.asarray(X_test[:1].compute())), dtype=self.dtype)[0])
         self.predict_seconds_ = float("nan")  # lazy: each pass predicts
         self.train_predictions_, self.oob_ = None, None
         if oob:
