@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .._core._utils import check_rng, seeds_from
+from .._core._utils import ConfidenceInterval, check_rng, seeds_from
 from .._core._validation import Options, check_param
 from ._closed_form import (
     ClosedFormResult,
@@ -37,7 +37,10 @@ from ._closed_form import (
     percentile_band,
 )
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
+from ._members import _check_probabilities, _labels_to_votes
 from ._pool import TreePool, _pool_iv, check_test_data
+from ._recommendation_interval import _logit_pivot, resampled_metric_block, resampled_metric_stats
+from ._tune_table import _closed_baselines
 
 __all__ = ["DaskTreePool", "ClusterPredictions"]
 
@@ -196,8 +199,6 @@ def _class_object_chunk(chunk, n, voting, rng, cols, counts, n_obj):
 
 
 def _resampled_metric_chunk(chunk, counts, weights, ref):
-    from ._recommendation_interval import resampled_metric_block
-
     total = None
     for start in range(0, len(chunk), 4096):
         part = resampled_metric_block(chunk[start:start + 4096], counts[start:start + 4096], weights, ref)
@@ -212,8 +213,6 @@ def _aggregate_chunk(chunk, stub, n, n_forests, voting):
 def _convert_chunk(chunk, classes, kind):
     """One chunk of members' outputs as the pool's cache: values (float), one-hot votes of labels,
     or checked probabilities (the checks of :meth:`TreePool.from_predictions`)."""
-    from ._members import _check_probabilities, _labels_to_votes
-
     if kind == "labels":
         votes, _, missing = _labels_to_votes(chunk, classes, "predictions")
     elif kind == "probabilities":
@@ -372,8 +371,6 @@ class ClusterPredictions:
                 errors = np.stack([curve_from_stats(s, n, m, value) for s in steps[2:]]) - truth
                 band = percentile_band(curves[m], errors, confidence_level)
             else:
-                from .._core._utils import ConfidenceInterval
-
                 band = ConfidenceInterval(np.full(len(n), np.nan), np.full(len(n), np.nan))
             out[m] = ClosedFormResult(measure=m, n_learners=np.asarray(n, dtype=float).copy(),
                                       curve=curves[m],
@@ -385,9 +382,6 @@ class ClusterPredictions:
     def learner_object_curves(self, pool, grid, measure, spec, curve, n_bootstrap, rng):
         """:func:`~._recommendation_interval._learner_object_curves` on the cluster: the same draws
         (objects then learners, from ``rng``), each chunk weighing its objects by their counts."""
-        from ._recommendation_interval import _logit_pivot, resampled_metric_stats
-        from ._tune_table import _closed_baselines
-
         dask, _, _ = _dask()
         n_obj, size = self.shape[0], self.shape[1]
         classifier, voting = pool.is_classifier_, pool.voting_
@@ -552,8 +546,9 @@ class DaskTreePool(TreePool):
         X_test = X_test.rechunk((chunk, X_test.shape[1]))
         [remote] = client.scatter([model], broadcast=True, hash=False)
         out_chunks = (X_test.chunks[0], (n_learners,)) + (((width,),) if self.is_classifier_ else ())
+        new_axis = {"new_axis": 2} if self.is_classifier_ else {}
         array = X_test.map_blocks(_predict_chunk, remote, self.dtype, dtype=np.dtype(self.dtype),
-                                  chunks=out_chunks, **({"new_axis": 2} if self.is_classifier_ else {}))
+                                  chunks=out_chunks, **new_axis)
         self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=lambda: learner_predictions(
             model, check_test_data(model, np.asarray(X_test[:1].compute())), dtype=self.dtype)[0])
         self.predict_seconds_ = float("nan")  # lazy: each pass predicts
