@@ -549,8 +549,13 @@ class DaskTreePool(TreePool):
         new_axis = {"new_axis": 2} if self.is_classifier_ else {}
         array = X_test.map_blocks(_predict_chunk, remote, self.dtype, dtype=np.dtype(self.dtype),
                                   chunks=out_chunks, **new_axis)
-        self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=lambda: learner_predictions(
-            model, check_test_data(model, np.asarray(X_test[:1].compute())), dtype=self.dtype)[0])
+        dtype = self.dtype
+
+        def first_row():
+            return learner_predictions(model, check_test_data(model, np.asarray(X_test[:1].compute())),
+                                       dtype=dtype)[0]
+
+        self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=first_row)
         self.predict_seconds_ = float("nan")  # lazy: each pass predicts
         self.train_predictions_, self.oob_ = None, None
         if oob:
