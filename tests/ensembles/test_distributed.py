@@ -131,6 +131,21 @@ def test_tune_num_learners_on_a_cluster_equals_in_memory(client, regression, met
     _same_tuning(a, b)
 
 
+def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, regression):
+    X, y, Xt = regression
+    est = RandomForestRegressor(max_features=2, min_samples_leaf=3)
+    options = {"grid": [2, 5, 10, 20], "method": "closed_form", "pool_size": 60, "n_resamples": 20,
+               "random_state": 3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = tune_num_learners(est, X, y, Xt, **options)
+        with distributed.get_task_stream(client) as stream:
+            b = tune_num_learners(est, X, y, da.from_array(Xt, chunks=(100, 6)), **options)
+    # the test objects were predicted on the workers, chunk by chunk
+    assert any("_predict_chunk" in str(task["key"]) for task in stream.data)
+    _same_tuning(a, b)
+
+
 def test_tune_num_learners_classes_learners_and_objects_interval(client):
     mem = TreePool.from_fit_predict(_labels, 24, random_state=4)
     dist = DaskTreePool.from_fit_predict(_labels, 24, random_state=4, chunk_bytes=64 * 24 * 2 * 8)
