@@ -90,6 +90,42 @@ def _predict_chunk(X_chunk, model, dtype):
     return learner_predictions(model, X_chunk, dtype=dtype)
 
 
+def _fit_trees(model, X, y, start, stop):
+    """Trees ``start ... stop - 1`` of the forest ``model`` (a clone, seeded): fitted with warm start
+    after ``start`` placeholder trees, scikit-learn draws and skips the first trees' seeds, so these
+    are the trees that one call grows (as :meth:`TreePool.fit` with ``progress`` relies on)."""
+    from sklearn.base import clone
+
+    forest = clone(model).set_params(n_estimators=int(stop), warm_start=True, n_jobs=1)
+    if "oob_score" in forest.get_params():
+        forest.set_params(oob_score=False)
+    forest.estimators_ = [None] * int(start)
+    forest.fit(X, y)
+    forest.estimators_ = forest.estimators_[int(start):]
+    return forest
+
+
+def _fit_on_workers(client, model, X, y):
+    """``model`` fitted with its trees grown on the workers: a forest in groups of trees (tasks of
+    :func:`_fit_trees`), any other ensemble through joblib's Dask backend."""
+    import joblib
+    from sklearn.ensemble._forest import BaseForest
+
+    if not isinstance(model, BaseForest):
+        with joblib.parallel_config(backend="dask", n_jobs=-1):
+            return model.fit(X, y)
+    size = model.get_params()["n_estimators"]
+    workers = max(1, sum(client.nthreads().values()))
+    edges = np.unique(np.linspace(0, size, min(size, 4 * workers) + 1).astype(int))
+    data = client.scatter([X, y], broadcast=True)
+    parts = client.gather([client.submit(_fit_trees, model, *data, int(a), int(b), pure=False)
+                           for a, b in zip(edges[:-1], edges[1:], strict=True)])
+    fitted = parts[0]
+    fitted.estimators_ = [tree for part in parts for tree in part.estimators_]
+    fitted.set_params(**{k: v for k, v in model.get_params(deep=False).items()})
+    return fitted
+
+
 def _metric_chunk(chunk, rows, ref, weights, jack):
     """The engine's blocks of one chunk (``rows`` each, as in memory): per object mean and variance,
     per block the bootstrap sums (with ``weights``) and the jackknife sums (with ``jack``)."""
@@ -510,7 +546,6 @@ class DaskTreePool(TreePool):
         -------
         self
         """
-        import joblib
         from sklearn.base import clone, is_classifier
 
         _, da, _ = _dask()
@@ -532,8 +567,7 @@ class DaskTreePool(TreePool):
         model.set_params(**params)
         self.rng_, self.voting_ = rng, voting
         start = time.perf_counter()
-        with joblib.parallel_config(backend="dask", n_jobs=-1):
-            model.fit(X, y)
+        model = _fit_on_workers(client, model, X, y)
         self.fit_seconds_ = time.perf_counter() - start
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
