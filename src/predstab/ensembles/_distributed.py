@@ -299,12 +299,18 @@ class ClusterPredictions:
     through the methods below, which the in-memory engine calls when it meets this object
     (``metric_moments``, ``jackknife_stats``, ``class_bands``, ``learner_object_curves``).
 
-    What travels per pass, for ``N`` objects, ``P`` learners, ``B`` resamples, ``C`` classes and
-    grid size ``K``: metric closed form and bands -- 16 bytes per object (mean, variance), per
-    engine block ``3 B`` sums folded on the workers, and ``3 P + 3`` jackknife sums (one fold
-    chain); classes -- ``(B + 2) K (1 + C)`` sums per chunk; learners+objects interval -- in,
-    ``B`` counts per object (2 bytes each) and ``B P`` learner counts, out, ``3 B`` sums per chunk
-    (metric) or ``(B + 1) K (1 + C)`` (classes); forests -- their predictions, objects x forests.
+    What travels, for ``N`` test objects, ``P`` learners, ``B`` resamples, ``C`` classes and grid
+    size ``K``. Once: the training data to every worker and the fitted ensemble back to the client
+    and to every worker (its size: about 0.1 MB per tree of 2,000 training rows). Per pass, to the
+    workers: one small graph per chunk of objects (``B`` x ``P`` resampling counts, 4 bytes each,
+    broadcast once). Back: the metric closed form and bands -- 16 bytes per object (its mean and
+    variance over the learners), ``3 B`` bootstrap sums and ``3 P + 3`` jackknife sums, folded
+    chunk after chunk on the workers in block order; the class closed form and bands -- ``(B + 2)
+    x 2 K (1 + C)`` sums per chunk; the learners+objects interval of
+    :func:`predstab.tune_num_learners` -- out ``B`` counts per object (2 bytes each) and ``B P``
+    learner counts, back ``3 B`` sums per chunk (metric) or ``(B + 1) x 2 K (1 + C)`` (classes);
+    forests -- their predictions, objects x forests. Nothing of size ``N x P`` moves; a worker
+    holds at most one chunk of it per thread (``chunk_bytes``).
     """
 
     def __init__(self, array, client, rows, first_row=None):
@@ -586,8 +592,7 @@ class DaskTreePool(TreePool):
         dtype = self.dtype
 
         def first_row():
-            return learner_predictions(model, check_test_data(model, np.asarray(X_test[:1].compute())),
-                                       dtype=dtype)[0]
+            return _predict_chunk(np.asarray(X_test[:1].compute()), model, dtype)[0]
 
         self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=first_row)
         self.predict_seconds_ = float("nan")  # lazy: each pass predicts
