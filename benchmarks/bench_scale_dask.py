@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import platform
 import resource
 import subprocess
@@ -111,6 +112,7 @@ def one_run(mode, n_test, pool_size, memory_limit):
             out["chunks"] = len(pool.test_predictions_.array.chunks[0])
             out["chunk_rows"] = int(pool.test_predictions_.array.chunks[0][0])
     out["client_peak"] = _peak_bytes() - before
+    out["forest_bytes"] = len(pickle.dumps(pool.ensemble_))  # what every worker holds besides its chunks
     out["curve"] = [float(v) for v in res.curve]
     out["low"] = [float(v) for v in res.low]
     out["high"] = [float(v) for v in res.high]
@@ -159,18 +161,55 @@ def markdown(runs, memory_limit, command):
                      f"{_gb(r['client_peak'])} | {workers} | "
                      f"{r['load_start'][0]:.1f} / {r['load_end'][0]:.1f} | "
                      + ", ".join(f"{v:.6f}" for v in r["curve"]) + " |")
+    lines += ["", *_extrapolation(runs)]
     return "\n".join(lines) + "\n"
+
+
+def _extrapolation(runs):
+    """Per-tree and per-tree-object costs of the largest Dask run, and what they predict."""
+    dask = [r for r in runs if r["mode"] == "dask"]
+    memory = {(r["n_test"], r["pool"]): r for r in runs if r["mode"] == "memory"}
+    if not dask:
+        return []
+    lines = ["Costs per unit (dask rows): fit per tree, bands pass per tree-object, the forest's size "
+             "per tree (every worker holds the forest):", "",
+             "| N | P | fit ms / tree | bands ns / tree-object | forest MB / tree "
+             "| memory total / dask total |",
+             "|---|---|---|---|---|---|"]
+    for r in dask:
+        n, p = r["n_test"], r["pool"]
+        same = memory.get((n, p))
+        ratio = f"{(same['fit'] + same['bands']) / (r['fit'] + r['bands']):.2f}" if same else "-"
+        per_tree = f"{r['forest_bytes'] / p / 1e6:.3f}" if "forest_bytes" in r else "-"
+        lines.append(f"| {n:,} | {p:,} | {1e3 * r['fit'] / p:.1f} | {1e9 * r['bands'] / (n * p):.2f} | "
+                     f"{per_tree} | {ratio} |")
+    big = max(dask, key=lambda r: r["n_test"] * r["pool"])
+    fit_tree, pass_unit = big["fit"] / big["pool"], big["bands"] / (big["n_test"] * big["pool"])
+    n, p = 10**6, 10_000
+    here = fit_tree * p + pass_unit * n * p
+    lines += ["", f"Extrapolated from the largest run ({big['n_test']:,} x {big['pool']:,}; its per-unit "
+              "costs, load as stated): **10^6 test objects x 10,000 trees** (40 GB if gathered) on this "
+              f"2-worker cluster: fit {fit_tree * p / 60:.0f} min + bands pass "
+              f"{pass_unit * n * p / 60:.0f} min "
+              f"= {here / 3600:.1f} h; on 10 such machines (20 worker threads; the work splits by trees "
+              f"for the fit and by chunks of objects for the pass) about {here / 10 / 60:.0f} min, "
+              "plus sending the forest to each worker. Memory per worker: one chunk of predictions "
+              "(64 MiB) and its float64 temporaries, plus the forest "
+              f"({big.get('forest_bytes', 0) / big['pool'] * p / 1e9:.1f} GB for 10,000 trees of this "
+              "job): it does not grow with the test objects."]
+    return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", nargs="+", default=["dask:1e4:1000", "memory:1e4:1000"],
+    parser.add_argument("--runs", nargs="*", default=["dask:1e4:1000", "memory:1e4:1000"],
                         help="MODE:N:P with MODE dask or memory")
     parser.add_argument("--memory-limit", default="4GiB")
     parser.add_argument("--json", default=None, help="append each run's result to this JSON file")
     parser.add_argument("--markdown", default=None)
     parser.add_argument("--one", nargs=3, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--command", default=None, help="the command line printed on the page")
     args = parser.parse_args(argv)
     if args.one:
         mode, n, p = args.one
@@ -192,7 +231,7 @@ def main(argv=None):
         if args.json:
             Path(args.json).write_text(json.dumps(runs, indent=1))
     if args.markdown:
-        command = "python benchmarks/bench_scale_dask.py --runs " + " ".join(args.runs)
+        command = args.command or "python benchmarks/bench_scale_dask.py --runs " + " ".join(args.runs)
         Path(args.markdown).write_text(markdown(runs, args.memory_limit, command))
 
 
