@@ -212,7 +212,7 @@ def test_matrix_never_gathered_in_the_client(client):
     """The client never holds the objects x learners matrix: converting it raises, and a closed
     form with bands allocates in the client a small part of it (per object 16 bytes come back)."""
     X, y = make_regression(300, 4, noise=10, random_state=7)
-    n_obj, size = 20_000, 200  # 32 MB in float64
+    n_obj, size = 10_000, 200  # 16 MB in float64
     Xt = da.random.RandomState(0).normal(size=(n_obj, 4), chunks=(10_000, 4))
     pool = DaskTreePool(RandomForestRegressor(max_depth=4, max_features=2), n_learners=size, random_state=0,
                         chunk_bytes=2**20).fit(X, y, Xt, oob=False)
