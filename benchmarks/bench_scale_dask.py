@@ -200,8 +200,9 @@ def _extrapolation(runs):
               "", "The 10^6 x 10,000 run itself was not attempted: at these costs it takes "
               f"{here / 3600:.1f} h on this shared 2-core machine (the budget was 15 minutes); the rows "
               "above are its scaled versions, and the bands pass grows linearly in objects x trees "
-              "(compare the ns / tree-object of the rows). The in-memory path holds the 4-byte matrix in the client (0.4 GB at 10^5 x "
-              "1,000; 40 GB at 10^6 x 10,000, which does not fit in this machine's 24 GB)."]
+              "(compare the ns / tree-object of the rows). The in-memory path holds the 4-byte matrix "
+              "in the client (0.4 GB at 10^5 x 1,000; 40 GB at 10^6 x 10,000, which does not fit in this "
+              "machine's 24 GB)."]
     return lines
 
 
