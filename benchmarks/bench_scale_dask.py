@@ -85,13 +85,13 @@ def one_run(mode, n_test, pool_size, memory_limit):
         X_test = X_test.compute(scheduler="synchronous")
         before = _peak_bytes()
         with threadpool_limits(1):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu()
             pool = TreePool(_estimator(), n_learners=pool_size, random_state=0, dtype="float32")
             pool.fit(X, y, X_test)
-            out["fit"] = time.perf_counter() - start
-            start = time.perf_counter()
+            out["fit"], out["fit_cpu"] = time.perf_counter() - start, _cpu() - cpu
+            start, cpu = time.perf_counter(), _cpu()
             res = pool.closed_form(GRID, n_resamples=N_RESAMPLES, random_state=0)
-            out["bands"] = time.perf_counter() - start
+            out["bands"], out["bands_cpu"] = time.perf_counter() - start, _cpu() - cpu
         out["worker_peaks"] = []
     else:
         from distributed import Client, LocalCluster
@@ -100,13 +100,17 @@ def one_run(mode, n_test, pool_size, memory_limit):
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory_limit,
                           dashboard_address=None) as cluster, Client(cluster) as client:
-            start = time.perf_counter()
+            def cpu():  # the client's and the workers' CPU seconds
+                return _cpu() + sum(client.run(_cpu).values())
+
+            client.run(_warm_up)  # workers started and their imports done, as on a running cluster
+            start, used = time.perf_counter(), cpu()
             pool = DaskTreePool(_estimator(), n_learners=pool_size, random_state=0, dtype="float32").fit(
                 X, y, X_test)
-            out["fit"] = time.perf_counter() - start
-            start = time.perf_counter()
+            out["fit"], out["fit_cpu"] = time.perf_counter() - start, cpu() - used
+            start, used = time.perf_counter(), cpu()
             res = pool.closed_form(GRID, n_resamples=N_RESAMPLES, random_state=0)
-            out["bands"] = time.perf_counter() - start
+            out["bands"], out["bands_cpu"] = time.perf_counter() - start, cpu() - used
             peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
             out["worker_peaks"] = sorted(peaks.values())
             out["chunks"] = len(pool.test_predictions_.array.chunks[0])
@@ -118,6 +122,18 @@ def one_run(mode, n_test, pool_size, memory_limit):
     out["high"] = [float(v) for v in res.high]
     out["load_end"] = os.getloadavg()
     return out
+
+
+def _cpu():
+    """User + system CPU seconds of this process."""
+    t = os.times()
+    return t[0] + t[1]
+
+
+def _warm_up():
+    import sklearn.ensemble  # noqa: F401
+
+    import predstab.ensembles._distributed  # noqa: F401 -- what the tasks import
 
 
 def _gb(b):
@@ -150,14 +166,15 @@ def markdown(runs, memory_limit, command):
              "would gather); **client peak**: the client process's peak resident memory above its start "
              "(the fitted forest and the training-row cache included); **worker peak**: each worker "
              "process's peak resident memory (its baseline, the forest it holds, its chunks).", "",
-             "| run | N | P | fit s | bands s | us / object | ns / tree-object | matrix GB | client peak GB "
-             "| worker peak GB | load | ICC(1) at 50, 100, 200 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| run | N | P | fit s (CPU s) | bands s (CPU s) | CPU ns / tree-object (bands) | matrix GB "
+             "| client peak GB | worker peak GB | load | ICC(1) at 50, 100, 200 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         n, p = r["n_test"], r["pool"]
         workers = ", ".join(_gb(b) for b in r["worker_peaks"]) or "-"
-        lines.append(f"| {r['mode']} | {n:,} | {p:,} | {r['fit']:.1f} | {r['bands']:.1f} | "
-                     f"{1e6 * r['bands'] / n:.1f} | {1e9 * r['bands'] / (n * p):.2f} | {_gb(4 * n * p)} | "
+        lines.append(f"| {r['mode']} | {n:,} | {p:,} | {r['fit']:.1f} ({r['fit_cpu']:.1f}) | "
+                     f"{r['bands']:.1f} ({r['bands_cpu']:.1f}) | {1e9 * r['bands_cpu'] / (n * p):.2f} | "
+                     f"{_gb(4 * n * p)} | "
                      f"{_gb(r['client_peak'])} | {workers} | "
                      f"{r['load_start'][0]:.1f} / {r['load_end'][0]:.1f} | "
                      + ", ".join(f"{v:.6f}" for v in r["curve"]) + " |")
@@ -166,43 +183,47 @@ def markdown(runs, memory_limit, command):
 
 
 def _extrapolation(runs):
-    """Per-tree and per-tree-object costs of the largest Dask run, and what they predict."""
+    """Per-tree and per-tree-object CPU costs of the Dask runs, and what they predict."""
     dask = [r for r in runs if r["mode"] == "dask"]
     memory = {(r["n_test"], r["pool"]): r for r in runs if r["mode"] == "memory"}
     if not dask:
         return []
-    lines = ["Costs per unit (dask rows): fit per tree, bands pass per tree-object, the forest's size "
-             "per tree (every worker holds the forest):", "",
-             "| N | P | fit ms / tree | bands ns / tree-object | forest MB / tree "
-             "| memory total / dask total |",
+    lines = ["CPU seconds are the client's and the workers' user + system time: on this machine the "
+             "kernel shares the cores between the sessions of its users (autogroup scheduling), so a "
+             "session's processes together get about the same CPU whatever their number, and the wall "
+             "time of 2 workers is not a measure of what 2 free cores do. CPU costs per unit (dask rows; "
+             "in brackets the in-memory run of the same size, whose bands pass does not predict: its "
+             "fit did):", "",
+             "| N | P | fit CPU ms / tree | bands pass CPU ns / tree-object | forest MB / tree "
+             "| CPU dask / memory (fit + bands) |",
              "|---|---|---|---|---|---|"]
     for r in dask:
         n, p = r["n_test"], r["pool"]
         same = memory.get((n, p))
-        ratio = f"{(same['fit'] + same['bands']) / (r['fit'] + r['bands']):.2f}" if same else "-"
-        per_tree = f"{r['forest_bytes'] / p / 1e6:.3f}" if "forest_bytes" in r else "-"
-        lines.append(f"| {n:,} | {p:,} | {1e3 * r['fit'] / p:.1f} | {1e9 * r['bands'] / (n * p):.2f} | "
-                     f"{per_tree} | {ratio} |")
+        ratio = (f"{(r['fit_cpu'] + r['bands_cpu']) / (same['fit_cpu'] + same['bands_cpu']):.2f}"
+                 if same else "-")
+        lines.append(f"| {n:,} | {p:,} | {1e3 * r['fit_cpu'] / p:.1f} | {1e9 * r['bands_cpu'] / (n * p):.1f}"
+                     + (f" ({1e9 * same['bands_cpu'] / (n * p):.1f})" if same else "")
+                     + f" | {r['forest_bytes'] / p / 1e6:.3f} | {ratio} |")
     big = max(dask, key=lambda r: r["n_test"] * r["pool"])
-    fit_tree, pass_unit = big["fit"] / big["pool"], big["bands"] / (big["n_test"] * big["pool"])
+    fit_tree, pass_unit = big["fit_cpu"] / big["pool"], big["bands_cpu"] / (big["n_test"] * big["pool"])
     n, p = 10**6, 10_000
-    here = fit_tree * p + pass_unit * n * p
-    lines += ["", f"Extrapolated from the largest run ({big['n_test']:,} x {big['pool']:,}; its per-unit "
-              "costs, load as stated): **10^6 test objects x 10,000 trees** (40 GB if gathered) on this "
-              f"2-worker cluster: fit {fit_tree * p / 60:.0f} min + bands pass "
-              f"{pass_unit * n * p / 60:.0f} min "
-              f"= {here / 3600:.1f} h; on 10 such machines (20 worker threads; the work splits by trees "
-              f"for the fit and by chunks of objects for the pass) about {here / 10 / 60:.0f} min, "
-              "plus sending the forest to each worker. Memory per worker: one chunk of predictions "
-              "(64 MiB) and its float64 temporaries, plus the forest "
-              f"({big.get('forest_bytes', 0) / big['pool'] * p / 1e9:.1f} GB for 10,000 trees of this "
-              "job): it does not grow with the test objects.",
-              "", "The 10^6 x 10,000 run itself was not attempted: at these costs it takes "
-              f"{here / 3600:.1f} h on this shared 2-core machine (the budget was 15 minutes); the rows "
-              "above are its scaled versions, and the bands pass grows linearly in objects x trees "
-              "(compare the ns / tree-object of the rows). The in-memory path holds the 4-byte matrix "
-              "in the client (0.4 GB at 10^5 x 1,000; 40 GB at 10^6 x 10,000, which does not fit in this "
-              "machine's 24 GB)."]
+    cpu = fit_tree * p + pass_unit * n * p
+    lines += ["", f"Extrapolated from the largest run ({big['n_test']:,} x {big['pool']:,}; its CPU costs "
+              "per unit): **10^6 test objects x 10,000 trees** (40 GB if gathered) needs about "
+              f"{fit_tree * p / 3600:.1f} CPU h to fit and {pass_unit * n * p / 3600:.1f} CPU h for the "
+              f"bands pass, {cpu / 3600:.1f} CPU h in all: on 2 free cores {cpu / 2 / 3600:.1f} h, on 10 "
+              "machines of 2 cores (20 worker threads; the fit splits by trees, the pass by chunks of objects) "
+              f"about {cpu / 20 / 60:.0f} min, on 10 machines of 16 cores about {cpu / 160 / 60:.0f} min, "
+              "plus sending the forest to every worker. Memory per worker: one chunk of predictions "
+              "(64 MiB) and its float64 temporaries per thread, plus the forest "
+              f"({big['forest_bytes'] / big['pool'] * p / 1e9:.1f} GB for 10,000 trees of this job): it "
+              "does not grow with the test objects.",
+              "", "The 10^6 x 10,000 run itself was not attempted: it needs the CPU hours above, on a "
+              "machine shared by 8 jobs (the budget was 15 minutes); the rows above are its scaled versions, "
+              "and the bands pass grows linearly in objects x trees (compare the CPU ns / tree-object of "
+              "the rows). The in-memory path holds the 4-byte matrix in the client (0.4 GB at 10^5 x "
+              "1,000; 40 GB at 10^6 x 10,000, which does not fit in this machine's 24 GB)."]
     return lines
 
 
