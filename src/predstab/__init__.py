@@ -90,6 +90,7 @@ _EXPORTS = {
     "fit_2pl": ".ensembles._twopl",
     "TwoPL": ".ensembles._twopl",
     "TreePool": ".ensembles._pool",
+    "DaskTreePool": ".ensembles._distributed",  # TreePool on a dask.distributed cluster
     "ClosedFormResult": ".ensembles._closed_form",
     "tune_num_learners": ".ensembles._tune",
     "TuningResult": ".ensembles._tune_result",

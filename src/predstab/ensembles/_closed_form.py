@@ -174,23 +174,19 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
     (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
     numbers do not depend on it. ``progress(done, total)``: the objects done, block by block.
     """
+    if hasattr(preds, "metric_moments"):  # per-learner predictions on a cluster (_distributed)
+        return preds.metric_moments(counts)
     n_obj, size = preds.shape
     mu, var = np.empty(n_obj), np.empty(n_obj)
-    count = np.full(n_obj, float(size))
-    rows = _block_rows(n_obj, size)
+    count, rows = np.full(n_obj, float(size)), _block_rows(n_obj, size)
     if mask is None:
         weights = None if counts is None else np.ascontiguousarray(counts.T, dtype=np.float32)
         ref = float(np.mean(preds[0], dtype=np.float64))  # keeps the sums of squares exact
 
         def one_block(start):
-            block = preds[start:start + rows]
-            here = slice(start, start + len(block))
-            mu[here] = block.mean(axis=1, dtype=np.float64)
-            dev = block - mu[here, None]  # float64
-            var[here] = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-            if weights is None:
-                return None
-            return _bootstrap_sums(dev.astype(np.float32), mu[here] - ref, weights, size)
+            here = slice(start, min(start + rows, n_obj))
+            mu[here], var[here], part = metric_block(preds[here], ref, weights)
+            return part
 
         def ticked(blocks):  # the blocks' results in block order, reported as they come
             for start, part in zip(starts, blocks, strict=True):
@@ -225,6 +221,17 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
             progress(here.stop, n_obj)
     ok = count > 1
     return mu[ok], var[ok], count[ok]
+
+
+def metric_block(block, ref, weights=None):
+    """One block of objects (rows x learners): per object mean and variance (float64), with ``weights``
+    its bootstrap sums (:func:`_bootstrap_sums`). Shared by :func:`metric_moments` and the cluster."""
+    size = block.shape[1]
+    mu = block.mean(axis=1, dtype=np.float64)
+    dev = block - mu[:, None]  # float64
+    var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
+    return mu, var, weights if weights is None else _bootstrap_sums(dev.astype(np.float32), mu - ref, weights,
+                                                                     size)
 
 
 def _bootstrap_sums(dev, offset, weights, size):
@@ -316,23 +323,30 @@ def _metric_jackknife_stats(preds):
     Without learner ``j`` an object's mean is ``mu_i - d_ij / (P - 1)`` and its sum of squared
     deviations ``(P - 1) var_i - P d_ij^2 / (P - 1)``.
     """
+    if hasattr(preds, "jackknife_stats"):  # per-learner predictions on a cluster (_distributed)
+        return preds.jackknife_stats()
     n_obj, size = preds.shape
     rows = _block_rows(n_obj, size)
     ref = float(np.mean(preds[0], dtype=np.float64))
-    sum_var = sum_mu = sum_mu2 = 0.0
-    d1, d2, md = np.zeros(size), np.zeros(size), np.zeros(size)
-    for start in range(0, n_obj, rows):
-        block = np.asarray(preds[start:start + rows], dtype=np.float64)
-        mu = block.mean(axis=1)
-        dev = block - mu[:, None]
-        var = np.einsum("ij,ij->i", dev, dev) / (size - 1)
-        centred = mu - ref
-        sum_var += var.sum()
-        sum_mu += centred.sum()
-        sum_mu2 += centred @ centred
-        d1 += dev.sum(axis=0)
-        d2 += np.einsum("ij,ij->j", dev, dev)
-        md += centred @ dev
+    parts = (jackknife_block(preds[start:start + rows], ref) for start in range(0, n_obj, rows))
+    return jackknife_stats(parts, n_obj, size)
+
+
+def jackknife_block(block, ref):
+    """One block's sums behind :func:`_metric_jackknife_stats` (in memory and on a cluster)."""
+    block = np.asarray(block, dtype=np.float64)
+    mu = block.mean(axis=1)
+    dev = block - mu[:, None]
+    var, centred = np.einsum("ij,ij->i", dev, dev) / (block.shape[1] - 1), mu - ref
+    return (var.sum(), centred.sum(), centred @ centred, dev.sum(axis=0), np.einsum("ij,ij->j", dev, dev),
+            centred @ dev)
+
+
+def jackknife_stats(parts, n_obj, size):
+    """``{"w", "b"}`` without each learner from the :func:`jackknife_block` sums, added in block order."""
+    sum_var, sum_mu, sum_mu2, d1, d2, md = functools.reduce(
+        lambda total, part: [a + b for a, b in zip(total, part, strict=True)], parts,
+        [0.0] * 3 + [np.zeros(size)] * 3)
     k = size - 1
     w = ((size - 1) * sum_var - size / k * d2) / (size - 2) / n_obj
     s1 = sum_mu - d1 / k
@@ -734,6 +748,9 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     n = np.asarray(n, dtype=float)
     size = preds.shape[1]
     n_resamples = int(n_resamples)
+    if classifier and hasattr(preds, "class_bands"):  # on a cluster: the same steps in one pass
+        return preds.class_bands(n, d_e, voting=voting, n_resamples=n_resamples,
+                                 confidence_level=confidence_level, rng=rng)
     if classifier:
         stats = closed_form_stats(preds, mask, n, classifier=True, voting=voting, rng=rng)
     else:  # one pass over the pool: the estimate, the bootstrap world's value, the resamples

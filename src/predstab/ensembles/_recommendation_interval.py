@@ -46,6 +46,8 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, p
     objects), as in the object bootstrap of the pool method.
     """
     preds = pool.test_predictions_
+    if hasattr(preds, "learner_object_curves"):  # on a cluster: one pass, the same draws (_distributed)
+        return preds.learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng)
     mask = pool.oob_ if pool.on_train_ else None
     classifier, voting = pool.is_classifier_, pool.voting_
     d_e = pool._closed_form_expected(measure, _closed_baselines(spec).get(measure), voting)
@@ -116,17 +118,31 @@ def _resampled_metric_stats(preds, rows, cols, n):
     ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
     for start in range(0, n_obj, 4096):
         here = slice(start, min(start + 4096, n_obj))
-        block = np.asarray(preds[here], dtype=np.float64)
-        mu = block.mean(axis=1)
-        dev = block - mu[:, None]
-        s1 = dev @ weights
-        s2 = (dev * dev) @ weights
-        var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
-        centred = (mu - ref)[:, None] + s1 / size
-        counts = r[here]
-        sum_var += (counts * var).sum(axis=0)
-        sum_mu += (counts * centred).sum(axis=0)
-        sum_mu2 += (counts * centred**2).sum(axis=0)
+        parts = resampled_metric_block(preds[here], r[here], weights, ref)
+        sum_var += parts[0]
+        sum_mu += parts[1]
+        sum_mu2 += parts[2]
+    return resampled_metric_stats(sum_var, sum_mu, sum_mu2, n_obj, size, n)
+
+
+def resampled_metric_block(block, counts, weights, ref):
+    """One block of objects' sums behind :func:`_resampled_metric_stats` (also computed on a
+    cluster, :mod:`predstab.ensembles._distributed`): per resample the count-weighted sums of
+    the resampled variances, centred means and their squares."""
+    size = block.shape[1]
+    block = np.asarray(block, dtype=np.float64)
+    mu = block.mean(axis=1)
+    dev = block - mu[:, None]
+    s1 = dev @ weights
+    s2 = (dev * dev) @ weights
+    var = np.maximum(s2 - s1**2 / size, 0.0) / (size - 1)
+    centred = (mu - ref)[:, None] + s1 / size
+    return (counts * var).sum(axis=0), (counts * centred).sum(axis=0), (counts * centred**2).sum(axis=0)
+
+
+def resampled_metric_stats(sum_var, sum_mu, sum_mu2, n_obj, size, n):
+    """The resampled pools' statistics from the sums of :func:`resampled_metric_block`."""
+    n_boot = len(sum_var)
     mean_var = sum_var / n_obj
     between = (sum_mu2 - sum_mu**2 / n_obj) / (n_obj - 1)
     return [{"d_o": mean_var[b] / n, "b": max(float(between[b] - mean_var[b] / size), 0.0),

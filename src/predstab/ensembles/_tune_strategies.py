@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core._exceptions import PredstabDataWarning, PredstabWarning, warn_outside
 from .._core._utils import seeds_from
+from ._distributed import DaskTreePool
 from ._forest import aggregate, inbag_mask, oob_predict, tree_permutation_importances, tree_predictions
 from ._pool import TreePool, check_test_data
 from ._recommendation_interval import LEARNER_OBJECT_COVERS, _learner_object_curves
@@ -169,8 +170,12 @@ class _Pool(_Refit):
         baseline, text = _fixed_baseline(config, rng)
         pool = config.pool  # a fitted pool given in place of an estimator: nothing to fit
         if pool is None:
-            pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting,
-                            random_state=rng, n_jobs=config.n_jobs)
+            if hasattr(config.X_test, "__dask_graph__"):  # Dask test objects: the pool on the active cluster
+                pool = DaskTreePool(config.estimator, n_learners=config.pool_size, voting=config.voting,
+                                    random_state=rng)
+            else:
+                pool = TreePool(config.estimator, n_learners=config.pool_size, voting=config.voting,
+                                random_state=rng, n_jobs=config.n_jobs)
             # ticks as it grows and predicts
             pool.fit(config.X, config.y, config.X_test, oob=config.needs_space, progress=progress)
         if config.needs_space and config.psi_baseline == "fixed":
