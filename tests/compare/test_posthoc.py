@@ -82,3 +82,19 @@ def test_friedman_posthoc_refuses_single_step_outside_conover():
         friedman_posthoc(POSTHOC_SCORES, method="quade", p_adjust="single-step")
     with pytest.raises(ValueError, match="method"):
         friedman_posthoc(POSTHOC_SCORES, method="nemenyi")
+
+
+def test_friedman_posthoc_prints_every_pair():
+    from predstab.compare import friedman_posthoc
+
+    res = friedman_posthoc(POSTHOC_SCORES[:, :3], method="siegel", p_adjust="holm")
+    lines = str(res).splitlines()
+    assert lines[0] == " Siegel post-hoc test after Friedman's (p-values adjusted: holm)"
+    assert lines[2] == "3 methods over 12 data sets; pairwise p-values:"
+    # statistic and Holm-adjusted p of each pair, 4 significant digits as R prints them
+    assert lines[3:] == ["  method 1 vs method 2: statistic = 2.245, p = 0.04949",
+                         "  method 1 vs method 3: statistic = 3.572, p = 0.001062",
+                         "  method 2 vs method 3: statistic = 1.327, p = 0.1846"]
+    z = abs(np.diff(res.average_ranks[[0, 1]]))[0] / np.sqrt(3 * 4 / (6 * 12))
+    assert res.statistics[0, 1] == pytest.approx(z, rel=1e-12)
+    assert str(friedman_posthoc(POSTHOC_SCORES, method="quade")).splitlines()[0].endswith("(unadjusted)")
