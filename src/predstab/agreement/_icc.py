@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import special
 
 from .._core._convention import _EPS, negligible
-from .._core._exceptions import warn_outside
+from .._core._exceptions import PredstabDataWarning, warn_outside
 from .._core._ratings import unit_scaled
 from .._core._results import Result, r_round, r_rows, r_signif, result
 from .._core._stack import (
@@ -186,7 +186,15 @@ def _form(ms: _MeanSquares, model, type, unit, r0, confidence_level):
         type == "consistency" or ms.msc == 0))
     if perfect:
         statistic, pvalue, ci = np.inf, 0.0, ConfidenceInterval(1.0, 1.0)
+    if value > 1:
+        warn_outside(_above_one(name, f"{value:.4g}"), PredstabDataWarning)
     return name, value, statistic, df1, df2, pvalue, ci
+
+
+def _above_one(name, value):
+    """The warning of an ICC(A,k) above 1 (irr's value, kept): D_e = MS_R + (MS_C - MS_E) / n < 0."""
+    return (f"{name} = {value} is outside [-1, 1]: the raters disagree more than the objects differ "
+            "(MS_R + (MS_C - MS_E) / n < 0); the value is irr's formula's, not a correlation.")
 
 
 def _agreement_parts(msr, msc, mse, n, k, single):
@@ -195,8 +203,15 @@ def _agreement_parts(msr, msc, mse, n, k, single):
     scale = k if single else 1
     between_raters = (msc - mse) / n * scale
     if single:
-        return scale, k * mse + between_raters, msr + (k - 1) * mse + between_raters
-    return scale, mse + between_raters, msr + between_raters
+        d_o, d_e, size = k * mse + between_raters, msr + (k - 1) * mse + between_raters, msr + (k - 1) * mse
+    else:
+        d_o, d_e, size = mse + between_raters, msr + between_raters, msr
+    # D_e is a difference of mean squares: a zero of exact arithmetic (MS_R = (MS_E - MS_C) / n)
+    # comes out as rounding noise (4e-16 for [[5, 2], [2, 4], [4, 1]], whose ICC(A,k) was 4.7e15)
+    # and is set to an exact zero, so that the convention applies (NaN, or 1 when D_o = 0 too)
+    size = size + (msc + mse) / n * scale
+    d_e = np.where(np.abs(d_e) <= 8 * _EPS * size, 0.0, d_e)
+    return scale, d_o, d_e if d_e.ndim else np.float64(d_e)
 
 
 def _agreement_bounds(value, msr, msc, mse, n, k, alpha, single):
@@ -556,6 +571,7 @@ def _form_stack(ms: _MeanSquares, model, type, unit, r0, confidence_level, caugh
                 low, high = 1.0 - 1.0 / f_low, 1.0 - 1.0 / f_up
         pvalue = special.fdtrc(df1, df2, statistic)
     shape = value.shape
+    caught.add(PredstabDataWarning, _above_one(name, "a value above 1"), int(np.count_nonzero(value > 1)))
     statistic = np.where(perfect, np.inf, statistic)
     pvalue = np.where(perfect, 0.0, pvalue)
     low, high = np.where(perfect, 1.0, low), np.where(perfect, 1.0, high)
