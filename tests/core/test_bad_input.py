@@ -721,7 +721,7 @@ def test_agreement_icc_with_zero_expected_disagreement_is_undefined(capsys):
             d_o, d_e = _agreement_parts_exact(m, unit == "single")
             if d_e == 0:
                 n_undefined += d_o != 0
-                res, categories = _warned(lambda m=m: icc(m, model="twoway", type="agreement", unit=unit))
+                res, categories = _warned(lambda m=m, unit=unit: icc(m, model="twoway", type="agreement", unit=unit))
                 expected_category = PredstabUndefinedWarning if d_o else predstab.PredstabDegenerateWarning
                 assert expected_category in categories, m
                 assert (np.isnan(res.value) and np.isnan(got)) if d_o else res.value == got == 1.0
@@ -729,8 +729,11 @@ def test_agreement_icc_with_zero_expected_disagreement_is_undefined(capsys):
                 assert got == pytest.approx(float(1 - d_o / d_e), rel=1e-9, abs=1e-12), m
         assert n_undefined == (264 if unit == "average" else 0)  # exact zeros (214 were not 0 in floats)
     # the CLI prints what icc returned: NA, not 4.72e15, and an interval of NA
+    import pathlib
+    import tempfile
+
     from predstab.cli import main
-    import tempfile, pathlib
+
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "m.csv"
         path.write_text("a,b\n5,2\n2,4\n4,1\n")
