@@ -721,7 +721,8 @@ def test_agreement_icc_with_zero_expected_disagreement_is_undefined(capsys):
             d_o, d_e = _agreement_parts_exact(m, unit == "single")
             if d_e == 0:
                 n_undefined += d_o != 0
-                res, categories = _warned(lambda m=m, unit=unit: icc(m, model="twoway", type="agreement", unit=unit))
+                res, categories = _warned(
+                    lambda m=m, unit=unit: icc(m, model="twoway", type="agreement", unit=unit))
                 expected_category = PredstabUndefinedWarning if d_o else predstab.PredstabDegenerateWarning
                 assert expected_category in categories, m
                 assert (np.isnan(res.value) and np.isnan(got)) if d_o else res.value == got == 1.0
