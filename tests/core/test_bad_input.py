@@ -458,6 +458,33 @@ def test_huge_offset_icc(form):
     assert icc(1e9 + noise, **form).value == pytest.approx(icc(noise, **form).value, rel=1e-6)
 
 
+@pytest.mark.parametrize("form", [{}, dict(unit="average"), dict(model="twoway"),
+                                  dict(model="twoway", type="agreement"),
+                                  dict(model="twoway", type="agreement", unit="average")])
+def test_offset_integers_give_the_icc_of_the_integers(form):
+    # issue 33: integers + 1e15 are exact in float64, so the ICC is the integers' one exactly; a
+    # row mean of values near 1e15 rounds to ~0.1, which the sums of squares added up (0.8344
+    # for 0.8295) until the data were centred first. The stack path too.
+    rng = np.random.default_rng(1)
+    good = np.rint(rng.normal(size=(30, 1)) * 10 + rng.normal(size=(30, 4)) * 4)
+    expected = icc(good, **form).value
+    assert icc(good + 1e15, **form).value == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(icc(np.stack([good + 1e15, good - 3e15]), **form).value, expected, rtol=1e-12)
+    # icc_reml: centred before the REML fit (the optimiser stopped short: ICC2 0.347 for 0.321)
+    holes = good.copy()
+    holes[0, 1] = holes[3, 2] = np.nan
+    reference = predstab.icc_reml(holes)
+    np.testing.assert_allclose(predstab.icc_reml(holes + 1e15).value, reference.value, rtol=1e-7)
+    # and rescaled (NaN at 1e160 before): the components scale by c^2, -2 log L of the m - 1
+    # REML residual dimensions by 2 (m - 1) log c
+    for c in (1e-160, 1e160):
+        res = predstab.icc_reml(holes * c)
+        np.testing.assert_allclose(res.value, reference.value, rtol=1e-7)
+        assert res.residual_variance == pytest.approx(reference.residual_variance * c * c, rel=1e-6)
+        assert res.reml_criterion == pytest.approx(
+            reference.reml_criterion + 2 * (res.n_ratings - 1) * np.log(c), rel=1e-9)
+
+
 def test_huge_offset_alpha_interval_and_phi():
     rng = np.random.default_rng(1)
     noise = rng.normal(size=(300, 5)) + rng.normal(size=(300, 1))
