@@ -15,6 +15,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ._disagreement import _BLOCK, _ordinal_delta2
@@ -44,8 +45,9 @@ def _on_unique(fn, *keys):
     if stride <= 4 * code.size + 4096:  # a dense lookup table: linear
         present = np.flatnonzero(np.bincount(code.ravel(), minlength=1))
         inverse = None
-    else:  # many distinct keys (thousands of repetitions): sort instead
-        present, inverse = np.unique(code.ravel(), return_inverse=True)
+    else:  # many possible keys (several vote counts, thousands of repetitions): hash them (linear;
+        # sorting 1e6 codes took a fifth of categorical phi's time)
+        inverse, present = pd.factorize(code.ravel())
     parts = [(present // st) % (int(k.max(initial=0)) + 1) for k, st in zip(keys, strides, strict=True)]
     values = np.asarray(fn(*(p.astype(float) for p in parts)))
     if inverse is not None:
@@ -314,12 +316,31 @@ def _simplex_range(low, high, delta2):
         order = np.argsort(low, axis=1, kind="stable")
         boxes = np.concatenate([np.take_along_axis(low, order, axis=1),
                                 np.take_along_axis(high, order, axis=1)], axis=1)
-        unique, inverse = np.unique(boxes, axis=0, return_inverse=True)
+        unique, inverse = _unique_rows(boxes)
         if len(unique) < n_rows:
             best_low, best_high = _simplex_faces(unique[:, :k], unique[:, k:], delta2)
-            inverse = inverse.ravel()
             return best_low[inverse], best_high[inverse]
     return _simplex_faces(low, high, delta2)
+
+
+def _unique_rows(rows):
+    """``(unique, inverse)`` of the rows of a float array, by hashing their bits (linear; sorting
+    the rows with ``np.unique(axis=0)`` took a third of categorical phi's time). A hash collision
+    cannot go unnoticed: the rows are compared with their representatives, and sorted if any
+    differs."""
+    bits = np.ascontiguousarray(rows).view(np.uint64)
+    digest = bits[:, 0].copy()
+    for j in range(1, bits.shape[1]):
+        digest *= np.uint64(0x100000001B3)  # FNV-style mixing, wrapping modulo 2^64
+        digest ^= bits[:, j]
+    inverse, _ = pd.factorize(digest)
+    first = np.empty(inverse.max(initial=-1) + 1, dtype=np.intp)
+    first[inverse[::-1]] = np.arange(len(rows))[::-1]  # each code's first row
+    unique = rows[first]
+    if not np.array_equal(unique[inverse], rows):
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+    return unique, inverse
 
 
 def _simplex_faces(low, high, delta2):
