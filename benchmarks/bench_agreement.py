@@ -184,7 +184,8 @@ def _timed(func):
 def safety_cost(n=1_000_000, k=100):
     """icc, interval alpha and a stack of ICCs against a NumPy floor on the same data (issue 33,
     item 7: the functions that gained ``unit_scaled``): the first call on fresh data (imports
-    warmed on a small matrix), the best of 3 and tracemalloc's peak over the input's size.
+    warmed on a small matrix), the best of 4 alternating with the floor's calls and tracemalloc's
+    peak over the input's size.
     Floor: the row variances ``np.var(x, axis=-1, ddof=1)`` (what any of them must at least do)."""
     rng = np.random.default_rng(33)
     print(f"\nthe safety layer's cost: {n:.0e} x {k} (stack: {n // 100:.0e} items of 100 x {k}) against a "
@@ -205,8 +206,10 @@ def safety_cost(n=1_000_000, k=100):
             func(rng.normal(size=shape[:-2] + (50, k)) if stacked else rng.normal(size=(50, k)))
             x = rng.normal(size=shape[:-1] + (1,)) + rng.normal(scale=0.5, size=shape)
             first = _timed(lambda x=x, func=func: func(x))
-            best = min([first] + [_timed(lambda x=x, func=func: func(x)) for _ in range(2)])
-            floor = min(_timed(lambda x=x: np.var(x, axis=-1, ddof=1)) for _ in range(3))
+            best, floor = first, float("inf")
+            for _ in range(3):  # alternating, so that both see the same load (the machine is shared)
+                floor = min(floor, _timed(lambda x=x: np.var(x, axis=-1, ddof=1)))
+                best = min(best, _timed(lambda x=x, func=func: func(x)))
             extra = peak_bytes(lambda x=x, func=func: func(x)) / x.nbytes
         out.append((name, first, best, floor, extra))
         print(f"{name:34s} {first:8.3f} {best:8.3f} {floor:8.3f} {first / floor:11.2f}x "
