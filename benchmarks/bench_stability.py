@@ -60,7 +60,7 @@ def _data(scale, n, rng):
     pred = np.where(rng.random((n, R)) < 0.8, truth, noise).astype(np.int8)
     base = rng.integers(0, K, size=1000, dtype=np.int8)
     if scale == "ordinal":
-        return pred, base, {"scale": "ordinal", "levels": LEVELS}
+        return pred, base, {"scale": "ordinal", "categories": LEVELS}
     if scale == "categorical":
         return pred, base, {"scale": "categorical"}
     if scale == "categorical (pandas Categorical)":
