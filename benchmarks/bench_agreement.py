@@ -175,5 +175,57 @@ def main():
           f"{mem_ours / 2**20:.0f} MiB beyond the {x.nbytes / 2**20:.0f} MiB input")
 
 
+def _timed(func):
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+def safety_cost(n=1_000_000, k=100):
+    """icc, interval alpha and a stack of ICCs against a NumPy floor on the same data (issue 33,
+    item 7: the functions that gained ``unit_scaled``): the first call on fresh data (imports
+    warmed on a small matrix), the best of 4 alternating with the floor's calls and tracemalloc's
+    peak over the input's size.
+    Floor: the row variances ``np.var(x, axis=-1, ddof=1)`` (what any of them must at least do)."""
+    rng = np.random.default_rng(33)
+    print(f"\nthe safety layer's cost: {n:.0e} x {k} (stack: {n // 100:.0e} items of 100 x {k}) against a "
+          "NumPy floor, same data, same process")
+    print(f"{'function':34s} {'first s':>8s} {'best s':>8s} {'floor s':>8s} {'first/floor':>12s} "
+          f"{'best/floor':>11s} {'peak extra':>11s}")
+    cases = (
+        ("icc (oneway, single)", lambda x: predstab.icc(x), False),
+        ("icc (twoway, agreement)", lambda x: predstab.icc(x, model="twoway", type="agreement"), False),
+        ("krippendorff_alpha (interval)", lambda x: predstab.krippendorff_alpha(x, scale="interval"), False),
+        ("icc of a stack (twoway)", lambda x: predstab.icc(x, model="twoway"), True),
+    )
+    out = []
+    for name, func, stacked in cases:
+        shape = (n // 100, 100, k) if stacked else (n, k)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            func(rng.normal(size=shape[:-2] + (50, k)) if stacked else rng.normal(size=(50, k)))
+            x = rng.normal(size=shape[:-1] + (1,)) + rng.normal(scale=0.5, size=shape)
+            first = _timed(lambda x=x, func=func: func(x))
+            best, floor = first, float("inf")
+            for _ in range(3):  # alternating, so that both see the same load (the machine is shared)
+                floor = min(floor, _timed(lambda x=x: np.var(x, axis=-1, ddof=1)))
+                best = min(best, _timed(lambda x=x, func=func: func(x)))
+            extra = peak_bytes(lambda x=x, func=func: func(x)) / x.nbytes
+        out.append((name, first, best, floor, extra))
+        print(f"{name:34s} {first:8.3f} {best:8.3f} {floor:8.3f} {first / floor:11.2f}x "
+              f"{best / floor:10.2f}x {extra:10.3f}x")
+        del x
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if len(sys.argv) > 2 and sys.argv[1] == "--cost":  # only the safety layer's cost, at N x 100
+        print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average "
+              f"{' '.join(f'{v:.1f}' for v in os.getloadavg())} (the machine is shared)")
+        safety_cost(int(float(sys.argv[2])))
+        print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    else:
+        main()
+        safety_cost()

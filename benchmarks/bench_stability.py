@@ -4,6 +4,13 @@ Usage::
 
     PYTHONPATH=src python benchmarks/bench_stability.py            # 1e4 -> 1e6 objects x 100
     PYTHONPATH=src python benchmarks/bench_stability.py --quick    # 1e4 -> 1e5
+    PYTHONPATH=src python benchmarks/bench_stability.py --cost 1e6 # only phi against NumPy floors
+
+The last table (``cost_table``) is the safety layer's cost (issue 33): phi's first call and
+best of 4 against a NumPy floor on the same matrix -- metric: row variances with ``np.var``;
+classes: one ``np.bincount`` of ``row * K + code`` -- on 80 %-agreement votes and on uniform
+random codes, with the peak extra memory. Goals: metric <= 1.5x with peak extra <= 0.1x the
+input; categorical and ordinal <= 3x.
 
 Prints, per scale and size, the time of ``predstab.phi`` and its peak extra memory (traced
 by tracemalloc, which sees numpy's buffers) relative to the input's size, then the ratio to
@@ -22,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import platform
 import sys
 import time
 import tracemalloc
@@ -51,7 +60,7 @@ def _data(scale, n, rng):
     pred = np.where(rng.random((n, R)) < 0.8, truth, noise).astype(np.int8)
     base = rng.integers(0, K, size=1000, dtype=np.int8)
     if scale == "ordinal":
-        return pred, base, {"scale": "ordinal", "levels": LEVELS}
+        return pred, base, {"scale": "ordinal", "categories": LEVELS}
     if scale == "categorical":
         return pred, base, {"scale": "categorical"}
     if scale == "categorical (pandas Categorical)":
@@ -124,11 +133,100 @@ def naive_numpy(pred, base, scale, levels=None):
     return 1 - np.mean(per_row) / d_e
 
 
+def _votes(n, rng, agreement):
+    """int8 codes of K classes: each refit votes for the object's class with probability
+    ``agreement``, else for a uniform random class (``agreement=0``: uniform random codes)."""
+    noise = rng.integers(0, K, size=(n, R), dtype=np.int8)
+    if not agreement:
+        return noise
+    truth = rng.integers(0, K, size=(n, 1), dtype=np.int8)
+    return np.where(rng.random((n, R)) < agreement, truth, noise).astype(np.int8)
+
+
+COST_CASES = (
+    ("metric", None),
+    ("categorical, 80 % agreement", 0.8),
+    ("categorical, uniform codes", 0.0),
+    ("ordinal, 80 % agreement", 0.8),
+    ("ordinal, uniform codes", 0.0),
+)
+
+
+def _timed(func):
+    t0 = time.perf_counter()
+    func()
+    return time.perf_counter() - t0
+
+
+def cost_table(n):
+    """phi against a NumPy floor on the same matrix, in this process (issue 33, item 7).
+
+    Floors: metric, the row variances ``np.var(pred, axis=1, ddof=1)``; classes, one
+    ``np.bincount`` of ``row * K + code`` (the index array built beforehand, so the floor is
+    the count alone). phi is timed on its first call on the fresh matrix (what a user waits
+    for; imports and caches are warmed on a small matrix first) and as the best of 4 calls;
+    the floor as the best of 3, alternating with phi's calls (both see the same load). Peak
+    extra memory: tracemalloc's peak during one more call, over the input's size.
+    """
+    rng = np.random.default_rng(0)
+    print(f"\nthe safety layer's cost: phi on {n:.0e} x {R} against a NumPy floor "
+          "(same matrix, same process)")
+    print(f"{'case':30s} {'first s':>8s} {'best s':>8s} {'floor s':>8s} {'first/floor':>12s} "
+          f"{'best/floor':>11s} {'peak extra':>11s}")
+    rows = []
+    for name, agreement in COST_CASES:
+        scale = name.split(",")[0]
+        kwargs = {"scale": scale} if scale != "ordinal" else {"scale": "ordinal", "categories": LEVELS}
+        base = (rng.normal(size=1000) * 3 if scale == "metric"
+                else rng.integers(0, K, size=1000, dtype=np.int8))
+        small = (rng.normal(size=(100, R)) if scale == "metric" else _votes(100, rng, agreement))
+        _call(small, base, kwargs)  # imports and caches, not the user's wait on the large matrix
+        pred = rng.normal(size=(n, 1)) * 3 + rng.normal(size=(n, R)) if scale == "metric" \
+            else _votes(n, rng, agreement)
+        gc.collect()
+        first = _timed(lambda pred=pred, base=base, kwargs=kwargs: _call(pred, base, kwargs))
+        if scale == "metric":
+            def floor_call(pred=pred):
+                return np.var(pred, axis=1, ddof=1)
+        else:
+            index = (np.arange(n, dtype=np.int64)[:, None] * K + pred).ravel()
+
+            def floor_call(index=index):
+                return np.bincount(index, minlength=n * K)
+        # phi and its floor alternate, so that both see the same load (the machine is shared)
+        best, floor = first, float("inf")
+        for _ in range(3):
+            floor = min(floor, _timed(floor_call))
+            best = min(best, _timed(lambda pred=pred, base=base, kwargs=kwargs: _call(pred, base, kwargs)))
+        del floor_call
+        if scale != "metric":
+            del index
+        gc.collect()
+        tracemalloc.start()
+        _call(pred, base, kwargs)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        ratio_first, ratio_best, extra = first / floor, best / floor, peak / pred.nbytes
+        rows.append((name, first, best, floor, ratio_first, ratio_best, extra))
+        print(f"{name:30s} {first:8.3f} {best:8.3f} {floor:8.3f} {ratio_first:11.2f}x {ratio_best:10.2f}x "
+              f"{extra:10.3f}x")
+        del pred
+        gc.collect()
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="sizes 1e4 and 1e5 only")
+    parser.add_argument("--cost", type=float, default=None, metavar="N",
+                        help="only the table of phi against NumPy floors, on N x 100 (e.g. 1e6)")
     args = parser.parse_args(argv)
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average "
+          f"{' '.join(f'{v:.1f}' for v in os.getloadavg())} (the machine is shared)")
+    if args.cost:
+        cost_table(int(args.cost))
+        return
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     rng = np.random.default_rng(0)
     print(f"predstab.phi on N objects x {R} repetitions ({K} classes for categorical/ordinal)")
@@ -167,6 +265,8 @@ def main(argv=None):
               f"{t_py / t_ps:7.0f}x")
     print("\nAPS 1.0.1 (R 4.2.2, one core, measured for issue 4; R is not installed here): metric 1e5 x 100 "
           "3.1 s, categorical 1e4 x 100 2.1 s, ordinal 1e4 x 100 3.8 s.")
+    cost_table(sizes[-1])
+    print(f"load average after the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

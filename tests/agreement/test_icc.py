@@ -524,3 +524,23 @@ def test_icc_of_a_stack_warns_in_words_with_the_item_count():
     assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
         "1 of 6 items: Both expected and observed variance are zero; ICC is set to 1 (perfect agreement). "
         "This may indicate that the model collapsed to a single value."]
+
+
+def test_agreement_forms_whose_expected_disagreement_is_zero_are_undefined():
+    # issue 33: D_e = MS_R + (MS_C - MS_E) / n is 0 in exact arithmetic for [[5, 2], [2, 4], [4, 1]]
+    # (MS_R = 1/2, MS_C = 8/3, MS_E = 25/6) but 4e-16 in floats: ICC(A,2) was 4.7e15. The single
+    # form's D_e = MS_R + (k - 1) MS_E + k (MS_C - MS_E) / n = 1/2 + 25/6 - 1 = 11/3 is not zero:
+    # 1 - D_o / D_e with D_o = k MS_E + k (MS_C - MS_E) / n = 25/3 - 1 = 22/3, i.e. -1
+    x = np.array([[5, 2], [2, 4], [4, 1]], float)
+    with pytest.warns(PredstabUndefinedWarning, match="Expected variance is zero"):
+        res = icc(x, model="twoway", type="agreement", unit="average")
+    assert np.isnan(res.value) and np.isnan(res.confidence_interval.low)
+    assert icc(x, model="twoway", type="agreement").value == pytest.approx(-1.0, rel=1e-12)
+    with pytest.warns(PredstabUndefinedWarning, match="1 of 2 items"):
+        values = icc(np.stack([x, x[::-1] * 2 + np.arange(6.0).reshape(3, 2)]), model="twoway",
+                     type="agreement", unit="average").value
+    assert np.isnan(values[0]) and np.isfinite(values[1])
+    # a Latin square: MS_R = MS_C = 0, D_e = -MS_E / 3 < 0, irr's ICC(A,3) = 3 kept, with a warning
+    latin = np.array([[4.0, 3.0, 2.0], [2.0, 4.0, 3.0], [3.0, 2.0, 4.0]])
+    with pytest.warns(PredstabDataWarning, match=r"ICC\(A,3\) = 3 is outside \[-1, 1\]"):
+        assert icc(latin, model="twoway", type="agreement", unit="average").value == pytest.approx(3.0)

@@ -458,6 +458,33 @@ def test_huge_offset_icc(form):
     assert icc(1e9 + noise, **form).value == pytest.approx(icc(noise, **form).value, rel=1e-6)
 
 
+@pytest.mark.parametrize("form", [{}, dict(unit="average"), dict(model="twoway"),
+                                  dict(model="twoway", type="agreement"),
+                                  dict(model="twoway", type="agreement", unit="average")])
+def test_offset_integers_give_the_icc_of_the_integers(form):
+    # issue 33: integers + 1e15 are exact in float64, so the ICC is the integers' one exactly; a
+    # row mean of values near 1e15 rounds to ~0.1, which the sums of squares added up (0.8344
+    # for 0.8295) until the data were centred first. The stack path too.
+    rng = np.random.default_rng(1)
+    good = np.rint(rng.normal(size=(30, 1)) * 10 + rng.normal(size=(30, 4)) * 4)
+    expected = icc(good, **form).value
+    assert icc(good + 1e15, **form).value == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(icc(np.stack([good + 1e15, good - 3e15]), **form).value, expected, rtol=1e-12)
+    # icc_reml: centred before the REML fit (the optimiser stopped short: ICC2 0.347 for 0.321)
+    holes = good.copy()
+    holes[0, 1] = holes[3, 2] = np.nan
+    reference = predstab.icc_reml(holes)
+    np.testing.assert_allclose(predstab.icc_reml(holes + 1e15).value, reference.value, rtol=1e-7)
+    # and rescaled (NaN at 1e160 before): the components scale by c^2, -2 log L of the m - 1
+    # REML residual dimensions by 2 (m - 1) log c
+    for c in (1e-160, 1e160):
+        res = predstab.icc_reml(holes * c)
+        np.testing.assert_allclose(res.value, reference.value, rtol=1e-7)
+        assert res.residual_variance == pytest.approx(reference.residual_variance * c * c, rel=1e-6)
+        assert res.reml_criterion == pytest.approx(
+            reference.reml_criterion + 2 * (res.n_ratings - 1) * np.log(c), rel=1e-9)
+
+
 def test_huge_offset_alpha_interval_and_phi():
     rng = np.random.default_rng(1)
     noise = rng.normal(size=(300, 5)) + rng.normal(size=(300, 1))
@@ -687,6 +714,81 @@ def test_icc_table_on_a_latin_square():
     # ICC1 = (MS_R - MS_W) / (MS_R + 2 MS_W) with MS_R = 0: -1/2, by hand
     assert table.loc["ICC1", "ICC"] == pytest.approx(-0.5, rel=1e-12)
     assert PredstabUndefinedWarning in categories
+
+
+def _agreement_parts_exact(x, single):
+    """ICC(A,1) / ICC(A,k) as (D_o, D_e) in exact rational arithmetic (McGraw & Wong's mean squares)."""
+    from fractions import Fraction
+    n, k = len(x), len(x[0])
+    cells = [[Fraction(int(v)) for v in row] for row in x]
+    grand = sum(map(sum, cells)) / (n * k)
+    rows = [sum(r) / k for r in cells]
+    cols = [sum(cells[i][j] for i in range(n)) / n for j in range(k)]
+    msr = k * sum((r - grand) ** 2 for r in rows) / (n - 1)
+    msc = n * sum((c - grand) ** 2 for c in cols) / (k - 1)
+    mse = sum((cells[i][j] - rows[i] - cols[j] + grand) ** 2
+              for i in range(n) for j in range(k)) / ((n - 1) * (k - 1))
+    if single:
+        return k * mse + k * (msc - mse) / n, msr + (k - 1) * mse + k * (msc - mse) / n
+    return mse + (msc - mse) / n, msr + (msc - mse) / n
+
+
+def test_agreement_icc_with_zero_expected_disagreement_is_undefined(capsys):
+    # D_e = MS_R + (MS_C - MS_E) / n is 0 in exact arithmetic, 4e-16 in floating point: the
+    # ICC(A,2) was 4.7e15 with no warning, and the CLI printed "8.651 < ICC < 0.807"
+    x = np.array([[5, 2], [2, 4], [4, 1]], float)
+    res, categories = _warned(lambda: icc(x, model="twoway", type="agreement", unit="average"))
+    assert np.isnan(res.value) and categories == [PredstabUndefinedWarning]
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+    # every 3 x 2 matrix of values 1-4 (214 of the 4,096 gave up to +-3.6e16), both agreement
+    # forms, against exact rational arithmetic; the stack path gives the same values
+    import itertools
+    grid = np.array(list(itertools.product(range(1, 5), repeat=6)), float).reshape(-1, 3, 2)
+    for unit in ("single", "average"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", predstab.PredstabWarning)
+            stacked = icc(grid, model="twoway", type="agreement", unit=unit).value
+        n_undefined = 0
+        for m, got in zip(grid, stacked, strict=True):
+            d_o, d_e = _agreement_parts_exact(m, unit == "single")
+            if d_e == 0:
+                n_undefined += d_o != 0
+                res, categories = _warned(
+                    lambda m=m, unit=unit: icc(m, model="twoway", type="agreement", unit=unit))
+                expected_category = PredstabUndefinedWarning if d_o else predstab.PredstabDegenerateWarning
+                assert expected_category in categories, m
+                assert (np.isnan(res.value) and np.isnan(got)) if d_o else res.value == got == 1.0
+            else:
+                assert got == pytest.approx(float(1 - d_o / d_e), rel=1e-9, abs=1e-12), m
+        assert n_undefined == (264 if unit == "average" else 0)  # exact zeros (214 were not 0 in floats)
+    # the CLI prints what icc returned: NA, not 4.72e15, and an interval of NA
+    import pathlib
+    import tempfile
+
+    from predstab.cli import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "m.csv"
+        path.write_text("a,b\n5,2\n2,4\n4,1\n")
+        main(["agree", str(path), "--measure", "icc", "--model", "twoway", "--type", "agreement",
+              "--unit", "average"])
+    out = capsys.readouterr().out
+    assert "ICC(A,2) = NA" in out and "NA < ICC < NA" in out and "e+15" not in out
+
+
+def test_agreement_icc_above_one_keeps_irrs_value_and_warns():
+    # a Latin square: MS_R = MS_C = 0, MS_E = 1.5, so D_e = -MS_E / 3 and ICC(A,3) =
+    # 1 - (MS_E - MS_E / 3) / (-MS_E / 3) = 3, irr's formula's value; it is outside [-1, 1]
+    table, categories = _warned(lambda: icc_table(LATIN))
+    assert table.loc["ICC2k", "ICC"] == pytest.approx(3.0, rel=1e-12)
+    assert predstab.PredstabDataWarning in categories
+    res, categories = _warned(lambda: icc(LATIN, model="twoway", type="agreement", unit="average"))
+    assert res.value == pytest.approx(3.0, rel=1e-12) and categories == [predstab.PredstabDataWarning]
+    # the stack path: the same value (it gave NaN, a negative D_e read as undefined) and warning
+    with pytest.warns(predstab.PredstabDataWarning, match=r"1 of 2 items.*outside \[-1, 1\]"):
+        values = icc(np.stack([LATIN, LATIN + np.arange(9.0).reshape(3, 3)]),
+                     model="twoway", type="agreement", unit="average").value
+    assert values[0] == pytest.approx(3.0, rel=1e-12)
 
 
 def test_cronbach_alpha_with_equal_totals_is_undefined():

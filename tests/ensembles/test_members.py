@@ -316,3 +316,29 @@ def test_members_that_do_not_vote_hold_no_vote():
 def test_more_messages_in_full(args, kwargs, message):
     with pytest.raises(ValueError, match=message):
         TreePool.from_predictions(*args, **kwargs)
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e-170, 1e154, 1e200, 1e300])
+def test_closed_forms_of_extreme_predictions_are_those_of_the_data_at_scale_one(c):
+    # issue 33: ICC = phi = 1 at 1e-170 (sums of squares underflowed, "collapsed"), NaN with numpy
+    # warnings from 1e154; the closed forms by hand: ICC(1) of n members b / (b + w / n) and phi
+    # 1 - (w / n) / var(y), with w the mean within-object variance and b the between-object
+    # variance less the pool's noise w / P
+    rng = np.random.default_rng(5)
+    m = rng.normal(size=(30, 1)) + 0.6 * rng.normal(size=(30, 40))
+    y = 1.5 * rng.normal(size=60)
+    n = np.array([1, 2, 5, 10, 40])
+    w = m.var(axis=1, ddof=1).mean()
+    b = m.mean(axis=1).var(ddof=1) - w / 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow, no "collapsed" warning
+        pool = TreePool.from_predictions(m * c, y=y * c, random_state=0)
+        np.testing.assert_allclose(pool.closed_form(n).curve, b / (b + w / n), rtol=1e-9)
+        np.testing.assert_allclose(pool.closed_form(n, measure="phi").curve, 1 - w / n / y.var(ddof=1),
+                                   rtol=1e-9)
+        res = tune_num_learners(pool, method="closed_form", n_resamples=20, random_state=0)
+    reference = tune_num_learners(TreePool.from_predictions(m, y=y, random_state=0), method="closed_form",
+                                  n_resamples=20, random_state=0)
+    assert res.recommendation == reference.recommendation > 1
+    np.testing.assert_allclose(res.table["icc"], reference.table["icc"], rtol=1e-9)
+    np.testing.assert_allclose(res.table["phi_high"], reference.table["phi_high"], rtol=1e-6)

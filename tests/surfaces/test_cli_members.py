@@ -205,3 +205,15 @@ def test_numbers_given_as_class_labels_are_refused(capsys, tmp_path):
     assert_one_line_error(code, err, f"--observed '{observed}' looks continuous (25 distinct numbers in 25 "
                           "rows")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e300])
+def test_predictions_of_extreme_magnitude_give_the_curve_of_the_data_at_scale_one(capsys, tmp_path, api, c):
+    # issue 33: values near 1e-300 printed "Recommendation: 1 learners" (the closed form's sums of
+    # squares underflowed: ICC = 1 at every n); 1e300 gave a NaN curve
+    path = tmp_path / "members.csv"
+    pd.DataFrame(MATRIX * c, columns=[f"seed{j}" for j in range(40)]).to_csv(path, index=False)
+    summary, stdout, table = _tune(capsys, tmp_path, path)
+    assert_allclose(table["icc"], _icc_by_hand(MATRIX, [1, 2, 3, 4, 5, 7, 10]), rtol=1e-9)
+    assert summary["n_for_target"] == api.n_for_target > 1
+    assert f"{api.n_for_target} learners reach icc = 0.95" in stdout

@@ -108,7 +108,7 @@ def one_minus_ratio_array(d_o, d_e, *, fallback=np.nan):
     """
     d_o, d_e = np.broadcast_arrays(np.asarray(d_o, dtype=float), np.asarray(d_e, dtype=float))
     out = np.full(d_o.shape, np.nan)
-    pos = d_e > 0
+    pos = (d_e > 0) | (d_e < 0)  # a negative D_e (ICC(A,k) of irr) divides as in one_minus_ratio
     np.divide(d_o, d_e, out=out, where=pos)
     out = np.where(pos, 1.0 - out, np.nan)
     zero = d_e == 0

@@ -165,15 +165,31 @@ def scaling_shift(*arrays) -> int:
     """The even exponent of two :func:`unit_scaled` multiplies by (0 in the safe range); one for all."""
     largest = 0.0
     for x in arrays:
-        finite = np.abs(x[np.isfinite(x)]) if x.size else x
-        if finite.size:
-            largest = max(largest, float(finite.max()))
+        largest = max(largest, _largest_magnitude(x))
     if largest == 0.0:
         return 0
     exponent = int(np.frexp(largest)[1])
     if -_SAFE_EXPONENT <= exponent <= _SAFE_EXPONENT:
         return 0
     return -2 * (exponent // 2)
+
+
+def _largest_magnitude(x) -> float:
+    """The largest finite ``|x|`` (0 for no finite value), without a copy of ``x``.
+
+    Two reductions that skip NaN (``np.fmax`` / ``np.fmin``): ``np.abs(x[np.isfinite(x)])``
+    made two copies of the data, 90 % of metric phi's time on 1e6 x 100 (issue 33). Only when
+    an infinite value is present are the finite values gathered.
+    """
+    if not x.size:
+        return 0.0
+    hi, lo = float(np.fmax.reduce(x, axis=None)), float(np.fmin.reduce(x, axis=None))
+    if np.isfinite(hi) and np.isfinite(lo):
+        return max(hi, -lo)
+    if np.isnan(hi):  # every value missing
+        return 0.0
+    finite = x[np.isfinite(x)]
+    return float(np.abs(finite).max()) if finite.size else 0.0
 
 
 def drop_incomplete_objects(arr, mask, *, name="ratings", function=""):

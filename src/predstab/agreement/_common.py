@@ -38,7 +38,8 @@ def complete_numeric(ratings, function, *, name="ratings", min_objects=2):
     """The numeric (objects x raters) matrix of the objects without a missing rating (irr's
     ``na.omit``); a ValueError when fewer than ``min_objects`` are left."""
     x = as_numeric_matrix(as_rating_matrix(ratings, name=name), name=name)
-    x = drop_incomplete(x, np.isnan(x), name=name, function=function)
+    if np.isnan(np.sum(x)):  # infinite values are refused above: a NaN sum means a missing value
+        x = drop_incomplete(x, np.isnan(x), name=name, function=function)
     if x.shape[0] < min_objects:
         raise ValueError(f"`{name}` must have at least {min_objects} complete objects (rows); got "
                          f"{x.shape[0]} after dropping objects with a missing value.")

@@ -9,6 +9,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import stats
 
+from .._core._ratings import unit_scaled
 from .._core._results import Result, r_block, r_signif, result
 from .._core._validation import Interval, validate_params
 from ._common import complete_numeric
@@ -155,7 +156,9 @@ def inter_intra_reliability(ratings, /, *, n_raters, rho0_inter=0.6, rho0_intra=
     >>> round(inter_intra_reliability(x, n_raters=2).inter_random, 4)
     0.9625
     """
-    x = complete_numeric(ratings, "irr::relInterIntra", min_objects=2)
+    # ratios of variances: extreme magnitudes rescaled exactly (1e-300 raised ZeroDivisionError);
+    # the standard errors of measurement are scaled back by ``back``
+    x, back = unit_scaled(complete_numeric(ratings, "irr::relInterIntra", min_objects=2))
     nn, cols = x.shape
     tt = int(n_raters)
     if cols % tt or cols // tt < 2:
@@ -246,10 +249,10 @@ def inter_intra_reliability(ratings, /, *, n_raters, rho0_inter=0.6, rho0_intra=
         lower_inter_fixed=float(low_inter_fixed),
         lower_intra=float(low_intra),
         lower_intra_per_rater=low_intra_part,
-        sem_intra=math.sqrt(mse),
-        sem_intra_per_rater=np.sqrt(mse_part),
-        sem_inter_random=math.sqrt(s2_r + s2_sr + mse),
-        sem_inter_fixed=math.sqrt(s2_sr + mse),
+        sem_intra=math.sqrt(mse) * back,
+        sem_intra_per_rater=np.sqrt(mse_part) * back,
+        sem_inter_random=math.sqrt(s2_r + s2_sr + mse) * back,
+        sem_inter_fixed=math.sqrt(s2_sr + mse) * back,
         confidence_level=float(confidence_level),
         n_objects=nn,
         n_raters=tt,

@@ -140,17 +140,17 @@ class ClosedFormResult(Result):
 
 
 # --------------------------------------------------------------------------- expected D_e
-def expected_disagreement(values, *, classes):
-    """D_e of phi / psi: the variance (``ddof=1``) of a metric baseline, or the chance that
-    two draws of a class baseline differ (``1 - sum_c p_c**2``); missing entries dropped.
-    Exactly 0 for a constant baseline (the convention's degenerate case)."""
+def expected_disagreement(values, *, classes, shift=0):
+    """D_e of phi / psi: the variance (``ddof=1``) of a metric baseline (read times ``2**shift``,
+    the units of ``_members.closed_form_units``), or the chance that two draws of a class baseline
+    differ (``1 - sum_c p_c**2``); missing entries dropped. Exactly 0 for a constant baseline."""
     values = np.asarray(values).ravel()
     if classes:
         values = values[np.array([v is not None and v == v for v in values], dtype=bool)]
         _, counts = np.unique(values.astype(str), return_counts=True)
         share = counts / counts.sum()
         return 1.0 - float(np.sum(share**2))
-    values = values.astype(float)
+    values = np.ldexp(values.astype(float), shift)
     values = values[~np.isnan(values)]
     return float(np.var(values, ddof=1)) if np.ptp(values) > 0 else 0.0
 

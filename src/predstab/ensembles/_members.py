@@ -19,11 +19,12 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from .._core._gate import check_orientation, check_row_names, numbers_if_numeric, unmask
+from .._core._ratings import scaling_shift
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
 from ._repeated import _run_all
 
-__all__ = ["from_predictions", "from_members", "from_fit_predict"]
+__all__ = ["from_predictions", "from_members", "from_fit_predict", "closed_form_units"]
 
 _VOTING = ("soft", "hard")
 _TOLERANCE = 1e-6  # probabilities of one member for one object must sum to 1 within this
@@ -243,6 +244,30 @@ def _fill_unused(values, mask):
     values = values.copy()
     values[gaps] = 0.0
     return values
+
+
+# --------------------------------------------------------------------------- closed-form units
+def closed_form_units(pool):
+    """``(predictions, shift)``: the pool's test predictions as its closed forms read them.
+
+    The metric closed forms are ratios of variances, the same for predictions ``x`` and
+    ``c x``, but their sums of squares overflow from about 1e154 and underflow below about
+    1e-154 (ICC = phi = 1 "collapsed" at 1e-170, NaN at 1e200). Predictions of such a
+    magnitude are multiplied by the exact power of four of
+    :func:`predstab._core._ratings.unit_scaled` (``4**(shift / 2)``; ``shift`` 0 in the safe
+    range and for classes, whose votes are in [0, 1]); a baseline's D_e must be computed in
+    the same units (``expected_disagreement(..., shift=shift)``). The rescaled copy, made
+    only for extreme predictions, is kept with the array it was made from.
+    """
+    preds = pool.test_predictions_
+    if pool.is_classifier_:
+        return preds, 0
+    cached = getattr(pool, "_closed_form_units", None)
+    if cached is None or cached[0] is not preds:
+        shift = scaling_shift(preds)
+        cached = (preds, shift, np.ldexp(preds, shift).astype(preds.dtype, copy=False) if shift else preds)
+        pool._closed_form_units = cached
+    return cached[2], cached[1]
 
 
 # --------------------------------------------------------------------------- the constructors

@@ -674,7 +674,8 @@ class TreePool(HtmlDisplay):
             raise ValueError(f"`n` must contain positive numbers of learners; got {n.tolist()}.")
         voting = self.voting_ if voting is None else voting
         rng = self._closed_form_rng(random_state)
-        d_e = self._closed_form_expected(measure, baseline, voting)
+        preds, shift = _members.closed_form_units(self)
+        d_e = self._closed_form_expected(measure, baseline, voting, shift)
         size = self.test_predictions_.shape[1]
         if self.is_classifier_ and np.any(2 * n > size):
             warn_outside(
@@ -684,7 +685,7 @@ class TreePool(HtmlDisplay):
                 f"pool of at least {int(2 * n.max())} learners.", PredstabWarning)
         report = steps(progress)
         try:
-            return closed_form_bands(self.test_predictions_, self.oob_ if self.on_train_ else None, n,
+            return closed_form_bands(preds, self.oob_ if self.on_train_ else None, n,
                                      {measure: d_e}, classifier=self.is_classifier_, voting=voting,
                                      n_resamples=n_resamples, confidence_level=confidence_level,
                                      random_state=rng, n_jobs=self.n_jobs,
@@ -693,9 +694,10 @@ class TreePool(HtmlDisplay):
             if report is not progress:  # the bar of progress=True is this call's own
                 report.close()
 
-    def _closed_form_expected(self, measure, baseline, voting):
-        """D_e of a measure with a baseline (phi / psi); None for those whose D_e depends on n
-        (icc / fleiss), which must match the pool's kind of predictions."""
+    def _closed_form_expected(self, measure, baseline, voting, shift=0):
+        """D_e of a measure with a baseline (phi / psi), in the units of the predictions times
+        ``2**shift``; None for those whose D_e depends on n (icc / fleiss), which must match the
+        pool's kind of predictions."""
         entry = MEASURES[measure]
         if entry.baseline is None:
             expected_kind = "metric" if "metric" in entry.scales else "classes"
@@ -717,7 +719,7 @@ class TreePool(HtmlDisplay):
                 raise ValueError(f"`measure`='{measure}' needs `baseline` (the prediction space): this pool "
                                  "has no out-of-bag rows; pass `baseline`, or `oob` to from_predictions.")
             values = self.oob_baseline(voting=voting)
-        return expected_disagreement(values, classes=self.is_classifier_)
+        return expected_disagreement(values, classes=self.is_classifier_, shift=shift)
 
 
 def check_test_data(model, X_test, *, name="X_test"):

@@ -11,6 +11,7 @@ from scipy.special import expit, logit
 
 from .._core._utils import ConfidenceInterval
 from ._closed_form import _orderings, closed_form_stats, curve_from_stats
+from ._members import closed_form_units
 from ._recommend import apply_rule
 from ._tune_table import _closed_baselines
 from ._twopl import fit_2pl
@@ -45,12 +46,13 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, p
     (:func:`_logit_pivot`); phi's / psi's D_e stays fixed (their baselines are not the test
     objects), as in the object bootstrap of the pool method.
     """
-    preds = pool.test_predictions_
-    if hasattr(preds, "learner_object_curves"):  # on a cluster: one pass, the same draws (_distributed)
-        return preds.learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng)
+    cluster = pool.test_predictions_
+    if hasattr(cluster, "learner_object_curves"):  # on a cluster: one pass, the same draws (_distributed)
+        return cluster.learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng)
+    preds, shift = closed_form_units(pool)  # extreme magnitudes in exact power-of-four units
     mask = pool.oob_ if pool.on_train_ else None
     classifier, voting = pool.is_classifier_, pool.voting_
-    d_e = pool._closed_form_expected(measure, _closed_baselines(spec).get(measure), voting)
+    d_e = pool._closed_form_expected(measure, _closed_baselines(spec).get(measure), voting, shift)
     n = np.asarray(grid, dtype=float)
     rows, cols = _learner_object_draws(rng, n_bootstrap, preds.shape[0], preds.shape[1])
     with warnings.catch_warnings():

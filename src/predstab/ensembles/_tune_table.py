@@ -197,9 +197,14 @@ def _bootstrap_objects(config, forests, measures, rng, progress=None):
 def _per_object_parts(name, gv, config, forests):
     """``(per-object observed disagreement, D_e)`` of phi / psi, or None (then computed directly)."""
     res = _stability_result(name, gv, config, forests)
-    if res is None or not (np.isfinite(res.expected) and res.expected > 0):
+    if res is None:
         return None
-    return np.asarray(res.per_object_observed, dtype=float), float(res.expected)
+    # predictions of extreme magnitude: the parts in the units phi computed them in (exact powers of
+    # four; the reported ones underflow to denormals at 1e-160, and the bands moved by 1e-3)
+    observed, expected = (res.per_object_observed, res.expected) if res._scaled is None else res._scaled
+    if not (np.isfinite(expected) and expected > 0):
+        return None
+    return np.asarray(observed, dtype=float), float(expected)
 
 
 def _from_parts(parts, rows):

@@ -16,6 +16,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ._disagreement import _BLOCK, _ordinal_delta2
@@ -30,6 +31,11 @@ def _on_unique(fn, *keys):
     """
     keys = [np.asarray(k, dtype=np.int64) for k in np.broadcast_arrays(*keys)]
     shape = keys[0].shape
+    if keys[0].size and all(k.min() == k.max() for k in keys):
+        # one distinct key (every object refitted as often, no missing value: the metric case):
+        # a read-only view of its one value, not an (objects x values) table and its codes
+        values = np.asarray(fn(*(np.array([float(k.flat[0])]) for k in keys)))
+        return np.broadcast_to(values[0], shape + values.shape[1:])
     code = np.zeros(shape, dtype=np.int64)
     strides = []
     stride = 1
@@ -40,8 +46,9 @@ def _on_unique(fn, *keys):
     if stride <= 4 * code.size + 4096:  # a dense lookup table: linear
         present = np.flatnonzero(np.bincount(code.ravel(), minlength=1))
         inverse = None
-    else:  # many distinct keys (thousands of repetitions): sort instead
-        present, inverse = np.unique(code.ravel(), return_inverse=True)
+    else:  # many possible keys (several vote counts, thousands of repetitions): hash them (linear;
+        # sorting 1e6 codes took a fifth of categorical phi's time)
+        inverse, present = pd.factorize(code.ravel())
     parts = [(present // st) % (int(k.max(initial=0)) + 1) for k, st in zip(keys, strides, strict=True)]
     values = np.asarray(fn(*(p.astype(float) for p in parts)))
     if inverse is not None:
@@ -419,42 +426,108 @@ def _simplex_range(low, high, delta2):
     maximum of a concave function over a polytope is the largest feasible stationary point of
     a face; the minimum is at a vertex (one free share, given by the sum). The rows' boxes
     contain their observed shares, so the polytope is never empty.
+
+    When ``Delta`` treats the categories alike (``1 - sum p^2``), rows whose boxes are
+    permutations of each other have the same range: each distinct sorted box is solved once
+    (uniform random votes of 2e5 objects in 5 classes: 59,599 distinct vote tables, 2,768
+    sorted ones).
+    """
+    n_rows, k = low.shape
+    off = delta2[~np.eye(k, dtype=bool)]
+    if n_rows > 1 and k > 1 and np.all(off == off[0]) and np.all(np.diag(delta2) == 0):
+        order = np.argsort(low, axis=1, kind="stable")
+        boxes = np.concatenate([np.take_along_axis(low, order, axis=1),
+                                np.take_along_axis(high, order, axis=1)], axis=1)
+        unique, inverse = _unique_rows(boxes)
+        if len(unique) < n_rows:
+            best_low, best_high = _simplex_faces(unique[:, :k], unique[:, k:], delta2)
+            return best_low[inverse], best_high[inverse]
+    return _simplex_faces(low, high, delta2)
+
+
+def _unique_rows(rows):
+    """``(unique, inverse)`` of the rows of a float array, by hashing their bits (linear; sorting
+    the rows with ``np.unique(axis=0)`` took a third of categorical phi's time). A hash collision
+    cannot go unnoticed: the rows are compared with their representatives, and sorted if any
+    differs."""
+    bits = np.ascontiguousarray(rows).view(np.uint64)
+    digest = bits[:, 0].copy()
+    for j in range(1, bits.shape[1]):
+        digest *= np.uint64(0x100000001B3)  # FNV-style mixing, wrapping modulo 2^64
+        digest ^= bits[:, j]
+    inverse, _ = pd.factorize(digest)
+    first = np.empty(inverse.max(initial=-1) + 1, dtype=np.intp)
+    first[inverse[::-1]] = np.arange(len(rows))[::-1]  # each code's first row
+    unique = rows[first]
+    if not np.array_equal(unique[inverse], rows):
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+    return unique, inverse
+
+
+def _simplex_faces(low, high, delta2):
+    """:func:`_simplex_range` by enumerating the faces (``3**k`` patterns of the shares).
+
+    On a face with free shares ``F`` the stationary point is linear in the fixed shares:
+    ``p_F = G b_B + g`` with ``G``, ``g`` from the KKT matrix of ``F`` (one small solve per
+    face, not per row), so a pattern costs a few operations on columns of the rows. Shares
+    fixed at a bound are feasible by construction: only the free ones are tested.
     """
     n_rows, k = low.shape
     tol = 1e-12
     best_low = np.full(n_rows, np.inf)
     best_high = np.full(n_rows, -np.inf)
+    bounds = (np.ascontiguousarray(low.T), np.ascontiguousarray(high.T))  # [0 low / 1 high][category]
+    low_tol, high_tol = bounds[0] - tol, bounds[1] + tol
     for pattern in itertools.product((0, 1, 2), repeat=k):  # 0 at low, 1 at high, 2 free
         pattern = np.array(pattern)
         free = np.flatnonzero(pattern == 2)
         if free.size == 0:
             continue
         fixed = np.flatnonzero(pattern != 2)
-        b = np.where(pattern[fixed] == 0, low[:, fixed], high[:, fixed])  # (rows, |B|)
-        rest = 1.0 - b.sum(axis=1)
-        p = np.empty((n_rows, k))
-        p[:, fixed] = b
+        kkt = np.zeros((free.size + 1, free.size + 1))
+        kkt[:-1, :-1] = 2.0 * delta2[np.ix_(free, free)]
+        kkt[:-1, -1] = -1.0
+        kkt[-1, :-1] = 1.0
+        # right-hand side (-2 Delta_FB b_B, 1 - 1'b_B) = H b_B + e_last
+        h = np.vstack([-2.0 * delta2[np.ix_(free, fixed)], -np.ones((1, fixed.size))])
+        try:
+            solved = np.linalg.solve(kkt, np.column_stack([h, np.eye(free.size + 1)[:, -1]]))
+        except np.linalg.LinAlgError:  # tied positions: this face has no unique point
+            continue
+        g_matrix, g = solved[:free.size, :-1], solved[:free.size, -1]
+        fixed_values = [bounds[pattern[c]][c] for c in fixed]
+        feasible = np.ones(n_rows, dtype=bool)
+        p_free = []
+        for j, f in enumerate(free):
+            p_f = np.full(n_rows, g[j])
+            for weight, b_c in zip(g_matrix[j], fixed_values, strict=True):
+                if weight:
+                    p_f += weight * b_c
+            feasible &= (p_f >= low_tol[f]) & (p_f <= high_tol[f])
+            p_free.append(p_f)
+        if not feasible.any():
+            continue
+        # the face's point, clipped to the box (moves it by at most the tolerance), and its value
+        # p' Delta p column by column (a full-length pass per pair of categories beats gathering
+        # the feasible rows: about 17 % of them for a face of ordinal votes)
+        p = [None] * k
+        for c, b_c in zip(fixed, fixed_values, strict=True):
+            p[c] = b_c
+        for f, p_f in zip(free, p_free, strict=True):
+            p[f] = np.clip(p_f, bounds[0][f], bounds[1][f], out=p_f)
+        value = np.zeros(n_rows)
+        product = np.empty(n_rows)
+        for c in range(k):
+            for d in range(c, k):
+                weight = delta2[c, d] if c == d else delta2[c, d] + delta2[d, c]
+                if weight:
+                    np.multiply(p[c], p[d], out=product)
+                    product *= weight
+                    value += product
+        np.maximum(best_high, value, out=best_high, where=feasible)
         if free.size == 1:
-            p[:, free[0]] = rest
-        else:
-            kkt = np.zeros((free.size + 1, free.size + 1))
-            kkt[:-1, :-1] = 2.0 * delta2[np.ix_(free, free)]
-            kkt[:-1, -1] = -1.0
-            kkt[-1, :-1] = 1.0
-            rhs = np.empty((n_rows, free.size + 1))
-            rhs[:, :-1] = -2.0 * b @ delta2[np.ix_(fixed, free)]
-            rhs[:, -1] = rest
-            try:
-                sol = np.linalg.solve(kkt, rhs.T).T
-            except np.linalg.LinAlgError:  # tied positions: this face has no unique point
-                continue
-            p[:, free] = sol[:, :-1]
-        feasible = np.all((p >= low - tol) & (p <= high + tol), axis=1)
-        p = np.clip(p, low, high)
-        value = np.einsum("ij,ij->i", p @ delta2, p)
-        best_high = np.where(feasible, np.maximum(best_high, value), best_high)
-        if free.size == 1:
-            best_low = np.where(feasible, np.minimum(best_low, value), best_low)
+            np.minimum(best_low, value, out=best_low, where=feasible)
     return np.maximum(best_low, 0.0), best_high
 
 
