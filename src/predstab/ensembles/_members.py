@@ -257,10 +257,11 @@ def closed_form_units(pool):
     :func:`predstab._core._ratings.unit_scaled` (``4**(shift / 2)``; ``shift`` 0 in the safe
     range and for classes, whose votes are in [0, 1]); a baseline's D_e must be computed in
     the same units (``expected_disagreement(..., shift=shift)``). The rescaled copy, made
-    only for extreme predictions, is kept with the array it was made from.
+    only for extreme predictions, is kept with the array it was made from. A pool on a Dask
+    cluster (``DaskTreePool``) is read as it is: its blocks are never gathered to be rescaled.
     """
     preds = pool.test_predictions_
-    if pool.is_classifier_:
+    if pool.is_classifier_ or not isinstance(preds, np.ndarray):  # classes; a cluster's lazy blocks
         return preds, 0
     cached = getattr(pool, "_closed_form_units", None)
     if cached is None or cached[0] is not preds:
