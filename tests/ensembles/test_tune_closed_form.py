@@ -465,3 +465,35 @@ def test_closed_form_precision_out_of_reach_warns(monkeypatch):
                                 method="closed_form",
                                 pool_size=100, precision=0.001, n_resamples=0, random_state=0)
     assert res.pool_size == 150
+
+
+@pytest.mark.parametrize("classes", [False, True])
+def test_bands_of_a_given_pool_follow_random_state(classes):
+    """Issue 34, item 9: the closed-form bands of a pool given without a seed (the tutorials'
+    ``from_members(...)``) come from ``tune_num_learners(random_state=...)``: the same seed gives
+    identical bands (and the resampled errors behind the interval), other seeds other bands.
+    Before, they resampled with the pool's own unseeded generator and differed call to call."""
+    rng = np.random.default_rng(3)
+    if classes:  # hard votes of 4 classes: the closed form's random orderings and the resampling
+        shares = rng.dirichlet(np.ones(4), size=25)
+        votes = np.stack([rng.choice(4, size=40, p=p) for p in shares])
+        members, grid, measures = votes, (1, 2, 3, 5), ("fleiss",)
+    else:
+        members = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 30))
+        grid, measures = (1, 2, 3, 5), ("icc", "phi")
+    y = rng.normal(size=60)
+
+    def bands(seed):
+        pool = TreePool.from_predictions(members, classes=[0, 1, 2, 3] if classes else None,
+                                         y=None if classes else y)  # no random_state
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tune_num_learners(pool, method="closed_form", grid=grid, measures=measures,
+                                    n_resamples=40, random_state=seed)
+        cols = [f"{m}_{side}" for m in measures for side in ("low", "high")]
+        return res.table[cols].to_numpy(), res.unrounded_interval
+
+    first, again, other = bands(0), bands(0), bands(5)
+    np.testing.assert_array_equal(first[0], again[0])
+    assert np.array_equal(np.asarray(first[1]), np.asarray(again[1]), equal_nan=True)
+    assert not np.array_equal(first[0], other[0])

@@ -18,12 +18,13 @@ not at every grid point and resample.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from numbers import Integral, Real
 
 from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import Steps
-from .._core._utils import ConfidenceInterval, check_rng
+from .._core._utils import ConfidenceInterval, check_rng, seeds_from
 from .._core._validation import Interval, Options, validate_params
 from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
 from ._recommendation_interval import _interval, flat_curve_note
@@ -164,6 +165,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     confidence_level : float, default 0.95
         Of the bands and the recommendation's interval.
     random_state : None, int or numpy.random.Generator
+        Everything random: the pool's seed, the refits' seeds, the baselines' folds, the closed
+        forms' orderings and resamples (bands and interval). For a given :class:`TreePool` the
+        closed forms' generator derives from ``random_state`` (None: from the pool's own seed),
+        so one ``random_state`` gives the same numbers every time and different ones differ.
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs`` for fitting (the K-fold baseline of psi runs its
         folds in parallel instead). Refit forests predict in one thread, so the tables are
@@ -292,6 +297,9 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     """
     config = _tune_num_learners_iv(dict(locals()))  # every argument, by name
     rng = check_rng(random_state)
+    if config.pool is not None and random_state is not None:
+        # a given pool's closed forms follow `random_state`, not the pool's own seed (issue 34, item 9)
+        config = dataclasses.replace(config, closed_seed=int(seeds_from(rng, 1)[0]))
     progress = Steps(progress)
     strategy = STRATEGIES[config.method]
     forests = strategy.forests(config, rng, progress)

@@ -79,6 +79,16 @@ class _TuneConfig:
     round_to: str
     rule: str = "optRF"  # "optRF" (trees) or "target" (members that cost a training run each)
     pool: object = None  # a fitted TreePool given in place of an estimator (its members are the learners)
+    # the closed forms' generator: None, the pool's own (fitted here from `random_state`); a given
+    # pool's closed forms and bands get a seed derived from `random_state` (issue 34, item 9)
+    closed_seed: int | None = None
+
+    def closed_rng(self, pool_size):
+        """The generator of one closed-form call (None: the pool's default, derived from its seed).
+
+        Every call gets a fresh generator from the same seed, so the measures share their
+        orderings and resamples."""
+        return None if self.closed_seed is None else np.random.default_rng([self.closed_seed, int(pool_size)])
 
     @property
     def primary(self) -> str:

@@ -251,9 +251,10 @@ class _ClosedForm(_Pool):
         """``({measure: (curve, low, high, errors)}, {measure: reason})`` of the closed forms; a
         measure that fails is NaN.
 
-        One :meth:`TreePool.closed_form` call per measure: with the pool's default
-        ``random_state`` every call draws the same orderings and resamples, so the measures share
-        them (as one call over all measures would).
+        One :meth:`TreePool.closed_form` call per measure, each with a fresh generator from the
+        same seed (:meth:`_TuneConfig.closed_rng`: the pool's own, or for a given pool one derived
+        from ``random_state``), so the measures share the orderings and resamples (as one call
+        over all measures would) and one ``random_state`` gives the same bands every time.
         """
         baselines = _closed_baselines(forests)
         n_resamples = config.n_resamples
@@ -265,6 +266,7 @@ class _ClosedForm(_Pool):
                     r = forests.pool.closed_form(
                         config.grid, measure=m, baseline=baselines.get(m), n_resamples=n_resamples,
                         confidence_level=config.confidence_level,
+                        random_state=config.closed_rng(forests.pool_size),
                         progress=progress.callback(f"closed form and bands ({m})"))
                 out[m] = (r.curve, r.low, r.high, r.errors) if n_resamples else (r.curve, None, None, None)
             except Exception as exc:  # noqa: BLE001 -- the other measures still count
@@ -333,6 +335,7 @@ def _widest_band(pool, config, baselines, progress):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
     bands = [pool.closed_form(config.grid, measure=m, baseline=baselines.get(m),
                               n_resamples=max(config.n_resamples, 100),
+                              random_state=config.closed_rng(pool.test_predictions_.shape[1]),
                               progress=progress.callback(f"precision bands ({m})"))
              for m in config.closed]
     return max(float(np.nanmax((r.high - r.low) / 2)) for r in bands)
