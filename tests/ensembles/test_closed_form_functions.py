@@ -636,7 +636,18 @@ def test_class_agreement_switches_to_the_extrapolation_beyond_half_the_pool():
     exact = brute_force_disjoint(preds, 3, "hard")
     np.testing.assert_allclose(agree[0], exact[0], rtol=1e-10)
     np.testing.assert_allclose(pi[0], exact[1], rtol=1e-10, atol=1e-14)
-    extra = cf.class_probabilities(preds, None, n[1:], "hard", rng)
+    # majority votes of two classes beyond half the pool: empirical Bayes over the vote counts
+    # (tests/ensembles/test_vote_mixture.py); three classes: the pool's shares taken as exact
+    from predstab.ensembles._vote_mixture import two_class_vote_mixture
+
+    extra = two_class_vote_mixture(preds[..., 1].sum(axis=1), 6, n[1:])
+    np.testing.assert_allclose(pi[1:], extra[1], rtol=1e-12)
+    np.testing.assert_allclose(agree[1:], extra[0], rtol=1e-12)
+    three = np.concatenate([preds, np.zeros(preds.shape[:2] + (1,))], axis=2)
+    agree, pi = cf.class_agreement(three, None, n, "hard", np.random.default_rng(0), n_perm=3)
+    rng = np.random.default_rng(0)
+    rng.permuted(np.tile(np.arange(6), (3, 1)), axis=1)
+    extra = cf.class_probabilities(three, None, n[1:], "hard", rng)
     np.testing.assert_allclose(pi[1:], extra, rtol=1e-12)
     np.testing.assert_allclose(agree[1:], (extra**2).sum(axis=2), rtol=1e-12)
     # the bootstrap world of two-class majority votes: Binomial votes at every size

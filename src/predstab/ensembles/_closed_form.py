@@ -424,7 +424,10 @@ def class_agreement(preds, mask, n, voting, rng, *, population=False, n_perm=Non
     (the Monte Carlo error of the mean agreement stays below about 0.005). Beyond half
     the pool no two disjoint forests exist and the probabilities are extrapolated from
     the pool's vote shares (:func:`class_probabilities`), which treats the shares as
-    exact and so overstates stability near a tied vote.
+    exact and so overstates stability near a tied vote -- except for majority votes of two
+    classes without out-of-bag masks, which beyond half the pool are estimated by empirical
+    Bayes from the per-object vote counts (:mod:`predstab.ensembles._vote_mixture`; nearly
+    unbiased, deterministic).
 
     ``population``: the exact value of that same estimator in the bootstrap world, where
     the pool is the population and a resampled pool holds learners drawn from it with
@@ -453,7 +456,14 @@ def class_agreement(preds, mask, n, voting, rng, *, population=False, n_perm=Non
     elif disjoint.any():
         agree[disjoint], pi[disjoint] = disjoint_forests(preds, mask, n[disjoint].astype(int), voting, rng,
                                                          n_perm, with_replacement=population)
-    if not disjoint.all():
+    if not disjoint.all() and exact_votes and not population:
+        # majority votes of two classes beyond half the pool: empirical Bayes over the vote counts
+        # (no unbiased estimator exists there; taking the shares as exact overstated stability)
+        from ._vote_mixture import two_class_vote_mixture
+
+        ones = (preds.argmax(axis=2) == 1).sum(axis=1)
+        agree[~disjoint], pi[~disjoint] = two_class_vote_mixture(ones, preds.shape[1], n[~disjoint])
+    elif not disjoint.all():
         pi[~disjoint] = class_probabilities(preds, mask, n[~disjoint], voting, rng)
         agree[~disjoint] = np.sum(pi[~disjoint] ** 2, axis=2)
     return agree, pi
