@@ -497,3 +497,36 @@ def test_bands_of_a_given_pool_follow_random_state(classes):
     np.testing.assert_array_equal(first[0], again[0])
     assert np.array_equal(np.asarray(first[1]), np.asarray(again[1]), equal_nan=True)
     assert not np.array_equal(first[0], other[0])
+
+
+def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
+    """Issue 37, item 5: the default closed-form pool is 1,000 learners, grown by
+    1.1 x pool x (spread / goal)^2 while the learners-only SD of the unrounded recommendation over
+    100 resampled pools (over its median) exceeds the goal -- the spread computed here from a pool
+    of the same seed. Before, the default was n_repeats x max(grid) whatever the result needed."""
+    grid = (8, 16, 32, 64)
+
+    def tune():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return tune_num_learners(EST, XTR50, YTR50, XTE20, method="closed_form", grid=grid, n_repeats=40,
+                                     measures=("icc",), n_resamples=0, random_state=3)
+
+    pool = TreePool(EST, n_learners=1000, random_state=check_rng(3)).fit(XTR50, YTR50, XTE20, oob=False)
+    res = pool.closed_form(grid, measure="icc", n_resamples=strategies.REC_RESAMPLES)
+    recs = []
+    for curve in np.minimum(res.curve + res.errors, 1.0):
+        fit = fit_2pl(np.asarray(grid, dtype=float), curve)
+        recs.append(fit.recommend(round_to="none", minimum=0))
+    spread = np.std(recs, ddof=1) / np.median(recs)
+    assert 0.005 < spread < 0.5
+    monkeypatch.setattr(strategies, "REC_PRECISION", 2 * spread)  # precise enough: no growth
+    kept = tune()
+    assert kept.pool_size == 1000  # not n_repeats x max(grid) = 2,560
+    assert kept.settings["pool_size"].startswith("1,000 learners")
+    monkeypatch.setattr(strategies, "REC_PRECISION", spread / 1.2)
+    monkeypatch.setattr(strategies, "MAX_POOL", 1_000_000)
+    grown = tune()
+    assert grown.pool_size == int(np.ceil(1.1 * 1000 * 1.2**2))
+    assert "from 1000" in grown.settings["pool_size"]
+    assert "grown for a precise recommendation" in str(grown)

@@ -29,6 +29,7 @@ from .._core._validation import Interval, Options, validate_params
 from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
 from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
+    CLOSED_POOL_RULE,
     INTERVALS,
     METHODS,
     POOL_RULE,
@@ -134,12 +135,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         bands; the other measures from the pool's groups.
     pool_size : int, optional
         Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
-        max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
-        "closed_form" at least 1000, and for a classifier at least ``10 * max(grid)``: class
-        closed forms are estimated without bias only up to half the pool (see
-        :class:`TreePool`), and near tied votes their learners-only bands cover 0.85 at half the
-        pool, 0.920 at a quarter and 0.935 or more up to a tenth of it
-        (docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
+        max(grid)`` for "pool", so every grid value gets its ``n_repeats`` disjoint forests. For
+        "closed_form" (no disjoint forests needed) what the result needs: 1000 learners, for a
+        classifier at least ``10 * max(grid)`` (near tied votes the class closed forms'
+        learners-only bands cover 0.85 at half the pool, 0.920 at a quarter and 0.935 or more up
+        to a tenth of it, docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given
+        explicitly warns), then grown (at most three times) until the learners-only standard
+        deviation of the unrounded recommendation over 100 resampled pools is at most 10 % of
+        it -- about the run-to-run precision of optRF's own refits on its regression example
+        (docs/benchmarks/tuning.md).
         ``settings["pool_size"]`` and the printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
@@ -309,7 +313,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         settings["pool_size"] = "the members of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
-        rule = POOL_RULE if forests.pool_size == default else "enlarged for `precision`"
+        closed_default = config.method == "closed_form" and config.precision is None
+        rule = ((CLOSED_POOL_RULE if closed_default else POOL_RULE) if forests.pool_size == default
+                else "enlarged for `precision`" if config.precision is not None
+                else CLOSED_POOL_RULE.replace(" (the default)", f" (the default; from {default})"))
         settings["pool_size"] = "given" if config.explicit_pool else rule
     res = _summarise(config, strategy, forests, measured, (rng, progress), settings)
     progress.close()  # the bar of progress=True ends its line

@@ -24,11 +24,18 @@ from .._core._exceptions import PredstabDataWarning, PredstabWarning, warn_outsi
 from .._core._utils import seeds_from
 from ._forest import aggregate, inbag_mask, oob_predict, tree_permutation_importances, tree_predictions
 from ._pool import TreePool, check_test_data
+from ._recommend import Rule, apply_rule
 from ._recommendation_interval import LEARNER_OBJECT_COVERS, _learner_object_curves
 from ._repeated import with_seed
 from ._tune_table import _closed_baselines, _Forests, _GridValue, _object_bands
+from ._twopl import fit_2pl
 
 MAX_POOL = 100_000  # the largest pool `precision` may ask for
+# the default closed-form pool grows until the learners-only standard deviation of the (unrounded)
+# recommendation is at most this share of its median: about the precision of optRF's own refit runs
+# on its regression example (SD 1,370 of 16,100 over 10 seeds, issue 37)
+REC_PRECISION = 0.10
+REC_RESAMPLES = 100
 _COVERS = {
     "learners+objects": LEARNER_OBJECT_COVERS,
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
@@ -228,10 +235,14 @@ class _ClosedForm(_Pool):
     one, the pool's groups for the others."""
 
     def _enlarged(self, pool, config, baseline, progress):
-        """The pool, with learners added until the widest 95% band reaches ``precision``."""
+        """The pool, with learners added until the widest 95% band reaches ``precision``; without
+        ``precision``, a default pool (neither given nor a given TreePool) until the recommendation
+        is precise (:func:`_grown_for_recommendation`)."""
         precision = config.precision
         if precision is None:
-            return pool
+            if config.explicit_pool or config.pool is not None:
+                return pool
+            return _grown_for_recommendation(pool, config, baseline, progress)
         pool_size = pool.test_predictions_.shape[1]
         baselines = _closed_baselines(_Forests(values={}, baseline=baseline))
         for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
@@ -329,6 +340,48 @@ def _pool_baseline(pool, config, rng):
     _, space, _, _ = _refit_one(config, n_max, seed, config.X, True)
     return space, (f"out-of-bag predictions of one forest of {n_max} learners (fitted for the baseline: the "
                    f"pool has {size}), the same for every n")
+
+
+def recommendation_spread(pool, config, baseline=None, progress=None):
+    """The learners-only spread of the primary's unrounded recommendation: the standard deviation
+    (``ddof=1``) of the recommendations of :data:`REC_RESAMPLES` resampled closed-form curves (the
+    bands' ``curve + errors``, capped at 1) over their median; NaN when fewer than half of them
+    give one (a flat or poorly fitted curve: nothing to make precise)."""
+    primary = config.primary
+    size = pool.test_predictions_.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = pool.closed_form(config.grid, measure=primary, baseline=baseline, n_resamples=REC_RESAMPLES,
+                               random_state=config.closed_rng(size),
+                               progress=None if progress is None else progress.callback("pool size"))
+        rule = Rule(config.rule, config.target, config.rec_thresh, "none")
+        grid = np.asarray(config.grid, dtype=float)
+        recs = []
+        for curve in np.minimum(res.curve + res.errors, 1.0):
+            if np.all(np.isfinite(curve)):
+                _, unrounded, _ = apply_rule(fit_2pl(grid, curve), rule)
+                if unrounded is not None and np.isfinite(unrounded):
+                    recs.append(float(unrounded))
+    if len(recs) < REC_RESAMPLES / 2 or np.median(recs) <= 0:
+        return float("nan")
+    return float(np.std(recs, ddof=1) / np.median(recs))
+
+
+def _grown_for_recommendation(pool, config, baseline, progress):
+    """The default closed-form pool, with learners added (at most three times, up to
+    :data:`MAX_POOL`) until :func:`recommendation_spread` is at most :data:`REC_PRECISION`; the
+    spread falls as 1 / sqrt(pool), so each step asks for 1.1 x pool x (spread / goal)^2."""
+    if config.primary not in config.closed:
+        return pool
+    base = _closed_baselines(_Forests(values={}, baseline=baseline)).get(config.primary)
+    for _ in range(3):
+        spread = recommendation_spread(pool, config, base, progress)
+        size = pool.test_predictions_.shape[1]
+        if not spread > REC_PRECISION or size >= MAX_POOL:
+            break
+        needed = min(MAX_POOL, int(np.ceil(1.1 * size * (spread / REC_PRECISION) ** 2)))
+        pool.extend(max(needed - size, 2), progress=progress)
+    return pool
 
 
 def _widest_band(pool, config, baselines, progress):
