@@ -359,6 +359,54 @@ def same_run(args):
             "argv": sys.argv[1:]}
 
 
+def class_subpool_study(total, sizes, votes_file=None):
+    """Issue 37: the class closed form's recommendation per pool size from disjoint pools of one
+    large pool (the trees are i.i.d., so disjoint subsets are independent pools): mean and SD of
+    Fleiss' kappa at each grid value and of optRF's recommendation, against the whole pool's
+    (unbiased up to half of it). ``votes_file``: the saved objects x trees class indices of an
+    earlier run (``.npy``), else a pool of ``total`` trees is fitted (seed 123) and saved there."""
+    from predstab import fit_2pl
+
+    grid = np.asarray(TASKS["classification"][0], dtype=float)
+    if votes_file is not None and Path(votes_file).exists():
+        votes = np.load(votes_file)
+    else:
+        X, y, X_test = load_snp("classification")
+        pool = TreePool(_estimator("classification"), n_learners=total, voting="hard", random_state=123,
+                        dtype="float32").fit(X, y, X_test, oob=False)
+        votes = pool.test_predictions_.argmax(axis=2).astype(np.int8)
+        if votes_file is not None:
+            np.save(votes_file, votes)
+
+    def curve(v):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            return TreePool.from_predictions(v, classes=[0, 1], random_state=0).closed_form(
+                grid, measure="fleiss").curve
+
+    def recommend(c):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fit_2pl(grid, c).recommend(round_to="thousand", minimum=500)
+
+    whole = curve(votes)
+    print(f"\nClass pools cut from {votes.shape[1]:,} trees (SNP data, hard votes, Fleiss' kappa at "
+          f"{', '.join(map(str, grid.astype(int)))}); all trees: "
+          + ", ".join(f"{v:.3f}" for v in whole) + f", recommendation {recommend(whole):,}\n")
+    print("| pool | pools | mean kappa at each n | SD at each n | (mean - all) / SE | "
+          "recommendation mean | SD |")
+    print("|---|---|---|---|---|---|---|")
+    for size in sizes:
+        k = votes.shape[1] // size
+        curves = np.array([curve(votes[:, j * size:(j + 1) * size]) for j in range(k)])
+        recs = np.array([recommend(c) or np.nan for c in curves], dtype=float)
+        sd = curves.std(axis=0, ddof=1)
+        print(f"| {size:,} | {k} | " + ", ".join(f"{v:.3f}" for v in curves.mean(axis=0)) + " | "
+              + ", ".join(f"{v:.3f}" for v in sd) + " | "
+              + ", ".join(f"{v:+.1f}" for v in (curves.mean(axis=0) - whole) / (sd / np.sqrt(k))) + " | "
+              + f"{np.nanmean(recs):,.0f} | {np.nanstd(recs, ddof=1):,.0f} |", flush=True)
+
+
 def _sd(values):
     return np.std(values, axis=0, ddof=1) if len(values) > 1 else np.full(np.shape(values)[1], np.nan)
 
@@ -542,7 +590,16 @@ def main(argv=None):
     parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
                         help="only the sampling-error study: POOLS independent pools of 1,000 trees "
                              "(40: about 1.5 min; no R)")
+    parser.add_argument("--class-subpools", type=int, nargs="+", metavar="SIZE", default=None,
+                        help="only the class pools study: one pool of --subpool-total trees cut into "
+                             "disjoint pools of each SIZE (no R)")
+    parser.add_argument("--subpool-total", type=int, default=20_000)
+    parser.add_argument("--votes", type=Path,
+                        help="--class-subpools: the saved votes (.npy) to reuse or write")
     args = parser.parse_args(argv)
+    if args.class_subpools:
+        class_subpool_study(args.subpool_total, args.class_subpools, args.votes)
+        return
     if args.nested_validation:
         nested_validation_study(args.nested_validation)
         return
