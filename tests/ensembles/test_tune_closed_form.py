@@ -530,3 +530,39 @@ def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
     assert grown.pool_size == int(np.ceil(1.1 * 1000 * 1.2**2))
     assert "from 1000" in grown.settings["pool_size"]
     assert "grown for a precise recommendation" in str(grown)
+
+
+def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
+    """Issue 37, item 6: threads over blocks of test objects (the bands' pass, the learners+objects
+    resamples) add the blocks' sums in block order: the same table, bands and interval for n_jobs 1
+    and 2, with more test objects than one block of the resampled statistics (4,096)."""
+    from sklearn.datasets import make_friedman1
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y = make_friedman1(5060, 6, noise=1.0, random_state=4)
+    runs = []
+    for n_jobs in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs.append(tune_num_learners(RandomForestRegressor(max_features=2, max_depth=6), X[:60], y[:60],
+                                          X[60:], method="closed_form", grid=(2, 4, 8, 16), measures=("icc",),
+                                          pool_size=40, n_resamples=30, random_state=5, n_jobs=n_jobs))
+    one, two = runs
+    cols = [c for c in one.table.select_dtypes("number").columns if c != "seconds"]
+    assert "icc_low" in cols
+    np.testing.assert_array_equal(one.table[cols].to_numpy(float), two.table[cols].to_numpy(float))
+    assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(two.unrounded_interval), equal_nan=True)
+    assert np.isfinite(one.unrounded_interval.low)
+
+
+def test_resampled_metric_stats_threads_add_blocks_in_order():
+    from predstab.ensembles._recommendation_interval import _learner_object_draws, _resampled_metric_stats
+
+    preds = np.random.default_rng(2).gamma(2.0, size=(9000, 12))
+    rows, cols = _learner_object_draws(np.random.default_rng(3), 6, 9000, 12)
+    n = np.array([1.0, 4.0])
+    one = _resampled_metric_stats(preds, rows, cols, n)
+    two = _resampled_metric_stats(preds, rows, cols, n, n_jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert a["b"] == b["b"] and a["w"] == b["w"]
+        np.testing.assert_array_equal(a["d_o"], b["d_o"])
