@@ -551,7 +551,8 @@ def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
     cols = [c for c in one.table.select_dtypes("number").columns if c != "seconds"]
     assert "icc_low" in cols
     np.testing.assert_array_equal(one.table[cols].to_numpy(float), two.table[cols].to_numpy(float))
-    assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(two.unrounded_interval), equal_nan=True)
+    assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(two.unrounded_interval),
+                          equal_nan=True)
     assert np.isfinite(one.unrounded_interval.low)
 
 

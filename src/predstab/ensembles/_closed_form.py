@@ -32,6 +32,7 @@ from .._core import (
 from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from ..stability._registry import MEASURES, measure_names
+from ._vote_mixture import two_class_vote_mixture
 
 __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_form_curves",
            "closed_form_bands", "expected_disagreement", "class_probabilities"]
@@ -459,8 +460,6 @@ def class_agreement(preds, mask, n, voting, rng, *, population=False, n_perm=Non
     if not disjoint.all() and exact_votes and not population:
         # majority votes of two classes beyond half the pool: empirical Bayes over the vote counts
         # (no unbiased estimator exists there; taking the shares as exact overstated stability)
-        from ._vote_mixture import two_class_vote_mixture
-
         ones = (preds.argmax(axis=2) == 1).sum(axis=1)
         agree[~disjoint], pi[~disjoint] = two_class_vote_mixture(ones, preds.shape[1], n[~disjoint])
     elif not disjoint.all():
