@@ -538,15 +538,16 @@ def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
     and 2, with more test objects than one block of the resampled statistics (4,096)."""
     from sklearn.datasets import make_friedman1
     from sklearn.ensemble import RandomForestRegressor
+    from threadpoolctl import threadpool_limits
 
     X, y = make_friedman1(5060, 6, noise=1.0, random_state=4)
     runs = []
-    for n_jobs in (1, 2):
-        with warnings.catch_warnings():
+    for n_jobs in (1, 2):  # and the machine's BLAS threads (OpenBLAS's float32 products depend on them)
+        with warnings.catch_warnings(), threadpool_limits(n_jobs):
             warnings.simplefilter("ignore")
             runs.append(tune_num_learners(RandomForestRegressor(max_features=2, max_depth=6), X[:60], y[:60],
                                           X[60:], method="closed_form", grid=(2, 4, 8, 16), measures=("icc",),
-                                          pool_size=40, n_resamples=30, random_state=5, n_jobs=n_jobs))
+                                          pool_size=1000, n_resamples=100, random_state=5, n_jobs=n_jobs))
     one, two = runs
     cols = [c for c in one.table.select_dtypes("number").columns if c != "seconds"]
     assert "icc_low" in cols

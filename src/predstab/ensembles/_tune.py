@@ -22,6 +22,8 @@ import dataclasses
 from collections.abc import Mapping
 from numbers import Integral, Real
 
+from threadpoolctl import threadpool_limits
+
 from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import Steps
 from .._core._utils import ConfidenceInterval, check_rng, seeds_from
@@ -306,6 +308,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         config = dataclasses.replace(config, closed_seed=int(seeds_from(rng, 1)[0]))
     progress = Steps(progress)
     strategy = STRATEGIES[config.method]
+    # BLAS in one thread: the threads are predstab's own (over blocks of test objects, summed in
+    # block order), and OpenBLAS's float32 products differ in the last bits with its thread count,
+    # so the numbers would depend on the machine's BLAS threads (issue 37, item 6)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _tuned(config, strategy, rng, progress)
+
+
+def _tuned(config, strategy, rng, progress):
+    """The body of :func:`tune_num_learners` after its checks."""
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
