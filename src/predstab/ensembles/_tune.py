@@ -177,8 +177,11 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         so one ``random_state`` gives the same numbers every time and different ones differ.
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs`` for fitting (the K-fold baseline of psi runs its
-        folds in parallel instead). Refit forests predict in one thread, so the tables are
-        bit-identical for every ``n_jobs``.
+        folds in parallel instead); the pool methods also predict in ``n_jobs`` threads over the
+        trees and compute the closed forms, bands and interval in threads over blocks of test
+        objects, summed in block order. Refit forests predict in one thread, and BLAS runs in
+        one thread throughout (OpenBLAS's float32 products differ in the last bits with its
+        thread count), so the tables are bit-identical for every ``n_jobs``.
     progress : True or callable, optional
         True: a progress bar on stderr, one line per step. A callable is called as
         ``progress(done, total)`` -- and, when it takes a keyword ``step``, as
