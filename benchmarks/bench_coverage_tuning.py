@@ -189,6 +189,134 @@ def run_objects(name, k, size, rec_grid, n_truth=3000, truth_trees=2000):
             "seconds": time.perf_counter() - start}
 
 
+CLASSIFIERS = {
+    # name: make_classification keywords (300 training rows + test objects, 10 features, 4 informative)
+    "balanced": {"flip_y": 0.01},
+    "3 classes": {"n_classes": 3, "n_clusters_per_class": 1, "flip_y": 0.01},
+    "label noise 0.1": {"flip_y": 0.1},
+}
+CLASS_GRID = (5, 10, 20, 40, 81)  # the setting of issue 34, item 10: grid 5-81
+
+
+def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000, reservoir=10_000, pool=1000):
+    """The recommendation interval of ``tune_num_learners(method="closed_form")`` with its defaults
+    (100 resamples, ``interval="learners+objects"``, hard votes, Fleiss' kappa, optRF's rule) on K
+    replications, each with its own 50 new test objects, its own seed and its own pool of ``pool``
+    trees (the default pool for this grid) drawn at random from ``reservoir`` trees of one forest
+    on one training set (the trees are i.i.d. given the training set, so a random subset of a large
+    forest is a pool another seed would have grown; two replications share 10 % of their trees
+    on average). The truth is optRF's rule on the closed form of ``truth_trees`` other trees over
+    ``n_truth`` other objects. Each replication records whether the result disclaims its interval:
+    no interval, a recommendation it does not trust (``reliable`` False), or the words "not a
+    95 % interval" in ``interval_covers``."""
+    from predstab import tune_num_learners
+    from predstab.ensembles._forest import learner_predictions
+
+    start = time.perf_counter()
+    X, y = make_classification(300 + 50 * k + n_truth, 10, n_informative=4, n_redundant=0, random_state=1,
+                               **CLASSIFIERS[name])
+    est, cut = RandomForestClassifier(max_features="sqrt"), 300
+    n_rec = np.asarray(rec_grid, float)
+    truth_pool = TreePool(est, n_learners=truth_trees, voting="hard", random_state=10_000, n_jobs=1)
+    truth_pool.fit(X[:cut], y[:cut], X[cut + 50 * k:], oob=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        truth_curve = _truth(truth_pool.test_predictions_, n_rec, True)
+    t_round, _ = _recommendation(truth_curve, n_rec, "thousand")
+    t_raw, _ = _recommendation(truth_curve, n_rec, "none")
+    forest = RandomForestClassifier(max_features="sqrt", n_estimators=reservoir, random_state=20_000)
+    forest.fit(X[:cut], y[:cut])
+    trees = forest.estimators_
+    rows = []
+    for j in range(k):
+        rng = np.random.default_rng(j)
+        forest.estimators_ = [trees[t] for t in np.sort(rng.choice(reservoir, pool, replace=False))]
+        probs = learner_predictions(forest, X[cut + 50 * j: cut + 50 * (j + 1)], dtype=np.float32)
+        members = TreePool.from_predictions(probs, classes=forest.classes_, voting="hard", random_state=j)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tune_num_learners(members, method="closed_form", grid=rec_grid, measures=("fleiss",),
+                                    rule="optRF", random_state=j)
+        rounded, unrounded = res.confidence_interval, res.unrounded_interval
+        disclaimed = (not np.isfinite(unrounded.low) or not res.reliable
+                      or "not a 95 % interval" in res.interval_covers)
+        curve = res.table["fleiss"].to_numpy(float)
+        rows.append((rounded.low <= t_round <= rounded.high, unrounded.low <= t_raw <= unrounded.high,
+                     rounded.high - rounded.low, unrounded.high - unrounded.low, t_round, t_raw,
+                     res.fits["fleiss"].r_squared, res.fits["fleiss"].flattened, curve[-1], disclaimed,
+                     res.pool_size))
+        if (j + 1) % 20 == 0:
+            rec = np.array(rows, dtype=float)
+            print(f"  {name}: {j + 1} replications, coverage {rec[:, 1].mean():.3f}, not disclaimed "
+                  f"{(rec[:, 9] == 0).sum()} covering {rec[rec[:, 9] == 0, 1].mean():.3f} "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+    forest.estimators_ = trees
+    return {"name": f"classifier, {name}", "k": k, "size": pool, "rec_grid": rec_grid,
+            "rec": np.array(rows, dtype=float), "seconds": time.perf_counter() - start,
+            "truth": (t_round, t_raw)}
+
+
+CLASS_START = "<!-- classifier recommendation intervals (issue 34, item 10): written by --classifiers -->"
+CLASS_END = "<!-- end of the classifier recommendation intervals -->"
+
+
+def _classifier_section(results, seconds):
+    lines = [CLASS_START, "",
+             "## Recommendation interval of classifiers, as `tune_num_learners` reports it", "",
+             f"`python benchmarks/bench_coverage_tuning.py --classifiers {results[0]['k']}` "
+             f"({seconds:.0f} s; "
+             "fixed seeds). `tune_num_learners(RandomForestClassifier(max_features=\"sqrt\"), ..., "
+             f"method=\"closed_form\", grid={tuple(results[0]['rec_grid'])}, measures=(\"fleiss\",))` with "
+             "its defaults (pool, 100 resamples, `interval=\"learners+objects\"`, hard votes): each "
+             "replication its own seed, its own 50 new test objects and its own pool of 1,000 trees (the "
+             "default pool for this grid) drawn at random from 10,000 trees of one forest; one training "
+             "set of 300 rows "
+             "(`make_classification(..., 10 features, n_informative=4, n_redundant=0, random_state=1)`: "
+             "*balanced* `flip_y=0.01`; *3 classes* `n_classes=3, n_clusters_per_class=1, flip_y=0.01`; "
+             "*label noise 0.1* `flip_y=0.1`). Truth: optRF's rule on the closed form of 2,000 other trees "
+             "over 3,000 other objects. A result **disclaims** its interval when it has none, does not trust "
+             "its recommendation (`reliable` False: poor fit, or the curve has not flattened), or says "
+             "\"not a 95 % interval\" (the curve reaches 0.99 within the grid). Coverage +- its binomial "
+             "standard error.", "",
+             "| setting | replications | pool | true recommendation (rounded / unrounded) | coverage, all "
+             "(rounded / unrounded) | replications not disclaimed | their coverage (unrounded) | their "
+             "coverage (rounded) | median width, unrounded |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    short = []
+    for r in results:
+        rec = r["rec"]
+        kept = rec[:, 9] == 0
+        c_all, k = rec[:, 1].mean(), len(rec)
+        c_kept = rec[kept, 1].mean() if kept.any() else float("nan")
+        se_kept = np.sqrt(c_kept * (1 - c_kept) / max(kept.sum(), 1))
+        pools = sorted({int(v) for v in rec[:, 10]})
+        pool = f"{pools[0]:,}" if len(pools) == 1 else f"{pools[0]:,} - {pools[-1]:,}"
+        cell = f"{c_kept:.3f} +- {se_kept:.3f}"
+        if kept.any() and c_kept < 0.93:
+            cell = f"**{cell}**"
+            short.append(f"{r['name']} ({c_kept:.3f})")
+        lines.append(f"| {r['name']} | {k} | {pool} | {r['truth'][0]:.0f} / {r['truth'][1]:.0f} | "
+                     f"{rec[:, 0].mean():.3f} / {c_all:.3f} +- {np.sqrt(c_all * (1 - c_all) / k):.3f} | "
+                     f"{kept.sum()} | {cell} | {rec[kept, 0].mean() if kept.any() else float('nan'):.3f} | "
+                     f"{np.nanmedian(rec[kept, 3]) if kept.any() else float('nan'):.0f} |")
+    lines += ["", "Where the result does not disclaim its interval the goal is a coverage of at least 0.93: "
+              + ("reached in every setting above." if not short
+                 else "**missed** for " + "; ".join(short) + "."),
+              "", CLASS_END]
+    return lines
+
+
+def write_classifier_section(results, seconds):
+    text = OUT.read_text(encoding="utf-8")
+    section = "\n".join(_classifier_section(results, seconds))
+    if CLASS_START in text:
+        head, rest = text.split(CLASS_START, 1)
+        text = head + section + rest.split(CLASS_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    OUT.write_text(text, encoding="utf-8")
+
+
 def run_simulated(k, size, band_grid):
     """Simulated hard votes of an 85/15 classifier with a few near-tied objects (exact truth:
     Binomial votes with the known shares; learners correlated across objects by a Gaussian
@@ -397,8 +525,21 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--pools", type=int, default=200,
                         help="pools per setting of the learners+objects recommendation interval")
+    parser.add_argument("--classifiers", type=int, metavar="K", default=0,
+                        help="only the classifier recommendation intervals (issue 34, item 10): K "
+                             "replications per setting; rewrites their section of the page")
+    parser.add_argument("--settings", nargs="+", default=list(CLASSIFIERS), choices=list(CLASSIFIERS))
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.classifiers:
+        results = []
+        for name in args.settings:  # each setting's section as soon as it is done
+            results.append(run_classifier(name, args.classifiers))
+            print("\n".join(_classifier_section(results, time.perf_counter() - start)), flush=True)
+        print("\n".join(_classifier_section(results, time.perf_counter() - start)))
+        if args.classifiers >= 200:
+            write_classifier_section(results, time.perf_counter() - start)
+        return
     k_reg, k_clf = (10, 10) if args.quick else (50, 40)
     clf_grid = (10, 25, 50, 100, 200)
     results = [

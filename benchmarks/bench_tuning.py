@@ -305,9 +305,11 @@ def _machine(rscript):
 
 
 def _methods(task, args):
-    names = ["optRF", "pool"]
+    names = ["optRF"] + ([] if args.skip_pool else ["pool"])
     pools = args.closed_pool if task == "regression" else args.class_pool
     names += [f"closed_form ({p})" for p in pools]
+    if args.default:
+        names.append("closed_form (default)")
     if task == "regression" and args.refit_runs:
         names.append("refit")
     return names
@@ -337,19 +339,72 @@ def same_run(args):
                     secs, stab, rec = optrf_run(rscript, task, grid, repeats, r)
                 else:
                     kw = {}
-                    if name.startswith("closed_form"):
+                    if name.startswith("closed_form") and "default" not in name:
                         kw["pool_size"] = int(name.split("(")[1].rstrip(")"))
                     secs, res = run(name.split(" ")[0], X, y, X_test, grid, repeats, seed=r, task=task,
                                     measure=measure, **kw)
                     stab, rec = res.table[measure].to_numpy(dtype=float), res.recommendation
                 load = (load_before + _load()) / 2
                 rec = None if rec is None or rec != rec else int(rec)
+                size = None if name == "optRF" else res.pool_size
                 records[task][name].append({"run": r, "seconds": secs, "load": load,
-                                            "stability": stab.tolist(), "recommendation": rec})
-                print(f"run {r} {task:<14} {name:<20} {secs:8.2f} s  load {load:4.2f}  "
-                      + ", ".join(f"{v:.3f}" for v in stab) + f"  rec {rec}", flush=True)
+                                            "stability": stab.tolist(), "recommendation": rec,
+                                            "pool_size": size})
+                print(f"run {r} {task:<14} {name:<22} {secs:8.2f} s  load {load:4.2f}  "
+                      + ", ".join(f"{v:.3f}" for v in stab) + f"  rec {rec}  pool {size}", flush=True)
+        if args.json:  # the runs so far (a long benchmark stopped early keeps its complete runs)
+            args.json.write_text(json.dumps({"machine": machine, "load_end": list(os.getloadavg()),
+                                             "tasks": tasks, "records": records, "argv": sys.argv[1:]}))
     return {"machine": machine, "load_end": list(os.getloadavg()), "tasks": tasks, "records": records,
             "argv": sys.argv[1:]}
+
+
+def class_subpool_study(total, sizes, votes_file=None):
+    """Issue 37: the class closed form's recommendation per pool size from disjoint pools of one
+    large pool (the trees are i.i.d., so disjoint subsets are independent pools): mean and SD of
+    Fleiss' kappa at each grid value and of optRF's recommendation, against the whole pool's
+    (unbiased up to half of it). ``votes_file``: the saved objects x trees class indices of an
+    earlier run (``.npy``), else a pool of ``total`` trees is fitted (seed 123) and saved there."""
+    from predstab import fit_2pl
+
+    grid = np.asarray(TASKS["classification"][0], dtype=float)
+    if votes_file is not None and Path(votes_file).exists():
+        votes = np.load(votes_file)
+    else:
+        X, y, X_test = load_snp("classification")
+        pool = TreePool(_estimator("classification"), n_learners=total, voting="hard", random_state=123,
+                        dtype="float32").fit(X, y, X_test, oob=False)
+        votes = pool.test_predictions_.argmax(axis=2).astype(np.int8)
+        if votes_file is not None:
+            np.save(votes_file, votes)
+
+    def curve(v):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            return TreePool.from_predictions(v, classes=[0, 1], random_state=0).closed_form(
+                grid, measure="fleiss").curve
+
+    def recommend(c):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fit_2pl(grid, c).recommend(round_to="thousand", minimum=500)
+
+    whole = curve(votes)
+    print(f"\nClass pools cut from {votes.shape[1]:,} trees (SNP data, hard votes, Fleiss' kappa at "
+          f"{', '.join(map(str, grid.astype(int)))}); all trees: "
+          + ", ".join(f"{v:.3f}" for v in whole) + f", recommendation {recommend(whole):,}\n")
+    print("| pool | pools | mean kappa at each n | SD at each n | (mean - all) / SE | "
+          "recommendation mean | SD |")
+    print("|---|---|---|---|---|---|---|")
+    for size in sizes:
+        k = votes.shape[1] // size
+        curves = np.array([curve(votes[:, j * size:(j + 1) * size]) for j in range(k)])
+        recs = np.array([recommend(c) or np.nan for c in curves], dtype=float)
+        sd = curves.std(axis=0, ddof=1)
+        print(f"| {size:,} | {k} | " + ", ".join(f"{v:.3f}" for v in curves.mean(axis=0)) + " | "
+              + ", ".join(f"{v:.3f}" for v in sd) + " | "
+              + ", ".join(f"{v:+.1f}" for v in (curves.mean(axis=0) - whole) / (sd / np.sqrt(k))) + " | "
+              + f"{np.nanmean(recs):,.0f} | {np.nanstd(recs, ddof=1):,.0f} |", flush=True)
 
 
 def _sd(values):
@@ -406,7 +461,45 @@ def summarise(out):
                     + ("" if met_sd else f"; at optRF's precision (extrapolated) {eq_ratio:.3f} of optRF")
                     + f": goal **{'met' if met else 'missed'}**.")
         lines.append("")
+        lines += _recommendation_table(recs, by_run, goals, task)
     return lines, goals
+
+
+def _rec_stats(xs):
+    values = np.array([x["recommendation"] for x in xs if x["recommendation"]], dtype=float)
+    sd = float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
+    return values, float(values.mean()) if len(values) else float("nan"), sd
+
+
+def _recommendation_table(recs, by_run, goals, task):
+    """Issue 37's table: each method's recommendations over the runs (mean, SD, the mean's standard
+    error) and its time over optRF's same run, with the goal's verdict for the closed forms:
+    optRF's SD or less, in <= 0.1 of its time, the mean within one standard error of optRF's."""
+    _, ref_mean, ref_sd = _rec_stats(recs["optRF"])
+    ref_n = len(_rec_stats(recs["optRF"])[0])
+    ref_se = ref_sd / np.sqrt(ref_n) if ref_n > 1 else float("nan")
+    lines = ["Recommendations over the runs (issue 37: optRF's SD or less in <= 0.1 of its time, the mean "
+             "within one standard error of optRF's):", "",
+             "| method | pool (trees) | runs with a recommendation | mean | SD | SE of the mean | "
+             "mean - optRF's, in optRF's SE | / optRF's time, same run (median) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, xs in recs.items():
+        values, mean, sd = _rec_stats(xs)
+        se = sd / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+        ratio = statistics.median(x["seconds"] / by_run[x["run"]] for x in xs)
+        sizes = sorted({x.get("pool_size") for x in xs if x.get("pool_size")})
+        pool = "-" if not sizes else (f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,} - {sizes[-1]:,}")
+        off = (mean - ref_mean) / ref_se if name != "optRF" else 0.0
+        lines.append(f"| {name} | {pool} | {len(values)} / {len(xs)} | {mean:,.0f} | {sd:,.0f} | {se:,.0f} | "
+                     f"{off:+.2f} | {ratio:.3f} |")
+        if name.startswith("closed_form") and len(values) > 1:
+            ok_sd, ok_time, ok_mean = sd <= ref_sd, ratio <= 0.1, abs(off) <= 1
+            goals.append(f"- issue 37, {task}, {name}: SD {sd:,.0f} vs optRF's {ref_sd:,.0f} "
+                         f"(**{'yes' if ok_sd else 'no'}**), time {ratio:.3f} of optRF's (<= 0.1: "
+                         f"**{'yes' if ok_time else 'no'}**), mean {mean:,.0f} vs {ref_mean:,.0f} "
+                         f"({off:+.2f} SE: **{'yes' if ok_mean else 'no'}**): goal "
+                         f"**{'met' if ok_sd and ok_time and ok_mean else 'missed'}**.")
+    return [*lines, ""]
 
 
 def reference_check(out):
@@ -463,7 +556,8 @@ def write_markdown(path, out, lines, goals, check, argv):
     body = [*head, *lines]
     if check:
         body += [*check, ""]
-    body += ["## Against the goal of issue 15 (closed form at optRF's precision in <= 1/100 of its time)", "",
+    body += ["## Against the goals of issue 15 (closed form at optRF's precision in <= 1/100 of its time) "
+             "and issue 37 (recommendations: optRF's SD in <= 0.1 of its time, mean within one SE)", "",
              *goals, "", MARKER]
     path.write_text("\n".join(body) + (kept if kept else "\n"), encoding="utf-8")
     print(f"wrote {path}")
@@ -480,6 +574,9 @@ def main(argv=None):
     parser.add_argument("--class-pool", type=int, nargs="+", default=[2000],
                         help="classification: pool sizes of the closed form (default 2000, twice the "
                              "largest grid value)")
+    parser.add_argument("--default", action="store_true",
+                        help="also method='closed_form' with its default pool (issue 37)")
+    parser.add_argument("--skip-pool", action="store_true", help="leave out method='pool'")
     parser.add_argument("--refit-runs", type=int, default=0,
                         help="also method='refit' (regression) in the first REFIT_RUNS runs (minutes each)")
     parser.add_argument("--markdown", type=Path, help="write the same-run tables to this Markdown file "
@@ -493,7 +590,16 @@ def main(argv=None):
     parser.add_argument("--precision", type=int, metavar="POOLS", default=0,
                         help="only the sampling-error study: POOLS independent pools of 1,000 trees "
                              "(40: about 1.5 min; no R)")
+    parser.add_argument("--class-subpools", type=int, nargs="+", metavar="SIZE", default=None,
+                        help="only the class pools study: one pool of --subpool-total trees cut into "
+                             "disjoint pools of each SIZE (no R)")
+    parser.add_argument("--subpool-total", type=int, default=20_000)
+    parser.add_argument("--votes", type=Path,
+                        help="--class-subpools: the saved votes (.npy) to reuse or write")
     args = parser.parse_args(argv)
+    if args.class_subpools:
+        class_subpool_study(args.subpool_total, args.class_subpools, args.votes)
+        return
     if args.nested_validation:
         nested_validation_study(args.nested_validation)
         return

@@ -19,6 +19,7 @@ from scipy import stats
 
 from predstab import ConfidenceInterval, PredstabDegenerateWarning, PredstabUndefinedWarning
 from predstab.ensembles import _closed_form as cf
+from predstab.ensembles import _vote_mixture as vm
 from tests.ensembles._pools import (
     jackknife_scaled,
     percentile_band,
@@ -382,20 +383,20 @@ def test_constant_learners_give_one_with_a_warning():
 def test_hypergeom_pmf_and_window():
     k = np.arange(-2, 9)[:, None]
     successes = np.array([0, 3, 5, 9])[None, :]
-    out = cf._hypergeom_pmf(k, 10, successes, 6)
+    out = vm._hypergeom_pmf(k, 10, successes, 6)
     np.testing.assert_allclose(out, stats.hypergeom.pmf(k, 10, successes, 6), rtol=1e-10, atol=1e-300)
     assert out[0, 1] == 0.0 and out[-1, 1] == 0.0  # outside the support exactly 0
-    values, inside = cf._window(np.array([2.4, 7.6]), 0.1, 0, 8)  # width ceil(1.2) + 2 = 4
+    values, inside = vm._window(np.array([2.4, 7.6]), 0.1, 0, 8)  # width ceil(1.2) + 2 = 4
     np.testing.assert_array_equal(values, [np.arange(-2, 7), np.arange(4, 13)])
     np.testing.assert_array_equal(inside, [values[0] >= 0, values[1] <= 8])
-    values, inside = cf._window(np.array([5.0]), 0.25, 0, 8)  # 12 sd = 3: width 5
+    values, inside = vm._window(np.array([5.0]), 0.25, 0, 8)  # 12 sd = 3: width 5
     np.testing.assert_array_equal(values, [np.arange(0, 11)])
     np.testing.assert_array_equal(inside, [np.arange(0, 11) <= 8])
 
 
 def test_split_agreement_by_enumeration():
     for n in (1, 2, 3):
-        g = cf._split_agreement(n)
+        g = vm._split_agreement(n)
         for ones in range(2 * n + 1):
             votes = [1] * ones + [0] * (2 * n - ones)
             same = [(sum(votes[j] for j in half) > n // 2)
@@ -409,7 +410,7 @@ def test_split_agreement_by_enumeration():
 def test_two_class_votes_are_the_average_over_every_split():
     preds = votes_pool([0.1, 0.4, 0.5, 0.6, 0.9, 1.0], 8)
     ones = preds[..., 1].sum(axis=1)
-    agree, pi = cf.two_class_vote_agreement(ones, 8, [1, 2, 3, 4])
+    agree, pi = vm.two_class_vote_agreement(ones, 8, [1, 2, 3, 4])
     for k, n in enumerate((1, 2, 3, 4)):
         exact_agree, exact_pi = brute_force_disjoint(preds, n, "hard")
         np.testing.assert_allclose(agree[k], exact_agree, rtol=1e-10, atol=1e-12)
@@ -636,7 +637,18 @@ def test_class_agreement_switches_to_the_extrapolation_beyond_half_the_pool():
     exact = brute_force_disjoint(preds, 3, "hard")
     np.testing.assert_allclose(agree[0], exact[0], rtol=1e-10)
     np.testing.assert_allclose(pi[0], exact[1], rtol=1e-10, atol=1e-14)
-    extra = cf.class_probabilities(preds, None, n[1:], "hard", rng)
+    # majority votes of two classes beyond half the pool: empirical Bayes over the vote counts
+    # (tests/ensembles/test_vote_mixture.py); three classes: the pool's shares taken as exact
+    from predstab.ensembles._vote_mixture import two_class_vote_mixture
+
+    extra = two_class_vote_mixture(preds[..., 1].sum(axis=1), 6, n[1:])
+    np.testing.assert_allclose(pi[1:], extra[1], rtol=1e-12)
+    np.testing.assert_allclose(agree[1:], extra[0], rtol=1e-12)
+    three = np.concatenate([preds, np.zeros(preds.shape[:2] + (1,))], axis=2)
+    agree, pi = cf.class_agreement(three, None, n, "hard", np.random.default_rng(0), n_perm=3)
+    rng = np.random.default_rng(0)
+    rng.permuted(np.tile(np.arange(6), (3, 1)), axis=1)
+    extra = cf.class_probabilities(three, None, n[1:], "hard", rng)
     np.testing.assert_allclose(pi[1:], extra, rtol=1e-12)
     np.testing.assert_allclose(agree[1:], (extra**2).sum(axis=2), rtol=1e-12)
     # the bootstrap world of two-class majority votes: Binomial votes at every size

@@ -206,7 +206,8 @@ def test_defaults_filled_in_by_the_validation():
     assert _defaults(EST, YTR) == (("icc", "phi", "psi", "selection"), 12, "soft", "high", 0.15, False, False)
     assert _defaults(EST, YTR, method="closed_form") == (("icc", "phi", "psi"), 1000, "soft", "high", 0.15,
                                                           False, False)
-    assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 2100
+    # the closed form needs no disjoint forests: 1000 to start with, whatever the grid (issue 37, item 5)
+    assert _defaults(EST, YTR, method="closed_form", grid=(2, 3, 700))[1] == 1000
     assert _defaults(EST, YTR, pool_size=50)[1:2] + _defaults(EST, YTR, pool_size=50)[5:6] == (50, True)
     # (issue 35: no "selection" for a classifier, whose two-class selection is the Fleiss column again)
     assert _defaults(CLF, LABELS[:30], XC[30:]) == (("fleiss", "phi", "psi"), 12, "hard", "yes",

@@ -465,3 +465,106 @@ def test_closed_form_precision_out_of_reach_warns(monkeypatch):
                                 method="closed_form",
                                 pool_size=100, precision=0.001, n_resamples=0, random_state=0)
     assert res.pool_size == 150
+
+
+@pytest.mark.parametrize("classes", [False, True])
+def test_bands_of_a_given_pool_follow_random_state(classes):
+    """Issue 34, item 9: the closed-form bands of a pool given without a seed (the tutorials'
+    ``from_members(...)``) come from ``tune_num_learners(random_state=...)``: the same seed gives
+    identical bands (and the resampled errors behind the interval), other seeds other bands.
+    Before, they resampled with the pool's own unseeded generator and differed call to call."""
+    rng = np.random.default_rng(3)
+    if classes:  # hard votes of 4 classes: the closed form's random orderings and the resampling
+        shares = rng.dirichlet(np.ones(4), size=25)
+        votes = np.stack([rng.choice(4, size=40, p=p) for p in shares])
+        members, grid, measures = votes, (1, 2, 3, 5), ("fleiss",)
+    else:
+        members = rng.normal(size=(40, 1)) + 0.5 * rng.normal(size=(40, 30))
+        grid, measures = (1, 2, 3, 5), ("icc", "phi")
+    y = rng.normal(size=60)
+
+    def bands(seed):
+        pool = TreePool.from_predictions(members, classes=[0, 1, 2, 3] if classes else None,
+                                         y=None if classes else y)  # no random_state
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tune_num_learners(pool, method="closed_form", grid=grid, measures=measures,
+                                    n_resamples=40, random_state=seed)
+        cols = [f"{m}_{side}" for m in measures for side in ("low", "high")]
+        return res.table[cols].to_numpy(), res.unrounded_interval
+
+    first, again, other = bands(0), bands(0), bands(5)
+    np.testing.assert_array_equal(first[0], again[0])
+    assert np.array_equal(np.asarray(first[1]), np.asarray(again[1]), equal_nan=True)
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
+    """Issue 37, item 5: the default closed-form pool is 1,000 learners, grown by
+    1.1 x pool x (spread / goal)^2 while the learners-only SD of the unrounded recommendation over
+    100 resampled pools (over its median) exceeds the goal -- the spread computed here from a pool
+    of the same seed. Before, the default was n_repeats x max(grid) whatever the result needed."""
+    grid = (8, 16, 32, 64)
+
+    def tune():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return tune_num_learners(EST, XTR50, YTR50, XTE20, method="closed_form", grid=grid, n_repeats=40,
+                                     measures=("icc",), n_resamples=0, random_state=3)
+
+    pool = TreePool(EST, n_learners=1000, random_state=check_rng(3)).fit(XTR50, YTR50, XTE20, oob=False)
+    res = pool.closed_form(grid, measure="icc", n_resamples=strategies.REC_RESAMPLES)
+    recs = []
+    for curve in np.minimum(res.curve + res.errors, 1.0):
+        fit = fit_2pl(np.asarray(grid, dtype=float), curve)
+        recs.append(fit.recommend(round_to="none", minimum=0))
+    spread = np.std(recs, ddof=1) / np.median(recs)
+    assert 0.005 < spread < 0.5
+    monkeypatch.setattr(strategies, "REC_PRECISION", 2 * spread)  # precise enough: no growth
+    kept = tune()
+    assert kept.pool_size == 1000  # not n_repeats x max(grid) = 2,560
+    assert kept.settings["pool_size"].startswith("1,000 learners")
+    monkeypatch.setattr(strategies, "REC_PRECISION", spread / 1.2)
+    monkeypatch.setattr(strategies, "MAX_POOL", 1_000_000)
+    grown = tune()
+    assert grown.pool_size == int(np.ceil(1.1 * 1000 * 1.2**2))
+    assert "from 1000" in grown.settings["pool_size"]
+    assert "grown for a precise recommendation" in str(grown)
+
+
+def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
+    """Issue 37, item 6: threads over blocks of test objects (the bands' pass, the learners+objects
+    resamples) add the blocks' sums in block order: the same table, bands and interval for n_jobs 1
+    and 2, with more test objects than one block of the resampled statistics (4,096)."""
+    from sklearn.datasets import make_friedman1
+    from sklearn.ensemble import RandomForestRegressor
+    from threadpoolctl import threadpool_limits
+
+    X, y = make_friedman1(5060, 6, noise=1.0, random_state=4)
+    runs = []
+    for n_jobs in (1, 2):  # and the machine's BLAS threads (OpenBLAS's float32 products depend on them)
+        with warnings.catch_warnings(), threadpool_limits(n_jobs):
+            warnings.simplefilter("ignore")
+            runs.append(tune_num_learners(RandomForestRegressor(max_features=2, max_depth=6), X[:60], y[:60],
+                                          X[60:], method="closed_form", grid=(2, 4, 8, 16), measures=("icc",),
+                                          pool_size=1000, n_resamples=100, random_state=5, n_jobs=n_jobs))
+    one, two = runs
+    cols = [c for c in one.table.select_dtypes("number").columns if c != "seconds"]
+    assert "icc_low" in cols
+    np.testing.assert_array_equal(one.table[cols].to_numpy(float), two.table[cols].to_numpy(float))
+    assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(two.unrounded_interval),
+                          equal_nan=True)
+    assert np.isfinite(one.unrounded_interval.low)
+
+
+def test_resampled_metric_stats_threads_add_blocks_in_order():
+    from predstab.ensembles._recommendation_interval import _learner_object_draws, _resampled_metric_stats
+
+    preds = np.random.default_rng(2).gamma(2.0, size=(9000, 12))
+    rows, cols = _learner_object_draws(np.random.default_rng(3), 6, 9000, 12)
+    n = np.array([1.0, 4.0])
+    one = _resampled_metric_stats(preds, rows, cols, n)
+    two = _resampled_metric_stats(preds, rows, cols, n, n_jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert a["b"] == b["b"] and a["w"] == b["w"]
+        np.testing.assert_array_equal(a["d_o"], b["d_o"])

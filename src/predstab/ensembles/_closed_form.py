@@ -32,6 +32,7 @@ from .._core import (
 from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
 from ..stability._registry import MEASURES, measure_names
+from ._vote_mixture import two_class_vote_agreement, two_class_vote_mixture
 
 __all__ = ["ClosedFormResult", "closed_form_stats", "curve_from_stats", "closed_form_curves",
            "closed_form_bands", "expected_disagreement", "class_probabilities"]
@@ -438,7 +439,10 @@ def class_agreement(preds, mask, n, voting, rng, *, population=False, n_perm=Non
     (the Monte Carlo error of the mean agreement stays below about 0.005). Beyond half
     the pool no two disjoint forests exist and the probabilities are extrapolated from
     the pool's vote shares (:func:`class_probabilities`), which treats the shares as
-    exact and so overstates stability near a tied vote.
+    exact and so overstates stability near a tied vote -- except for majority votes of two
+    classes without out-of-bag masks, which beyond half the pool are estimated by empirical
+    Bayes from the per-object vote counts (:mod:`predstab.ensembles._vote_mixture`; nearly
+    unbiased, deterministic).
 
     ``population``: the exact value of that same estimator in the bootstrap world, where
     the pool is the population and a resampled pool holds learners drawn from it with
@@ -467,75 +471,14 @@ def class_agreement(preds, mask, n, voting, rng, *, population=False, n_perm=Non
     elif disjoint.any():
         agree[disjoint], pi[disjoint] = disjoint_forests(preds, mask, n[disjoint].astype(int), voting, rng,
                                                          n_perm, with_replacement=population)
-    if not disjoint.all():
+    if not disjoint.all() and exact_votes and not population:
+        # majority votes of two classes beyond half the pool: empirical Bayes over the vote counts
+        # (no unbiased estimator exists there; taking the shares as exact overstated stability)
+        ones = (preds.argmax(axis=2) == 1).sum(axis=1)
+        agree[~disjoint], pi[~disjoint] = two_class_vote_mixture(ones, preds.shape[1], n[~disjoint])
+    elif not disjoint.all():
         pi[~disjoint] = class_probabilities(preds, mask, n[~disjoint], voting, rng)
         agree[~disjoint] = np.sum(pi[~disjoint] ** 2, axis=2)
-    return agree, pi
-
-
-def _hypergeom_pmf(k, population, successes, draws):
-    """P(k successes in ``draws`` draws without replacement), broadcast; 0 outside the support.
-
-    From log binomial coefficients: ``scipy.stats.hypergeom.pmf`` gives the same values but
-    took 15 s for the 1.5 million (k, successes) pairs of one 2,000-tree grid value here.
-    """
-    from scipy.special import gammaln
-
-    def log_choose(a, b):
-        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
-
-    k, successes = np.broadcast_arrays(k, successes)
-    inside = (k >= np.maximum(0, draws - (population - successes))) & (k <= np.minimum(draws, successes))
-    kk, ss = np.where(inside, k, 0), np.where(inside, successes, draws)
-    logp = log_choose(ss, kk) + log_choose(population - ss, draws - kk) - log_choose(population, draws)
-    return np.where(inside, np.exp(logp), 0.0)
-
-
-def _window(center, sd, low, high):
-    """Integers center +- (12 sd + 2), one row per center, and which of them lie in [low, high]."""
-    width = int(np.ceil(12 * sd)) + 2
-    values = np.rint(center)[:, None].astype(int) + np.arange(-width, width + 1)[None, :]
-    return values, (values >= low) & (values <= high)
-
-
-@functools.lru_cache(maxsize=64)
-def _split_agreement(n):
-    """g(J), J = 0 ... 2n: the chance that a random split of 2n votes, J of them for the
-    second class, into two forests of n gives both or neither a majority for it."""
-    totals = np.arange(2 * n + 1, dtype=float)
-    first, inside = _window(totals / 2, np.sqrt(n / 8), 0, n)
-    same = (first > n // 2) == (totals[:, None] - first > n // 2)
-    g = np.sum(_hypergeom_pmf(first, 2 * n, totals[:, None], n) * same * inside, axis=1)
-    g.flags.writeable = False  # cached: shared by every call
-    return g
-
-
-def two_class_vote_agreement(ones, size, ns):
-    """Exact U-statistics of two forests' majority votes for two classes (see ``class_agreement``).
-
-    ``ones[i]``: learners of the pool (``size`` of them) voting for the second class at object
-    i. Two disjoint forests of n learners hold J ~ Hypergeometric(size, ones, 2n) of those
-    votes; split into two halves, each half's count is Hypergeometric(2n, J, n), and the two
-    forests agree when both halves are majorities or both are not (the second class wins
-    only with more than n / 2 votes: a tie goes to the first class). So
-    ``agree_i = sum_J P(J) g(J)`` with ``g(J)`` the chance that a random split of 2n votes
-    holding J ones agrees, and ``pi_i1 = P(Hypergeometric(size, ones_i, n) > n / 2)``.
-    """
-    ones = np.asarray(ones, dtype=float)
-    agree = np.empty((len(ns), len(ones)))
-    pi = np.empty((len(ns), len(ones), 2))
-    for k, n in enumerate(ns):
-        half = n // 2
-        g = _split_agreement(int(n))
-        # P(J) for each object's pool, J in the window around its mean
-        sd = np.sqrt(2 * n * 0.25 * max(size - 2 * n, 0) / max(size - 1, 1))
-        joint, inside = _window(2 * n * ones / size, sd, 0, 2 * n)
-        p_joint = _hypergeom_pmf(joint, size, ones[:, None], 2 * n) * inside
-        agree[k] = np.sum(p_joint * g[np.clip(joint, 0, 2 * n)], axis=1)
-        sd = np.sqrt(n * 0.25 * (size - n) / max(size - 1, 1))
-        votes, inside = _window(n * ones / size, sd, 0, n)
-        pi[k, :, 1] = np.sum(_hypergeom_pmf(votes, size, ones[:, None], n) * (votes > half) * inside, axis=1)
-        pi[k, :, 0] = 1.0 - pi[k, :, 1]
     return agree, pi
 
 

@@ -415,20 +415,22 @@ def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, block_row
     chunks = [np.arange(len(learners))] if progress is None else [
         c for c in np.array_split(np.arange(len(learners)), min(20, len(learners))) if c.size]
 
-    def fill(trees, Xb, block, first):
-        for j in trees:
+    def fill(trees, Xb, start):
+        # one thread's contiguous group of trees: their leaf values learner-major, then copied into
+        # the object-major result by the same thread (the copies of the groups run in parallel; a
+        # single copy of the whole block in the calling thread was a serial step of every block)
+        block = np.empty((len(trees), Xb.shape[0]) + width, dtype=dtype)
+        for k, j in enumerate(trees):
             value = learners[j].tree_.predict(Xb)  # (rows, n_classes or 1): leaf values
-            block[j - first] = value[:, 0] if classes is None else value
+            block[k] = value[:, 0] if classes is None else value
+        out[start:start + Xb.shape[0], trees[0]:trees[-1] + 1] = np.moveaxis(block, 0, 1)
 
     with ThreadPoolExecutor(workers) as pool:
         for chunk in chunks:
             groups = [g for g in np.array_split(chunk, workers) if g.size]
             for start in range(0, n_rows, rows):
                 Xb = X[start:start + rows]
-                block = np.empty((len(chunk), Xb.shape[0]) + width, dtype=dtype)  # learner-major
-                list(pool.map(fill, groups, [Xb] * len(groups), [block] * len(groups),
-                              [chunk[0]] * len(groups)))
-                out[start:start + Xb.shape[0], chunk[0]:chunk[-1] + 1] = np.moveaxis(block, 0, 1)
+                list(pool.map(fill, groups, [Xb] * len(groups), [start] * len(groups)))
             if progress is not None:
                 progress(int(chunk[-1]) + 1, len(learners))
     return out

@@ -115,9 +115,12 @@ class TreePool(HtmlDisplay):
     of the pool itself: the pool method averaged over every way to cut the pool -- exactly
     (hypergeometric vote counts) for majority votes of two classes on test objects, else
     over random orderings of the learners (200 for up to 50 objects, fewer for more).
-    Beyond half the pool no two disjoint forests exist, and the vote distribution is
+    Beyond half the pool no two disjoint forests exist and no unbiased estimator does. Majority
+    votes of two classes on test objects are then estimated by empirical Bayes: the
+    distribution of the vote shares over the objects is fitted to the per-object vote counts
+    (a binomial mixture) and each object's agreement is its posterior mean (nearly unbiased,
+    noisier; :mod:`predstab.ensembles._vote_mixture`). Otherwise the vote distribution is
     extrapolated from the pool's vote shares :math:`q_i` taken as exact --
-    Binomial(:math:`n`, :math:`q_i`) votes (hard voting, two classes),
     Normal(:math:`\\mu_i`, :math:`\\sigma_i^2 / n`) mean probabilities (soft voting), or 2,000
     simulated forests (more classes). Near a tied vote that overstates stability (a pool
     of 100 learners with vote shares 0.4 ... 0.6: kappa at 50 learners 0.39 for 0.31), so
@@ -678,10 +681,13 @@ class TreePool(HtmlDisplay):
         d_e = self._closed_form_expected(measure, baseline, voting, shift)
         size = self.test_predictions_.shape[1]
         if self.is_classifier_ and np.any(2 * n > size):
+            mixture = self.test_predictions_.shape[2] == 2 and voting == "hard" and not self.on_train_
+            how = ("estimated from the vote counts by empirical Bayes, nearly unbiased but noisier than "
+                   "up to half the pool" if mixture else
+                   "the extrapolation from its vote shares overstates stability where votes are close")
             warn_outside(
                 f"Class stability for n = {[int(v) for v in n[2 * n > size]]} learners is extrapolated: "
-                f"the pool of {size} learners holds no two disjoint forests of that size, and the "
-                "extrapolation from its vote shares overstates stability where votes are close; fit a "
+                f"the pool of {size} learners holds no two disjoint forests of that size, and {how}; fit a "
                 f"pool of at least {int(2 * n.max())} learners.", PredstabWarning)
         report = steps(progress)
         try:

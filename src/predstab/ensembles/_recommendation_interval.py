@@ -61,7 +61,8 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, p
                                                    rng=rng, population=True), n, measure, d_e)
         n_perm = max(5, _orderings(preds.shape[0]) // 8) if classifier else None
         out = np.empty((int(n_bootstrap), len(n)))
-        fast = None if classifier or mask is not None else _resampled_metric_stats(preds, rows, cols, n)
+        fast = (None if classifier or mask is not None
+                else _resampled_metric_stats(preds, rows, cols, n, n_jobs=getattr(pool, "n_jobs", None)))
         for b in range(int(n_bootstrap)):
             if fast is not None:
                 stats = fast[b]
@@ -106,24 +107,40 @@ def flat_curve_note(curve, grid, interval):
             "interval is likely too low -- not a 95 % interval")
 
 
-def _resampled_metric_stats(preds, rows, cols, n):
+def _resampled_metric_stats(preds, rows, cols, n, n_jobs=None):
     """The closed-form statistics of ``preds[rows[b]][:, cols[b]]`` for every resample ``b``
     (metric test predictions) without copying the pool: a resampled pool holds learner ``j``
     ``w_bj`` times, so each object's resampled mean and variance follow from one product of
     the deviations from its pool mean with the counts, and a resampled set of objects weighs
-    object ``i`` by its count ``r_bi`` (blocks of objects; float64)."""
+    object ``i`` by its count ``r_bi`` (blocks of objects; float64). ``n_jobs``: threads over the
+    blocks (numpy and BLAS release the GIL); their sums are added in block order, so the numbers
+    do not depend on it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from joblib import effective_n_jobs
+
     n_obj, size = preds.shape
     n_boot = len(rows)
     weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
     r = np.stack([np.bincount(x, minlength=n_obj) for x in rows], axis=1).astype(np.float64)
-    sum_var, sum_mu, sum_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
     ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
-    for start in range(0, n_obj, 4096):
+
+    def one_block(start):
         here = slice(start, min(start + 4096, n_obj))
-        parts = resampled_metric_block(preds[here], r[here], weights, ref)
-        sum_var += parts[0]
-        sum_mu += parts[1]
-        sum_mu2 += parts[2]
+        return resampled_metric_block(preds[here], r[here], weights, ref)
+
+    starts = range(0, n_obj, 4096)
+    workers = min(effective_n_jobs(n_jobs), len(starts))
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as threads:
+            parts = list(threads.map(one_block, starts))
+    else:
+        parts = [one_block(start) for start in starts]
+    sum_var, sum_mu, sum_mu2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
+    for part_var, part_mu, part_mu2 in parts:  # block order: the same sums for every n_jobs
+        sum_var += part_var
+        sum_mu += part_mu
+        sum_mu2 += part_mu2
     return resampled_metric_stats(sum_var, sum_mu, sum_mu2, n_obj, size, n)
 
 

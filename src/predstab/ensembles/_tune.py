@@ -18,16 +18,20 @@ not at every grid point and resample.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from numbers import Integral, Real
 
+from threadpoolctl import threadpool_limits
+
 from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import Steps
-from .._core._utils import ConfidenceInterval, check_rng
+from .._core._utils import ConfidenceInterval, check_rng, seeds_from
 from .._core._validation import Interval, Options, validate_params
 from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
 from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
+    CLOSED_POOL_RULE,
     INTERVALS,
     METHODS,
     POOL_RULE,
@@ -137,12 +141,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         bands; the other measures from the pool's groups.
     pool_size : int, optional
         Learners in the pool. Default (the same rule as ``predstab tune``): ``n_repeats *
-        max(grid)``, so every grid value gets its ``n_repeats`` disjoint forests; for
-        "closed_form" at least 1000, and for a classifier at least ``10 * max(grid)``: class
-        closed forms are estimated without bias only up to half the pool (see
-        :class:`TreePool`), and near tied votes their learners-only bands cover 0.85 at half the
-        pool, 0.920 at a quarter and 0.935 or more up to a tenth of it
-        (docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given explicitly warns).
+        max(grid)`` for "pool", so every grid value gets its ``n_repeats`` disjoint forests. For
+        "closed_form" (no disjoint forests needed) what the result needs: 1000 learners, for a
+        classifier at least ``10 * max(grid)`` (near tied votes the class closed forms'
+        learners-only bands cover 0.85 at half the pool, 0.920 at a quarter and 0.935 or more up
+        to a tenth of it, docs/benchmarks/coverage-tuning.md; a smaller ``pool_size`` given
+        explicitly warns), then grown (at most three times) until the learners-only standard
+        deviation of the unrounded recommendation over 100 resampled pools is at most 10 % of
+        it -- about the run-to-run precision of optRF's own refits on its regression example
+        (docs/benchmarks/tuning.md).
         ``settings["pool_size"]`` and the printed result say which rule gave the pool. The metric
         closed form's sampling error shrinks as 1 / sqrt(pool_size): on optRF's SNP data a
         pool of 1,000 trees gives ICC(1) at 250 trees to +-0.034 (one standard deviation;
@@ -168,10 +175,17 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     confidence_level : float, default 0.95
         Of the bands and the recommendation's interval.
     random_state : None, int or numpy.random.Generator
+        Everything random: the pool's seed, the refits' seeds, the baselines' folds, the closed
+        forms' orderings and resamples (bands and interval). For a given :class:`TreePool` the
+        closed forms' generator derives from ``random_state`` (None: from the pool's own seed),
+        so one ``random_state`` gives the same numbers every time and different ones differ.
     n_jobs : int or None
         Passed to the ensemble's ``n_jobs`` for fitting (the K-fold baseline of psi runs its
-        folds in parallel instead). Refit forests predict in one thread, so the tables are
-        bit-identical for every ``n_jobs``.
+        folds in parallel instead); the pool methods also predict in ``n_jobs`` threads over the
+        trees and compute the closed forms, bands and interval in threads over blocks of test
+        objects, summed in block order. Refit forests predict in one thread, and BLAS runs in
+        one thread throughout (OpenBLAS's float32 products differ in the last bits with its
+        thread count), so the tables are bit-identical for every ``n_jobs``.
     progress : True or callable, optional
         True: a progress bar on stderr, one line per step. A callable is called as
         ``progress(done, total)`` -- and, when it takes a keyword ``step``, as
@@ -296,8 +310,20 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
     """
     config = _tune_num_learners_iv(dict(locals()))  # every argument, by name
     rng = check_rng(random_state)
+    if config.pool is not None and random_state is not None:
+        # a given pool's closed forms follow `random_state`, not the pool's own seed (issue 34, item 9)
+        config = dataclasses.replace(config, closed_seed=int(seeds_from(rng, 1)[0]))
     progress = Steps(progress)
     strategy = STRATEGIES[config.method]
+    # BLAS in one thread: the threads are predstab's own (over blocks of test objects, summed in
+    # block order), and OpenBLAS's float32 products differ in the last bits with its thread count,
+    # so the numbers would depend on the machine's BLAS threads (issue 37, item 6)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _tuned(config, strategy, rng, progress)
+
+
+def _tuned(config, strategy, rng, progress):
+    """The body of :func:`tune_num_learners` after its checks."""
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
@@ -305,7 +331,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         settings["pool_size"] = "the members of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
-        rule = POOL_RULE if forests.pool_size == default else "enlarged for `precision`"
+        closed_default = config.method == "closed_form" and config.precision is None
+        rule = ((CLOSED_POOL_RULE if closed_default else POOL_RULE) if forests.pool_size == default
+                else "enlarged for `precision`" if config.precision is not None
+                else CLOSED_POOL_RULE.replace(" (the default)", f" (the default; from {default})"))
         settings["pool_size"] = "given" if config.explicit_pool else rule
     res = _summarise(config, strategy, forests, measured, (rng, progress), settings)
     progress.close()  # the bar of progress=True ends its line

@@ -29,6 +29,8 @@ INTERVALS = ("learners+objects", "learners")  # closed form: what its interval r
 ROUNDING = {"thousand": "the nearest thousand", "hundred": "the nearest hundred", "ten": "the nearest ten",
             "none": "no rounding"}
 POOL_RULE = "n_repeats x the largest grid value (the default)"
+CLOSED_POOL_RULE = ("1,000 learners (classes: at least 10 x the largest grid value), grown until the "
+                    "recommendation's learners-only SD is at most 10 % of it (the default)")
 # class pools of at least 10 x max(grid): near tied votes the closed-form bands cover 0.85 at
 # n = P / 2, 0.920 at P / 4 and 0.935 or more for n <= P / 10 (1,000 simulated pools;
 # docs/benchmarks/coverage-tuning.md)
@@ -80,6 +82,16 @@ class _TuneConfig:
     round_to: str
     rule: str = "optRF"  # "optRF" (trees) or "target" (members that cost a training run each)
     pool: object = None  # a fitted TreePool given in place of an estimator (its members are the learners)
+    # the closed forms' generator: None, the pool's own (fitted here from `random_state`); a given
+    # pool's closed forms and bands get a seed derived from `random_state` (issue 34, item 9)
+    closed_seed: int | None = None
+
+    def closed_rng(self, pool_size):
+        """The generator of one closed-form call (None: the pool's default, derived from its seed).
+
+        Every call gets a fresh generator from the same seed, so the measures share their
+        orderings and resamples."""
+        return None if self.closed_seed is None else np.random.default_rng([self.closed_seed, int(pool_size)])
 
     @property
     def primary(self) -> str:
@@ -126,16 +138,20 @@ def _group(name, options):
 
 def _default_pool_size(grid, n_repeats, method, classifier=False):
     """The one default pool (``tune_num_learners`` and ``predstab tune``): ``n_repeats`` disjoint
-    forests of the largest grid value, so every grid value gets its ``n_repeats`` forests; for
-    "closed_form" at least 1,000 learners (the metric closed form's error shrinks as 1 /
-    sqrt(pool_size)), and for a classifier at least ten times the largest grid value: the class
-    closed forms are unbiased up to half the pool (see :class:`TreePool`), but their learners-only
-    bands cover only 0.85 at n = P / 2 near tied votes, 0.920 at n = P / 4, and 0.935 or more for
-    n <= P / 10 (measured in docs/benchmarks/coverage-tuning.md)."""
+    forests of the largest grid value, so every grid value gets its ``n_repeats`` forests. For
+    "closed_form" (no disjoint forests needed) 1,000 learners to start with -- the metric closed
+    form's error shrinks as 1 / sqrt(pool_size), and on optRF's SNP data 1,000 trees already give
+    its recommendation optRF's run-to-run precision (issue 37) -- and for a classifier at least ten
+    times the largest grid value: near tied votes the class closed forms' learners-only bands
+    cover only 0.85 at n = P / 2, 0.920 at n = P / 4, and 0.935 or more for n <= P / 10 (measured
+    in docs/benchmarks/coverage-tuning.md). ``tune_num_learners`` then grows that pool until the
+    recommendation is precise (``_tune_strategies._grown_for_recommendation``)."""
     size = int(max(grid)) * int(n_repeats)
     if method != "closed_form":
         return size
-    return max(size, 1000, CLASS_POOL_FACTOR * int(max(grid))) if classifier else max(size, 1000)
+    # the closed form needs no disjoint forests: it starts from what its result needs (and
+    # tune_num_learners grows it until the recommendation is precise, see _tune_strategies)
+    return max(1000, CLASS_POOL_FACTOR * int(max(grid))) if classifier else 1000
 
 
 # --------------------------------------------------------------------------- the checks, in order

@@ -354,6 +354,8 @@ class TuningResult(Result):
         pool = "" if self.pool_size is None else f"; a pool of {self.pool_size} learners"
         if self.settings.get("pool_size") == _POOL_RULE:
             pool += " = n_repeats x the largest grid value, the default"
+        elif str(self.settings.get("pool_size", "")).startswith("1,000 learners"):
+            pool += ": the default, grown for a precise recommendation"
         lines = [f" {self._title} (method {self.method}{pool})", ""]
         settings = self.settings
         if settings.get("estimator"):

@@ -25,11 +25,18 @@ from .._core._utils import seeds_from
 from ._distributed import DaskTreePool
 from ._forest import aggregate, inbag_mask, oob_predict, tree_permutation_importances, tree_predictions
 from ._pool import TreePool, check_test_data
+from ._recommend import Rule, apply_rule
 from ._recommendation_interval import LEARNER_OBJECT_COVERS, _learner_object_curves
 from ._repeated import with_seed
 from ._tune_table import _closed_baselines, _Forests, _GridValue, _object_bands
+from ._twopl import fit_2pl
 
 MAX_POOL = 100_000  # the largest pool `precision` may ask for
+# the default closed-form pool grows until the learners-only standard deviation of the (unrounded)
+# recommendation is at most this share of its median: about the precision of optRF's own refit runs
+# on its regression example (SD 1,370 of 16,100 over 10 seeds, issue 37)
+REC_PRECISION = 0.10
+REC_RESAMPLES = 100
 _COVERS = {
     "learners+objects": LEARNER_OBJECT_COVERS,
     "closed_form": "the pool's learners resampled: only the error from the pool's finite number of learners, "
@@ -233,10 +240,14 @@ class _ClosedForm(_Pool):
     one, the pool's groups for the others."""
 
     def _enlarged(self, pool, config, baseline, progress):
-        """The pool, with learners added until the widest 95% band reaches ``precision``."""
+        """The pool, with learners added until the widest 95% band reaches ``precision``; without
+        ``precision``, a default pool (neither given nor a given TreePool) until the recommendation
+        is precise (:func:`_grown_for_recommendation`)."""
         precision = config.precision
         if precision is None:
-            return pool
+            if config.explicit_pool or config.pool is not None:
+                return pool
+            return _grown_for_recommendation(pool, config, baseline, progress)
         pool_size = pool.test_predictions_.shape[1]
         baselines = _closed_baselines(_Forests(values={}, baseline=baseline))
         for steps in range(4):  # the 1 / sqrt(pool) law is close: a second step is rare
@@ -256,9 +267,10 @@ class _ClosedForm(_Pool):
         """``({measure: (curve, low, high, errors)}, {measure: reason})`` of the closed forms; a
         measure that fails is NaN.
 
-        One :meth:`TreePool.closed_form` call per measure: with the pool's default
-        ``random_state`` every call draws the same orderings and resamples, so the measures share
-        them (as one call over all measures would).
+        One :meth:`TreePool.closed_form` call per measure, each with a fresh generator from the
+        same seed (:meth:`_TuneConfig.closed_rng`: the pool's own, or for a given pool one derived
+        from ``random_state``), so the measures share the orderings and resamples (as one call
+        over all measures would) and one ``random_state`` gives the same bands every time.
         """
         baselines = _closed_baselines(forests)
         n_resamples = config.n_resamples
@@ -270,6 +282,7 @@ class _ClosedForm(_Pool):
                     r = forests.pool.closed_form(
                         config.grid, measure=m, baseline=baselines.get(m), n_resamples=n_resamples,
                         confidence_level=config.confidence_level,
+                        random_state=config.closed_rng(forests.pool_size),
                         progress=progress.callback(f"closed form and bands ({m})"))
                 out[m] = (r.curve, r.low, r.high, r.errors) if n_resamples else (r.curve, None, None, None)
             except Exception as exc:  # noqa: BLE001 -- the other measures still count
@@ -334,10 +347,53 @@ def _pool_baseline(pool, config, rng):
                    f"pool has {size}), the same for every n")
 
 
+def recommendation_spread(pool, config, baseline=None, progress=None):
+    """The learners-only spread of the primary's unrounded recommendation: the standard deviation
+    (``ddof=1``) of the recommendations of :data:`REC_RESAMPLES` resampled closed-form curves (the
+    bands' ``curve + errors``, capped at 1) over their median; NaN when fewer than half of them
+    give one (a flat or poorly fitted curve: nothing to make precise)."""
+    primary = config.primary
+    size = pool.test_predictions_.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabWarning)
+        res = pool.closed_form(config.grid, measure=primary, baseline=baseline, n_resamples=REC_RESAMPLES,
+                               random_state=config.closed_rng(size),
+                               progress=None if progress is None else progress.callback("pool size"))
+        rule = Rule(config.rule, config.target, config.rec_thresh, "none")
+        grid = np.asarray(config.grid, dtype=float)
+        recs = []
+        for curve in np.minimum(res.curve + res.errors, 1.0):
+            if np.all(np.isfinite(curve)):
+                _, unrounded, _ = apply_rule(fit_2pl(grid, curve), rule)
+                if unrounded is not None and np.isfinite(unrounded):
+                    recs.append(float(unrounded))
+    if len(recs) < REC_RESAMPLES / 2 or np.median(recs) <= 0:
+        return float("nan")
+    return float(np.std(recs, ddof=1) / np.median(recs))
+
+
+def _grown_for_recommendation(pool, config, baseline, progress):
+    """The default closed-form pool, with learners added (at most three times, up to
+    :data:`MAX_POOL`) until :func:`recommendation_spread` is at most :data:`REC_PRECISION`; the
+    spread falls as 1 / sqrt(pool), so each step asks for 1.1 x pool x (spread / goal)^2."""
+    if config.primary not in config.closed:
+        return pool
+    base = _closed_baselines(_Forests(values={}, baseline=baseline)).get(config.primary)
+    for _ in range(3):
+        spread = recommendation_spread(pool, config, base, progress)
+        size = pool.test_predictions_.shape[1]
+        if not spread > REC_PRECISION or size >= MAX_POOL:
+            break
+        needed = min(MAX_POOL, int(np.ceil(1.1 * size * (spread / REC_PRECISION) ** 2)))
+        pool.extend(max(needed - size, 2), progress=progress)
+    return pool
+
+
 def _widest_band(pool, config, baselines, progress):
     """Largest half-width of the pool's 95% closed-form bands over measures and grid values."""
     bands = [pool.closed_form(config.grid, measure=m, baseline=baselines.get(m),
                               n_resamples=max(config.n_resamples, 100),
+                              random_state=config.closed_rng(pool.test_predictions_.shape[1]),
                               progress=progress.callback(f"precision bands ({m})"))
              for m in config.closed]
     return max(float(np.nanmax((r.high - r.low) / 2)) for r in bands)
