@@ -168,6 +168,12 @@ def _class_stage(values, n, voting, rng, population, n_perm, cols=None, weights=
     the generator after the step."""
     size, n_classes = values.shape[1], values.shape[2]
     width = size if cols is None else len(cols)
+    if n_classes == 2 and voting == "hard" and not population and np.any(2 * np.asarray(n) > width):
+        # beyond half the pool two-class majority votes are estimated by empirical Bayes over the
+        # vote counts of all the objects (_vote_mixture): a fit to the whole call, not per block
+        raise ValueError("Hard votes of two classes beyond half the pool are estimated from the vote counts "
+                         "of all the test objects at once (_vote_mixture), which a cluster's blocks do not "
+                         "hold; use a pool of at least twice the largest `n`, or the in-memory TreePool.")
     sub = int(max(1, _CLASS_ELEMENTS // ((width + 1) * n_classes)))
     agree_sum, agree_n = np.zeros(len(n)), np.zeros(len(n))
     pi_sum, pi_n = np.zeros((len(n), n_classes)), np.zeros((len(n), n_classes))
@@ -518,7 +524,9 @@ class DaskTreePool(TreePool):
     its order), the class closed forms and the learners+objects interval to rounding (sums over
     objects in another order; tested to 1e-12). ``X_test`` is required (out-of-bag closed forms
     on the training rows stay in memory) and :meth:`extend` is not available. More than two
-    classes beyond half the pool (whose extrapolation draws random numbers per object) raise.
+    classes beyond half the pool (whose extrapolation draws random numbers per object) and hard
+    votes of two classes beyond half the pool (an empirical-Bayes fit to all the objects' vote
+    counts) raise.
 
     Examples
     --------
