@@ -49,7 +49,12 @@ def test_fleiss_on_a_huge_continuous_matrix_is_a_clean_exit_2(tmp_path):
     values = np.random.default_rng(0).normal(size=(5, 100000))
     pd.DataFrame(values, columns=[f"r{j}" for j in range(values.shape[1])]).to_csv(path, index=False)
     proc = predstab_cli("agree", path, "--measure", "fleiss")
-    one_line_error(proc, "--measure fleiss on RATINGS", "(5 x 100000;", "needs more memory", "--measure icc")
+    # the gate's one-line warning first (numbers read as categories, issue 32), then the one-line error
+    warning, error = proc.stderr.strip().splitlines()
+    assert warning.startswith("predstab agree: warning: `ratings` looks continuous"), warning
+    assert "Traceback" not in proc.stderr and proc.returncode == 2
+    for fragment in ("--measure fleiss on RATINGS", "(5 x 100000;", "needs more memory", "--measure icc"):
+        assert fragment in error, error
 
 
 # --------------------------------------------------------------------------- item 14
