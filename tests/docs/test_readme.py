@@ -39,11 +39,12 @@ def test_readme_setup_block_holds_the_two_commands():
 ROOT = README.parent
 # import name -> the distribution that provides it (as a dependency of an extra's requirement)
 _PROVIDED_BY = {"pytest": "pytest", "hypothesis": "hypothesis", "setuptools": "setuptools",
-                "dask": "dask", "yaml": "mkdocs-material", "markdown": "mkdocs-material",
+                "dask": "dask", "distributed": "dask", "psutil": "dask",
+                "yaml": "mkdocs-material", "markdown": "mkdocs-material",
                 "mkdocs": "mkdocs-material", "griffe": "mkdocstrings"}
-# (PIL: Pillow, which matplotlib requires)
-_BASE = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "joblib", "statsmodels", "predstab",
-         "tests", "validation", "benchmarks"}
+# (PIL: Pillow, which matplotlib requires; threadpoolctl, which scikit-learn requires)
+_BASE = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "threadpoolctl", "joblib", "statsmodels",
+         "predstab", "tests", "validation", "benchmarks"}
 
 
 def _setup_commands():
