@@ -176,7 +176,9 @@ def test_class_closed_form_pool_holds_ten_times_the_largest_forest():
         warnings.simplefilter("ignore")
         res = tune_num_learners(est, X[:60], y[:60], X[60:], grid=(5, 10, 150), n_repeats=2,
                                 method="closed_form", measures=["fleiss"], n_resamples=0, random_state=0)
-    assert res.pool_size == 1500
+    # at least 10 x max(grid) = 1500; the default then grows while the recommendation is imprecise
+    # (issue 37, tests/ensembles/test_tune_closed_form.py::test_default_pool_grows_until_the_...)
+    assert res.pool_size >= 1500
     # the default recommendation interval states its measured coverage and where it fails (no
     # interval here, n_resamples=0: no note on this curve)
     assert res.interval_covers.endswith(

@@ -216,4 +216,4 @@ def test_predictions_of_extreme_magnitude_give_the_curve_of_the_data_at_scale_on
     summary, stdout, table = _tune(capsys, tmp_path, path)
     assert_allclose(table["icc"], _icc_by_hand(MATRIX, [1, 2, 3, 4, 5, 7, 10]), rtol=1e-9)
     assert summary["n_for_target"] == api.n_for_target > 1
-    assert f"{api.n_for_target} learners reach icc = 0.95" in stdout
+    assert f"{api.n_for_target} members reach icc = 0.95" in stdout
