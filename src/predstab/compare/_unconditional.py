@@ -23,21 +23,19 @@ def _tail_mass(n, t_obs):
     """q_s = P[T(X, s - X) >= t_obs], X ~ Binomial(s, 1/2), for every s = 0..n.
 
     By the symmetry of T and of Binomial(s, 1/2) the region is two tails of equal mass; its
-    edge, found by the quadratic's root, is corrected by one step each way with T itself, so
-    that a table on the edge is in the region exactly when T >= t_obs in floating point (as the
-    enumeration of contingencytables decides it). Linear in n.
+    edge ``k`` (the largest x < s / 2 with T(x, s - x) >= t_obs) is the quadratic's root, up to
+    rounding: of the root's floor and its two neighbours the largest one inside the region is
+    taken, with T itself, so that a table on the edge is in the region exactly when
+    T >= t_obs in floating point (as the enumeration of contingencytables decides it). Linear in n.
     """
     s = np.arange(n + 1, dtype=float)
     q = np.zeros(n + 1)
     if t_obs <= 0:  # every table with a discordant case is at least as extreme
         q[1:] = 1.0
         return q
-    k = np.floor((s - np.sqrt(t_obs * s)) / 2)
-    for _ in range(2):  # the largest k with T(k, s - k) >= t_obs (k < s / 2)
-        up = _statistic(k + 1, s - k - 1) >= t_obs
-        k = np.where(up & (k + 1 < s / 2), k + 1, k)
-        down = ~(_statistic(k, s - k) >= t_obs) & (k >= 0)
-        k = np.where(down, k - 1, k)
+    candidates = np.floor((s - np.sqrt(t_obs * s)) / 2) + np.array([[-1.0], [0.0], [1.0]])
+    in_region = (_statistic(candidates, s - candidates) >= t_obs) & (candidates >= 0) & (candidates < s / 2)
+    k = np.max(np.where(in_region, candidates, -1.0), axis=0)
     inside = (k >= 0) & (s > 0)
     q[inside] = np.minimum(1.0, 2 * stats.binom.cdf(k[inside], s[inside], 0.5))
     return q
