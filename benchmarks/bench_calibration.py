@@ -258,12 +258,18 @@ def _coverage_iqm(quick):
             hits, widths = np.zeros(2), np.zeros(2)
             for _ in range(reps):
                 r = compare.stratified_bootstrap_ci(_runs(rng, shape, m), n_resamples=500, random_state=rng)
-                plain = np.quantile(r.bootstrap_distribution, [0.025, 0.975])
-                for j, (lo, hi) in enumerate((plain, r.confidence_interval)):
-                    hits[j] += lo <= truth <= hi
-                    widths[j] += hi - lo
+                _tally_plain_and_own(r, truth, hits, widths)
             rows.append([m, _TASKS, shape, reps, *_cover_cells(hits, widths, reps)])
     return header, rows
+
+
+def _tally_plain_and_own(result, truth, hits, widths):
+    """Add to ``hits`` / ``widths`` whether (and how wide) the plain percentile interval of the
+    result's bootstrap distribution [0] and the result's own interval [1] hold ``truth``."""
+    plain = np.quantile(result.bootstrap_distribution, [0.025, 0.975])
+    for j, (lo, hi) in enumerate((plain, result.confidence_interval)):
+        hits[j] += lo <= truth <= hi
+        widths[j] += hi - lo
 
 
 def _coverage_improvement(quick):
@@ -285,10 +291,7 @@ def _coverage_improvement(quick):
             for _ in range(reps):
                 a, b = _runs(rng, shape, m), _runs(rng, shape, m, shift)
                 r = compare.probability_of_improvement(a, b, n_resamples=400, random_state=rng)
-                plain = np.quantile(r.bootstrap_distribution, [0.025, 0.975])
-                for j, (lo, hi) in enumerate((plain, r.confidence_interval)):
-                    hits[j] += lo <= truth <= hi
-                    widths[j] += hi - lo
+                _tally_plain_and_own(r, truth, hits, widths)
             rows.append([m, _TASKS, shape, reps, *_cover_cells(hits, widths, reps)])
     return header, rows
 
