@@ -13,7 +13,13 @@ from scipy import sparse
 
 from .._core._exceptions import PredstabUndefinedWarning, warn_outside
 from .._core._gate import check_categories_order, check_labels
-from .._core._ratings import as_numeric_matrix, as_rating_matrix, factorize_ratings, unit_scaled
+from .._core._ratings import (
+    as_numeric_matrix,
+    as_rating_matrix,
+    factorize_ratings,
+    scaling_shift,
+    unit_scaled,
+)
 from .._core._results import Result, r_rows, r_signif, result
 from .._core._stack import (
     ItemWarnings,
@@ -57,7 +63,7 @@ class KrippendorffAlphaResult(TwoDefinitions, Result):
     observed : float
         Observed disagreement :math:`D_o`.
     expected : float
-        Expected disagreement :math:`D_e`.
+        Expected disagreement :math:`D_e` (of ``reference`` when given).
     scale : str
         Level of measurement used (``"nominal"`` with ``weights``: the weights are the
         difference function, :math:`\\delta_{ck} = 1 - w_{ck}`; ``"custom"`` for a difference
@@ -118,7 +124,12 @@ class KrippendorffAlphaResult(TwoDefinitions, Result):
                                                      ("alpha", r_signif(self.value, 3))])]
 
 
-def _krippendorff_alpha_iv(ratings, scale, categories):
+def _krippendorff_alpha_iv(ratings, scale, categories, reference=None):
+    """``(codes, x, n_values, metric, rows)``: the data coded for the scale (``codes`` into the
+    ``n_values`` distinct values, or the numbers ``x`` for interval alpha), ``metric`` the
+    ``(values, ends)`` of the value-based difference functions, and ``rows`` None, or with a
+    ``reference`` the number of rows and columns of ``ratings``: the two matrices are coded as one
+    (:func:`_with_reference`), their rows one below the other."""
     check_categories_order(ratings, categories)
     if categories is None and scale == "ordinal" and isinstance(ratings, pd.DataFrame):
         dtypes = set(ratings.dtypes)
@@ -126,11 +137,37 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
         if isinstance(only, pd.CategoricalDtype) and only.ordered:
             categories = only  # an ordered categorical carries the order of its categories
     arr = as_rating_matrix(ratings)
+    rows = None
+    if reference is not None:
+        check_categories_order(reference, categories, name="reference")
+        rows = arr.shape
+        arr = _with_reference(arr, as_rating_matrix(reference, name="reference"))
+    codes, x, n_values, metric = _coded(arr, scale, categories, "`ratings`" if rows is None else
+                                        "`ratings` or `reference`")
+    return codes, x, n_values, metric, rows
+
+
+def _with_reference(arr, ref):
+    """``arr`` above ``ref`` in one matrix, the narrower padded with missing cells, so that both are
+    coded alike: the same distinct values (and order), the same ends of a circular or bipolar
+    scale, the same power-of-two rescaling of extreme numbers (D_o and D_e in one unit)."""
+    kinds = arr.dtype.kind + ref.dtype.kind
+    if arr.shape[1] == ref.shape[1] and (arr.dtype.kind == ref.dtype.kind or set(kinds) <= set("biuf")):
+        return np.concatenate([arr, ref])
+    numbers = set(kinds) <= set("biuf")
+    out = np.full((len(arr) + len(ref), max(arr.shape[1], ref.shape[1])), np.nan if numbers else None,
+                  dtype=float if numbers else object)
+    out[:len(arr), :arr.shape[1]] = arr
+    out[len(arr):, :ref.shape[1]] = ref
+    return out
+
+
+def _coded(arr, scale, categories, who):
     if arr.dtype.kind == "f" and np.isinf(arr).any():  # as ICC and Fleiss' kappa, for every scale
         n_inf = int(np.isinf(arr).sum())
-        raise ValueError(f"`ratings` must hold finite values; got {n_inf} infinite value(s).")
+        raise ValueError(f"{who} must hold finite values; got {n_inf} infinite value(s).")
     if scale in ("circular", "bipolar") or callable(scale):
-        codes, values, ends = _metric_values(arr, scale, categories)
+        codes, values, ends = _metric_values(arr, scale, categories, who)
         return codes, None, len(values), (values, ends)
     if categories is not None:
         if scale not in ("nominal", "ordinal"):
@@ -144,7 +181,7 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
         unknown = [u for u in uniques.tolist() if u not in lookup]
         if unknown:
             raise ValueError(
-                f"`ratings` holds value(s) {unknown[:5]!r} that are not in `categories` {categories!r}."
+                f"{who} holds value(s) {unknown[:5]!r} that are not in `categories` {categories!r}."
             )
         # -1 appended: a slot for missing codes, so that an all-missing matrix indexes something
         position = np.array([lookup[u] for u in uniques.tolist()] + [-1], dtype=np.int64)
@@ -153,8 +190,12 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
     if scale in ("interval", "ratio"):
         x = as_numeric_matrix(arr)
         if scale == "ratio" and (x < 0).any():
-            raise ValueError("`ratings` must be non-negative for scale='ratio'; got negative values.")
-        return None, unit_scaled(x)[0], None, None  # scale invariant: extreme magnitudes rescaled
+            raise ValueError(f"{who} must be non-negative for scale='ratio'; got negative values.")
+        x = unit_scaled(x)[0]  # scale invariant: extreme magnitudes rescaled
+        if scale == "interval":
+            return None, x, None, None
+        codes, values = factorize_ratings(x)
+        return codes, x, len(values), (values.astype(float), None)
     if scale == "ordinal" and arr.dtype.kind not in "biuf":
         kind = pd.api.types.infer_dtype(arr[~missing_mask(arr)], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "empty"):
@@ -168,7 +209,7 @@ def _krippendorff_alpha_iv(ratings, scale, categories):
     return codes, None, len(uniques), None
 
 
-def _metric_values(arr, scale, categories):
+def _metric_values(arr, scale, categories, who):
     """Codes and values of ``arr`` for Krippendorff's circular and bipolar metrics (numbers; the
     scale's ends from ``categories`` when given, else the observed range) or a user's difference
     function (any values). Returns ``(codes, values, ends)``."""
@@ -187,7 +228,7 @@ def _metric_values(arr, scale, categories):
         ends_of = np.asarray(_category_list(categories), dtype=float)
         ends = (float(ends_of.min()), float(ends_of.max()))
         if values.size and (values.min() < ends[0] or values.max() > ends[1]):
-            raise ValueError(f"`ratings` holds values outside the scale [{ends[0]:g}, {ends[1]:g}] that "
+            raise ValueError(f"{who} holds values outside the scale [{ends[0]:g}, {ends[1]:g}] that "
                              f"`categories` gives for scale={scale!r}.")
     return codes, values, ends
 
@@ -208,9 +249,14 @@ def _metric_delta(scale, values, ends):
                              "difference for (c, k) and (k, c).")
         return delta
     low, high = ends
-    diff = values[:, None] - values[None, :]
     if scale == "circular":
-        return np.sin(np.pi * diff / (high - low + 1.0)) ** 2
+        return np.sin(np.pi * (values[:, None] - values[None, :]) / (high - low + 1.0)) ** 2
+    # bipolar is scale invariant, its products are not: (c - k)^2 overflows from |c| ~ 1e154 (and
+    # underflows below 1e-154); the ends bound every value, so scaling by a power of two brings all
+    # into the safe range (exact: the same delta for data already there)
+    shift = scaling_shift(np.array([low, high]))
+    values, low, high = np.ldexp(values, shift), np.ldexp(low, shift), np.ldexp(high, shift)
+    diff = values[:, None] - values[None, :]
     total = values[:, None] + values[None, :]
     denominator = (total - 2.0 * low) * (2.0 * high - total)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -309,14 +355,24 @@ def _nominal(codes, n_values):
     return d_o, d_e, len(m_u), n
 
 
-def _ordinal_or_ratio(codes, n_values, scale, values=None, ends=None):
+def _from_coincidences(codes, n_values, scale, values=None, ends=None, reference=None):
+    """D_o and D_e from the coincidence matrix of the distinct values and their differences (ordinal,
+    ratio, circular, bipolar and a user's difference function), and the pairable units and values.
+
+    With ``reference`` (codes into the same values) D_e is the reference's, and so are the value
+    frequencies :math:`n_g` the ordinal difference is computed from: one scale for D_o and D_e.
+    """
     nbytes = 8 * n_values * n_values
     if 4 * nbytes > MAX_TABLE_BYTES:
         raise _table_error(n_values, scale, nbytes)
     counts, m_u = _unit_counts(codes, n_values)
     o = _coincidences(counts, m_u)
-    n_c = o.sum(axis=1)
-    n = float(m_u.sum())
+    n_o = float(m_u.sum())
+    if reference is None:
+        n_c, n = o.sum(axis=1), n_o
+    else:
+        ref_counts, ref_m_u = _unit_counts(reference, n_values)
+        n_c, n = np.asarray(ref_counts.sum(axis=0), dtype=float).ravel(), float(ref_m_u.sum())
     if scale == "ordinal":
         # delta_ck = (sum_{g=c}^{k} n_g - (n_c + n_k) / 2)^2 from cumulative sums
         cum = np.concatenate(([0.0], np.cumsum(n_c)))
@@ -332,9 +388,9 @@ def _ordinal_or_ratio(codes, n_values, scale, values=None, ends=None):
             delta = np.where(total > 0, ((values[:, None] - values[None, :]) / total) ** 2, 0.0)
     else:  # circular, bipolar or a user's difference function
         delta = _metric_delta(scale, values, ends)
-    d_o = float(np.einsum("ck,ck->", o, delta)) / n
+    d_o = float(np.einsum("ck,ck->", o, delta)) / n_o
     d_e = float(n_c @ delta @ n_c) / (n * (n - 1))
-    return d_o, d_e, len(m_u), n
+    return d_o, d_e, len(m_u), n_o
 
 
 _CHUNK_ROWS = 8192  # rows per block: keeps the temporaries of _interval in cache
@@ -402,10 +458,11 @@ def _interval(x):
 @agreement_doc
 @validate_params({"ratings": ["array-like"], "scale": [Options(_SCALES), "callable"],
                   "categories": [None, "array-like", pd.CategoricalDtype], "weights": WEIGHTS_CONSTRAINT,
-                  "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None]},
+                  "counts": ["boolean"], "confidence_level": [Interval(Real, 0, 1, closed="neither"), None],
+                  "reference": [None, "array-like"]},
                  renamed={"level": "scale", "levels": "categories"})
 def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=None, counts=False,
-                       confidence_level=None):
+                       confidence_level=None, reference=None):
     r"""Krippendorff's alpha-reliability of an (objects x replicates) matrix.
 
     Krippendorff's (2011) canonical definition. Missing values (None, NaN, pd.NA)
@@ -456,9 +513,14 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
         with :math:`U = v_{max} - v_{min} + 1` (the points on the circle, e.g. 7 for days of
         the week) and :math:`\delta^2_{ck} = (c-k)^2 / ((c+k-2v_{min})(2v_{max}-c-k))`, with
         :math:`v_{min}, v_{max}` the ends of the scale: ``categories`` (numbers) when given,
-        else the smallest and largest value observed. irrCAC's "circular" and "bipolar"
-        weights are these differences divided by their largest value, so
-        ``weights="circular"`` gives the same alpha when the scale's ends are observed. A
+        else the smallest and largest value observed (with ``reference``, in either). Bipolar
+        alpha is scale invariant (extreme magnitudes are rescaled); circular alpha is not
+        (:math:`U` counts points). irrCAC's ``circular.weights`` and ``bipolar.weights`` are
+        :math:`w_{ck} = 1 - \delta^2_{ck} / \max \delta^2` over its categories (the observed
+        values, or ``categ.labels``; ranks :math:`1..q` for labels), and alpha does not change
+        when :math:`\delta^2` is multiplied by a constant: ``weights="circular"`` (or
+        ``"bipolar"``) with the same ``categories`` gives this alpha, with Gwet's standard
+        error; without ``categories`` both take the observed range. A
         callable ``scale(c, k)`` is a difference function: given two broadcastable arrays of
         values it returns :math:`\delta^2_{ck}` (0 for equal values, symmetric, finite, non-negative),
         as fast-krippendorff's ``level_of_measurement`` callables do.
@@ -482,6 +544,22 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
     confidence_level : float, optional
         Level of that ``.confidence_interval`` (irrCAC's ``conflev``; 0.95 when
         None). Only with ``weights`` or ``counts=True``.
+    reference : array-like of shape (n_reference_objects, n_reference_replicates), optional
+        The reliability data the expected disagreement :math:`D_e` is taken from, e.g. all
+        the units when ``ratings`` is a subsample of them (a coder's units, a period, a
+        category of items): :math:`D_o` is that of ``ratings``, :math:`D_e` that of
+        ``reference``'s pairable values (:math:`n` and :math:`n_c` in the formula above are
+        the reference's), so that subsamples are measured against one chance baseline
+        (fast-krippendorff issue #35: its ``alpha`` computes the random coincidences from the
+        data given; predstab equals fast-krippendorff 0.9.0's coincidences of the subsample
+        over its distances and random coincidences of all the data, each divided by its
+        total). Both matrices are coded together: one set of values (ordered by
+        ``categories`` when given), one pair of ends for circular and bipolar data, one
+        rescaling of extreme numbers. For ordinal data the differences come from the
+        reference's value frequencies :math:`n_g`, in :math:`D_o` as in :math:`D_e` (the
+        ranks are a property of the whole data; a subsample's own frequencies would give its
+        :math:`D_o` another scale than :math:`D_e`). ``reference=ratings`` gives the plain
+        alpha. Not with ``weights`` or ``counts``.
 
     Returns
     -------
@@ -536,47 +614,56 @@ def krippendorff_alpha(ratings, /, *, scale="nominal", categories=None, weights=
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): a result of arrays (predstab._core._stack)
         options = dict(scale=scale, categories=categories, weights=weights, counts=counts,
-                       confidence_level=confidence_level)
+                       confidence_level=confidence_level, reference=reference)
         if (categories is None and weights is None and counts is False and confidence_level is None
-                and scale in ("nominal", "interval")):
+                and reference is None and scale in ("nominal", "interval")):
             return vectorised_apply(functools.partial(_krippendorff_core, scale), krippendorff_alpha,
                                     ratings, cls=KrippendorffAlphaResult,
                                     **options)
         return stack_apply(krippendorff_alpha, ratings, name="ratings",
                            **options)
     if weights is not None or counts is not False:
+        if reference is not None:
+            raise ValueError("`reference` (the data of the expected disagreement) applies to Krippendorff's "
+                             "alpha without `weights` or `counts` (irrCAC's inference assumes one data set).")
         return _irrcac_alpha(ratings, weights=weights, counts=counts, scale=scale, categories=categories,
                              confidence_level=0.95 if confidence_level is None else confidence_level)
     if confidence_level is not None:
         raise ValueError(f"`confidence_level` applies to irrCAC's alpha, with `weights` or counts=True "
                          f"(Krippendorff's alpha has no interval); got {confidence_level!r} without them.")
-    codes, x, n_values, metric = _krippendorff_alpha_iv(ratings, scale, categories)
+    codes, x, n_values, metric, rows = _krippendorff_alpha_iv(ratings, scale, categories, reference)
     name = scale if isinstance(scale, str) else "custom"  # a user's difference function
-    shape = (codes if x is None else x).shape
-    present = codes >= 0 if x is None else ~np.isnan(x)
+    data = x if codes is None else codes
+    ref = None
+    if rows is not None:  # ratings above reference, coded as one: take them apart
+        data, ref = data[:rows[0], :rows[1]], data[rows[0]:]
+        ref_present = ~np.isnan(ref) if codes is None else ref >= 0
+        if not (np.count_nonzero(ref_present, axis=1) >= 2).any():
+            raise ValueError("`reference` must have a unit (row) with two or more values, for the expected "
+                             "disagreement; it has none.")
+    present = ~np.isnan(data) if codes is None else data >= 0
     if not present.all() and not (np.count_nonzero(present, axis=1) >= 2).any():
         _warn_no_pairable_unit()
         return KrippendorffAlphaResult(value=float("nan"), observed=float("nan"), expected=float("nan"),
-                                       scale=name, n_units=0, n_values=0, n_objects=shape[0],
-                                       n_raters=shape[1])
+                                       scale=name, n_units=0, n_values=0, n_objects=data.shape[0],
+                                       n_raters=data.shape[1])
     if scale == "nominal":
-        d_o, d_e, n_units, n = _nominal(codes, n_values)
-    elif scale == "ordinal":
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, scale)
+        d_o, d_e, n_units, n = _nominal(data, n_values)
+        if ref is not None:
+            d_e = _nominal(ref, n_values)[1]
     elif scale == "interval":
-        d_o, d_e, n_units, n = _interval(x)
-    elif scale == "ratio":
-        codes, values = factorize_ratings(x)
-        values = values.astype(float)
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, len(values), scale, values)
-    elif metric is not None:  # circular, bipolar or a user's difference function
-        d_o, d_e, n_units, n = _ordinal_or_ratio(codes, n_values, scale, *metric)
+        d_o, d_e, n_units, n = _interval(data)
+        if ref is not None:
+            d_e = _interval(ref)[1]
+    elif scale == "ordinal" or metric is not None:  # ratio, circular, bipolar or a difference function
+        d_o, d_e, n_units, n = _from_coincidences(data, n_values, scale, *(metric or (None, None)),
+                                                  reference=ref)
     else:
         raise ValueError(f"`scale` must be one of {', '.join(map(repr, _SCALES))}; got {scale!r}.")
     value = convention_ratio(d_o, d_e, name="Krippendorff's alpha")
     return KrippendorffAlphaResult(value=value, observed=float(d_o), expected=float(d_e), scale=name,
-                                   n_units=int(n_units), n_values=int(n), n_objects=shape[0],
-                                   n_raters=shape[1])
+                                   n_units=int(n_units), n_values=int(n), n_objects=data.shape[0],
+                                   n_raters=data.shape[1])
 
 
 def _warn_no_pairable_unit():
