@@ -101,3 +101,81 @@ def test_drivers_take_frames_and_a_scorer():
     r2 = compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=3, scoring="r2")
     np.testing.assert_array_equal(default, r2)
     assert np.all(by_name[0] < 0) and not np.allclose(default, by_name)
+
+
+def _counting_scorer(sizes):
+    """R² of the fitted estimator, recording the size of every test set it is called on."""
+    from sklearn.metrics import r2_score
+
+    def scorer(estimator, X, y):
+        sizes.append(len(y))
+        return r2_score(y, estimator.predict(X))
+    return scorer
+
+
+def test_driver_defaults():
+    # the documented defaults, each against the explicit call: 10 unshuffled folds, 30 rounds of
+    # test_size 0.3 (train_test_split's ceil(0.3 n) test cases), corrected resampled t by default
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    from predstab import compare
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = X @ np.array([1.0, -0.5, 0.2]) + rng.normal(size=40)
+    a, b = LinearRegression(), Ridge(alpha=5.0)
+    sizes = []
+    sa, sb = compare.paired_split_scores(a, b, X, y, design="kfold", scoring=_counting_scorer(sizes))
+    assert sizes == [4] * 20 and sa.shape == (10,)  # 10 folds of 4, both estimators
+    np.testing.assert_array_equal(sa, compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=10,
+                                                                  shuffle=False, scoring="r2")[0])
+    sizes.clear()
+    sa, sb = compare.paired_split_scores(a, b, X, y, design="resampled", random_state=4,
+                                         scoring=_counting_scorer(sizes))
+    assert sizes == [12] * 60  # 30 rounds, ceil(0.3 x 40) = 12 test cases
+    kfold = compare.paired_ttest_kfold_cv(a, b, X, y)
+    explicit = compare.ttest(*compare.paired_split_scores(a, b, X, y, design="kfold", n_splits=10),
+                             paired=True)
+    assert (kfold.statistic, kfold.pvalue) == (explicit.statistic, explicit.pvalue)
+    resampled = compare.paired_ttest_resampled(a, b, X, y, random_state=4)
+    expected = compare.corrected_resampled_ttest(sa, sb, n_train=28, n_test=12)
+    assert (resampled.statistic, resampled.pvalue) == (expected.statistic, expected.pvalue)
+
+
+@pytest.mark.parametrize(("options", "match"), [
+    ({"design": "kfold", "n_splits": 1}, "n_splits"), ({"design": "resampled", "n_rounds": 1}, "n_rounds"),
+    ({"design": "resampled", "test_size": 1.0}, "test_size"), ({"design": "resampled", "test_size": 0.0},
+                                                                 "test_size"),
+    ({"design": "5x2", "random_state": -1}, "random_state"), ({"design": "5x2", "random_state": 2**32},
+                                                                "random_state"),
+])
+def test_split_scores_bad_options(options, match):
+    from sklearn.linear_model import LinearRegression
+
+    from predstab import compare
+
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10.0)
+    with pytest.raises(ValueError, match=match):
+        compare.paired_split_scores(LinearRegression(), LinearRegression(), X, y, **options)
+
+
+def test_split_scores_largest_seed():
+    # random_state up to 2**32 - 1, numpy's RandomState range
+    from sklearn.linear_model import LinearRegression
+
+    from predstab import compare
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(12, 2)), rng.normal(size=12)
+    sa, _ = compare.paired_split_scores(LinearRegression(), LinearRegression(), X, y, design="5x2",
+                                        random_state=2**32 - 1)
+    # mlxtend's halvings written out: seeds RandomState(seed).randint(0, 32767), test_size 0.5
+    from sklearn.model_selection import train_test_split
+
+    seeds = np.random.RandomState(2**32 - 1).randint(0, 32767, size=5)
+    expected = []
+    for seed in seeds:
+        X1, X2, y1, y2 = train_test_split(X, y, test_size=0.5, random_state=int(seed))
+        expected.append([LinearRegression().fit(X1, y1).score(X2, y2),
+                         LinearRegression().fit(X2, y2).score(X1, y1)])
+    np.testing.assert_allclose(sa, expected, rtol=1e-12)
