@@ -98,3 +98,15 @@ def test_friedman_posthoc_prints_every_pair():
     z = abs(np.diff(res.average_ranks[[0, 1]]))[0] / np.sqrt(3 * 4 / (6 * 12))
     assert res.statistics[0, 1] == pytest.approx(z, rel=1e-12)
     assert str(friedman_posthoc(POSTHOC_SCORES, method="quade")).splitlines()[0].endswith("(unadjusted)")
+
+
+@pytest.mark.parametrize(("method", "name"), [("conover", "Conover"), ("durbin", "Durbin"),
+                                              ("miller", "Miller"), ("siegel", "Siegel"), ("quade", "Quade")])
+def test_friedman_posthoc_names_its_test(method, name):
+    from predstab.compare import friedman_posthoc
+
+    res = friedman_posthoc(POSTHOC_SCORES, method=method, p_adjust="bonferroni")
+    header = f" {name} post-hoc test after Friedman's (p-values adjusted: bonferroni)"
+    assert str(res).splitlines()[0] == header
+    assert (res.method, res.p_adjust, res.n_datasets, res.names) == (
+        method, "bonferroni", 12, ("method 1", "method 2", "method 3", "method 4"))
