@@ -12,25 +12,24 @@ import pytest
 # --------------------------------------------------------------------------- McNemar, unconditional
 def _enumerated_unconditional_p(table, gamma):
     """contingencytables' algorithm written out: every (x12, x21) of n cases, trinomial weights."""
-    from math import comb
-
+    from scipy.special import gammaln, xlog1py, xlogy
     from scipy.stats import beta
 
     (n11, n12), (n21, n22) = table
     n = n11 + n12 + n21 + n22
     t_obs = (n12 - n21) ** 2 / (n12 + n21)
-    region = [(x, y) for x in range(n + 1) for y in range(n + 1 - x)
-              if x + y > 0 and (x - y) ** 2 / (x + y) >= t_obs]
+    region = np.array([(x, y) for x in range(n + 1) for y in range(n + 1 - x)
+                       if x + y > 0 and (x - y) ** 2 / (x + y) >= t_obs], dtype=float)
     m = n12 + n21
     # Clopper-Pearson's interval, its ends 0 and 1 where the beta quantile is not defined
     low = beta.ppf(gamma / 2, m, n - m + 1) if gamma and m > 0 else 0.0
     high = beta.ppf(1 - gamma / 2, m + 1, n - m) if gamma and m < n else 1.0
-    best = 0.0
-    for pi in np.linspace(low, high, 1000):
-        total = sum(comb(n, x) * comb(n - x, y) * (pi / 2) ** (x + y) * (1 - pi) ** (n - x - y)
-                    for x, y in region)
-        best = max(best, total)
-    return min(best + gamma, 1.0)
+    x, y = region.T
+    # log of n! / (x! y! (n - x - y)!) (pi / 2)^(x + y) (1 - pi)^(n - x - y), every pi of the grid
+    log_coef = gammaln(n + 1) - gammaln(x + 1) - gammaln(y + 1) - gammaln(n - x - y + 1)
+    pi = np.linspace(low, high, 1000)[:, None]
+    terms = np.exp(log_coef + xlogy(x + y, pi / 2) + xlog1py(n - x - y, -pi))
+    return min(float(terms.sum(axis=1).max()) + gamma, 1.0)
 
 
 # contingencytables 3.0 (R): McNemar_exact_unconditional_test_paired_2x2(n)$Pvalue, gamma = 0.0001;
