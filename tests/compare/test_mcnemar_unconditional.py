@@ -91,7 +91,9 @@ def test_large_tables_equal_the_full_sum_over_every_discordant_count():
     from predstab.compare import mcnemar
     from predstab.compare._unconditional import _tail_mass
 
-    for (n12, n21, n, gamma) in [(40, 62, 3000, 1e-4), (40, 62, 3000, 0.0), (300, 200, 2500, 1e-3)]:
+    # (0, 700, 3000): q_s = 0 (s < 700) over the whole window of the first block of the grid
+    for (n12, n21, n, gamma) in [(40, 62, 3000, 1e-4), (40, 62, 3000, 0.0), (300, 200, 2500, 1e-3),
+                                 (0, 700, 3000, 0.0)]:
         q = _tail_mass(n, (n12 - n21) ** 2 / (n12 + n21))
         m = n12 + n21
         low = special.betaincinv(m, n - m + 1, gamma / 2) if gamma else 0.0
