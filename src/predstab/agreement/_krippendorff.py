@@ -63,7 +63,11 @@ class KrippendorffAlphaResult(TwoDefinitions, Result):
     observed : float
         Observed disagreement :math:`D_o`.
     expected : float
-        Expected disagreement :math:`D_e` (of ``reference`` when given).
+        Expected disagreement :math:`D_e` (of ``reference`` when given). Interval data whose
+        largest magnitude lies outside :math:`[2^{-100}, 2^{100}]` are first multiplied by a
+        power of four :math:`4^m` (exactly; :math:`D` of such data may not be representable):
+        ``observed`` and ``expected`` are then those of the rescaled data, :math:`16^m` times
+        the data's, ``reference`` rescaled by the same factor, and ``value`` is unchanged.
     scale : str
         Level of measurement used (``"nominal"`` with ``weights``: the weights are the
         difference function, :math:`\\delta_{ck} = 1 - w_{ck}`; ``"custom"`` for a difference
