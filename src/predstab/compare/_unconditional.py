@@ -36,7 +36,7 @@ def _tail_mass(n, t_obs):
     candidates = np.floor((s - np.sqrt(t_obs * s)) / 2) + np.array([[-1.0], [0.0], [1.0]])
     in_region = (_statistic(candidates, s - candidates) >= t_obs) & (candidates >= 0) & (candidates < s / 2)
     k = np.max(np.where(in_region, candidates, -1.0), axis=0)
-    inside = (k >= 0) & (s > 0)
+    inside = k >= 0  # (s = 0 has no candidate in the region: k = -1)
     q[inside] = np.minimum(1.0, 2 * stats.binom.cdf(k[inside], s[inside], 0.5))
     return q
 
@@ -61,7 +61,7 @@ def mcnemar_unconditional_p(n12, n21, n, *, gamma=1e-4, n_nuisance=N_NUISANCE):
     if gamma == 0:
         low, high = 0.0, 1.0
     else:  # Clopper-Pearson's exact 1 - gamma interval of the discordant share
-        low = 0.0 if m == 0 else float(special.betaincinv(m, n - m + 1, gamma / 2))
+        low = float(special.betaincinv(m, n - m + 1, gamma / 2))  # m >= 1: a discordant case
         high = 1.0 if m == n else float(special.betaincinv(m + 1, n - m, 1 - gamma / 2))
     grid = np.linspace(low, high, n_nuisance)
     best = 0.0
