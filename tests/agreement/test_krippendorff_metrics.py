@@ -219,6 +219,12 @@ def test_reference_labels_shapes_and_frames():
     frame = pd.DataFrame(labels[:6]).astype(pd.CategoricalDtype(order, ordered=True))
     assert krippendorff_alpha(frame, scale="ordinal", reference=labels).value == pytest.approx(
         0.7200229864040644, rel=1e-12)
+    # an order of `categories` that contradicts the ordered categorical's, in either matrix
+    backwards = order[::-1]
+    with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `ratings`"):
+        krippendorff_alpha(frame, scale="ordinal", categories=backwards, reference=labels)
+    with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `reference`"):
+        krippendorff_alpha(labels[:6], scale="ordinal", categories=backwards, reference=frame)
     # integers over floats with a narrower subsample
     sub = np.array([[1, 2], [3, 3], [2, 2]])
     wide = np.column_stack([OBSERVERS, OBSERVERS[:, :1]])

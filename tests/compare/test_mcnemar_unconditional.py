@@ -48,7 +48,9 @@ def test_mcnemar_unconditional_matches_contingencytables(table, expected):
 
 @pytest.mark.parametrize(("table", "gamma"), [([[12, 3], [9, 20]], 0.0), ([[1, 1], [7, 12]], 1e-4),
                                               ([[7, 25], [2, 68]], 1e-4), ([[3, 4], [4, 2]], 1e-4),
-                                              ([[10, 0], [3, 0]], 0.0)])
+                                              ([[10, 0], [3, 0]], 0.0),
+                                              # the largest P(pi) at the first point of a block of the grid
+                                              ([[1, 3], [6, 0]], 1e-4)])
 def test_mcnemar_unconditional_equals_full_enumeration(table, gamma):
     from predstab.compare import mcnemar
 
@@ -113,3 +115,15 @@ def test_every_case_discordant():
     table = [[0, 2], [9, 0]]
     assert mcnemar(table, method="unconditional").pvalue == pytest.approx(
         _enumerated_unconditional_p(table, 1e-4), rel=1e-9)
+
+
+def test_no_numpy_warning_reaches_the_user():
+    # the candidates of s = 0 discordant cases divide by zero (0 / 0 and 4 / 0): silenced inside
+    import warnings
+
+    from predstab.compare import mcnemar
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mcnemar([[3, 1], [4, 5]], method="unconditional").pvalue == pytest.approx(
+            _enumerated_unconditional_p([[3, 1], [4, 5]], 1e-4), rel=1e-9)

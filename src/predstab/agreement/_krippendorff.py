@@ -780,7 +780,7 @@ def _krippendorff_core(scale, items):
     else:
         if arr.dtype.kind not in "iuf" or n_obj < 1 or m < 2:
             return None
-        x = arr.reshape((arr.shape[0], n_obj, m)).astype(float, copy=False)
+        x = arr.astype(float, copy=False)  # (n_items, n_obj, m)
         magnitude = np.abs(x).max(axis=(1, 2))
         if not np.isfinite(magnitude).all() or np.frexp(magnitude.max())[1] > 100 or (
                 (magnitude > 0) & (np.frexp(magnitude)[1] < -100)).any():

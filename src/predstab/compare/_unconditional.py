@@ -15,7 +15,7 @@ _CELLS = 2**20
 
 def _statistic(x12, x21):
     """McNemar's T = (x12 - x21)^2 / (x12 + x21), NaN where there is no discordant case."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # s = 0: 0 / 0, or a candidate's 4 / 0
         return (x12 - x21) ** 2 / (x12 + x21)
 
 
@@ -35,10 +35,8 @@ def _tail_mass(n, t_obs):
         return q
     candidates = np.floor((s - np.sqrt(t_obs * s)) / 2) + np.array([[-1.0], [0.0], [1.0]])
     in_region = (_statistic(candidates, s - candidates) >= t_obs) & (candidates >= 0) & (candidates < s / 2)
-    k = np.max(np.where(in_region, candidates, -1.0), axis=0)
-    inside = k >= 0  # (s = 0 has no candidate in the region: k = -1)
-    q[inside] = np.minimum(1.0, 2 * stats.binom.cdf(k[inside], s[inside], 0.5))
-    return q
+    k = np.max(np.where(in_region, candidates, -1.0), axis=0)  # -1: no table in the region
+    return np.minimum(1.0, 2 * stats.binom.cdf(k, s, 0.5))  # P[X <= -1] = 0
 
 
 def mcnemar_unconditional_p(n12, n21, n, *, gamma=1e-4, n_nuisance=N_NUISANCE):
@@ -58,11 +56,10 @@ def mcnemar_unconditional_p(n12, n21, n, *, gamma=1e-4, n_nuisance=N_NUISANCE):
         return 1.0
     q = _tail_mass(n, t_obs)
     m = n12 + n21
-    if gamma == 0:
-        low, high = 0.0, 1.0
-    else:  # Clopper-Pearson's exact 1 - gamma interval of the discordant share
-        low = float(special.betaincinv(m, n - m + 1, gamma / 2))  # m >= 1: a discordant case
-        high = 1.0 if m == n else float(special.betaincinv(m + 1, n - m, 1 - gamma / 2))
+    # Clopper-Pearson's exact 1 - gamma interval of the discordant share ([0, 1] for gamma = 0;
+    # m >= 1: a discordant case)
+    low = float(special.betaincinv(m, n - m + 1, gamma / 2))
+    high = 1.0 if m == n else float(special.betaincinv(m + 1, n - m, 1 - gamma / 2))
     grid = np.linspace(low, high, n_nuisance)
     best = 0.0
     # the binomial weights of s outside pi n +- 12 sd (and a margin) are below 1e-30: each block of
