@@ -159,23 +159,48 @@ def test_split_scores_bad_options(options, match):
         compare.paired_split_scores(LinearRegression(), LinearRegression(), X, y, **options)
 
 
-def test_split_scores_largest_seed():
-    # random_state up to 2**32 - 1, numpy's RandomState range
+@pytest.mark.parametrize("seed", [2**32 - 1, 24646])
+def test_split_scores_seeds_as_mlxtend_draws_them(seed):
+    # random_state up to 2**32 - 1 (numpy's RandomState range); 24646's second draw of
+    # randint(0, 32768) would be 32767, which randint(0, 32767) rejects and draws again
     from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import train_test_split
 
     from predstab import compare
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(12, 2)), rng.normal(size=12)
     sa, _ = compare.paired_split_scores(LinearRegression(), LinearRegression(), X, y, design="5x2",
-                                        random_state=2**32 - 1)
-    # mlxtend's halvings written out: seeds RandomState(seed).randint(0, 32767), test_size 0.5
-    from sklearn.model_selection import train_test_split
-
-    seeds = np.random.RandomState(2**32 - 1).randint(0, 32767, size=5)
+                                        random_state=seed)
+    # mlxtend's halvings written out: one RandomState(seed).randint(0, 32767) per halving, test_size 0.5
+    draws = np.random.RandomState(seed)
     expected = []
-    for seed in seeds:
-        X1, X2, y1, y2 = train_test_split(X, y, test_size=0.5, random_state=int(seed))
+    for _ in range(5):
+        split = int(draws.randint(low=0, high=32767))
+        X1, X2, y1, y2 = train_test_split(X, y, test_size=0.5, random_state=split)
         expected.append([LinearRegression().fit(X1, y1).score(X2, y2),
                          LinearRegression().fit(X2, y2).score(X1, y1)])
+    np.testing.assert_allclose(sa, expected, rtol=1e-12)
+
+
+def test_kfold_folds_keep_a_frame():
+    # the folds of a DataFrame are DataFrames: a pipeline that selects columns by name works
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+
+    from predstab import compare
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    y = X["a"] * 2.0 + rng.normal(size=30)
+    by_name = make_pipeline(ColumnTransformer([("keep", "passthrough", ["a"])]), LinearRegression())
+    sa, sb = compare.paired_split_scores(by_name, LinearRegression(), X, y, design="kfold", n_splits=3)
+    # A is the regression on column a alone, each fold's R^2 written out
+    from sklearn.model_selection import KFold
+
+    expected = [LinearRegression().fit(X[["a"]].iloc[train], y.iloc[train]).score(X[["a"]].iloc[test],
+                                                                                     y.iloc[test])
+                for train, test in KFold(3).split(X)]
     np.testing.assert_allclose(sa, expected, rtol=1e-12)

@@ -72,7 +72,9 @@ def test_friedman_posthoc_statistics_by_hand():
     assert friedman_nemenyi(x).nemenyi_pvalues[0, 2] < friedman_posthoc(x, method="miller").pvalues[0, 2]
     # the average ranks follow friedman_nemenyi's direction (1 = best, higher scores better)
     np.testing.assert_allclose(siegel.average_ranks, friedman_nemenyi(x).average_ranks, rtol=1e-15)
-    assert list(siegel.pvalues_frame().columns) == ["method 1", "method 2", "method 3", "method 4"]
+    frame = siegel.pvalues_frame()
+    assert list(frame.columns) == list(frame.index) == ["method 1", "method 2", "method 3", "method 4"]
+    np.testing.assert_array_equal(frame.to_numpy(), siegel.pvalues)
 
 
 def test_friedman_posthoc_refuses_single_step_outside_conover():
@@ -82,6 +84,13 @@ def test_friedman_posthoc_refuses_single_step_outside_conover():
         friedman_posthoc(POSTHOC_SCORES, method="quade", p_adjust="single-step")
     with pytest.raises(ValueError, match="method"):
         friedman_posthoc(POSTHOC_SCORES, method="nemenyi")
+    # the engine's own else (the public function's validation refuses first)
+    from predstab.compare._posthoc import _upper_statistics
+
+    ranks = np.tile([1.0, 2.0, 3.0], (4, 1))
+    with pytest.raises(ValueError, match="^`method` must be one of 'conover', 'durbin', 'miller', 'siegel', "
+                                         "'quade'; got 'nemenyi'.$"):
+        _upper_statistics(ranks, ranks, "nemenyi", None)
 
 
 def test_friedman_posthoc_prints_every_pair():
