@@ -255,3 +255,16 @@ def test_reference_errors():
     # D_o > 0 but nothing to expect (the reference's values all equal): undefined
     with pytest.warns(PredstabUndefinedWarning):
         assert np.isnan(krippendorff_alpha(OBSERVERS, reference=np.full((3, 2), 2.0)).value)
+
+
+def test_ordinal_order_only_from_one_shared_ordered_categorical():
+    # two ordered categoricals of opposite orders: neither order is taken, so labels need `categories`
+    frame = pd.DataFrame({"coder 1": ["a", "b", "c", "a"], "coder 2": ["a", "c", "c", "b"]})
+    frame["coder 1"] = frame["coder 1"].astype(pd.CategoricalDtype(list("abc"), ordered=True))
+    frame["coder 2"] = frame["coder 2"].astype(pd.CategoricalDtype(list("cba"), ordered=True))
+    with pytest.raises(ValueError, match="needs `categories`"):
+        krippendorff_alpha(frame, scale="ordinal")
+    # given, the order is the user's: the same alpha as on the codes 1 < 2 < 3
+    codes = np.array([[1, 1], [2, 3], [3, 3], [1, 2]])
+    assert krippendorff_alpha(frame, scale="ordinal", categories=list("abc")).value == pytest.approx(
+        krippendorff_alpha(codes, scale="ordinal").value, rel=1e-12)
