@@ -619,6 +619,6 @@ PENDING_RESULTS = set()
 # Results that are curves (over forest sizes, over thresholds): to_frame() has one row per point
 # (its axis attribute -> column, value, ci_low, ci_high), not the one row of a single-value result.
 CURVE_RESULTS = {"ClosedFormResult": ("n_learners", "n_learners"),
-                 "PerformanceProfileResult": ("taus", "tau")}
+                 "compare.PerformanceProfileResult": ("taus", "tau")}
 # Public classes that are not results.
 NOT_RESULTS = {"TreePool", "DaskTreePool", *NOT_REGISTERED_CLASSES}  # pools: estimators, not results
