@@ -125,7 +125,8 @@ def test_result_convention(name):
     if name == "PairedBootstrapResult":            # the CLI writes these three rows (summary_frame)
         assert r.summary_frame()["quantity"].tolist() == ["A", "B", "B - A"]
     if name == "PerformanceProfileResult":         # a curve: one row per threshold
-        assert frame["tau"].tolist() == r.taus.tolist() and frame["ci_low"].tolist() == list(r.confidence_interval.low)
+        assert frame["tau"].tolist() == r.taus.tolist()
+        assert frame["ci_low"].tolist() == list(r.confidence_interval.low)
         return
     assert len(frame) == 1, name
     ci = getattr(r, "confidence_interval", None)

@@ -74,7 +74,8 @@ TAUS = np.linspace(0.0, 3.0, 7)
 
 @pytest.mark.parametrize("kind, seed, profile, low, high", [
     # np.random.seed(5); library.create_performance_profile({"A": S}, np.linspace(0, 3, 7), reps=1000)
-    ("runs", 5, [1.0, 0.8666666666666667, 0.6, 0.3333333333333333, 0.23333333333333334, 0.13333333333333333, 0.1],
+    ("runs", 5,
+     [1.0, 0.8666666666666667, 0.6, 0.3333333333333333, 0.23333333333333334, 0.13333333333333333, 0.1],
      [1.0, 0.7333333333333333, 0.4658333333333341, 0.16666666666666666, 0.1, 0.03333333333333333,
       0.03333333333333333],
      [1.0, 0.9666666666666667, 0.7666666666666667, 0.5, 0.4, 0.23333333333333334, 0.2]),
@@ -104,12 +105,12 @@ def _rliable_replicates(scores, statistic, seed, reps):
 
 def test_rliable_draws_by_hand_and_the_global_generator_untouched():
     table = np.random.default_rng(3).normal(size=(4, 7))
-    np.random.seed(99)
-    before = np.random.random()
-    np.random.seed(99)
+    np.random.seed(99)                            # noqa: NPY002 (the global generator, on purpose)
+    before = np.random.random()                   # noqa: NPY002
+    np.random.seed(99)                            # noqa: NPY002
     r = compare.stratified_bootstrap_ci(table, statistic=np.mean, n_resamples=300, random_state=11,
                                         resampling="rliable", expand=False)
-    assert np.random.random() == before           # predstab neither reads nor moves it
+    assert np.random.random() == before           # noqa: NPY002 (predstab neither reads nor moves it)
     reps = _rliable_replicates(table, np.mean, 11, 300)
     np.testing.assert_array_equal(r.bootstrap_distribution, reps)
     # arch's conf_int: np.percentile at 100 alpha and 100 (1 - alpha), alpha = (1 - 0.95) / 2
@@ -119,7 +120,8 @@ def test_rliable_draws_by_hand_and_the_global_generator_untouched():
     # a seed above 2**31 (RandomState takes up to 2**32 - 1)
     big = compare.stratified_bootstrap_ci(table, statistic=np.mean, n_resamples=20, random_state=2**32 - 1,
                                           resampling="rliable")
-    np.testing.assert_array_equal(big.bootstrap_distribution, _rliable_replicates(table, np.mean, 2**32 - 1, 20))
+    np.testing.assert_array_equal(big.bootstrap_distribution,
+                                  _rliable_replicates(table, np.mean, 2**32 - 1, 20))
 
 
 def test_rliable_resampling_with_the_expansion():

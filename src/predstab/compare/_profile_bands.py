@@ -157,5 +157,6 @@ def performance_profile_ci(scores, taus, /, *, kind="runs", n_resamples=2000, co
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(expanded(reps, value, factor), [alpha, 1.0 - alpha], axis=0)
     band = ConfidenceInterval(np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0))
-    return PerformanceProfileResult(taus=t, value=value, confidence_interval=band, bootstrap_distribution=reps,
-                                    confidence_level=level, kind=kind, n_resamples=n_res, expansion=factor)
+    return PerformanceProfileResult(taus=t, value=value, confidence_interval=band,
+                                    bootstrap_distribution=reps, confidence_level=level, kind=kind,
+                                    n_resamples=n_res, expansion=factor)
