@@ -33,11 +33,14 @@ GET_INTERVAL_ESTIMATES = [
     (compare.aggregate_mean, 2, 2000, 0.90, 1.3772333333333335, 1.12578, 1.6230349999999998),
     (compare.optimality_gap, 3, 2000, 0.95, 0.1578666666666667, 0.07959833333333334, 0.2558),
     (compare.iqm, 12345, 500, 0.95, 1.1465625, 0.8972390625000001, 1.4508046875),
+    # np.random.seed(0); get_interval_estimates(..., reps=300, random_state=np.random.RandomState(5)):
+    # rliable's random_state does not reach the draws (the interval is the one without it)
+    (compare.iqm, 0, 300, 0.95, 1.1465625, 0.9253218750000001, 1.4768499999999998),
 ]
 
 
 @pytest.mark.parametrize("statistic, seed, reps, level, point, low, high", GET_INTERVAL_ESTIMATES,
-                         ids=["iqm", "median", "mean-90", "optimality-gap", "iqm-500"])
+                         ids=["iqm", "median", "mean-90", "optimality-gap", "iqm-500", "iqm-random-state-ignored"])
 def test_rliable_resampling_reproduces_get_interval_estimates(statistic, seed, reps, level, point, low, high):
     r = compare.stratified_bootstrap_ci(S, statistic=statistic, n_resamples=reps, confidence_level=level,
                                         random_state=seed, resampling="rliable", expand=False)
