@@ -40,7 +40,8 @@ GET_INTERVAL_ESTIMATES = [
 
 
 @pytest.mark.parametrize("statistic, seed, reps, level, point, low, high", GET_INTERVAL_ESTIMATES,
-                         ids=["iqm", "median", "mean-90", "optimality-gap", "iqm-500", "iqm-random-state-ignored"])
+                         ids=["iqm", "median", "mean-90", "optimality-gap", "iqm-500",
+                              "iqm-random-state-ignored"])
 def test_rliable_resampling_reproduces_get_interval_estimates(statistic, seed, reps, level, point, low, high):
     r = compare.stratified_bootstrap_ci(S, statistic=statistic, n_resamples=reps, confidence_level=level,
                                         random_state=seed, resampling="rliable", expand=False)
