@@ -93,7 +93,11 @@ def performance_profile_ci(scores, taus, /, *, kind="runs", n_resamples=2000, co
     :func:`stratified_bootstrap_ci` (:math:`\sqrt{m/(m-1)}\, t_{1-\alpha/2,\,M(m-1)} /
     z_{1-\alpha/2}` for ``M`` tasks) and the band is kept in [0, 1]; ``expand=False`` gives
     rliable's percentile band. At thresholds where every resample gives the same share (below
-    all the scores, above them all) the band is that point.
+    all the scores, above them all) the band is that point. Pointwise coverage at 95 %
+    nominal (8 normal tasks, thresholds where the share is 0.34 and 0.66, 300 simulations):
+    the expanded band 0.90-0.93 at 3 runs per task and 0.94-0.95 at 5; rliable's band
+    0.81-0.85 and 0.89. The share of few runs is discrete, and at 3 runs the expansion
+    does not quite reach the nominal level.
 
     With ``resampling="rliable", expand=False`` and ``random_state=s`` the band is rliable's
     after ``np.random.seed(s)`` (``create_performance_profile`` takes no seed and draws from

@@ -63,8 +63,8 @@ def iqm(x, /):
 
 
 def _task_means(scores):
-    arr = read_scores(scores, "scores", ndim=(1, 2))
-    return (arr[:, None] if arr.ndim == 1 else arr).mean(axis=0)
+    # a 1-D array is one task: its mean (a scalar, whose mean and median are itself)
+    return read_scores(scores, "scores", ndim=(1, 2)).mean(axis=0)
 
 
 @validate_params({"scores": ["array-like"]})
