@@ -253,3 +253,28 @@ def test_performance_profile_band_covers(runs, least):
     cover, plain = hits / sims, plain_hits / sims
     assert np.all(cover >= least), cover
     assert np.all(plain < cover), (plain, cover)
+
+
+def test_performance_profile_result_prints_its_table():
+    # 9 runs: 7 above 0.5 (7/9 = 0.7778), 3 above 1 (3/9), none above 12.5; the 5 % band end 5/9
+    sc = [[0.2, 1.5, 0.7], [0.9, 1.1, 0.4], [0.6, 1.3, 0.8]]
+    r = compare.performance_profile_ci(sc, [0.5, 1.0, 12.5], n_resamples=200, random_state=0, expand=False,
+                                       confidence_level=0.9)
+    assert r.confidence_interval.low[0] == pytest.approx(5 / 9, rel=1e-12)
+    assert str(r).splitlines() == [
+        " Performance profile with stratified bootstrap band (Agarwal et al. 2021)", "",
+        "share of runs above tau; n_resamples = 200, expansion = 1",
+        " tau  share         90% band",
+        " 0.5 0.7778      0.5556 to 1",
+        "   1 0.3333 0.3333 to 0.3333",
+        "12.5      0           0 to 0"]
+    # task means 0.5667, 1.3, 0.6333: all above 0.5, one above 1; expansion sqrt(3/2) t(0.975, 6) / z
+    m = compare.performance_profile_ci(sc, [0.5, 1.0], kind="mean", n_resamples=100, random_state=0)
+    f = np.sqrt(3 / 2) * stats.t.ppf(0.975, 6) / stats.norm.ppf(0.975)
+    assert m.expansion == pytest.approx(f, rel=1e-12) and f"{f:.4g}" == "1.529"
+    assert str(m).splitlines() == [
+        " Performance profile with stratified bootstrap band (Agarwal et al. 2021)", "",
+        "share of tasks whose mean is above tau; n_resamples = 100, expansion = 1.529",
+        "tau  share         95% band",
+        "0.5      1           0 to 1",
+        "  1 0.3333 0.3333 to 0.3333"]
