@@ -63,12 +63,12 @@ class PerformanceProfileResult(Result):
         low, high = self.confidence_interval
         what = "runs above tau" if self.kind == "runs" else "tasks whose mean is above tau"
         cells = [("tau", "share", f"{100 * self.confidence_level:g}% band")]
-        cells += [(r_signif(t), r_signif(v, 4), f"{r_signif(lo, 4)} to {r_signif(hi, 4)}")
+        cells += [(r_signif(t), r_signif(v), f"{r_signif(lo)} to {r_signif(hi)}")   # 4 digits
                   for t, v, lo, hi in zip(self.taus, self.value, low, high, strict=True)]
         width = [max(len(str(row[k])) for row in cells) for k in range(3)]
         return [" Performance profile with stratified bootstrap band (Agarwal et al. 2021)", "",
                 f"share of {what}; n_resamples = {self.n_resamples}, expansion = "
-                f"{r_signif(self.expansion, 4)}",
+                f"{r_signif(self.expansion)}",
                 *(" ".join(f"{str(c):>{w}}" for c, w in zip(row, width, strict=True)) for row in cells)]
 
 
