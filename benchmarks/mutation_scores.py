@@ -80,6 +80,9 @@ MODULES: dict[str, list[str]] = {
     "compare/_posthoc": ["tests/compare/test_posthoc.py"],
     "compare/_unconditional": ["tests/compare/test_mcnemar_unconditional.py"],
     "compare/_drivers": ["tests/compare/test_drivers.py"],
+    # rliable's resampling, aggregates and profile bands (item 6)
+    "compare/_summaries": ["tests/compare/test_rliable_intervals.py", "tests/compare/test_run_summaries.py"],
+    "compare/_profile_bands": ["tests/compare/test_rliable_intervals.py"],
     # irr's agree and maxwell_re (test_irr.py), irrCAC's pairwise percent agreement (test_cac.py)
     "agreement/_percent": ["tests/agreement/test_irr.py", "tests/agreement/test_cac.py", _STACKS],
     "ensembles/_twopl": ["tests/ensembles/test_twopl.py"],

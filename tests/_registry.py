@@ -609,13 +609,16 @@ RESULTS = [
      lambda: _compare("stratified_bootstrap_ci")),
     ("ProbabilityOfImprovement", "compare.ProbabilityOfImprovement",
      lambda: _compare("probability_of_improvement")),
+    ("PerformanceProfileResult", "compare.PerformanceProfileResult",
+     lambda: _compare("performance_profile_ci")),
     ("VarianceComponents", "compare.VarianceComponents", lambda: _compare("variance_components")),
 ]
 
 # Public result classes converted on other branches (none left).
 PENDING_RESULTS = set()
-# Results that are curves over forest sizes: to_frame() has one row per size (n_learners, value,
-# ci_low, ci_high), not the one row of a single-value result.
-CURVE_RESULTS = {"ClosedFormResult"}
+# Results that are curves (over forest sizes, over thresholds): to_frame() has one row per point
+# (its axis attribute -> column, value, ci_low, ci_high), not the one row of a single-value result.
+CURVE_RESULTS = {"ClosedFormResult": ("n_learners", "n_learners"),
+                 "compare.PerformanceProfileResult": ("taus", "tau")}
 # Public classes that are not results.
 NOT_RESULTS = {"TreePool", "DaskTreePool", *NOT_REGISTERED_CLASSES}  # pools: estimators, not results

@@ -74,5 +74,9 @@ CALLS = {
     "expected_max_normal": ((5,), {}),
     "probability_of_improvement": ((TABLE, TABLE[::-1] * 0.9), {"n_resamples": 20, "random_state": 0}),
     "performance_profile": ((TABLE, [0.5, 1.0]), {}),
+    "performance_profile_ci": ((TABLE, [0.5, 1.0, 1.5]), {"n_resamples": 30, "random_state": 0}),
+    "aggregate_mean": ((TABLE,), {}),
+    "aggregate_median": ((TABLE,), {}),
+    "optimality_gap": ((TABLE,), {"gamma": 1.2}),
     "variance_components": ((TABLE,), {}),
 }

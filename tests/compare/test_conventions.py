@@ -96,6 +96,7 @@ def _results():
             "MeanCI": compare.mean_ci(A),
             "StratifiedBootstrapResult": _call("stratified_bootstrap_ci"),
             "ProbabilityOfImprovement": _call("probability_of_improvement"),
+            "PerformanceProfileResult": _call("performance_profile_ci"),
             "VarianceComponents": compare.variance_components(TABLE, baseline=TABLE * 0.9),
         }
 
@@ -123,6 +124,10 @@ def test_result_convention(name):
     assert isinstance(frame, pd.DataFrame)
     if name == "PairedBootstrapResult":            # the CLI writes these three rows (summary_frame)
         assert r.summary_frame()["quantity"].tolist() == ["A", "B", "B - A"]
+    if name == "PerformanceProfileResult":         # a curve: one row per threshold
+        assert frame["tau"].tolist() == r.taus.tolist()
+        assert frame["ci_low"].tolist() == list(r.confidence_interval.low)
+        return
     assert len(frame) == 1, name
     ci = getattr(r, "confidence_interval", None)
     if ci is not None:

@@ -110,3 +110,17 @@ def test_variance_components_constant_and_bad_input():
         compare.variance_components(np.ones((1, 4)))
     with pytest.raises(ValueError, match="`baseline`"):
         compare.variance_components(np.ones((3, 4)), baseline=np.ones((3, 3)))
+
+
+def test_mean_ci_prints_as_r_t_test():
+    # R 4.2.2: print(t.test(c(40, 42, 44, 45, 46, 47, 48, 49, 50, 51))$conf.int, digits = 7):
+    # 43.68097 48.71903; the standard error sqrt(111.6 / 9 / 10) = 1.113553
+    x = [40, 42, 44, 45, 46, 47, 48, 49, 50, 51]
+    assert str(compare.mean_ci(x)).splitlines() == [
+        " Mean with Student's t confidence interval", "",
+        "mean = 46.2, standard error = 1.114, df = 9",
+        "95 percent confidence interval:", " 43.68097 48.71903"]
+    # conf.level = 0.9: 46.2 -/+ qt(0.95, 9) * 1.113553
+    half = stats.t.ppf(0.95, 9) * np.std(x, ddof=1) / np.sqrt(10)
+    lines = str(compare.mean_ci(x, confidence_level=0.9)).splitlines()
+    assert lines[-2:] == ["90 percent confidence interval:", f" {46.2 - half:.7g} {46.2 + half:.7g}"]

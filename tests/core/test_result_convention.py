@@ -122,9 +122,10 @@ def test_str_is_an_r_style_block(label, cls, factory):
 def test_to_frame_is_one_row_with_the_interval_as_ci_low_ci_high(label, cls, factory):
     res = factory()
     frame = res.to_frame()
-    if cls in CURVE_RESULTS:  # a curve: one row per forest size, the interval's arrays as columns
-        assert isinstance(frame, pd.DataFrame) and frame.shape[0] == len(res.n_learners) > 1
-        np.testing.assert_array_equal(frame["n_learners"], res.n_learners)
+    if cls in CURVE_RESULTS:  # a curve: one row per point, the interval's arrays as columns
+        axis, column = CURVE_RESULTS[cls]
+        assert isinstance(frame, pd.DataFrame) and frame.shape[0] == len(getattr(res, axis)) > 1
+        np.testing.assert_array_equal(frame[column], getattr(res, axis))
         np.testing.assert_array_equal(frame["ci_low"], res.confidence_interval.low)
         np.testing.assert_array_equal(frame["ci_high"], res.confidence_interval.high)
         return

@@ -61,6 +61,7 @@ R_FUNCTIONS = {
     "GamesNeeded": "stats::binom.test (power)", "MeanCI": "stats::t.test's conf.int",
     "StratifiedBootstrapResult": "no R function (rliable's stratified bootstrap)",
     "ProbabilityOfImprovement": "no R function (rliable's probability of improvement)",
+    "PerformanceProfileResult": "no R function (rliable's performance profile with bands)",
     "VarianceComponents": "stats::aov (variance components)",
 }
 # options of a result's own plot() in a display: beyond a few hundred objects, one bar per

@@ -34,10 +34,13 @@ which pairs of many methods differ         :func:`friedman_posthoc` (Conover, Qu
 how many seeds / games                     :func:`seeds_needed`, :func:`power_ttest`,
                                            :func:`detectable_effect`, :func:`win_rate_test`,
                                            :func:`games_needed`
-runs x tasks, best of K                    :func:`stratified_bootstrap_ci`,
+runs x tasks, best of K                    :func:`stratified_bootstrap_ci` (of :func:`iqm`,
+                                           :func:`aggregate_median`, :func:`aggregate_mean`,
+                                           :func:`optimality_gap`),
                                            :func:`expected_max_normal`,
                                            :func:`probability_of_improvement`,
-                                           :func:`performance_profile`
+                                           :func:`performance_profile`,
+                                           :func:`performance_profile_ci`
 seed vs split variance                     :func:`variance_components`
 =========================================  ==============================================
 
@@ -80,15 +83,19 @@ from ._power import (
     seeds_needed,
     win_rate_test,
 )
+from ._profile_bands import PerformanceProfileResult, performance_profile_ci
 from ._profiles import ProbabilityOfImprovement, performance_profile, probability_of_improvement
 from ._ranks import BonferroniDunnResult, FriedmanNemenyiResult, bonferroni_dunn, friedman_nemenyi
 from ._results import TestResult, WilcoxonResult
 from ._summaries import (
     MeanCI,
     StratifiedBootstrapResult,
+    aggregate_mean,
+    aggregate_median,
     expected_max_normal,
     iqm,
     mean_ci,
+    optimality_gap,
     stratified_bootstrap_ci,
 )
 from ._variance import VarianceComponents, variance_components
@@ -104,9 +111,11 @@ __all__ = [
     "friedman_posthoc", "FriedmanPosthocResult",
     "seeds_needed", "power_ttest", "power_ttest_n", "detectable_effect",
     "win_rate_test", "WinRateResult", "games_needed", "GamesNeeded",
-    "iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
+    "iqm", "aggregate_mean", "aggregate_median", "optimality_gap",
+    "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
     "expected_max_normal",
     "probability_of_improvement", "ProbabilityOfImprovement", "performance_profile",
+    "performance_profile_ci", "PerformanceProfileResult",
     "variance_components", "VarianceComponents",
 ]
 

@@ -1,10 +1,11 @@
-"""Robust summaries of run scores: IQM, t intervals, stratified bootstrap, best-of-K bias."""
+"""Robust summaries of run scores: IQM, rliable's aggregates, t intervals, stratified bootstrap,
+best-of-K bias."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import field
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import integrate, stats
@@ -12,13 +13,16 @@ from scipy import integrate, stats
 from .._core._docstrings import fill_doc
 from .._core._results import Result, r_signif, result
 from .._core._utils import ConfidenceInterval, check_rng
-from .._core._validation import Interval, validate_params
+from .._core._validation import Interval, Options, validate_params
 from ._bootstrap import bootstrap_interval
 from ._common import CONFIDENCE, DOC, read_scores
 from ._resampling import scaled_std
 
-__all__ = ["iqm", "mean_ci", "MeanCI", "stratified_bootstrap_ci", "StratifiedBootstrapResult",
-           "expected_max_normal"]
+__all__ = ["iqm", "aggregate_mean", "aggregate_median", "optimality_gap", "mean_ci", "MeanCI",
+           "stratified_bootstrap_ci", "StratifiedBootstrapResult", "expected_max_normal"]
+
+#: the schemes that draw the runs of a stratified bootstrap (``resampling=``)
+RESAMPLING = ("predstab", "rliable")
 
 
 @validate_params({"x": ["array-like"]})
@@ -56,6 +60,112 @@ def iqm(x, /):
     v = np.sort(read_scores(x, "x", ndim=range(33)).ravel())
     cut = v.size // 4
     return float(v[cut:v.size - cut].mean())
+
+
+def _task_means(scores):
+    # a 1-D array is one task: its mean (a scalar, whose mean and median are itself)
+    return read_scores(scores, "scores", ndim=(1, 2)).mean(axis=0)
+
+
+@validate_params({"scores": ["array-like"]})
+def aggregate_mean(scores, /):
+    """Mean over tasks of each task's mean score (rliable's ``aggregate_mean``).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_runs, n_tasks)
+        One score per run (row) and task (column); a 1-D array is one task.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
+    precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
+
+    Computed as rliable's ``metrics.aggregate_mean`` (the mean of the task means, in that
+    order); no base-R function.
+
+    Examples
+    --------
+    >>> aggregate_mean([[0.2, 1.5, 3.0], [0.4, 0.5, 1.0]])
+    1.1
+    """
+    return float(np.mean(_task_means(scores)))
+
+
+@validate_params({"scores": ["array-like"]})
+def aggregate_median(scores, /):
+    """Median over tasks of each task's mean score (rliable's ``aggregate_median``).
+
+    Not the median of all the scores: each task's runs are averaged first, then the median
+    is taken over the tasks.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_runs, n_tasks)
+        One score per run (row) and task (column); a 1-D array is one task.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
+    precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
+
+    Computed as rliable's ``metrics.aggregate_median``; R's ``median(colMeans(scores))``.
+
+    Examples
+    --------
+    >>> aggregate_median([[0.2, 1.5, 3.0], [0.4, 0.5, 1.0]])
+    1.0
+    """
+    return float(np.median(_task_means(scores)))
+
+
+@validate_params({"scores": ["array-like"], "gamma": [Interval(Real, None, None)]})
+def optimality_gap(scores, /, *, gamma=1.0):
+    r"""Optimality gap: how far the scores fall short of ``gamma`` on average (rliable).
+
+    .. math::
+
+        \gamma - \frac{1}{NM}\sum_{n,m} \min(x_{n,m}, \gamma),
+
+    over all ``N`` runs and ``M`` tasks: scores above ``gamma`` count as ``gamma`` (beating
+    the target on one task does not make up for missing it on another). Lower is better.
+
+    Parameters
+    ----------
+    scores : array-like of any shape
+        Scores (pooled over all axes), e.g. human-normalised returns.
+    gamma : float, default 1.0
+        Target score.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
+    precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
+
+    Computed as rliable's ``metrics.aggregate_optimality_gap(scores, gamma)``; no base-R
+    function.
+
+    Examples
+    --------
+    >>> optimality_gap([[0.2, 1.5], [0.4, 0.5]])
+    0.475
+    >>> round(optimality_gap([[0.2, 1.5], [0.4, 0.5]], gamma=0.5), 6)   # 0.5 - mean(0.2, 0.5, 0.4, 0.5)
+    0.1
+    """
+    g = float(gamma)
+    return float(g - np.mean(np.minimum(read_scores(scores, "scores", ndim=range(33)), g)))
 
 
 @result
@@ -172,15 +282,15 @@ class StratifiedBootstrapResult(Result):
 @validate_params({"scores": ["array-like"], "statistic": ["callable"],
                   "n_resamples": [Interval(Integral, 2, None)],
                   "confidence_level": CONFIDENCE, "random_state": ["random_state"],
-                  "expand": ["boolean"]})
+                  "expand": ["boolean"], "resampling": [Options(RESAMPLING)]})
 def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confidence_level=0.95,
-                            random_state=None, expand=True):
+                            random_state=None, expand=True, resampling="predstab"):
     """Stratified bootstrap interval of an aggregate over runs × tasks (rliable's use case).
 
     Each replicate resamples the runs *within each task* (column) with replacement, so every
     task keeps its weight, and recomputes ``statistic`` on the resampled table; the interval
-    is the percentile interval. Unlike rliable, the randomness follows ``random_state``
-    exactly: the same seed gives the same interval.
+    is the percentile interval. The randomness follows ``random_state`` exactly: the same seed
+    gives the same interval.
 
     With ``m`` runs per task, resampling within a task shrinks the variance by ``(m-1)/m``
     (a third at 3 runs), and rliable's percentile interval of the IQM covers 0.86-0.88 at 3
@@ -194,18 +304,44 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     wider than rliable's interval at 3 runs and 7 % at 10. ``expand=False`` gives rliable's
     interval.
 
+    ``resampling="rliable"`` draws the runs as rliable does, so that ``expand=False`` gives
+    rliable's endpoints for the same integer seed: rliable's ``StratifiedBootstrap`` (arch's
+    ``IIDBootstrap``) draws, for each replicate in turn, one ``(n_runs, n_tasks)`` table of
+    run indices by ``np.random.choice(n_runs, (n_runs, n_tasks))`` from NumPy's *global*
+    legacy generator (its ``random_state`` argument does not reach these draws), and arch
+    takes ``np.percentile`` of the replicates. Here the same draws come from a private
+    ``numpy.random.RandomState(random_state)``: ``np.random.seed(s)`` followed by
+    ``rliable.library.get_interval_estimates({"A": scores}, func)`` (or
+    ``create_performance_profile``, see :func:`performance_profile_ci`) gives the interval of
+    ``stratified_bootstrap_ci(scores, statistic=func, random_state=s, resampling="rliable",
+    expand=False)``, equal to about 1e-15 (:func:`iqm` sorts where ``scipy.stats.trim_mean``
+    partitions, so sums may differ in the last bit). Only the first entry of rliable's
+    ``score_dict`` starts from the seed; later entries continue the global stream, so
+    reproduce each by seeding before a call with that entry alone. The global generator is
+    never read or changed here.
+
     Parameters
     ----------
     scores : array-like of shape (n_runs, n_tasks)
         One score per run (row) and task (column), e.g. human-normalised returns.
     statistic : callable, default :func:`iqm`
-        ``statistic(table) -> float`` on a (runs × tasks) array, e.g. ``np.mean``.
+        ``statistic(table) -> float`` on a (runs × tasks) array: :func:`iqm`,
+        :func:`aggregate_median`, :func:`aggregate_mean`, :func:`optimality_gap` (rliable's
+        four aggregates), ``np.mean``, ...
     n_resamples : int, default 2000
+        Replicates (rliable's ``reps``, default 50000 in ``get_interval_estimates``).
     %(confidence_level)s
-    %(random_state)s
+    random_state : None, int or numpy.random.Generator
+        Source of the resamples: the same seed gives the same result; never the global
+        generator. With ``resampling="rliable"``: None or an int below 2**32 (the seed of
+        rliable's ``np.random.seed``).
     expand : bool, default True
         Expand the replicates about the estimate by :math:`\\sqrt{m/(m-1)}` and the t factor
         (see above); ``False``: rliable's percentile interval.
+    resampling : {"predstab", "rliable"}, default "predstab"
+        How the runs are drawn: from ``numpy.random.default_rng(random_state)``, or in
+        rliable's order from ``numpy.random.RandomState(random_state)`` (see above). The two
+        give intervals of the same distribution; only the draws differ.
 
     Returns
     -------
@@ -217,7 +353,9 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical
     precipice. *NeurIPS*. https://doi.org/10.48550/arXiv.2108.13264
 
-    No base-R equivalent (rliable's ``get_interval_estimates`` in Python).
+    No base-R equivalent (rliable's ``get_interval_estimates`` in Python; with
+    ``resampling="rliable", expand=False`` its endpoints for the same seed, rliable 1.2.0
+    with arch 7.2.0, checked in tests/compare/test_rliable_intervals.py).
 
     Examples
     --------
@@ -231,22 +369,55 @@ def stratified_bootstrap_ci(scores, /, *, statistic=iqm, n_resamples=2000, confi
     if arr.shape[0] < 2:
         raise ValueError(f"`scores` must have at least 2 runs (rows) per task; got shape {arr.shape}.")
     n_res, level = int(n_resamples), float(confidence_level)
-    rng = check_rng(random_state)
     n_runs, n_tasks = arr.shape
-    cols = np.arange(n_tasks)
     value = float(statistic(arr))
-    reps = np.empty(n_res)
-    for r in range(n_res):
-        rows = rng.integers(0, n_runs, size=(n_runs, n_tasks))
-        reps[r] = float(statistic(arr[rows, cols]))
+    reps = stratified_replicates(arr, lambda table: float(statistic(table)), n_res, random_state,
+                                 resampling)
+    factor = expansion_factor(n_runs, n_tasks, level) if expand else 1.0
     shrink = math.sqrt(n_runs / (n_runs - 1.0)) if expand else 1.0
-    tail = (1.0 - level) / 2.0
-    t_over_z = float(stats.t.isf(tail, n_tasks * (n_runs - 1)) / stats.norm.isf(tail))
-    factor = shrink * t_over_z if expand else 1.0
     ci = bootstrap_interval(expanded(reps, value, factor), value, level, "percentile")
     return StratifiedBootstrapResult(value=value, confidence_interval=ci,
                                      standard_error=shrink * scaled_std(reps), bootstrap_distribution=reps,
                                      confidence_level=level, expansion=factor)
+
+
+def expansion_factor(n_runs, n_tasks, level):
+    """:math:`\\sqrt{m/(m-1)}\\, t_{1-\\alpha/2,\\,M(m-1)} / z_{1-\\alpha/2}` for ``m`` runs per
+    task and ``M`` tasks: the expansion of :func:`stratified_bootstrap_ci` (``expand=True``)."""
+    tail = (1.0 - level) / 2.0
+    t_over_z = float(stats.t.isf(tail, n_tasks * (n_runs - 1)) / stats.norm.isf(tail))
+    return math.sqrt(n_runs / (n_runs - 1.0)) * t_over_z
+
+
+def _run_draws(random_state, resampling, shape):
+    """A function drawing one ``shape`` table of run indices per call (a stratified resample's
+    rows): from a Generator (``"predstab"``) or in rliable's order from a private legacy
+    ``RandomState`` (``np.random.choice(n, shape)`` is ``randint(0, n, size=shape)``)."""
+    n_runs = shape[0]
+    if resampling == "predstab":
+        rng = check_rng(random_state)
+        return lambda: rng.integers(0, n_runs, size=shape)
+    elif resampling == "rliable":
+        if random_state is not None and not (isinstance(random_state, Integral)
+                                             and 0 <= random_state < 2**32):
+            seen = (repr(random_state) if isinstance(random_state, Integral)
+                    else type(random_state).__name__)
+            raise ValueError("`random_state` must be None or an int in [0, 2**32) with "
+                             "resampling='rliable' (the seed of rliable's np.random.seed); "
+                             f"got {seen}.")
+        legacy = np.random.RandomState(random_state)
+        return lambda: legacy.randint(0, n_runs, size=shape)
+    else:
+        raise ValueError(f"`resampling` must be one of {RESAMPLING}; got {resampling!r}.")
+
+
+def stratified_replicates(arr, statistic, n_resamples, random_state, resampling):
+    """``statistic`` of ``n_resamples`` stratified resamples of the runs × tasks table ``arr``
+    (runs drawn with replacement within each task, by :func:`_run_draws`), stacked: shape
+    ``(n_resamples,) + shape of the statistic``."""
+    draw = _run_draws(random_state, resampling, arr.shape)
+    cols = np.arange(arr.shape[1])
+    return np.array([statistic(arr[draw(), cols]) for _ in range(n_resamples)], dtype=float)
 
 
 def expanded(replicates, estimate, factor):
