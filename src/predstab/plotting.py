@@ -170,11 +170,20 @@ def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number
         if not errors and getattr(result, "bands", None):
             errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])
                       for m, band in result.bands.items() if m in stability}
+    names = {}
     if fits is None:
         fits = {m: f for m, f in result.fits.items() if m in stability and getattr(f, "converged", True)}
+        # a measure without a fitted curve says so in the legend (with the reason when it is short,
+        # e.g. an ICC(1) floored at 0); its points and bars are drawn as they are
+        unfitted = {m: f for m, f in result.fits.items() if m in stability and m not in fits}
+        names = {m: f"{m}: no 2PL fit" + (f" ({f.message})" if len(str(f.message)) <= 40 else "")
+                 for m, f in unfitted.items()}
+        stability = {names.get(k, k): v for k, v in stability.items()}
+        errors = {names.get(k, k): v for k, v in errors.items()}
     if recommended is None and result.recommendation is not None:
         primary = getattr(result, "primary", None)
-        recommended = {primary: result.recommendation} if primary in stability else result.recommendation
+        named = primary in stability or primary in names  # (a renamed series keeps its measure's name here)
+        recommended = {primary: result.recommendation} if named else result.recommendation
     if title is None:
         title = f"stability against the {xlabel} ({getattr(result, 'method', 'tuning')})"
         if errors and getattr(result, "method", None) == "closed_form":
@@ -285,6 +294,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         logx = n_max / n.min() > 20
     if logx:
         ax.set_xscale("log")
+    elif np.all(n == np.round(n)):  # whole numbers of learners: no tick at 1.5 learners
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("stability")
     ax.grid(alpha=0.3)

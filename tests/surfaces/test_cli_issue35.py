@@ -3,6 +3,9 @@ file, the texts of tune on member pools and trees."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -211,14 +214,96 @@ def test_untrusted_fits_say_so_in_text_and_figure():
     assert line.get_linestyle() == ":" and f"R² {poor.r_squared:.2f}" in line.get_label()
 
 
-def test_grid_advice_for_members_says_they_must_be_trained_first(tmp_path, capsys):
-    # five members of pure noise: no curve to fit; the advice names members and the pool's size
+def _noise_members(tmp_path):
+    """Five members of pure noise on 40 objects, and observed responses: no between-object signal."""
     rng = np.random.default_rng(1)
     path = tmp_path / "noise.csv"
     pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"net{i}" for i in range(5)]).to_csv(path, index=False)
-    code, out, err = run(capsys, "tune", "--predictions", path, "--out", tmp_path / "o")
+    pd.DataFrame({"y": rng.normal(size=40)}).to_csv(tmp_path / "y_noise.csv", index=False)
+    return path
+
+
+def test_a_member_pool_without_signal_says_its_icc_is_floored_and_gives_agrees_value(tmp_path, capsys):
+    # issue 35: the ICC column was 0.0000 at every n while its band ran from -0.13 and agree gave
+    # -0.054, and the report advised a grid up to 16 members that no grid would help
+    import json
+    import re
+
+    path = _noise_members(tmp_path)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--observed", tmp_path / "y_noise.csv",
+                         "--out", tmp_path / "o")
+    assert code == 0, err
+    code, agreed, _ = run(capsys, "agree", path, "--measure", "icc")
+    assert code == 0
+    single = re.search(r"ICC\(1\) = (-?[0-9.]+)", agreed).group(1)
+    assert single == "-0.0725"  # R: irr::icc(m, "oneway", unit = "single")$value = -0.0724852932774128
+    text = " ".join(out.split())
+    assert (f"Recommendation: none. icc: the between-object variance estimate is below 0 (ICC(1) of one "
+            f"member {single} without the floor, irr::icc's oneway single value of the objects x members "
+            "matrix): the objects' mean predictions differ less than the members' own noise predicts; it "
+            "is floored at 0, so ICC(1) is 0 at every number of members; no number of members reaches "
+            "icc = 0.95, and no larger grid would change that.") in text
+    assert "would resolve it" not in out + err and "learner" not in re.sub(r"n_learners", "", out)
+    assert "below 0" in err  # the warning says the same
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    assert (table["icc"] == 0).all() and (table["icc_low"] == 0).all() and (table["icc_high"] > 0).all()
+    saved = json.loads((tmp_path / "o" / "stability.json").read_text())
+    assert saved["recommendation"] is None and saved["fits"]["icc"]["message"] == "curve floored at 0"
+    # phi's 2PL fits poorly: its target-rule number is shown in brackets as not trusted, and the
+    # target rule's table has no second "n for 0.95" column saying otherwise
+    phi = saved["recommendations"]["phi"]
+    assert saved["fits"]["phi"]["poor_fit"] and phi["rule"] == "target"
+    row = next(line for line in out.splitlines() if line.strip().startswith("phi ") and "target" in line)
+    assert f"({phi['value']})" in row.split()
+    assert "n for 0.95" not in out
+    assert " (In brackets: from a 2PL that fits poorly (R^2 < 0.9), not trusted.)" in out
+
+
+def test_grid_advice_for_members_says_whether_they_must_be_trained_first(tmp_path, capsys):
+    # metric members: the closed form gives the curve at any number of members from the pool itself
+    rng = np.random.default_rng(1)
+    weak = tmp_path / "weak.csv"
+    pd.DataFrame(rng.normal(size=(40, 1)) + 1.5 * rng.normal(size=(40, 5)),
+                 columns=[f"net{i}" for i in range(5)]).to_csv(weak, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", weak, "--out", tmp_path / "o")
     assert code == 0, err
     advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
-    assert advice and all("members would resolve it (the pool holds 5: train more members first)" in line
-                          and "learners" not in line for line in advice)
-    assert all(line.count("the pool holds 5") == 1 for line in advice)
+    said = "members would resolve it (the closed form gives the curve there from the 5 members the pool " \
+           "holds: no training needed)"
+    assert advice and all(said in line and "learners" not in line for line in advice)
+    grid = re.search(r"e\.g\. \(([0-9, ]+)\)", advice[0]).group(1).replace(" ", "")
+    # ... and that grid, from the same five members, resolves it: no advice, the same recommendation
+    saved = json.loads((tmp_path / "o" / "stability.json").read_text())
+    code, again, err = run(capsys, "tune", "--predictions", weak, "--grid", grid, "--out", tmp_path / "o2")
+    assert code == 0 and "would resolve it" not in again + err
+    assert json.loads((tmp_path / "o2" / "stability.json").read_text())["recommendation"] == \
+        saved["recommendation"]
+    # class members: the disjoint-forest estimate needs the members themselves
+    votes = tmp_path / "votes.csv"
+    truth = rng.normal(size=(40, 1))
+    pd.DataFrame(np.where(truth + 1.5 * rng.normal(size=(40, 40)) > 0.3, "yes", "no"),
+                 columns=[f"m{i}" for i in range(40)]).to_csv(votes, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", votes, "--task", "classification", "--grid",
+                         "1,3,5,9", "--out", tmp_path / "o3")
+    assert code == 0, err
+    advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
+    assert advice and all("(the pool holds 40: train more members first)" in line for line in advice)
+
+
+def test_a_floored_icc_is_named_in_the_legend_and_members_are_counted_in_whole_numbers():
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+    from predstab.plotting import plot_stability_curve
+
+    noise = np.random.default_rng(1).normal(size=(40, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(noise, random_state=0), method="closed_form",
+                                n_resamples=20, random_state=0)
+    fig = plot_stability_curve(res, xlabel="members in the ensemble")
+    labels = fig.legends[0].get_texts()
+    assert [t.get_text() for t in labels] == ["icc: no 2PL fit (curve floored at 0)"]
+    fig.canvas.draw()
+    ticks = [t for t in fig.axes[0].get_xticks() if 1 <= t <= 3]
+    assert ticks == [1.0, 2.0, 3.0]  # no tick at 1.5 members

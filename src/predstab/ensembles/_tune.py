@@ -355,13 +355,14 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     rng, progress = randomness
     table, measures, grid, primary = measured.table, config.measures, config.grid, config.primary
     how = Rule(config.rule, config.target, config.rec_thresh, config.round_to)
-    fits, recs = _fits_and_recommendations(table, measures, how)
+    fits, recs = _fits_and_recommendations(table, measures, how, measured.floored)
     fit, rec = fits[primary], recs[primary]
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
-    problems, message = _primary_message(primary, fit, rec, list(grid), excluded)
+    problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
     if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
-        message = members_wording(message, config.pool.test_predictions_.shape[1])
+        message = members_wording(message, config.pool.test_predictions_.shape[1],
+                                  closed_metric=config.method == "closed_form" and not config.is_classifier)
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

@@ -122,7 +122,8 @@ class Recommendation(Result):
                     "is enough")
         rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
         if self.rule == "target":
-            text = (f"{self.measure}: {self.value} learners reach {self.measure} = {self.target:g} on the "
+            reach = "reaches" if self.value == 1 else "reach"
+            text = (f"{self.measure}: {self.value} learners {reach} {self.measure} = {self.target:g} on the "
                     f"fitted curve ({self.unrounded:.3g} before rounding up; the target rule)")
         elif len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
@@ -384,18 +385,25 @@ class TuningResult(Result):
             lines += [f" {self.confidence_level:.0%} bootstrap bands ({covers}):"]
             lines += ["  " + line for line in shown.to_string(index=False).splitlines()] + [""]
         lines.append(" 2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2), and each measure's recommendation:")
-        rows = []
+        rows, untrusted = [], False
+        target_rule = self.settings.get("rule") == "target"
         for m, fit in self.fits.items():
             rec = self.recommendations[m]
-            rows.append({"measure": m, "p1": r_signif(fit.p1), "p2": r_signif(fit.p2),
-                         "R^2": r_signif(fit.r_squared),
-                         "recommended": "-" if rec.value is None else str(rec.value),
-                         "rule": rec.rule,
-                         "unrounded": "-" if rec.unrounded is None else (
-                             f"{rec.unrounded:.3g}" if rec.rule == "target" else f"{rec.unrounded:.0f}"),
-                         f"n for {self.target:g}": "-" if rec.n_for_target is None
-                         else str(rec.n_for_target)})
+            # a number from a poor fit is shown in brackets: the notes say it is not trusted
+            poor = rec.value is not None and rec.rule in ("optRF", "target") and fit.poor_fit
+            untrusted |= poor
+            shown = "-" if rec.value is None else (f"({rec.value})" if poor else str(rec.value))
+            row = {"measure": m, "p1": r_signif(fit.p1), "p2": r_signif(fit.p2),
+                   "R^2": r_signif(fit.r_squared), "recommended": shown,
+                   "rule": rec.rule,
+                   "unrounded": "-" if rec.unrounded is None else (
+                       f"{rec.unrounded:.3g}" if rec.rule == "target" else f"{rec.unrounded:.0f}")}
+            if not target_rule:  # the target rule's recommendation is the n for target itself
+                row[f"n for {self.target:g}"] = "-" if rec.n_for_target is None else str(rec.n_for_target)
+            rows.append(row)
         lines += ["  " + line for line in pd.DataFrame(rows).to_string(index=False).splitlines()]
+        if untrusted:
+            lines.append(" (In brackets: from a 2PL that fits poorly (R^2 < 0.9), not trusted.)")
         any_rec = next(iter(self.recommendations.values()))
         if self.settings.get("rule") == "target":
             lines.append(f" The target rule: the smallest n whose fitted stability reaches target = "
@@ -430,7 +438,8 @@ class TuningResult(Result):
             if self.message:
                 lines.append(f"  {self.message}")
         if self.n_for_target is not None:
-            lines.append(f" {self.n_for_target} learners reach {self.primary} = {self.target:g} "
+            lines.append(f" {self.n_for_target} learners {'reaches' if self.n_for_target == 1 else 'reach'} "
+                         f"{self.primary} = {self.target:g} "
                          "on the fitted curve")
         intercept, slope = self.runtime
         shown_intercept = 0.0 if abs(intercept) < 1e-9 else intercept  # pool times are proportional to n
@@ -450,18 +459,21 @@ _MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a
 _FOREST_COVERAGE = re.compile(r"\. Measured coverage of optRF's recommendation .*?coverage-tuning\.md\)")
 
 
-def members_wording(line, pool_size=None):
+def members_wording(line, pool_size=None, closed_metric=False):
     """``line`` about a pool of members (networks, bagged models, MCMC runs) in its own words:
     members, not learners (the API's names ``n_learners`` and ``"learners+objects"`` kept); a grid
-    advised beyond the ``pool_size`` members says they must be trained first; no coverage figure
-    measured on forests."""
+    advised beyond the ``pool_size`` members says they must be trained first -- or, for the closed
+    form of metric predictions (``closed_metric``), which gives the curve at any number of members,
+    that the pool's members give it there; no coverage figure measured on forests."""
     words = {"learners": "members", "learner": "member"}
     line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
     line = re.sub(r"\b1 members\b", "1 member", line)
+    beyond = (f" (the closed form gives the curve there from the {pool_size} members the pool holds: "
+              "no training needed)" if closed_metric
+              else f" (the pool holds {pool_size}: train more members first)")
     if pool_size:
-        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the pool holds)",
-                      lambda m: m.group(1) + (f" (the pool holds {pool_size}: train more members first)"
-                                              if int(m.group(2)) > pool_size else ""), line)
+        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the )",
+                      lambda m: m.group(1) + (beyond if int(m.group(2)) > pool_size else ""), line)
     return _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
                                 "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
 
@@ -470,8 +482,9 @@ def _as_members(lines, res):
     """The block of a pool of members in its own words (:func:`members_wording`), and what the
     recommendation means for a pool that holds fewer members than it recommends."""
     out = []
+    closed_metric = res.method == "closed_form" and res.settings.get("voting") is None
     for line in lines:
-        line = members_wording(line, res.pool_size)
+        line = members_wording(line, res.pool_size, closed_metric=closed_metric)
         out.append(line)
         if line.startswith(" Recommendation: ") and res.recommendation is not None and res.pool_size:
             more = res.recommendation - res.pool_size
