@@ -307,3 +307,49 @@ def test_a_floored_icc_is_named_in_the_legend_and_members_are_counted_in_whole_n
     fig.canvas.draw()
     ticks = [t for t in fig.axes[0].get_xticks() if 1 <= t <= 3]
     assert ticks == [1.0, 2.0, 3.0]  # no tick at 1.5 members
+
+
+# R's write.csv(lab) of ../shared/r-files (generate.R, set.seed(1)): 6 objects x 4 raters, complete
+_LABELS_R = '''"","V1","V2","V3","V4"
+"1","mid","low","mid","mid"
+"2","high","high","low","low"
+"3","high","mid","low","low"
+"4","low","high","low","high"
+"5","low","low","low","high"
+"6","low","low","high","high"
+'''
+
+
+def _nominal_alpha(rows):
+    """Krippendorff's (2011) nominal alpha by hand: o_ck = sum over units of pairs (c, k) / (m_u - 1)."""
+    cats = sorted({v for row in rows for v in row if v is not None})
+    o = np.zeros((len(cats), len(cats)))
+    for row in rows:
+        values = [cats.index(v) for v in row if v is not None]
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    o[a, b] += 1 / (len(values) - 1)
+    n_c, n = o.sum(axis=1), o.sum()
+    return 1 - (n - np.trace(o)) / ((n * n - np.sum(n_c**2)) / (n - 1))
+
+
+def test_agree_alpha_says_where_irr_gives_another_value(tmp_path, capsys):
+    # walk of issue 35: `agree --measure alpha` on R's complete 6 x 4 labels printed -0.00189 while
+    # irr::kripp.alpha gives -0.0309 (R 4.2.2, irr 0.84.1:
+    #   m <- as.matrix(read.csv("labels_writecsv.csv", row.names = 1))
+    #   kripp.alpha(t(matrix(as.numeric(factor(m, levels = c("low", "mid", "high"))), 6)))$value),
+    # and --help said "alpha (irr::kripp.alpha)" without a word
+    path = tmp_path / "labels_writecsv.csv"
+    path.write_text(_LABELS_R)
+    rows = [line.split(",")[1:] for line in _LABELS_R.replace('"', "").splitlines()[1:]]
+    code, out, err = run(capsys, "agree", path, "--measure", "alpha")
+    assert code == 0 and f"{_nominal_alpha(rows):.3g}" == "-0.00189" and "alpha = -0.00189" in out
+    assert "note: irr::kripp.alpha gives another value for these complete ratings of 4 raters" in err
+    # with a missing rating irr divides by m_u - 1 too: the same value, no note
+    # (R: kripp.alpha(...) of labels_na_writecsv.csv = 0.00709219858156007)
+    path.write_text(_LABELS_R.replace('"2","high"', '"2",NA').replace('"mid","low","low"', 'NA,"low","low"'))
+    rows[1][0], rows[2][1] = None, None
+    code, out, err = run(capsys, "agree", path, "--measure", "alpha")
+    assert _nominal_alpha(rows) == pytest.approx(0.00709219858156007, rel=1e-12)
+    assert code == 0 and "alpha = 0.00709" in out and "irr::kripp.alpha" not in err
