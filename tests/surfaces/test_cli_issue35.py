@@ -287,7 +287,17 @@ def test_grid_advice_for_members_says_whether_they_must_be_trained_first(tmp_pat
                          "1,3,5,9", "--out", tmp_path / "o3")
     assert code == 0, err
     advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
-    assert advice and all("(the pool holds 40: train more members first)" in line for line in advice)
+    top = int(re.search(r"grid up to about (\d+) members", advice[0]).group(1))
+    assert advice and all(f"(the pool holds 40: train more members first, about {10 * top} for bands that "
+                          "keep their coverage)" in line for line in advice)
+    # four class members: no grid of 3 sizes fits a tenth of the pool (the warning advised "a grid up to 1")
+    four = tmp_path / "four.csv"
+    pd.read_csv(votes).iloc[:, :4].to_csv(four, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", four, "--task", "classification", "--out",
+                         tmp_path / "o4")
+    assert code == 0, err
+    assert "no grid of 3 sizes fits a tenth of 4 members: train at least 30 members" in err
+    assert "use a grid up to 0" not in err and "use a grid up to 1" not in err
 
 
 def test_a_floored_icc_is_named_in_the_legend_and_members_are_counted_in_whole_numbers():

@@ -41,7 +41,7 @@ from ._tune_config import (
     _settings,
     _tune_num_learners_iv,
 )
-from ._tune_result import Recommendation, TuningResult, members_wording, runtime_model
+from ._tune_result import Recommendation, TuningResult, member_factor, members_wording, runtime_model
 from ._tune_strategies import STRATEGIES
 from ._tune_table import _measure_grid, _ordered, _point_notes, _stability_result
 
@@ -362,7 +362,7 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
     if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
         message = members_wording(message, config.pool.test_predictions_.shape[1],
-                                  closed_metric=config.method == "closed_form" and not config.is_classifier)
+                                  member_factor(config.method, config.is_classifier))
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

@@ -439,8 +439,11 @@ def _given_pool_iv(a):
                          f"largest grid value ({max(grid)}); use a grid up to {size // 2} or "
                          "method='closed_form'.")
     if a.method == "closed_form" and is_clf:
+        top = size // CLASS_POOL_FACTOR  # a grid holds 3 values at least: below 3, no grid fits
         _warn_small_class_pool(f"The pool of {size} members", size, grid,
-                               f"use a grid up to {max(size // CLASS_POOL_FACTOR, 1)}")
+                               f"use a grid up to {top}" if top >= 3 else
+                               f"no grid of 3 sizes fits a tenth of {size} members: train at least "
+                               f"{3 * CLASS_POOL_FACTOR} members for bands that keep their coverage")
     groups = (*_group("selection", a.selection), *_group("importance", a.importance))
     n_objects = pool.test_predictions_.shape[0]
     checks = SimpleNamespace(X=np.empty((n_objects, 1)), X_test=None)

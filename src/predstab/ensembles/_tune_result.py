@@ -15,6 +15,7 @@ from .._core._results import Result, _equal, r_signif, result
 from .._core._utils import ConfidenceInterval
 from .._core._validation import validate_params
 from ._closed_form import BAND_COVERS
+from ._tune_config import CLASS_POOL_FACTOR
 from ._tune_config import POOL_RULE as _POOL_RULE
 from ._tune_config import ROUNDING as _ROUNDING
 
@@ -459,21 +460,38 @@ _MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a
 _FOREST_COVERAGE = re.compile(r"\. Measured coverage of optRF's recommendation .*?coverage-tuning\.md\)")
 
 
-def members_wording(line, pool_size=None, closed_metric=False):
+def member_factor(method, classifier):
+    """Members a grid up to ``N`` needs, per ``N``: 0 for the closed form of metric predictions
+    (any ``N`` from the pool as it is), :data:`CLASS_POOL_FACTOR` for class closed forms (bands that
+    keep their coverage), 2 for the pool method (two disjoint groups)."""
+    if method == "closed_form":
+        return CLASS_POOL_FACTOR if classifier else 0
+    return 2
+
+
+def members_wording(line, pool_size=None, factor=0):
     """``line`` about a pool of members (networks, bagged models, MCMC runs) in its own words:
     members, not learners (the API's names ``n_learners`` and ``"learners+objects"`` kept); a grid
-    advised beyond the ``pool_size`` members says they must be trained first -- or, for the closed
-    form of metric predictions (``closed_metric``), which gives the curve at any number of members,
-    that the pool's members give it there; no coverage figure measured on forests."""
+    up to ``N`` advised beyond the ``pool_size`` members says how many it needs (``factor`` x ``N``,
+    :func:`member_factor`) -- or, for the closed form of metric predictions (``factor`` 0), which
+    gives the curve at any number of members, that the pool's members give it there; no coverage
+    figure measured on forests."""
     words = {"learners": "members", "learner": "member"}
     line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
     line = re.sub(r"\b1 members\b", "1 member", line)
-    beyond = (f" (the closed form gives the curve there from the {pool_size} members the pool holds: "
-              "no training needed)" if closed_metric
-              else f" (the pool holds {pool_size}: train more members first)")
+    def beyond(top):
+        if not factor:
+            return (f" (the closed form gives the curve there from the {pool_size} members the pool holds: "
+                    "no training needed)")
+        why = ("for bands that keep their coverage" if factor == CLASS_POOL_FACTOR
+               else "for two disjoint groups")
+        return (f" (the pool holds {pool_size}: train more members first, about {factor * top} {why})"
+                if factor * top > pool_size else "")
+
     if pool_size:
         line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the )",
-                      lambda m: m.group(1) + (beyond if int(m.group(2)) > pool_size else ""), line)
+                      lambda m: m.group(1) + (beyond(int(m.group(2))) if int(m.group(2)) > pool_size
+                                              or factor * int(m.group(2)) > pool_size else ""), line)
     return _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
                                 "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
 
@@ -482,9 +500,9 @@ def _as_members(lines, res):
     """The block of a pool of members in its own words (:func:`members_wording`), and what the
     recommendation means for a pool that holds fewer members than it recommends."""
     out = []
-    closed_metric = res.method == "closed_form" and res.settings.get("voting") is None
+    factor = member_factor(res.method, res.settings.get("voting") is not None)
     for line in lines:
-        line = members_wording(line, res.pool_size, closed_metric=closed_metric)
+        line = members_wording(line, res.pool_size, factor)
         out.append(line)
         if line.startswith(" Recommendation: ") and res.recommendation is not None and res.pool_size:
             more = res.recommendation - res.pool_size
