@@ -143,7 +143,7 @@ def _is_tuning_result(obj) -> bool:
     return hasattr(obj, "table") and hasattr(obj, "fits") and hasattr(obj, "recommendation")
 
 
-def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number of trees"):
+def _from_tuning_result(result, errors, fits, recommended, title, xlabel=None):
     """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win).
 
     The measures are the result's fitted ones (the table also holds ``<m>_low`` / ``<m>_high``
@@ -184,16 +184,19 @@ def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number
         primary = getattr(result, "primary", None)
         named = primary in stability or primary in names  # (a renamed series keeps its measure's name here)
         recommended = {primary: result.recommendation} if named else result.recommendation
+    unit = getattr(result, "unit", "learners")  # a pool of members (networks, ...) is told in members
+    if xlabel is None:
+        xlabel = "number of members" if unit == "members" else "number of trees"
     if title is None:
         title = f"stability against the {xlabel} ({getattr(result, 'method', 'tuning')})"
         if errors and getattr(result, "method", None) == "closed_form":
             level = getattr(result, "confidence_level", 0.95)
-            title += f"\nbars: {level:.0%} bands, learners only (these test objects, this training set)"
-    return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title
+            title += f"\nbars: {level:.0%} bands, {unit} only (these test objects, this training set)"
+    return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title, xlabel
 
 
 def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recommended=None, ax=None,
-                         title=None, logx=None, xlabel="number of trees"):
+                         title=None, logx=None, xlabel=None):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
     Parameters
@@ -222,9 +225,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     title : str, optional
     logx : bool, optional
         Logarithmic n axis; default when the grid spans more than a factor of 20.
-    xlabel : str, default "number of trees"
+    xlabel : str, optional
         What ``n`` counts, on the x axis and in the default title of a TuningResult, e.g.
-        "networks in the ensemble" for a pool of members (``TreePool.from_predictions``).
+        "networks in the ensemble". Default "number of members" for a TuningResult of a pool of
+        members (``TreePool.from_predictions``; its ``unit``), else "number of trees".
 
     Returns
     -------
@@ -240,8 +244,8 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     if _is_tuning_result(n):
         if stability is not None:
             raise TypeError("`stability` must be omitted when `n` is a tuning result (it holds the curves).")
-        n, stability, errors, fits, recommended, title = _from_tuning_result(n, errors, fits, recommended,
-                                                                             title, xlabel)
+        n, stability, errors, fits, recommended, title, xlabel = _from_tuning_result(
+            n, errors, fits, recommended, title, xlabel)
     elif stability is None:
         raise TypeError("`stability` is needed when `n` is an array of numbers of learners; or pass a "
                         "TuningResult (from predstab.tune_num_learners) alone.")
@@ -298,7 +302,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel("number of trees" if xlabel is None else xlabel)
     ax.set_ylabel("stability")
     ax.grid(alpha=0.3)
     _legend(ax, own_figure)

@@ -363,3 +363,49 @@ def test_agree_alpha_says_where_irr_gives_another_value(tmp_path, capsys):
     code, out, err = run(capsys, "agree", path, "--measure", "alpha")
     assert _nominal_alpha(rows) == pytest.approx(0.00709219858156007, rel=1e-12)
     assert code == 0 and "alpha = 0.00709" in out and "irr::kripp.alpha" not in err
+
+
+def test_a_fitted_forests_pool_is_told_in_learners_not_members():
+    # walk of issue 35: tune_num_learners(TreePool(RandomForestRegressor()).fit(...)) printed "1000 members",
+    # "The pool holds 400 members: train 600 more" and "coverage measured on random forests only ... not on
+    # pools of members" about a random forest
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import RandomForestRegressor
+
+    from predstab import TreePool, tune_num_learners
+
+    X, y = load_diabetes(return_X_y=True)
+    pool = TreePool(RandomForestRegressor(max_features=3, max_depth=4), n_learners=60, random_state=0)
+    pool.fit(X[:200], y[:200], X[300:360])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, grid=(2, 5, 10, 15), measures=("icc",), method="closed_form",
+                                n_resamples=10, random_state=0)
+    text = str(res)
+    assert "member" not in text
+    assert res.settings["estimator"] == "TreePool of 60 learners (RandomForestRegressor)"
+    assert res.settings["pool_size"] == "the learners of the given TreePool"
+    assert f" Recommendation: {res.recommendation} learners" in text
+
+
+def test_a_member_pools_plot_counts_members_not_trees():
+    # walk of issue 35 (a notebook with 5 MLPs): res.plot() said "number of trees" and "learners only"
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(4)
+    mlps = pd.DataFrame(rng.normal(size=(50, 1)) + 0.2 * rng.normal(size=(50, 5)),
+                        columns=[f"seed{s}" for s in range(5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(mlps), method="closed_form", n_resamples=10,
+                                random_state=0)
+    assert res.unit == "members"
+    ax = res.plot().axes[0]
+    assert ax.get_xlabel() == "number of members"
+    title = " ".join(ax.figure.texts[0].get_text().split()) if ax.figure.texts else " ".join(
+        ax.get_title().split())
+    assert "number of members" in title and "members only" in title and "trees" not in title

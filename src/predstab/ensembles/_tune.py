@@ -327,8 +327,9 @@ def _tuned(config, strategy, rng, progress):
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
-    if config.pool is not None:
-        settings["pool_size"] = "the members of the given TreePool"
+    if config.pool is not None:  # a fitted forest's pool is told in learners, a pool of members in members
+        members = getattr(config.pool, "estimator", None) is None
+        settings["pool_size"] = f"the {'members' if members else 'learners'} of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
         closed_default = config.method == "closed_form" and config.precision is None

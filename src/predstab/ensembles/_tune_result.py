@@ -279,6 +279,13 @@ class TuningResult(Result):
         return out
 
     @property
+    def unit(self) -> str:
+        """What ``n_learners`` counts, in the print and the plot: "members" for a given pool of members
+        (:meth:`TreePool.from_predictions <predstab.TreePool.from_predictions>` and its siblings:
+        networks, bagged models, MCMC runs), "learners" otherwise."""
+        return "members" if self.settings.get("pool_size") == _MEMBER_POOL else "learners"
+
+    @property
     def recommendation_seconds(self):
         """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
         return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
@@ -453,7 +460,7 @@ class TuningResult(Result):
             lines.append(" Run time: not known (a pool built from its members' predictions)")
         if self.notes:
             lines += ["", " Notes:"] + [f"  - {note}" for note in self.notes]
-        return _as_members(lines, self) if self.settings.get("pool_size") == _MEMBER_POOL else lines
+        return _as_members(lines, self) if self.unit == "members" else lines
 
 
 _MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a pool of members
