@@ -409,3 +409,20 @@ def test_a_member_pools_plot_counts_members_not_trees():
     title = " ".join(ax.figure.texts[0].get_text().split()) if ax.figure.texts else " ".join(
         ax.get_title().split())
     assert "number of members" in title and "members only" in title and "trees" not in title
+
+
+def test_the_pool_method_on_five_members_advises_what_can_be_done():
+    # walk of issue 35: tune_num_learners(pool) of 5 MLPs (method "pool", default grid 1, 2, 3) advised
+    # "use a grid up to 2", which no grid of 3 sizes can follow
+    from predstab import TreePool, tune_num_learners
+
+    pool = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 5)))
+    with pytest.raises(ValueError) as caught:
+        tune_num_learners(pool)
+    said = str(caught.value)
+    assert said == ("`grid`: the pool of 5 members must hold at least 2 disjoint groups of the largest grid "
+                    "value (3); use method='closed_form' (the curves from the members as they are) or train "
+                    "at least 6 members (a grid of 3 sizes, 2 groups of each).")
+    pool8 = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 8)))
+    with pytest.raises(ValueError, match=r"largest grid value \(5\); use a grid up to 4 or use method="):
+        tune_num_learners(pool8, grid=(1, 3, 5))
