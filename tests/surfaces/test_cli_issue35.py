@@ -426,3 +426,26 @@ def test_the_pool_method_on_five_members_advises_what_can_be_done():
     pool8 = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 8)))
     with pytest.raises(ValueError, match=r"largest grid value \(5\); use a grid up to 4 or use method="):
         tune_num_learners(pool8, grid=(1, 3, 5))
+
+
+def test_a_lowered_threshold_is_explained_for_every_measure_not_only_the_primary():
+    # walk of issue 35 (predstab demo --quick): phi's row read "recommended 1000, unrounded 400" with no
+    # word of optRF lowering rec_thresh (400 rounds to 0, below p1; at 1e-07 the scan gives 1150)
+    import dataclasses
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(6)
+    t = rng.normal(size=(30, 1)) + 0.3 * rng.normal(size=(30, 40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(t, y=rng.normal(size=30)), method="closed_form",
+                                rule="optRF", grid=(1, 2, 4, 8), n_resamples=0)
+    phi = dataclasses.replace(res.recommendations["phi"], value=1000, unrounded=400.0, rule="optRF",
+                              steps=((1e-6, 400.0, 0.0), (1e-7, 1150.0, 1000.0)), p1=0.44, note="")
+    shown = dataclasses.replace(res, recommendations={**res.recommendations, "phi": phi})
+    text = " ".join(str(shown).split())
+    assert ("note (phi): 1000 members by optRF 1.2.1's rule (fitted gain per added member below 1e-06 from "
+            "400 members, which rounded to the nearest thousand is 0, below the inflection point p1 = 0.44; "
+            "so, as optRF does, the threshold is lowered tenfold to 1e-07: below it from 1150 members") in text

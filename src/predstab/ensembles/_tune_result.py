@@ -422,7 +422,12 @@ class TuningResult(Result):
                          f"is below rec_thresh = {any_rec.rec_thresh:g}, rounded to "
                          f"{_ROUNDING[any_rec.round_to]}, at least {any_rec.minimum}.")
         for m, rec in self.recommendations.items():
-            if rec.note and m != self.primary:
+            if m == self.primary:  # (its rule is explained under "Recommendation")
+                continue
+            if len(rec.steps) > 1 and rec.rule == "optRF":
+                # the table's unrounded value is the first scan's; the number came from a lower threshold
+                lines.append(f"  note ({m}): {rec.explain().split(': ', 1)[1]}")
+            if rec.note:
                 lines.append(f"  note ({m}): {rec.note}")
         lines.append("")
         rec = self.recommendations[self.primary]
