@@ -448,4 +448,5 @@ def test_a_lowered_threshold_is_explained_for_every_measure_not_only_the_primary
     text = " ".join(str(shown).split())
     assert ("note (phi): 1000 members by optRF 1.2.1's rule (fitted gain per added member below 1e-06 from "
             "400 members, which rounded to the nearest thousand is 0, below the inflection point p1 = 0.44; "
-            "so, as optRF does, the threshold is lowered tenfold to 1e-07: below it from 1150 members") in text
+            "so, as optRF does, the threshold is lowered tenfold to 1e-07: below it from 1150 members"
+            ) in text
