@@ -246,8 +246,12 @@ def _figures(res, job):
     # points, bands, fits and degenerate points come from the result as plot_stability_curve reads it
     recommended = {m: r.value for m, r in res.recommendations.items()
                    if r.value is not None and (r.rule == "already stable" or not res.fits[m].poor_fit)}
+    # what the bars are: the bands' own words (the test objects resampled, or the learners only)
+    bars = (f"\nbars: {res.confidence_level:.0%} bands, "
+            + (res.interval_covers.split(":")[0] if res.method != "closed_form" else "learners only")
+            if res.bands else "")
     curve_fig = plot_stability_curve(res, recommended=recommended,
-                                     title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
+                                     title=f"Stability vs number of trees — {job.title.split(' (')[0]}{bars}")
     per_fig = None
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)

@@ -450,3 +450,20 @@ def test_a_lowered_threshold_is_explained_for_every_measure_not_only_the_primary
             "400 members, which rounded to the nearest thousand is 0, below the inflection point p1 = 0.44; "
             "so, as optRF does, the threshold is lowered tenfold to 1e-07: below it from 1150 members"
             ) in text
+
+
+def test_the_demos_curve_says_what_its_bars_are():
+    # walk of issue 35: stability.png of `predstab demo` drew 95% bands as bars without a word of them
+    from predstab import _demo
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + 0.5 * rng.normal(size=80)
+    job = _demo.TuneJob(task="regression", X=X[:60], y=y[:60], X_test=X[60:], y_test=y[60:], grid=[2, 4, 8],
+                        n_repeats=3, n_resamples=10, title="blobs")
+    res = _demo.compute(job)
+    curve, _ = _demo._figures(res, job)
+    title = " ".join(curve.axes[0].get_title().split())
+    assert title == ("Stability vs number of trees — blobs bars: 95% bands, test objects resampled, the "
+                     "forests held fixed")
+    assert res.interval_covers.startswith("test objects resampled, the forests held fixed")
