@@ -269,13 +269,16 @@ def reading(res) -> list:
     """How to read a tuning run (report.html): the curve, each measure's recommendation as its
     rule gave it, and what the recommendation's interval covers."""
     level = f"{100 * res.confidence_level:g}%"
+    unit = res.unit  # "members" for a pool of members (networks, ...), else "learners"
+    # the primary without a recommendation is told once, by the message below
+    told = {m: line for m, line in res.explanations.items()
+            if not (m == res.primary and res.recommendation is None and res.message)}
     out = [f"stability.png: each measure's stability (1 = identical predictions from refit to refit) "
-           f"against the number of learners, with {level} bootstrap bands and the 2PL curve fitted to "
-           "it as optRF fits it; the recommendation is marked where the fit is trusted.",
-           *(r.explain() for r in res.recommendations.values())]
+           f"against the number of {unit}, with {level} bootstrap bands and the 2PL curve fitted to "
+           "it as optRF fits it; the recommendation is marked where the fit is trusted.", *told.values()]
     if res.recommendation is not None:
         low, high = res.confidence_interval
-        out.append(f"Recommended: {res.recommendation} learners ({res.primary}); {level} interval "
+        out.append(f"Recommended: {res.recommendation} {unit} ({res.primary}); {level} interval "
                    f"{low:g} to {high:g} (what it covers: {res.interval_covers}).")
     if res.message:
         out.append(res.message)

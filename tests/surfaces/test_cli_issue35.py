@@ -467,3 +467,32 @@ def test_the_demos_curve_says_what_its_bars_are():
     assert title == ("Stability vs number of trees — blobs bars: 95% bands, test objects resampled, the "
                      "forests held fixed")
     assert res.interval_covers.startswith("test objects resampled, the forests held fixed")
+
+
+def test_report_reading_of_a_member_pool_is_in_members_and_says_what_is_not_trusted(tmp_path, capsys):
+    # walk of issue 35: report.html's "How to read it" said learners, told the floored icc twice, and
+    # gave phi's "6 learners reach phi = 0.95" from a poor fit without a word
+    from predstab import _demo
+
+    path = _noise_members(tmp_path)
+    code, _, err = run(capsys, "tune", "--predictions", path, "--observed", tmp_path / "y_noise.csv",
+                       "--out", tmp_path / "o")
+    assert code == 0, err
+    from predstab import TreePool, tune_num_learners
+
+    observed = pd.read_csv(tmp_path / "y_noise.csv")["y"]
+    pool = TreePool.from_predictions(pd.read_csv(path).to_numpy(), y=observed, random_state=0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, method="closed_form", n_resamples=100, random_state=0)
+    lines = _demo.reading(res)
+    assert "against the number of members" in lines[0]
+    assert not any("learner" in line for line in lines)
+    assert sum("between-object variance estimate is below 0" in line for line in lines) == 1
+    (phi,) = [line for line in lines if line.startswith("phi: ")]
+    assert phi.endswith(f"; not trusted: its 2PL fits poorly (R^2 = {res.fits['phi'].r_squared:.2f})")
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "not trusted: its 2PL fits poorly" in html
+    assert "no number of members reaches icc" in res.recommendations["icc"].note  # the result's own notes too

@@ -362,8 +362,12 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
     if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
-        message = members_wording(message, config.pool.test_predictions_.shape[1],
-                                  member_factor(config.method, config.is_classifier))
+        size = config.pool.test_predictions_.shape[1]
+        factor = member_factor(config.method, config.is_classifier)
+        message = members_wording(message, size, factor)
+        recs = {m: dataclasses.replace(r, note=members_wording(r.note, size, factor))
+                for m, r in recs.items()}
+        rec = recs[primary]
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

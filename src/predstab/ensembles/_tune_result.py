@@ -286,6 +286,21 @@ class TuningResult(Result):
         return "members" if self.settings.get("pool_size") == _MEMBER_POOL else "learners"
 
     @property
+    def explanations(self) -> dict:
+        """``{measure: one line}``: each measure's recommendation and the rule that gave it
+        (:meth:`Recommendation.explain`), in the result's own words (``unit``: members for a pool
+        of members), saying where a number comes from a 2PL that fits poorly (not trusted)."""
+        factor = member_factor(self.method, self.settings.get("voting") is not None)
+        out = {}
+        for m, rec in self.recommendations.items():
+            text = rec.explain()
+            fit = self.fits.get(m)
+            if rec.value is not None and rec.rule in ("optRF", "target") and fit is not None and fit.poor_fit:
+                text += f"; not trusted: its 2PL fits poorly (R^2 = {fit.r_squared:.2f})"
+            out[m] = members_wording(text, self.pool_size, factor) if self.unit == "members" else text
+        return out
+
+    @property
     def recommendation_seconds(self):
         """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
         return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
