@@ -246,8 +246,12 @@ def _figures(res, job):
     # points, bands, fits and degenerate points come from the result as plot_stability_curve reads it
     recommended = {m: r.value for m, r in res.recommendations.items()
                    if r.value is not None and (r.rule == "already stable" or not res.fits[m].poor_fit)}
+    # what the bars are: the bands' own words (the test objects resampled, or the learners only)
+    bars = (f"\nbars: {res.confidence_level:.0%} bands, "
+            + (res.interval_covers.split(":")[0] if res.method != "closed_form" else "learners only")
+            if res.bands else "")
     curve_fig = plot_stability_curve(res, recommended=recommended,
-                                     title=f"Stability vs number of trees — {job.title.split(' (')[0]}")
+                                     title=f"Stability vs number of trees — {job.title.split(' (')[0]}{bars}")
     per_fig = None
     if res.largest_psi is not None:
         per = np.asarray(res.largest_psi.per_object, dtype=float)
@@ -265,13 +269,16 @@ def reading(res) -> list:
     """How to read a tuning run (report.html): the curve, each measure's recommendation as its
     rule gave it, and what the recommendation's interval covers."""
     level = f"{100 * res.confidence_level:g}%"
+    unit = res.unit  # "members" for a pool of members (networks, ...), else "learners"
+    # the primary without a recommendation is told once, by the message below
+    told = {m: line for m, line in res.explanations.items()
+            if not (m == res.primary and res.recommendation is None and res.message)}
     out = [f"stability.png: each measure's stability (1 = identical predictions from refit to refit) "
-           f"against the number of learners, with {level} bootstrap bands and the 2PL curve fitted to "
-           "it as optRF fits it; the recommendation is marked where the fit is trusted.",
-           *(r.explain() for r in res.recommendations.values())]
+           f"against the number of {unit}, with {level} bootstrap bands and the 2PL curve fitted to "
+           "it as optRF fits it; the recommendation is marked where the fit is trusted.", *told.values()]
     if res.recommendation is not None:
         low, high = res.confidence_interval
-        out.append(f"Recommended: {res.recommendation} learners ({res.primary}); {level} interval "
+        out.append(f"Recommended: {res.recommendation} {unit} ({res.primary}); {level} interval "
                    f"{low:g} to {high:g} (what it covers: {res.interval_covers}).")
     if res.message:
         out.append(res.message)

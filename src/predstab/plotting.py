@@ -143,7 +143,7 @@ def _is_tuning_result(obj) -> bool:
     return hasattr(obj, "table") and hasattr(obj, "fits") and hasattr(obj, "recommendation")
 
 
-def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number of trees"):
+def _from_tuning_result(result, errors, fits, recommended, title, xlabel=None):
     """Arguments of :func:`plot_stability_curve` from a TuningResult (explicit ones win).
 
     The measures are the result's fitted ones (the table also holds ``<m>_low`` / ``<m>_high``
@@ -170,21 +170,33 @@ def _from_tuning_result(result, errors, fits, recommended, title, xlabel="number
         if not errors and getattr(result, "bands", None):
             errors = {m: np.vstack([band["low"].to_numpy(float), band["high"].to_numpy(float)])
                       for m, band in result.bands.items() if m in stability}
+    names = {}
     if fits is None:
         fits = {m: f for m, f in result.fits.items() if m in stability and getattr(f, "converged", True)}
+        # a measure without a fitted curve says so in the legend (with the reason when it is short,
+        # e.g. an ICC(1) floored at 0); its points and bars are drawn as they are
+        unfitted = {m: f for m, f in result.fits.items() if m in stability and m not in fits}
+        names = {m: f"{m}: no 2PL fit" + (f" ({f.message})" if len(str(f.message)) <= 40 else "")
+                 for m, f in unfitted.items()}
+        stability = {names.get(k, k): v for k, v in stability.items()}
+        errors = {names.get(k, k): v for k, v in errors.items()}
     if recommended is None and result.recommendation is not None:
         primary = getattr(result, "primary", None)
-        recommended = {primary: result.recommendation} if primary in stability else result.recommendation
+        named = primary in stability or primary in names  # (a renamed series keeps its measure's name here)
+        recommended = {primary: result.recommendation} if named else result.recommendation
+    unit = getattr(result, "unit", "learners")  # a pool of members (networks, ...) is told in members
+    if xlabel is None:
+        xlabel = "number of members" if unit == "members" else "number of trees"
     if title is None:
         title = f"stability against the {xlabel} ({getattr(result, 'method', 'tuning')})"
         if errors and getattr(result, "method", None) == "closed_form":
             level = getattr(result, "confidence_level", 0.95)
-            title += f"\nbars: {level:.0%} bands, learners only (these test objects, this training set)"
-    return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title
+            title += f"\nbars: {level:.0%} bands, {unit} only (these test objects, this training set)"
+    return table["n_learners"].to_numpy(dtype=float), stability, errors, fits, recommended, title, xlabel
 
 
 def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recommended=None, ax=None,
-                         title=None, logx=None, xlabel="number of trees"):
+                         title=None, logx=None, xlabel=None):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
     Parameters
@@ -213,9 +225,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     title : str, optional
     logx : bool, optional
         Logarithmic n axis; default when the grid spans more than a factor of 20.
-    xlabel : str, default "number of trees"
+    xlabel : str, optional
         What ``n`` counts, on the x axis and in the default title of a TuningResult, e.g.
-        "networks in the ensemble" for a pool of members (``TreePool.from_predictions``).
+        "networks in the ensemble". Default "number of members" for a TuningResult of a pool of
+        members (``TreePool.from_predictions``; its ``unit``), else "number of trees".
 
     Returns
     -------
@@ -231,8 +244,8 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     if _is_tuning_result(n):
         if stability is not None:
             raise TypeError("`stability` must be omitted when `n` is a tuning result (it holds the curves).")
-        n, stability, errors, fits, recommended, title = _from_tuning_result(n, errors, fits, recommended,
-                                                                             title, xlabel)
+        n, stability, errors, fits, recommended, title, xlabel = _from_tuning_result(
+            n, errors, fits, recommended, title, xlabel)
     elif stability is None:
         raise TypeError("`stability` is needed when `n` is an array of numbers of learners; or pass a "
                         "TuningResult (from predstab.tune_num_learners) alone.")
@@ -285,7 +298,11 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
         logx = n_max / n.min() > 20
     if logx:
         ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
+    elif np.all(n == np.round(n)):  # whole numbers of learners: no tick at 1.5 learners
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("number of trees" if xlabel is None else xlabel)
     ax.set_ylabel("stability")
     ax.grid(alpha=0.3)
     _legend(ax, own_figure)

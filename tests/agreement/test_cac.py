@@ -806,6 +806,61 @@ def test_asymmetric_weights_give_krippendorffs_alpha_of_the_symmetric_part():
     assert got.value != pytest.approx(predstab.krippendorff_alpha(x, weights="identity").value)
 
 
+# The external suites' asymmetric matrix (a circulant: 0.75 above the diagonal, 0 below it), on
+# irrCAC's cac.raw4raters. R 4.2.2, irrCAC 1.0 (coeff.val and coeff.se rounded to 5 decimals there):
+#   W <- matrix(c(1, .75, .5, .25, 0,  0, 1, .75, .5, .25,  .25, 0, 1, .75, .5,
+#                 .5, .25, 0, 1, .75,  .75, .5, .25, 0, 1), 5, 5, byrow = TRUE)
+#   gwet.ac1.raw(cac.raw4raters, weights = W)$est   # pa 0.886363636363636, pe 0.475802951388889,
+#                                                   # 0.78322, se 0.13826, (0.479,1), p 0.000145569
+#   fleiss.kappa.raw(...), bp.coeff.raw(...), krippen.alpha.raw(...), pa.coeff.raw(...) likewise
+# and the Python port (afergadis/irrCAC, test/unit/irrCAC/raw/test_gwet.py,
+# test_gwet_raw4raters_custom_weights, digits=3): pa 0.886, pe 0.476, 0.783, se 0.138, CI (0.479, 1).
+_CIRCULANT = np.array([[1.00, 0.75, 0.50, 0.25, 0.00],
+                       [0.00, 1.00, 0.75, 0.50, 0.25],
+                       [0.25, 0.00, 1.00, 0.75, 0.50],
+                       [0.50, 0.25, 0.00, 1.00, 0.75],
+                       [0.75, 0.50, 0.25, 0.00, 1.00]])
+
+
+_PA = 0.886363636363636  # pa of every coefficient but alpha
+
+
+@pytest.mark.parametrize(("function", "pe", "coeff", "se", "low", "port"), [
+    (predstab.gwet_ac1, 0.475802951388889, 0.78322, 0.13826, 0.479, (0.886, 0.476, 0.783, 0.138)),
+    (predstab.fleiss_kappa, 0.524197048611111, 0.76117, 0.15302, 0.424, (0.886, 0.524, 0.761, 0.153)),
+    (predstab.brennan_prediger, 0.5, 0.77273, 0.14472, 0.454, (0.886, 0.500, 0.773, 0.145)),
+    (predstab.percent_agreement, 0.0, _PA, 0.10244, 0.661, None),
+], ids=["gwet.ac1.raw", "fleiss.kappa.raw", "bp.coeff.raw", "pa.coeff.raw"])
+def test_the_external_suites_asymmetric_weights_give_irrcacs_values(function, pe, coeff, se, low, port):
+    # issue 35, item 12: gwet_ac1(ratings, weights=W) raised "`weights` must be symmetric"
+    res = function(RAW4RATERS, weights=_CIRCULANT)
+    assert res.observed == pytest.approx(_PA, abs=5e-15) and res.expected == pytest.approx(pe, abs=5e-15)
+    assert res.value == pytest.approx(coeff, abs=5e-6) and res.standard_error == pytest.approx(se, abs=5e-6)
+    assert res.confidence_interval.low == pytest.approx(low, abs=5e-4) and res.confidence_interval.high == 1.0
+    if port is not None:  # the Python port's four values, to its 3 digits
+        four = (res.observed, res.expected, res.value, res.standard_error)
+        assert [round(v, 3) for v in four] == list(port)
+
+
+def test_the_external_suites_asymmetric_weights_give_irrcacs_alpha():
+    # krippen.alpha.raw(cac.raw4raters, weights = W)$est: 0.74342, se 0.14557, (0.419,1), p 0.000459426
+    # (irrCAC's pa 0.878125 and pe 0.525 are Gwet's agreement form of alpha; predstab reports
+    # disagreements); the Python port's test_krippendorff_kappa_raw4raters_custom_weights: 0.743, 0.146
+    res = predstab.krippendorff_alpha(RAW4RATERS, weights=_CIRCULANT)
+    assert res.value == pytest.approx(0.74342, abs=5e-6)
+    assert res.standard_error == pytest.approx(0.14557, abs=5e-6)
+
+
+def test_conger_refuses_the_external_suites_matrix_whose_asymmetry_irrcac_honours():
+    # conger.kappa.raw(cac.raw4raters, weights = W)$est: se 0.14911; with (W + t(W)) / 2: se 0.14917 --
+    # irrCAC's variance of Conger's kappa uses W as given (the value, 0.76282, is the same)
+    with pytest.raises(ValueError, match=r"`weights` must be symmetric.*0.75 at \[0, 1\] and 0 at \[1, "):
+        predstab.conger_kappa(RAW4RATERS, weights=_CIRCULANT)
+    symmetric = predstab.conger_kappa(RAW4RATERS, weights=(_CIRCULANT + _CIRCULANT.T) / 2)
+    assert symmetric.value == pytest.approx(0.76282, abs=5e-6)
+    assert symmetric.standard_error == pytest.approx(0.14917, abs=5e-6)
+
+
 @pytest.mark.parametrize("function", [lambda x, w: predstab.conger_kappa(x, weights=w),
                                       lambda x, w: predstab.cohen_kappa(x[:, :2], weights=w)])
 def test_asymmetric_weights_are_refused_where_the_asymmetry_would_count(function):

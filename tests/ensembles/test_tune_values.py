@@ -532,7 +532,7 @@ def test_an_estimator_without_n_estimators_is_refused():
 
 def test_a_given_pools_settings_name_its_ensemble(bare_pool):
     fitted = TreePool(EST, n_learners=12, random_state=0).fit(XTR, YTR, XTE)
-    assert _settings(_pool_config(fitted))["estimator"] == "TreePool of 12 members (RandomForestRegressor)"
+    assert _settings(_pool_config(fitted))["estimator"] == "TreePool of 12 learners (RandomForestRegressor)"
     assert _settings(_pool_config(bare_pool))["estimator"] == ("TreePool of 24 members (built from its "
                                                                "members' predictions)")
 
@@ -542,8 +542,10 @@ def test_printed_target_rule_with_its_unrounded_n_and_the_notes(bare_pool, inter
     rec = res.recommendations["icc"]
     assert rec.rule == "target" and rec.value == math.ceil(rec.unrounded) == 4
     lines = str(res).splitlines()
-    row = next(line.split() for line in lines if line.split()[:1] == ["icc"] and len(line.split()) == 8)
+    # the target rule's recommendation is its n for target: one column, not two (issue 35)
+    row = next(line.split() for line in lines if line.split()[:1] == ["icc"] and len(line.split()) == 7)
     assert row[4:7] == ["4", "target", f"{rec.unrounded:.3g}"] and row[6] == "3.58"
+    assert not any("n for 0.95" in line for line in lines)
     assert (" The target rule: the smallest n whose fitted stability reaches target = 0.95 (each member "
             "costs a training run; optRF's rule, made for trees, is rule='optRF').") in lines
     noted = dataclasses.replace(interval_result, notes=("first note", "second note"))

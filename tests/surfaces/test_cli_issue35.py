@@ -3,6 +3,9 @@ file, the texts of tune on member pools and trees."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -211,14 +214,285 @@ def test_untrusted_fits_say_so_in_text_and_figure():
     assert line.get_linestyle() == ":" and f"R² {poor.r_squared:.2f}" in line.get_label()
 
 
-def test_grid_advice_for_members_says_they_must_be_trained_first(tmp_path, capsys):
-    # five members of pure noise: no curve to fit; the advice names members and the pool's size
+def _noise_members(tmp_path):
+    """Five members of pure noise on 40 objects, and observed responses: no between-object signal."""
     rng = np.random.default_rng(1)
     path = tmp_path / "noise.csv"
     pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"net{i}" for i in range(5)]).to_csv(path, index=False)
-    code, out, err = run(capsys, "tune", "--predictions", path, "--out", tmp_path / "o")
+    pd.DataFrame({"y": rng.normal(size=40)}).to_csv(tmp_path / "y_noise.csv", index=False)
+    return path
+
+
+def test_a_member_pool_without_signal_says_its_icc_is_floored_and_gives_agrees_value(tmp_path, capsys):
+    # issue 35: the ICC column was 0.0000 at every n while its band ran from -0.13 and agree gave
+    # -0.054, and the report advised a grid up to 16 members that no grid would help
+    import json
+    import re
+
+    path = _noise_members(tmp_path)
+    code, out, err = run(capsys, "tune", "--predictions", path, "--observed", tmp_path / "y_noise.csv",
+                         "--out", tmp_path / "o")
+    assert code == 0, err
+    code, agreed, _ = run(capsys, "agree", path, "--measure", "icc")
+    assert code == 0
+    single = re.search(r"ICC\(1\) = (-?[0-9.]+)", agreed).group(1)
+    assert single == "-0.0725"  # R: irr::icc(m, "oneway", unit = "single")$value = -0.0724852932774128
+    text = " ".join(out.split())
+    assert (f"Recommendation: none. icc: the between-object variance estimate is below 0 (ICC(1) of one "
+            f"member {single} without the floor, irr::icc's oneway single value of the objects x members "
+            "matrix): the objects' mean predictions differ less than the members' own noise predicts; it "
+            "is floored at 0, so ICC(1) is 0 at every number of members; no number of members reaches "
+            "icc = 0.95, and no larger grid would change that.") in text
+    assert "would resolve it" not in out + err and "learner" not in re.sub(r"n_learners", "", out)
+    assert "below 0" in err  # the warning says the same
+    table = pd.read_csv(tmp_path / "o" / "stability.csv")
+    assert (table["icc"] == 0).all() and (table["icc_low"] == 0).all() and (table["icc_high"] > 0).all()
+    saved = json.loads((tmp_path / "o" / "stability.json").read_text())
+    assert saved["recommendation"] is None and saved["fits"]["icc"]["message"] == "curve floored at 0"
+    # phi's 2PL fits poorly: its target-rule number is shown in brackets as not trusted, and the
+    # target rule's table has no second "n for 0.95" column saying otherwise
+    phi = saved["recommendations"]["phi"]
+    assert saved["fits"]["phi"]["poor_fit"] and phi["rule"] == "target"
+    row = next(line for line in out.splitlines() if line.strip().startswith("phi ") and "target" in line)
+    assert f"({phi['value']})" in row.split()
+    assert "n for 0.95" not in out
+    assert " (In brackets: from a 2PL that fits poorly (R^2 < 0.9), not trusted.)" in out
+
+
+def test_grid_advice_for_members_says_whether_they_must_be_trained_first(tmp_path, capsys):
+    # metric members: the closed form gives the curve at any number of members from the pool itself
+    rng = np.random.default_rng(1)
+    weak = tmp_path / "weak.csv"
+    pd.DataFrame(rng.normal(size=(40, 1)) + 1.5 * rng.normal(size=(40, 5)),
+                 columns=[f"net{i}" for i in range(5)]).to_csv(weak, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", weak, "--out", tmp_path / "o")
     assert code == 0, err
     advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
-    assert advice and all("members would resolve it (the pool holds 5: train more members first)" in line
-                          and "learners" not in line for line in advice)
-    assert all(line.count("the pool holds 5") == 1 for line in advice)
+    said = "members would resolve it (the closed form gives the curve there from the 5 members the pool " \
+           "holds: no training needed)"
+    assert advice and all(said in line and "learners" not in line for line in advice)
+    grid = re.search(r"e\.g\. \(([0-9, ]+)\)", advice[0]).group(1).replace(" ", "")
+    # ... and that grid, from the same five members, resolves it: no advice, the same recommendation
+    saved = json.loads((tmp_path / "o" / "stability.json").read_text())
+    code, again, err = run(capsys, "tune", "--predictions", weak, "--grid", grid, "--out", tmp_path / "o2")
+    assert code == 0 and "would resolve it" not in again + err
+    assert json.loads((tmp_path / "o2" / "stability.json").read_text())["recommendation"] == \
+        saved["recommendation"]
+    # class members: the disjoint-forest estimate needs the members themselves
+    votes = tmp_path / "votes.csv"
+    truth = rng.normal(size=(40, 1))
+    pd.DataFrame(np.where(truth + 1.5 * rng.normal(size=(40, 40)) > 0.3, "yes", "no"),
+                 columns=[f"m{i}" for i in range(40)]).to_csv(votes, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", votes, "--task", "classification", "--grid",
+                         "1,3,5,9", "--out", tmp_path / "o3")
+    assert code == 0, err
+    advice = [line for line in (out + err).splitlines() if "would resolve it" in line]
+    top = int(re.search(r"grid up to about (\d+) members", advice[0]).group(1))
+    assert advice and all(f"(the pool holds 40: train more members first, about {10 * top} for bands that "
+                          "keep their coverage)" in line for line in advice)
+    # four class members: no grid of 3 sizes fits a tenth of the pool (the warning advised "a grid up to 1")
+    four = tmp_path / "four.csv"
+    pd.read_csv(votes).iloc[:, :4].to_csv(four, index=False)
+    code, out, err = run(capsys, "tune", "--predictions", four, "--task", "classification", "--out",
+                         tmp_path / "o4")
+    assert code == 0, err
+    assert "no grid of 3 sizes fits a tenth of 4 members: train at least 30 members" in err
+    assert "use a grid up to 0" not in err and "use a grid up to 1" not in err
+
+
+def test_a_floored_icc_is_named_in_the_legend_and_members_are_counted_in_whole_numbers():
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+    from predstab.plotting import plot_stability_curve
+
+    noise = np.random.default_rng(1).normal(size=(40, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(noise, random_state=0), method="closed_form",
+                                n_resamples=20, random_state=0)
+    fig = plot_stability_curve(res, xlabel="members in the ensemble")
+    labels = fig.legends[0].get_texts()
+    assert [t.get_text() for t in labels] == ["icc: no 2PL fit (curve floored at 0)"]
+    fig.canvas.draw()
+    ticks = [t for t in fig.axes[0].get_xticks() if 1 <= t <= 3]
+    assert ticks == [1.0, 2.0, 3.0]  # no tick at 1.5 members
+
+
+# R's write.csv(lab) of ../shared/r-files (generate.R, set.seed(1)): 6 objects x 4 raters, complete
+_LABELS_R = '''"","V1","V2","V3","V4"
+"1","mid","low","mid","mid"
+"2","high","high","low","low"
+"3","high","mid","low","low"
+"4","low","high","low","high"
+"5","low","low","low","high"
+"6","low","low","high","high"
+'''
+
+
+def _nominal_alpha(rows):
+    """Krippendorff's (2011) nominal alpha by hand: o_ck = sum over units of pairs (c, k) / (m_u - 1)."""
+    cats = sorted({v for row in rows for v in row if v is not None})
+    o = np.zeros((len(cats), len(cats)))
+    for row in rows:
+        values = [cats.index(v) for v in row if v is not None]
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    o[a, b] += 1 / (len(values) - 1)
+    n_c, n = o.sum(axis=1), o.sum()
+    return 1 - (n - np.trace(o)) / ((n * n - np.sum(n_c**2)) / (n - 1))
+
+
+def test_agree_alpha_says_where_irr_gives_another_value(tmp_path, capsys):
+    # walk of issue 35: `agree --measure alpha` on R's complete 6 x 4 labels printed -0.00189 while
+    # irr::kripp.alpha gives -0.0309 (R 4.2.2, irr 0.84.1:
+    #   m <- as.matrix(read.csv("labels_writecsv.csv", row.names = 1))
+    #   kripp.alpha(t(matrix(as.numeric(factor(m, levels = c("low", "mid", "high"))), 6)))$value),
+    # and --help said "alpha (irr::kripp.alpha)" without a word
+    path = tmp_path / "labels_writecsv.csv"
+    path.write_text(_LABELS_R)
+    rows = [line.split(",")[1:] for line in _LABELS_R.replace('"', "").splitlines()[1:]]
+    code, out, err = run(capsys, "agree", path, "--measure", "alpha")
+    assert code == 0 and f"{_nominal_alpha(rows):.3g}" == "-0.00189" and "alpha = -0.00189" in out
+    assert "note: irr::kripp.alpha gives another value for these complete ratings of 4 raters" in err
+    # with a missing rating irr divides by m_u - 1 too: the same value, no note
+    # (R: kripp.alpha(...) of labels_na_writecsv.csv = 0.00709219858156007)
+    path.write_text(_LABELS_R.replace('"2","high"', '"2",NA').replace('"mid","low","low"', 'NA,"low","low"'))
+    rows[1][0], rows[2][1] = None, None
+    code, out, err = run(capsys, "agree", path, "--measure", "alpha")
+    assert _nominal_alpha(rows) == pytest.approx(0.00709219858156007, rel=1e-12)
+    assert code == 0 and "alpha = 0.00709" in out and "irr::kripp.alpha" not in err
+
+
+def test_a_fitted_forests_pool_is_told_in_learners_not_members():
+    # walk of issue 35: tune_num_learners(TreePool(RandomForestRegressor()).fit(...)) printed "1000 members",
+    # "The pool holds 400 members: train 600 more" and "coverage measured on random forests only ... not on
+    # pools of members" about a random forest
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import RandomForestRegressor
+
+    from predstab import TreePool, tune_num_learners
+
+    X, y = load_diabetes(return_X_y=True)
+    pool = TreePool(RandomForestRegressor(max_features=3, max_depth=4), n_learners=60, random_state=0)
+    pool.fit(X[:200], y[:200], X[300:360])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, grid=(2, 5, 10, 15), measures=("icc",), method="closed_form",
+                                n_resamples=10, random_state=0)
+    text = str(res)
+    assert "member" not in text
+    assert res.settings["estimator"] == "TreePool of 60 learners (RandomForestRegressor)"
+    assert res.settings["pool_size"] == "the learners of the given TreePool"
+    assert f" Recommendation: {res.recommendation} learners" in text
+
+
+def test_a_member_pools_plot_counts_members_not_trees():
+    # walk of issue 35 (a notebook with 5 MLPs): res.plot() said "number of trees" and "learners only"
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(4)
+    mlps = pd.DataFrame(rng.normal(size=(50, 1)) + 0.2 * rng.normal(size=(50, 5)),
+                        columns=[f"seed{s}" for s in range(5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(mlps), method="closed_form", n_resamples=10,
+                                random_state=0)
+    assert res.unit == "members"
+    ax = res.plot().axes[0]
+    assert ax.get_xlabel() == "number of members"
+    title = " ".join(ax.figure.texts[0].get_text().split()) if ax.figure.texts else " ".join(
+        ax.get_title().split())
+    assert "number of members" in title and "members only" in title and "trees" not in title
+
+
+def test_the_pool_method_on_five_members_advises_what_can_be_done():
+    # walk of issue 35: tune_num_learners(pool) of 5 MLPs (method "pool", default grid 1, 2, 3) advised
+    # "use a grid up to 2", which no grid of 3 sizes can follow
+    from predstab import TreePool, tune_num_learners
+
+    pool = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 5)))
+    with pytest.raises(ValueError) as caught:
+        tune_num_learners(pool)
+    said = str(caught.value)
+    assert said == ("`grid`: the pool of 5 members must hold at least 2 disjoint groups of the largest grid "
+                    "value (3); use method='closed_form' (the curves from the members as they are) or train "
+                    "at least 6 members (a grid of 3 sizes, 2 groups of each).")
+    pool8 = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 8)))
+    with pytest.raises(ValueError, match=r"largest grid value \(5\); use a grid up to 4 or use method="):
+        tune_num_learners(pool8, grid=(1, 3, 5))
+
+
+def test_a_lowered_threshold_is_explained_for_every_measure_not_only_the_primary():
+    # walk of issue 35 (predstab demo --quick): phi's row read "recommended 1000, unrounded 400" with no
+    # word of optRF lowering rec_thresh (400 rounds to 0, below p1; at 1e-07 the scan gives 1150)
+    import dataclasses
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(6)
+    t = rng.normal(size=(30, 1)) + 0.3 * rng.normal(size=(30, 40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(TreePool.from_predictions(t, y=rng.normal(size=30)), method="closed_form",
+                                rule="optRF", grid=(1, 2, 4, 8), n_resamples=0)
+    phi = dataclasses.replace(res.recommendations["phi"], value=1000, unrounded=400.0, rule="optRF",
+                              steps=((1e-6, 400.0, 0.0), (1e-7, 1150.0, 1000.0)), p1=0.44, note="")
+    shown = dataclasses.replace(res, recommendations={**res.recommendations, "phi": phi})
+    text = " ".join(str(shown).split())
+    assert ("note (phi): 1000 members by optRF 1.2.1's rule (fitted gain per added member below 1e-06 from "
+            "400 members, which rounded to the nearest thousand is 0, below the inflection point p1 = 0.44; "
+            "so, as optRF does, the threshold is lowered tenfold to 1e-07: below it from 1150 members"
+            ) in text
+
+
+def test_the_demos_curve_says_what_its_bars_are():
+    # walk of issue 35: stability.png of `predstab demo` drew 95% bands as bars without a word of them
+    from predstab import _demo
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + 0.5 * rng.normal(size=80)
+    job = _demo.TuneJob(task="regression", X=X[:60], y=y[:60], X_test=X[60:], y_test=y[60:], grid=[2, 4, 8],
+                        n_repeats=3, n_resamples=10, title="blobs")
+    res = _demo.compute(job)
+    curve, _ = _demo._figures(res, job)
+    title = " ".join(curve.axes[0].get_title().split())
+    assert title == ("Stability vs number of trees — blobs bars: 95% bands, test objects resampled, the "
+                     "forests held fixed")
+    assert res.interval_covers.startswith("test objects resampled, the forests held fixed")
+
+
+def test_report_reading_of_a_member_pool_is_in_members_and_says_what_is_not_trusted(tmp_path, capsys):
+    # walk of issue 35: report.html's "How to read it" said learners, told the floored icc twice, and
+    # gave phi's "6 learners reach phi = 0.95" from a poor fit without a word
+    from predstab import _demo
+
+    path = _noise_members(tmp_path)
+    code, _, err = run(capsys, "tune", "--predictions", path, "--observed", tmp_path / "y_noise.csv",
+                       "--out", tmp_path / "o")
+    assert code == 0, err
+    from predstab import TreePool, tune_num_learners
+
+    observed = pd.read_csv(tmp_path / "y_noise.csv")["y"]
+    pool = TreePool.from_predictions(pd.read_csv(path).to_numpy(), y=observed, random_state=0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, method="closed_form", n_resamples=100, random_state=0)
+    lines = _demo.reading(res)
+    assert "against the number of members" in lines[0]
+    assert not any("learner" in line for line in lines)
+    assert sum("between-object variance estimate is below 0" in line for line in lines) == 1
+    (phi,) = [line for line in lines if line.startswith("phi: ")]
+    assert phi.endswith(f"; not trusted: its 2PL fits poorly (R^2 = {res.fits['phi'].r_squared:.2f})")
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "not trusted: its 2PL fits poorly" in html
+    assert "no number of members reaches icc" in res.recommendations["icc"].note  # the result's own notes too

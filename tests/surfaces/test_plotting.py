@@ -239,7 +239,7 @@ def test_tuning_result_degenerate_points_are_a_series_of_their_own():
         measures = ("fleiss", "phi")
         recommendation, primary, bands = None, "fleiss", None
 
-    n, stability, errors, fits, recommended, _ = _from_tuning_result(Tuned(), None, None, None, None)
+    n, stability, errors, fits, recommended, _, _ = _from_tuning_result(Tuned(), None, None, None, None)
     assert list(stability) == ["fleiss", "fleiss: degenerate, 0/0 set to 1", "phi"]
     np.testing.assert_array_equal(stability["fleiss"], [0.2, 0.5, np.nan])
     np.testing.assert_array_equal(stability["fleiss: degenerate, 0/0 set to 1"], [np.nan, np.nan, 1.0])

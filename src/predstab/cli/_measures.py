@@ -12,6 +12,7 @@ from .._core._exceptions import warn_outside
 from .._core._gate import described_as
 from .._core._reading import (
     InputError,
+    InputNote,
     common_labels,
     label_matrix,
     numeric_matrix,
@@ -166,7 +167,9 @@ _AGREE_OPTIONS = {"model": ("icc",), "type": ("icc",), "unit": ("icc",), "table"
 def _define_agree(p):
     p.add_argument("ratings", metavar="RATINGS", help="CSV/Parquet: objects in rows, raters in columns")
     p.add_argument("--measure", required=True, choices=measure_names("agree"),
-                   help="icc (irr::icc), fleiss (irr::kappam.fleiss) or alpha (irr::kripp.alpha)")
+                   help="icc (irr::icc), fleiss (irr::kappam.fleiss) or alpha (irr::kripp.alpha's "
+                        "layout; Krippendorff's definition, which irr 0.84 departs from on complete "
+                        "data of more than 2 raters: a note says so)")
     icc = p.add_argument_group("--measure icc")
     icc.add_argument("--model", choices=("oneway", "twoway"), default="oneway", help="default oneway")
     icc.add_argument("--type", choices=("consistency", "agreement"), default="consistency",
@@ -228,6 +231,11 @@ def _agree(args, frame, out):
         if categories is not None:
             categories = as_data_type(categories, ratings)
         result = predstab.krippendorff_alpha(ratings, scale=args.scale, categories=categories)
+        if result.n_raters > 2 and result.n_values == result.n_objects * result.n_raters:
+            warn_outside(f"irr::kripp.alpha gives another value for these complete ratings of "
+                         f"{result.n_raters} raters: irr 0.84 does not divide each unit's coincidences by "
+                         "m_u - 1; predstab follows Krippendorff's definition (Krippendorff 2011), as "
+                         "irr does on data with a missing rating or 2 raters", InputNote)
     else:
         raise InputError(f"--measure must be icc, fleiss or alpha; got {args.measure!r}")
     # the result as R prints it (irr's layout, R's p-values); with --detail the block already

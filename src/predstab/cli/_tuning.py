@@ -351,9 +351,11 @@ def _run_members(args, out):
         write_text(stage / "stability.csv", res.table.to_csv(index=False))
         write_text(stage / "stability.json", dumps(summary))
         # the curve, its bands and 2PL fit, the recommendation (the target rule's for members)
+        bars = (f"\nbars: {res.confidence_level:.0%} bands, members only (these objects, this training set)"
+                if args.resamples else "")
         write_figure(stage / "stability.png", plot_stability_curve(
             res, xlabel="members in the ensemble",
-            title=f"Stability vs number of members: {Path(path).name}"))
+            title=f"Stability vs number of members: {Path(path).name}{bars}"))
         write_report(stage / REPORT, title=f"predstab tune --predictions {Path(path).name}",
                      command=context["command"], text=text, results=[(pool, False), (res, False)],
                      figures=[("stability.png: stability against the number of members",

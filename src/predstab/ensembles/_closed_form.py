@@ -66,7 +66,8 @@ class ClosedFormResult(Result):
     confidence_interval : ConfidenceInterval
         ``(low, high)``, arrays of shape (n_sizes,): the percentile bootstrap band at
         ``confidence_level`` of the resampled curves ``curve + errors`` (the pool's learners
-        resampled; containing ``curve``, capped at 1). NaN without bootstrap. What it covers
+        resampled; containing ``curve``, capped at 1, and ICC(1)'s at 0 from below). NaN without
+        bootstrap. What it covers
         (``covers``): **learners only** -- the expected stability of forests of ``n`` learners
         on these test objects, grown on this training set, the only randomness being the
         trees'; not the sampling of test objects or of training sets.
@@ -84,6 +85,14 @@ class ClosedFormResult(Result):
         Learners in the pool.
     voting : str or None
         "soft" / "hard" for class measures, None for metric ones.
+    single_icc : float
+        ``measure="icc"``: ICC(1) of one learner, :math:`B / (B + W)`, with the between-object
+        variance estimate :math:`B` *not* floored at 0 (the pool's Notes); for a pool whose
+        learners all predicted every object it is ``irr::icc(model = "oneway", unit = "single")``
+        (:func:`predstab.icc`) of the objects x learners matrix. Negative when the objects'
+        mean predictions differ less than the learners' own noise predicts: then :math:`B` is
+        floored at 0 and ``curve`` is 0 at every ``n`` (the print says so). NaN for the other
+        measures.
     """
 
     measure: str
@@ -95,6 +104,7 @@ class ClosedFormResult(Result):
     confidence_level: float
     pool_size: int
     voting: str | None = None
+    single_icc: float = float("nan")
 
     _renamed_attributes = {"n_bootstrap": "n_resamples"}
 
@@ -121,6 +131,8 @@ class ClosedFormResult(Result):
         if self.n_resamples:
             rows.append(("band", f"{pct} percentile bootstrap over learners, {self.n_resamples} resamples"))
             rows.append(("covers", BAND_COVERS))
+        if self.single_icc < 0:
+            rows.append(("floored", floored_icc_text(self.single_icc)))
         lines = r_block(self._title, rows)
         lines += ["", "  n_learners    value" + (f"   {pct} band ({BAND_LABEL})" if self.n_resamples else "")]
         for n, v, lo, hi in zip(self.n_learners, self.curve, self.low, self.high, strict=True):
@@ -138,6 +150,15 @@ class ClosedFormResult(Result):
         return pd.DataFrame({"measure": self.measure, "n_learners": self.n_learners, "value": self.curve,
                              "ci_low": self.low, "ci_high": self.high, "pool_size": self.pool_size,
                              "ci_covers": BAND_LABEL if self.n_resamples else ""})
+
+
+def floored_icc_text(single_icc):
+    """What a floored ICC(1) curve means, with the unfloored value of one learner (the print of
+    :class:`ClosedFormResult` and the notes of :func:`predstab.tune_num_learners`)."""
+    return (f"the between-object variance estimate is below 0 (ICC(1) of one learner {single_icc:.4f} "
+            "without the floor, irr::icc's oneway single value of the objects x learners matrix): the "
+            "objects' mean predictions differ less than the learners' own noise predicts; it is "
+            "floored at 0, so ICC(1) is 0 at every number of learners")
 
 
 # --------------------------------------------------------------------------- expected D_e
@@ -262,8 +283,9 @@ def _metric_stats(mu, var, count, n, pool_size, masked, plug_in):
     # the pool's means carry noise of variance var / count: subtract it from the
     # between-object variance (the plug-in keeps it: there the pool is everything)
     noise = 0.0 if plug_in else float(np.mean(var / count))
-    return {"d_o": within.mean(axis=1), "b": max(float(np.var(mu, ddof=1)) - noise, 0.0),
-            "w": float(np.mean(var))}
+    between = float(np.var(mu, ddof=1)) - noise  # below 0 when the means spread less than the noise
+    return {"d_o": within.mean(axis=1), "b": max(between, 0.0), "w": float(np.mean(var)),
+            "b_unfloored": between}
 
 
 def mean_inverse_count(n, rate):
@@ -599,7 +621,7 @@ def closed_form_curves(preds, mask, n, d_e, *, classifier, voting, random_state=
     return {m: curve_from_stats(stats, n, m, value, warn=True) for m, value in d_e.items()}
 
 
-def percentile_band(curve, errors, confidence_level):
+def percentile_band(curve, errors, confidence_level, *, lowest=None):
     """The band of :func:`closed_form_bands` from the bootstrap ``errors`` (resamples x sizes).
 
     The percentile interval of the resampled curves ``curve + errors`` (each resample's closed
@@ -607,7 +629,9 @@ def percentile_band(curve, errors, confidence_level):
     at positions ``(B + 1) p`` of the ``B`` finite errors (numpy's ``"weibull"`` method: an
     order statistic at ``k / (B + 1)`` has expected coverage ``k / (B + 1)``, so the band does
     not lose coverage at 100 resamples, as the default interpolation did: 0.93 for a perfect
-    pivot), widened where needed to contain the estimate and capped at 1.
+    pivot), widened where needed to contain the estimate and capped at 1 -- and at ``lowest``
+    from below where the measure cannot be lower (ICC(1), whose between-object variance is
+    floored at 0, lies in [0, 1]).
     """
     alpha = (1 - confidence_level) / 2
     with warnings.catch_warnings():
@@ -616,6 +640,8 @@ def percentile_band(curve, errors, confidence_level):
     with np.errstate(invalid="ignore"):
         low = np.minimum(np.minimum(curve + q_low, 1.0), curve)
         high = np.maximum(np.minimum(curve + q_high, 1.0), curve)
+        if lowest is not None:
+            low = np.where(low < lowest, lowest, low)
     return ConfidenceInterval(low, high)
 
 
@@ -673,7 +699,8 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
     covered). It assumes that the pool's learners are i.i.d. (bagging) and that the error of
     the closed form behaves like its bootstrap error up to a monotone transformation. It is
     the percentile interval of the resampled curves ``curve + errors`` (:func:`percentile_band`:
-    quantiles at positions ``(B + 1) p``, widened to contain the estimate, capped at 1). The
+    quantiles at positions ``(B + 1) p``, widened to contain the estimate, capped at 1, and for
+    ICC(1), whose between-object variance is floored at 0, at 0 from below). The
     basic interval ``curve - quantiles(errors)`` used before reflects the skew of the errors
     the wrong way where a few near-tied objects dominate the class disagreement, and its
     default quantile interpolation lost coverage at 100 resamples (0.93 for a perfect
@@ -731,13 +758,16 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
             errors = {m: _jackknife_calibrated(errors[m], preds, n, m, d_e[m]) for m in d_e}
     out = {}
     for m in d_e:
+        # ICC(1) lies in [0, 1] (its between-object variance is floored at 0): so does its band
         if n_resamples:
-            band = percentile_band(curves[m], errors[m], confidence_level)
+            band = percentile_band(curves[m], errors[m], confidence_level, lowest=0.0 if m == "icc" else None)
         else:
             band = ConfidenceInterval(np.full(len(n), np.nan), np.full(len(n), np.nan))
+        single = (float(curve_from_stats({"d_o": stats["w"], "b": stats["b_unfloored"]}, [1.0], m)[0])
+                  if m == "icc" else float("nan"))
         out[m] = ClosedFormResult(measure=m, n_learners=n.copy(), curve=curves[m], confidence_interval=band,
                                   errors=errors[m], n_resamples=n_resamples,
                                   confidence_level=confidence_level,
-                                  pool_size=size, voting=voting if classifier else None)
+                                  pool_size=size, voting=voting if classifier else None, single_icc=single)
     return out
 

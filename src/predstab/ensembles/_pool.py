@@ -98,7 +98,10 @@ class TreePool(HtmlDisplay):
         \\mathrm{ICC}(1)(n) = \\frac{B}{B + W / n}
 
     (``B`` removes the pool's own sampling noise from the variance of the object means and
-    is floored at 0): a 2PL with :math:`p_1 = W / B` and :math:`p_2 = 1`. APS's metric
+    is floored at 0: where the object means spread less than that noise, the estimate is below
+    0, the curve is 0 at every ``n`` and :meth:`closed_form`'s ``single_icc`` gives the unfloored
+    ICC(1) of one learner, ``irr::icc``'s oneway single value): a 2PL with :math:`p_1 = W / B`
+    and :math:`p_2 = 1`. APS's metric
     :math:`D_o(n) = W / n`, so :math:`\\phi(n) = 1 - W / (n\\,\\operatorname{var}(y))` and
     :math:`\\psi(n) = 1 - W / (n D_e)` with the fixed out-of-bag baseline's :math:`D_e`.
 
@@ -639,8 +642,9 @@ class TreePool(HtmlDisplay):
             Overrides the pool's voting for classifiers.
         n_resamples : int, default 0
             Bootstrap resamples of the learners for the band (percentile interval containing
-            the curve, capped at 1); 0: the curve alone (NaN band, no ``errors``). The band
-            covers the learners only: these test objects, this training set. 200 is a good
+            the curve, capped at 1, ICC(1)'s at 0 from below); 0: the curve alone (NaN band,
+            no ``errors``). The band covers the learners only: these test objects, this
+            training set. 200 is a good
             number for a band.
         confidence_level : float, default 0.95
         random_state : None, int or numpy.random.Generator

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabWarning
+from ._closed_form import floored_icc_text
 from ._tune_result import Recommendation
 from ._twopl import TwoPL, fit_2pl
 
@@ -140,12 +141,29 @@ def _recommend(measure, fit, n, values, grid_max, how):
         expected_stability=expected, note=note, steps=steps, p1=float(fit.p1))
 
 
-def _primary_message(primary, fit, rec, grid, excluded):
+def _floored_recommendation(measure, n, values, single_icc, how, grid_max):
+    """``(fit, recommendation)`` of an ICC(1) curve floored at 0 at every ``n`` (its between-object
+    variance estimate below 0, ``single_icc`` the ICC(1) of one learner without the floor): no 2PL
+    is fitted and no number of learners is recommended, whatever the grid."""
+    note = (f"{floored_icc_text(single_icc)}; no number of learners reaches {measure} = {how.target:g}, "
+            "and no larger grid would change that")
+    fit = _failed_fit(n, values, "curve floored at 0")
+    return fit, Recommendation(
+        measure=measure, value=None, unrounded=None, rule="none", rec_thresh=float(how.rec_thresh),
+        round_to=how.round_to, minimum=how.minimum, n_for_target=None, target=float(how.target),
+        grid_max=grid_max, beyond_grid=False, expected_stability=float("nan"), note=note, steps=(),
+        p1=float("nan"))
+
+
+def _primary_message(primary, fit, rec, grid, excluded, floored=()):
     """``(problems, message)`` about the primary measure's recommendation. A curve that has not
     flattened is a problem for optRF's rule, and for the target rule only when the target lies
-    beyond the grid (or is not reached)."""
+    beyond the grid (or is not reached). A curve floored at 0 (``primary in floored``) gets no
+    grid advice: no grid would raise it."""
     if rec.rule == "already stable":
         return [], f"{primary}: {rec.note}."
+    if primary in floored:
+        return [rec.note], f"{primary}: {rec.note}."
     if excluded and (not fit.converged or fit.poor_fit):
         how = "failed" if not fit.converged else "is poor"
         problems = [f"the 2PL fit {how} on the points left after its "
@@ -170,13 +188,17 @@ def _primary_message(primary, fit, rec, grid, excluded):
 
 
 
-def _fits_and_recommendations(table, measures, how):
+def _fits_and_recommendations(table, measures, how, floored=None):
     """Each measure's 2PL fit (finite, non-degenerate points) and recommendation by the rule
-    ``how`` (a :class:`Rule`)."""
+    ``how`` (a :class:`Rule`); the ICC(1) curves floored at 0 (``floored``: ``{measure: ICC(1) of
+    one learner without the floor}``) get none (:func:`_floored_recommendation`)."""
     n = table["n_learners"].to_numpy(dtype=float)
     fits, recs = {}, {}
     for m in measures:
         curve = table[m].to_numpy(dtype=float)
+        if m in (floored or {}):
+            fits[m], recs[m] = _floored_recommendation(m, n, curve, floored[m], how, int(n.max()))
+            continue
         flagged = np.array([m in d.split(",") for d in table["degenerate"]], dtype=bool)
         usable = np.isfinite(curve) & ~flagged
         fits[m] = _fit(n, curve, usable)

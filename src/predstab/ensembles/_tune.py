@@ -41,7 +41,7 @@ from ._tune_config import (
     _settings,
     _tune_num_learners_iv,
 )
-from ._tune_result import Recommendation, TuningResult, members_wording, runtime_model
+from ._tune_result import Recommendation, TuningResult, member_factor, members_wording, runtime_model
 from ._tune_strategies import STRATEGIES
 from ._tune_table import _measure_grid, _ordered, _point_notes, _stability_result
 
@@ -327,8 +327,9 @@ def _tuned(config, strategy, rng, progress):
     forests = strategy.forests(config, rng, progress)
     measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
     settings = _settings(config)
-    if config.pool is not None:
-        settings["pool_size"] = "the members of the given TreePool"
+    if config.pool is not None:  # a fitted forest's pool is told in learners, a pool of members in members
+        members = getattr(config.pool, "estimator", None) is None
+        settings["pool_size"] = f"the {'members' if members else 'learners'} of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
         closed_default = config.method == "closed_form" and config.precision is None
@@ -355,13 +356,18 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     rng, progress = randomness
     table, measures, grid, primary = measured.table, config.measures, config.grid, config.primary
     how = Rule(config.rule, config.target, config.rec_thresh, config.round_to)
-    fits, recs = _fits_and_recommendations(table, measures, how)
+    fits, recs = _fits_and_recommendations(table, measures, how, measured.floored)
     fit, rec = fits[primary], recs[primary]
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
-    problems, message = _primary_message(primary, fit, rec, list(grid), excluded)
+    problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
     if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
-        message = members_wording(message, config.pool.test_predictions_.shape[1])
+        size = config.pool.test_predictions_.shape[1]
+        factor = member_factor(config.method, config.is_classifier)
+        message = members_wording(message, size, factor)
+        recs = {m: dataclasses.replace(r, note=members_wording(r.note, size, factor))
+                for m, r in recs.items()}
+        rec = recs[primary]
     if problems:
         warn_outside(message, PredstabWarning)
     resampled = None

@@ -435,12 +435,19 @@ def _given_pool_iv(a):
         raise ValueError(f"psi's fixed baseline is a forest of max(grid) = {max(grid)} members; the pool has "
                          f"{size}. Use a smaller grid.")
     if a.method == "pool" and size // max(grid) < 2:
+        # a grid holds 3 sizes at least: below 3, only the closed form (or more members) helps
+        smaller = f"use a grid up to {size // 2} or " if size // 2 >= 3 else ""
         raise ValueError(f"`grid`: the pool of {size} members must hold at least 2 disjoint groups of the "
-                         f"largest grid value ({max(grid)}); use a grid up to {size // 2} or "
-                         "method='closed_form'.")
+                         f"largest grid value ({max(grid)}); {smaller}use method='closed_form' (the "
+                         "curves from the members as they are)"
+                         + ("" if smaller else " or train at least 6 members (a grid of 3 sizes, 2 groups "
+                                               "of each)") + ".")
     if a.method == "closed_form" and is_clf:
+        top = size // CLASS_POOL_FACTOR  # a grid holds 3 values at least: below 3, no grid fits
         _warn_small_class_pool(f"The pool of {size} members", size, grid,
-                               f"use a grid up to {max(size // CLASS_POOL_FACTOR, 1)}")
+                               f"use a grid up to {top}" if top >= 3 else
+                               f"no grid of 3 sizes fits a tenth of {size} members: train at least "
+                               f"{3 * CLASS_POOL_FACTOR} members for bands that keep their coverage")
     groups = (*_group("selection", a.selection), *_group("importance", a.importance))
     n_objects = pool.test_predictions_.shape[0]
     checks = SimpleNamespace(X=np.empty((n_objects, 1)), X_test=None)
@@ -471,7 +478,7 @@ def _pool_description(pool):
     size = pool.test_predictions_.shape[1]
     source = (type(pool.ensemble_).__name__ if pool.ensemble_ is not None
               else "built from its members' predictions")
-    return f"TreePool of {size} members ({source})"
+    return f"TreePool of {size} {'learners' if pool.ensemble_ is not None else 'members'} ({source})"
 
 
 def _settings(config):

@@ -15,6 +15,7 @@ from .._core._results import Result, _equal, r_signif, result
 from .._core._utils import ConfidenceInterval
 from .._core._validation import validate_params
 from ._closed_form import BAND_COVERS
+from ._tune_config import CLASS_POOL_FACTOR
 from ._tune_config import POOL_RULE as _POOL_RULE
 from ._tune_config import ROUNDING as _ROUNDING
 
@@ -122,7 +123,8 @@ class Recommendation(Result):
                     "is enough")
         rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
         if self.rule == "target":
-            text = (f"{self.measure}: {self.value} learners reach {self.measure} = {self.target:g} on the "
+            reach = "reaches" if self.value == 1 else "reach"
+            text = (f"{self.measure}: {self.value} learners {reach} {self.measure} = {self.target:g} on the "
                     f"fitted curve ({self.unrounded:.3g} before rounding up; the target rule)")
         elif len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
@@ -277,6 +279,28 @@ class TuningResult(Result):
         return out
 
     @property
+    def unit(self) -> str:
+        """What ``n_learners`` counts, in the print and the plot: "members" for a given pool of members
+        (:meth:`TreePool.from_predictions <predstab.TreePool.from_predictions>` and its siblings:
+        networks, bagged models, MCMC runs), "learners" otherwise."""
+        return "members" if self.settings.get("pool_size") == _MEMBER_POOL else "learners"
+
+    @property
+    def explanations(self) -> dict:
+        """``{measure: one line}``: each measure's recommendation and the rule that gave it
+        (:meth:`Recommendation.explain`), in the result's own words (``unit``: members for a pool
+        of members), saying where a number comes from a 2PL that fits poorly (not trusted)."""
+        factor = member_factor(self.method, self.settings.get("voting") is not None)
+        out = {}
+        for m, rec in self.recommendations.items():
+            text = rec.explain()
+            fit = self.fits.get(m)
+            if rec.value is not None and rec.rule in ("optRF", "target") and fit is not None and fit.poor_fit:
+                text += f"; not trusted: its 2PL fits poorly (R^2 = {fit.r_squared:.2f})"
+            out[m] = members_wording(text, self.pool_size, factor) if self.unit == "members" else text
+        return out
+
+    @property
     def recommendation_seconds(self):
         """Predicted seconds to fit one forest of the recommended size (NaN without one)."""
         return float("nan") if self.recommendation is None else float(self.seconds_for(self.recommendation))
@@ -384,18 +408,25 @@ class TuningResult(Result):
             lines += [f" {self.confidence_level:.0%} bootstrap bands ({covers}):"]
             lines += ["  " + line for line in shown.to_string(index=False).splitlines()] + [""]
         lines.append(" 2PL fits, stability(n) = 1 / (1 + (p1 / n)^p2), and each measure's recommendation:")
-        rows = []
+        rows, untrusted = [], False
+        target_rule = self.settings.get("rule") == "target"
         for m, fit in self.fits.items():
             rec = self.recommendations[m]
-            rows.append({"measure": m, "p1": r_signif(fit.p1), "p2": r_signif(fit.p2),
-                         "R^2": r_signif(fit.r_squared),
-                         "recommended": "-" if rec.value is None else str(rec.value),
-                         "rule": rec.rule,
-                         "unrounded": "-" if rec.unrounded is None else (
-                             f"{rec.unrounded:.3g}" if rec.rule == "target" else f"{rec.unrounded:.0f}"),
-                         f"n for {self.target:g}": "-" if rec.n_for_target is None
-                         else str(rec.n_for_target)})
+            # a number from a poor fit is shown in brackets: the notes say it is not trusted
+            poor = rec.value is not None and rec.rule in ("optRF", "target") and fit.poor_fit
+            untrusted |= poor
+            shown = "-" if rec.value is None else (f"({rec.value})" if poor else str(rec.value))
+            row = {"measure": m, "p1": r_signif(fit.p1), "p2": r_signif(fit.p2),
+                   "R^2": r_signif(fit.r_squared), "recommended": shown,
+                   "rule": rec.rule,
+                   "unrounded": "-" if rec.unrounded is None else (
+                       f"{rec.unrounded:.3g}" if rec.rule == "target" else f"{rec.unrounded:.0f}")}
+            if not target_rule:  # the target rule's recommendation is the n for target itself
+                row[f"n for {self.target:g}"] = "-" if rec.n_for_target is None else str(rec.n_for_target)
+            rows.append(row)
         lines += ["  " + line for line in pd.DataFrame(rows).to_string(index=False).splitlines()]
+        if untrusted:
+            lines.append(" (In brackets: from a 2PL that fits poorly (R^2 < 0.9), not trusted.)")
         any_rec = next(iter(self.recommendations.values()))
         if self.settings.get("rule") == "target":
             lines.append(f" The target rule: the smallest n whose fitted stability reaches target = "
@@ -406,7 +437,12 @@ class TuningResult(Result):
                          f"is below rec_thresh = {any_rec.rec_thresh:g}, rounded to "
                          f"{_ROUNDING[any_rec.round_to]}, at least {any_rec.minimum}.")
         for m, rec in self.recommendations.items():
-            if rec.note and m != self.primary:
+            if m == self.primary:  # (its rule is explained under "Recommendation")
+                continue
+            if len(rec.steps) > 1 and rec.rule == "optRF":
+                # the table's unrounded value is the first scan's; the number came from a lower threshold
+                lines.append(f"  note ({m}): {rec.explain().split(': ', 1)[1]}")
+            if rec.note:
                 lines.append(f"  note ({m}): {rec.note}")
         lines.append("")
         rec = self.recommendations[self.primary]
@@ -430,7 +466,8 @@ class TuningResult(Result):
             if self.message:
                 lines.append(f"  {self.message}")
         if self.n_for_target is not None:
-            lines.append(f" {self.n_for_target} learners reach {self.primary} = {self.target:g} "
+            lines.append(f" {self.n_for_target} learners {'reaches' if self.n_for_target == 1 else 'reach'} "
+                         f"{self.primary} = {self.target:g} "
                          "on the fitted curve")
         intercept, slope = self.runtime
         shown_intercept = 0.0 if abs(intercept) < 1e-9 else intercept  # pool times are proportional to n
@@ -443,25 +480,45 @@ class TuningResult(Result):
             lines.append(" Run time: not known (a pool built from its members' predictions)")
         if self.notes:
             lines += ["", " Notes:"] + [f"  - {note}" for note in self.notes]
-        return _as_members(lines, self) if self.settings.get("pool_size") == _MEMBER_POOL else lines
+        return _as_members(lines, self) if self.unit == "members" else lines
 
 
 _MEMBER_POOL = "the members of the given TreePool"  # settings["pool_size"] of a pool of members
 _FOREST_COVERAGE = re.compile(r"\. Measured coverage of optRF's recommendation .*?coverage-tuning\.md\)")
 
 
-def members_wording(line, pool_size=None):
+def member_factor(method, classifier):
+    """Members a grid up to ``N`` needs, per ``N``: 0 for the closed form of metric predictions
+    (any ``N`` from the pool as it is), :data:`CLASS_POOL_FACTOR` for class closed forms (bands that
+    keep their coverage), 2 for the pool method (two disjoint groups)."""
+    if method == "closed_form":
+        return CLASS_POOL_FACTOR if classifier else 0
+    return 2
+
+
+def members_wording(line, pool_size=None, factor=0):
     """``line`` about a pool of members (networks, bagged models, MCMC runs) in its own words:
     members, not learners (the API's names ``n_learners`` and ``"learners+objects"`` kept); a grid
-    advised beyond the ``pool_size`` members says they must be trained first; no coverage figure
-    measured on forests."""
+    up to ``N`` advised beyond the ``pool_size`` members says how many it needs (``factor`` x ``N``,
+    :func:`member_factor`) -- or, for the closed form of metric predictions (``factor`` 0), which
+    gives the curve at any number of members, that the pool's members give it there; no coverage
+    figure measured on forests."""
     words = {"learners": "members", "learner": "member"}
     line = re.sub(r"(?<![\w\"'+])(learners?)\b(?![+\"])", lambda m: words[m.group(1)], line)
     line = re.sub(r"\b1 members\b", "1 member", line)
+    def beyond(top):
+        if not factor:
+            return (f" (the closed form gives the curve there from the {pool_size} members the pool holds: "
+                    "no training needed)")
+        why = ("for bands that keep their coverage" if factor == CLASS_POOL_FACTOR
+               else "for two disjoint groups")
+        return (f" (the pool holds {pool_size}: train more members first, about {factor * top} {why})"
+                if factor * top > pool_size else "")
+
     if pool_size:
-        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the pool holds)",
-                      lambda m: m.group(1) + (f" (the pool holds {pool_size}: train more members first)"
-                                              if int(m.group(2)) > pool_size else ""), line)
+        line = re.sub(r"([Aa] grid up to about (\d+) members would resolve it)(?! \(the )",
+                      lambda m: m.group(1) + (beyond(int(m.group(2))) if int(m.group(2)) > pool_size
+                                              or factor * int(m.group(2)) > pool_size else ""), line)
     return _FOREST_COVERAGE.sub(". Its coverage was measured on random forests only "
                                 "(docs/benchmarks/coverage-tuning.md), not on pools of members", line)
 
@@ -470,8 +527,9 @@ def _as_members(lines, res):
     """The block of a pool of members in its own words (:func:`members_wording`), and what the
     recommendation means for a pool that holds fewer members than it recommends."""
     out = []
+    factor = member_factor(res.method, res.settings.get("voting") is not None)
     for line in lines:
-        line = members_wording(line, res.pool_size)
+        line = members_wording(line, res.pool_size, factor)
         out.append(line)
         if line.startswith(" Recommendation: ") and res.recommendation is not None and res.pool_size:
             more = res.recommendation - res.pool_size

@@ -157,8 +157,9 @@ class _Refit:
         return _Forests(values=values, baseline=baseline, baseline_text=text)
 
     def closed_columns(self, config, forests, progress):
-        """``({measure: (curve, low, high, errors)}, {measure: reason})``: none here."""
-        return {}, {}
+        """``({measure: (curve, low, high, errors)}, {measure: reason}, {measure: single_icc})``:
+        none here."""
+        return {}, {}, {}
 
     def primary_resamples(self, config, forests, measured, rng, progress):
         """The bands of the measures (added to the table) and the primary measure's resampled
@@ -264,8 +265,10 @@ class _ClosedForm(_Pool):
         return pool
 
     def closed_columns(self, config, forests, progress):
-        """``({measure: (curve, low, high, errors)}, {measure: reason})`` of the closed forms; a
-        measure that fails is NaN.
+        """``({measure: (curve, low, high, errors)}, {measure: reason}, {measure: single_icc})`` of
+        the closed forms: a measure that fails is NaN; the last holds the ICC(1) of one learner
+        where the between-object variance estimate was below 0 and the curve is floored at 0
+        (:attr:`ClosedFormResult.single_icc`).
 
         One :meth:`TreePool.closed_form` call per measure, each with a fresh generator from the
         same seed (:meth:`_TuneConfig.closed_rng`: the pool's own, or for a given pool one derived
@@ -274,7 +277,7 @@ class _ClosedForm(_Pool):
         """
         baselines = _closed_baselines(forests)
         n_resamples = config.n_resamples
-        out, failed = {}, {}
+        out, failed, floored = {}, {}, {}
         for m in config.closed:
             try:
                 with warnings.catch_warnings():
@@ -285,11 +288,13 @@ class _ClosedForm(_Pool):
                         random_state=config.closed_rng(forests.pool_size),
                         progress=progress.callback(f"closed form and bands ({m})"))
                 out[m] = (r.curve, r.low, r.high, r.errors) if n_resamples else (r.curve, None, None, None)
+                if r.single_icc < 0:
+                    floored[m] = r.single_icc
             except Exception as exc:  # noqa: BLE001 -- the other measures still count
                 nan = np.full(len(config.grid), np.nan)
                 out[m] = (nan, nan if n_resamples else None, nan if n_resamples else None, None)
                 failed[m] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-        return out, failed
+        return out, failed, floored
 
     def primary_resamples(self, config, forests, measured, rng, progress):
         """The closed-form primary: its learners' resampled curves (the bands' errors), or with

@@ -50,6 +50,7 @@ class _Measured:
     closed: dict  # {measure: (curve, low, high, errors)} of the closed forms
     failed: dict  # {measure: {n: reason}}
     degenerate: dict  # {measure: [n, ...]}
+    floored: dict = dataclasses.field(default_factory=dict)  # {measure: single_icc} of floored ICC curves
 
 
 def _closed_baselines(forests):
@@ -100,9 +101,10 @@ def _resampled(name, gv, config, forests, rows):
         return float("nan")
 
 
-def _measure_grid(config, forests, closed, closed_failed):
+def _measure_grid(config, forests, closed, closed_failed, floored):
     """The grid table: the closed forms' columns (with their bands), every other measure at
-    every grid value; the failures and the degenerate points."""
+    every grid value; the failures, the degenerate points and the closed forms floored at 0
+    (``floored``: ``{measure: ICC(1) of one learner without the floor}``)."""
     grid, values = config.grid, forests.values
     columns = {"n_learners": list(grid)}
     failed, degenerate = {m: dict.fromkeys(grid, reason) for m, reason in closed_failed.items()}, {}
@@ -131,7 +133,8 @@ def _measure_grid(config, forests, closed, closed_failed):
     columns["degenerate"] = [",".join(m for m in config.measures if n in degenerate.get(m, ())) for n in grid]
     columns["seconds"] = [values[n].seconds for n in grid]
     columns["n_forests"] = [values[n].n_forests for n in grid]
-    return _Measured(table=pd.DataFrame(columns), closed=closed, failed=failed, degenerate=degenerate)
+    return _Measured(table=pd.DataFrame(columns), closed=closed, failed=failed, degenerate=degenerate,
+                     floored=dict(floored))
 
 
 def _point_notes(measured):
