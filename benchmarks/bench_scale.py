@@ -170,6 +170,113 @@ def jobs(n_test, pool_size, n_bootstrap, dtype):
     return {"n_test": int(n_test), "jobs": out}
 
 
+def tune_vs_forest(n_test, pool_size, n_jobs, profile=None):
+    """``tune_num_learners(method="closed_form", n_jobs=n_jobs, pool_size=pool_size)`` against the
+    same forest's own ``fit`` + ``predict`` with the same ``n_jobs``, in this process (issue 37,
+    item 6). The forest runs first, then the tuning, then the forest again (the forest's time is the
+    mean of its two runs: a load that changes during the run touches both sides). ``profile``: a
+    path for the tuning's cProfile statistics (a separate, second tuning run)."""
+    from sklearn.ensemble import RandomForestRegressor
+    from threadpoolctl import threadpool_limits
+
+    from predstab import tune_num_learners
+
+    X, y, X_test = _data(n_test)
+    forest = {"fit": [], "predict": []}
+
+    def own():
+        model = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_estimators=pool_size,
+                                      n_jobs=n_jobs, random_state=0)
+        start = time.perf_counter()
+        model.fit(X, y)
+        forest["fit"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        model.predict(X_test)
+        forest["predict"].append(time.perf_counter() - start)
+
+    def tune():
+        return tune_num_learners(_estimator(), X, y, X_test, grid=GRID, method="closed_form",
+                                 pool_size=pool_size, n_jobs=n_jobs, random_state=0)
+
+    with threadpool_limits(n_jobs):
+        tune_num_learners(_estimator(), X[:200], y[:200], X_test[:200], grid=(5, 10, 20),
+                          method="closed_form", pool_size=60, n_jobs=n_jobs, random_state=0)  # warm-up
+        own()
+        start = time.perf_counter()
+        res = tune()
+        tune_s = time.perf_counter() - start
+        own()
+        stats = None
+        if profile:
+            import cProfile
+            import pstats
+
+            prof = cProfile.Profile()
+            prof.runcall(tune)
+            prof.dump_stats(profile)
+            stats = pstats.Stats(profile)
+    table = res.table
+    digest = __import__("hashlib").sha256(
+        table.drop(columns=["seconds"]).to_csv(float_format="%.17g").encode()
+        + repr(res.recommendation).encode() + repr(res.confidence_interval).encode()).hexdigest()[:16]
+    out = {"n_test": int(n_test), "pool": pool_size, "n_jobs": n_jobs, "tune": tune_s,
+           "forest_fit": float(np.mean(forest["fit"])), "forest_predict": float(np.mean(forest["predict"])),
+           "forest_runs": forest, "recommendation": res.recommendation, "digest": digest,
+           "load": os.getloadavg()}
+    if stats is not None:
+        out["profile"] = profile
+    return out
+
+
+def _median_runs(rows, n_jobs):
+    mine = [r for r in rows if r["n_jobs"] == n_jobs]
+    return {k: float(np.median([r[k] for r in mine])) for k in ("forest_fit", "forest_predict", "tune")}
+
+
+def _tune_row(k, r):
+    own = r["forest_fit"] + r["forest_predict"]
+    return (f"| {k} | {r['n_jobs']} | {r['forest_fit']:.2f} | {r['forest_predict']:.2f} | {own:.2f} | "
+            f"{r['tune']:.2f} | {r['tune'] / own:.2f} | {r['load'][0]:.2f} | `{r['digest']}` |")
+
+
+def tune_section(rows):
+    """The tuning against the forest's own fit + predict at n_jobs 1 and 2: every run, the
+    medians, the speed-ups and the Amdahl estimate for 64 cores."""
+    lines = ["| run | n_jobs | forest fit s | forest predict s | fit + predict s | tune s | "
+             "tune / (fit + predict) | load (1 min) | table digest |", "|---" * 9 + "|"]
+    lines += [_tune_row(k, r) for k, r in enumerate(rows, 1)]
+    med = {j: _median_runs(rows, j) for j in (1, 2)}
+    lines += ["", "Medians over the runs:", "",
+              "| n_jobs | forest fit s | forest predict s | fit + predict s | tune s | "
+              "tune / (fit + predict) |", "|---" * 6 + "|"]
+    for j, m in med.items():
+        own = m["forest_fit"] + m["forest_predict"]
+        lines.append(f"| {j} | {m['forest_fit']:.2f} | {m['forest_predict']:.2f} | {own:.2f} | "
+                     f"{m['tune']:.2f} | {m['tune'] / own:.2f} |")
+    one, two = med[1], med[2]
+    own1, own2 = one["forest_fit"] + one["forest_predict"], two["forest_fit"] + two["forest_predict"]
+    speed = {"forest fit": one["forest_fit"] / two["forest_fit"],
+             "forest predict": one["forest_predict"] / two["forest_predict"],
+             "forest fit + predict": own1 / own2, "tune": one["tune"] / two["tune"]}
+    lines += ["", "| speed-up from n_jobs 1 to 2 (medians) | parallel fraction p (Amdahl) | "
+              "speed-up on 64 cores from p |", "|---|---|---|"]
+    for name, value in speed.items():
+        p, s64 = amdahl(value, 64)
+        lines.append(f"| {name}: {value:.2f} | {p:.2f} | {s64:.1f} |")
+    digests = {r["digest"] for r in rows}
+    lines += ["", "Tables bit-identical for every run and n_jobs: "
+              + ("yes (one digest)." if len(digests) == 1 else f"NO ({len(digests)} digests).")]
+    return lines
+
+
+def amdahl(speedup, cores, base=2):
+    """Parallel fraction ``p`` from a measured speed-up on ``base`` cores, and the speed-up it gives
+    on ``cores``: ``S(k) = 1 / ((1 - p) + p / k)``."""
+    p = (1 - 1 / speedup) / (1 - 1 / base)
+    p = min(max(p, 0.0), 1.0)
+    return p, 1 / ((1 - p) + p / cores)
+
+
 def _child(args_list):
     """Run one measurement in a fresh interpreter; return its JSON line."""
     proc = subprocess.run([sys.executable, __file__, *args_list], capture_output=True, text=True)
@@ -221,7 +328,7 @@ def jobs_table(res):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="+", type=float, default=[1e3, 1e4, 1e5])
+    ap.add_argument("--sizes", nargs="*", type=float, default=[1e3, 1e4, 1e5])
     ap.add_argument("--pool", type=int, default=1000)
     ap.add_argument("--n-bootstrap", type=int, default=200)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
@@ -233,12 +340,26 @@ def main(argv=None):
     ap.add_argument("--one", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--one-jobs", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--one-dask", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--tune-jobs", type=float, default=0,
+                    help="size of the tune_num_learners vs the forest's own fit + predict comparison at "
+                         "n_jobs 1 and 2 (0: skip)")
+    ap.add_argument("--profile", type=Path, help="with --tune-jobs: cProfile the tuning into this directory")
+    ap.add_argument("--repeats", type=int, default=2, help="with --tune-jobs: runs per n_jobs (interleaved)")
+    ap.add_argument("--tune-json", type=Path, help="with --tune-jobs: also save its runs here")
+    ap.add_argument("--tune-from", type=Path,
+                    help="the --tune-jobs section from the runs saved by --tune-json (not measured again)")
+    ap.add_argument("--one-tune", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--n-jobs", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
         print(json.dumps(one_size(args.one, args.pool, args.n_bootstrap, args.dtype, args.one <= 1e5)))
         return
     if args.one_dask is not None:
         print(json.dumps(one_size(args.one_dask, args.pool, args.n_bootstrap, args.dtype, False, dask=True)))
+        return
+    if args.one_tune is not None:
+        prof = None if args.profile is None else str(args.profile / f"tune-{args.n_jobs}.prof")
+        print(json.dumps(tune_vs_forest(args.one_tune, args.pool, args.n_jobs, prof)))
         return
     if args.one_jobs is not None:
         print(json.dumps(jobs(args.one_jobs, args.pool, args.n_bootstrap, args.dtype)))
@@ -281,6 +402,22 @@ def main(argv=None):
         jobs_res = _child(["--one-jobs", str(args.jobs), *common])
         lines_jobs = jobs_table(jobs_res)
         print("\n".join(lines_jobs))
+    tune_rows = None
+    if args.tune_from is not None:
+        tune_rows = json.loads(args.tune_from.read_text(encoding="utf-8"))
+    elif args.tune_jobs:
+        tune_rows = []
+        for _ in range(args.repeats):
+            for n_jobs in (1, 2):
+                tune_rows.append(_child(["--one-tune", str(args.tune_jobs), "--n-jobs", str(n_jobs),
+                                         "--pool", str(args.pool)]))
+                tune_rows[-1]["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+                print(_tune_row(len(tune_rows), tune_rows[-1]), flush=True)
+        if args.tune_json is not None:
+            args.tune_json.write_text(json.dumps(tune_rows, indent=1), encoding="utf-8")
+    if tune_rows:
+        lines_tune = tune_section(tune_rows)
+        print("\n".join(lines_tune))
     load_end = os.getloadavg()
     print(f"load average at end: {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
     print("\n".join(lines))
