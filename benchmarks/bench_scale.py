@@ -170,12 +170,12 @@ def jobs(n_test, pool_size, n_bootstrap, dtype):
     return {"n_test": int(n_test), "jobs": out}
 
 
-def tune_vs_forest(n_test, pool_size, n_jobs, profile=None):
+def tune_vs_forest(n_test, pool_size, n_jobs, profile=False):
     """``tune_num_learners(method="closed_form", n_jobs=n_jobs, pool_size=pool_size)`` against the
     same forest's own ``fit`` + ``predict`` with the same ``n_jobs``, in this process (issue 37,
     item 6). The forest runs first, then the tuning, then the forest again (the forest's time is the
-    mean of its two runs: a load that changes during the run touches both sides). ``profile``: a
-    path for the tuning's cProfile statistics (a separate, second tuning run)."""
+    mean of its two runs: a load that changes during the run touches both sides). ``profile``: one
+    more, profiled, tuning run gives the seconds of its steps (:data:`STEPS`)."""
     from sklearn.ensemble import RandomForestRegressor
     from threadpoolctl import threadpool_limits
 
@@ -206,15 +206,7 @@ def tune_vs_forest(n_test, pool_size, n_jobs, profile=None):
         res = tune()
         tune_s = time.perf_counter() - start
         own()
-        stats = None
-        if profile:
-            import cProfile
-            import pstats
-
-            prof = cProfile.Profile()
-            prof.runcall(tune)
-            prof.dump_stats(profile)
-            stats = pstats.Stats(profile)
+        steps = _profiled_steps(tune) if profile else None
     table = res.table
     digest = __import__("hashlib").sha256(
         table.drop(columns=["seconds"]).to_csv(float_format="%.17g").encode()
@@ -222,10 +214,65 @@ def tune_vs_forest(n_test, pool_size, n_jobs, profile=None):
     out = {"n_test": int(n_test), "pool": pool_size, "n_jobs": n_jobs, "tune": tune_s,
            "forest_fit": float(np.mean(forest["fit"])), "forest_predict": float(np.mean(forest["predict"])),
            "forest_runs": forest, "recommendation": res.recommendation, "digest": digest,
-           "load": os.getloadavg()}
-    if stats is not None:
-        out["profile"] = profile
+           "load": os.getloadavg(), "autogroup": _autogroup()}
+    if steps is not None:
+        out["steps"] = steps
     return out
+
+
+# where a tuning's time goes: (label, file, function) of cProfile's cumulative wall seconds in the
+# calling thread (a step that waits for its worker threads counts their wall time)
+STEPS = [
+    ("pool fit (scikit-learn's forest fit)", "_pool.py", "_fit_in_steps"),
+    ("- of it: scikit-learn's serial estimator construction", "_base.py", "_make_estimator"),
+    ("prediction cache (test objects and training rows)", "_forest.py", "learner_predictions"),
+    ("out-of-bag rows of every tree (serial)", "_forest.py", "inbag_mask"),
+    ("closed forms and bands of ICC, phi, psi", "_tune_strategies.py", "closed_columns"),
+    ("recommendation interval: learners+objects resampled", "_recommendation_interval.py",
+     "_learner_object_curves"),
+    ("recommendation interval: 2PL fits of the resampled curves (serial)", "_recommendation_interval.py",
+     "_interval"),
+    ("whole tune_num_learners call", "_tune.py", "tune_num_learners"),
+]
+
+
+def _profiled_steps(call):
+    """Cumulative seconds of :data:`STEPS` in one more, profiled, run of ``call``."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(call)
+    stats = pstats.Stats(prof).stats
+    out = {}
+    for label, filename, function in STEPS:
+        out[label] = sum(v[3] for k, v in stats.items() if k[0].endswith(filename) and k[2] == function)
+    return out
+
+
+def steps_table(rows):
+    """The profiled steps at each n_jobs (medians over the runs)."""
+    have = [r for r in rows if "steps" in r]
+    if not have:
+        return []
+    jobs = sorted({r["n_jobs"] for r in have})
+    lines = ["| step (cProfile, seconds) | " + " | ".join(f"n_jobs {j}" for j in jobs) + " | speed-up |",
+             "|---" * (len(jobs) + 2) + "|"]
+    for label, _, _ in STEPS:
+        med = [float(np.median([r["steps"][label] for r in have if r["n_jobs"] == j])) for j in jobs]
+        speed = f"{med[0] / med[-1]:.2f}" if len(med) > 1 and med[-1] > 0 else "-"
+        lines.append(f"| {label} | " + " | ".join(f"{v:.2f}" for v in med) + f" | {speed} |")
+    return lines
+
+
+def _autogroup():
+    """This process's scheduling group and its nice (Linux autogroups: the kernel shares the cores
+    between sessions first, whatever their processes' own nice)."""
+    try:
+        with open("/proc/self/autogroup") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
 
 
 def _median_runs(rows, n_jobs):
@@ -267,6 +314,34 @@ def tune_section(rows):
     lines += ["", "Tables bit-identical for every run and n_jobs: "
               + ("yes (one digest)." if len(digests) == 1 else f"NO ({len(digests)} digests).")]
     return lines
+
+
+def tune_page(rows, lines_tune, args):
+    """The page's section of ``--tune-jobs`` (or ``--tune-from``)."""
+    when = sorted({r.get("when", "") for r in rows} - {""})
+    source = (f"the runs saved in `{args.tune_from}`" if args.tune_from is not None else "this run")
+    return [
+        "## tune_num_learners against the forest's own fit + predict, n_jobs 1 and 2 (issue 37, item 6)", "",
+        "`tune_num_learners(RandomForestRegressor(max_features=\"sqrt\", min_samples_split=5), X, y, "
+        f"X_test, grid=(50, 100, 200), method=\"closed_form\", pool_size={rows[0]['pool']}, n_jobs=n_jobs, "
+        f"random_state=0)` (the defaults otherwise: ICC, phi and psi with bands from 100 resamples, the "
+        f"learners+objects recommendation interval) on {rows[0]['n_test']:,} test objects, against "
+        f"`RandomForestRegressor(..., n_estimators={rows[0]['pool']}, n_jobs=n_jobs)`'s own `fit(X, y)` + "
+        "`predict(X_test)` in the same process (forest, tuning, forest again: the forest's seconds are the "
+        "mean of its two runs), BLAS threads limited to n_jobs (`tune_num_learners` itself runs BLAS in one "
+        f"thread), every run in a fresh process, n_jobs 1 and 2 interleaved; from {source}"
+        + (f" ({', '.join(when)})" if when else "") + ". Load: the 1-minute load average at the end of "
+        "each run is in the table; the other sessions' jobs ran at the same time (the load is theirs plus "
+        "this run's), so a core was not always free for n_jobs = 2."
+        + (f" Scheduling: {'; '.join(sorted({r['autogroup'] for r in rows if r.get('autogroup')}))} "
+           "(the kernel shares the cores between sessions first; a session's autogroup nice sets its share "
+           "against the other sessions, whose jobs ran at per-process nice 10, which does not count across "
+           "sessions)." if any(r.get("autogroup") for r in rows) else ""), "",
+        *lines_tune, "",
+        "Parallel fraction ``p`` from a speed-up ``S`` on 2 cores (Amdahl: ``S(k) = 1 / ((1 - p) + p / k)``, "
+        "so ``p = 2 (1 - 1 / S)``), and the speed-up it implies on 64 cores. Measured on 2 shared cores, "
+        "``p`` is a lower bound: the other jobs' CPU time lowers every measured speed-up, the forest's "
+        "own too.", ""]
 
 
 def amdahl(speedup, cores, base=2):
@@ -343,7 +418,8 @@ def main(argv=None):
     ap.add_argument("--tune-jobs", type=float, default=0,
                     help="size of the tune_num_learners vs the forest's own fit + predict comparison at "
                          "n_jobs 1 and 2 (0: skip)")
-    ap.add_argument("--profile", type=Path, help="with --tune-jobs: cProfile the tuning into this directory")
+    ap.add_argument("--profile", action="store_true",
+                    help="with --tune-jobs: one more, profiled, tuning per run: the seconds of its steps")
     ap.add_argument("--repeats", type=int, default=2, help="with --tune-jobs: runs per n_jobs (interleaved)")
     ap.add_argument("--tune-json", type=Path, help="with --tune-jobs: also save its runs here")
     ap.add_argument("--tune-from", type=Path,
@@ -358,8 +434,7 @@ def main(argv=None):
         print(json.dumps(one_size(args.one_dask, args.pool, args.n_bootstrap, args.dtype, False, dask=True)))
         return
     if args.one_tune is not None:
-        prof = None if args.profile is None else str(args.profile / f"tune-{args.n_jobs}.prof")
-        print(json.dumps(tune_vs_forest(args.one_tune, args.pool, args.n_jobs, prof)))
+        print(json.dumps(tune_vs_forest(args.one_tune, args.pool, args.n_jobs, args.profile)))
         return
     if args.one_jobs is not None:
         print(json.dumps(jobs(args.one_jobs, args.pool, args.n_bootstrap, args.dtype)))
@@ -410,13 +485,13 @@ def main(argv=None):
         for _ in range(args.repeats):
             for n_jobs in (1, 2):
                 tune_rows.append(_child(["--one-tune", str(args.tune_jobs), "--n-jobs", str(n_jobs),
-                                         "--pool", str(args.pool)]))
+                                         "--pool", str(args.pool)] + (["--profile"] if args.profile else [])))
                 tune_rows[-1]["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
                 print(_tune_row(len(tune_rows), tune_rows[-1]), flush=True)
         if args.tune_json is not None:
             args.tune_json.write_text(json.dumps(tune_rows, indent=1), encoding="utf-8")
     if tune_rows:
-        lines_tune = tune_section(tune_rows)
+        lines_tune = tune_section(tune_rows) + [""] + steps_table(tune_rows)
         print("\n".join(lines_tune))
     load_end = os.getloadavg()
     print(f"load average at end: {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
@@ -447,10 +522,16 @@ def main(argv=None):
             text += [*dask_lines[:1], "", *dask_lines[1:], ""]
         if jobs_res is not None:
             text += [*lines_jobs, ""]
-        text += ["ICC(1) and band at the largest size: "
-                 + ", ".join(f"{n}: {c:.4f} [{lo:.4f}, {hi:.4f}]"
-                             for n, c, lo, hi in zip(GRID, rows[-1]["icc"], rows[-1]["low"], rows[-1]["high"],
-                                                     strict=True)), ""]
+        if rows:
+            last = rows[-1]
+            bands = zip(GRID, last["icc"], last["low"], last["high"], strict=True)
+            text += ["ICC(1) and band at the largest size: "
+                     + ", ".join(f"{n}: {c:.4f} [{lo:.4f}, {hi:.4f}]" for n, c, lo, hi in bands), ""]
+        if tune_rows:
+            text += tune_page(tune_rows, lines_tune, args)
+        text += ["Beyond one machine's memory (the objects x trees matrix never gathered: `DaskTreePool` on "
+                 "a `LocalCluster`, up to 10^6 test objects x 10,000 trees): "
+                 "[scale-cluster.md](scale-cluster.md), generated by `benchmarks/bench_scale_dask.py`.", ""]
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text("\n".join(text), encoding="utf-8")
         print(f"wrote {args.markdown}")
