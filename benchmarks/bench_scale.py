@@ -170,6 +170,188 @@ def jobs(n_test, pool_size, n_bootstrap, dtype):
     return {"n_test": int(n_test), "jobs": out}
 
 
+def tune_vs_forest(n_test, pool_size, n_jobs, profile=False):
+    """``tune_num_learners(method="closed_form", n_jobs=n_jobs, pool_size=pool_size)`` against the
+    same forest's own ``fit`` + ``predict`` with the same ``n_jobs``, in this process (issue 37,
+    item 6). The forest runs first, then the tuning, then the forest again (the forest's time is the
+    mean of its two runs: a load that changes during the run touches both sides). ``profile``: one
+    more, profiled, tuning run gives the seconds of its steps (:data:`STEPS`)."""
+    from sklearn.ensemble import RandomForestRegressor
+    from threadpoolctl import threadpool_limits
+
+    from predstab import tune_num_learners
+
+    X, y, X_test = _data(n_test)
+    forest = {"fit": [], "predict": []}
+
+    def own():
+        model = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_estimators=pool_size,
+                                      n_jobs=n_jobs, random_state=0)
+        start = time.perf_counter()
+        model.fit(X, y)
+        forest["fit"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        model.predict(X_test)
+        forest["predict"].append(time.perf_counter() - start)
+
+    def tune():
+        return tune_num_learners(_estimator(), X, y, X_test, grid=GRID, method="closed_form",
+                                 pool_size=pool_size, n_jobs=n_jobs, random_state=0)
+
+    with threadpool_limits(n_jobs):
+        tune_num_learners(_estimator(), X[:200], y[:200], X_test[:200], grid=(5, 10, 20),
+                          method="closed_form", pool_size=60, n_jobs=n_jobs, random_state=0)  # warm-up
+        own()
+        start = time.perf_counter()
+        res = tune()
+        tune_s = time.perf_counter() - start
+        own()
+        steps = _profiled_steps(tune) if profile else None
+    table = res.table
+    digest = __import__("hashlib").sha256(
+        table.drop(columns=["seconds"]).to_csv(float_format="%.17g").encode()
+        + repr(res.recommendation).encode() + repr(res.confidence_interval).encode()).hexdigest()[:16]
+    out = {"n_test": int(n_test), "pool": pool_size, "n_jobs": n_jobs, "tune": tune_s,
+           "forest_fit": float(np.mean(forest["fit"])), "forest_predict": float(np.mean(forest["predict"])),
+           "forest_runs": forest, "recommendation": res.recommendation, "digest": digest,
+           "load": os.getloadavg(), "autogroup": _autogroup()}
+    if steps is not None:
+        out["steps"] = steps
+    return out
+
+
+# where a tuning's time goes: (label, file, function) of cProfile's cumulative wall seconds in the
+# calling thread (a step that waits for its worker threads counts their wall time)
+STEPS = [
+    ("pool fit (scikit-learn's forest fit)", "_pool.py", "_fit_in_steps"),
+    ("- of it: scikit-learn's serial estimator construction", "_base.py", "_make_estimator"),
+    ("prediction cache (test objects and training rows)", "_forest.py", "learner_predictions"),
+    ("out-of-bag rows of every tree (serial)", "_forest.py", "inbag_mask"),
+    ("closed forms and bands of ICC, phi, psi", "_tune_strategies.py", "closed_columns"),
+    ("recommendation interval: learners+objects resampled", "_recommendation_interval.py",
+     "_learner_object_curves"),
+    ("recommendation interval: 2PL fits of the resampled curves (serial)", "_recommendation_interval.py",
+     "_interval"),
+    ("whole tune_num_learners call", "_tune.py", "tune_num_learners"),
+]
+
+
+def _profiled_steps(call):
+    """Cumulative seconds of :data:`STEPS` in one more, profiled, run of ``call``."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(call)
+    stats = pstats.Stats(prof).stats
+    out = {}
+    for label, filename, function in STEPS:
+        out[label] = sum(v[3] for k, v in stats.items() if k[0].endswith(filename) and k[2] == function)
+    return out
+
+
+def steps_table(rows):
+    """The profiled steps at each n_jobs (medians over the runs)."""
+    have = [r for r in rows if "steps" in r]
+    if not have:
+        return []
+    jobs = sorted({r["n_jobs"] for r in have})
+    lines = ["| step (cProfile, seconds) | " + " | ".join(f"n_jobs {j}" for j in jobs) + " | speed-up |",
+             "|---" * (len(jobs) + 2) + "|"]
+    for label, _, _ in STEPS:
+        med = [float(np.median([r["steps"][label] for r in have if r["n_jobs"] == j])) for j in jobs]
+        speed = f"{med[0] / med[-1]:.2f}" if len(med) > 1 and med[-1] > 0 else "-"
+        lines.append(f"| {label} | " + " | ".join(f"{v:.2f}" for v in med) + f" | {speed} |")
+    return lines
+
+
+def _autogroup():
+    """This process's scheduling group and its nice (Linux autogroups: the kernel shares the cores
+    between sessions first, whatever their processes' own nice)."""
+    try:
+        with open("/proc/self/autogroup") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
+def _median_runs(rows, n_jobs):
+    mine = [r for r in rows if r["n_jobs"] == n_jobs]
+    return {k: float(np.median([r[k] for r in mine])) for k in ("forest_fit", "forest_predict", "tune")}
+
+
+def _tune_row(k, r):
+    own = r["forest_fit"] + r["forest_predict"]
+    return (f"| {k} | {r['n_jobs']} | {r['forest_fit']:.2f} | {r['forest_predict']:.2f} | {own:.2f} | "
+            f"{r['tune']:.2f} | {r['tune'] / own:.2f} | {r['load'][0]:.2f} | `{r['digest']}` |")
+
+
+def tune_section(rows):
+    """The tuning against the forest's own fit + predict at n_jobs 1 and 2: every run, the
+    medians, the speed-ups and the Amdahl estimate for 64 cores."""
+    lines = ["| run | n_jobs | forest fit s | forest predict s | fit + predict s | tune s | "
+             "tune / (fit + predict) | load (1 min) | table digest |", "|---" * 9 + "|"]
+    lines += [_tune_row(k, r) for k, r in enumerate(rows, 1)]
+    med = {j: _median_runs(rows, j) for j in (1, 2)}
+    lines += ["", "Medians over the runs:", "",
+              "| n_jobs | forest fit s | forest predict s | fit + predict s | tune s | "
+              "tune / (fit + predict) |", "|---" * 6 + "|"]
+    for j, m in med.items():
+        own = m["forest_fit"] + m["forest_predict"]
+        lines.append(f"| {j} | {m['forest_fit']:.2f} | {m['forest_predict']:.2f} | {own:.2f} | "
+                     f"{m['tune']:.2f} | {m['tune'] / own:.2f} |")
+    one, two = med[1], med[2]
+    own1, own2 = one["forest_fit"] + one["forest_predict"], two["forest_fit"] + two["forest_predict"]
+    speed = {"forest fit": one["forest_fit"] / two["forest_fit"],
+             "forest predict": one["forest_predict"] / two["forest_predict"],
+             "forest fit + predict": own1 / own2, "tune": one["tune"] / two["tune"]}
+    lines += ["", "| speed-up from n_jobs 1 to 2 (medians) | parallel fraction p (Amdahl) | "
+              "speed-up on 64 cores from p |", "|---|---|---|"]
+    for name, value in speed.items():
+        p, s64 = amdahl(value, 64)
+        lines.append(f"| {name}: {value:.2f} | {p:.2f} | {s64:.1f} |")
+    digests = {r["digest"] for r in rows}
+    lines += ["", "Tables bit-identical for every run and n_jobs: "
+              + ("yes (one digest)." if len(digests) == 1 else f"NO ({len(digests)} digests).")]
+    return lines
+
+
+def tune_page(rows, lines_tune, args):
+    """The page's section of ``--tune-jobs`` (or ``--tune-from``)."""
+    when = sorted({r.get("when", "") for r in rows} - {""})
+    source = (f"the runs saved in `{args.tune_from}`" if args.tune_from is not None else "this run")
+    return [
+        "## tune_num_learners against the forest's own fit + predict, n_jobs 1 and 2 (issue 37, item 6)", "",
+        "`tune_num_learners(RandomForestRegressor(max_features=\"sqrt\", min_samples_split=5), X, y, "
+        f"X_test, grid=(50, 100, 200), method=\"closed_form\", pool_size={rows[0]['pool']}, n_jobs=n_jobs, "
+        f"random_state=0)` (the defaults otherwise: ICC, phi and psi with bands from 100 resamples, the "
+        f"learners+objects recommendation interval) on {rows[0]['n_test']:,} test objects, against "
+        f"`RandomForestRegressor(..., n_estimators={rows[0]['pool']}, n_jobs=n_jobs)`'s own `fit(X, y)` + "
+        "`predict(X_test)` in the same process (forest, tuning, forest again: the forest's seconds are the "
+        "mean of its two runs), BLAS threads limited to n_jobs (`tune_num_learners` itself runs BLAS in one "
+        f"thread), every run in a fresh process, n_jobs 1 and 2 interleaved; from {source}"
+        + (f" ({', '.join(when)})" if when else "") + ". Load: the 1-minute load average at the end of "
+        "each run is in the table; the other sessions' jobs ran at the same time (the load is theirs plus "
+        "this run's), so a core was not always free for n_jobs = 2."
+        + (f" Scheduling: {'; '.join(sorted({r['autogroup'] for r in rows if r.get('autogroup')}))} "
+           "(the kernel shares the cores between sessions first; a session's autogroup nice sets its share "
+           "against the other sessions, whose jobs ran at per-process nice 10, which does not count across "
+           "sessions)." if any(r.get("autogroup") for r in rows) else ""), "",
+        *lines_tune, "",
+        "Parallel fraction ``p`` from a speed-up ``S`` on 2 cores (Amdahl: ``S(k) = 1 / ((1 - p) + p / k)``, "
+        "so ``p = 2 (1 - 1 / S)``), and the speed-up it implies on 64 cores. Measured on 2 shared cores, "
+        "``p`` is a lower bound: the other jobs' CPU time lowers every measured speed-up, the forest's "
+        "own too.", ""]
+
+
+def amdahl(speedup, cores, base=2):
+    """Parallel fraction ``p`` from a measured speed-up on ``base`` cores, and the speed-up it gives
+    on ``cores``: ``S(k) = 1 / ((1 - p) + p / k)``."""
+    p = (1 - 1 / speedup) / (1 - 1 / base)
+    p = min(max(p, 0.0), 1.0)
+    return p, 1 / ((1 - p) + p / cores)
+
+
 def _child(args_list):
     """Run one measurement in a fresh interpreter; return its JSON line."""
     proc = subprocess.run([sys.executable, __file__, *args_list], capture_output=True, text=True)
@@ -221,7 +403,7 @@ def jobs_table(res):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="+", type=float, default=[1e3, 1e4, 1e5])
+    ap.add_argument("--sizes", nargs="*", type=float, default=[1e3, 1e4, 1e5])
     ap.add_argument("--pool", type=int, default=1000)
     ap.add_argument("--n-bootstrap", type=int, default=200)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
@@ -233,12 +415,26 @@ def main(argv=None):
     ap.add_argument("--one", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--one-jobs", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--one-dask", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--tune-jobs", type=float, default=0,
+                    help="size of the tune_num_learners vs the forest's own fit + predict comparison at "
+                         "n_jobs 1 and 2 (0: skip)")
+    ap.add_argument("--profile", action="store_true",
+                    help="with --tune-jobs: one more, profiled, tuning per run: the seconds of its steps")
+    ap.add_argument("--repeats", type=int, default=2, help="with --tune-jobs: runs per n_jobs (interleaved)")
+    ap.add_argument("--tune-json", type=Path, help="with --tune-jobs: also save its runs here")
+    ap.add_argument("--tune-from", type=Path,
+                    help="the --tune-jobs section from the runs saved by --tune-json (not measured again)")
+    ap.add_argument("--one-tune", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--n-jobs", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
         print(json.dumps(one_size(args.one, args.pool, args.n_bootstrap, args.dtype, args.one <= 1e5)))
         return
     if args.one_dask is not None:
         print(json.dumps(one_size(args.one_dask, args.pool, args.n_bootstrap, args.dtype, False, dask=True)))
+        return
+    if args.one_tune is not None:
+        print(json.dumps(tune_vs_forest(args.one_tune, args.pool, args.n_jobs, args.profile)))
         return
     if args.one_jobs is not None:
         print(json.dumps(jobs(args.one_jobs, args.pool, args.n_bootstrap, args.dtype)))
@@ -281,6 +477,22 @@ def main(argv=None):
         jobs_res = _child(["--one-jobs", str(args.jobs), *common])
         lines_jobs = jobs_table(jobs_res)
         print("\n".join(lines_jobs))
+    tune_rows = None
+    if args.tune_from is not None:
+        tune_rows = json.loads(args.tune_from.read_text(encoding="utf-8"))
+    elif args.tune_jobs:
+        tune_rows = []
+        for _ in range(args.repeats):
+            for n_jobs in (1, 2):
+                tune_rows.append(_child(["--one-tune", str(args.tune_jobs), "--n-jobs", str(n_jobs),
+                                         "--pool", str(args.pool)] + (["--profile"] if args.profile else [])))
+                tune_rows[-1]["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+                print(_tune_row(len(tune_rows), tune_rows[-1]), flush=True)
+        if args.tune_json is not None:
+            args.tune_json.write_text(json.dumps(tune_rows, indent=1), encoding="utf-8")
+    if tune_rows:
+        lines_tune = tune_section(tune_rows) + [""] + steps_table(tune_rows)
+        print("\n".join(lines_tune))
     load_end = os.getloadavg()
     print(f"load average at end: {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
     print("\n".join(lines))
@@ -310,10 +522,16 @@ def main(argv=None):
             text += [*dask_lines[:1], "", *dask_lines[1:], ""]
         if jobs_res is not None:
             text += [*lines_jobs, ""]
-        text += ["ICC(1) and band at the largest size: "
-                 + ", ".join(f"{n}: {c:.4f} [{lo:.4f}, {hi:.4f}]"
-                             for n, c, lo, hi in zip(GRID, rows[-1]["icc"], rows[-1]["low"], rows[-1]["high"],
-                                                     strict=True)), ""]
+        if rows:
+            last = rows[-1]
+            bands = zip(GRID, last["icc"], last["low"], last["high"], strict=True)
+            text += ["ICC(1) and band at the largest size: "
+                     + ", ".join(f"{n}: {c:.4f} [{lo:.4f}, {hi:.4f}]" for n, c, lo, hi in bands), ""]
+        if tune_rows:
+            text += tune_page(tune_rows, lines_tune, args)
+        text += ["Beyond one machine's memory (the objects x trees matrix never gathered: `DaskTreePool` on "
+                 "a `LocalCluster`, up to 10^6 test objects x 10,000 trees): "
+                 "[scale-cluster.md](scale-cluster.md), generated by `benchmarks/bench_scale_dask.py`.", ""]
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text("\n".join(text), encoding="utf-8")
         print(f"wrote {args.markdown}")

@@ -210,28 +210,38 @@ def _extrapolation(runs):
     n, p = 10**6, 10_000
     cpu = fit_tree * p + pass_unit * n * p
     share = sum(r["fit_cpu"] + r["bands_cpu"] for r in dask) / sum(r["fit"] + r["bands"] for r in dask)
-    lines += ["", f"Extrapolated from the largest run ({big['n_test']:,} x {big['pool']:,}; its CPU costs "
-              "per unit): **10^6 test objects x 10,000 trees** (40 GB if gathered) needs about "
+    full = big["n_test"] * big["pool"] >= n * p
+    source = ("measured in the 10^6 x 10,000 run" if full else "extrapolated from the largest run "
+              f"({big['n_test']:,} x {big['pool']:,}; its CPU costs per unit)")
+    forest_gb = big["forest_bytes"] / big["pool"] * p / 1e9
+    lines += ["", f"**10^6 test objects x 10,000 trees** (40 GB if gathered), {source}: "
               f"{fit_tree * p / 60:.0f} CPU min to fit and {pass_unit * n * p / 60:.0f} CPU min for the "
-              f"bands pass, {cpu / 3600:.2f} CPU h in all: on 2 free cores {cpu / 2 / 60:.0f} min, on 10 "
+              f"bands pass, {cpu / 3600:.2f} CPU h in all: on 2 free cores {cpu / 2 / 60:.0f} min; on 10 "
               "machines of 2 cores (20 worker threads; the fit splits by trees, the pass by chunks of "
-              "objects) "
-              f"about {cpu / 20 / 60:.1f} min, on 10 machines of 16 cores about {cpu / 160 / 60:.1f} min, "
-              "plus sending the forest to every worker. Memory per worker: one chunk of predictions "
-              "(64 MiB) and its float64 temporaries per thread, plus the forest "
-              f"({big['forest_bytes'] / big['pool'] * p / 1e9:.1f} GB for 10,000 trees of this job): it "
-              "does not grow with the test objects. The Dask path costs about twice the in-memory CPU: "
-              "its per-chunk functions cost what the in-memory pass costs (in one process, 33,536 objects "
-              "x 300 trees: prediction 0.98 CPU s against 0.95, reductions 0.32 against 0.43), the rest is "
-              "the cluster's own work (scheduler, heartbeats, the workers' profiler, moving chunks), which "
-              "grows with the wall time the shared cores stretch.",
-              "", "The 10^6 x 10,000 run itself was not attempted: at the share of the cores these runs "
-              f"got ({share:.2f} cores: CPU over wall seconds of the dask rows) it takes about "
-              f"{cpu / share / 3600:.1f} h on this machine shared by 8 jobs (the budget was 15 minutes); "
-              "the rows above are its scaled versions, "
-              "and the bands pass grows linearly in objects x trees (compare the CPU ns / tree-object of "
-              "the rows). The in-memory path holds the 4-byte matrix in the client (0.4 GB at 10^5 x "
-              "1,000; 40 GB at 10^6 x 10,000, which does not fit in this machine's 24 GB)."]
+              f"objects: about {-(-n * p * 4 // 2**26):,} chunks of 64 MiB, enough for every thread) about "
+              f"{cpu / 20 / 60:.1f} min, on 10 machines of 16 cores about "
+              f"{cpu / 160 / 60:.1f} min, plus sending the forest to every worker once "
+              f"({forest_gb:.2f} GB for 10,000 trees of this job: about {8 * forest_gb:.0f} s per worker "
+              "on a 1 Gbit/s network). Memory per worker: one chunk of predictions "
+              "(64 MiB) and its float64 temporaries per thread, plus the forest: it does not grow with the "
+              "test objects (the worker peaks in the table). The CPU per tree-object of the pass includes "
+              "predicting (the in-memory pool predicted in its fit) and the cluster's own work (scheduler, "
+              "heartbeats, moving chunks), which grows with the wall time the shared cores stretch."]
+    if full:
+        lines += ["", f"The 10^6 x 10,000 run took {(big['fit'] + big['bands']) / 60:.0f} min of wall time "
+                  f"({share:.2f} cores on average: CPU over wall seconds of the dask rows, the cores being "
+                  "shared with the other jobs). The in-memory path cannot run it: the 4-byte matrix alone is "
+                  "40 GB, this machine has 24 GB."]
+    else:
+        lines += ["", "The 10^6 x 10,000 run itself was not attempted: at the share of the cores these runs "
+                  f"got ({share:.2f} cores: CPU over wall seconds of the dask rows) it takes about "
+                  f"{cpu / share / 3600:.1f} h on this shared machine; the rows above are its scaled "
+                  "versions, and the bands pass grows linearly in objects x trees (compare the CPU ns / "
+                  "tree-object of the rows). The in-memory path holds the 4-byte matrix in the client "
+                  "(40 GB at 10^6 x 10,000, which does not fit in this machine's 24 GB)."]
+    notes = [f"- {r['mode']} {r['n_test']:,} x {r['pool']:,}: {r['note']}" for r in runs if r.get("note")]
+    if notes:
+        lines += ["", "Scheduling of the runs (recorded with the runs):", "", *notes]
     return lines
 
 

@@ -104,6 +104,10 @@ MODULES: dict[str, list[str]] = {
                            "tests/ensembles/test_pool_members_and_progress.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
                                "tests/ensembles/test_pool_closed_form.py"],
+    # the two-class vote estimators beyond half the pool and the cluster pool (issue 37)
+    "ensembles/_vote_mixture": ["tests/ensembles/test_vote_mixture.py",
+                                "tests/ensembles/test_closed_form_functions.py"],
+    "ensembles/_distributed": ["tests/ensembles/test_distributed.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
     "ensembles/_repeated": ["tests/ensembles/test_repeated_predictions.py"],
     # the file layer (was _io): test_reading.py / test_writing.py run it in-process on tiny files;

@@ -302,6 +302,20 @@ def _pool():
     return predstab.TreePool(_forest(), n_learners=16, random_state=0).fit(X, y, X_test)
 
 
+def _on_cluster(call):
+    """``call(client)`` on an in-process Dask cluster of one worker thread, closed afterwards (no
+    client stays active for the other tests)."""
+    import distributed
+
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as c:
+        return call(c)
+
+
+def _dask_pool(client):
+    X, y, X_test = _regression_data()
+    return predstab.DaskTreePool(_forest(), n_learners=8, random_state=0, client=client).fit(X, y, X_test)
+
+
 def _closed(fig):
     """A figure of a plot call, closed (the registry only checks the call)."""
     import matplotlib.pyplot as plt
@@ -417,6 +431,10 @@ CALLS = {
     "TreePool.fit": (lambda *a, **kw: predstab.TreePool(_forest(), n_learners=8, random_state=0)
                      .fit(*a, **kw), _regression_data(), {}),
     "TreePool.extend": (lambda *a, **kw: _pool().extend(*a, **kw), (4,), {}),
+    "DaskTreePool.fit": (lambda *a, **kw: _on_cluster(
+        lambda c: predstab.DaskTreePool(_forest(), n_learners=8, random_state=0, client=c).fit(*a, **kw)),
+        _regression_data(), {}),
+    "DaskTreePool.extend": (lambda *a, **kw: _on_cluster(lambda c: _dask_pool(c).extend(*a, **kw)), (4,), {}),
     "TreePool.forests": (lambda *a, **kw: _pool().forests(*a, **kw), (4,), {"n_forests": 2}),
     "TreePool.oob_baseline": (lambda *a, **kw: _pool().oob_baseline(*a, **kw), (), {}),
     "StabilityResult.per_object_frame": (
@@ -447,6 +465,8 @@ TARGETS = {
     "TreePool.closed_form": lambda: predstab.TreePool.closed_form,
     "TreePool.fit": lambda: predstab.TreePool.fit,
     "TreePool.extend": lambda: predstab.TreePool.extend,
+    "DaskTreePool.fit": lambda: predstab.DaskTreePool.fit,
+    "DaskTreePool.extend": lambda: predstab.DaskTreePool.extend,
     "TreePool.forests": lambda: predstab.TreePool.forests,
     "TreePool.oob_baseline": lambda: predstab.TreePool.oob_baseline,
     "StabilityResult.per_object_frame": lambda: predstab.StabilityResult.per_object_frame,
@@ -475,6 +495,7 @@ DATA = {
     "tune_num_learners": {"estimator", "X", "y", "X_test"},
     "TreePool.closed_form": {"n"},
     "TreePool.fit": {"X", "y", "X_test"},
+    "DaskTreePool.fit": {"X", "y", "X_test"},
     "read_table": {"path"},
     "ratings_from_long": {"data"},
 }
@@ -483,10 +504,7 @@ DATA = {
 # engine, phi/psi, TreePool, StabilityResult). The merge empties this set: a name stays here only
 # while it is undeclared (the registry test fails once a pending name is declared, so that it is
 # moved to CALLS).
-# DaskTreePool's fit and extend: their valid example call needs a Dask cluster (a LocalCluster per
-# call would cost seconds each); TreePool.fit / extend declare the same parameters and are checked
-# here, DaskTreePool's are tested in tests/ensembles/test_distributed.py
-PENDING: set = {"DaskTreePool.fit", "DaskTreePool.extend"}
+PENDING: set = set()
 
 # Public classes whose methods are not functions of this registry: scikit-learn estimators validate
 # their parameters in fit (scikit-learn's convention), warnings and named tuples have no options.

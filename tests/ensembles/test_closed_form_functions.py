@@ -998,3 +998,49 @@ def test_bands_pass_n_jobs_to_the_pass_over_objects(monkeypatch):
                              random_state=1)["icc"]
     assert seen == [2]
     np.testing.assert_array_equal(a.errors, b.errors)  # the numbers do not depend on it
+
+
+def test_shared_passes_read_the_pool_once_and_change_no_number(monkeypatch):
+    # issue 37, item 6: tune_num_learners computes ICC, phi and psi with one generator; inside
+    # shared_passes their moments-and-resampling pass and the jackknife pass run once
+    preds = np.random.default_rng(4).normal(size=(300, 1))[:, [0] * 40] + np.random.default_rng(5).normal(
+        size=(300, 40))
+    n = np.array([1.0, 4.0, 20.0])
+    d_e = {"icc": None, "phi": 2.5, "psi": 1.5}
+
+    def bands(seed):
+        return {m: cf.closed_form_bands(preds, None, n, {m: v}, classifier=False, voting=None, n_resamples=25,
+                                        random_state=seed)[m] for m, v in d_e.items()}
+
+    plain = bands(1)
+    passes, jacks = [], []
+    moments, jackknife = cf._metric_moments, cf._jackknife_pass
+    monkeypatch.setattr(cf, "_metric_moments", lambda *a, **k: passes.append(1) or moments(*a, **k))
+    monkeypatch.setattr(cf, "_jackknife_pass", lambda *a, **k: jacks.append(1) or jackknife(*a, **k))
+    with cf.shared_passes():
+        shared = bands(1)
+        assert (len(passes), len(jacks)) == (1, 1)
+        other = bands(2)  # other resampling counts: one more moments pass, the same jackknife
+        assert (len(passes), len(jacks)) == (2, 1)
+        mu, var, count = cf.metric_moments(preds)  # no counts: served by the first pass
+        assert len(passes) == 2
+    np.testing.assert_array_equal(mu, preds.mean(axis=1))
+    np.testing.assert_allclose(var, preds.var(axis=1, ddof=1), rtol=1e-12)
+    for m in d_e:
+        for field in ("curve", "errors", "low", "high"):
+            np.testing.assert_array_equal(getattr(shared[m], field), getattr(plain[m], field))
+        assert not np.array_equal(other[m].errors, plain[m].errors)
+    bands(1)  # outside the scope nothing is kept: three passes again
+    assert (len(passes), len(jacks)) == (5, 4)
+
+
+def test_jackknife_pass_threads_give_the_same_sums():
+    preds = np.random.default_rng(6).gamma(2.0, size=(1000, 30))  # 16 blocks of 64 objects
+    one, three = cf._metric_jackknife_stats(preds), cf._metric_jackknife_stats(preds, n_jobs=3)
+    for key in ("w", "b"):
+        np.testing.assert_array_equal(three[key], one[key])
+    # the pool without learner 0, by hand
+    rest = preds[:, 1:]
+    w = rest.var(axis=1, ddof=1).mean()
+    assert one["w"][0] == pytest.approx(w, rel=1e-12)
+    assert one["b"][0] == pytest.approx(max(rest.mean(axis=1).var(ddof=1) - w / 29, 0.0), rel=1e-10)

@@ -59,6 +59,27 @@ def test_regression_closed_forms_bands_and_forests_equal_in_memory(client, regre
         np.asarray(dist.test_predictions_)
 
 
+def test_extend_fits_the_added_learners_on_the_cluster_as_in_memory(client, regression):
+    # extend: one more ensemble from the pool's generator, fitted on the workers, joined; the same
+    # learners and numbers as the in-memory pool's extend (before, DaskTreePool.extend raised)
+    X, y, Xt = regression
+    est = RandomForestRegressor(max_features=2, min_samples_leaf=3)
+    mem = TreePool(est, n_learners=40, random_state=3).fit(X, y, Xt).extend(30)
+    dist = DaskTreePool(est, n_learners=40, random_state=3, chunk_bytes=64 * 70 * 8).fit(X, y, Xt)
+    assert dist.extend(30) is dist and dist.ensemble_.n_estimators == 70
+    assert dist.test_predictions_.shape == (500, 70)
+    a = mem.closed_form([1, 5, 35, 100], n_resamples=30)
+    b = dist.closed_form([1, 5, 35, 100], n_resamples=30)
+    for field in ("curve", "errors", "low", "high"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(mem.forests(35), dist.forests(35))  # the added learners are columns 40-69
+    np.testing.assert_array_equal(mem.train_predictions_, dist.train_predictions_)
+    np.testing.assert_array_equal(mem.oob_, dist.oob_)
+    assert dist.fit_seconds_ > 0
+    with pytest.raises(ValueError, match="`n_learners`"):
+        dist.extend(1)
+
+
 @pytest.mark.parametrize("voting", ["hard", "soft"])
 def test_classification_closed_forms_equal_in_memory(client, voting):
     X, y = make_classification(450, 6, flip_y=0.2, random_state=0)

@@ -19,7 +19,7 @@ from sklearn.linear_model import LinearRegression
 
 from predstab import TreePool
 from predstab._core._validation import InvalidParameterError
-from predstab.ensembles._forest import oob_predict
+from predstab.ensembles._forest import learner_predictions, oob_predict
 from predstab.ensembles._pool import _join_ensembles
 from tests.ensembles._pools import (
     LABELS,
@@ -174,6 +174,28 @@ def test_float32_cache_and_threads_give_the_same_predictions():
     np.testing.assert_allclose(two.curve, one.curve, rtol=1e-12)
     with pytest.raises(ValueError, match="`dtype`"):
         TreePool(RandomForestRegressor(), dtype="int8").fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestRegressor(n_estimators=37, max_features=2, random_state=0).fit(X, Y),
+    lambda: RandomForestClassifier(n_estimators=37, max_depth=4, random_state=0).fit(XC, np.arange(40) % 3),
+])
+def test_learner_predictions_are_each_trees_prediction_in_every_chunking(make):
+    # chunks of trees over all rows (issue 37, item 6): every chunk size, thread count and progress
+    # reporting gives each tree's own predict / predict_proba, exactly
+    forest = make()
+    rows = np.random.default_rng(1).normal(size=(301, X.shape[1]))
+    expected = per_tree(forest, rows.astype(np.float32))
+    for n_jobs in (1, 3):
+        for chunk_bytes in (1, 3 * 301 * 8 * 3, 2**30):  # one tree, a few trees, every tree per chunk
+            ticks = []
+            got = learner_predictions(forest, rows, n_jobs=n_jobs, chunk_bytes=chunk_bytes,
+                                      progress=lambda done, total, seen=ticks: seen.append((done, total)))
+            np.testing.assert_array_equal(got, expected)
+            assert ticks[-1] == (37, 37) and [d for d, _ in ticks] == sorted({d for d, _ in ticks})
+    single = learner_predictions(forest, rows, dtype=np.float32, n_jobs=2, chunk_bytes=1)
+    assert single.dtype == np.float32
+    np.testing.assert_array_equal(single, expected.astype(np.float32))
 
 
 # ----------------------------------------------------------------------------- fit

@@ -17,8 +17,11 @@ The formulas are in the Notes of :class:`~predstab.TreePool`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
+import hashlib
 import warnings
 
 import numpy as np
@@ -185,6 +188,37 @@ def _block_rows(n_obj, size):
     return int(np.clip(min(n_obj // 8, _BLOCK_BYTES // (8 * max(int(size), 1))), 64, _ROWS))
 
 
+_SHARED = contextvars.ContextVar("predstab_shared_passes", default=None)
+
+
+@contextlib.contextmanager
+def shared_passes():
+    """Within it, the metric passes over a pool (:func:`metric_moments` with the resampling sums,
+    the jackknife sums) run once per predictions array, mask and counts: ``tune_num_learners``
+    computes ICC, phi and psi with one generator (three passes became one; issue 37, item 6).
+    For a scope in which the arrays are not changed in place; the memo ends with it."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _shared(kind, arrays, counts, compute):
+    """``compute()``, or its result in the :func:`shared_passes` scope for the same ``arrays`` (by
+    identity; the memo holds them) and ``counts`` (by value; None: any, the moments are the same)."""
+    memo = _SHARED.get()
+    if memo is None:
+        return compute()
+    results = memo.setdefault((kind, *map(id, arrays)), (arrays, {}))[1]
+    digest = None if counts is None else hashlib.sha1(np.ascontiguousarray(counts).tobytes()).hexdigest()
+    if digest not in results and digest is None and results:
+        return next(iter(results.values()))[:3]
+    if digest not in results:
+        results[digest] = compute()
+    return results[digest]
+
+
 def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None):
     """Per object: the mean and variance (``ddof=1``) of the (voting) learners' predictions
     and their number, in float64, in blocks of objects (no full-size temporary).
@@ -196,6 +230,12 @@ def metric_moments(preds, mask=None, counts=None, *, n_jobs=None, progress=None)
     (numpy and BLAS release the GIL); the blocks' sums are added in block order, so the
     numbers do not depend on it. ``progress(done, total)``: the objects done, block by block.
     """
+    return _shared("moments", (preds, mask), counts,
+                   lambda: _metric_moments(preds, mask, counts, n_jobs=n_jobs, progress=progress))
+
+
+def _metric_moments(preds, mask, counts, *, n_jobs, progress):
+    """:func:`metric_moments` without the memo of :func:`shared_passes`."""
     if hasattr(preds, "metric_moments"):  # per-learner predictions on a cluster (_distributed)
         return preds.metric_moments(counts)
     n_obj, size = preds.shape
@@ -338,21 +378,37 @@ def _metric_bootstrap(preds, mask, n, counts, sums=None):
     return out
 
 
-def _metric_jackknife_stats(preds):
+def _metric_jackknife_stats(preds, n_jobs=None):
     """The closed-form statistics of the pool without learner ``j``, for every ``j`` (test
     objects): ``{"w", "b"}`` arrays of shape (n_learners,), from three sums over objects per
     learner of the deviations ``d_ij`` from the object means (one pass, blocks of objects).
 
     Without learner ``j`` an object's mean is ``mu_i - d_ij / (P - 1)`` and its sum of squared
-    deviations ``(P - 1) var_i - P d_ij^2 / (P - 1)``.
+    deviations ``(P - 1) var_i - P d_ij^2 / (P - 1)``. ``n_jobs``: threads over the blocks,
+    whose sums are added in block order (the numbers do not depend on it); shared within
+    :func:`shared_passes`.
     """
+    return _shared("jackknife", (preds,), None, lambda: _jackknife_pass(preds, n_jobs))
+
+
+def _jackknife_pass(preds, n_jobs):
     if hasattr(preds, "jackknife_stats"):  # per-learner predictions on a cluster (_distributed)
         return preds.jackknife_stats()
     n_obj, size = preds.shape
     rows = _block_rows(n_obj, size)
     ref = float(np.mean(preds[0], dtype=np.float64))
-    parts = (jackknife_block(preds[start:start + rows], ref) for start in range(0, n_obj, rows))
-    return jackknife_stats(parts, n_obj, size)
+    starts = range(0, n_obj, rows)
+
+    def one_block(start):
+        return jackknife_block(preds[start:start + rows], ref)
+
+    workers = min(effective_n_jobs(n_jobs), len(starts))
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            return jackknife_stats(list(pool.map(one_block, starts)), n_obj, size)
+    return jackknife_stats(map(one_block, starts), n_obj, size)
 
 
 def jackknife_block(block, ref):
@@ -378,7 +434,7 @@ def jackknife_stats(parts, n_obj, size):
     return {"w": w, "b": np.maximum(between - w / k, 0.0)}
 
 
-def _jackknife_calibrated(errors, preds, n, measure, d_e):
+def _jackknife_calibrated(errors, preds, n, measure, d_e, n_jobs=None):
     """Metric bootstrap errors scaled up, per forest size, to the jackknife standard error
     where the bootstrap's is smaller.
 
@@ -391,7 +447,7 @@ def _jackknife_calibrated(errors, preds, n, measure, d_e):
     size = preds.shape[1]
     if size < 3 or len(errors) < 2:
         return errors
-    jack = _metric_jackknife_stats(preds)
+    jack = _metric_jackknife_stats(preds, n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         values = np.stack([curve_from_stats({"d_o": w / n, "b": b, "w": w}, n, measure, d_e)
@@ -755,7 +811,7 @@ def closed_form_bands(preds, mask, n, d_e, *, classifier, voting, n_resamples=20
             resampled = _metric_bootstrap(preds, mask, n, counts, sums[0] if sums else None)
         errors = {m: np.stack([curve_from_stats(s, n, m, d_e[m]) for s in resampled]) - truth[m] for m in d_e}
         if not classifier and mask is None:
-            errors = {m: _jackknife_calibrated(errors[m], preds, n, m, d_e[m]) for m in d_e}
+            errors = {m: _jackknife_calibrated(errors[m], preds, n, m, d_e[m], n_jobs) for m in d_e}
     out = {}
     for m in d_e:
         # ICC(1) lies in [0, 1] (its between-object variance is floored at 0): so does its band

@@ -19,11 +19,12 @@ from __future__ import annotations
 import copy
 import time
 import warnings
+from numbers import Integral
 
 import numpy as np
 
 from .._core._utils import ConfidenceInterval, check_rng, seeds_from
-from .._core._validation import Options, check_param
+from .._core._validation import Interval, Options, check_param, validate_params
 from ._closed_form import (
     ClosedFormResult,
     _block_rows,
@@ -38,7 +39,7 @@ from ._closed_form import (
 )
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 from ._members import _check_probabilities, _labels_to_votes
-from ._pool import TreePool, _pool_iv, check_test_data
+from ._pool import TreePool, _join_ensembles, _pool_iv, check_test_data
 from ._recommendation_interval import _logit_pivot, resampled_metric_block, resampled_metric_stats
 from ._tune_table import _closed_baselines
 
@@ -523,7 +524,8 @@ class DaskTreePool(TreePool):
     bands bit for bit (the chunks hold the in-memory pass's blocks and their sums are added in
     its order), the class closed forms and the learners+objects interval to rounding (sums over
     objects in another order; tested to 1e-12). ``X_test`` is required (out-of-bag closed forms
-    on the training rows stay in memory) and :meth:`extend` is not available. More than two
+    on the training rows stay in memory); :meth:`extend` fits the added learners on the workers as
+    well. More than two
     classes beyond half the pool (whose extrapolation draws random numbers per object) and hard
     votes of two classes beyond half the pool (an empirical-Bayes fit to all the objects' vote
     counts) raise.
@@ -540,6 +542,7 @@ class DaskTreePool(TreePool):
         self.client = client
         self.chunk_bytes = chunk_bytes
 
+    @validate_params({"oob": ["boolean"], "progress": ["callable", Options((True,)), None]})
     def fit(self, X, y, X_test=None, *, oob=True, progress=None):
         """Fit the pool on the cluster; the test objects' predictions stay there, lazily.
 
@@ -586,8 +589,19 @@ class DaskTreePool(TreePool):
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
         self.y_train_, self.ensemble_, self.on_train_ = y, model, False
-        self._data = None
-        X_test = self._test_array(X_test, model)
+        self._data = (X, y, X_test, oob)  # for extend()
+        self._attach(client, model, self._test_array(X_test, model))
+        self.train_predictions_, self.oob_ = None, None
+        if oob:
+            self.train_predictions_ = learner_predictions(model, X, dtype=self.dtype)
+            if is_bagging_ensemble(model):
+                self.oob_ = ~inbag_mask(model, len(y)).T
+        return self
+
+    def _attach(self, client, model, X_test):
+        """The lazy per-learner predictions of ``X_test`` (a Dask array) by ``model``, sent once to
+        every worker, in chunks of about ``chunk_bytes`` predictions."""
+        n_learners = len(model.estimators_)
         width = len(self.classes_) if self.is_classifier_ else 1
         itemsize = np.dtype(self.dtype).itemsize
         rows, chunk = _chunk_rows(X_test.shape[0], n_learners, width, itemsize, self.chunk_bytes)
@@ -604,12 +618,6 @@ class DaskTreePool(TreePool):
 
         self.test_predictions_ = ClusterPredictions(array, client, rows, first_row=first_row)
         self.predict_seconds_ = float("nan")  # lazy: each pass predicts
-        self.train_predictions_, self.oob_ = None, None
-        if oob:
-            self.train_predictions_ = learner_predictions(model, X, dtype=self.dtype)
-            if is_bagging_ensemble(model):
-                self.oob_ = ~inbag_mask(model, len(y)).T
-        return self
 
     @staticmethod
     def _test_array(X_test, model):
@@ -626,8 +634,34 @@ class DaskTreePool(TreePool):
         X_test = check_test_data(model, X_test)
         return da.from_array(X_test, chunks=(max(len(X_test), 1), X_test.shape[1]))
 
+    @validate_params({"n_learners": [Interval(Integral, 2, None)],
+                      "progress": ["callable", Options((True,)), None]})
     def extend(self, n_learners, *, progress=None):
-        raise ValueError("`extend` is not available on a cluster; fit a DaskTreePool of the size needed.")
+        """Add ``n_learners`` learners, fitted on the workers, as :meth:`TreePool.extend` does: one
+        more ensemble seeded from the pool's generator (the same learners as the in-memory pool's
+        ``extend``), joined to ``ensemble_`` and sent again to every worker; the test objects'
+        predictions stay lazy (the next pass predicts with every learner), the training rows'
+        predictions and out-of-bag rows are appended. ``progress`` is ignored.
+
+        Returns
+        -------
+        self
+        """
+        self._check_fitted()
+        X, y, X_test, oob = self._data
+        client = _get_client(self.client)
+        more = DaskTreePool(self.estimator, n_learners=n_learners, voting=self.voting, random_state=self.rng_,
+                            dtype=self.dtype, client=client, chunk_bytes=self.chunk_bytes)
+        more.fit(X, y, X_test, oob=oob)
+        if self.train_predictions_ is not None:
+            self.train_predictions_ = np.concatenate([self.train_predictions_, more.train_predictions_],
+                                                     axis=1)
+        if self.oob_ is not None:
+            self.oob_ = np.concatenate([self.oob_, more.oob_], axis=1)
+        self.fit_seconds_ += more.fit_seconds_
+        _join_ensembles(self.ensemble_, more.ensemble_)
+        self._attach(client, self.ensemble_, self._test_array(X_test, self.ensemble_))
+        return self
 
     def _aggregate(self, learner_preds, mask, n, n_forests, voting):
         if isinstance(learner_preds, ClusterPredictions):

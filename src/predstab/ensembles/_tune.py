@@ -28,6 +28,7 @@ from .._core._exceptions import PredstabWarning, warn_outside
 from .._core._progress import Steps
 from .._core._utils import ConfidenceInterval, check_rng, seeds_from
 from .._core._validation import Interval, Options, validate_params
+from ._closed_form import shared_passes
 from ._recommend import RULES, Rule, _fits_and_recommendations, _primary_message, _summary_frame
 from ._recommendation_interval import _interval, flat_curve_note
 from ._tune_config import (
@@ -325,7 +326,14 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
 def _tuned(config, strategy, rng, progress):
     """The body of :func:`tune_num_learners` after its checks."""
     forests = strategy.forests(config, rng, progress)
-    measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
+    with shared_passes():  # the measures' closed forms and the interval read the pool once (issue 37, item 6)
+        measured = _measure_grid(config, forests, *strategy.closed_columns(config, forests, progress))
+        return _tuned_summary(config, strategy, forests, measured, (rng, progress))
+
+
+def _tuned_summary(config, strategy, forests, measured, randomness):
+    """The settings and the TuningResult of :func:`_tuned` (``randomness``: generator, progress)."""
+    rng, progress = randomness
     settings = _settings(config)
     if config.pool is not None:  # a fitted forest's pool is told in learners, a pool of members in members
         members = getattr(config.pool, "estimator", None) is None
