@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import os
 import time
 import warnings
 import zlib
@@ -746,20 +747,41 @@ def _table(header, rows):
     return lines
 
 
+def _replace_sections(cases, sections):
+    """Each case's section of the page replaced by its new one (from its title to the next title)."""
+    text = OUT.read_text(encoding="utf-8")
+    starts = [i for i, line in enumerate(sections) if line.startswith("## ")] + [len(sections)]
+    for case, a, b in zip(cases, starts, starts[1:], strict=False):
+        head, sep, rest = text.partition(f"## {case.title}\n")
+        if not sep:
+            raise SystemExit(f"no section {case.title!r} on {OUT}")
+        tail = rest[rest.find("\n## "):] if "\n## " in rest else "\n"
+        text = head + "\n".join(sections[a:b]).rstrip("\n") + "\n" + tail
+    OUT.write_text(text, encoding="utf-8")
+    print(f"rewrote {len(cases)} section(s) of {OUT}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--case", choices=[c.name for c in CASES])
+    parser.add_argument("--case", choices=[c.name for c in CASES], action="append",
+                        help="only this case (repeatable); prints it unless --write")
+    parser.add_argument("--write", action="store_true",
+                        help="with --case: replace these cases' sections of the page (the others stay)")
     args = parser.parse_args(argv)
-    cases = [c for c in CASES if args.case in (None, c.name)]
+    cases = [c for c in CASES if args.case is None or c.name in args.case]
     start = time.perf_counter()
     sections = []
     for case in cases:
         t0 = time.perf_counter()
         header, rows, verdict = case.run(args.quick)
         sections += [f"## {case.title}", "", case.text, "", *_table(header, rows), "", verdict,
-                     "", f"*{time.perf_counter() - t0:.0f} s.*", ""]
+                     "", f"*{time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f} at the "
+                     "end; 2 cores shared).*", ""]
     elapsed = time.perf_counter() - start
+    if args.case and args.write and not args.quick:
+        _replace_sections(cases, sections)
+        return sections
     if args.quick or args.case:
         print("\n".join(sections))
         return sections

@@ -223,6 +223,8 @@ def _stability(kind, predictions, baseline, names, options):
             d_o, d_e = float(np.ldexp(d_o, -2 * parts.shift)), float(np.ldexp(d_e, -2 * parts.shift))
             d_o_i = np.ldexp(d_o_i, -2 * parts.shift)
     several = bool(kept.sum() >= 2)
+    outliers = parts.info.get("outliers")
+    outliers = np.zeros(d_o_i.shape, dtype=bool) if outliers is None else outliers
     return StabilityResult(
         value=value, observed=d_o, expected=d_e, confidence_interval=interval,
         confidence_level=float(options.confidence_level), per_object=per_object, per_object_observed=d_o_i,
@@ -233,6 +235,7 @@ def _stability(kind, predictions, baseline, names, options):
         interval_target=options.interval_target if several else "object",
         interval_baseline_error=bool(options.baseline_error and several),
         refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"],
+        n_shape_outliers=int(np.sum(outliers)), per_object_shape_outlier=outliers,
         per_object_count=parts.count, object_labels=pred.labels,
         _row=parts.row, _delta2=parts.delta2, _scaled=scaled,
     )
@@ -245,7 +248,14 @@ def _warn_shape(method, info, names):
             f"The refits in `{names.predictions}` are heavy-tailed (pooled excess kurtosis "
             f"{info['kurtosis']:.3g} > {_POOLED_WARN_EXCESS:g}); the per-object intervals may cover less "
             "than the nominal level (`interval_note`; docs/benchmarks/coverage.md).", PredstabDataWarning)
-    elif method == "bonett" and info["heavy"]:
+    if info.get("outliers") is not None and info["outliers"].any():
+        warn_outside(
+            f"{int(info['outliers'].sum())} object(s) of `{names.predictions}` have refits far "
+            "heavier-tailed than the shape pooled over the objects, which the per-object intervals assume; "
+            "their intervals may cover well below the nominal level (`per_object_shape_outlier`, "
+            "`interval_note`).",
+            PredstabDataWarning)
+    if method == "bonett" and info["heavy"]:
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (excess kurtosis estimate "
             f"> {_BONETT_WARN_EXCESS:g}); the interval (Bonett) may cover less than "
