@@ -9,6 +9,7 @@ import pytest
 from scipy import optimize, sparse, stats
 
 import predstab
+from predstab import PredstabDataWarning, phi, psi
 from predstab.stability import _disagreement
 from predstab.stability._object_intervals import (
     _bonett_kurtosis,
@@ -19,6 +20,7 @@ from predstab.stability._object_intervals import (
     _refit_variances,
     _row_moments,
 )
+from tests.stability.test_intervals_shape import BASE, _flags_by_hand, _quiet, _spiked
 
 
 def _jackknife(values):
@@ -516,3 +518,84 @@ def test_unknown_targets_are_refused():
         _overall([0.5, 0.7], [5, 5], 1.0, "metric", target="all")
     with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
         _overall([0.0, 0.7], [5, 5], 1.0, "categorical", target="all", n_categories=2)
+
+
+# --------------------------------------------------------------------------- shape check (issue 34, item 4)
+
+
+def test_an_object_with_a_far_refit_is_flagged_by_the_stated_rule():
+    x = _spiked(40)
+    with pytest.warns(PredstabDataWarning, match="1 object\\(s\\) of `predictions` have refits far heavier"):
+        res = phi(x, BASE)
+    expected = _flags_by_hand(x)
+    assert expected[3] and expected.sum() == 1  # the rule, computed independently, flags object 3 alone
+    np.testing.assert_array_equal(res.per_object_shape_outlier, expected)
+    assert res.n_shape_outliers == 1
+    assert "1 object(s) (0-based rows 3; `per_object_shape_outlier`)" in res.interval_note
+    assert "1 - 0.05 / 30 quantile" in res.interval_note
+    frame = res.per_object_frame(sort=False)
+    assert frame["shape_outlier"].tolist() == expected.tolist()
+    assert "n_shape_outliers=1" in repr(res) or "..." in repr(res)
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43])
+def test_the_flags_are_those_of_the_rule(seed):
+    # normal objects and one of t2 refits: whatever the draw, the result's flags are the rule's
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(12, 10)) * rng.uniform(0.5, 1.0, size=(12, 1))
+    x[0] = rng.standard_t(2, size=10)
+    res = _quiet(phi, x, BASE)
+    np.testing.assert_array_equal(res.per_object_shape_outlier, _flags_by_hand(x))
+    assert res.n_shape_outliers == int(res.per_object_shape_outlier.sum())
+
+
+def test_the_level_follows_the_confidence_level():
+    x = _spiked(40, spike=2.2)
+    loose, strict = (_quiet(phi, x, BASE, confidence_level=level) for level in (0.5, 0.999))
+    np.testing.assert_array_equal(loose.per_object_shape_outlier, _flags_by_hand(x, alpha=0.5))
+    np.testing.assert_array_equal(strict.per_object_shape_outlier, _flags_by_hand(x, alpha=0.001))
+    assert loose.n_shape_outliers >= strict.n_shape_outliers
+
+
+def test_no_check_where_the_pooled_shape_is_not_used_or_not_estimable():
+    x = _spiked(40)
+    for method in ("chi2", "bonett"):
+        res = _quiet(phi, x, BASE, object_interval=method)
+        assert res.n_shape_outliers == 0 and not res.per_object_shape_outlier.any()
+    # two objects of 4 refits and more: no pooled shape to compare with
+    few = x[:3].copy()
+    few[2, 3:] = np.nan
+    res = _quiet(phi, few, BASE)
+    assert res.n_shape_outliers == 0
+    # classes: no check, an all-False column
+    votes = np.array([list("aab"), list("abb")], dtype=object)
+    res = _quiet(psi, votes, np.array(list("aabb"), dtype=object))
+    assert res.per_object_shape_outlier.tolist() == [False, False]
+
+
+def test_missing_refits_are_drawn_from_what_is_there():
+    x = _spiked(40)
+    x[10:20, 15:] = np.nan  # ten objects of 15 refits
+    res = _quiet(phi, x, BASE)
+    assert res.per_object_shape_outlier[3] and res.n_shape_outliers >= 1
+    assert np.isfinite(res.per_object_low).all()
+
+
+# ----------------------------------------------------------------- 3 refits in words
+
+
+def test_three_refits_say_how_wide_normal_theory_is():
+    # psi with 3 refits: per-object intervals far below 0 are what 3 refits support, and the
+    # result says so with the chi-square interval's factors
+    rng = np.random.default_rng(46)
+    pred = rng.normal(size=(20, 3)) * 0.5
+    base = rng.normal(size=200) * 0.6
+    res = _quiet(psi, pred, base)
+    low, high = 2 / stats.chi2.ppf([0.975, 0.025], 2)
+    assert f"known only within {low:.2g} to {high:.3g} x its estimate" in res.interval_note
+    assert "0.27 to 39.5" in res.interval_note
+    # and the width rule of item 2 holds: at most twice the chi-square interval's width
+    chi = _quiet(psi, pred, base, object_interval="chi2")
+    ratio = (res.per_object_high - res.per_object_low) / (chi.per_object_high - chi.per_object_low)
+    assert ratio.max() <= 2.0 + 1e-9
+    assert res.per_object_low.min() < -1.0  # far below 0, as said
