@@ -606,16 +606,19 @@ def _few_objects(quick):
                "`2 z sqrt(var)` (the t interval's, or the refit noise's where larger); "
                "`interval_note` says so "
                "when it is wider than 2 x (*share of calls with a note*). Objects target: the jackknife "
-               "variance widened by `(t_nu / z)^2`, `nu = sum (R_i - 1)`. Before (issue 34's audit and this "
+               "variance widened by `(t_nu / z)^2` with Satterthwaite's `nu = (sum v_i)^2 / sum v_i^2 / "
+               "(R_i - 1)` (before: `nu = sum (R_i - 1)`, 0.933 at N = 5, R = 5), and for metric data at "
+               "most 10 x the normal-theory width `2 z sqrt(sum 2 D_o,i^2 / (R_i + 1)) / N` (the reference "
+               "of its ratio column), with the note above 2 x. Before (issue 34's audit and this "
                "benchmark on the code before): population 0.930-0.932 at N = 10, R = 3 and 5, median widths "
                "531 / 64 stability units at N = 3, R = 3 / 5 and 1.8 / 1.1 at N = 5; objects 0.921 "
-               "/ 0.933 at "
-               "N = 3 / 5, R = 5. The width goal of 2 x the t interval is not met at N = 3 and 5: "
-               "with so few "
-               "objects of skewed variances no narrower interval reached 0.935 (capping at 2 x gave "
-               "0.91-0.94); the result says so in `interval_note`. The objects target is not "
-               "capped: at R = 3 "
-               "its interval is wide (the jackknife of 3 refits) but covers.")
+               "/ 0.933 at N = 3 / 5, R = 5. The width goal of 2 x the normal-theory interval is not met at "
+               "N = 3 and 5 (population) nor at R = 3 (objects): no narrower interval reached 0.935 "
+               "(population capped at 2 x: 0.91-0.94; objects with t5 refits capped at 2 x: 0.90-0.94, at "
+               "3 x: 0.91-0.98, 0.914 at N = 5, R = 5; 500 calls per cell, a simulation outside this "
+               "script); the "
+               "result says so in `interval_note`, in words, and gives the interval its assumptions "
+               "justify (the gamma form of the jackknife, which holds for non-normal refits).")
     return header, rows, verdict
 
 
@@ -815,9 +818,11 @@ def main(argv=None):
         header, rows, verdict = case.run(args.quick)
         sections += [f"## {case.title}", "", case.text, "", *_table(header, rows), "", verdict,
                      "", f"*{time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f} at the "
-                     "end; 2 cores shared).*", ""]
+                     "end; 2 cores shared)"
+                     + ("; `--quick`: fewer replications, see the counts above" if args.quick else "")
+                     + ".*", ""]
     elapsed = time.perf_counter() - start
-    if args.case and args.write and not args.quick:
+    if args.case and args.write:  # with --quick the sections say so in their time line
         _replace_sections(cases, sections)
         return sections
     if args.quick or args.case:

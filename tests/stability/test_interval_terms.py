@@ -346,19 +346,67 @@ def _capped(low, high, mean, var, alpha=0.05):
     return low, max(min(high, low + 3 * 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(var)), mean)
 
 
-def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
+def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, notes=None,
+             **kw):
     from predstab.stability._overall_interval import _overall_interval, _OverallInputs
     inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
                             scale=scale, **kw)
-    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error))
+    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error, notes=notes))
 
 
 def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
     d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
-    got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
-    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(16, 0.1), 0.1)
+    count = np.array([5, 5, 1, 5, 7])
+    notes = []
+    got = _overall(d_o_i, count, 3.0, "metric", level=0.9, target="objects", refit_var=refit_var, notes=notes)
+    # Satterthwaite's df of the sum of the jackknife variances (issue 34, item 6), not sum (R_i - 1) = 18
+    v = np.array([0.1, 0.3, 0.2, 0.5])
+    nu = v.sum() ** 2 / np.sum(v ** 2 / np.array([4, 4, 4, 6]))
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(nu, 0.1), 0.1)
     assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
+    assert notes == []  # within 2 x the normal-theory width: nothing to say
+
+
+def _objects_reference(d, r, alpha=0.05):
+    """Width of the normal-theory interval of the mean of N objects' s^2: Var(s^2) = 2 sigma^4 / (R - 1),
+    sigma^4 estimated by s^4 (R - 1) / (R + 1)."""
+    return 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(np.sum(2 * d * d / (r + 1))) / d.size
+
+
+def test_objects_target_of_metric_refits_is_at_most_ten_times_the_normal_theory_width():
+    # three objects of three refits with a large jackknife variance: the gamma form is far wider
+    d = np.array([0.4, 0.9, 0.6])
+    r = np.array([3, 3, 3])
+    v = np.array([0.8, 3.0, 1.1])
+    notes = []
+    got = _overall(d, r, 2.0, "metric", target="objects", refit_var=v, notes=notes)
+    nu = v.sum() ** 2 / np.sum(v ** 2 / 2)
+    low, high = _gamma(d.mean(), v.sum() / 9 * _t_widen(nu), 0.05)
+    ref = _objects_reference(d, r)
+    assert high - low > 10 * ref  # so it is cut
+    assert got == pytest.approx((1 - max(low + 10 * ref, d.mean()) / 2.0, 1 - low / 2.0), rel=1e-12)
+    assert len(notes) == 1
+    assert "too few or too far from normal for the interval of these 3 objects" in notes[0]
+    assert "cut at 10 x that width" in notes[0]
+    # between 2 x and 3 x: the note gives the ratio, the interval is kept
+    notes = []
+    v2 = np.array([0.25, 0.25, 0.25])
+    got = _overall(d, r, 2.0, "metric", target="objects", refit_var=v2, notes=notes)
+    nu = v2.sum() ** 2 / np.sum(v2 ** 2 / 2)
+    low, high = _gamma(d.mean(), v2.sum() / 9 * _t_widen(nu), 0.05)
+    assert 2 * ref < high - low < 10 * ref
+    assert got == pytest.approx((1 - high / 2.0, 1 - low / 2.0), rel=1e-12)
+    assert notes == [f"The objects' refits are too few or too far from normal for the interval of these 3 "
+                     f"objects within 2 x the normal-theory interval's width at this level: it is "
+                     f"{(high - low) / ref:.2g} x that width."]
+    # classes: no normal-theory reference, no cut
+    notes = []
+    got = _overall(d / 4, r, 0.5, "categorical", target="objects", refit_var=v / 16, notes=notes,
+                   n_categories=2)
+    nu = v.sum() ** 2 / np.sum(v ** 2 / 2)  # unchanged by the scale of the variances
+    low, high = _gamma(d.mean() / 4, v.sum() / 16 / 9 * _t_widen(nu), 0.05)
+    assert got == pytest.approx((1 - high / 0.5, 1 - low / 0.5), rel=1e-12) and notes == []
 
 
 def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootstrap_t():

@@ -190,7 +190,7 @@ def _bonett_kurtosis(x, count, s2):
 # the shape check (issue 34, item 4): at least this many null draws, at most this many draws x
 # refits (beyond, fewer draws: the threshold is then at most the draws' maximum)
 _SHAPE_MIN_DRAWS = 2000
-_SHAPE_MAX_CELLS = 1_000_000
+_SHAPE_MAX_CELLS = 200_000
 _SHAPE_MIN_OBJECTS = 3  # objects of at least 4 refits the pooled shape needs to be compared with
 
 
@@ -208,9 +208,10 @@ def _shape_outliers(x, moments, alpha):
     mean e^4)``, at least 0: ``kappa_-i`` the pooled excess kurtosis of the *other* objects plus
     two standard errors ``sqrt(24 / their refits)`` (the interval's, without the object, which
     would otherwise set its own reference). ``B = max(2000, 20 M)`` draws from a fixed seed, at
-    most ``1e6 / max n_i`` (the threshold is then at most the draws' maximum); the threshold
-    rises with ``s``, so only objects above it at ``s = 0`` are tested further, on a grid of 9
-    values of ``s`` (linear interpolation). Needs at least 3 objects of 4 refits (else no flag).
+    most ``2e5 / max n_i`` (the threshold is then at most the draws' maximum); the threshold
+    rises with ``s``, so only objects above it at the least ``s`` of all objects are tested
+    further, on a grid of 4 values of ``s`` from there to their largest (linear
+    interpolation). Needs at least 3 objects of 4 refits (else no flag).
     Cost: ``B max n_i`` draws per grid value, not a pass over ``x``. Returns ``(flags, M)``.
     """
     count, s2, s4 = moments
@@ -237,10 +238,14 @@ def _shape_outliers(x, moments, alpha):
         pick[missing] = rows[rng.integers(n_checked, size=missing.size)]
         col[missing] = rng.integers(x.shape[1], size=missing.size)
         values[missing] = x[pick[missing], col[missing]]
-    used, where = np.unique(pick, return_inverse=True)
+    full = bool(count.min(initial=x.shape[1]) == x.shape[1])  # no missing value
     with np.errstate(invalid="ignore"):
-        mean = np.nanmean(x[used], axis=1)
-    values = ((values - mean[where]) / np.sqrt(s2[pick] / count[pick])).reshape(draws, n_max)
+        if pick.size < x.shape[0]:  # fewer draws than objects: the drawn rows' means
+            used, where = np.unique(pick, return_inverse=True)
+            mean = (x[used].mean(axis=1) if full else np.nanmean(x[used], axis=1))[where]
+        else:  # every row's mean in one pass
+            mean = (x.mean(axis=1) if full else np.nanmean(x, axis=1))[pick]
+    values = ((values - mean) / np.sqrt(s2[pick] / count[pick])).reshape(draws, n_max)
     noise = rng.standard_normal(values.shape)
     levels = np.unique(n)
     level_of = np.searchsorted(levels, n)
@@ -248,30 +253,42 @@ def _shape_outliers(x, moments, alpha):
     def thresholds(spread):
         """Per count in ``levels``: the 1 - alpha / M quantile of the draws' kurtosis."""
         v = values * np.exp((math.sqrt(spread) * noise - spread / 2) / 2) if spread > 0 else values
-        m1, p2, p3, p4 = (np.cumsum(v ** k, axis=1)[:, levels - 1] / levels for k in (1, 2, 3, 4))
+        v2 = v * v
+        powers = (v, v2, v2 * v, v2 * v2)
+        if levels.size == 1:  # every object refitted as often: plain sums
+            m1, p2, p3, p4 = (w.sum(axis=1, keepdims=True) / levels for w in powers)
+        else:  # the first n values of every draw for each count n present: running sums
+            m1, p2, p3, p4 = (np.cumsum(w, axis=1)[:, levels - 1] / levels for w in powers)
         m2 = p2 - m1 * m1
         with np.errstate(invalid="ignore", divide="ignore"):
             null = (p4 - 4.0 * p3 * m1 + 6.0 * p2 * m1 * m1 - 3.0 * m1 ** 4) / (m2 * m2)
-            return np.nanquantile(null, 1.0 - alpha / n_checked, axis=0)
+        # a draw of equal values (tied refits) has no kurtosis: it does not count
+        q = 1.0 - alpha / n_checked
+        return (np.quantile(null, q, axis=0) if not np.isnan(null).any()
+                else np.nanquantile(null, q, axis=0))
 
     b2 = n * s4[rows] / (s2[rows] * s2[rows])
-    candidates = np.flatnonzero(b2 > thresholds(0.0)[level_of])
-    if candidates.size == 0:
-        return flags, n_checked
-    # the other objects' pooled excess kurtosis (as _pooled_excess_kurtosis), plus two standard errors
+    # each object's spread: the other objects' pooled excess kurtosis (as _pooled_excess_kurtosis)
+    # plus two standard errors, against the mean e^4 of the cells drawn from
     m2_, m4_ = s2[rows] / n, s4[rows] / n
     k2 = n * m2_ / (n - 1)
     k4 = n * n * ((n + 1) * m4_ - 3 * (n - 1) * m2_ ** 2) / ((n - 1) * (n - 2) * (n - 3))
     sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
-    c = candidates
     with np.errstate(invalid="ignore", divide="ignore"):
-        others = (np.sum(k4) - k4[c]) / (np.sum(sigma4) - sigma4[c])
-        others = np.where(np.isfinite(others), others, 0.0) + 2.0 * np.sqrt(24.0 / (np.sum(n) - n[c]))
-    pool = float(np.sum(n * b2) / np.sum(n))  # mean e^4 over the drawn-from cells
+        others = (np.sum(k4) - k4) / (np.sum(sigma4) - sigma4)
+        others = np.where(np.isfinite(others), others, 0.0) + 2.0 * np.sqrt(24.0 / (np.sum(n) - n))
+    pool = float(np.sum(n * b2) / np.sum(n))
     spread = np.log(np.maximum(3.0 + others, pool) / pool)
-    grid = np.linspace(0.0, float(spread.max()), 9)
-    table = np.array([thresholds(g) for g in grid])  # (grid, levels)
-    limit = np.array([np.interp(sp, grid, table[:, lv]) for sp, lv in zip(spread, level_of[c], strict=True)])
+    # the threshold rises with the spread: objects below it at the least spread are not flagged
+    least = float(spread.min())
+    first = thresholds(least)
+    c = np.flatnonzero(b2 > first[level_of])
+    if c.size == 0:
+        return flags, n_checked
+    grid = np.linspace(least, float(spread[c].max()), 4)
+    table = np.array([first, *(thresholds(g) for g in grid[1:])])  # (grid, levels)
+    limit = np.array([np.interp(sp, grid, table[:, lv])
+                      for sp, lv in zip(spread[c], level_of[c], strict=True)])
     flags[rows[c]] = b2[c] > limit
     return flags, n_checked
 

@@ -477,7 +477,7 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       noise counts: the same gamma form with variance :math:`\sum_i v_i / N'^2`, :math:`v_i`
       the jackknife variance of :math:`D_{o,i}` over the object's refits, widened by
       :math:`(t_\nu / z)^2` with Satterthwaite's :math:`\nu = (\sum_i v_i)^2 / \sum_i
-      v_i^2/(R_i - 1)`. Metric: at most 3 x the normal-theory width :math:`2 z \sqrt{\sum_i
+      v_i^2/(R_i - 1)`. Metric: at most 10 x the normal-theory width :math:`2 z \sqrt{\sum_i
       2 D_{o,i}^2/(R_i + 1)}/N'`; ``interval_note`` says when it is wider than 2 x that (few
       refits, or refits far from normal).
 
