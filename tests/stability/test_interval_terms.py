@@ -505,7 +505,8 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 0.2, 0.5])
     mean = d_o_i.mean()
-    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(16), 0.05)
+    nu = 1.1 ** 2 / np.sum(refit_var ** 2 / 4)  # Satterthwaite's df of the jackknife variances
+    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(nu), 0.05)
     e_low, e_high = _gamma(3.0, 0.4, 0.05)
     e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
     ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
@@ -523,7 +524,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
     # a mean disagreement below 1 (D_o / D_e = 0.2)
     x = d_o_i / 10
-    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(16), 0.05)
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(nu), 0.05)  # nu: unchanged by the scale
     half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
     ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
     ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))
