@@ -264,8 +264,9 @@ def _shape_outliers(x, moments, alpha):
             null = (p4 - 4.0 * p3 * m1 + 6.0 * p2 * m1 * m1 - 3.0 * m1 ** 4) / (m2 * m2)
         # a draw of equal values (tied refits) has no kurtosis: it does not count
         q = 1.0 - alpha / n_checked
-        return (np.quantile(null, q, axis=0) if not np.isnan(null).any()
-                else np.nanquantile(null, q, axis=0))
+        with np.errstate(invalid="ignore"):  # an infinite kurtosis (a draw of one distinct value and zeros)
+            return (np.quantile(null, q, axis=0) if not np.isnan(null).any()
+                    else np.nanquantile(null, q, axis=0))
 
     b2 = n * s4[rows] / (s2[rows] * s2[rows])
     # each object's spread: the other objects' pooled excess kurtosis (as _pooled_excess_kurtosis)
