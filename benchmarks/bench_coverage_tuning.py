@@ -29,6 +29,8 @@ training rows, 50 test objects).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
 import warnings
 from pathlib import Path
@@ -44,6 +46,9 @@ from predstab.ensembles._recommendation_interval import _interval, _learner_obje
 from predstab.ensembles._tune_config import _default_pool_size
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "coverage-tuning.md"
+# each classifier setting's replications as run by --classifiers (the page's section is built from
+# every setting stored here, so settings can be run one at a time)
+CLASS_RESULTS = Path(__file__).resolve().parent / "results_coverage_classifiers.json"
 B = 100
 OPTRF = Rule("optRF", 0.95, 1e-6, "thousand")  # optRF's rule as tune_num_learners' defaults apply it
 # the page's sections, with the item of issue 21 each answers (benchmarks/bench_coverage.py
@@ -198,7 +203,8 @@ CLASSIFIERS = {
 CLASS_GRID = (5, 10, 20, 40, 81)  # the setting of issue 34, item 10: grid 5-81
 
 
-def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000, reservoir=10_000, pool=1000):
+def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000, reservoir=10_000, pool=1000,
+                   progress=None):
     """The recommendation interval of ``tune_num_learners(method="closed_form")`` with its defaults
     (100 resamples, ``interval="learners+objects"``, hard votes, Fleiss' kappa, optRF's rule) on K
     replications, each with its own 50 new test objects, its own seed and its own pool of ``pool``
@@ -208,11 +214,13 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
     on average). The truth is optRF's rule on the closed form of ``truth_trees`` other trees over
     ``n_truth`` other objects. Each replication records whether the result disclaims its interval:
     no interval, a recommendation it does not trust (``reliable`` False), or the words "not a
-    95 % interval" in ``interval_covers``."""
+    95 % interval" in ``interval_covers``. ``progress`` (if given) receives the result so far
+    every 20 replications (a long run stopped early keeps what it measured)."""
     from predstab import tune_num_learners
     from predstab.ensembles._forest import learner_predictions
 
     start = time.perf_counter()
+    load_start = os.getloadavg()[0]
     X, y = make_classification(300 + 50 * k + n_truth, 10, n_informative=4, n_redundant=0, random_state=1,
                                **CLASSIFIERS[name])
     est, cut = RandomForestClassifier(max_features="sqrt"), 300
@@ -228,6 +236,12 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
     forest.fit(X[:cut], y[:cut])
     trees = forest.estimators_
     rows = []
+
+    def result():
+        return {"name": f"classifier, {name}", "k": k, "size": pool, "rec_grid": rec_grid,
+                "rec": np.array(rows, dtype=float), "seconds": time.perf_counter() - start,
+                "truth": (t_round, t_raw), "load": (load_start, os.getloadavg()[0])}
+
     for j in range(k):
         rng = np.random.default_rng(j)
         forest.estimators_ = [trees[t] for t in np.sort(rng.choice(reservoir, pool, replace=False))]
@@ -250,23 +264,32 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
             print(f"  {name}: {j + 1} replications, coverage {rec[:, 1].mean():.3f}, not disclaimed "
                   f"{(rec[:, 9] == 0).sum()} covering {rec[rec[:, 9] == 0, 1].mean():.3f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
+            if progress is not None and j + 1 < k:
+                progress(result())
     forest.estimators_ = trees
-    return {"name": f"classifier, {name}", "k": k, "size": pool, "rec_grid": rec_grid,
-            "rec": np.array(rows, dtype=float), "seconds": time.perf_counter() - start,
-            "truth": (t_round, t_raw)}
+    return result()
 
 
 CLASS_START = "<!-- classifier recommendation intervals (issue 34, item 10): written by --classifiers -->"
 CLASS_END = "<!-- end of the classifier recommendation intervals -->"
 
 
-def _classifier_section(results, seconds):
+def _classifier_section(results, kept_rows=()):
+    """The page's section from the settings' results (``kept_rows``: table lines of settings whose
+    replications are not stored, copied from the page as they were)."""
+    runs = "; ".join(
+        f"{r['name'].removeprefix('classifier, ')}: {len(r['rec'])} replications, {r['seconds']:.0f} s"
+        + (f" at load {r['load'][0]:.1f} -> {r['load'][1]:.1f} (2 cores, shared)" if r.get("load") else "")
+        for r in results)
     lines = [CLASS_START, "",
              "## Recommendation interval of classifiers, as `tune_num_learners` reports it", "",
-             f"`python benchmarks/bench_coverage_tuning.py --classifiers {results[0]['k']}` "
-             f"({seconds:.0f} s; "
-             "fixed seeds). `tune_num_learners(RandomForestClassifier(max_features=\"sqrt\"), ..., "
-             f"method=\"closed_form\", grid={tuple(results[0]['rec_grid'])}, measures=(\"fleiss\",))` with "
+             "`python benchmarks/bench_coverage_tuning.py --classifiers 200 [--settings ...]` (fixed seeds; "
+             f"{runs}"
+             + ("; the other rows from an earlier run of the same command, whose replications are not stored"
+                if kept_rows else "")
+             + "). `tune_num_learners(RandomForestClassifier(max_features=\"sqrt\"), ..., "
+             f"method=\"closed_form\", grid={tuple(int(v) for v in results[0]['rec_grid'])}, "
+             "measures=(\"fleiss\",))` with "
              "its defaults (pool, 100 resamples, `interval=\"learners+objects\"`, hard votes): each "
              "replication its own seed, its own 50 new test objects and its own pool of 1,000 trees (the "
              "default pool for this grid) drawn at random from 10,000 trees of one forest; one training "
@@ -277,12 +300,13 @@ def _classifier_section(results, seconds):
              "over 3,000 other objects. A result **disclaims** its interval when it has none, does not trust "
              "its recommendation (`reliable` False: poor fit, or the curve has not flattened), or says "
              "\"not a 95 % interval\" (the curve reaches 0.99 within the grid). Coverage +- its binomial "
-             "standard error.", "",
+             "standard error (one Monte Carlo error); bold: below 0.93 where not disclaimed.", "",
              "| setting | replications | pool | true recommendation (rounded / unrounded) | coverage, all "
              "(rounded / unrounded) | replications not disclaimed | their coverage (unrounded) | their "
              "coverage (rounded) | median width, unrounded |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     short = []
+    rows = {}
     for r in results:
         rec = r["rec"]
         kept = rec[:, 9] == 0
@@ -295,10 +319,17 @@ def _classifier_section(results, seconds):
         if kept.any() and c_kept < 0.93:
             cell = f"**{cell}**"
             short.append(f"{r['name']} ({c_kept:.3f})")
-        lines.append(f"| {r['name']} | {k} | {pool} | {r['truth'][0]:.0f} / {r['truth'][1]:.0f} | "
-                     f"{rec[:, 0].mean():.3f} / {c_all:.3f} +- {np.sqrt(c_all * (1 - c_all) / k):.3f} | "
-                     f"{kept.sum()} | {cell} | {rec[kept, 0].mean() if kept.any() else float('nan'):.3f} | "
-                     f"{np.nanmedian(rec[kept, 3]) if kept.any() else float('nan'):.0f} |")
+        rows[r["name"]] = (
+            f"| {r['name']} | {k} | {pool} | {r['truth'][0]:.0f} / {r['truth'][1]:.0f} | "
+            f"{rec[:, 0].mean():.3f} / {c_all:.3f} +- {np.sqrt(c_all * (1 - c_all) / k):.3f} | "
+            f"{kept.sum()} | {cell} | {rec[kept, 0].mean() if kept.any() else float('nan'):.3f} | "
+            f"{np.nanmedian(rec[kept, 3]) if kept.any() else float('nan'):.0f} |")
+    for line in kept_rows:
+        name = line.split("|")[1].strip()
+        rows.setdefault(name, line)
+        if "**" in line.split("|")[7]:
+            short.append(f"{name} ({line.split('|')[7].strip(' *').split(' ')[0]})")
+    lines += [rows[f"classifier, {name}"] for name in CLASSIFIERS if f"classifier, {name}" in rows]
     lines += ["", "Where the result does not disclaim its interval the goal is a coverage of at least 0.93: "
               + ("reached in every setting above." if not short
                  else "**missed** for " + "; ".join(short) + "."),
@@ -306,9 +337,27 @@ def _classifier_section(results, seconds):
     return lines
 
 
-def write_classifier_section(results, seconds):
+def _stored_classifier_results(results):
+    """``results`` merged into :data:`CLASS_RESULTS` (by setting), and every stored setting's result."""
+    stored = json.loads(CLASS_RESULTS.read_text(encoding="utf-8")) if CLASS_RESULTS.exists() else {}
+    for r in results:
+        stored[r["name"]] = {"k": r["k"], "size": r["size"], "rec_grid": [int(v) for v in r["rec_grid"]],
+                             "rec": r["rec"].tolist(), "seconds": r["seconds"],
+                             "truth": [float(v) for v in r["truth"]], "load": list(r["load"])}
+    CLASS_RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    return [{**v, "name": name, "rec": np.array(v["rec"], dtype=float)} for name, v in stored.items()]
+
+
+def write_classifier_section(results):
+    """Rewrites the page's classifier section from every stored setting; rows of settings run before
+    the replications were stored are kept from the page."""
     text = OUT.read_text(encoding="utf-8")
-    section = "\n".join(_classifier_section(results, seconds))
+    everything = _stored_classifier_results(results)
+    names = {r["name"] for r in everything}
+    old = text.split(CLASS_START, 1)[1].split(CLASS_END, 1)[0] if CLASS_START in text else ""
+    kept_rows = [line for line in old.splitlines()
+                 if line.startswith("| classifier, ") and line.split("|")[1].strip() not in names]
+    section = "\n".join(_classifier_section(everything, kept_rows))
     if CLASS_START in text:
         head, rest = text.split(CLASS_START, 1)
         text = head + section + rest.split(CLASS_END, 1)[1]
@@ -534,11 +583,11 @@ def main():
     if args.classifiers:
         results = []
         for name in args.settings:  # each setting's section as soon as it is done
-            results.append(run_classifier(name, args.classifiers))
-            print("\n".join(_classifier_section(results, time.perf_counter() - start)), flush=True)
-        print("\n".join(_classifier_section(results, time.perf_counter() - start)))
-        if args.classifiers >= 200:
-            write_classifier_section(results, time.perf_counter() - start)
+            partial = (lambda r: write_classifier_section([r])) if args.classifiers >= 200 else None
+            results.append(run_classifier(name, args.classifiers, progress=partial))
+            print("\n".join(_classifier_section(results)), flush=True)
+            if args.classifiers >= 200:  # stored and on the page as soon as a setting is done
+                write_classifier_section(results[-1:])
         return
     k_reg, k_clf = (10, 10) if args.quick else (50, 40)
     clf_grid = (10, 25, 50, 100, 200)

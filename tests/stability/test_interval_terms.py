@@ -9,6 +9,7 @@ import pytest
 from scipy import optimize, sparse, stats
 
 import predstab
+from predstab import PredstabDataWarning, phi, psi
 from predstab.stability import _disagreement
 from predstab.stability._object_intervals import (
     _bonett_kurtosis,
@@ -19,6 +20,7 @@ from predstab.stability._object_intervals import (
     _refit_variances,
     _row_moments,
 )
+from tests.stability.test_intervals_shape import BASE, _flags_by_hand, _quiet, _spiked
 
 
 def _jackknife(values):
@@ -344,19 +346,67 @@ def _capped(low, high, mean, var, alpha=0.05):
     return low, max(min(high, low + 3 * 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(var)), mean)
 
 
-def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, **kw):
+def _overall(d_o_i, count, d_e, scale, level=0.95, target="population", baseline_error=False, notes=None,
+             **kw):
     from predstab.stability._overall_interval import _overall_interval, _OverallInputs
     inputs = _OverallInputs(d_o_i=np.asarray(d_o_i, dtype=float), count=np.asarray(count), d_e=d_e,
                             scale=scale, **kw)
-    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error))
+    return tuple(_overall_interval(inputs, level, target=target, baseline_error=baseline_error, notes=notes))
 
 
 def test_objects_target_is_the_gamma_form_of_the_jackknife_variances():
     d_o_i = np.array([0.5, 1.2, np.nan, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 9.0, 0.2, 0.5])
-    got = _overall(d_o_i, [5, 5, 1, 5, 5], 3.0, "metric", level=0.9, target="objects", refit_var=refit_var)
-    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(16, 0.1), 0.1)
+    count = np.array([5, 5, 1, 5, 7])
+    notes = []
+    got = _overall(d_o_i, count, 3.0, "metric", level=0.9, target="objects", refit_var=refit_var, notes=notes)
+    # Satterthwaite's df of the sum of the jackknife variances (issue 34, item 6), not sum (R_i - 1) = 18
+    v = np.array([0.1, 0.3, 0.2, 0.5])
+    nu = v.sum() ** 2 / np.sum(v ** 2 / np.array([4, 4, 4, 6]))
+    low, high = _gamma(np.mean([0.5, 1.2, 0.8, 2.0]), 1.1 / 16 * _t_widen(nu, 0.1), 0.1)
     assert got == pytest.approx((1 - high / 3.0, 1 - low / 3.0), rel=1e-12)
+    assert notes == []  # within 2 x the normal-theory width: nothing to say
+
+
+def _objects_reference(d, r, alpha=0.05):
+    """Width of the normal-theory interval of the mean of N objects' s^2: Var(s^2) = 2 sigma^4 / (R - 1),
+    sigma^4 estimated by s^4 (R - 1) / (R + 1)."""
+    return 2 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(np.sum(2 * d * d / (r + 1))) / d.size
+
+
+def test_objects_target_of_metric_refits_is_at_most_ten_times_the_normal_theory_width():
+    # three objects of three refits with a large jackknife variance: the gamma form is far wider
+    d = np.array([0.4, 0.9, 0.6])
+    r = np.array([3, 3, 3])
+    v = np.array([0.8, 3.0, 1.1])
+    notes = []
+    got = _overall(d, r, 2.0, "metric", target="objects", refit_var=v, notes=notes)
+    nu = v.sum() ** 2 / np.sum(v ** 2 / 2)
+    low, high = _gamma(d.mean(), v.sum() / 9 * _t_widen(nu), 0.05)
+    ref = _objects_reference(d, r)
+    assert high - low > 10 * ref  # so it is cut
+    assert got == pytest.approx((1 - max(low + 10 * ref, d.mean()) / 2.0, 1 - low / 2.0), rel=1e-12)
+    assert len(notes) == 1
+    assert "too few or too far from normal for the interval of these 3 objects" in notes[0]
+    assert "cut at 10 x that width" in notes[0]
+    # between 2 x and 3 x: the note gives the ratio, the interval is kept
+    notes = []
+    v2 = np.array([0.25, 0.25, 0.25])
+    got = _overall(d, r, 2.0, "metric", target="objects", refit_var=v2, notes=notes)
+    nu = v2.sum() ** 2 / np.sum(v2 ** 2 / 2)
+    low, high = _gamma(d.mean(), v2.sum() / 9 * _t_widen(nu), 0.05)
+    assert 2 * ref < high - low < 10 * ref
+    assert got == pytest.approx((1 - high / 2.0, 1 - low / 2.0), rel=1e-12)
+    assert notes == [f"The objects' refits are too few or too far from normal for the interval of these 3 "
+                     f"objects within 2 x the normal-theory interval's width at this level: it is "
+                     f"{(high - low) / ref:.2g} x that width."]
+    # classes: no normal-theory reference, no cut
+    notes = []
+    got = _overall(d / 4, r, 0.5, "categorical", target="objects", refit_var=v / 16, notes=notes,
+                   n_categories=2)
+    nu = v.sum() ** 2 / np.sum(v ** 2 / 2)  # unchanged by the scale of the variances
+    low, high = _gamma(d.mean() / 4, v.sum() / 16 / 9 * _t_widen(nu), 0.05)
+    assert got == pytest.approx((1 - high / 0.5, 1 - low / 0.5), rel=1e-12) and notes == []
 
 
 def test_population_target_of_metric_objects_joins_the_gamma_form_and_the_bootstrap_t():
@@ -455,7 +505,8 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     d_o_i = np.array([0.5, 1.2, 0.8, 2.0])
     refit_var = np.array([0.1, 0.3, 0.2, 0.5])
     mean = d_o_i.mean()
-    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(16), 0.05)
+    nu = 1.1 ** 2 / np.sum(refit_var ** 2 / 4)  # Satterthwaite's df of the jackknife variances
+    low_d, high_d = _gamma(mean, 1.1 / 16 * _t_widen(nu), 0.05)
     e_low, e_high = _gamma(3.0, 0.4, 0.05)
     e_down, e_up = math.log(3.0 / e_low), math.log(e_high / 3.0)
     ratio_high = math.exp(math.log(mean / 3.0) + math.hypot(math.log(high_d / mean), e_down))
@@ -473,7 +524,7 @@ def test_baseline_error_joins_the_two_intervals_by_mover_on_the_log_scale():
     assert got == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-12)
     # a mean disagreement below 1 (D_o / D_e = 0.2)
     x = d_o_i / 10
-    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(16), 0.05)
+    low_d, high_d = _gamma(x.mean(), 1.1 / 16 / 100 * _t_widen(nu), 0.05)  # nu: unchanged by the scale
     half = stats.norm.ppf(0.975) * math.sqrt(0.01) / 0.2
     ratio_high = math.exp(math.log(0.2) + math.hypot(math.log(high_d / x.mean()), half))
     ratio_low = math.exp(math.log(0.2) - math.hypot(math.log(x.mean() / low_d), half))
@@ -516,3 +567,84 @@ def test_unknown_targets_are_refused():
         _overall([0.5, 0.7], [5, 5], 1.0, "metric", target="all")
     with pytest.raises(ValueError, match=r"^unknown interval target 'all'$"):
         _overall([0.0, 0.7], [5, 5], 1.0, "categorical", target="all", n_categories=2)
+
+
+# --------------------------------------------------------------------------- shape check (issue 34, item 4)
+
+
+def test_an_object_with_a_far_refit_is_flagged_by_the_stated_rule():
+    x = _spiked(40)
+    with pytest.warns(PredstabDataWarning, match="1 object\\(s\\) of `predictions` have refits far heavier"):
+        res = phi(x, BASE)
+    expected = _flags_by_hand(x)
+    assert expected[3] and expected.sum() == 1  # the rule, computed independently, flags object 3 alone
+    np.testing.assert_array_equal(res.per_object_shape_outlier, expected)
+    assert res.n_shape_outliers == 1
+    assert "1 object(s) (0-based rows 3; `per_object_shape_outlier`)" in res.interval_note
+    assert "1 - 0.05 / 30 quantile" in res.interval_note
+    frame = res.per_object_frame(sort=False)
+    assert frame["shape_outlier"].tolist() == expected.tolist()
+    assert "n_shape_outliers=1" in repr(res) or "..." in repr(res)
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43])
+def test_the_flags_are_those_of_the_rule(seed):
+    # normal objects and one of t2 refits: whatever the draw, the result's flags are the rule's
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(12, 10)) * rng.uniform(0.5, 1.0, size=(12, 1))
+    x[0] = rng.standard_t(2, size=10)
+    res = _quiet(phi, x, BASE)
+    np.testing.assert_array_equal(res.per_object_shape_outlier, _flags_by_hand(x))
+    assert res.n_shape_outliers == int(res.per_object_shape_outlier.sum())
+
+
+def test_the_level_follows_the_confidence_level():
+    x = _spiked(40, spike=2.2)
+    loose, strict = (_quiet(phi, x, BASE, confidence_level=level) for level in (0.5, 0.999))
+    np.testing.assert_array_equal(loose.per_object_shape_outlier, _flags_by_hand(x, alpha=0.5))
+    np.testing.assert_array_equal(strict.per_object_shape_outlier, _flags_by_hand(x, alpha=0.001))
+    assert loose.n_shape_outliers >= strict.n_shape_outliers
+
+
+def test_no_check_where_the_pooled_shape_is_not_used_or_not_estimable():
+    x = _spiked(40)
+    for method in ("chi2", "bonett"):
+        res = _quiet(phi, x, BASE, object_interval=method)
+        assert res.n_shape_outliers == 0 and not res.per_object_shape_outlier.any()
+    # two objects of 4 refits and more: no pooled shape to compare with
+    few = x[:3].copy()
+    few[2, 3:] = np.nan
+    res = _quiet(phi, few, BASE)
+    assert res.n_shape_outliers == 0
+    # classes: no check, an all-False column
+    votes = np.array([list("aab"), list("abb")], dtype=object)
+    res = _quiet(psi, votes, np.array(list("aabb"), dtype=object))
+    assert res.per_object_shape_outlier.tolist() == [False, False]
+
+
+def test_missing_refits_are_drawn_from_what_is_there():
+    x = _spiked(40)
+    x[10:20, 15:] = np.nan  # ten objects of 15 refits
+    res = _quiet(phi, x, BASE)
+    assert res.per_object_shape_outlier[3] and res.n_shape_outliers >= 1
+    assert np.isfinite(res.per_object_low).all()
+
+
+# ----------------------------------------------------------------- 3 refits in words
+
+
+def test_three_refits_say_how_wide_normal_theory_is():
+    # psi with 3 refits: per-object intervals far below 0 are what 3 refits support, and the
+    # result says so with the chi-square interval's factors
+    rng = np.random.default_rng(46)
+    pred = rng.normal(size=(20, 3)) * 0.5
+    base = rng.normal(size=200) * 0.6
+    res = _quiet(psi, pred, base)
+    low, high = 2 / stats.chi2.ppf([0.975, 0.025], 2)
+    assert f"known only within {low:.2g} to {high:.3g} x its estimate" in res.interval_note
+    assert "0.27 to 39.5" in res.interval_note
+    # and the width rule of item 2 holds: at most twice the chi-square interval's width
+    chi = _quiet(psi, pred, base, object_interval="chi2")
+    ratio = (res.per_object_high - res.per_object_low) / (chi.per_object_high - chi.per_object_low)
+    assert ratio.max() <= 2.0 + 1e-9
+    assert res.per_object_low.min() < -1.0  # far below 0, as said

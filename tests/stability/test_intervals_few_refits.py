@@ -132,7 +132,8 @@ def test_no_interval_is_wider_than_twice_the_chi_square_one(n_refits):
             if shape == "lognormal(0.5)":
                 assert capped
             if shape in ("normal", "beta(0.5, 0.5)", "bimodal mixture"):
-                assert res.interval_note == ""
+                # nothing about the kurtosis (the shape check of item 4 may flag an object by chance)
+                assert "kurtosis (" not in res.interval_note
 
 
 def test_the_cap_is_where_the_upper_end_reaches_twice_the_chi_square_width():

@@ -106,9 +106,15 @@ def _mean_bounds(inputs, kept, alpha, *, target, weight, notes):
             object_low=None if inputs.object_low is None else inputs.object_low[kept])
     mean = float(np.mean(x))
     if target == "objects":
-        nu = float(np.sum(np.maximum(inputs.count[kept] - 1, 1)))
-        widen = (stats.t.ppf(1 - alpha / 2, nu) / stats.norm.ppf(1 - alpha / 2)) ** 2
-        return _gamma_mean(mean, widen * float(np.sum(inputs.refit_var[kept])) / n_obj ** 2, alpha)
+        low_d, high_d = _objects_bounds(mean, inputs.refit_var[kept], inputs.count[kept], alpha)
+        if inputs.scale != "metric":
+            return low_d, high_d
+        # the normal-theory variance of the mean of the objects' s^2: Var(s^2) = 2 sigma^4 / (R - 1),
+        # sigma^4 estimated without bias by s^4 (R - 1) / (R + 1)
+        var_normal = float(np.sum(2.0 * x * x / (inputs.count[kept] + 1.0))) / n_obj ** 2
+        return _width_limited(low_d, high_d, mean, var_normal, alpha, notes, cap=_OBJECTS_WIDTH_CAP,
+                              what=(f"the interval of these {n_obj} objects", "normal-theory",
+                                    "objects' refits are too few or too far from normal"))
     if target == "population":
         # the variance of the mean, widened by (t_{N-1} / z)^2 for being estimated from N objects;
         # metric D_o,i can be strongly right-skewed over objects: the union with a bootstrap-t,
@@ -129,33 +135,55 @@ def _mean_bounds(inputs, kept, alpha, *, target, weight, notes):
             if n_obj >= _SKEW_GUARD_MIN_OBJECTS:  # the whole gamma form at alpha / 2: tail alpha / 4
                 guard = max(_widened_variance_of_mean(x, alpha / 2), floor)
                 high_d = max(high_d, _gamma_mean(mean, guard, alpha / 2)[1])
-        return _width_limited(low_d, high_d, mean, var_mean, alpha, n_obj, notes)
+        return _width_limited(low_d, high_d, mean, var_mean, alpha, notes, cap=_OVERALL_WIDTH_CAP,
+                              what=("a population interval", "normal-theory (t)",
+                                    f"{n_obj} objects' disagreements are too few or too skewed"))
     raise ValueError(f"unknown interval target {target!r}")  # the public functions declare it
 
 
-# the population interval of D_o: at most _OVERALL_WIDTH_CAP x the normal-theory interval's width;
-# the note says when it is wider than _OVERALL_WIDTH_BUDGET x it (the goal of issue 34)
+def _objects_bounds(mean, refit_var, count, alpha):
+    """Bounds of the mean of these objects' disagreements (target ``"objects"``): the gamma form
+    with the variance ``sum v_i / N^2`` of the jackknife variances ``v_i``, widened by
+    ``(t_nu / z)^2`` with Satterthwaite's ``nu = (sum v_i)^2 / sum (v_i^2 / (R_i - 1))``: a sum
+    dominated by a few objects' variances has about their degrees of freedom, not ``sum (R_i - 1)``
+    (lognormal(1) objects' variances, N = 5, R = 5: coverage 0.933 with the latter)."""
+    df = np.maximum(count - 1, 1).astype(float)
+    total = float(np.sum(refit_var))
+    nu = total * total / float(np.sum(refit_var * refit_var / df)) if total > 0 else float(np.sum(df))
+    widen = (stats.t.ppf(1 - alpha / 2, nu) / stats.norm.ppf(1 - alpha / 2)) ** 2
+    return _gamma_mean(mean, widen * total / count.size ** 2, alpha)
+
+
+# the population interval of D_o: at most _OVERALL_WIDTH_CAP x the normal-theory interval's width,
+# that of these objects at most _OBJECTS_WIDTH_CAP x it; the note says when either is wider than
+# _OVERALL_WIDTH_BUDGET x it (the goal of issue 34)
 _OVERALL_WIDTH_BUDGET = 2.0
 _OVERALL_WIDTH_CAP = 3.0
+_OBJECTS_WIDTH_CAP = 10.0
 
 
-def _width_limited(low_d, high_d, mean, var_mean, alpha, n_obj, notes):
-    """``(low_d, high_d)`` with the upper end cut to ``low_d + _OVERALL_WIDTH_CAP x`` the width
-    ``2 z sqrt(var_mean)`` of the normal-theory interval (``var_mean`` already widened by
-    ``(t_{N-1} / z)^2``: the t interval). With lognormal(1) objects' variances and 3-5 refits the
-    cap keeps the coverage at 0.94-0.95 for N = 3-10 (docs/benchmarks/coverage.md); ``notes``
-    gets a sentence when the interval is wider than ``_OVERALL_WIDTH_BUDGET x`` it."""
-    reference = 2.0 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(max(var_mean, 0.0))
+def _width_limited(low_d, high_d, mean, var_ref, alpha, notes, *, cap, what):
+    """``(low_d, high_d)`` with the upper end cut to ``low_d + cap x`` the width
+    ``2 z sqrt(var_ref)`` of the normal-theory interval (population: ``var_ref`` the variance of
+    the mean widened by ``(t_{N-1} / z)^2``, the t interval; these objects: the normal-theory
+    variance of the mean of the objects' ``s^2``). With lognormal(1) objects' variances and 3-5
+    normal refits the caps keep the coverage at least 0.94 for N = 3-10 (docs/benchmarks/coverage.md;
+    a cap of 3 x on these objects cost t5 refits 0.91-0.92 at R = 5, hence 10 x);
+    ``notes`` gets a sentence when the interval is wider than ``_OVERALL_WIDTH_BUDGET x`` it.
+    ``what``: (the interval, the reference interval, why it is wide) in words."""
+    reference = 2.0 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(max(var_ref, 0.0))
     if not reference > 0 or high_d - low_d <= _OVERALL_WIDTH_BUDGET * reference:
         return low_d, high_d
-    capped = high_d - low_d > _OVERALL_WIDTH_CAP * reference
-    high_d = max(min(high_d, low_d + _OVERALL_WIDTH_CAP * reference), mean)
+    capped = high_d - low_d > cap * reference
+    high_d = max(min(high_d, low_d + cap * reference), mean)
+    subject, ref_name, reason = what
     notes.append(
-        f"The {n_obj} objects' disagreements are too few or too skewed for a population interval within "
-        f"{_OVERALL_WIDTH_BUDGET:g} x the normal-theory (t) interval's width at this level: "
-        + (f"its upper end of the disagreement is cut at {_OVERALL_WIDTH_CAP:g} x that width, "
-           "where the coverage study measured 0.94-0.95 at 3-10 objects with lognormal(1) objects' "
-           "variances; more skewed objects may cover less (docs/benchmarks/coverage.md)."
+        f"The {reason} for {subject} within {_OVERALL_WIDTH_BUDGET:g} x the {ref_name} interval's width "
+        "at this level: "
+        + (f"its upper end of the disagreement is cut at {cap:g} x that width, where the coverage study "
+           "measured at least 0.94 at 3-10 objects with lognormal(1) objects' variances and normal "
+           "refits; more skewed objects or heavier-tailed refits may cover less "
+           "(docs/benchmarks/coverage.md)."
            if capped else f"it is {(high_d - low_d) / reference:.2g} x that width."))
     return low_d, high_d
 

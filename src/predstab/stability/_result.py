@@ -91,6 +91,16 @@ class StabilityResult(Result):
         refits cannot resolve the refits' kurtosis, so the per-object intervals use a capped
         (or, below 4 refits, an assumed) kurtosis and may cover less than nominal for heavier
         tails. Empty when there is nothing beyond ``interval_method`` to say.
+    n_shape_outliers : int
+        Objects whose refits are far heavier-tailed than the shape pooled over the objects, which
+        the pooled-kurtosis intervals assume (``per_object_shape_outlier``); their intervals may
+        cover well below the nominal level. 0 where not checked.
+    per_object_shape_outlier : ndarray of bool, shape (n_objects,)
+        Per object: its refits' sample kurtosis lies above the ``1 - alpha / M`` quantile of the
+        kurtosis of as many values drawn from all ``M`` checked objects' standardised refits
+        (``alpha = 1 - confidence_level``; Bonferroni over the objects). Checked for metric
+        refits under ``object_interval="auto"`` / ``"pooled"`` when at least 3 objects have 4
+        refits; False elsewhere.
     """
 
     value: float
@@ -113,6 +123,8 @@ class StabilityResult(Result):
     interval_baseline_error: bool = False
     refit_kurtosis: float = float("nan")
     interval_note: str = ""
+    n_shape_outliers: int = 0
+    per_object_shape_outlier: np.ndarray | None = field(repr=False, default=None)
     per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
     object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
     # a single object's predictions (codes or numbers) and the squared distances, for the
@@ -165,9 +177,10 @@ class StabilityResult(Result):
         """Per-object stability as a DataFrame, least stable first when ``sort`` is True.
 
         Columns: ``stability`` (``S_i``), ``ci_low`` / ``ci_high`` (the per-object interval at
-        ``confidence_level``), ``observed_instability`` (``D_o,i``) and ``n_predictions``
-        (non-missing predictions of the object). The index holds the row labels of the input
-        DataFrame, or row positions. Dropped objects (NaN) come last.
+        ``confidence_level``), ``observed_instability`` (``D_o,i``), ``n_predictions``
+        (non-missing predictions of the object) and ``shape_outlier`` (refits far heavier-tailed
+        than the pooled shape the interval assumes: ``per_object_shape_outlier``). The index holds
+        the row labels of the input DataFrame, or row positions. Dropped objects (NaN) come last.
         """
         if not isinstance(sort, (bool, np.bool_)):
             raise InvalidParameterError(f"`sort` must be True or False; got {sort!r}.")
@@ -175,7 +188,10 @@ class StabilityResult(Result):
         frame = pd.DataFrame({"stability": self.per_object,
                               "ci_low": self.per_object_low, "ci_high": self.per_object_high,
                               "observed_instability": self.per_object_observed,
-                              "n_predictions": self.per_object_count}, index=index)
+                              "n_predictions": self.per_object_count,
+                              "shape_outlier": (np.zeros(self.n_objects, dtype=bool)
+                                                if self.per_object_shape_outlier is None
+                                                else self.per_object_shape_outlier)}, index=index)
         frame.index.name = "object"
         if sort:
             frame = frame.sort_values("stability", kind="stable", na_position="last")
