@@ -5,7 +5,7 @@ learners with its closed forms (``TreePool``) and the tuning of the number of le
 is also available from :mod:`predstab` itself.
 """
 
-from ._closed_form import ClosedFormResult
+from ._closed_form_result import ClosedFormResult
 from ._pool import TreePool
 from ._repeated import RepeatedPredictions, repeated_predictions
 from ._tune import tune_num_learners

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabWarning
-from ._closed_form import floored_icc_text
+from ._closed_form_result import floored_icc_text
 from ._tune_result import Recommendation
 from ._twopl import TwoPL, fit_2pl
 

@@ -14,7 +14,7 @@ import pandas as pd
 from .._core._results import Result, _equal, r_signif, result
 from .._core._utils import ConfidenceInterval
 from .._core._validation import validate_params
-from ._closed_form import BAND_COVERS
+from ._closed_form_result import BAND_COVERS
 from ._tune_config import CLASS_POOL_FACTOR
 from ._tune_config import POOL_RULE as _POOL_RULE
 from ._tune_config import ROUNDING as _ROUNDING
