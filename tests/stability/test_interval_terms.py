@@ -575,7 +575,7 @@ def test_unknown_targets_are_refused():
 def test_an_object_with_a_far_refit_is_flagged_by_the_stated_rule():
     x = _spiked(40)
     with pytest.warns(PredstabDataWarning, match="1 object\\(s\\) of `predictions` have refits far heavier"):
-        res = phi(x, BASE)
+        res = phi(x, BASE, object_interval="checked")
     expected = _flags_by_hand(x)
     assert expected[3] and expected.sum() == 1  # the rule, computed independently, flags object 3 alone
     np.testing.assert_array_equal(res.per_object_shape_outlier, expected)
@@ -593,14 +593,14 @@ def test_the_flags_are_those_of_the_rule(seed):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(12, 10)) * rng.uniform(0.5, 1.0, size=(12, 1))
     x[0] = rng.standard_t(2, size=10)
-    res = _quiet(phi, x, BASE)
+    res = _quiet(phi, x, BASE, object_interval="checked")
     np.testing.assert_array_equal(res.per_object_shape_outlier, _flags_by_hand(x))
     assert res.n_shape_outliers == int(res.per_object_shape_outlier.sum())
 
 
 def test_the_level_follows_the_confidence_level():
     x = _spiked(40, spike=2.2)
-    loose, strict = (_quiet(phi, x, BASE, confidence_level=level) for level in (0.5, 0.999))
+    loose, strict = (_quiet(phi, x, BASE, confidence_level=level, object_interval="checked") for level in (0.5, 0.999))
     np.testing.assert_array_equal(loose.per_object_shape_outlier, _flags_by_hand(x, alpha=0.5))
     np.testing.assert_array_equal(strict.per_object_shape_outlier, _flags_by_hand(x, alpha=0.001))
     assert loose.n_shape_outliers >= strict.n_shape_outliers
@@ -608,24 +608,30 @@ def test_the_level_follows_the_confidence_level():
 
 def test_no_check_where_the_pooled_shape_is_not_used_or_not_estimable():
     x = _spiked(40)
-    for method in ("chi2", "bonett"):
+    for method in ("chi2", "bonett", "auto", "pooled"):  # not asked for ("checked"): None, NA
         res = _quiet(phi, x, BASE, object_interval=method)
-        assert res.n_shape_outliers == 0 and not res.per_object_shape_outlier.any()
+        assert res.n_shape_outliers is None and res.per_object_shape_outlier is None
+        assert res.per_object_frame(sort=False)["shape_outlier"].isna().all()
+    # the check changes no interval: "checked" is "pooled" plus the flags
+    checked, pooled = (_quiet(phi, x, BASE, object_interval=m) for m in ("checked", "pooled"))
+    np.testing.assert_array_equal(checked.per_object_low, pooled.per_object_low)
+    np.testing.assert_array_equal(checked.per_object_high, pooled.per_object_high)
+    assert checked.interval_method == pooled.interval_method == "pooled-kurtosis chi-square"
     # two objects of 4 refits and more: no pooled shape to compare with
     few = x[:3].copy()
     few[2, 3:] = np.nan
-    res = _quiet(phi, few, BASE)
+    res = _quiet(phi, few, BASE, object_interval="checked")
     assert res.n_shape_outliers == 0
     # classes: no check, an all-False column
     votes = np.array([list("aab"), list("abb")], dtype=object)
-    res = _quiet(psi, votes, np.array(list("aabb"), dtype=object))
-    assert res.per_object_shape_outlier.tolist() == [False, False]
+    res = _quiet(psi, votes, np.array(list("aabb"), dtype=object), object_interval="checked")
+    assert res.per_object_shape_outlier is None and res.n_shape_outliers is None
 
 
 def test_missing_refits_are_drawn_from_what_is_there():
     x = _spiked(40)
     x[10:20, 15:] = np.nan  # ten objects of 15 refits
-    res = _quiet(phi, x, BASE)
+    res = _quiet(phi, x, BASE, object_interval="checked")
     assert res.per_object_shape_outlier[3] and res.n_shape_outliers >= 1
     assert np.isfinite(res.per_object_low).all()
 

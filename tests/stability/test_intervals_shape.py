@@ -90,7 +90,7 @@ def test_objects_that_share_a_shape_are_seldom_flagged():
     fired = 0
     for _ in range(200):
         x = rng.normal(size=(30, 20)) * rng.uniform(0.2, 1.0, size=(30, 1))
-        fired += _quiet(phi, x, BASE).n_shape_outliers > 0
+        fired += _quiet(phi, x, BASE, object_interval="checked").n_shape_outliers > 0
     assert fired / 200 <= 0.08, fired
 
 
@@ -103,6 +103,6 @@ def test_an_object_of_far_heavier_tails_is_flagged_often():
     for _ in range(100):
         x = rng.normal(size=(30, 20)) * rng.uniform(0.5, 1.0, size=(30, 1))
         x[7] = rng.standard_t(1.5, size=20) * 0.5
-        res = _quiet(phi, x, BASE)
+        res = _quiet(phi, x, BASE, object_interval="checked")
         hits.append(res.per_object_shape_outlier[7])
     assert np.mean(hits) >= 0.25, np.mean(hits)

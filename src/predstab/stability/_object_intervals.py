@@ -59,8 +59,9 @@ def _on_unique(fn, *keys):
     return table[code]
 
 
-# metric per-object methods: what ``object_interval`` accepts ("auto" is "pooled")
-_METRIC_METHODS = ("auto", "pooled", "bonett", "chi2")
+# metric per-object methods: what ``object_interval`` accepts ("auto" is "pooled"; "checked" is
+# "pooled" plus the per-object shape check of :mod:`._shape_check`, opt-in for its cost)
+_METRIC_METHODS = ("auto", "pooled", "checked", "bonett", "chi2")
 _METHOD_NAMES = {
     "pooled": "pooled-kurtosis chi-square",
     "assumed": "assumed-kurtosis chi-square",
@@ -188,7 +189,8 @@ def _bonett_kurtosis(x, count, s2):
     return out
 
 
-def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None, moments=None):
+def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=None, moments=None, *,
+                             check_shapes=False):
     """Per-object interval for the variance ``sigma_i^2`` of an object's refits.
 
     ``method``:
@@ -214,7 +216,9 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
       counts the objects that got Bonett's, so the label says what was computed).
 
     ``x`` is the (objects x refits) matrix (NaN missing); ``moments`` its :func:`_row_moments`
-    when already computed. Returns ``(var_low, var_high, info)``; ``info`` holds the pooled
+    when already computed. ``check_shapes`` (``"pooled"`` only): flag the objects whose refits are
+    far from the pooled shape (:func:`._shape_check._shape_outliers`, ``info["outliers"]``; else
+    ``None``: not checked). Returns ``(var_low, var_high, info)``; ``info`` holds the pooled
     excess kurtosis (or NaN), the kurtosis used, and whether the warning threshold is exceeded.
     """
     alpha = 1.0 - confidence_level
@@ -235,7 +239,7 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
             # huge by chance, as the estimate of sigma^4 can be near 0)
             info["heavy"] = int(kappa - 2.0 * se > _POOLED_WARN_EXCESS)
             kappa = max(kappa + 2.0 * se, 0.0)  # a few refits understate heavy tails: two standard errors
-            if x is not None:  # objects whose refits are far heavier-tailed than the pooled shape
+            if check_shapes and x is not None:  # objects far heavier-tailed than the pooled shape
                 info["outliers"], info["n_checked"] = _shape_outliers(x, moments, alpha)
         else:  # no object with 4 refits: tails as heavy as t5's or lognormal(0.5)'s are assumed
             kappa = _ASSUMED_EXCESS

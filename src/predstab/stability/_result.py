@@ -94,13 +94,14 @@ class StabilityResult(Result):
     n_shape_outliers : int
         Objects whose refits are far heavier-tailed than the shape pooled over the objects, which
         the pooled-kurtosis intervals assume (``per_object_shape_outlier``); their intervals may
-        cover well below the nominal level. 0 where not checked.
+        cover well below the nominal level. ``None`` where not checked: the check runs with
+        ``object_interval="checked"`` (metric data) only.
     per_object_shape_outlier : ndarray of bool, shape (n_objects,)
         Per object: its refits' sample kurtosis lies above the ``1 - alpha / M`` quantile of the
         kurtosis of as many values drawn from all ``M`` checked objects' standardised refits
         (``alpha = 1 - confidence_level``; Bonferroni over the objects). Checked for metric
-        refits under ``object_interval="auto"`` / ``"pooled"`` when at least 3 objects have 4
-        refits; False elsewhere.
+        refits under ``object_interval="checked"`` (the ``"pooled"`` intervals plus this check)
+        when at least 3 objects have 4 refits (else all False); ``None`` where not checked.
     """
 
     value: float
@@ -123,7 +124,7 @@ class StabilityResult(Result):
     interval_baseline_error: bool = False
     refit_kurtosis: float = float("nan")
     interval_note: str = ""
-    n_shape_outliers: int = 0
+    n_shape_outliers: int | None = None
     per_object_shape_outlier: np.ndarray | None = field(repr=False, default=None)
     per_object_count: np.ndarray = field(repr=False, compare=False, default=None)
     object_labels: pd.Index | None = field(repr=False, compare=False, default=None)
@@ -179,7 +180,8 @@ class StabilityResult(Result):
         Columns: ``stability`` (``S_i``), ``ci_low`` / ``ci_high`` (the per-object interval at
         ``confidence_level``), ``observed_instability`` (``D_o,i``), ``n_predictions``
         (non-missing predictions of the object) and ``shape_outlier`` (refits far heavier-tailed
-        than the pooled shape the interval assumes: ``per_object_shape_outlier``). The index holds
+        than the pooled shape the interval assumes: ``per_object_shape_outlier``; NA where not
+        checked). The index holds
         the row labels of the input DataFrame, or row positions. Dropped objects (NaN) come last.
         """
         if not isinstance(sort, (bool, np.bool_)):
@@ -189,7 +191,7 @@ class StabilityResult(Result):
                               "ci_low": self.per_object_low, "ci_high": self.per_object_high,
                               "observed_instability": self.per_object_observed,
                               "n_predictions": self.per_object_count,
-                              "shape_outlier": (np.zeros(self.n_objects, dtype=bool)
+                              "shape_outlier": (pd.array([pd.NA] * self.n_objects, dtype="boolean")
                                                 if self.per_object_shape_outlier is None
                                                 else self.per_object_shape_outlier)}, index=index)
         frame.index.name = "object"

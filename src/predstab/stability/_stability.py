@@ -112,8 +112,9 @@ def _metric_parts(pred, base, names, options):
     d_e = _expected_metric(x_base, names.baseline)
     d_o_i, count, x, moments = _observed_metric(x_pred, names.predictions)
     row = x[0][~np.isnan(x[0])] if pred.array.shape[0] == 1 else None
-    method = "pooled" if options.object_interval == "auto" else options.object_interval
-    d_low, d_high, info = _metric_object_intervals(d_o_i, count, options.confidence_level, method, x, moments)
+    method = "pooled" if options.object_interval in ("auto", "checked") else options.object_interval
+    d_low, d_high, info = _metric_object_intervals(d_o_i, count, options.confidence_level, method, x, moments,
+                                                   check_shapes=options.object_interval == "checked")
     method, info["note"] = _metric_label(method, info, count)  # the name of what was computed
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method=method, info=info,
                   row=row, moments=moments, x_base=x_base, shift=shift)
@@ -223,8 +224,7 @@ def _stability(kind, predictions, baseline, names, options):
             d_o, d_e = float(np.ldexp(d_o, -2 * parts.shift)), float(np.ldexp(d_e, -2 * parts.shift))
             d_o_i = np.ldexp(d_o_i, -2 * parts.shift)
     several = bool(kept.sum() >= 2)
-    outliers = parts.info.get("outliers")
-    outliers = np.zeros(d_o_i.shape, dtype=bool) if outliers is None else outliers
+    outliers = parts.info.get("outliers")  # None: not checked (object_interval="checked" checks)
     return StabilityResult(
         value=value, observed=d_o, expected=d_e, confidence_interval=interval,
         confidence_level=float(options.confidence_level), per_object=per_object, per_object_observed=d_o_i,
@@ -235,7 +235,8 @@ def _stability(kind, predictions, baseline, names, options):
         interval_target=options.interval_target if several else "object",
         interval_baseline_error=bool(options.baseline_error and several),
         refit_kurtosis=parts.info["kurtosis"], interval_note=parts.info["note"],
-        n_shape_outliers=int(np.sum(outliers)), per_object_shape_outlier=outliers,
+        n_shape_outliers=None if outliers is None else int(np.sum(outliers)),
+        per_object_shape_outlier=outliers,
         per_object_count=parts.count, object_labels=pred.labels,
         _row=parts.row, _delta2=parts.delta2, _scaled=scaled,
     )
@@ -243,11 +244,12 @@ def _stability(kind, predictions, baseline, names, options):
 
 def _warn_shape(method, info, names):
     """A ``PredstabDataWarning`` where the refits' shape is beyond what the coverage study covers."""
-    if method == "pooled" and info["heavy"]:
+    if method == "pooled" and info["heavy"]:  # "checked" is "pooled" by now
         warn_outside(
             f"The refits in `{names.predictions}` are heavy-tailed (pooled excess kurtosis "
             f"{info['kurtosis']:.3g} > {_POOLED_WARN_EXCESS:g}); the per-object intervals may cover less "
-            "than the nominal level (`interval_note`; docs/benchmarks/coverage.md).", PredstabDataWarning)
+            "than the nominal level (`interval_note`; docs/benchmarks/coverage.md); "
+            "object_interval=\"checked\" flags the objects far from the pooled shape.", PredstabDataWarning)
     if info.get("outliers") is not None and info["outliers"].any():
         warn_outside(
             f"{int(info['outliers'].sum())} object(s) of `{names.predictions}` have refits far "
@@ -322,10 +324,13 @@ ordinal_levels : sequence or None, default None
     "interval_options": """
 confidence_level : float, default 0.95
     Level of ``confidence_interval`` and of the per-object intervals.
-object_interval : {"auto", "pooled", "bonett", "chi2"}, default "auto"
+object_interval : {"auto", "pooled", "checked", "bonett", "chi2"}, default "auto"
     Method of the metric per-object intervals (see :func:`phi`, Notes); ``"auto"`` is
     ``"pooled"``: the kurtosis pooled over the objects (one object: its own), capped so that
     no interval is wider than twice the chi-square interval (``interval_note`` says when).
+    ``"checked"``: ``"pooled"`` plus a check of every object's refits against the pooled
+    shape (``per_object_shape_outlier``; a Monte Carlo null that costs up to a few times
+    ``phi``'s own time on small calls, so it is not the default).
     Classes always use Clopper-Pearson.
 interval_target : {"population", "objects"}, default "population"
     Target of ``confidence_interval`` with several objects: the population of objects, or
@@ -434,7 +439,10 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       the other objects' pooled kurtosis; Bonferroni over the :math:`M'` objects of 4 refits)
       are flagged in ``per_object_shape_outlier``, ``interval_note`` and a warning: their
       intervals may cover well below nominal (random forests with t2 noise: worst object
-      0.74 at 20 refits). The check fires only when the tails show in the refits drawn.
+      0.74 at 20 refits). The check fires only when the tails show in the refits drawn. It
+      runs with ``object_interval="checked"`` only (its null draws cost up to 5 times ``phi``'s
+      own time: 10,000 x 20 refits); otherwise ``per_object_shape_outlier`` is ``None`` (not
+      checked), and the heavy-tail warning points to it.
     - ``"bonett"``: Bonett's (2006) interval from the object's own refits,
       :math:`\exp(\ln(c D_{o,i}) \pm z c \sqrt{(\hat\gamma_4 - (R-3)/R)/(R-1)})`,
       :math:`c = R/(R-z)`, with his trimmed-mean kurtosis times :math:`(R+1)/(R-1)` (a
