@@ -175,6 +175,175 @@ def test_the_orientation_rule_costs_nothing_on_a_tall_matrix():
     assert _gate.looks_transposed(rng.normal(size=(3, 20000))) is False
 
 
+@pytest.fixture(scope="module")
+def more_members_than_objects(regression_data):
+    """Real stacks with more members than objects (``np.stack``, members in rows), neither side
+    3 x the other: 60 trees of a forest x 25 objects, 12 MLPs (seeds 0..11) x 8 objects, and
+    40 trees of a classification forest x 20 objects as the labels "no" / "yes"."""
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+    from sklearn.neural_network import MLPRegressor
+
+    X, y, X_test = regression_data
+    forest = RandomForestRegressor(n_estimators=60, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning of the small networks
+        mlps = [MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, random_state=seed).fit(X, y)
+                for seed in range(12)]
+    Xc, yc = make_classification(n_samples=260, n_features=6, n_informative=4, random_state=1)
+    trees = RandomForestClassifier(n_estimators=40, random_state=0).fit(Xc[:200], yc[:200]).estimators_
+    labels = np.array(["no", "yes"], dtype=object)
+    return {"forest": np.stack([tree.predict(X_test[:25]) for tree in forest.estimators_]),
+            "mlp": np.stack([m.predict(X_test[:8]) for m in mlps]),
+            "classes": np.stack([labels[tree.predict(Xc[200:220]).astype(int)] for tree in trees])}
+
+
+def _variance_components(x):
+    """(between rows, between columns) variance components of the two-way layout of a complete
+    float matrix, from its mean squares, written out here; and the F test's p of the columns."""
+    from scipy import stats
+
+    n, m = x.shape
+    grand = x.mean()
+    ms_rows = m * ((x.mean(axis=1) - grand) ** 2).sum() / (n - 1)
+    ms_cols = n * ((x.mean(axis=0) - grand) ** 2).sum() / (m - 1)
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + grand
+    ms_error = (resid ** 2).sum() / ((n - 1) * (m - 1))
+    p_cols = stats.f.sf(ms_cols / ms_error, m - 1, (n - 1) * (m - 1))
+    return (ms_rows - ms_error) / m, (ms_cols - ms_error) / n, p_cols
+
+
+def test_stacks_of_more_members_than_objects_warn_in_the_api_and_the_cli(more_members_than_objects, tmp_path,
+                                                                         capsys):
+    from predstab.cli import main
+
+    for kind, P in more_members_than_objects.items():
+        n_members, n_objects = P.shape
+        assert n_objects < n_members < 3 * n_objects  # the shape alone cannot tell
+        pattern = rf"`(ratings|predictions)` has {n_members} rows and {n_objects} columns.*looks transposed"
+        if kind == "classes":
+            calls = [lambda m: predstab.fleiss_kappa(m), lambda m: predstab.krippendorff_alpha(m),
+                     lambda m: TreePool.from_predictions(m, classes=["no", "yes"])]
+        else:
+            calls = [lambda m: predstab.icc(m), lambda m: predstab.phi(m, m.ravel(), scale="metric"),
+                     lambda m: TreePool.from_predictions(m)]
+        for call in calls:
+            with pytest.warns(PredstabOrientationWarning, match=pattern):
+                call(P)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", PredstabOrientationWarning)  # objects in rows: no false alarm
+                call(P.T)
+    # the CLI asks the same gate, names the file and its option; --transpose says it is meant
+    pd.DataFrame(more_members_than_objects["forest"]).to_csv(tmp_path / "stack.csv", index=False)
+    assert main(["agree", str(tmp_path / "stack.csv"), "--measure", "icc"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("looks transposed") == 1 and "RATINGS '" in err and "add --transpose" in err
+    assert main(["agree", str(tmp_path / "stack.csv"), "--measure", "icc", "--transpose"]) == 0
+    assert "looks transposed" not in capsys.readouterr().err
+    # the intended orientation, said by filtering the category: the matrix's own ICC, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=PredstabOrientationWarning)
+        P = more_members_than_objects["mlp"]
+        wrong = predstab.icc(P).value
+        assert wrong == pytest.approx(_oneway_icc(P), rel=1e-10)
+    assert predstab.icc(P.T).value > 0.9 > 0.1 > wrong + 0.1  # what the warning saves
+
+
+def test_the_square_rule_is_the_two_way_layout_computed_here(more_members_than_objects):
+    # the components of the numeric stacks, computed in the test: members in rows -> the columns
+    # (objects) dominate at least 4 x; objects in rows -> at most 0.26 x (the documented margins)
+    for kind in ("forest", "mlp"):
+        P = more_members_than_objects[kind]
+        rows, cols, p = _variance_components(P)
+        assert p < 1e-4 and cols > 4 * max(rows, 0)
+        rows_t, cols_t, _ = _variance_components(P.T)
+        assert cols_t < 0.26 * rows_t
+        assert _gate._columns_dominate(P) and not _gate._columns_dominate(P.T)
+    # the sums of squares, against the formula (numbers) and the indicators of each label (labels)
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(7, 5)) + 1e9  # an offset: the sums are of the centred, scaled values
+    ss_rows, ss_cols, ss_error, n = _gate._two_way_sums(x)
+    z = (x - x.mean()) / np.abs(x - x.mean()).max()
+    assert n == 35
+    assert ss_rows == pytest.approx(5 * ((z.mean(axis=1)) ** 2).sum(), rel=1e-6)
+    assert ss_cols == pytest.approx(7 * ((z.mean(axis=0)) ** 2).sum(), rel=1e-6)
+    residual = z - z.mean(axis=1, keepdims=True) - z.mean(axis=0, keepdims=True)
+    assert ss_error == pytest.approx((residual ** 2).sum(), rel=1e-6)
+    # an absent cell: the residual from the means of the cells present
+    holed = x.copy()
+    holed[2, 3] = np.nan
+    z = np.ma.masked_invalid(holed)
+    z = (z - z.mean()) / np.abs(z - z.mean()).max()
+    residual = z - z.mean(axis=1)[:, None] - z.mean(axis=0)[None, :]
+    want = (float((z.count(axis=1) * z.mean(axis=1) ** 2).sum()),
+            float((z.count(axis=0) * z.mean(axis=0) ** 2).sum()), float((residual ** 2).sum()), 34)
+    assert _gate._two_way_sums(holed) == pytest.approx(want, rel=1e-6)
+    labels = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, size=(7, 5))]
+    labels[1, 2] = None  # missing: one more label
+    want = np.zeros(3)
+    for label in ("a", "b", "c", None):
+        indicator = np.array([[cell == label for cell in row] for row in labels], dtype=float)
+        centred = indicator - indicator.mean()
+        rows_ss, cols_ss = 5 * (centred.mean(axis=1) ** 2).sum(), 7 * (centred.mean(axis=0) ** 2).sum()
+        want += [rows_ss, cols_ss, (centred ** 2).sum() - rows_ss - cols_ss]
+    assert _gate._two_way_sums(labels) == pytest.approx((*want, 35), rel=1e-12)
+    # numbers in an object array are numbers, text is labels; nothing present: nothing to tell
+    assert _gate._two_way_sums(x.astype(object)) == pytest.approx(_gate._two_way_sums(x), rel=1e-12)
+    assert _gate._two_way_sums(np.full((3, 3), None, dtype=object)) == (0.0, 0.0, 0.0, 9)
+    assert _gate._two_way_sums(np.full((3, 3), np.nan)) == (0.0, 0.0, 0.0, 0)
+    assert _gate._two_way_sums(np.full((3, 4), "a", dtype=object)) == (0.0, 0.0, 0.0, 12)
+    assert _gate._two_way_sums(np.full((3, 4), 2.5)) == (0.0, 0.0, 0.0, 12)
+
+
+def test_the_square_rule_raises_no_false_alarm():
+    # Shrout and Fleiss (1979), Table 2: 6 targets x 4 judges of very different leniency (the judges'
+    # component is 2.05 x the targets'): read as given, and its ICC(1) the one computed here
+    sf = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+                  dtype=float)
+    rows, cols, _ = _variance_components(sf)
+    assert cols / rows == pytest.approx(2.05, abs=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        assert predstab.icc(sf).value == pytest.approx(_oneway_icc(sf), rel=1e-10)
+        assert predstab.icc(sf.T).value == pytest.approx(_oneway_icc(sf.T), rel=1e-10)
+    # unstructured square matrices: numbers, labels, with missing values
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        shape = tuple(int(v) for v in rng.integers(3, 30, size=2))
+        noise = rng.normal(size=shape)
+        noise[rng.random(shape) < 0.1] = np.nan
+        assert not _gate.looks_transposed(noise)
+        assert not _gate.looks_transposed(rng.integers(0, 3, size=shape).astype(str).astype(object))
+    # identical members (a converged forest): objects in rows pass, members in rows warn
+    same = np.repeat(rng.normal(size=(12, 1)), 10, axis=1)
+    assert not _gate.looks_transposed(same) and _gate.looks_transposed(same.T)
+    assert not _gate.looks_transposed(np.ones((8, 8)))  # nothing differs: nothing to tell
+    assert not _gate.looks_transposed(np.full((3, 3), 1e300) * rng.normal(size=(3, 3)))  # no overflow
+    assert not _gate.looks_transposed(np.ones((2, 5)) + rng.normal(size=(2, 5)))  # 2 rows: no square rule
+
+
+def test_the_square_rule_reads_a_bounded_sample():
+    assert _gate._evenly(10, 512) == slice(None)
+    assert _gate._evenly(1000, 4).tolist() == [0, 333, 666, 999]
+    # a 2000 x 1500 stack: structure (members agree) only in the last half of its rows and columns
+    # is seen through the 512 evenly spaced lines
+    rng = np.random.default_rng(2)
+    stack = rng.normal(size=(2000, 1500))
+    stack[1000:, 750:] = rng.normal(size=(1, 750)) + 0.05 * rng.normal(size=(1000, 750))
+    assert _gate.looks_transposed(stack) is True
+    assert _gate.looks_transposed(stack.T) is False
+
+    class Square:
+        shape = (300, 200)
+
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("read")
+
+    with pytest.raises(RuntimeError, match="read"):  # a square matrix is read: the shape cannot tell
+        _gate.looks_transposed(Square())
+
+
 # ----------------------------------------------------------------------------- 2. numbers as labels
 def test_continuous_values_in_measures_of_categories_warn_naming_the_scale():
     x = np.random.default_rng(0).normal(size=(100, 10))
@@ -495,7 +664,10 @@ def test_looks_transposed_reads_whole_numbers_also_as_labels():
     assert _gate.looks_transposed(with_missing) is True
     assert _gate.looks_transposed(values + 0.25) is False  # not whole: measurements, variances decide
     assert _gate.looks_transposed(members.astype(str).astype(object)) is True
-    assert _gate.looks_transposed(members[:, :17]) is False  # fewer than 3 x more columns than rows
+    # fewer than 3 x more columns than rows: the square rule (the two-way layout) sees it too
+    assert _gate.looks_transposed(members[:, :17]) is True
+    assert _gate.looks_transposed(members[:, :17].T) is False
+    assert _gate.looks_transposed(members[:, :2]) is False   # 3 x more rows than columns: tall
     assert _gate.looks_transposed(members[:1]) is False      # one row
     # a very wide matrix: its sample of 4096 columns is evenly spread, so a structure only in the
     # second half is seen too
