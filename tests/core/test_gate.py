@@ -528,20 +528,61 @@ def test_a_device_that_never_ends_is_refused_within_seconds(device):
     if not os.path.exists(device):  # pragma: no cover - not a Unix system
         pytest.skip(f"no {device}")
     start = time.perf_counter()
-    with pytest.raises(InputError, match=rf"file '{device}' is not (a text table|UTF-8 text)"):
-        predstab.read_table(device)
-    assert time.perf_counter() - start < 5
-
-
-def test_text_that_never_ends_is_refused_at_the_memory_bound(monkeypatch):
-    monkeypatch.setattr(_reading, "_max_bytes", lambda: 3 << 20)
-    writer = subprocess.Popen(["yes", "1,2,3"], stdout=subprocess.PIPE)
+    with pytest.raises(InputError, match=rf"^RATINGS file '{device}' is a device, not a file or a pipe: a "
+                                         r"device such as /dev/zero or /dev/urandom never ends"):
+        predstab.read_table(device, what="RATINGS")
+    # behind a pipe the device is not seen, its bytes are: a NUL byte, or bytes that are no UTF-8
+    writer = subprocess.Popen(["cat", device], stdout=subprocess.PIPE)
     try:
-        with pytest.raises(InputError, match=r"is longer than 3 MiB.*an input that never ends"):
+        with pytest.raises(InputError, match=r"is not (a text table: it holds a NUL|UTF-8 text).*"
+                                             r"\(byte \d+, line"):
             predstab.read_table(f"/dev/fd/{writer.stdout.fileno()}")
     finally:
         writer.kill()
         writer.wait()
+    assert time.perf_counter() - start < 5
+
+
+def test_the_command_line_refuses_a_device_as_a_file_and_as_standard_input():
+    for args, stdin in ((["agree", "/dev/zero", "--measure", "icc"], None),
+                        (["agree", "-", "--measure", "icc"], "/dev/zero")):
+        start = time.perf_counter()
+        with open(stdin or os.devnull, "rb") as handle:
+            proc = subprocess.run([sys.executable, "-m", "predstab", *args], stdin=handle,
+                                  capture_output=True, timeout=60,
+                                  env={**os.environ, "PYTHONPATH": os.path.abspath(SRC)})
+        err = proc.stderr.decode().strip()
+        assert proc.returncode == 2 and len(err.splitlines()) == 1, err
+        assert "is a device, not a file or a pipe" in err and "Traceback" not in err
+        assert time.perf_counter() - start < 30  # the interpreter's start-up included
+
+
+def test_a_stream_without_line_ends_is_refused_at_the_line_bound():
+    # tr turns /dev/zero into endless 'a's: valid UTF-8, no NUL, no line end
+    with open("/dev/zero", "rb") as zeros:
+        writer = subprocess.Popen(["tr", "\\0", "a"], stdin=zeros, stdout=subprocess.PIPE)
+    try:
+        start = time.perf_counter()
+        with pytest.raises(InputError, match=r"': line 1 is longer than 64 MiB without a line end: not a "
+                                             r"text table \(a stream that never ends\?\)$"):
+            predstab.read_table(f"/dev/fd/{writer.stdout.fileno()}")
+        assert time.perf_counter() - start < 30
+    finally:
+        writer.kill()
+        writer.wait()
+    assert _reading._MAX_LINE == 64 << 20
+
+
+def test_the_line_bound_counts_from_the_last_line_end(monkeypatch, tmp_path):
+    monkeypatch.setattr(_reading, "_CHUNK", 8)
+    monkeypatch.setattr(_reading, "_MAX_LINE", 20)
+    (tmp_path / "ok.csv").write_bytes(b"a,b\n" + b"1,2\n" * 40)  # 164 bytes in short lines: read
+    assert predstab.read_table(tmp_path / "ok.csv").shape == (40, 2)
+    (tmp_path / "edge.csv").write_bytes(b"a,b\n" + b"1" * 19 + b",2\n")  # 21 bytes + line end
+    assert predstab.read_table(tmp_path / "edge.csv").shape == (1, 2)
+    (tmp_path / "long.csv").write_bytes(b"a,b\n1,2\n" + b"3" * 30 + b",4\n")
+    with pytest.raises(InputError, match=r"long\.csv': line 3 is longer than 0 MiB without a line end"):
+        predstab.read_table(tmp_path / "long.csv")
 
 
 def _cli(args, *, stdin=None):
@@ -564,6 +605,23 @@ def test_standard_input_and_pipes_are_read(tmp_path):
     finally:
         os.close(read)
     assert frame.to_numpy().tolist() == [[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]]
+    # a FIFO (a named pipe: not a device) and bash's process substitution <(...)
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(text))
+    writer.start()
+    try:
+        assert predstab.read_table(fifo).to_numpy().tolist() == frame.to_numpy().tolist()
+    finally:
+        writer.join(timeout=10)
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(SRC)}
+    command = (f"'{sys.executable}' -m predstab agree <(printf 'a,b,c\\n1,2,2\\n2,3,3\\n3,3,4\\n5,6,6\\n') "
+               "--measure icc")
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"ICC(1) = {want.value:.3g}" in proc.stdout.decode()
 
 
 # ----------------------------------------------------------------------------- 8. messages
