@@ -130,7 +130,9 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
             f"`{name}` must hold numbers (or None/NaN/pd.NA for missing values); got dtype {arr.dtype}."
         )
     # one pass over the data in the common case: a finite sum means no inf and no NaN
-    if not np.isfinite(np.sum(out)) and np.isinf(out).any():
+    with np.errstate(invalid="ignore"):  # inf + -inf in the sum: NaN, and no RuntimeWarning
+        finite_sum = np.isfinite(np.sum(out))
+    if not finite_sum and np.isinf(out).any():
         n_inf = int(np.isinf(out).sum())
         raise ValueError(f"`{name}` must hold finite values; got {n_inf} infinite value(s).")
     return out
