@@ -424,6 +424,49 @@ def test_r_row_names_read_by_pandas_warn_naming_the_column(tmp_path):
         TreePool.from_predictions(naive)
 
 
+def test_r_files_read_by_pandas_warn_once_for_what_was_misread():
+    # the files R's write.csv / write.table wrote (/work/shared/r-files), read as a notebook would
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "r-files", "files")
+    folder = folder if os.path.isdir(folder) else "/work/shared/r-files/files"
+    if not os.path.isdir(folder):  # pragma: no cover - outside this project's machines
+        pytest.skip("no R-written files")
+    frame = pd.read_csv(os.path.join(folder, "pred_writecsv.csv"))  # "Unnamed: 0" holds R's row names 1..8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        predstab.icc(frame)
+        predstab.phi(frame, frame.iloc[:, 1], scale="metric")
+        TreePool.from_predictions(frame)
+    messages = [str(w.message) for w in caught if issubclass(w.category, PredstabDataWarning)]
+    # one warning per call, naming the column; the row-names column is not taken for the orientation
+    assert len(messages) == 3 and all("named 'Unnamed: 0'" in m for m in messages), messages
+    # a file without a header (write.table(col.names = FALSE)) read with one: a row of data is lost
+    headerless = os.path.join(folder, "pred_writetable_noheader.csv")
+    pattern = (r"^the column names of `ratings` \(8\.747092, 11\.151563, 9\.967619, \.\.\.\) are "
+               r"numbers: pandas\.read_csv read the first row of a file without a header as the names")
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        lost = predstab.icc(pd.read_csv(headerless))
+    assert lost.n_objects == 7 and predstab.icc(pd.read_csv(headerless, header=None)).n_objects == 8
+    # y read with its row names: phi's baseline had both columns pooled (0.953 instead of 0.693)
+    y = pd.read_csv(os.path.join(folder, "ytrain_writecsv.csv"))
+    P = np.random.default_rng(0).normal(size=(20, 5)) + np.arange(20)[:, None]
+    with pytest.warns(PredstabDataWarning, match=r"first column of `training_observations` \(named "
+                                                 r"'Unnamed: 0'\) looks like row names"):
+        predstab.phi(P, y, scale="metric")
+
+
+def test_check_column_names_only_for_numbers_that_are_not_counters():
+    data = np.ones((3, 3))
+    for names in (["0", "1", "2"], ["1", "2", "3"], ["a", "1", "2"], [0, 1, 2], ["nan", "x", "1"]):
+        assert _gate.check_column_names(pd.DataFrame(data, columns=names)) is False, names
+    assert _gate.check_column_names(pd.DataFrame(data[:, :1], columns=["1.5"])) is False  # one column
+    assert _gate.check_column_names(data) is False
+    with pytest.warns(PredstabDataWarning, match=r"^the column names of `p` \(1, 0, 0\.1\) are numbers"):
+        assert _gate.check_column_names(pd.DataFrame(data, columns=["1", "0", "0.1"]), name="p") is True
+    with pytest.warns(PredstabDataWarning, match=r"\(2, 3, 4, \.\.\.\) are numbers.*header=None\) or "
+                                                 r"predstab\.read_table\(path\)$"):
+        _gate.check_column_names(pd.DataFrame(np.ones((2, 4)), columns=["2", "3", "4", "5"]))
+
+
 def test_a_first_column_counting_one_to_n_warns():
     frame = pd.DataFrame({"id": np.arange(1, 9), "a": [1, 2, 4, 4, 5, 6, 7, 8],
                           "b": [1, 2, 3, 5, 5, 6, 8, 8]})

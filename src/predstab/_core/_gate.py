@@ -40,7 +40,8 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning, PredstabOrientationWarning, warn_outside
 from ._utils import missing_mask
 
-__all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "looks_continuous",
+__all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "check_column_names",
+           "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
            "check_target_kind", "looks_transposed", "check_responses"]
 
@@ -292,12 +293,21 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
 
 # ----------------------------------------------------------------------------- R's row names
 def check_row_names(frame, *, name="ratings") -> bool:
-    """Warn (:class:`~predstab.PredstabDataWarning`) when the first column of a DataFrame looks
-    like row names read as data: named ``Unnamed: 0`` (``pandas.read_csv`` of a file of R's
-    ``write.csv`` or of pandas' ``to_csv``) or ``index`` (``reset_index``), or holding exactly
-    1, 2, ..., n (R's default row names) or 0, 1, ..., n - 1 (pandas' default index) in a
-    frame of 3 rows or more. Returns True when it warns. Only the first column
-    (and its name) is looked at."""
+    """Warn (:class:`~predstab.PredstabDataWarning`) when a DataFrame looks misread by
+    ``pandas.read_csv``; return True when its first column is not a replicate (the orientation
+    is then not judged: that column would decide it).
+
+    - Its first column looks like row names read as data: named ``Unnamed: 0``
+      (``pandas.read_csv`` of a file of R's ``write.csv`` or of pandas' ``to_csv``) or ``index``
+      (``reset_index``), or holding exactly 1, 2, ..., n (R's default row names) or 0, 1, ...,
+      n - 1 (pandas' default index) in a frame of 3 rows or more.
+    - Its column names are all numbers (``8.747092``, ``0.1``), but not pandas' own ``0, 1,
+      ..., k - 1`` nor ``1, ..., k``: the first row of a file without a header (R's
+      ``write.table(col.names = FALSE)``) read as names, one object lost
+      (:func:`check_column_names`).
+
+    Only the first column and the names are looked at."""
+    check_column_names(frame, name=name)
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2 or frame.shape[0] < 1:
         return False
     label = frame.columns[0]
@@ -315,9 +325,33 @@ def check_row_names(frame, *, name="ratings") -> bool:
     seen = (f"named {label!r}" if unnamed else
             f"{label!r}, holding {start}, {start + 1}, ..., {start + frame.shape[0] - 1},")
     warn_outside(f"the first column of `{name}` ({seen}) looks like row names read as data (pandas.read_csv "
-                 "of a file R's write.csv wrote): it is counted as one more replicate (rater). Read the "
-                 "file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the "
-                 "column", PredstabDataWarning)
+                 "of a file R's write.csv wrote): it is read as data (one more replicate, rater or set of "
+                 "values). Read the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), "
+                 "or drop the column", PredstabDataWarning)
+    return True
+
+
+def check_column_names(frame, *, name="ratings") -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when every column name of a DataFrame of 2
+    columns or more is a number written as text, other than pandas' ``0, 1, ..., k - 1`` (its
+    ``to_csv`` of an unnamed matrix) or ``1, ..., k``: ``pandas.read_csv`` of a file without a
+    header took its first row of data as the names. Returns True when it warns."""
+    if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2:
+        return False
+    names = list(frame.columns)
+    if not all(isinstance(c, str) for c in names):
+        return False
+    counted = [str(j) for j in range(len(names))]
+    if names in (counted, [str(j + 1) for j in range(len(names))]):
+        return False
+    try:
+        [float(c) for c in names]
+    except ValueError:
+        return False
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    warn_outside(f"the column names of `{name}` ({shown}) are numbers: pandas.read_csv read the first row of "
+                 "a file without a header as the names, and that object is lost. Read the file with "
+                 "pd.read_csv(path, header=None) or predstab.read_table(path)", PredstabDataWarning)
     return True
 
 

@@ -40,7 +40,8 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
     average the values); otherwise it becomes an object array, whose integers stay labels.
     """
     ratings = unmask(ratings)
-    check_row_names(ratings, name=name)
+    # R's row names read as a first column would decide the orientation: not judged then
+    orientation = orientation and not check_row_names(ratings, name=name)
     if nullable_as_float and isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
             _is_number_dtype(dtype) for dtype in ratings.dtypes) and any(
             isinstance(dtype, pd.api.extensions.ExtensionDtype) for dtype in ratings.dtypes):
