@@ -454,6 +454,37 @@ def test_r_files_read_by_pandas_warn_once_for_what_was_misread():
         predstab.phi(P, y, scale="metric")
 
 
+def test_one_models_class_probabilities_are_not_replicates():
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    proba = LogisticRegression(max_iter=500).fit(X[:200], y[:200]).predict_proba(X[200:])  # 100 x 3
+    pattern = (r"^every row of `(ratings|predictions)` sums to 1 \(3 columns of numbers in \[0, 1\]\): it "
+               r"looks like the class probabilities of one model \(predict_proba: classes in columns\)")
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        predstab.phi(proba, y[:200], scale="metric")
+    # the rows' means are all 1/k: ICC(1) = -1 / (k - 1) whatever the model, -0.5 here
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        assert predstab.icc(proba).value == pytest.approx(-0.5, abs=1e-12)
+    warnings.simplefilter("ignore", PredstabDataWarning)  # (the rule's answers below; reset by pytest)
+    assert _gate.check_probabilities(proba[:, :2]) is False           # rows no longer sum to 1
+    assert _gate.check_probabilities(np.array([[1, 0], [0, 1], [1, 0]])) is False  # whole numbers: labels
+    assert _gate.check_probabilities(np.full((4, 2), 0.5) + [0, 1e-7]) is True     # within 1e-6
+    assert _gate.check_probabilities(np.full((4, 2), 0.5) + [0, 1e-5]) is False
+    assert _gate.check_probabilities(np.array([[1.5, -0.5], [0.5, 0.5]])) is False  # outside [0, 1]
+    assert _gate.check_probabilities(np.full((4, 33), 1 / 33)) is False             # more than 32 columns
+    assert _gate.check_probabilities(np.full((4, 32), 1 / 32)) is True
+    assert _gate.check_probabilities(np.full((1, 3), 1 / 3)) is False               # one row
+    assert _gate.check_probabilities(np.full((4, 1), 1.0)) is False                 # one column
+    rows = np.full((1000, 2), 0.5)
+    rows[1] = [0.9, 0.3]  # a row off the 256 evenly spaced ones is not looked at (bounded cost)
+    assert _gate.check_probabilities(rows) is True
+    rows[999] = [0.9, 0.3]  # the last row is
+    assert _gate.check_probabilities(rows) is False
+
+
 def test_check_column_names_only_for_numbers_that_are_not_counters():
     data = np.ones((3, 3))
     for names in (["0", "1", "2"], ["1", "2", "3"], ["a", "1", "2"], [0, 1, 2], ["nan", "x", "1"]):

@@ -40,7 +40,8 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning, PredstabOrientationWarning, warn_outside
 from ._utils import missing_mask
 
-__all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "check_column_names",
+__all__ = ["InputError", "check_orientation", "check_probabilities", "described_as", "check_row_names",
+           "check_column_names",
            "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
            "check_target_kind", "looks_transposed", "check_responses"]
@@ -272,6 +273,7 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     ...     check_orientation(wide), check_orientation(wide.T)
     (True, False)
     """
+    check_probabilities(matrix, name=name)
     if not looks_transposed(matrix, ratio=ratio):
         return False
     rows, columns = np.shape(matrix)
@@ -288,6 +290,35 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     warn_outside(f"{what} has {rows} rows and {columns} columns, and its values agree more down the "
                  "columns than along the rows: it looks transposed. Objects belong in rows and refits "
                  f"(members, raters) in columns; {remedy}", PredstabOrientationWarning)
+    return True
+
+
+#: one model's predict_proba has a column per class: only matrices this narrow are looked at, on at
+#: most this many evenly spaced rows (a tall matrix costs microseconds; phi's 10^6 x 100 is not read)
+_MAX_CLASSES, _PROBABILITY_ROWS = 32, 256
+
+
+def check_probabilities(matrix, *, name="ratings") -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when every row of a matrix of 2 to 32
+    columns holds numbers in [0, 1] that sum to 1 (within 1e-6; judged on at most 256 evenly
+    spaced rows): the class probabilities of one model (``predict_proba``: classes in columns),
+    not replicates of a prediction: every row's mean is 1/k, so ICC(1) is -1/(k - 1) for k
+    classes, silently. Returns True when it
+    warns."""
+    shape = np.shape(matrix)
+    if len(shape) != 2 or not 2 <= shape[1] <= _MAX_CLASSES or shape[0] < 2:
+        return False
+    sample = np.asarray(matrix)[_evenly(shape[0], _PROBABILITY_ROWS)]
+    if sample.dtype.kind != "f":
+        return False  # whole numbers: labels or counts (a row 0, 1 of two raters who disagree)
+    with np.errstate(invalid="ignore"):
+        if not (np.all((sample >= 0) & (sample <= 1)) and np.all(np.abs(sample.sum(axis=1) - 1) <= 1e-6)):
+            return False
+    warn_outside(f"every row of `{name}` sums to 1 ({shape[1]} columns of numbers in [0, 1]): it looks like "
+                 "the class probabilities of one model (predict_proba: classes in columns), not replicates "
+                 "(refits, members) in columns. For a classifier's members, give their predicted classes as "
+                 "objects x members, or their predict_proba stacked as objects x members x classes "
+                 "(TreePool.from_predictions)", PredstabDataWarning)
     return True
 
 
