@@ -228,3 +228,32 @@ def test_categorical_codes_and_factorize_codes():
     assert out.tolist() == [[0, 1], [1, 0]] and cats.tolist() == [1, 2]
     out, cats = _ratings.factorize_codes(np.array([[0, 2]]), np.array([5, 1, 3]))
     assert out.tolist() == [[1, 0]] and cats.tolist() == [3, 5]
+
+
+def test_a_huge_integer_range_is_hashed_not_counted():
+    # the counting path is for a range under 2^16: a range of 2^40 would allocate a table of 2^40 counts
+    codes, uniques = _ratings.factorize_ratings(np.array([[-(2 ** 40), 0], [0, 7]]))
+    assert codes.tolist() == [[0, 1], [1, 2]] and uniques.tolist() == [-(2 ** 40), 0, 7]
+    codes, uniques = _ratings.factorize_ratings(np.array([[2.0 ** 40, 0.0], [np.nan, 3.0]]))
+    assert codes.tolist() == [[2, 0], [-1, 1]] and uniques.tolist() == [0.0, 3.0, 2.0 ** 40]
+
+
+def test_the_orientation_is_not_judged_on_row_names_nor_when_told_not_to():
+    from predstab import PredstabOrientationWarning
+
+    rng = np.random.default_rng(0)
+    stacked = rng.normal(size=(1, 12)) + 0.05 * rng.normal(size=(4, 12))  # 4 members x 12 objects
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        _ratings.as_rating_matrix(stacked, orientation=False)  # a table whose columns are not replicates
+    with pytest.warns(PredstabOrientationWarning):
+        _ratings.as_rating_matrix(stacked)
+    # R's row names 1..8 read as a first column: one warning, about them; that column would decide
+    # the orientation (its values differ from the others'), so it is not judged
+    frame = pd.DataFrame(rng.normal(loc=10, size=(8, 5)) + rng.normal(size=(8, 1)))
+    frame.insert(0, "Unnamed: 0", np.arange(1, 9))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _ratings.as_rating_matrix(frame)
+    assert [w.category.__name__ for w in caught] == ["PredstabDataWarning"], [str(w.message) for w in caught]
+    assert "named 'Unnamed: 0'" in str(caught[0].message)
