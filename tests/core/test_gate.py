@@ -273,11 +273,12 @@ def test_the_square_rule_is_the_two_way_layout_computed_here(more_members_than_o
     # an absent cell: the residual from the means of the cells present
     holed = x.copy()
     holed[2, 3] = np.nan
+    holed[4, 1:] = np.nan  # a row with one value present
     z = np.ma.masked_invalid(holed)
     z = (z - z.mean()) / np.abs(z - z.mean()).max()
     residual = z - z.mean(axis=1)[:, None] - z.mean(axis=0)[None, :]
     want = (float((z.count(axis=1) * z.mean(axis=1) ** 2).sum()),
-            float((z.count(axis=0) * z.mean(axis=0) ** 2).sum()), float((residual ** 2).sum()), 34)
+            float((z.count(axis=0) * z.mean(axis=0) ** 2).sum()), float((residual ** 2).sum()), 30)
     assert _gate._two_way_sums(holed) == pytest.approx(want, rel=1e-6)
     labels = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, size=(7, 5))]
     labels[1, 2] = None  # missing: one more label
@@ -294,6 +295,27 @@ def test_the_square_rule_is_the_two_way_layout_computed_here(more_members_than_o
     assert _gate._two_way_sums(np.full((3, 3), np.nan)) == (0.0, 0.0, 0.0, 0)
     assert _gate._two_way_sums(np.full((3, 4), "a", dtype=object)) == (0.0, 0.0, 0.0, 12)
     assert _gate._two_way_sums(np.full((3, 4), 2.5)) == (0.0, 0.0, 0.0, 12)
+
+
+def test_the_square_rules_f_test_is_the_one_computed_here():
+    # 4 x 5 matrices: columns c_j times t, plus a fixed residual (no row effect): the rule's answer
+    # is the F test of the two-way layout at 1e-4, with (m - 1, (n - 1)(m - 1)) degrees of freedom,
+    # computed here; t crosses the threshold, so a changed df or level is seen
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    residual = rng.normal(size=(4, 5))
+    residual -= residual.mean(axis=1, keepdims=True) + residual.mean(axis=0, keepdims=True) - residual.mean()
+    columns = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    answers = set()
+    for t in np.geomspace(0.5, 20, 120):
+        x = t * columns[None, :] + residual
+        ms_cols = 4 * ((x.mean(axis=0) - x.mean()) ** 2).sum() / 4
+        ms_error = (residual ** 2).sum() / 12
+        want = stats.f.sf(ms_cols / ms_error, 4, 12) < 1e-4
+        assert _gate._columns_dominate(x) == want, t
+        answers.add(want)
+    assert answers == {True, False}
 
 
 def test_the_square_rule_raises_no_false_alarm():
@@ -483,6 +505,15 @@ def test_one_models_class_probabilities_are_not_replicates():
     assert _gate.check_probabilities(rows) is True
     rows[999] = [0.9, 0.3]  # the last row is
     assert _gate.check_probabilities(rows) is False
+
+
+def test_check_row_names_names_ratings_by_default():
+    frame = pd.DataFrame({"Unnamed: 0": [1, 2, 3], "a": [0.5, 0.7, 0.1], "b": [0.4, 0.9, 0.2]})
+    with pytest.warns(PredstabDataWarning, match=r"^the first column of `ratings` \(named 'Unnamed: 0'\)"):
+        assert _gate.check_row_names(frame) is True
+    with pytest.warns(PredstabDataWarning, match=r"^the first column of `x` \('c', holding 1, 2, \.\.\., "
+                                                 r"3,\)"):
+        assert _gate.check_row_names(frame.rename(columns={"Unnamed: 0": "c"}), name="x") is True
 
 
 def test_check_column_names_only_for_numbers_that_are_not_counters():
@@ -795,7 +826,8 @@ def test_check_responses_names_rows_counts_and_kinds():
     # numbers written as objects or a nullable Series are numbers; text is refused for a regression only
     assert _gate.check_responses(np.array([1, 2.5], dtype=object)).tolist() == [1.0, 2.5]
     assert _gate.check_responses(pd.Series([1, 2], dtype="Int64")).tolist() == [1, 2]
-    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\."):
+    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\. "
+                                         r"\(class labels need a classifier\)\.$"):
         _gate.check_responses(np.array(["a", "b", "a"]))
     assert _gate.check_responses(np.array(["a", "b", "a"]), numbers=False).tolist() == ["a", "b", "a"]
     assert _gate.check_responses(np.array([np.inf, 1.0]), numbers=False)[0] == np.inf
