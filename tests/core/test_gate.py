@@ -897,6 +897,9 @@ def test_numbers_if_numeric_reads_every_container():
         _gate.numbers_if_numeric(np.array([pd.Timestamp("2020-01-01").date(), None], dtype=object), name="p")
     import datetime
 
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got values of kind "
+                                        r"'datetime64'\.$"):
+        _gate.numbers_if_numeric(np.array([np.datetime64("2020-01-01"), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"got values of kind 'datetime'"):
         _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
