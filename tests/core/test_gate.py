@@ -329,6 +329,11 @@ def test_the_square_rule_raises_no_false_alarm():
         warnings.simplefilter("error", PredstabOrientationWarning)
         assert predstab.icc(sf).value == pytest.approx(_oneway_icc(sf), rel=1e-10)
         assert predstab.icc(sf.T).value == pytest.approx(_oneway_icc(sf.T), rel=1e-10)
+    # 4 of its targets (rows 1, 3, 4, 6): the judges' component is 5.4 x the targets', but a 4 x 4
+    # table is not judged (square rule: 5 x 5 or more)
+    assert not _gate.looks_transposed(sf[[0, 2, 3, 5]]) and _gate._columns_dominate(sf[[0, 2, 3, 5]])
+    assert _gate.looks_transposed(np.repeat(np.arange(5.0)[None, :], 5, axis=0) + np.eye(5) * 0.1)
+    assert not _gate.looks_transposed(np.repeat(np.arange(4.0)[None, :], 5, axis=0) + np.eye(5, 4) * 0.1)
     # unstructured square matrices: numbers, labels, with missing values
     rng = np.random.default_rng(7)
     for _ in range(300):

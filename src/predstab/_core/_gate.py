@@ -100,6 +100,9 @@ _SQUARE_LEVEL = 1e-4
 #: classification forest on 60 training rows 3.9), the same predictions with objects in rows 0.26 at
 #: most; Shrout and Fleiss' (1979) judges, whose leniencies differ widely, give 2.05
 _SQUARE_FACTOR = 4
+#: ... in a matrix of at least this many rows and columns: 4 of Shrout and Fleiss' targets (their
+#: judges' leniency 5.4 x the targets' spread) would be taken for a stack
+_SQUARE_MIN = 5
 
 
 def _evenly(n, at_most):
@@ -193,15 +196,15 @@ def looks_transposed(matrix, *, ratio=3) -> bool:
     - at least ``ratio`` times more columns than rows (and 2 rows or more), *wide*: True when
       its columns agree clearly more than its rows (variances, or for labels the chance that
       two cells agree);
-    - neither (3 or more of each), *square*: True when the between-column variation dominates
+    - neither (5 or more of each), *square*: True when the between-column variation dominates
       the between-row one in the two-way layout (:func:`_columns_dominate`), as in members x
       objects, where the objects differ and the members agree."""
     shape = np.shape(matrix)
     if len(shape) != 2 or shape[0] < 2 or shape[0] >= ratio * shape[1]:
         return False  # the common case (objects in rows, a few replicates): decided by the shape alone
     if shape[1] < ratio * shape[0]:
-        if min(shape) < 3:
-            return False
+        if min(shape) < _SQUARE_MIN:
+            return False  # 4 rating targets of 4 judges (a table of an example) are not a stack
         matrix = np.asarray(matrix)
         return _columns_dominate(matrix[_evenly(shape[0], _MAX_SQUARE_LINES)][
             :, _evenly(shape[1], _MAX_SQUARE_LINES)])
@@ -243,7 +246,7 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
       higher down the columns than along the rows. Both are unbiased whatever the line
       length, so unstructured data do not trigger it. Judged on at most 4096 evenly spaced
       columns.
-    - **square** (neither; 3 rows and 3 columns or more: e.g. 60 trees x 25 objects, or
+    - **square** (neither; 5 rows and 5 columns or more: e.g. 60 trees x 25 objects, or
       25 objects x 60 trees): the two-way layout (of the numbers, or of the indicators of the
       labels) decides: warned about when the columns differ (F test, p < 10^-4) and their
       variance component is at least 4 times the rows' one -- the objects differ and the
@@ -252,9 +255,10 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
       tell a stack from objects x replicates whose replicates differ more than the objects
       (raters of very different leniency with 4 times the subjects' variance, members whose
       seed matters more than their input); Shrout and Fleiss' (1979) 6 x 4 judges give 2.05
-      and pass. With fewer than about 6 objects the F test has too little to tell, and a
-      stack may pass unseen. Linear in the size of the matrix, judged on at most 512 evenly spaced rows
-      and columns.
+      and pass (4 of their targets give 5.4: smaller matrices are not judged). With fewer
+      than about 6 objects the F test has too little to tell, and a stack may pass unseen.
+      Linear in the size of the matrix, judged on at most 512 evenly spaced rows and
+      columns.
 
     Filter the warning category to say that an orientation is intended (the CLI:
     ``--transpose`` turns a file, and the warning names it).
