@@ -14,9 +14,10 @@ Public names are re-exported from private modules on first use, so that
 function that needs them is called).
 """
 
-import importlib
+# first of all, before even importlib: a Ctrl-C while `predstab` starts prints one line
+from ._core import _startup  # noqa: F401, I001
 
-from ._core import _startup  # noqa: F401  (first: a Ctrl-C while `predstab` starts prints one line)
+import importlib  # noqa: I001
 from ._core._exceptions import PredstabDataWarning as PredstabDataWarning
 from ._core._exceptions import PredstabDegenerateWarning as PredstabDegenerateWarning
 from ._core._exceptions import PredstabOrientationWarning as PredstabOrientationWarning

@@ -175,6 +175,202 @@ def test_the_orientation_rule_costs_nothing_on_a_tall_matrix():
     assert _gate.looks_transposed(rng.normal(size=(3, 20000))) is False
 
 
+@pytest.fixture(scope="module")
+def more_members_than_objects(regression_data):
+    """Real stacks with more members than objects (``np.stack``, members in rows), neither side
+    3 x the other: 60 trees of a forest x 25 objects, 12 MLPs (seeds 0..11) x 8 objects, and
+    40 trees of a classification forest x 20 objects as the labels "no" / "yes"."""
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+    from sklearn.neural_network import MLPRegressor
+
+    X, y, X_test = regression_data
+    forest = RandomForestRegressor(n_estimators=60, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning of the small networks
+        mlps = [MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, random_state=seed).fit(X, y)
+                for seed in range(12)]
+    Xc, yc = make_classification(n_samples=260, n_features=6, n_informative=4, random_state=1)
+    trees = RandomForestClassifier(n_estimators=40, random_state=0).fit(Xc[:200], yc[:200]).estimators_
+    labels = np.array(["no", "yes"], dtype=object)
+    return {"forest": np.stack([tree.predict(X_test[:25]) for tree in forest.estimators_]),
+            "mlp": np.stack([m.predict(X_test[:8]) for m in mlps]),
+            "classes": np.stack([labels[tree.predict(Xc[200:220]).astype(int)] for tree in trees])}
+
+
+def _variance_components(x):
+    """(between rows, between columns) variance components of the two-way layout of a complete
+    float matrix, from its mean squares, written out here; and the F test's p of the columns."""
+    from scipy import stats
+
+    n, m = x.shape
+    grand = x.mean()
+    ms_rows = m * ((x.mean(axis=1) - grand) ** 2).sum() / (n - 1)
+    ms_cols = n * ((x.mean(axis=0) - grand) ** 2).sum() / (m - 1)
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + grand
+    ms_error = (resid ** 2).sum() / ((n - 1) * (m - 1))
+    p_cols = stats.f.sf(ms_cols / ms_error, m - 1, (n - 1) * (m - 1))
+    return (ms_rows - ms_error) / m, (ms_cols - ms_error) / n, p_cols
+
+
+def test_stacks_of_more_members_than_objects_warn_in_the_api_and_the_cli(more_members_than_objects, tmp_path,
+                                                                         capsys):
+    from predstab.cli import main
+
+    for kind, P in more_members_than_objects.items():
+        n_members, n_objects = P.shape
+        assert n_objects < n_members < 3 * n_objects  # the shape alone cannot tell
+        pattern = rf"`(ratings|predictions)` has {n_members} rows and {n_objects} columns.*looks transposed"
+        if kind == "classes":
+            calls = [lambda m: predstab.fleiss_kappa(m), lambda m: predstab.krippendorff_alpha(m),
+                     lambda m: TreePool.from_predictions(m, classes=["no", "yes"])]
+        else:
+            calls = [lambda m: predstab.icc(m), lambda m: predstab.phi(m, m.ravel(), scale="metric"),
+                     lambda m: TreePool.from_predictions(m)]
+        for call in calls:
+            with pytest.warns(PredstabOrientationWarning, match=pattern):
+                call(P)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", PredstabOrientationWarning)  # objects in rows: no false alarm
+                call(P.T)
+    # the CLI asks the same gate, names the file and its option; --transpose says it is meant
+    pd.DataFrame(more_members_than_objects["forest"]).to_csv(tmp_path / "stack.csv", index=False)
+    assert main(["agree", str(tmp_path / "stack.csv"), "--measure", "icc"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("looks transposed") == 1 and "RATINGS '" in err and "add --transpose" in err
+    assert main(["agree", str(tmp_path / "stack.csv"), "--measure", "icc", "--transpose"]) == 0
+    assert "looks transposed" not in capsys.readouterr().err
+    # the intended orientation, said by filtering the category: the matrix's own ICC, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=PredstabOrientationWarning)
+        P = more_members_than_objects["mlp"]
+        wrong = predstab.icc(P).value
+        assert wrong == pytest.approx(_oneway_icc(P), rel=1e-10)
+    assert predstab.icc(P.T).value > 0.9 > 0.1 > wrong + 0.1  # what the warning saves
+
+
+def test_the_square_rule_is_the_two_way_layout_computed_here(more_members_than_objects):
+    # the components of the numeric stacks, computed in the test: members in rows -> the columns
+    # (objects) dominate at least 4 x; objects in rows -> at most 0.26 x (the documented margins)
+    for kind in ("forest", "mlp"):
+        P = more_members_than_objects[kind]
+        rows, cols, p = _variance_components(P)
+        assert p < 1e-4 and cols > 4 * max(rows, 0)
+        rows_t, cols_t, _ = _variance_components(P.T)
+        assert cols_t < 0.26 * rows_t
+        assert _gate._columns_dominate(P) and not _gate._columns_dominate(P.T)
+    # the sums of squares, against the formula (numbers) and the indicators of each label (labels)
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(7, 5)) + 1e9  # an offset: the sums are of the centred, scaled values
+    ss_rows, ss_cols, ss_error, n = _gate._two_way_sums(x)
+    z = (x - x.mean()) / np.abs(x - x.mean()).max()
+    assert n == 35
+    assert ss_rows == pytest.approx(5 * ((z.mean(axis=1)) ** 2).sum(), rel=1e-6)
+    assert ss_cols == pytest.approx(7 * ((z.mean(axis=0)) ** 2).sum(), rel=1e-6)
+    residual = z - z.mean(axis=1, keepdims=True) - z.mean(axis=0, keepdims=True)
+    assert ss_error == pytest.approx((residual ** 2).sum(), rel=1e-6)
+    # an absent cell: the residual from the means of the cells present
+    holed = x.copy()
+    holed[2, 3] = np.nan
+    holed[4, 1:] = np.nan  # a row with one value present
+    z = np.ma.masked_invalid(holed)
+    z = (z - z.mean()) / np.abs(z - z.mean()).max()
+    residual = z - z.mean(axis=1)[:, None] - z.mean(axis=0)[None, :]
+    want = (float((z.count(axis=1) * z.mean(axis=1) ** 2).sum()),
+            float((z.count(axis=0) * z.mean(axis=0) ** 2).sum()), float((residual ** 2).sum()), 30)
+    assert _gate._two_way_sums(holed) == pytest.approx(want, rel=1e-6)
+    labels = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, size=(7, 5))]
+    labels[1, 2] = None  # missing: one more label
+    want = np.zeros(3)
+    for label in ("a", "b", "c", None):
+        indicator = np.array([[cell == label for cell in row] for row in labels], dtype=float)
+        centred = indicator - indicator.mean()
+        rows_ss, cols_ss = 5 * (centred.mean(axis=1) ** 2).sum(), 7 * (centred.mean(axis=0) ** 2).sum()
+        want += [rows_ss, cols_ss, (centred ** 2).sum() - rows_ss - cols_ss]
+    assert _gate._two_way_sums(labels) == pytest.approx((*want, 35), rel=1e-12)
+    # numbers in an object array are numbers, text is labels; nothing present: nothing to tell
+    assert _gate._two_way_sums(x.astype(object)) == pytest.approx(_gate._two_way_sums(x), rel=1e-12)
+    assert _gate._two_way_sums(np.full((3, 3), None, dtype=object)) == (0.0, 0.0, 0.0, 9)
+    assert _gate._two_way_sums(np.full((3, 3), np.nan)) == (0.0, 0.0, 0.0, 0)
+    assert _gate._two_way_sums(np.full((3, 4), "a", dtype=object)) == (0.0, 0.0, 0.0, 12)
+    assert _gate._two_way_sums(np.full((3, 4), 2.5)) == (0.0, 0.0, 0.0, 12)
+
+
+def test_the_square_rules_f_test_is_the_one_computed_here():
+    # 4 x 5 matrices: columns c_j times t, plus a fixed residual (no row effect): the rule's answer
+    # is the F test of the two-way layout at 1e-4, with (m - 1, (n - 1)(m - 1)) degrees of freedom,
+    # computed here; t crosses the threshold, so a changed df or level is seen
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    residual = rng.normal(size=(4, 5))
+    residual -= residual.mean(axis=1, keepdims=True) + residual.mean(axis=0, keepdims=True) - residual.mean()
+    columns = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    answers = set()
+    for t in np.geomspace(0.5, 20, 120):
+        x = t * columns[None, :] + residual
+        ms_cols = 4 * ((x.mean(axis=0) - x.mean()) ** 2).sum() / 4
+        ms_error = (residual ** 2).sum() / 12
+        want = stats.f.sf(ms_cols / ms_error, 4, 12) < 1e-4
+        assert _gate._columns_dominate(x) == want, t
+        answers.add(want)
+    assert answers == {True, False}
+
+
+def test_the_square_rule_raises_no_false_alarm():
+    # Shrout and Fleiss (1979), Table 2: 6 targets x 4 judges of very different leniency (the judges'
+    # component is 2.05 x the targets'): read as given, and its ICC(1) the one computed here
+    sf = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+                  dtype=float)
+    rows, cols, _ = _variance_components(sf)
+    assert cols / rows == pytest.approx(2.05, abs=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabOrientationWarning)
+        assert predstab.icc(sf).value == pytest.approx(_oneway_icc(sf), rel=1e-10)
+        assert predstab.icc(sf.T).value == pytest.approx(_oneway_icc(sf.T), rel=1e-10)
+    # 4 of its targets (rows 1, 3, 4, 6): the judges' component is 5.4 x the targets', but a 4 x 4
+    # table is not judged (square rule: 5 x 5 or more)
+    assert not _gate.looks_transposed(sf[[0, 2, 3, 5]]) and _gate._columns_dominate(sf[[0, 2, 3, 5]])
+    assert _gate.looks_transposed(np.repeat(np.arange(5.0)[None, :], 5, axis=0) + np.eye(5) * 0.1)
+    assert not _gate.looks_transposed(np.repeat(np.arange(4.0)[None, :], 5, axis=0) + np.eye(5, 4) * 0.1)
+    # unstructured square matrices: numbers, labels, with missing values
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        shape = tuple(int(v) for v in rng.integers(3, 30, size=2))
+        noise = rng.normal(size=shape)
+        noise[rng.random(shape) < 0.1] = np.nan
+        assert not _gate.looks_transposed(noise)
+        assert not _gate.looks_transposed(rng.integers(0, 3, size=shape).astype(str).astype(object))
+    # identical members (a converged forest): objects in rows pass, members in rows warn
+    same = np.repeat(rng.normal(size=(12, 1)), 10, axis=1)
+    assert not _gate.looks_transposed(same) and _gate.looks_transposed(same.T)
+    assert not _gate.looks_transposed(np.ones((8, 8)))  # nothing differs: nothing to tell
+    assert not _gate.looks_transposed(np.full((3, 3), 1e300) * rng.normal(size=(3, 3)))  # no overflow
+    assert not _gate.looks_transposed(np.ones((2, 5)) + rng.normal(size=(2, 5)))  # 2 rows: no square rule
+
+
+def test_the_square_rule_reads_a_bounded_sample():
+    assert _gate._evenly(10, 512) == slice(None)
+    assert _gate._evenly(1000, 4).tolist() == [0, 333, 666, 999]
+    # a 2000 x 1500 stack: structure (members agree) only in the last half of its rows and columns
+    # is seen through the 512 evenly spaced lines
+    rng = np.random.default_rng(2)
+    stack = rng.normal(size=(2000, 1500))
+    stack[1000:, 750:] = rng.normal(size=(1, 750)) + 0.05 * rng.normal(size=(1000, 750))
+    assert _gate.looks_transposed(stack) is True
+    assert _gate.looks_transposed(stack.T) is False
+
+    class Square:
+        shape = (300, 200)
+
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("read")
+
+    with pytest.raises(RuntimeError, match="read"):  # a square matrix is read: the shape cannot tell
+        _gate.looks_transposed(Square())
+
+
 # ----------------------------------------------------------------------------- 2. numbers as labels
 def test_continuous_values_in_measures_of_categories_warn_naming_the_scale():
     x = np.random.default_rng(0).normal(size=(100, 10))
@@ -253,6 +449,89 @@ def test_r_row_names_read_by_pandas_warn_naming_the_column(tmp_path):
         predstab.phi(naive, matrix[:, 0], scale="metric")
     with pytest.warns(PredstabDataWarning, match="first column of `predictions`"):
         TreePool.from_predictions(naive)
+
+
+def test_r_files_read_by_pandas_warn_once_for_what_was_misread():
+    # the files R's write.csv / write.table wrote (/work/shared/r-files), read as a notebook would
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "r-files", "files")
+    folder = folder if os.path.isdir(folder) else "/work/shared/r-files/files"
+    if not os.path.isdir(folder):  # pragma: no cover - outside this project's machines
+        pytest.skip("no R-written files")
+    frame = pd.read_csv(os.path.join(folder, "pred_writecsv.csv"))  # "Unnamed: 0" holds R's row names 1..8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        predstab.icc(frame)
+        predstab.phi(frame, frame.iloc[:, 1], scale="metric")
+        TreePool.from_predictions(frame)
+    messages = [str(w.message) for w in caught if issubclass(w.category, PredstabDataWarning)]
+    # one warning per call, naming the column; the row-names column is not taken for the orientation
+    assert len(messages) == 3 and all("named 'Unnamed: 0'" in m for m in messages), messages
+    # a file without a header (write.table(col.names = FALSE)) read with one: a row of data is lost
+    headerless = os.path.join(folder, "pred_writetable_noheader.csv")
+    pattern = (r"^the column names of `ratings` \(8\.747092, 11\.151563, 9\.967619, \.\.\.\) are "
+               r"numbers: pandas\.read_csv read the first row of a file without a header as the names")
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        lost = predstab.icc(pd.read_csv(headerless))
+    assert lost.n_objects == 7 and predstab.icc(pd.read_csv(headerless, header=None)).n_objects == 8
+    # y read with its row names: phi's baseline had both columns pooled (0.953 instead of 0.693)
+    y = pd.read_csv(os.path.join(folder, "ytrain_writecsv.csv"))
+    P = np.random.default_rng(0).normal(size=(20, 5)) + np.arange(20)[:, None]
+    with pytest.warns(PredstabDataWarning, match=r"first column of `training_observations` \(named "
+                                                 r"'Unnamed: 0'\) looks like row names"):
+        predstab.phi(P, y, scale="metric")
+
+
+def test_one_models_class_probabilities_are_not_replicates():
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    proba = LogisticRegression(max_iter=500).fit(X[:200], y[:200]).predict_proba(X[200:])  # 100 x 3
+    pattern = (r"^every row of `(ratings|predictions)` sums to 1 \(3 columns of numbers in \[0, 1\]\): it "
+               r"looks like the class probabilities of one model \(predict_proba: classes in columns\)")
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        predstab.phi(proba, y[:200], scale="metric")
+    # the rows' means are all 1/k: ICC(1) = -1 / (k - 1) whatever the model, -0.5 here
+    with pytest.warns(PredstabDataWarning, match=pattern):
+        assert predstab.icc(proba).value == pytest.approx(-0.5, abs=1e-12)
+    warnings.simplefilter("ignore", PredstabDataWarning)  # (the rule's answers below; reset by pytest)
+    assert _gate.check_probabilities(proba[:, :2]) is False           # rows no longer sum to 1
+    assert _gate.check_probabilities(np.array([[1, 0], [0, 1], [1, 0]])) is False  # whole numbers: labels
+    assert _gate.check_probabilities(np.full((4, 2), 0.5) + [0, 1e-7]) is True     # within 1e-6
+    assert _gate.check_probabilities(np.full((4, 2), 0.5) + [0, 1e-5]) is False
+    assert _gate.check_probabilities(np.array([[1.5, -0.5], [0.5, 0.5]])) is False  # outside [0, 1]
+    assert _gate.check_probabilities(np.full((4, 33), 1 / 33)) is False             # more than 32 columns
+    assert _gate.check_probabilities(np.full((4, 32), 1 / 32)) is True
+    assert _gate.check_probabilities(np.full((1, 3), 1 / 3)) is False               # one row
+    assert _gate.check_probabilities(np.full((4, 1), 1.0)) is False                 # one column
+    rows = np.full((1000, 2), 0.5)
+    rows[1] = [0.9, 0.3]  # a row off the 256 evenly spaced ones is not looked at (bounded cost)
+    assert _gate.check_probabilities(rows) is True
+    rows[999] = [0.9, 0.3]  # the last row is
+    assert _gate.check_probabilities(rows) is False
+
+
+def test_check_row_names_names_ratings_by_default():
+    frame = pd.DataFrame({"Unnamed: 0": [1, 2, 3], "a": [0.5, 0.7, 0.1], "b": [0.4, 0.9, 0.2]})
+    with pytest.warns(PredstabDataWarning, match=r"^the first column of `ratings` \(named 'Unnamed: 0'\)"):
+        assert _gate.check_row_names(frame) is True
+    with pytest.warns(PredstabDataWarning, match=r"^the first column of `x` \('c', holding 1, 2, \.\.\., "
+                                                 r"3,\)"):
+        assert _gate.check_row_names(frame.rename(columns={"Unnamed: 0": "c"}), name="x") is True
+
+
+def test_check_column_names_only_for_numbers_that_are_not_counters():
+    data = np.ones((3, 3))
+    for names in (["0", "1", "2"], ["1", "2", "3"], ["a", "1", "2"], [0, 1, 2], ["nan", "x", "1"]):
+        assert _gate.check_column_names(pd.DataFrame(data, columns=names)) is False, names
+    assert _gate.check_column_names(pd.DataFrame(data[:, :1], columns=["1.5"])) is False  # one column
+    assert _gate.check_column_names(data) is False
+    with pytest.warns(PredstabDataWarning, match=r"^the column names of `p` \(1, 0, 0\.1\) are numbers"):
+        assert _gate.check_column_names(pd.DataFrame(data, columns=["1", "0", "0.1"]), name="p") is True
+    with pytest.warns(PredstabDataWarning, match=r"\(2, 3, 4, \.\.\.\) are numbers.*header=None\) or "
+                                                 r"predstab\.read_table\(path\)$"):
+        _gate.check_column_names(pd.DataFrame(np.ones((2, 4)), columns=["2", "3", "4", "5"]))
 
 
 def test_a_first_column_counting_one_to_n_warns():
@@ -359,20 +638,60 @@ def test_a_device_that_never_ends_is_refused_within_seconds(device):
     if not os.path.exists(device):  # pragma: no cover - not a Unix system
         pytest.skip(f"no {device}")
     start = time.perf_counter()
-    with pytest.raises(InputError, match=rf"file '{device}' is not (a text table|UTF-8 text)"):
-        predstab.read_table(device)
-    assert time.perf_counter() - start < 5
-
-
-def test_text_that_never_ends_is_refused_at_the_memory_bound(monkeypatch):
-    monkeypatch.setattr(_reading, "_max_bytes", lambda: 3 << 20)
-    writer = subprocess.Popen(["yes", "1,2,3"], stdout=subprocess.PIPE)
+    with pytest.raises(InputError, match=rf"^RATINGS file '{device}' is a device, not a file or a pipe: a "
+                                         r"device such as /dev/zero or /dev/urandom never ends"):
+        predstab.read_table(device, what="RATINGS")
+    # behind a pipe the device is not seen, its bytes are: a NUL byte, or bytes that are no UTF-8
+    writer = subprocess.Popen(["cat", device], stdout=subprocess.PIPE)
     try:
-        with pytest.raises(InputError, match=r"is longer than 3 MiB.*an input that never ends"):
+        with pytest.raises(InputError, match=r"is not (a text table: it holds a NUL|UTF-8 text).*"
+                                             r"\(byte \d+, line"):
             predstab.read_table(f"/dev/fd/{writer.stdout.fileno()}")
     finally:
         writer.kill()
         writer.wait()
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.slow  # two runs of the command (its start-up); the device check is tested in-process above
+def test_the_command_line_refuses_a_device_as_a_file_and_as_standard_input():
+    for args, stdin in ((["agree", "/dev/zero", "--measure", "icc"], None),
+                        (["agree", "-", "--measure", "icc"], "/dev/zero")):
+        with open(stdin or os.devnull, "rb") as handle:
+            proc = subprocess.run([sys.executable, "-m", "predstab", *args], stdin=handle,
+                                  capture_output=True, timeout=60,
+                                  env={**os.environ, "PYTHONPATH": os.path.abspath(SRC)})
+        err = proc.stderr.decode().strip()
+        assert proc.returncode == 2 and len(err.splitlines()) == 1, err
+        assert "is a device, not a file or a pipe" in err and "Traceback" not in err
+
+
+def test_a_stream_without_line_ends_is_refused_at_the_line_bound():
+    # tr turns /dev/zero into endless 'a's: valid UTF-8, no NUL, no line end
+    with open("/dev/zero", "rb") as zeros:
+        writer = subprocess.Popen(["tr", "\\0", "a"], stdin=zeros, stdout=subprocess.PIPE)
+    try:
+        start = time.perf_counter()
+        with pytest.raises(InputError, match=r"': line 1 is longer than 64 MiB without a line end: not a "
+                                             r"text table \(a stream that never ends\?\)$"):
+            predstab.read_table(f"/dev/fd/{writer.stdout.fileno()}")
+        assert time.perf_counter() - start < 30
+    finally:
+        writer.kill()
+        writer.wait()
+    assert _reading._MAX_LINE == 64 << 20
+
+
+def test_the_line_bound_counts_from_the_last_line_end(monkeypatch, tmp_path):
+    monkeypatch.setattr(_reading, "_CHUNK", 8)
+    monkeypatch.setattr(_reading, "_MAX_LINE", 20)
+    (tmp_path / "ok.csv").write_bytes(b"a,b\n" + b"1,2\n" * 40)  # 164 bytes in short lines: read
+    assert predstab.read_table(tmp_path / "ok.csv").shape == (40, 2)
+    (tmp_path / "edge.csv").write_bytes(b"a,b\n" + b"1" * 19 + b",2\n")  # 21 bytes + line end
+    assert predstab.read_table(tmp_path / "edge.csv").shape == (1, 2)
+    (tmp_path / "long.csv").write_bytes(b"a,b\n1,2\n" + b"3" * 30 + b",4\n")
+    with pytest.raises(InputError, match=r"long\.csv': line 3 is longer than 0 MiB without a line end"):
+        predstab.read_table(tmp_path / "long.csv")
 
 
 def _cli(args, *, stdin=None):
@@ -381,20 +700,43 @@ def _cli(args, *, stdin=None):
                           env=env, timeout=120)
 
 
-def test_standard_input_and_pipes_are_read(tmp_path):
-    text = b"a,b,c\n1,2,2\n2,3,3\n3,3,4\n5,6,6\n"
-    want = predstab.icc(np.array([[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]], dtype=float))
-    proc = _cli(["agree", "-", "--measure", "icc"], stdin=text)
-    assert proc.returncode == 0, proc.stderr
-    assert f"ICC(1) = {want.value:.3g}" in proc.stdout.decode()
+_TABLE = b"a,b,c\n1,2,2\n2,3,3\n3,3,4\n5,6,6\n"
+_ROWS = [[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]]
+
+
+def test_pipes_and_fifos_are_read(tmp_path):
     read, write = os.pipe()
-    os.write(write, text)
+    os.write(write, _TABLE)
     os.close(write)
     try:
-        frame = predstab.read_table(f"/dev/fd/{read}")
+        assert predstab.read_table(f"/dev/fd/{read}").to_numpy().tolist() == _ROWS
     finally:
         os.close(read)
-    assert frame.to_numpy().tolist() == [[1, 2, 2], [2, 3, 3], [3, 3, 4], [5, 6, 6]]
+    # a FIFO (a named pipe: not a device)
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(_TABLE))
+    writer.start()
+    try:
+        assert predstab.read_table(fifo).to_numpy().tolist() == _ROWS
+    finally:
+        writer.join(timeout=10)
+
+
+@pytest.mark.slow  # two runs of the command (its start-up); the reading itself is tested above
+def test_the_command_line_reads_standard_input_and_process_substitution():
+    want = predstab.icc(np.array(_ROWS, dtype=float))
+    proc = _cli(["agree", "-", "--measure", "icc"], stdin=_TABLE)
+    assert proc.returncode == 0, proc.stderr
+    assert f"ICC(1) = {want.value:.3g}" in proc.stdout.decode()
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(SRC)}
+    command = (f"'{sys.executable}' -m predstab agree <(printf 'a,b,c\\n1,2,2\\n2,3,3\\n3,3,4\\n5,6,6\\n') "
+               "--measure icc")
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"ICC(1) = {want.value:.3g}" in proc.stdout.decode()
 
 
 # ----------------------------------------------------------------------------- 8. messages
@@ -420,12 +762,29 @@ def test_messages_name_the_parameter_the_user_passed():
     assert issubclass(InputNote, PredstabWarning)
 
 
+def _numpy_loaded(pid) -> bool:
+    """Whether process ``pid`` has mapped numpy's compiled core (it is importing the package)."""
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            return "_multiarray_umath" in maps.read()
+    except OSError:  # ended, or no /proc
+        return False
+
+
+@pytest.mark.slow  # runs the command twice, waiting for it
 def test_ctrl_c_while_the_command_starts_prints_one_line():
     env = {**os.environ, "PYTHONPATH": os.path.abspath(SRC)}
-    for delay in (0.4, 1.0):
+    for moment in ("numpy", 1.0):
         command = [sys.executable, "-m", "predstab", "agree", "missing.csv", "--measure", "icc"]
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        time.sleep(delay)
+        if moment == "numpy" and os.path.exists(f"/proc/{proc.pid}/maps"):
+            # the first heavy import of the package: the quiet handler is in place before it, whatever
+            # the machine's load (a fixed delay could still fall in the interpreter's own start-up)
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and not _numpy_loaded(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.002)
+        else:
+            time.sleep(1.0 if moment == "numpy" else moment)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         lines = err.decode().strip().splitlines()
@@ -435,6 +794,23 @@ def test_ctrl_c_while_the_command_starts_prints_one_line():
             continue
         assert proc.returncode == 130 and len(lines) == 1, err.decode()
         assert "interrupted" in lines[0] and "Traceback" not in err.decode()
+
+
+def test_the_quiet_ctrl_c_is_installed_before_anything_else_of_the_package():
+    import ast
+
+    # predstab/__init__.py imports _startup before any other module (importlib included)
+    init = ast.parse(open(os.path.join(SRC, "predstab", "__init__.py")).read())
+    first = next(node for node in init.body if isinstance(node, (ast.Import, ast.ImportFrom)))
+    assert isinstance(first, ast.ImportFrom) and first.module == "_core" and first.names[0].name == "_startup"
+    # and _startup imports nothing that is not built in (signal, enum and threading took 10 ms)
+    code = ("import importlib.util, sys; before = set(sys.modules); "
+            "spec = importlib.util.spec_from_file_location("
+            f"'probe', {os.path.join(SRC, 'predstab', '_core', '_startup.py')!r}); "
+            "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module); "
+            "print(sorted(set(sys.modules) - before))")
+    new = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert set(eval(new.stdout)) <= {"_signal"}, new.stdout
 
 
 # ----------------------------------------------------------------------------- the gate's rules, one by one
@@ -455,7 +831,8 @@ def test_check_responses_names_rows_counts_and_kinds():
     # numbers written as objects or a nullable Series are numbers; text is refused for a regression only
     assert _gate.check_responses(np.array([1, 2.5], dtype=object)).tolist() == [1.0, 2.5]
     assert _gate.check_responses(pd.Series([1, 2], dtype="Int64")).tolist() == [1, 2]
-    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\."):
+    with pytest.raises(ValueError, match=r"^`y` must hold numbers for a regression; got 'a', 'b', \.\.\. "
+                                         r"\(class labels need a classifier\)\.$"):
         _gate.check_responses(np.array(["a", "b", "a"]))
     assert _gate.check_responses(np.array(["a", "b", "a"]), numbers=False).tolist() == ["a", "b", "a"]
     assert _gate.check_responses(np.array([np.inf, 1.0]), numbers=False)[0] == np.inf
@@ -495,7 +872,10 @@ def test_looks_transposed_reads_whole_numbers_also_as_labels():
     assert _gate.looks_transposed(with_missing) is True
     assert _gate.looks_transposed(values + 0.25) is False  # not whole: measurements, variances decide
     assert _gate.looks_transposed(members.astype(str).astype(object)) is True
-    assert _gate.looks_transposed(members[:, :17]) is False  # fewer than 3 x more columns than rows
+    # fewer than 3 x more columns than rows: the square rule (the two-way layout) sees it too
+    assert _gate.looks_transposed(members[:, :17]) is True
+    assert _gate.looks_transposed(members[:, :17].T) is False
+    assert _gate.looks_transposed(members[:, :2]) is False   # 3 x more rows than columns: tall
     assert _gate.looks_transposed(members[:1]) is False      # one row
     # a very wide matrix: its sample of 4096 columns is evenly spread, so a structure only in the
     # second half is seen too
@@ -522,6 +902,9 @@ def test_numbers_if_numeric_reads_every_container():
         _gate.numbers_if_numeric(np.array([pd.Timestamp("2020-01-01").date(), None], dtype=object), name="p")
     import datetime
 
+    with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got values of kind "
+                                        r"'datetime64'\.$"):
+        _gate.numbers_if_numeric(np.array([np.datetime64("2020-01-01"), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"got values of kind 'datetime'"):
         _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):

@@ -5,8 +5,9 @@ Every public function that reads a prediction or rating matrix, and every comman
 
 - **Orientation** (:func:`check_orientation`): a matrix must have objects in rows and
   replicates (refits, members, raters) in columns. ``np.stack([m.predict(X) for m in
-  members])`` gives the other orientation; such a matrix is recognised (see the rule there)
-  and a :class:`~predstab.PredstabOrientationWarning` says so. A user whose matrix is meant
+  members])`` gives the other orientation; such a matrix is recognised, by its shape and its
+  content where the shape cannot tell (see the rule there), and a
+  :class:`~predstab.PredstabOrientationWarning` says so. A user whose matrix is meant
   that way says so by filtering that warning category.
 - **R's row names** (:func:`check_row_names`): ``pandas.read_csv`` of a file of R's
   ``write.csv`` keeps the row names as a first column ``Unnamed: 0`` (1..n), which would count
@@ -23,7 +24,8 @@ Every public function that reads a prediction or rating matrix, and every comman
 - **Targets** (:func:`check_target_kind`): a continuous target given to a class task.
 
 The checks are cheap: shapes and dtypes, one column, or the distinct values a measure has
-already found; none copies a whole matrix (a 10^6 x 100 matrix passes in microseconds).
+already found; the orientation reads the data only where the shape cannot tell, on a bounded
+sample, and a tall matrix not at all (a 10^6 x 100 matrix passes in microseconds).
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ import pandas as pd
 from ._exceptions import PredstabDataWarning, PredstabOrientationWarning, warn_outside
 from ._utils import missing_mask
 
-__all__ = ["InputError", "check_orientation", "described_as", "check_row_names", "looks_continuous",
+__all__ = ["InputError", "check_orientation", "check_probabilities", "described_as", "check_row_names",
+           "check_column_names",
+           "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
            "check_target_kind", "looks_transposed", "check_responses"]
 
@@ -65,6 +69,8 @@ def described_as(**names):
 
 
 # ----------------------------------------------------------------------------- orientation
+#: what pandas.api.types.infer_dtype says of an object array of numbers
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 #: at most this many columns (evenly spaced) are looked at: both statistics are means over
 #: lines, so a sample estimates them without bias, and a very wide matrix costs no more
 _MAX_COLUMNS = 4096
@@ -84,13 +90,124 @@ def _line_agreement(matrix) -> float:
     return float(np.mean((counts * (counts - 1)).sum(axis=1) / (n_cols * (n_cols - 1))))
 
 
+#: a matrix neither of whose sides is ``ratio`` times the other is judged on at most this many
+#: evenly spaced rows and columns (the statistics are means over lines: a sample estimates them)
+_MAX_SQUARE_LINES = 512
+#: the square rule: the columns must differ at this level (F test of the two-way layout) ...
+_SQUARE_LEVEL = 1e-4
+#: ... and their variance component be this many times the rows' one. Stacked members of real
+#: ensembles give 5 to 10^4 (a forest's trees, an MLP ensemble, bagged k-NN, boosting seeds; a weak
+#: classification forest on 60 training rows 3.9), the same predictions with objects in rows 0.26 at
+#: most; Shrout and Fleiss' (1979) judges, whose leniencies differ widely, give 2.05
+_SQUARE_FACTOR = 4
+#: ... in a matrix of at least this many rows and columns: 4 of Shrout and Fleiss' targets (their
+#: judges' leniency 5.4 x the targets' spread) would be taken for a stack
+_SQUARE_MIN = 5
+
+
+def _evenly(n, at_most):
+    """At most ``at_most`` evenly spaced positions in ``range(n)`` (all of them when ``n`` is small)."""
+    return slice(None) if n <= at_most else np.linspace(0, n - 1, at_most).astype(np.intp)
+
+
+def _as_numbers(matrix):
+    """``matrix`` as floats (missing values NaN) when it holds numbers, else None (labels)."""
+    if matrix.dtype.kind in "fiub":
+        return matrix.astype(float)
+    if matrix.dtype.kind != "O":
+        return None
+    missing = missing_mask(matrix)
+    if pd.api.types.infer_dtype(matrix[~missing], skipna=True) not in _NUMBER_KINDS:
+        return None
+    out = np.full(matrix.shape, np.nan)
+    out[~missing] = matrix[~missing].astype(float)
+    return out
+
+
+def _two_way_sums(matrix):
+    """``(ss_rows, ss_columns, ss_error, n_cells)`` of the two-way layout of ``matrix``: of its
+    numbers (NaN and infinities are absent; the error is the residual from the row and column
+    means, which with absent cells is at least the least-squares one: the F test is then
+    conservative), or, for labels, summed over the indicator of each label (a missing label
+    is one more label, as in :func:`_line_agreement`). Linear in the size of ``matrix``,
+    whatever the number of distinct labels."""
+    n_rows, n_cols = matrix.shape
+    numbers = _as_numbers(matrix)
+    if numbers is not None:
+        present = np.isfinite(numbers)
+        z = np.where(present, numbers, 0.0)
+        in_rows, in_cols = present.sum(axis=1), present.sum(axis=0)
+        n_present = int(in_rows.sum())
+        if n_present == 0:
+            return 0.0, 0.0, 0.0, 0
+        z = np.where(present, z - z.sum() / n_present, 0.0)  # centred, then scaled: no overflow
+        scale = float(np.abs(z).max())
+        if scale == 0:
+            return 0.0, 0.0, 0.0, n_present
+        z /= scale
+        row_means = z.sum(axis=1) / np.maximum(in_rows, 1)
+        col_means = z.sum(axis=0) / np.maximum(in_cols, 1)
+        error = np.where(present, z - row_means[:, None] - col_means[None, :], 0.0)
+        return (float(in_rows @ row_means ** 2), float(in_cols @ col_means ** 2),
+                float(np.vdot(error, error)), n_present)
+    # labels: sum over labels k of the sums of squares of the indicator of k. With c_ik the count
+    # of label k in line i (of length n_i) and p_k its share overall, the lines add up
+    # sum_i sum_k c_ik^2 / n_i - n sum_k p_k^2 (n cells): no table of lines x labels is built
+    codes, uniques = pd.factorize(pd.Series(np.asarray(matrix, dtype=object).ravel()), use_na_sentinel=False)
+    n_labels, n_cells = len(uniques), n_rows * n_cols
+    shares = np.bincount(codes, minlength=n_labels) / n_cells
+    sum_sq_shares = float(shares @ shares)
+
+    def lines(line_of_cell, line_length):
+        _, counts = np.unique(line_of_cell * n_labels + codes, return_counts=True)
+        return float(np.sum(counts.astype(float) ** 2) / line_length - n_cells * sum_sq_shares)
+
+    cells = np.arange(n_cells)
+    ss_rows, ss_cols = lines(cells // n_cols, n_cols), lines(cells % n_cols, n_rows)
+    return ss_rows, ss_cols, n_cells * (1 - sum_sq_shares) - ss_rows - ss_cols, n_cells
+
+
+def _columns_dominate(matrix) -> bool:
+    """The square rule: the columns differ (their F test in the two-way layout at
+    ``_SQUARE_LEVEL``) and the between-column variance component is at least ``_SQUARE_FACTOR``
+    times the between-row one (taken as 0 when its estimate is negative)."""
+    from scipy.special import fdtrc
+
+    n_rows, n_cols = matrix.shape
+    ss_rows, ss_cols, ss_error, n_present = _two_way_sums(matrix)
+    df_error = n_present - n_rows - n_cols + 1
+    if ss_cols <= 0 or df_error < 1:
+        return False
+    # a zero residual (replicates identical, or exactly additive): the smallest one the sums resolve
+    ms_error = max(ss_error, 1e-12 * (ss_rows + ss_cols)) / df_error
+    ms_rows, ms_cols = ss_rows / (n_rows - 1), ss_cols / (n_cols - 1)
+    if fdtrc(n_cols - 1, df_error, ms_cols / ms_error) >= _SQUARE_LEVEL:
+        return False
+    between_rows = max((ms_rows - ms_error) / n_cols, 0.0)
+    between_cols = (ms_cols - ms_error) / n_rows
+    return bool(between_cols > _SQUARE_FACTOR * between_rows)
+
+
 def looks_transposed(matrix, *, ratio=3) -> bool:
-    """The rule of :func:`check_orientation` (no warning): True when ``matrix`` has at least
-    ``ratio`` times more columns than rows (and 2 rows or more) and its columns agree clearly
-    more than its rows."""
+    """The rule of :func:`check_orientation` (no warning), by the shape of ``matrix`` first:
+
+    - at least ``ratio`` times more rows than columns (objects x a few replicates, the usual
+      shape): never transposed, and the data are not read;
+    - at least ``ratio`` times more columns than rows (and 2 rows or more), *wide*: True when
+      its columns agree clearly more than its rows (variances, or for labels the chance that
+      two cells agree);
+    - neither (5 or more of each), *square*: True when the between-column variation dominates
+      the between-row one in the two-way layout (:func:`_columns_dominate`), as in members x
+      objects, where the objects differ and the members agree."""
     shape = np.shape(matrix)
-    if len(shape) != 2 or shape[0] < 2 or shape[1] < ratio * shape[0]:
+    if len(shape) != 2 or shape[0] < 2 or shape[0] >= ratio * shape[1]:
         return False  # the common case (objects in rows, a few replicates): decided by the shape alone
+    if shape[1] < ratio * shape[0]:
+        if min(shape) < _SQUARE_MIN:
+            return False  # 4 rating targets of 4 judges (a table of an example) are not a stack
+        matrix = np.asarray(matrix)
+        return _columns_dominate(matrix[_evenly(shape[0], _MAX_SQUARE_LINES)][
+            :, _evenly(shape[1], _MAX_SQUARE_LINES)])
     matrix = np.asarray(matrix)
     if matrix.shape[1] > _MAX_COLUMNS:
         matrix = matrix[:, np.linspace(0, matrix.shape[1] - 1, _MAX_COLUMNS).astype(np.intp)]
@@ -115,15 +232,36 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     (replicates in rows, objects in columns); return True when it does.
 
     A prediction or rating matrix has objects in rows and replicates (refits, members,
-    raters) in columns, so its values agree more along a row than down a column. The warning
-    fires when there are at least ``ratio`` times more columns than rows *and* the columns
-    agree clearly more than the rows: for numbers, a mean variance (``ddof=1``) down the
-    columns below half the one along the rows; for categories (and whole numbers, which may be
-    class labels), a chance that two cells agree at least 0.1 higher down the columns than
-    along the rows. Both are unbiased whatever the
-    line length, so unstructured data do not trigger it. A matrix with fewer than ``ratio``
-    times more columns than rows is never looked at (no cost). Filter the warning category to
-    say that an orientation is intended.
+    raters) in columns, so its values agree more along a row than down a column. The shape
+    decides first (``ratio``, default 3):
+
+    - **tall** (at least ``ratio`` times more rows than columns, the usual objects x a few
+      replicates): never warned about, and the data are not read (no cost: a 10^6 x 100
+      matrix passes in microseconds). A stack of ``ratio`` times more members than objects
+      therefore passes unseen: pass it as ``np.column_stack``.
+    - **wide** (at least ``ratio`` times more columns than rows, 2 rows or more): warned
+      about when the columns agree clearly more than the rows: for numbers, a mean variance
+      (``ddof=1``) down the columns below half the one along the rows; for categories (and
+      whole numbers, which may be class labels), a chance that two cells agree at least 0.1
+      higher down the columns than along the rows. Both are unbiased whatever the line
+      length, so unstructured data do not trigger it. Judged on at most 4096 evenly spaced
+      columns.
+    - **square** (neither; 5 rows and 5 columns or more: e.g. 60 trees x 25 objects, or
+      25 objects x 60 trees): the two-way layout (of the numbers, or of the indicators of the
+      labels) decides: warned about when the columns differ (F test, p < 10^-4) and their
+      variance component is at least 4 times the rows' one -- the objects differ and the
+      members agree, as in a stack of members. Real stacks give 5 to 10^4 (a forest's trees,
+      an MLP ensemble), the same predictions with objects in rows 0.26 at most. It cannot
+      tell a stack from objects x replicates whose replicates differ more than the objects
+      (raters of very different leniency with 4 times the subjects' variance, members whose
+      seed matters more than their input); Shrout and Fleiss' (1979) 6 x 4 judges give 2.05
+      and pass (4 of their targets give 5.4: smaller matrices are not judged). With fewer
+      than about 6 objects the F test has too little to tell, and a stack may pass unseen.
+      Linear in the size of the matrix, judged on at most 512 evenly spaced rows and
+      columns.
+
+    Filter the warning category to say that an orientation is intended (the CLI:
+    ``--transpose`` turns a file, and the warning names it).
 
     The message names the parameter ``name`` and how to turn it (``fix``, default
     ``name.T``); a surface names its file and option instead (``what``, ``option``, or
@@ -139,6 +277,7 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     ...     check_orientation(wide), check_orientation(wide.T)
     (True, False)
     """
+    check_probabilities(matrix, name=name)
     if not looks_transposed(matrix, ratio=ratio):
         return False
     rows, columns = np.shape(matrix)
@@ -158,14 +297,52 @@ def check_orientation(matrix, *, name="ratings", what=None, option=None, ratio=3
     return True
 
 
+#: one model's predict_proba has a column per class: only matrices this narrow are looked at, on at
+#: most this many evenly spaced rows (a tall matrix costs microseconds; phi's 10^6 x 100 is not read)
+_MAX_CLASSES, _PROBABILITY_ROWS = 32, 256
+
+
+def check_probabilities(matrix, *, name="ratings") -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when every row of a matrix of 2 to 32
+    columns holds numbers in [0, 1] that sum to 1 (within 1e-6; judged on at most 256 evenly
+    spaced rows): the class probabilities of one model (``predict_proba``: classes in columns),
+    not replicates of a prediction: every row's mean is 1/k, so ICC(1) is -1/(k - 1) for k
+    classes, silently. Returns True when it
+    warns."""
+    shape = np.shape(matrix)
+    if len(shape) != 2 or not 2 <= shape[1] <= _MAX_CLASSES or shape[0] < 2:
+        return False
+    sample = np.asarray(matrix)[_evenly(shape[0], _PROBABILITY_ROWS)]
+    if sample.dtype.kind != "f":
+        return False  # whole numbers: labels or counts (a row 0, 1 of two raters who disagree)
+    with np.errstate(invalid="ignore"):
+        if not (np.all((sample >= 0) & (sample <= 1)) and np.all(np.abs(sample.sum(axis=1) - 1) <= 1e-6)):
+            return False
+    warn_outside(f"every row of `{name}` sums to 1 ({shape[1]} columns of numbers in [0, 1]): it looks like "
+                 "the class probabilities of one model (predict_proba: classes in columns), not replicates "
+                 "(refits, members) in columns. For a classifier's members, give their predicted classes as "
+                 "objects x members, or their predict_proba stacked as objects x members x classes "
+                 "(TreePool.from_predictions)", PredstabDataWarning)
+    return True
+
+
 # ----------------------------------------------------------------------------- R's row names
 def check_row_names(frame, *, name="ratings") -> bool:
-    """Warn (:class:`~predstab.PredstabDataWarning`) when the first column of a DataFrame looks
-    like row names read as data: named ``Unnamed: 0`` (``pandas.read_csv`` of a file of R's
-    ``write.csv`` or of pandas' ``to_csv``) or ``index`` (``reset_index``), or holding exactly
-    1, 2, ..., n (R's default row names) or 0, 1, ..., n - 1 (pandas' default index) in a
-    frame of 3 rows or more. Returns True when it warns. Only the first column
-    (and its name) is looked at."""
+    """Warn (:class:`~predstab.PredstabDataWarning`) when a DataFrame looks misread by
+    ``pandas.read_csv``; return True when its first column is not a replicate (the orientation
+    is then not judged: that column would decide it).
+
+    - Its first column looks like row names read as data: named ``Unnamed: 0``
+      (``pandas.read_csv`` of a file of R's ``write.csv`` or of pandas' ``to_csv``) or ``index``
+      (``reset_index``), or holding exactly 1, 2, ..., n (R's default row names) or 0, 1, ...,
+      n - 1 (pandas' default index) in a frame of 3 rows or more.
+    - Its column names are all numbers (``8.747092``, ``0.1``), but not pandas' own ``0, 1,
+      ..., k - 1`` nor ``1, ..., k``: the first row of a file without a header (R's
+      ``write.table(col.names = FALSE)``) read as names, one object lost
+      (:func:`check_column_names`).
+
+    Only the first column and the names are looked at."""
+    check_column_names(frame, name=name)
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2 or frame.shape[0] < 1:
         return False
     label = frame.columns[0]
@@ -183,9 +360,33 @@ def check_row_names(frame, *, name="ratings") -> bool:
     seen = (f"named {label!r}" if unnamed else
             f"{label!r}, holding {start}, {start + 1}, ..., {start + frame.shape[0] - 1},")
     warn_outside(f"the first column of `{name}` ({seen}) looks like row names read as data (pandas.read_csv "
-                 "of a file R's write.csv wrote): it is counted as one more replicate (rater). Read the "
-                 "file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the "
-                 "column", PredstabDataWarning)
+                 "of a file R's write.csv wrote): it is read as data (one more replicate, rater or set of "
+                 "values). Read the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), "
+                 "or drop the column", PredstabDataWarning)
+    return True
+
+
+def check_column_names(frame, *, name="ratings") -> bool:
+    """Warn (:class:`~predstab.PredstabDataWarning`) when every column name of a DataFrame of 2
+    columns or more is a number written as text, other than pandas' ``0, 1, ..., k - 1`` (its
+    ``to_csv`` of an unnamed matrix) or ``1, ..., k``: ``pandas.read_csv`` of a file without a
+    header took its first row of data as the names. Returns True when it warns."""
+    if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2:
+        return False
+    names = list(frame.columns)
+    if not all(isinstance(c, str) for c in names):
+        return False
+    counted = [str(j) for j in range(len(names))]
+    if names in (counted, [str(j + 1) for j in range(len(names))]):
+        return False
+    try:
+        [float(c) for c in names]
+    except ValueError:
+        return False
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    warn_outside(f"the column names of `{name}` ({shown}) are numbers: pandas.read_csv read the first row of "
+                 "a file without a header as the names, and that object is lost. Read the file with "
+                 "pd.read_csv(path, header=None) or predstab.read_table(path)", PredstabDataWarning)
     return True
 
 
@@ -224,8 +425,6 @@ def check_labels(distinct, n_values, *, name="ratings", use="icc() or krippendor
                  f"{use}; for classes, round or cut the values into classes first", PredstabDataWarning)
     return True
 
-
-_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
 
 def numbers_if_numeric(values, *, name):

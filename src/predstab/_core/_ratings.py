@@ -40,7 +40,8 @@ def as_rating_matrix(ratings, *, name="ratings", min_replicates=2, nullable_as_f
     average the values); otherwise it becomes an object array, whose integers stay labels.
     """
     ratings = unmask(ratings)
-    check_row_names(ratings, name=name)
+    # R's row names read as a first column would decide the orientation: not judged then
+    orientation = orientation and not check_row_names(ratings, name=name)
     if nullable_as_float and isinstance(ratings, pd.DataFrame) and ratings.shape[1] and all(
             _is_number_dtype(dtype) for dtype in ratings.dtypes) and any(
             isinstance(dtype, pd.api.extensions.ExtensionDtype) for dtype in ratings.dtypes):
@@ -130,7 +131,9 @@ def as_numeric_matrix(arr, *, name="ratings") -> np.ndarray:
             f"`{name}` must hold numbers (or None/NaN/pd.NA for missing values); got dtype {arr.dtype}."
         )
     # one pass over the data in the common case: a finite sum means no inf and no NaN
-    if not np.isfinite(np.sum(out)) and np.isinf(out).any():
+    with np.errstate(invalid="ignore"):  # inf + -inf in the sum: NaN, and no RuntimeWarning
+        finite_sum = np.isfinite(np.sum(out))
+    if not finite_sum and np.isinf(out).any():
         n_inf = int(np.isinf(out).sum())
         raise ValueError(f"`{name}` must hold finite values; got {n_inf} infinite value(s).")
     return out

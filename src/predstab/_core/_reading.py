@@ -207,6 +207,9 @@ def _decimal_hint(raw, sep, dec) -> str:
 
 #: bytes read at a time from a file, a pipe or standard input
 _CHUNK = 1 << 20
+#: the longest line of a text table: a table of 10^6 columns of 20-character numbers has lines of
+#: 20 MiB; a stream without line ends (``tr '\\0' a < /dev/zero``) reaches this within a second
+_MAX_LINE = 64 << 20
 
 
 def _max_bytes() -> int:
@@ -223,20 +226,40 @@ def _not_text(what, path, data, start, problem):
     return InputError(f"{what} file '{path}' is not {problem} (byte {start}, line {line})")
 
 
+def _refuse_device(handle, path, *, what) -> None:
+    """A character device that is not a terminal (``/dev/zero``, ``/dev/urandom``, ``/dev/null``,
+    also as standard input: ``- < /dev/zero``) is no table and may never end: refused before a
+    byte is read. Files, pipes, FIFOs, sockets and terminals pass (a terminal ends with Ctrl-D)."""
+    import stat
+
+    try:
+        fd = handle.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return  # no descriptor (a replaced sys.stdin): nothing to tell
+    if stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd):
+        shown = f"file '{path}'" if str(path) != "-" else "(standard input)"
+        raise InputError(f"{what} {shown} is a device, not a file or a pipe: a device such as /dev/zero "
+                         "or /dev/urandom never ends; give a file, a pipe, or - for standard input")
+
+
 def _read_bytes(path, *, what) -> bytes:
     """The bytes of a text table, read a chunk at a time from a file, a pipe (process
-    substitution: ``<(...)``) or standard input (``-``). Every chunk is checked as it arrives:
-    a NUL byte or bytes that are no UTF-8 stop the reading with an :class:`InputError`, so an
-    input that never ends (``/dev/zero``, ``/dev/urandom``) is refused after its first chunk,
-    in bounded memory, instead of filling it; text that never ends (``yes 1,2 |``) is refused
-    when it passes a quarter of the machine's memory."""
+    substitution: ``<(...)``, a FIFO) or standard input (``-``), in bounded memory.
+
+    What tells an input that never ends from a table is refused within seconds: a character
+    device (:func:`_refuse_device`, before reading), a NUL byte or bytes that are no UTF-8 (in
+    the chunk where they appear: ``/dev/zero`` or ``/dev/urandom`` behind a pipe after its first
+    MiB), a line longer than ``_MAX_LINE`` (64 MiB: a stream without line ends). Valid text
+    that keeps coming (``yes 1,2 |``) cannot be told from a large table until it passes
+    :func:`_max_bytes` (a quarter of the machine's memory), where it is refused."""
     import codecs
     import sys
 
     decoder = codecs.getincrementaldecoder("utf-8")()
-    chunks, total, limit = [], 0, _max_bytes()
+    chunks, total, limit, line_start = [], 0, _max_bytes(), 0
     with contextlib.ExitStack() as stack:
         handle = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+        _refuse_device(handle, path, what=what)
         while chunk := handle.read(_CHUNK):
             if b"\0" in chunk:
                 data = b"".join(chunks) + chunk
@@ -249,7 +272,13 @@ def _read_bytes(path, *, what) -> bytes:
                 data = b"".join(chunks) + chunk
                 raise _not_text(what, path, data, total + exc.start, "UTF-8 text") from None
             chunks.append(chunk)
+            end = chunk.rfind(b"\n")
+            line_start = total + end + 1 if end >= 0 else line_start
             total += len(chunk)
+            if total - line_start > _MAX_LINE:
+                lines = sum(c.count(b"\n") for c in chunks) + 1
+                raise InputError(f"{what} file '{path}': line {lines} is longer than {_MAX_LINE >> 20} MiB "
+                                 "without a line end: not a text table (a stream that never ends?)")
             if total > limit:
                 raise InputError(f"{what} file '{path}' is longer than {limit >> 20} MiB, a quarter of this "
                                  "machine's memory: an input that never ends (a device, or a pipe that keeps "

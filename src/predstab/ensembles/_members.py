@@ -112,7 +112,7 @@ def _check_mask(oob, shape, name, what):
 def _matrix_iv(predictions, classes, name):
     """``(cache, classes or None, missing)``: metric values (objects x members) or class
     probabilities / one-hot votes (objects x members x classes)."""
-    check_row_names(predictions, name=name)
+    named_rows = check_row_names(predictions, name=name)  # then no orientation: that column would decide
     if classes is None or np.ndim(predictions) == 3:
         # numbers are numbers however they come (object arrays, nullable Int64 / Float64 frames, masked
         # cells as NaN); complex numbers and dates are refused
@@ -140,7 +140,8 @@ def _matrix_iv(predictions, classes, name):
         # members x objects x classes (np.stack of predict_proba): judged on the last class's probability
         check_orientation(values[:, :, -1], name=name, fix=f"{name}.transpose(1, 0, 2)")
         return _check_probabilities(values, classes, name)
-    check_orientation(values, name=name)
+    if not named_rows:
+        check_orientation(values, name=name)
     if classes is not None or values.dtype.kind not in "iuf":
         votes, classes, missing = _labels_to_votes(values, classes, name)
         if len(classes) < 2:

@@ -287,7 +287,8 @@ _PSI_NAMES = _Names("predictions", "prediction_space", "categories")
 
 def _stability_iv(predictions, baseline, scale, categories, names):
     """Check and normalise the inputs of every phi/psi entry point (APS's checks and phrases)."""
-    check_row_names(predictions, name=names.predictions)
+    named_rows = check_row_names(predictions, name=names.predictions)  # then no orientation (issue 32)
+    check_row_names(baseline, name=names.baseline)  # a y read by pandas.read_csv with R's row names
     check_categories_order(predictions, categories, name=names.predictions)
     pred = read_values(predictions, names.predictions)
     if pred.array.ndim != 2:
@@ -305,7 +306,8 @@ def _stability_iv(predictions, baseline, scale, categories, names):
         raise ValueError(
             f"`{names.predictions}` must contain at least one object (row); got shape {pred.array.shape}."
         )
-    check_orientation(pred.array, name=names.predictions)
+    if not named_rows:
+        check_orientation(pred.array, name=names.predictions)
     base = read_values(baseline, names.baseline)
     if base.array.ndim > 2:
         raise ValueError(
