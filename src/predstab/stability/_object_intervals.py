@@ -647,19 +647,25 @@ def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
             few = np.flatnonzero(count < 3)
             var[few] = 2.0 * d_o_i[few] ** 2
             return var
-        else:
-            n = count.astype(float)
-            dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)
+        # classes: block by block of objects (five (objects x categories) temporaries of the whole
+        # table were 2x the int8 input at 5 categories); the same values row by row
+        out = np.empty(count.shape[0])
+        step = max(256, (1 << 17) // max(table.shape[1], 1))
+        for start in range(0, out.size, step):
+            sl = slice(start, start + step)
+            block, c, d = table[sl], count[sl], d_o_i[sl]
+            n = c.astype(float)
+            dense = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=float)
             if delta2 is None:
                 delta_n = n[:, None] - dense  # (11' - I) n
             else:
                 delta_n = dense @ delta2
-            pairs = d_o_i * n * (n - 1)
+            pairs = d * n * (n - 1)
             loo = (pairs[:, None] - 2.0 * delta_n) / ((n - 1) * (n - 2))[:, None]
             mean = np.einsum("ij,ij->i", dense, loo) / n
             var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
-            fallback = d_o_i ** 2
-    return np.where(count >= 3, var, fallback)
+            out[sl] = np.where(c >= 3, var, d ** 2)
+    return out
 
 
 def _baseline_variance(base_values, scale, base_counts, delta2):
