@@ -275,3 +275,12 @@ def test_categories_contradicting_an_ordered_categorical_name_the_predictions():
     pred = pd.DataFrame({j: pd.Categorical(["low", "mid", "high", "mid"], dtype=dtype) for j in range(5)})
     with pytest.raises(ValueError, match="ordered Categorical `predictions`"):
         predstab.phi(pred, ["low", "mid", "high"], categories=["high", "mid", "low"])
+
+
+def test_a_scalar_text_baseline_is_refused_by_its_size():
+    # a 0-D baseline is reshaped to one value keeping its family, integer flag and categories
+    pred = np.array([["a", "b", "a"], ["b", "b", "a"]])
+    with pytest.raises(ValueError, match="at least two elements"):
+        predstab.phi(pred, "a")
+    with pytest.raises(ValueError, match="at least two elements"):
+        predstab.phi(np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 5.0]]), 3.0)
