@@ -45,8 +45,9 @@ def _placements(x, y):
     upto = np.empty(x.shape, dtype=np.int64)
     for t in range(x.shape[1]):
         # the runs of x searched in sorted order (each search starts where the last one ended:
-        # in cache; unsorted, a million searches took seconds of cache misses), then put back
-        ox = np.argsort(x[:, t], kind="stable")
+        # in cache; unsorted, a million searches in a million took seconds of cache misses), then
+        # put back; a small y stays in cache anyway
+        ox = np.argsort(x[:, t], kind="stable") if y.shape[0] > 4096 else slice(None)
         xs = x[ox, t]
         below[ox, t] = np.searchsorted(ys[:, t], xs, side="left")
         upto[ox, t] = np.searchsorted(ys[:, t], xs, side="right")
