@@ -284,3 +284,8 @@ def test_a_scalar_text_baseline_is_refused_by_its_size():
         predstab.phi(pred, "a")
     with pytest.raises(ValueError, match="at least two elements"):
         predstab.phi(np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 5.0]]), 3.0)
+
+
+def test_ragged_predictions_are_named_in_the_error():
+    with pytest.raises(ValueError, match="`predictions` must be a rectangular array"):
+        predstab.phi([[1.0, 2.0, 3.0], [1.0, 2.0]], [1.0, 2.0, 3.0])
