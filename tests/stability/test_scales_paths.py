@@ -289,3 +289,4 @@ def test_a_scalar_text_baseline_is_refused_by_its_size():
 def test_ragged_predictions_are_named_in_the_error():
     with pytest.raises(ValueError, match="`predictions` must be a rectangular array"):
         predstab.phi([[1.0, 2.0, 3.0], [1.0, 2.0]], [1.0, 2.0, 3.0])
+
