@@ -10,7 +10,9 @@ The last table (``cost_table``) is the safety layer's cost (issue 33): phi's fir
 best of 4 against a NumPy floor on the same matrix -- metric: row variances with ``np.var``;
 classes: one ``np.bincount`` of ``row * K + code`` -- on 80 %-agreement votes and on uniform
 random codes, with the peak extra memory. Goals: metric <= 1.5x with peak extra <= 0.1x the
-input; categorical and ordinal <= 3x.
+input; categorical and ordinal <= 3x. The same table has the other functions that gained the
+scale check -- ``icc``, ``krippendorff_alpha(scale="interval")``, ``cronbach_alpha`` and an ICC
+stack -- against floors of the same kind (``_other_costs``).
 
 Prints, per scale and size, the time of ``predstab.phi`` and its peak extra memory (traced
 by tracemalloc, which sees numpy's buffers) relative to the input's size, then the ratio to
@@ -212,7 +214,68 @@ def cost_table(n):
               f"{extra:10.3f}x")
         del pred
         gc.collect()
+    rows += _other_costs(n, rng)
     return rows
+
+
+def _others(n, rng):
+    """The other functions that gained the scale check (``unit_scaled``): ``(name, data, call,
+    floor)``, on N x 100 metric ratings (the stack: N / 100 items of 100 objects x 100 raters)."""
+    def ratings():
+        return rng.normal(size=(n, 1)) * 3 + rng.normal(size=(n, R))
+
+    return (
+        ("icc, twoway agreement", ratings,
+         lambda x: predstab.icc(x, model="twoway", type="agreement"),
+         lambda x: (np.var(x, axis=1, ddof=1), x.mean(axis=0))),
+        ("krippendorff_alpha, interval", ratings,
+         lambda x: predstab.krippendorff_alpha(x, scale="interval"),
+         lambda x: (np.var(x, axis=1, ddof=1), np.var(x))),
+        ("cronbach_alpha, detail=False", ratings,
+         lambda x: predstab.cronbach_alpha(x, detail=False),
+         lambda x: (np.var(x, axis=0, ddof=1), np.var(x.sum(axis=1), ddof=1))),
+        ("icc of a stack (N/100 items)",
+         lambda: rng.normal(size=(n // R, R, 1)) * 3 + rng.normal(size=(n // R, R, R)),
+         lambda x: predstab.icc(x, model="twoway", type="agreement"),
+         lambda x: (np.var(x, axis=2, ddof=1), x.mean(axis=1))),
+    )
+
+
+def _other_costs(n, rng):
+    """icc, Krippendorff's and Cronbach's alpha and an ICC stack against their floors, as phi:
+    first call, best of 4, floor best of 3 alternating, peak extra memory over the input.
+    Floors: icc, the row variances and the column means (the two-way ANOVA's sums of squares);
+    Krippendorff's alpha (interval), the row variances and the total variance; Cronbach's alpha,
+    the item variances and the variance of the total scores; the stack, the icc floor per item."""
+    rows = []
+    for name, make, call, floor_call in _others(n, rng):
+        small = make()[:100] if name.startswith("icc of") else make()[:1000]
+        _quiet(call, small)  # imports and caches
+        x = make()
+        gc.collect()
+        first = _timed(lambda x=x, call=call: _quiet(call, x))
+        best, floor = first, float("inf")
+        for _ in range(3):
+            floor = min(floor, _timed(lambda x=x, floor_call=floor_call: floor_call(x)))
+            best = min(best, _timed(lambda x=x, call=call: _quiet(call, x)))
+        gc.collect()
+        tracemalloc.start()
+        _quiet(call, x)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        ratio_first, ratio_best, extra = first / floor, best / floor, peak / x.nbytes
+        rows.append((name, first, best, floor, ratio_first, ratio_best, extra))
+        print(f"{name:30s} {first:8.3f} {best:8.3f} {floor:8.3f} {ratio_first:11.2f}x {ratio_best:10.2f}x "
+              f"{extra:10.3f}x")
+        del x
+        gc.collect()
+    return rows
+
+
+def _quiet(call, x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(x)
 
 
 def main(argv=None):

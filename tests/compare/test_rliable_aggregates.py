@@ -125,12 +125,139 @@ def test_probability_of_improvement_memory_is_linear():
 
 @pytest.mark.slow
 def test_probability_of_improvement_of_a_million_scores():
-    import time
-
+    # the default 2,000 resamples: minutes run by run; the normal interval (timed in
+    # benchmarks/bench_improvement.py)
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=1_000_000), rng.normal(0.1, 1.0, size=1_000_000)
-    t0 = time.perf_counter()
-    r = compare.probability_of_improvement(a, b, n_resamples=2, random_state=0)
-    assert time.perf_counter() - t0 < 30.0         # about 1 s on a quiet machine
+    r = compare.probability_of_improvement(a, b, random_state=0)
     # P(N(0.1, 1) > N(0, 1)) = Phi(0.1 / sqrt(2)) = 0.52819, within sampling error (sd 0.0003)
     assert r.value == pytest.approx(stats.norm.cdf(0.1 / np.sqrt(2)), abs=0.0015)
+    assert r.method == "normal"
+    assert r.standard_error == pytest.approx(np.sqrt(1e6 / (1e6 - 1)) * _delong_se(a, b), rel=1e-9)
+
+
+# --- issue 33 item 6: the bootstrap of a million runs in seconds (normal beyond a size, groups) --
+
+
+def _enumerated(x, y):
+    """Every equally likely stratified resample of one task (tiny x, y): the exact bootstrap
+    distribution of P(X > Y) + P(X = Y) / 2, as (values, probabilities)."""
+    import itertools
+
+    vals = [_pairwise(x[list(i)][:, None], y[list(j)][:, None])[0]
+            for i in itertools.product(range(len(x)), repeat=len(x))
+            for j in itertools.product(range(len(y)), repeat=len(y))]
+    return np.unique(vals, return_counts=True)
+
+
+def test_the_standard_error_is_the_exact_bootstrap_sd_by_enumeration():
+    # two tasks with ties; every one of the 4^4 x 3^3 resamples per task enumerated
+    a = np.array([[0.6, 1.0], [0.75, 2.0], [0.5, 2.0]])
+    b = np.array([[0.9, 2.0], [0.5, 1.0], [0.5, 3.0], [0.6, 0.0]])
+    var = []
+    for t in range(2):
+        vals, counts = _enumerated(b[:, t], a[:, t])
+        p = counts / counts.sum()
+        var.append(np.sum(p * vals**2) - np.sum(p * vals) ** 2)
+    sd = np.sqrt(np.sum(var)) / 2                   # the mean of two independent tasks
+    plain = compare.probability_of_improvement(a, b, n_resamples=0, expand=False)
+    assert plain.standard_error == pytest.approx(sd, rel=1e-12)
+    assert plain.method == "percentile" and np.isnan(plain.confidence_interval.low)
+    r = compare.probability_of_improvement(a, b, interval="normal")
+    assert r.method == "normal" and r.n_resamples == 0 and r.bootstrap_distribution.size == 0
+    assert r.standard_error == pytest.approx(np.sqrt(3 / 2) * sd, rel=1e-12)   # expanded (3 runs of A)
+    z = stats.norm.ppf(0.975)
+    assert r.confidence_interval.low == pytest.approx(r.value - z * r.standard_error, rel=1e-12)
+    assert r.confidence_interval.high == pytest.approx(min(1.0, r.value + z * r.standard_error), rel=1e-12)
+    assert "normal interval (exact bootstrap variance)" in str(r)
+
+
+def test_the_grouped_counts_give_exactly_the_run_by_run_replicates():
+    from predstab.compare._profiles import _grouped_u, _groups, _placements
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, size=40).astype(float)[:, None]   # ties between and within the arms
+    y = rng.integers(0, 8, size=9).astype(float)[:, None]
+    _, below, equal = placements = _placements(x, y)
+    w_x, w_y, lo, hi = _groups(below[:, 0], equal[:, 0], 9)
+    assert w_x.sum() == 40 and w_y.sum() == 9 and w_x.size <= 2 * 9 + 1
+    key = below[:, 0] * 10 + equal[:, 0]
+    group_x = np.searchsorted(np.unique(key), key)          # each run of x: its group
+    cuts = np.concatenate([[0], np.cumsum(w_y)])
+    position = np.argsort(placements[0][:, 0])              # each run of y: its place in sorted y
+    group_y = np.searchsorted(cuts, position, side="right") - 1
+    for _ in range(50):
+        ix, iy = rng.integers(0, 40, size=40), rng.integers(0, 9, size=9)
+        c_x = np.bincount(group_x[ix], minlength=w_x.size)[None, :]
+        c_y = np.bincount(group_y[iy], minlength=w_y.size)[None, :]
+        assert _grouped_u(c_x, c_y, lo, hi, 360)[0] == _pairwise(x[ix], y[iy])[0]
+
+
+def test_the_grouped_bootstrap_draws_the_exact_bootstrap_distribution():
+    from predstab.compare._profiles import _grouped_replicates, _placements
+
+    a, b = np.array([0.6, 0.75, 0.5]), np.array([0.9, 0.5, 0.5, 0.6])
+    vals, counts = _enumerated(b, a)
+    reps = _grouped_replicates(_placements(b[:, None], a[:, None]), 4, 3, 20_000, np.random.default_rng(1))
+    got = np.array([np.sum(np.isclose(reps, v, rtol=0, atol=1e-12)) for v in vals])
+    assert got.sum() == 20_000                               # only values a resample can take
+    chi2 = np.sum((got - 20_000 * counts / counts.sum()) ** 2 / (20_000 * counts / counts.sum()))
+    assert stats.chi2.sf(chi2, vals.size - 1) > 1e-3
+
+
+def _delong_se(a, b):
+    """The bootstrap SD from ranks (scipy), independently of the function's placements."""
+    n_x, n_y = b.size, a.size
+    pooled = stats.rankdata(np.concatenate([b, a]))
+    p = (pooled[:n_x] - stats.rankdata(b)) / n_y            # share of A below each run of B
+    q = 1.0 - (pooled[n_x:] - stats.rankdata(a)) / n_x      # share of B above each run of A
+    u = p.mean()
+    return np.sqrt((1 - 1 / n_y) * p.var() / n_x + (1 - 1 / n_x) * q.var() / n_y
+                   + (u - u * u) / (n_x * n_y))              # continuous scores: h^2 = h
+
+
+def test_beyond_the_budget_the_interval_is_normal_in_bounded_memory():
+    """120,000 runs at 2,000 resamples drew 2.4e8 indices (seconds; a million each: minutes)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=60_000), rng.normal(0.05, 1.0, size=60_000)
+    tracemalloc.start()
+    r = compare.probability_of_improvement(a, b, random_state=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * (a.nbytes + b.nbytes)                  # a few arrays of the runs
+    assert r.method == "normal" and r.n_resamples == 0
+    se = np.sqrt(60_000 / 59_999) * _delong_se(a, b)
+    assert r.standard_error == pytest.approx(se, rel=1e-9)
+    z = stats.norm.ppf(0.975)
+    assert tuple(r.confidence_interval) == pytest.approx((r.value - z * se, r.value + z * se), rel=1e-9)
+    # the same interval as the percentile bootstrap's, within its Monte Carlo error
+    boot = compare.probability_of_improvement(a, b, n_resamples=800, random_state=0,
+                                              interval="percentile")
+    assert boot.method == "percentile" and boot.n_resamples == 800
+    assert np.std(boot.bootstrap_distribution) * np.sqrt(60_000 / 59_999) == pytest.approx(se, rel=0.1)
+    assert tuple(boot.confidence_interval) == pytest.approx(tuple(r.confidence_interval), abs=0.3 * se)
+
+
+def test_a_million_runs_against_ten_draw_groups():
+    """One arm large, the other small: the percentile bootstrap by groups, linear in the ten."""
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=10), rng.normal(0.3, 1.0, size=1_000_000)
+    r = compare.probability_of_improvement(a, b, n_resamples=4_000, random_state=0, expand=False)
+    assert r.method == "percentile" and r.n_resamples == 4_000
+    # mean and SD of the replicates: the estimate and the exact bootstrap SD
+    sem = r.standard_error / np.sqrt(4_000)
+    assert r.bootstrap_distribution.mean() == pytest.approx(r.value, abs=4 * sem)
+    assert r.bootstrap_distribution.std() == pytest.approx(r.standard_error, rel=0.07)
+    # with ten runs of A the exact SD is (almost all) the spread of the shares of B above each
+    q = np.array([np.mean(b > v) for v in a])
+    assert r.standard_error == pytest.approx(np.sqrt(q.var() / 10), rel=1e-3)
+
+
+def test_the_normal_interval_of_a_sure_improvement_is_a_point():
+    from predstab import PredstabDegenerateWarning
+
+    with pytest.warns(PredstabDegenerateWarning, match="single point"):
+        r = compare.probability_of_improvement([[1.0], [2.0]], [[3.0], [4.0]], interval="normal")
+    assert r.value == 1.0 and tuple(r.confidence_interval) == (1.0, 1.0) and r.standard_error == 0.0

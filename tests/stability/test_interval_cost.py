@@ -91,3 +91,71 @@ def test_ordinal_face_enumeration_matches_an_independent_solver(k):
         # the reference's SLSQP point, moved back onto sum p = 1 (_intervals.box_simplex_range), is
         # feasible: the enumerated maximum is at least its value (to rounding), and SLSQP's is close
         assert ref_high * (1 - 1e-12) <= theta_high[i] <= ref_high * (1 + 1e-6)
+
+
+# --- issue 33 item 7: metric phi's per-object temporaries ----------------------------------------
+
+
+def _moments_of(n_objects, rng):
+    count = rng.integers(2, 30, size=n_objects)          # objects of 2 to 29 refits
+    d_o = rng.gamma(2.0, size=n_objects)
+    s2 = d_o * (count - 1)
+    s4 = s2 * s2 / count * rng.uniform(1.0, 4.0, size=n_objects)
+    return count, d_o, s2, s4
+
+
+def test_the_pooled_kurtosis_sums_block_by_block():
+    # eight temporaries of the objects at once (64 MB at 1e6 objects); now blocks of 65,536
+    count, _, s2, s4 = _moments_of(1_000_000, np.random.default_rng(3))
+    peak = _peak(lambda: _object_intervals._pooled_excess_kurtosis(count, s2, s4))
+    assert peak < 8e6                                     # less than one array of the objects
+    kappa, used = _object_intervals._pooled_excess_kurtosis(count, s2, s4)
+    ok = count >= 4                                       # the formula written out, all at once
+    n = count[ok].astype(float)
+    m2, m4 = s2[ok] / n, s4[ok] / n
+    k2 = n * m2 / (n - 1)
+    k4 = n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 ** 2) / ((n - 1) * (n - 2) * (n - 3))
+    sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
+    assert used == int(ok.sum()) and kappa == pytest.approx(np.sum(k4) / np.sum(sigma4), rel=1e-12)
+
+
+def test_the_metric_refit_variances_allocate_one_array():
+    count, d_o, s2, s4 = _moments_of(1_000_000, np.random.default_rng(4))
+    peak = _peak(lambda: _object_intervals._refit_variances(d_o, count, moments=(count, s2, s4)))
+    assert peak < 1.25 * 8e6                              # the result (six arrays before)
+    got = _object_intervals._refit_variances(d_o, count, moments=(count, s2, s4))
+    n = count.astype(float)                               # the jackknife formula written out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (n - 1) / n * (n / ((n - 1) * (n - 2))) ** 2 * np.maximum(s4 - s2 * s2 / n, 0.0)
+    np.testing.assert_array_equal(got, np.where(count >= 3, var, 2.0 * d_o ** 2))
+
+
+def test_metric_phi_holds_few_arrays_of_the_objects():
+    # 0.153x the input at 1e5 x 100 (15 arrays of the objects at once: the stacked moments, the
+    # pooled kurtosis's and the refit variances' temporaries); now 0.113x, and at most 0.12x
+    rng = np.random.default_rng(5)
+    pred = rng.normal(size=(100_000, 1)) * 3 + rng.normal(size=(100_000, 100))
+    base = rng.normal(size=1000) * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        predstab.phi(pred[:50], base)
+        assert _peak(lambda: predstab.phi(pred, base)) < 0.12 * pred.nbytes
+
+
+def test_the_class_refit_variances_go_block_by_block():
+    # five (objects x categories) float temporaries of the whole table: 2x the int8 input of
+    # categorical phi at 5 categories (peak extra 2.97x at 1e6 x 100); now blocks of 26,214 objects
+    rng = np.random.default_rng(6)
+    table = rng.multinomial(30, np.full(5, 0.2), size=200_000).astype(np.int32)
+    count = table.sum(axis=1)
+    d_o = 1.0 - np.einsum("ij,ij->i", table, table) / (count * count.astype(float))
+    d_o *= count / (count - 1.0)
+    peak = _peak(lambda: _object_intervals._refit_variances(d_o, count, table=table))
+    assert peak < 8 * 8 * 200_000       # the result and one block's temporaries (40 MB before: 25 arrays)
+    got = _object_intervals._refit_variances(d_o, count, table=table)
+    i = rng.choice(200_000, 20, replace=False)            # leave each vote out, written out
+    for j in i:
+        votes = np.repeat(np.arange(5), table[j])
+        loo = [1.0 - np.sum(np.bincount(np.delete(votes, v), minlength=5) ** 2) / 29**2 for v in range(30)]
+        loo = np.array(loo) * 29 / 28
+        assert got[j] == pytest.approx(29 / 30 * np.sum((loo - loo.mean()) ** 2), rel=1e-12)

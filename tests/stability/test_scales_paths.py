@@ -250,3 +250,43 @@ def test_ordinal_baseline_error_is_the_same_from_a_sparse_count_table(monkeypatc
     assert from_sparse.value == pytest.approx(dense.value, rel=1e-12)
     assert tuple(from_sparse.confidence_interval) == pytest.approx(tuple(dense.confidence_interval), rel=1e-9)
     np.testing.assert_allclose(from_sparse.per_object_low, dense.per_object_low, rtol=1e-12)
+
+
+# --- mutation survivors of stability/_scales (sample 60, seed 7; issue 33) -----------------------
+
+
+def test_a_baseline_frame_of_categoricals_is_pooled_like_its_values():
+    # a baseline matrix of Categorical columns is read column by column (ColumnCodes) and pooled
+    rng = np.random.default_rng(0)
+    dtype = pd.CategoricalDtype(list("abc"))
+    frame = pd.DataFrame({j: pd.Categorical.from_codes(rng.integers(0, 3, 50), dtype=dtype)
+                          for j in range(6)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pooled = predstab.phi(frame, frame)
+        flat = predstab.phi(frame, np.asarray(frame, dtype=object).ravel())
+    p = np.bincount(frame.apply(lambda c: c.cat.codes).to_numpy().ravel(), minlength=3) / 300
+    assert pooled.expected == flat.expected == pytest.approx(1 - np.sum(p * p), rel=1e-12)
+    assert pooled.value == flat.value
+
+
+def test_categories_contradicting_an_ordered_categorical_name_the_predictions():
+    dtype = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    pred = pd.DataFrame({j: pd.Categorical(["low", "mid", "high", "mid"], dtype=dtype) for j in range(5)})
+    with pytest.raises(ValueError, match="ordered Categorical `predictions`"):
+        predstab.phi(pred, ["low", "mid", "high"], categories=["high", "mid", "low"])
+
+
+def test_a_scalar_text_baseline_is_refused_by_its_size():
+    # a 0-D baseline is reshaped to one value keeping its family, integer flag and categories
+    pred = np.array([["a", "b", "a"], ["b", "b", "a"]])
+    with pytest.raises(ValueError, match="at least two elements"):
+        predstab.phi(pred, "a")
+    with pytest.raises(ValueError, match="at least two elements"):
+        predstab.phi(np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 5.0]]), 3.0)
+
+
+def test_ragged_predictions_are_named_in_the_error():
+    with pytest.raises(ValueError, match="`predictions` must be a rectangular array"):
+        predstab.phi([[1.0, 2.0, 3.0], [1.0, 2.0]], [1.0, 2.0, 3.0])
+

@@ -173,9 +173,35 @@ def _observed_metric(x, name):
         d_o, count, sum4 = _row_variances(x, fourth=True)
     _reject_infinite(x, d_o, name)
     _warn_missing_predictions(int(x.size - count.sum()), x.size, name)
-    with np.errstate(invalid="ignore"):
-        moments = np.stack([count.astype(float), d_o * (count - 1), sum4])
-    return d_o, count, x, moments
+    return d_o, count, x, _MetricMoments(count, d_o, sum4)
+
+
+class _MetricMoments:
+    """Per object: ``(count, sum of squared deviations, sum of their fourth powers)``, read as a
+    sequence of three arrays (``moments[1]``, ``_, s2, s4 = moments``).
+
+    ``count`` is the counts' own array and the squares ``d_o (count - 1)`` are computed when
+    read, so that neither stays beside ``d_o`` while phi holds its per-object arrays (the stack
+    of three copies was 0.03x the input at 100 refits, 24 MB at 1e6 objects).
+    """
+
+    __slots__ = ("count", "d_o", "s4")
+
+    def __init__(self, count, d_o, s4):
+        self.count, self.d_o, self.s4 = count, d_o, s4
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        if i in (1, -2):
+            s2 = self.count - 1.0
+            s2 *= self.d_o  # NaN (fewer than 2 values) times 0 or 1: quiet, no warning to silence
+            return s2
+        return (self.count, None, self.s4)[i]
+
+    def __iter__(self):
+        return iter((self[0], self[1], self[2]))
 
 
 def _reject_infinite(x, variances, name):

@@ -148,20 +148,29 @@ def _pooled_excess_kurtosis(count, s2, s4):
     ``k_4`` (Fisher's unbiased fourth cumulant) and ``(k_2^2 - k_4 / n)(n - 1)/(n + 1)``
     (unbiased for ``sigma^4``) per object with at least 4 refits, summed over the objects:
     a ratio estimator that is consistent when the refits of every object have the same shape
-    (location and scale may differ). NaN when no object has 4 refits.
+    (location and scale may differ). NaN when no object has 4 refits. Summed block by block
+    (65,536 objects): the temporaries of the formula stay a few MB at any number of objects
+    (they were eight arrays of the objects at once, 0.08x the input at 100 refits).
     """
-    ok = count >= 4
-    if not ok.any():
+    n_ok, sum_k4, total, step = 0, 0.0, 0.0, _BLOCK // 4
+    for start in range(0, count.shape[0], step):
+        c = count[start:start + step]
+        ok = c >= 4
+        if not ok.any():
+            continue
+        n_ok += int(np.count_nonzero(ok))
+        n = c[ok]
+        m2, m4 = s2[start:start + step][ok] / n, s4[start:start + step][ok] / n
+        k2 = n * m2 / (n - 1)
+        k4 = n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 ** 2) / ((n - 1) * (n - 2) * (n - 3))
+        sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
+        sum_k4 += float(np.sum(k4))
+        total += float(np.sum(sigma4))
+    if not n_ok:
         return float("nan"), 0
-    n = count[ok]
-    m2, m4 = s2[ok] / n, s4[ok] / n
-    k2 = n * m2 / (n - 1)
-    k4 = n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 ** 2) / ((n - 1) * (n - 2) * (n - 3))
-    sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
-    total = float(np.sum(sigma4))
     if not total > 0:
-        return float("nan"), int(ok.sum())
-    return float(np.sum(k4) / total), int(ok.sum())
+        return float("nan"), n_ok
+    return float(sum_k4 / total), n_ok
 
 
 def _bonett_kurtosis(x, count, s2):
@@ -648,25 +657,42 @@ def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
     (``P = n' Delta n`` the disagreeing pairs). Objects with two refits get the normal-theory
     ``2 D_o,i^2`` (metric) or ``D_o,i^2`` (classes) instead.
     """
-    n = count.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         if moments is not None:
+            # in place, the factor of n from a table of the counts, block by block: one array of
+            # the objects besides the squares (six before: 0.05x the input at 100 refits); the
+            # same values
             _, s2, s4 = moments
-            spread = np.maximum(s4 - s2 * s2 / n, 0.0)
-            var = (n - 1) / n * (n / ((n - 1) * (n - 2))) ** 2 * spread
-            fallback = 2.0 * d_o_i ** 2
-        else:
-            dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=float)
+            var = s2 * s2
+            var /= count
+            np.subtract(s4, var, out=var)
+            np.maximum(var, 0.0, out=var)
+            k = np.arange(int(count.max(initial=0)) + 1, dtype=float)
+            factor, step = (k - 1) / k * (k / ((k - 1) * (k - 2))) ** 2, 1 << 14
+            for start in range(0, var.size, step):
+                var[start:start + step] *= factor[count[start:start + step].astype(np.intp, copy=False)]
+            few = np.flatnonzero(count < 3)
+            var[few] = 2.0 * d_o_i[few] ** 2
+            return var
+        # classes: block by block of objects (five (objects x categories) temporaries of the whole
+        # table were 2x the int8 input at 5 categories); the same values row by row
+        out = np.empty(count.shape[0])
+        step = max(256, (1 << 17) // max(table.shape[1], 1))
+        for start in range(0, out.size, step):
+            sl = slice(start, start + step)
+            block, c, d = table[sl], count[sl], d_o_i[sl]
+            n = c.astype(float)
+            dense = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=float)
             if delta2 is None:
                 delta_n = n[:, None] - dense  # (11' - I) n
             else:
                 delta_n = dense @ delta2
-            pairs = d_o_i * n * (n - 1)
+            pairs = d * n * (n - 1)
             loo = (pairs[:, None] - 2.0 * delta_n) / ((n - 1) * (n - 2))[:, None]
             mean = np.einsum("ij,ij->i", dense, loo) / n
             var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
-            fallback = d_o_i ** 2
-    return np.where(count >= 3, var, fallback)
+            out[sl] = np.where(c >= 3, var, d ** 2)
+    return out
 
 
 def _baseline_variance(base_values, scale, base_counts, delta2):
