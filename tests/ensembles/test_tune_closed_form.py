@@ -597,3 +597,23 @@ def test_bands_of_a_given_pool_are_the_pools_own_with_the_derived_seed():
     table = tuned(TreePool.from_predictions(members, y=y, random_state=4), None)
     np.testing.assert_array_equal(table["icc_low"].to_numpy(), own.low)
     np.testing.assert_array_equal(table["icc_high"].to_numpy(), own.high)
+
+
+@pytest.mark.parametrize("scale", [2.0**-530, 1e-160, 2.0**500])
+def test_object_bands_of_phi_are_scale_invariant(scale):
+    """Issue 33: the object-bootstrap bands of phi read its per-object parts in the units phi
+    computed them in; the reported parts of predictions near 1e-160 are denormals (the bands moved
+    by 1e-5 to 1e-4). The table at any scale equals the one of the unscaled predictions."""
+    rng = np.random.default_rng(12)
+    members = rng.normal(size=(30, 1)) + 0.6 * rng.normal(size=(30, 16))
+    y = rng.normal(size=50)
+
+    def table(c):
+        pool = TreePool.from_predictions(members * c, y=y * c, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tune_num_learners(pool, method="pool", grid=(1, 2, 4), measures=("phi",), n_resamples=30,
+                                    random_state=3)
+        return res.table[["phi", "phi_low", "phi_high"]].to_numpy(dtype=float)
+
+    np.testing.assert_allclose(table(scale), table(1.0), rtol=1e-12, atol=0)
