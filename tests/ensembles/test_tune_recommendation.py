@@ -195,6 +195,26 @@ def test_unflattened_curve_is_reported_with_a_grid():
         res = tune_num_learners(EST, XTR50, YTR50, XTE20, grid=(1, 2, 3), n_repeats=3, measures=("icc",),
                                 method="closed_form", pool_size=100, n_resamples=0, random_state=0)
     assert not res.reliable and "would resolve it" in res.message
+    assert "learners would resolve it" in res.message and "members" not in res.message  # a forest's words
+
+
+def test_a_pool_of_members_is_advised_in_members():
+    # a pool built from 12 members' predictions whose curve has not flattened: the message (and
+    # its warning) speaks of members and says the pool must grow before the grid it advises
+    rng = np.random.default_rng(5)
+    members = 0.3 * rng.normal(size=(40, 1)) + rng.normal(size=(40, 12))
+    pool = TreePool.from_predictions(members, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = tune_num_learners(pool, method="closed_form", grid=(1, 2, 3), measures=("icc",), n_resamples=0,
+                                random_state=1)
+    fit = res.fits["icc"]
+    grid = fit.suggested_grid()
+    assert res.message == (f"icc: the curve has not flattened within the grid (fitted stability "
+                           f"{fit.stability(3):.2f} at 3 members, inflection point p1 = {fit.p1:.0f}). A "
+                           f"grid up to about {grid[-1]} members would resolve it (the pool holds 12: train "
+                           f"more members first), e.g. {grid}.")
+    assert grid[-1] > 12 and res.message in [str(w.message) for w in caught]
 
 
 def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
