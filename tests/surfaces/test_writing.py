@@ -418,3 +418,24 @@ def test_report_versions_name_a_missing_package(monkeypatch):
     monkeypatch.setattr(_writing, "_VERSIONS", ("numpy", "no-such-package-predstab"))
     assert _writing._versions() == (f"Python {platform.python_version()}, numpy {np.__version__}, "
                                     "no-such-package-predstab (not installed)")
+
+
+def test_check_output_dir_refuses_a_dangling_link_and_an_input_inside_it(tmp_path):
+    link = tmp_path / "results"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(InputError) as info:
+        _writing.check_output_dir(link, force=True, option="--dir")
+    assert str(info.value) == (f"--dir '{link}' is a dangling symbolic link (to '{tmp_path / 'gone'}'); "
+                               "give an existing folder or a new name")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stability.csv").write_text("the input")
+    inputs = {"training data": None, "predictions": str(out / "stability.csv")}
+    with pytest.raises(InputError) as info:
+        _writing.check_output_dir(out, force=True, names=("report.html", "stability.csv"), inputs=inputs)
+    assert str(info.value) == (f"--out '{out}': '{out / 'stability.csv'}' is the input predictions "
+                               f"'{out / 'stability.csv'}'; predstab never overwrites its input (also not "
+                               "with --force): give another path")
+    assert (out / "stability.csv").read_text() == "the input"
+    inputs = {"predictions": str(tmp_path / "elsewhere.csv")}  # another file (even a missing one): fine
+    assert _writing.check_output_dir(out, force=True, names=("stability.csv",), inputs=inputs) == out
