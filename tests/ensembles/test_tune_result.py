@@ -265,3 +265,16 @@ def test_members_block_says_how_many_members_to_train():
         assert _as_members(lines, res) == [" Tuning", " Recommendation: 8 members", *added, "  next members"]
     res = types.SimpleNamespace(pool_size=5, recommendation=8)
     assert _as_members(["  Recommendation: 8 learners"], res) == ["  Recommendation: 8 members"]
+
+
+def test_a_pool_of_members_prints_that_its_run_time_is_not_known():
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(2)
+    pool = TreePool.from_predictions(rng.normal(size=(30, 1)) + rng.normal(size=(30, 12)), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, method="closed_form", grid=(1, 2, 3), measures=("icc",), n_resamples=0)
+    assert " Run time: not known (a pool built from its members' predictions)" in str(res).splitlines()
