@@ -544,3 +544,45 @@ def test_agreement_forms_whose_expected_disagreement_is_zero_are_undefined():
     latin = np.array([[4.0, 3.0, 2.0], [2.0, 4.0, 3.0], [3.0, 2.0, 4.0]])
     with pytest.warns(PredstabDataWarning, match=r"ICC\(A,3\) = 3 is outside \[-1, 1\]"):
         assert icc(latin, model="twoway", type="agreement", unit="average").value == pytest.approx(3.0)
+
+
+def test_mean_squares_over_several_blocks_of_rows():
+    # _mean_squares sums blocks of 2**15 values (2,520 rows of 13 here: a full block and a
+    # partial one): the textbook sums over the whole matrix, offset integers exact, and rows that
+    # agree in the first block only still give the within-object sums of the others
+    rng = np.random.default_rng(21)
+    x = np.rint(rng.normal(size=(3000, 1)) * 10 + rng.normal(size=(3000, 13)) * 4)
+    np.testing.assert_allclose(_mean_squares(x)[2:], anova(x), rtol=1e-11)
+    shifted = _mean_squares(x + 1e15)
+    np.testing.assert_allclose(shifted[2:], anova(x), rtol=1e-11)
+    x[:2600] = x[:2600, :1]  # every rater agrees on the first 2,600 objects (past the first block)
+    ms = _mean_squares(x)
+    assert ms.msw > 0 and ms.mse > 0
+    np.testing.assert_allclose(ms[2:], anova(x), rtol=1e-11)
+    x[:] = x[:, :1]  # and on every object: exact zeros
+    ms = _mean_squares(x)
+    assert (ms.msw, ms.msc, ms.mse) == (0.0, 0.0, 0.0)
+    np.testing.assert_allclose(ms.msr, anova(x)[0], rtol=1e-11)
+
+
+def test_icc_above_one_warns_in_words_for_a_matrix_and_for_a_stack():
+    # a Latin square: MS_R = MS_C = 0, MS_E = 1.5; irr's ICC(A,3) = 1 - D_o / D_e with
+    # D_o = MS_E + (MS_C - MS_E) / 3 = 1 and D_e = MS_R + (MS_C - MS_E) / 3 = -0.5: 3 exactly, kept,
+    # and said; a stack counts its items. Rows shifted by 0, 3, 6: MS_R = 27, D_e = 26.5
+    latin = np.array([[4.0, 3.0, 2.0], [2.0, 4.0, 3.0], [3.0, 2.0, 4.0]])
+    spread = latin + np.array([[0.0], [3.0], [6.0]])  # the objects differ: an ordinary ICC
+    tail = ("is outside [-1, 1]: the raters disagree more than the objects differ (MS_R + (MS_C - MS_E) / n "
+            "< 0); the value is irr's formula's, not a correlation.")
+    form = dict(model="twoway", type="agreement", unit="average")
+    for x, words, value in [(latin, f"ICC(A,3) = 3 {tail}", 3.0),
+                            (np.stack([latin, spread, latin]),
+                             f"2 of 3 items: ICC(A,3) = a value above 1 {tail}", [3.0, 1 - 1 / 26.5, 3.0])]:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            res = icc(x, **form)
+        assert [str(w.message) for w in record if w.category is PredstabDataWarning] == [words]
+        np.testing.assert_allclose(res.value, value, rtol=1e-12)
+    for x in (spread, np.stack([spread, spread])):  # nothing above 1: no warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            icc(x, **form)

@@ -548,3 +548,27 @@ def test_degenerate_pool_follows_the_convention():
     pool = TreePool(RandomForestRegressor(), n_learners=4, random_state=0).fit(X[:30], y, X[30:])
     with pytest.warns(PredstabDegenerateWarning):
         np.testing.assert_array_equal(pool.closed_form([1, 3]).curve, [1.0, 1.0])
+
+
+def test_extrapolation_warning_says_how_each_kind_of_pool_is_estimated():
+    # beyond half the pool: empirical Bayes for hard votes of two classes on test objects only;
+    # every other pool (soft votes, three classes, rows the members were trained on) extrapolates
+    rng = np.random.default_rng(8)
+    two = rng.integers(0, 2, size=(20, 8))
+    three = rng.integers(0, 3, size=(20, 8))
+    oob = rng.random((20, 8)) < 0.4
+    oob[:, :2] = [True, False]  # every row out of bag for some member and in bag for another
+    bayes = ("estimated from the vote counts by empirical Bayes, nearly unbiased but noisier than up to "
+             "half the pool")
+    shares = "the extrapolation from its vote shares overstates stability where votes are close"
+    cases = [(TreePool.from_predictions(two, classes=[0, 1], voting="hard"), "hard", bayes),
+             (TreePool.from_predictions(two, classes=[0, 1], voting="hard"), "soft", shares),
+             (TreePool.from_predictions(three, classes=[0, 1, 2], voting="hard"), "hard", shares),
+             (TreePool.from_predictions(two, oob=oob, classes=[0, 1], voting="hard"), "hard", shares)]
+    for pool, voting, how in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pool.closed_form([2, 5], measure="fleiss", voting=voting, n_resamples=0)
+        messages = [str(w.message) for w in caught if issubclass(w.category, PredstabWarning)]
+        assert (f"Class stability for n = [5] learners is extrapolated: the pool of 8 learners holds no two "
+                f"disjoint forests of that size, and {how}; fit a pool of at least 10 learners.") in messages

@@ -568,3 +568,52 @@ def test_resampled_metric_stats_threads_add_blocks_in_order():
     for a, b in zip(one, two, strict=True):
         assert a["b"] == b["b"] and a["w"] == b["w"]
         np.testing.assert_array_equal(a["d_o"], b["d_o"])
+
+
+def test_bands_of_a_given_pool_are_the_pools_own_with_the_derived_seed():
+    """The seed behind a given pool's bands, written out: the first of ``seeds_from(random_state)``
+    and the pool's size, ``default_rng([seed, size])``, fresh for each measure; without
+    ``random_state`` the pool's own generator (a pool with a seed: the same bands every time)."""
+    rng = np.random.default_rng(11)
+    members = rng.normal(size=(30, 1)) + 0.6 * rng.normal(size=(30, 16))
+    y = rng.normal(size=50)
+    grid = (1, 2, 4, 8)
+
+    def tuned(pool, random_state):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return tune_num_learners(pool, method="closed_form", grid=grid, measures=("icc", "phi"),
+                                     n_resamples=25, random_state=random_state).table
+
+    seed = int(np.random.default_rng(7).integers(0, 2**31 - 1, size=1)[0])
+    table = tuned(TreePool.from_predictions(members, y=y), 7)
+    for measure in ("icc", "phi"):
+        own = TreePool.from_predictions(members, y=y).closed_form(
+            grid, measure=measure, n_resamples=25, random_state=np.random.default_rng([seed, 16]))
+        np.testing.assert_array_equal(table[f"{measure}_low"].to_numpy(), own.low)
+        np.testing.assert_array_equal(table[f"{measure}_high"].to_numpy(), own.high)
+    seeded = TreePool.from_predictions(members, y=y, random_state=4)
+    own = seeded.closed_form(grid, measure="icc", n_resamples=25)
+    table = tuned(TreePool.from_predictions(members, y=y, random_state=4), None)
+    np.testing.assert_array_equal(table["icc_low"].to_numpy(), own.low)
+    np.testing.assert_array_equal(table["icc_high"].to_numpy(), own.high)
+
+
+@pytest.mark.parametrize("scale", [2.0**-530, 1e-160, 2.0**500])
+def test_object_bands_of_phi_are_scale_invariant(scale):
+    """Issue 33: the object-bootstrap bands of phi read its per-object parts in the units phi
+    computed them in; the reported parts of predictions near 1e-160 are denormals (the bands moved
+    by 1e-5 to 1e-4). The table at any scale equals the one of the unscaled predictions."""
+    rng = np.random.default_rng(12)
+    members = rng.normal(size=(30, 1)) + 0.6 * rng.normal(size=(30, 16))
+    y = rng.normal(size=50)
+
+    def table(c):
+        pool = TreePool.from_predictions(members * c, y=y * c, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = tune_num_learners(pool, method="pool", grid=(1, 2, 4), measures=("phi",), n_resamples=30,
+                                    random_state=3)
+        return res.table[["phi", "phi_low", "phi_high"]].to_numpy(dtype=float)
+
+    np.testing.assert_allclose(table(scale), table(1.0), rtol=1e-12, atol=0)

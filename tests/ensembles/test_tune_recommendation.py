@@ -4,6 +4,7 @@ of poor, unflattened and beyond-the-grid fits, and the recommendation's interval
 statistics of the resampled curves' recommendations).
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -194,6 +195,26 @@ def test_unflattened_curve_is_reported_with_a_grid():
         res = tune_num_learners(EST, XTR50, YTR50, XTE20, grid=(1, 2, 3), n_repeats=3, measures=("icc",),
                                 method="closed_form", pool_size=100, n_resamples=0, random_state=0)
     assert not res.reliable and "would resolve it" in res.message
+    assert "learners would resolve it" in res.message and "members" not in res.message  # a forest's words
+
+
+def test_a_pool_of_members_is_advised_in_members():
+    # a pool built from 12 members' predictions whose curve has not flattened: the message (and
+    # its warning) speaks of members and says the pool must grow before the grid it advises
+    rng = np.random.default_rng(5)
+    members = 0.3 * rng.normal(size=(40, 1)) + rng.normal(size=(40, 12))
+    pool = TreePool.from_predictions(members, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = tune_num_learners(pool, method="closed_form", grid=(1, 2, 3), measures=("icc",), n_resamples=0,
+                                random_state=1)
+    fit = res.fits["icc"]
+    grid = fit.suggested_grid()
+    assert res.message == (f"icc: the curve has not flattened within the grid (fitted stability "
+                           f"{fit.stability(3):.2f} at 3 members, inflection point p1 = {fit.p1:.0f}). A "
+                           f"grid up to about {grid[-1]} members would resolve it (the pool holds 12: train "
+                           f"more members first), e.g. {grid}.")
+    assert grid[-1] > 12 and res.message in [str(w.message) for w in caught]
 
 
 def test_poor_fit_gives_no_recommendation_but_keeps_optRFs_number():
@@ -296,3 +317,41 @@ def test_confidence_level_of_the_bands_and_the_interval():
         if rec is not None:
             rounded.append(rec)
     assert tuple(res.confidence_interval) == order_interval(rounded, 0.5)
+
+
+def test_target_rule_needs_a_flat_curve_only_beyond_the_grid():
+    # p1 = 200, p2 = 1 over 10-80 learners: converged, not flattened; the target rule's n is
+    # p1 / (1 / target - 1) (50 for 0.2: within the grid; 200 for 0.5, 15 for 0.07: beyond / within)
+    n, values, fit = _curve_fit(200, 1.0)
+    assert fit.converged and not fit.flattened and not fit.poor_fit
+    grid = [10, 20, 40, 80]
+    unflat = (f"the curve has not flattened within the grid (fitted stability {fit.stability(80):.2f} at 80 "
+              f"learners); a grid up to about {fit.suggested_grid()[-1]} learners would resolve it, e.g. "
+              f"{fit.suggested_grid()}")
+    problem = (f"the curve has not flattened within the grid (fitted stability {fit.stability(80):.2f} at 80 "
+               f"learners, inflection point p1 = {fit.p1:.0f})")
+    for target, want, note in [(0.2, 50, ""), (0.07, 16, ""), (0.5, 200, unflat)]:
+        rec = recommend_module._recommend("icc", fit, n, values, 80,
+                                          recommend_module.Rule("target", target, 1e-6, "none"))
+        expected = math.ceil(200 / (1 / target - 1) * (1 - 1e-9))
+        assert (rec.rule, rec.value, expected) == ("target", want, want)
+        assert rec.note == note and rec.beyond_grid == (want > 80)
+        problems, message = recommend_module._primary_message("icc", fit, rec, grid, [])
+        assert problems == ([problem] if want > 80 else [])
+        assert (message == "") == (want <= 80)
+    # optRF's rule needs a flat curve whatever its number
+    rec = recommend_module._recommend("icc", fit, n, values, 20000, OPTRF_THOUSAND)
+    assert rec.note == unflat.replace("at 80 learners", "at 20000 learners").replace(
+        f"{fit.stability(80):.2f} at", f"{fit.stability(20000):.2f} at")
+    assert recommend_module._primary_message("icc", fit, rec, grid, [])[0] == [problem]
+    # a target the curve never reaches: no number, the curve's problem said
+    rec = recommend_module._recommend("icc", fit, n, values, 80,
+                                    recommend_module.Rule("target", 1.5, 1e-6, "none"))
+    assert (rec.value, rec.rule, rec.note) == (None, "none", unflat)
+    assert recommend_module._primary_message("icc", fit, rec, grid, [])[0] == [problem]
+    # a poor fit names the rule whose number is not trusted
+    n, values, poor = _curve_fit(5, 1.5, noise=0.05)
+    rec = recommend_module._recommend("psi", poor, n, values, 80,
+                                    recommend_module.Rule("target", 0.99, 1e-6, "none"))
+    assert rec.note == (f"the 2PL fits poorly (R^2 = {poor.r_squared:.2f}); the target rule's number is not "
+                        "trusted")

@@ -212,3 +212,69 @@ def test_per_object_plot_labels_no_object_that_is_perfectly_stable():
     assert np.all(np.asarray(res.largest_psi.per_object) == 1)
     _, per_object = _demo._figures(res, job)
     assert [t.get_text() for t in per_object.axes[0].texts] == []
+
+
+# ------------------------------------------------------------------------- a pool of members, its words
+def test_members_wording_line_by_line():
+    from predstab.ensembles._tune_result import members_wording
+
+    cases = {
+        " Recommendation: 20 learners (a learner more)": " Recommendation: 20 members (a member more)",
+        "  1 learners recommended": "  1 member recommended",
+        "  11 learners": "  11 members",
+        # the API's names stay: n_learners, "learners+objects", quoted options, a compound word
+        "  n_learners = 5; 'learners' and \"learners\"": "  n_learners = 5; 'learners' and \"learners\"",
+        "  method learners+objects": "  method learners+objects",
+        "  Learners at start": "  Learners at start",
+        "  learnersX": "  learnersX",
+    }
+    for line, words in cases.items():
+        assert members_wording(line) == words, line
+    grid = "  A grid up to about 40 learners would resolve it."
+    assert members_wording(grid) == "  A grid up to about 40 members would resolve it."
+    assert members_wording(grid, 10) == ("  A grid up to about 40 members would resolve it (the pool holds "
+                                         "10: train more members first).")
+    assert members_wording(grid, 40) == "  A grid up to about 40 members would resolve it."
+    assert members_wording("a grid up to about 41 members would resolve it", 40) == (
+        "a grid up to about 41 members would resolve it (the pool holds 40: train more members first)")
+    said = "A grid up to about 40 members would resolve it (the pool holds 10: train more members first)"
+    assert members_wording(said, 10) == said  # not said twice
+    from predstab.ensembles._recommendation_interval import LEARNER_OBJECT_COVERS
+
+    assert members_wording(f"  Interval covers {LEARNER_OBJECT_COVERS}.") == (
+        "  Interval covers test objects and the pool's members resampled together: the sampling of the test "
+        "objects and the error from the pool's finite number of members (interval=\"learners+objects\"; "
+        "the bands resample the members only). Its coverage was measured on random forests only "
+        "(docs/benchmarks/coverage-tuning.md), not on pools of members.")
+    assert members_wording(". Measured coverage of optRF's recommendation x (docs/coverage-tuning.md) y") == (
+        ". Its coverage was measured on random forests only (docs/benchmarks/coverage-tuning.md), not on "
+        "pools of members y")
+
+
+def test_members_block_says_how_many_members_to_train():
+    from predstab.ensembles._tune_result import _as_members
+
+    lines = [" Tuning", " Recommendation: 8 learners", "  next learners"]
+    for pool_size, recommendation, added in [
+            (5, 8, ["  The pool holds 5 members: train 3 more to reach 8."]),
+            (1, 8, ["  The pool holds 1 member: train 7 more to reach 8."]),
+            (8, 8, ["  The pool holds 8 members: enough."]),
+            (10, 8, ["  The pool holds 10 members: enough."]),
+            (10, None, []), (None, 8, [])]:
+        res = types.SimpleNamespace(pool_size=pool_size, recommendation=recommendation)
+        assert _as_members(lines, res) == [" Tuning", " Recommendation: 8 members", *added, "  next members"]
+    res = types.SimpleNamespace(pool_size=5, recommendation=8)
+    assert _as_members(["  Recommendation: 8 learners"], res) == ["  Recommendation: 8 members"]
+
+
+def test_a_pool_of_members_prints_that_its_run_time_is_not_known():
+    import warnings
+
+    from predstab import TreePool, tune_num_learners
+
+    rng = np.random.default_rng(2)
+    pool = TreePool.from_predictions(rng.normal(size=(30, 1)) + rng.normal(size=(30, 12)), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(pool, method="closed_form", grid=(1, 2, 3), measures=("icc",), n_resamples=0)
+    assert " Run time: not known (a pool built from its members' predictions)" in str(res).splitlines()

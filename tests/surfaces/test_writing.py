@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 import struct
 from pathlib import Path
@@ -328,3 +329,113 @@ def test_interrupted_names_its_signal():
 
     exc = _writing.Interrupted(signal.SIGTERM)
     assert isinstance(exc, KeyboardInterrupt) and exc.signum == signal.SIGTERM and str(exc) == "SIGTERM"
+
+
+# ----------------------------------------------------------------------------- report.html
+def _sections(text):
+    """The page's ``(heading, body)`` pairs, in order."""
+    return re.findall(r"<section><h2>(.*?)</h2>(.*?)</section>", text, flags=re.S)
+
+
+def test_report_beside_names_the_report_after_the_output_file(tmp_path):
+    assert _writing.REPORT == "report.html"
+    assert _writing.report_beside(tmp_path / "res.csv") == tmp_path / "res.report.html"
+    assert _writing.report_beside("runs/a.b.csv") == Path("runs/a.b.report.html")
+    assert _writing.report_beside("plain") == Path("plain.report.html")
+
+
+def test_write_report_sections_in_order_escaped(tmp_path):
+    import base64
+    import datetime
+    import platform
+    from importlib import metadata
+
+    import pandas as pd
+
+    import predstab
+    from predstab._core import _html
+
+    png = tmp_path / "fig.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n not really a picture")
+    frame = pd.DataFrame({"n <learners>": [1, 2], "phi": [0.5, 0.75]})
+    rng = np.random.default_rng(3)
+    stab = predstab.phi(rng.normal(size=(12, 1)) + rng.normal(size=(12, 5)), rng.normal(size=30))
+    agreement = predstab.icc(rng.normal(size=(10, 3)))
+    path = tmp_path / "report.html"
+    before = datetime.datetime.now(datetime.timezone.utc)
+    out = _writing.write_report(path, title="run <1>", command="predstab agree 'a&b.csv'",
+                                text="line one\nline <two>\n\n", reading=["Read <this>", "then that"],
+                                warnings=["w & 1", "w2"], figures=[("cap <1>", png)],
+                                results=[(frame, True), (stab, True), (agreement, False)],
+                                files=["a.csv", "b<c>.png"])
+    after = datetime.datetime.now(datetime.timezone.utc)
+    assert out == path
+    text = path.read_text(encoding="utf-8")
+    assert "<title>run &lt;1&gt;</title>" in text and "<h1>run &lt;1&gt;</h1>" in text
+    sections = _sections(text)
+    assert [h for h, _ in sections] == ["How to read it", "Warnings", "Figures", "Result: DataFrame",
+                                        "Result: StabilityResult", "Result: ICCResult",
+                                        "What the terminal printed", "Files", "Command and versions"]
+    body = dict(sections)
+    assert body["How to read it"] == "<p>Read &lt;this&gt;</p><p>then that</p>"
+    assert body["Warnings"] == ('<div class="warn">&#9888; w &amp; 1</div>'
+                                '<div class="warn">&#9888; w2</div>')
+    uri = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+    assert body["Figures"] == (f'<figure><img alt="cap &lt;1&gt;" src="{uri}">'
+                               "<figcaption>cap &lt;1&gt;</figcaption></figure>")
+    # a frame as a table captioned "table"; a result with its own figure when asked, never its print
+    table = _html.frame_html(frame, caption="table")
+    assert body["Result: DataFrame"] == f'<div class="predstab">{table}</div>'
+    assert "n &lt;learners&gt;" in body["Result: DataFrame"]
+    shown = body["Result: StabilityResult"]
+    assert shown.count('<img alt="StabilityResult.plot()" src="data:image/png;base64,') == 1
+    assert "R-style print" not in shown
+    assert body["Result: ICCResult"] == (f'<div class="predstab">'
+                                         f'{_html.render(agreement, figure=False, text=False)}</div>')
+    assert "R-style print" not in body["Result: ICCResult"] and "<img" not in body["Result: ICCResult"]
+    assert body["What the terminal printed"] == "<pre>line one\nline &lt;two&gt;</pre>"
+    assert body["Files"] == "<ul><li>a.csv</li><li>b&lt;c&gt;.png</li></ul>"
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in
+                         ("predstab", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib"))
+    written = re.fullmatch(r"<pre>predstab agree &#x27;a&amp;b\.csv&#x27;</pre>"
+                           rf"<p>Python {re.escape(platform.python_version())}, {re.escape(versions)}; "
+                           r"written (\d{4}-\d\d-\d\d \d\d:\d\d) UTC</p>", body["Command and versions"])
+    assert written is not None, body["Command and versions"]
+    stamp = datetime.datetime.strptime(written[1], "%Y-%m-%d %H:%M").replace(tzinfo=datetime.timezone.utc)
+    assert before.replace(second=0, microsecond=0) <= stamp <= after
+    # an existing report is kept without force, replaced with it
+    with pytest.raises(InputError, match="already exists; use --force"):
+        _writing.write_report(path, title="again", command="c", text="t")
+    assert path.read_text(encoding="utf-8") == text
+    _writing.write_report(path, title="again", command="c", text="t", force=True)
+    assert [h for h, _ in _sections(path.read_text(encoding="utf-8"))] == [
+        "What the terminal printed", "Command and versions"]
+
+
+def test_report_versions_name_a_missing_package(monkeypatch):
+    import platform
+
+    monkeypatch.setattr(_writing, "_VERSIONS", ("numpy", "no-such-package-predstab"))
+    assert _writing._versions() == (f"Python {platform.python_version()}, numpy {np.__version__}, "
+                                    "no-such-package-predstab (not installed)")
+
+
+def test_check_output_dir_refuses_a_dangling_link_and_an_input_inside_it(tmp_path):
+    link = tmp_path / "results"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(InputError) as info:
+        _writing.check_output_dir(link, force=True, option="--dir")
+    assert str(info.value) == (f"--dir '{link}' is a dangling symbolic link (to '{tmp_path / 'gone'}'); "
+                               "give an existing folder or a new name")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stability.csv").write_text("the input")
+    inputs = {"training data": None, "predictions": str(out / "stability.csv")}
+    with pytest.raises(InputError) as info:
+        _writing.check_output_dir(out, force=True, names=("report.html", "stability.csv"), inputs=inputs)
+    assert str(info.value) == (f"--out '{out}': '{out / 'stability.csv'}' is the input predictions "
+                               f"'{out / 'stability.csv'}'; predstab never overwrites its input (also not "
+                               "with --force): give another path")
+    assert (out / "stability.csv").read_text() == "the input"
+    inputs = {"predictions": str(tmp_path / "elsewhere.csv")}  # another file (even a missing one): fine
+    assert _writing.check_output_dir(out, force=True, names=("stability.csv",), inputs=inputs) == out
