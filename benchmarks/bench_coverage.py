@@ -131,7 +131,8 @@ def _few_refits(quick):
               "share of calls with a shape flag (calls)", "interval_method"]
     verdict = ("Goals (issue 34): coverage >= 0.93, median width <= 2 x the chi-square interval's, "
                "none > 10 x. "
-               "Bold: a goal missed. `object_interval=\"checked\"` throughout (the intervals of \"auto\", plus the shape flags): the pooled kurtosis plus two "
+               "Bold: a goal missed. `object_interval=\"checked\"` throughout (the intervals of "
+               "\"auto\", plus the shape flags): the pooled kurtosis plus two "
                "standard errors, capped where the upper end of the variance reaches twice the chi-square "
                "interval's width (so no interval is wider than that), the lower end with the uncapped "
                "kurtosis, the upper end with 1.3 x it (Satterthwaite matches the variance of s^2, not its "

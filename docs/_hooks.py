@@ -71,7 +71,7 @@ _SECTIONS = {
     ".ensembles._repeated": "Prediction matrices from estimators",
     ".ensembles._twopl": "Number of learners: the 2PL curve (optRF)",
     ".ensembles._pool": "Number of learners: tree pool",
-    ".ensembles._closed_form": "Number of learners: closed forms of a tree pool",
+    ".ensembles._closed_form_result": "Number of learners: closed forms of a tree pool",
     ".ensembles._distributed": "Number of learners: a tree pool on a Dask cluster",
     ".ensembles._tune": "Number of learners: tuning (optRF::opt_prediction)",
     ".ensembles._tune_result": "Number of learners: the tuning's result and recommendations",

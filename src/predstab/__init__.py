@@ -92,7 +92,7 @@ _EXPORTS = {
     "TwoPL": ".ensembles._twopl",
     "TreePool": ".ensembles._pool",
     "DaskTreePool": ".ensembles._distributed",  # TreePool on a dask.distributed cluster
-    "ClosedFormResult": ".ensembles._closed_form",
+    "ClosedFormResult": ".ensembles._closed_form_result",
     "tune_num_learners": ".ensembles._tune",
     "TuningResult": ".ensembles._tune_result",
     "Recommendation": ".ensembles._tune_result",

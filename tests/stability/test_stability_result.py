@@ -46,7 +46,7 @@ def test_per_object_frame_layout_and_stable_order():
     res = phi(p, y, scale="categorical")
     frame = res.per_object_frame()
     assert frame.columns.tolist() == ["stability", "ci_low", "ci_high", "observed_instability",
-                                      "n_predictions", "shape_outlier"]
+                                      "n_predictions"]  # shape_outlier: object_interval="checked" only
     assert frame.index.name == "object"
     order = np.argsort(res.per_object, kind="stable")
     assert frame.index.tolist() == order.tolist()

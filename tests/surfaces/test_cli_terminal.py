@@ -196,8 +196,9 @@ def _line_of_here(text):
 # --------------------------------------------------------------------------- item 16
 _STEPS = {  # the long steps of each method, in order (tune_num_learners' `progress` docstring)
     "pool": ["fitting the pool", "predicting", "bootstrap bands", "recommendation interval"],
+    # psi's closed form reads the pass icc's made (shared_passes, issue 37 item 6): no step of its own
     "closed_form": ["fitting the pool", "predicting", "closed form and bands (icc)",
-                    "closed form and bands (psi)", "bands (objects and learners)", "recommendation interval"],
+                    "bands (objects and learners)", "recommendation interval"],
     "refit": ["fitting forests", "bootstrap bands", "recommendation interval"],
 }
 

@@ -91,12 +91,12 @@ class StabilityResult(Result):
         refits cannot resolve the refits' kurtosis, so the per-object intervals use a capped
         (or, below 4 refits, an assumed) kurtosis and may cover less than nominal for heavier
         tails. Empty when there is nothing beyond ``interval_method`` to say.
-    n_shape_outliers : int
+    n_shape_outliers : int or None
         Objects whose refits are far heavier-tailed than the shape pooled over the objects, which
         the pooled-kurtosis intervals assume (``per_object_shape_outlier``); their intervals may
         cover well below the nominal level. ``None`` where not checked: the check runs with
         ``object_interval="checked"`` (metric data) only.
-    per_object_shape_outlier : ndarray of bool, shape (n_objects,)
+    per_object_shape_outlier : ndarray of bool, shape (n_objects,), or None
         Per object: its refits' sample kurtosis lies above the ``1 - alpha / M`` quantile of the
         kurtosis of as many values drawn from all ``M`` checked objects' standardised refits
         (``alpha = 1 - confidence_level``; Bonferroni over the objects). Checked for metric
@@ -180,8 +180,8 @@ class StabilityResult(Result):
         Columns: ``stability`` (``S_i``), ``ci_low`` / ``ci_high`` (the per-object interval at
         ``confidence_level``), ``observed_instability`` (``D_o,i``), ``n_predictions``
         (non-missing predictions of the object) and ``shape_outlier`` (refits far heavier-tailed
-        than the pooled shape the interval assumes: ``per_object_shape_outlier``; NA where not
-        checked). The index holds
+        than the pooled shape the interval assumes: ``per_object_shape_outlier``; only where
+        checked, ``object_interval="checked"``). The index holds
         the row labels of the input DataFrame, or row positions. Dropped objects (NaN) come last.
         """
         if not isinstance(sort, (bool, np.bool_)):
@@ -190,10 +190,9 @@ class StabilityResult(Result):
         frame = pd.DataFrame({"stability": self.per_object,
                               "ci_low": self.per_object_low, "ci_high": self.per_object_high,
                               "observed_instability": self.per_object_observed,
-                              "n_predictions": self.per_object_count,
-                              "shape_outlier": (pd.array([pd.NA] * self.n_objects, dtype="boolean")
-                                                if self.per_object_shape_outlier is None
-                                                else self.per_object_shape_outlier)}, index=index)
+                              "n_predictions": self.per_object_count}, index=index)
+        if self.per_object_shape_outlier is not None:  # checked (object_interval="checked")
+            frame["shape_outlier"] = self.per_object_shape_outlier
         frame.index.name = "object"
         if sort:
             frame = frame.sort_values("stability", kind="stable", na_position="last")
