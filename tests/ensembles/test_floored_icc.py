@@ -79,3 +79,26 @@ def test_tuning_a_floored_pool_recommends_nothing_and_advises_no_grid():
     assert "no number of members reaches icc = 0.95, and no larger grid would change that" in res.message
     assert "grid up to" not in res.message and "grid up to" not in str(res)
     assert np.all(res.table["icc_low"] == 0.0)
+
+
+def test_a_pool_of_members_is_told_in_members_and_a_forest_in_learners():
+    # issue 35: a pool built from given predictions (networks, any members) printed "learners"
+    signal = np.random.default_rng(2).normal(size=(40, 1)) * 2 + NOISE
+    res = TreePool.from_predictions(signal).closed_form([1, 2, 4], measure="icc", n_resamples=30,
+                                                        random_state=0)
+    text = str(res)
+    assert "pool of members" in text and "pool = 5 members" in text
+    assert "bootstrap over members, 30 resamples" in text and "n_members" in text
+    assert "learners" not in text
+    assert res.unit == "members" and res.covers.startswith("members only")
+    assert set(res.to_frame()["ci_covers"]) == {"members only"}
+    # the numbers are those of the one-way ICC of the members' means: n k-member ensembles
+    icc1 = _oneway_single(signal)
+    np.testing.assert_allclose(res.curve, [icc1 * n / (1 + (n - 1) * icc1) for n in (1, 2, 4)],
+                               rtol=1e-12)
+    from sklearn.ensemble import RandomForestRegressor
+    X = np.random.default_rng(3).normal(size=(60, 3))
+    forest = TreePool(RandomForestRegressor(max_depth=3), n_learners=20, random_state=0).fit(
+        X, X[:, 0], X[:10])
+    fit = forest.closed_form([1, 2], measure="icc")
+    assert fit.unit == "learners" and "pool = 20 learners" in str(fit)

@@ -15,7 +15,7 @@ from .._core._results import Result, r_block, r_signif, result
 from .._core._utils import ConfidenceInterval
 from ..stability._registry import MEASURES
 
-__all__ = ["ClosedFormResult", "BAND_COVERS", "BAND_LABEL", "floored_icc_text"]
+__all__ = ["ClosedFormResult", "BAND_COVERS", "BAND_LABEL", "floored_icc_text", "in_members"]
 
 # what the bootstrap-over-learners bands cover (printed with them: the table, the print, the plot)
 BAND_COVERS = "learners only: these test objects and this training set, variation from the learners"
@@ -67,6 +67,10 @@ class ClosedFormResult(Result):
         mean predictions differ less than the learners' own noise predicts: then :math:`B` is
         floored at 0 and ``curve`` is 0 at every ``n`` (the print says so). NaN for the other
         measures.
+    unit : str
+        What the pool's members are called: "learners" (trees of a fitted forest, any fitted
+        ensemble's estimators) or "members" (a pool built from given predictions, e.g. networks
+        of a deep ensemble); the print and ``covers`` use it.
     """
 
     measure: str
@@ -79,6 +83,7 @@ class ClosedFormResult(Result):
     pool_size: int
     voting: str | None = None
     single_icc: float = float("nan")
+    unit: str = "learners"
 
     _renamed_attributes = {"n_bootstrap": "n_resamples"}
 
@@ -86,8 +91,8 @@ class ClosedFormResult(Result):
 
     @property
     def covers(self) -> str:
-        """What the band covers: the learners only (see ``confidence_interval``)."""
-        return BAND_COVERS
+        """What the band covers: the learners (members) only (see ``confidence_interval``)."""
+        return BAND_COVERS.replace("learners", self.unit)
 
     @property
     def low(self):
@@ -99,16 +104,18 @@ class ClosedFormResult(Result):
 
     def _str_lines(self):
         pct = f"{100 * self.confidence_level:g}%"
-        rows = [("measure", MEASURES[self.measure].title), ("pool", f"{self.pool_size} learners")]
+        unit, label = self.unit, BAND_LABEL.replace("learners", self.unit)
+        rows = [("measure", MEASURES[self.measure].title), ("pool", f"{self.pool_size} {unit}")]
         if self.voting is not None:
             rows.append(("voting", self.voting))
         if self.n_resamples:
-            rows.append(("band", f"{pct} percentile bootstrap over learners, {self.n_resamples} resamples"))
-            rows.append(("covers", BAND_COVERS))
+            rows.append(("band", f"{pct} percentile bootstrap over {unit}, {self.n_resamples} resamples"))
+            rows.append(("covers", self.covers))
         if self.single_icc < 0:
             rows.append(("floored", floored_icc_text(self.single_icc)))
-        lines = r_block(self._title, rows)
-        lines += ["", "  n_learners    value" + (f"   {pct} band ({BAND_LABEL})" if self.n_resamples else "")]
+        lines = r_block(self._title.replace("learners", unit), rows)
+        band = f"   {pct} band ({label})" if self.n_resamples else ""
+        lines += ["", f"  {'n_' + unit:>10}    value" + band]
         for n, v, lo, hi in zip(self.n_learners, self.curve, self.low, self.high, strict=True):
             band = f"   {r_signif(lo)} to {r_signif(hi)}" if self.n_resamples else ""
             lines.append(f"  {r_signif(n, 6):>10}   {r_signif(v):>6}{band}")
@@ -123,7 +130,14 @@ class ClosedFormResult(Result):
         """
         return pd.DataFrame({"measure": self.measure, "n_learners": self.n_learners, "value": self.curve,
                              "ci_low": self.low, "ci_high": self.high, "pool_size": self.pool_size,
-                             "ci_covers": BAND_LABEL if self.n_resamples else ""})
+                             "ci_covers": (BAND_LABEL.replace("learners", self.unit)
+                                           if self.n_resamples else "")})
+
+
+def in_members(res, pool):
+    """``res`` told in members where ``pool`` is one of members (:meth:`TreePool.from_predictions`,
+    :meth:`TreePool.from_fit_predict`: no fitted estimator), else unchanged."""
+    return dataclasses.replace(res, unit="members") if pool.estimator is None else res
 
 
 def floored_icc_text(single_icc):

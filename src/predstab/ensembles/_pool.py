@@ -24,6 +24,7 @@ from .._core._validation import Interval, Options, check_param, validate_params
 from ..stability._registry import MEASURES, measure_names
 from . import _members
 from ._closed_form import closed_form_bands, expected_disagreement
+from ._closed_form_result import in_members
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 
 __all__ = ["TreePool"]
@@ -695,11 +696,11 @@ class TreePool(HtmlDisplay):
                 f"pool of at least {int(2 * n.max())} learners.", PredstabWarning)
         report = steps(progress)
         try:
-            return closed_form_bands(preds, self.oob_ if self.on_train_ else None, n,
-                                     {measure: d_e}, classifier=self.is_classifier_, voting=voting,
-                                     n_resamples=n_resamples, confidence_level=confidence_level,
-                                     random_state=rng, n_jobs=self.n_jobs,
-                                     progress=report.callback("bands"))[measure]
+            return in_members(closed_form_bands(preds, self.oob_ if self.on_train_ else None, n,
+                                                {measure: d_e}, classifier=self.is_classifier_, voting=voting,
+                                                n_resamples=n_resamples, confidence_level=confidence_level,
+                                                random_state=rng, n_jobs=self.n_jobs,
+                                                progress=report.callback("bands"))[measure], self)
         finally:
             if report is not progress:  # the bar of progress=True is this call's own
                 report.close()
