@@ -102,3 +102,12 @@ def test_a_pool_of_members_is_told_in_members_and_a_forest_in_learners():
         X, X[:, 0], X[:10])
     fit = forest.closed_form([1, 2], measure="icc")
     assert fit.unit == "learners" and "pool = 20 learners" in str(fit)
+
+
+def test_the_tuning_interval_of_members_says_members_and_quotes_no_forest_figure():
+    signal = np.random.default_rng(2).normal(size=(40, 1)) * 2 + NOISE
+    res = tune_num_learners(TreePool.from_predictions(signal), method="closed_form", random_state=0)
+    assert res.interval_covers.startswith("test objects and the pool's members resampled together")
+    assert "learners+objects" in res.interval_covers  # the API's option name is kept
+    assert "0.985" not in res.interval_covers and "pools of members" in res.interval_covers
+    assert "pool's learners" not in res.interval_covers

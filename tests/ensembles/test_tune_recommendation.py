@@ -200,7 +200,7 @@ def test_unflattened_curve_is_reported_with_a_grid():
 
 def test_a_pool_of_members_is_advised_in_members():
     # a pool built from 12 members' predictions whose curve has not flattened: the message (and
-    # its warning) speaks of members and says the pool must grow before the grid it advises
+    # its warning) speaks of members and says the metric closed form needs no more members for it
     rng = np.random.default_rng(5)
     members = 0.3 * rng.normal(size=(40, 1)) + rng.normal(size=(40, 12))
     pool = TreePool.from_predictions(members, random_state=0)
@@ -212,8 +212,9 @@ def test_a_pool_of_members_is_advised_in_members():
     grid = fit.suggested_grid()
     assert res.message == (f"icc: the curve has not flattened within the grid (fitted stability "
                            f"{fit.stability(3):.2f} at 3 members, inflection point p1 = {fit.p1:.0f}). A "
-                           f"grid up to about {grid[-1]} members would resolve it (the pool holds 12: train "
-                           f"more members first), e.g. {grid}.")
+                           f"grid up to about {grid[-1]} members would resolve it (the closed form gives "
+                           f"the curve there from the 12 members the pool holds: no training needed), "
+                           f"e.g. {grid}.")
     assert grid[-1] > 12 and res.message in [str(w.message) for w in caught]
 
 

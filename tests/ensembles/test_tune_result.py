@@ -232,13 +232,21 @@ def test_members_wording_line_by_line():
         assert members_wording(line) == words, line
     grid = "  A grid up to about 40 learners would resolve it."
     assert members_wording(grid) == "  A grid up to about 40 members would resolve it."
-    assert members_wording(grid, 10) == ("  A grid up to about 40 members would resolve it (the pool holds "
-                                         "10: train more members first).")
+    # the metric closed form (factor 0) gives the curve at any number from the pool as it is
+    assert members_wording(grid, 10) == ("  A grid up to about 40 members would resolve it (the closed form "
+                                         "gives the curve there from the 10 members the pool holds: no "
+                                         "training needed).")
+    # the pool method needs two disjoint groups (factor 2), class closed forms 10 x N
+    assert members_wording(grid, 10, 2) == (
+        "  A grid up to about 40 members would resolve it (the pool holds "
+        "10: train more members first, about 80 for two disjoint groups).")
     assert members_wording(grid, 40) == "  A grid up to about 40 members would resolve it."
-    assert members_wording("a grid up to about 41 members would resolve it", 40) == (
-        "a grid up to about 41 members would resolve it (the pool holds 40: train more members first)")
+    assert members_wording(grid, 80, 2) == "  A grid up to about 40 members would resolve it."
+    assert members_wording("a grid up to about 41 members would resolve it", 40, 2) == (
+        "a grid up to about 41 members would resolve it (the pool holds 40: train more members first, "
+        "about 82 for two disjoint groups)")
     said = "A grid up to about 40 members would resolve it (the pool holds 10: train more members first)"
-    assert members_wording(said, 10) == said  # not said twice
+    assert members_wording(said, 10, 2) == said  # not said twice
     from predstab.ensembles._recommendation_interval import LEARNER_OBJECT_COVERS
 
     assert members_wording(f"  Interval covers {LEARNER_OBJECT_COVERS}.") == (
@@ -261,9 +269,10 @@ def test_members_block_says_how_many_members_to_train():
             (8, 8, ["  The pool holds 8 members: enough."]),
             (10, 8, ["  The pool holds 10 members: enough."]),
             (10, None, []), (None, 8, [])]:
-        res = types.SimpleNamespace(pool_size=pool_size, recommendation=recommendation)
+        res = types.SimpleNamespace(pool_size=pool_size, recommendation=recommendation, method="closed_form",
+                                    settings={})
         assert _as_members(lines, res) == [" Tuning", " Recommendation: 8 members", *added, "  next members"]
-    res = types.SimpleNamespace(pool_size=5, recommendation=8)
+    res = types.SimpleNamespace(pool_size=5, recommendation=8, method="closed_form", settings={})
     assert _as_members(["  Recommendation: 8 learners"], res) == ["  Recommendation: 8 members"]
 
 

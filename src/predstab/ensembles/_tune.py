@@ -355,7 +355,9 @@ def _covers(config, strategy, table, interval):
     covers = strategy.covers(config)
     if config.method == "closed_form" and config.interval == "learners+objects" and config.rule == "optRF":
         covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
-    return covers
+    pool = getattr(config, "pool", None)
+    members = pool is not None and getattr(pool, "estimator", None) is None
+    return members_wording(covers) if members else covers  # a pool of members: no forest figures
 
 
 def _summarise(config, strategy, forests, measured, randomness, settings):
