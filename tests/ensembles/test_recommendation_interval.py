@@ -108,7 +108,7 @@ def test_interval_covers_adds_the_note_only_for_the_learners_objects_closed_form
     table = pd.DataFrame({"fleiss": [0.8, 0.95, 0.995]})
     interval = ConfidenceInterval(1000.0, 6000.0)
     config = SimpleNamespace(method="closed_form", interval="learners+objects", primary="fleiss",
-                             grid=(10, 50, 200), rule="optRF")
+                             grid=(10, 50, 200), rule="optRF", pool=None)
     expected = "what was resampled" + interval_module.flat_curve_note(table["fleiss"], config.grid, interval)
     assert _covers(config, strategy, table, interval) == expected != "what was resampled"
     # measured for optRF's rule only: "target" (the smallest n reaching a target) gets no note

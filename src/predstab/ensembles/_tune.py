@@ -336,8 +336,8 @@ def _tuned_summary(config, strategy, forests, measured, randomness):
     rng, progress = randomness
     settings = _settings(config)
     if config.pool is not None:  # a fitted forest's pool is told in learners, a pool of members in members
-        members = getattr(config.pool, "estimator", None) is None
-        settings["pool_size"] = f"the {'members' if members else 'learners'} of the given TreePool"
+        unit = "members" if _of_members(config.pool) else "learners"
+        settings["pool_size"] = f"the {unit} of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
         closed_default = config.method == "closed_form" and config.precision is None
@@ -355,9 +355,13 @@ def _covers(config, strategy, table, interval):
     covers = strategy.covers(config)
     if config.method == "closed_form" and config.interval == "learners+objects" and config.rule == "optRF":
         covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
-    pool = getattr(config, "pool", None)
-    members = pool is not None and getattr(pool, "estimator", None) is None
-    return members_wording(covers) if members else covers  # a pool of members: no forest figures
+    return members_wording(covers) if _of_members(config.pool) else covers  # members: no forest figures
+
+
+def _of_members(pool):
+    """Whether ``pool`` (a given TreePool, or None) holds members' predictions, not a fitted
+    estimator's learners (:meth:`TreePool.from_predictions` / ``from_fit_predict``)."""
+    return pool is not None and getattr(pool, "estimator", None) is None
 
 
 def _summarise(config, strategy, forests, measured, randomness, settings):
@@ -371,7 +375,7 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
-    if config.pool is not None and getattr(config.pool, "estimator", None) is None:  # a pool of members
+    if _of_members(config.pool):
         size = config.pool.test_predictions_.shape[1]
         factor = member_factor(config.method, config.is_classifier)
         message = members_wording(message, size, factor)
