@@ -99,12 +99,25 @@ def _run(pred, base, kwargs, repeat=1):
         t0 = time.perf_counter()
         res = _call(pred, base, kwargs)
         best = min(best, time.perf_counter() - t0)
+    return res, best, _peak(lambda: _call(pred, base, kwargs))
+
+
+def _peak(run):
+    """Peak bytes traced by tracemalloc while ``run()`` runs (after a collection)."""
     gc.collect()
     tracemalloc.start()
-    _call(pred, base, kwargs)
+    run()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return res, best, peak
+    return peak
+
+
+def _cost_row(name, first, best, floor, extra):
+    """One row of the cost table (first call, best of 3, floor, their ratios, peak extra / input),
+    printed as it is measured."""
+    row = (name, first, best, floor, first / floor, best / floor, extra)
+    print(f"{name:30s} {first:8.3f} {best:8.3f} {floor:8.3f} {row[4]:11.2f}x {row[5]:10.2f}x {extra:10.3f}x")
+    return row
 
 
 def naive_numpy(pred, base, scale, levels=None):
@@ -203,15 +216,8 @@ def cost_table(n):
         del floor_call
         if scale != "metric":
             del index
-        gc.collect()
-        tracemalloc.start()
-        _call(pred, base, kwargs)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        ratio_first, ratio_best, extra = first / floor, best / floor, peak / pred.nbytes
-        rows.append((name, first, best, floor, ratio_first, ratio_best, extra))
-        print(f"{name:30s} {first:8.3f} {best:8.3f} {floor:8.3f} {ratio_first:11.2f}x {ratio_best:10.2f}x "
-              f"{extra:10.3f}x")
+        peak = _peak(lambda pred=pred, base=base, kwargs=kwargs: _call(pred, base, kwargs))
+        rows.append(_cost_row(name, first, best, floor, peak / pred.nbytes))
         del pred
         gc.collect()
     rows += _other_costs(n, rng)
@@ -258,15 +264,8 @@ def _other_costs(n, rng):
         for _ in range(3):
             floor = min(floor, _timed(lambda x=x, floor_call=floor_call: floor_call(x)))
             best = min(best, _timed(lambda x=x, call=call: _quiet(call, x)))
-        gc.collect()
-        tracemalloc.start()
-        _quiet(call, x)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        ratio_first, ratio_best, extra = first / floor, best / floor, peak / x.nbytes
-        rows.append((name, first, best, floor, ratio_first, ratio_best, extra))
-        print(f"{name:30s} {first:8.3f} {best:8.3f} {floor:8.3f} {ratio_first:11.2f}x {ratio_best:10.2f}x "
-              f"{extra:10.3f}x")
+        peak = _peak(lambda x=x, call=call: _quiet(call, x))
+        rows.append(_cost_row(name, first, best, floor, peak / x.nbytes))
         del x
         gc.collect()
     return rows
