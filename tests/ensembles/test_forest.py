@@ -113,6 +113,39 @@ def test_inbag_mask_matches_unsampled_objects(reg_data):
     assert 0.2 < (~mask).mean() < 0.5
 
 
+@pytest.mark.parametrize("kind", ["regressor", "max_samples", "classifier", "extra_trees", "weighted",
+                                  "bagging"])
+def test_inbag_mask_is_the_forests_own_estimators_samples(kind, reg_data, monkeypatch):
+    """Issue 37, item 6: a bootstrapped forest's rows are redrawn by reseeding one RandomState
+    (scikit-learn builds one per tree, 0.4 ms each); the mask is the one of its own
+    ``estimators_samples_`` (the property is called only where the forest has sample weights
+    or is not a forest), and scikit-learn's per-tree draw is not called for a plain forest."""
+    from sklearn.ensemble import _forest as sk_forest
+
+    X, y = reg_data
+    model, weights = {
+        "regressor": (RandomForestRegressor(n_estimators=25, random_state=3), None),
+        "max_samples": (RandomForestRegressor(n_estimators=25, max_samples=0.4, random_state=4), None),
+        "classifier": (RandomForestClassifier(n_estimators=25, random_state=5), None),
+        "extra_trees": (ExtraTreesRegressor(n_estimators=25, bootstrap=True, random_state=6), None),
+        "weighted": (RandomForestRegressor(n_estimators=25, random_state=7), np.linspace(0.5, 2.0, len(y))),
+        "bagging": (BaggingRegressor(n_estimators=25, random_state=8), None),
+    }[kind]
+    target = (y > np.median(y)).astype(int) if kind == "classifier" else y
+    model.fit(X, target, sample_weight=weights)
+    expected = np.zeros((25, len(y)), dtype=bool)
+    for t, idx in enumerate(model.estimators_samples_):
+        expected[t, np.asarray(idx)] = True
+    draws = []
+    original = sk_forest._generate_sample_indices
+    monkeypatch.setattr(sk_forest, "_generate_sample_indices", lambda *a, **k: draws.append(1) or original(*a, **k))
+    np.testing.assert_array_equal(inbag_mask(model, len(y)), expected)
+    # the fast path for plain forests, scikit-learn's own property for the others
+    assert len(draws) == (25 if kind == "weighted" else 0)
+    if kind == "max_samples":
+        assert expected.sum(axis=1).max() <= int(0.4 * len(y))
+
+
 def test_inbag_mask_wrong_n_samples(reg_data):
     X, y = reg_data
     rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)

@@ -289,6 +289,49 @@ def test_scan_ends_at_max_learners():
             f"{max_learners} learners (optRF gives none either).")
 
 
+def _full_scan_steps(p1, p2, rec_thresh, digits, max_learners):
+    """The scan's steps over the whole grid at once (numpy, the code before issue 37 item 6)."""
+    grid = np.arange(10, int(max_learners) + 1, 10, dtype=float)
+    gain = np.diff(1.0 / (1.0 + (p1 / grid) ** p2)) / 10
+    grid, thresh, steps = grid[1:], rec_thresh, []
+    while thresh > 0:
+        below = gain < thresh
+        if not below.any():
+            return steps + [(thresh, None, None)]
+        first = float(grid[np.argmax(below)])
+        rec = float(np.round(first / 10.0 ** -digits) * 10.0 ** -digits)
+        steps.append((thresh, first, rec))
+        if rec >= p1:
+            return steps
+        thresh *= 0.1
+    return steps
+
+
+@pytest.mark.parametrize(("p1", "p2", "rec_thresh", "round_to", "max_learners"), [
+    (253.0, 0.9, 1e-6, "thousand", 1_000_000),  # flat within the first chunk
+    (2.0e5, 0.9, 1e-6, "none", 1_000_000),  # the first flat point far beyond the first chunk
+    (5000.0, 3.0, 1e-6, "hundred", 1_000_000),  # the threshold lowered while below p1
+    (1.0e6, 0.3, 1e-9, "ten", 1_000_000),  # never flat: every point evaluated
+    (100.0, 0.8, 1e-6, "none", 40_970),  # a grid end that is not a chunk end
+    (1000.0, -0.5, 1e-6, "none", 2000),  # a decreasing curve
+])
+def test_lazy_scan_is_the_full_scan(p1, p2, rec_thresh, round_to, max_learners, monkeypatch):
+    """Issue 37, item 6: the scan evaluates the curve chunk by chunk until the first flat point
+    (each resampled curve of the recommendation interval is scanned twice), with the steps of the
+    whole grid's scan exactly; a usual curve, flat within a few thousand learners, costs a few
+    thousand points, not 10^5."""
+    import predstab.ensembles._twopl as twopl
+
+    digits = {"thousand": -3, "hundred": -2, "ten": -1, "none": 0}[round_to]
+    evaluated = []
+    original = twopl._curve
+    monkeypatch.setattr(twopl, "_curve", lambda n, a, b: evaluated.append(np.size(n)) or original(n, a, b))
+    steps = two_pl(p1, p2)._rule_steps(rec_thresh=rec_thresh, round_to=round_to, max_learners=max_learners)
+    assert steps == _full_scan_steps(p1, p2, rec_thresh, digits, max_learners)
+    if p1 == 253.0:
+        assert steps[-1][1] < 40_000 and sum(evaluated) == 4096
+
+
 def test_decreasing_or_failed_fit_says_why_there_is_no_recommendation():
     fit = two_pl(1000.0, -0.5)
     with pytest.warns(PredstabWarning) as record:

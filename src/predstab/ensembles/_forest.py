@@ -218,7 +218,9 @@ def inbag_mask(forest, n_samples) -> np.ndarray:
             f"`n_samples` must be the number of training objects the ensemble was fitted on ({n_fit}); "
             f"got {n_samples}."
         )
-    samples = forest.estimators_samples_
+    samples = _forest_samples(forest)
+    if samples is None:
+        samples = forest.estimators_samples_
     mask = np.zeros((len(samples), int(n_samples)), dtype=bool)
     for t, idx in enumerate(samples):
         idx = np.asarray(idx)
@@ -227,6 +229,35 @@ def inbag_mask(forest, n_samples) -> np.ndarray:
         else:
             mask[t, idx] = True
     return mask
+
+
+def _forest_samples(forest):
+    """The rows each tree of a bootstrapped scikit-learn forest drew, as its
+    ``estimators_samples_`` gives them, or None where that property is not the forest's
+    (Bagging*, subclasses that override it, sample weights, no bootstrap): the fallback.
+
+    scikit-learn draws tree ``t``'s rows as ``RandomState(seed_t).randint(0, n, n_bootstrap)``
+    and builds a new ``RandomState`` per tree, whose construction first seeds a generator from
+    the operating system's entropy (about 0.4 ms a tree: 0.4 s of 1,000 trees, issue 37 item 6);
+    reseeding one ``RandomState`` gives the same state and so the same rows.
+    """
+    from sklearn.ensemble._forest import BaseForest
+
+    cls = type(forest)
+    if not (isinstance(forest, BaseForest) and cls.estimators_samples_ is BaseForest.estimators_samples_
+            and cls._get_estimators_indices is BaseForest._get_estimators_indices
+            and getattr(forest, "bootstrap", False) and getattr(forest, "_sample_weight", None) is None):
+        return None
+    n_fit, n_boot = getattr(forest, "_n_samples", None), getattr(forest, "_n_samples_bootstrap", None)
+    seeds = [getattr(tree, "random_state", None) for tree in forest.estimators_]
+    if n_fit is None or n_boot is None or not all(isinstance(s, (int, np.integer)) for s in seeds):
+        return None
+    draw = np.random.RandomState(0)
+    out = []
+    for seed in seeds:
+        draw.seed(seed)
+        out.append(draw.randint(0, n_fit, n_boot))
+    return out
 
 
 def aggregate(per_tree, tree_mask=None, *, voting="soft", classes=None) -> np.ndarray:

@@ -278,17 +278,17 @@ class TwoPL(Result):
         rounded), ...]``, the threshold lowered tenfold while the rounded n is below ``p1`` (until
         it underflows to 0). The last step is the one that decides."""
         digits = _ROUND_DIGITS[round_to]
-        grid = np.arange(_STEP, int(max_learners) + 1, _STEP, dtype=float)
-        gain = np.diff(_curve(grid, self.p1, self.p2)) / _STEP
-        grid = grid[1:]
+        scan = _GainScan(self.p1, self.p2, int(max_learners))
         threshold = float(rec_thresh)
         steps = []
+        start = 0
         while threshold > 0:
-            below = gain < threshold
-            if not below.any():
+            # a gain below threshold / 10 is below threshold: the next first index is not earlier
+            start = scan.first_below(threshold, start)
+            if start is None:
                 steps.append((threshold, None, None))
                 break
-            first = float(grid[np.argmax(below)])
+            first = float(scan.n_at(start))
             rec = float(_round_half_even(first, digits))
             steps.append((threshold, first, rec))
             if rec >= self.p1:
@@ -312,6 +312,48 @@ class TwoPL(Result):
         while out[-1] < self.suggested_max:
             out.append(out[-1] * 2)
         return tuple(out)
+
+
+class _GainScan:
+    """optRF's gain per learner ``diff(stability(n)) / 10`` at ``n = 20, 30, ..., max_learners``,
+    evaluated lazily: :meth:`first_below` extends the evaluated part chunk by chunk (4,096 points,
+    then doubling) until it finds the first gain below a threshold, so the usual scan, which
+    stops within a few thousand learners, does not evaluate the 10^5 points up to 10^6 learners.
+    Each point is the same elementwise expression as the whole scan (:func:`_curve` of the same
+    grid values), so the numbers are the same."""
+
+    def __init__(self, p1, p2, max_learners):
+        self.p1, self.p2 = p1, p2
+        self.grid = np.arange(_STEP, int(max_learners) + 1, _STEP, dtype=float)
+        self.gain = np.empty(0)
+        self._last = None  # the curve at the last grid value evaluated
+
+    def n_at(self, k):
+        """The number of learners of gain ``k`` (the later of its two grid values)."""
+        return self.grid[k + 1]
+
+    def _extend(self):
+        done = len(self.gain)  # gains 0 .. done - 1 evaluated: curve at grid[0 .. done]
+        if done >= len(self.grid) - 1:
+            return False
+        stop = min(len(self.grid), max(2 * (done + 1), 4096))
+        lo = done + 1 if self._last is not None else 0
+        values = _curve(self.grid[lo:stop], self.p1, self.p2)
+        if self._last is not None:
+            values = np.concatenate(([self._last], values))
+        self.gain = np.concatenate((self.gain, np.diff(values) / _STEP))
+        self._last = values[-1]
+        return True
+
+    def first_below(self, threshold, start=0):
+        """The first gain index from ``start`` on with a gain below ``threshold``, or None."""
+        while True:
+            below = np.flatnonzero(self.gain[start:] < threshold)
+            if below.size:
+                return start + int(below[0])
+            start = max(start, len(self.gain))
+            if not self._extend():
+                return None
 
 
 _ROUNDING_WORDS = {"thousand": "the nearest thousand", "hundred": "the nearest hundred",
