@@ -138,7 +138,8 @@ def test_inbag_mask_is_the_forests_own_estimators_samples(kind, reg_data, monkey
         expected[t, np.asarray(idx)] = True
     draws = []
     original = sk_forest._generate_sample_indices
-    monkeypatch.setattr(sk_forest, "_generate_sample_indices", lambda *a, **k: draws.append(1) or original(*a, **k))
+    monkeypatch.setattr(sk_forest, "_generate_sample_indices",
+                        lambda *a, **k: draws.append(1) or original(*a, **k))
     np.testing.assert_array_equal(inbag_mask(model, len(y)), expected)
     # the fast path for plain forests, scikit-learn's own property for the others
     assert len(draws) == (25 if kind == "weighted" else 0)
