@@ -534,27 +534,32 @@ def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
 
 def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
     """Issue 37, item 6: threads over blocks of test objects (the bands' pass, the learners+objects
-    resamples) add the blocks' sums in block order: the same table, bands and interval for n_jobs 1
-    and 2, with more test objects than one block of the resampled statistics (4,096)."""
+    resamples) add the blocks' sums in block order: the same table (ICC, phi and psi with their
+    bands; phi's and psi's baselines from the out-of-bag rows), recommendation and interval for
+    n_jobs 1, 2 and -1, with more test objects than one block of the resampled statistics (4,096)."""
+    from joblib import effective_n_jobs
     from sklearn.datasets import make_friedman1
     from sklearn.ensemble import RandomForestRegressor
     from threadpoolctl import threadpool_limits
 
     X, y = make_friedman1(5060, 6, noise=1.0, random_state=4)
     runs = []
-    for n_jobs in (1, 2):  # and the machine's BLAS threads (OpenBLAS's float32 products depend on them)
-        with warnings.catch_warnings(), threadpool_limits(n_jobs):
+    for n_jobs in (1, 2, -1):  # and the machine's BLAS threads (OpenBLAS's float32 products depend on them)
+        with warnings.catch_warnings(), threadpool_limits(effective_n_jobs(n_jobs)):
             warnings.simplefilter("ignore")
             runs.append(tune_num_learners(RandomForestRegressor(max_features=2, max_depth=6), X[:60], y[:60],
-                                          X[60:], method="closed_form", grid=(2, 4, 8, 16), measures=("icc",),
+                                          X[60:], method="closed_form", grid=(2, 4, 8, 16),
                                           pool_size=1000, n_resamples=100, random_state=5, n_jobs=n_jobs))
-    one, two = runs
+    one = runs[0]
     cols = [c for c in one.table.select_dtypes("number").columns if c != "seconds"]
-    assert "icc_low" in cols
-    np.testing.assert_array_equal(one.table[cols].to_numpy(float), two.table[cols].to_numpy(float))
-    assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(two.unrounded_interval),
-                          equal_nan=True)
+    assert {"icc_low", "phi_low", "psi_high"} <= set(cols)
     assert np.isfinite(one.unrounded_interval.low)
+    for other in runs[1:]:
+        np.testing.assert_array_equal(one.table[cols].to_numpy(float), other.table[cols].to_numpy(float))
+        assert np.array_equal(np.asarray(one.unrounded_interval), np.asarray(other.unrounded_interval),
+                              equal_nan=True)
+        assert one.recommendation == other.recommendation
+        assert tuple(one.confidence_interval) == tuple(other.confidence_interval)
 
 
 def test_resampled_metric_stats_threads_add_blocks_in_order():
