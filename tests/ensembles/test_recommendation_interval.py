@@ -75,6 +75,26 @@ def test_resampled_metric_stats_of_predictions_far_from_zero():
             np.testing.assert_allclose(fast[b][key], copied[key], rtol=1e-6)
 
 
+def test_learner_object_curves_of_a_cluster_pool_are_the_clusters_own_pass():
+    """Per-learner predictions on a cluster (:mod:`predstab.ensembles._distributed`) resample the
+    objects and learners in their own pass with the same arguments (the curve to pivot and the
+    generator included); nothing is computed in the client."""
+    calls = []
+
+    class OnCluster:
+        def learner_object_curves(self, *args):
+            calls.append(args)
+            return "the cluster's curves"
+
+    pool = SimpleNamespace(test_predictions_=OnCluster())
+    rng = np.random.default_rng(0)
+    curve = np.array([0.5, 0.7, 0.9])
+    got = interval_module._learner_object_curves(pool, (1, 2, 4), "icc", "spec", curve, 30, rng)
+    assert got == "the cluster's curves" and len(calls) == 1
+    assert calls[0][:4] == (pool, (1, 2, 4), "icc", "spec") and calls[0][4] is curve
+    assert calls[0][5:] == (30, rng)
+
+
 def test_logit_pivot_keeps_a_2pl_curve_a_2pl_curve():
     # logit S = p2 (log n - log p1): the pivot of three 2PL curves with one p2 is the 2PL with
     # log p1 = log p1(curve) - log p1(resample) + log p1(truth)
