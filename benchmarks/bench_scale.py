@@ -183,16 +183,22 @@ def tune_vs_forest(n_test, pool_size, n_jobs, profile=False):
 
     X, y, X_test = _data(n_test)
     forest = {"fit": [], "predict": []}
+    cpu = {"forest": [], "tune": []}  # (CPU seconds of the calling thread, of the whole process)
+
+    def clocks():
+        return np.array([time.thread_time(), time.process_time()])
 
     def own():
         model = RandomForestRegressor(max_features="sqrt", min_samples_split=5, n_estimators=pool_size,
                                       n_jobs=n_jobs, random_state=0)
+        before = clocks()
         start = time.perf_counter()
         model.fit(X, y)
         forest["fit"].append(time.perf_counter() - start)
         start = time.perf_counter()
         model.predict(X_test)
         forest["predict"].append(time.perf_counter() - start)
+        cpu["forest"].append((clocks() - before).tolist())
 
     def tune():
         return tune_num_learners(_estimator(), X, y, X_test, grid=GRID, method="closed_form",
@@ -202,9 +208,11 @@ def tune_vs_forest(n_test, pool_size, n_jobs, profile=False):
         tune_num_learners(_estimator(), X[:200], y[:200], X_test[:200], grid=(5, 10, 20),
                           method="closed_form", pool_size=60, n_jobs=n_jobs, random_state=0)  # warm-up
         own()
+        before = clocks()
         start = time.perf_counter()
         res = tune()
         tune_s = time.perf_counter() - start
+        cpu["tune"].append((clocks() - before).tolist())
         own()
         steps = _profiled_steps(tune) if profile else None
     table = res.table
@@ -214,7 +222,7 @@ def tune_vs_forest(n_test, pool_size, n_jobs, profile=False):
     out = {"n_test": int(n_test), "pool": pool_size, "n_jobs": n_jobs, "tune": tune_s,
            "forest_fit": float(np.mean(forest["fit"])), "forest_predict": float(np.mean(forest["predict"])),
            "forest_runs": forest, "recommendation": res.recommendation, "digest": digest,
-           "load": os.getloadavg(), "autogroup": _autogroup()}
+           "load": os.getloadavg(), "autogroup": _autogroup(), "cpu": cpu}
     if steps is not None:
         out["steps"] = steps
     return out
@@ -310,9 +318,32 @@ def tune_section(rows):
     for name, value in speed.items():
         p, s64 = amdahl(value, 64)
         lines.append(f"| {name}: {value:.2f} | {p:.2f} | {s64:.1f} |")
+    lines += cpu_section(rows)
     digests = {r["digest"] for r in rows}
     lines += ["", "Tables bit-identical for every run and n_jobs: "
               + ("yes (one digest)." if len(digests) == 1 else f"NO ({len(digests)} digests).")]
+    return lines
+
+
+def cpu_section(rows):
+    """At n_jobs = 2: the CPU seconds of the calling thread (what runs alone: dispatch, the serial
+    steps) and of the worker threads, and the parallel fraction they imply (load-independent,
+    unlike the wall-clock speed-up; a lower bound of the serial time, as it assumes the parallel
+    work splits evenly between the threads)."""
+    two = [r for r in rows if r["n_jobs"] == 2 and "cpu" in r]
+    if not two:
+        return []
+    lines = ["", "CPU seconds at n_jobs = 2 (medians over the runs; `time.thread_time` of the calling "
+             "thread, `time.process_time` of the process): the calling thread's share is serial, the rest "
+             "ran in the worker threads.", "",
+             "| n_jobs 2 | CPU s, calling thread | CPU s, worker threads | parallel fraction p | "
+             "speed-up on 2 cores from p | on 64 cores |", "|---|---|---|---|---|---|"]
+    for name, key in (("forest fit + predict", "forest"), ("tune", "tune")):
+        main = float(np.median([np.mean([c[0] for c in r["cpu"][key]]) for r in two]))
+        total = float(np.median([np.mean([c[1] for c in r["cpu"][key]]) for r in two]))
+        p = (total - main) / total if total > 0 else 0.0
+        lines.append(f"| {name} | {main:.2f} | {total - main:.2f} | {p:.2f} | {1 / ((1 - p) + p / 2):.2f} | "
+                     f"{1 / ((1 - p) + p / 64):.1f} |")
     return lines
 
 
