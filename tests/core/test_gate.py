@@ -632,6 +632,34 @@ def test_an_ordered_categorical_and_a_conflicting_categories_are_refused():
             weighted(["mid", "low", "high"])
 
 
+def test_measures_of_ordered_categories_use_the_categoricals_order():
+    # found by the walk (issue 32): cohen_kappa's weights, rater_bias's cells above / below the
+    # diagonal and Fleiss-Levin-Paik's ordered test read an ordered Categorical in the sorted order
+    # of its labels ('high' < 'low' < 'mid'): weighted kappa 0.484 instead of 0.652, silently
+    levels = ["low", "mid", "high"]
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(40, 2))
+    codes[:, 1] = np.clip(codes[:, 0] + rng.integers(0, 2, 40), 0, 2)
+    frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(pd.CategoricalDtype(levels, ordered=True))
+    # linear-weighted kappa by hand over low < mid < high (the codes' order)
+    table = np.zeros((3, 3))
+    np.add.at(table, (codes[:, 0], codes[:, 1]), 1)
+    p = table / table.sum()
+    w = 1 - np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2
+    p_o, p_e = (w * p).sum(), (w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum()
+    assert predstab.cohen_kappa(frame, weights="linear").value == pytest.approx((p_o - p_e) / (1 - p_e), rel=1e-12)
+    assert predstab.cohen_kappa(frame, weights="linear").categories == tuple(levels)
+    # rater.bias: the share of the off-diagonal pairs in which rater 1 rates higher (above the diagonal)
+    above, below = np.triu(table, 1).sum(), np.tril(table, -1).sum()
+    assert predstab.rater_bias(frame).value == pytest.approx(above / (above + below), rel=1e-12)
+    assert predstab.fleiss_levin_paik(frame).statistic == pytest.approx(
+        predstab.fleiss_levin_paik(codes).statistic, rel=1e-12)
+    # the same as text labels with their order given
+    text = frame.astype(str)
+    assert predstab.cohen_kappa(text, weights="linear", categories=levels).value == pytest.approx(
+        predstab.cohen_kappa(frame, weights="linear").value, rel=1e-12)
+
+
 # ----------------------------------------------------------------------------- 7. inputs that never end
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_a_device_that_never_ends_is_refused_within_seconds(device):
