@@ -392,6 +392,31 @@ def test_continuous_values_in_measures_of_categories_warn_naming_the_scale():
         predstab.fleiss_kappa(rng.integers(0, 30, size=(200, 10)))
 
 
+def test_finn_and_agree_say_when_the_numbers_are_not_their_scale():
+    # found by the walk (issue 32): finn of ratings off its n_categories levels (0..9 on a 5-level
+    # scale: -3.41; normal floats: 0.53) and agree of measurements (0 %) came without a word
+    rng = np.random.default_rng(0)
+    off = rng.integers(0, 10, size=(50, 4))
+    with pytest.warns(PredstabDataWarning, match=r"^`ratings` span 0 to 9, more than the 5 levels of "
+                                                 r"`n_categories` \(a range of 4\): Finn's coefficient"):
+        value = predstab.finn(off, n_categories=5).value
+    # the value is still irr::finn's: 1 - (within-object mean square) / ((s^2 - 1) / 12)
+    within = ((off - off.mean(axis=1, keepdims=True)) ** 2).sum() / (50 * 3)
+    assert value == pytest.approx(1 - within / 2.0, rel=1e-12)
+    with pytest.warns(PredstabDataWarning, match="more than the 5 levels of `n_categories`"):
+        predstab.finn(rng.normal(size=(100, 10)), n_categories=5)
+    with pytest.warns(PredstabDataWarning, match=r"`ratings` looks continuous \(1000 distinct numbers in 1000 "
+                                                 r"values.*For numbers use a `tolerance`"):
+        assert predstab.agree(rng.normal(size=(100, 10))).value == 0.0
+    # on its scale (a range of n_categories - 1 at most), and labels that never agree: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        predstab.finn(rng.integers(1, 6, size=(50, 4)), n_categories=5)
+        predstab.finn(rng.integers(0, 5, size=(50, 4)), n_categories=5)
+        assert predstab.agree(np.array([[1, 2], [2, 3], [3, 1]])).value == 0.0
+        assert predstab.agree(rng.normal(size=(100, 10)), tolerance=0.5).value == 0.0
+
+
 def test_phi_of_numbers_on_the_categorical_scale_says_which_scale():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"do not occur in the training data.*looks continuous "
