@@ -344,7 +344,7 @@ def check_probabilities(matrix, *, name="ratings") -> bool:
 
 
 # ----------------------------------------------------------------------------- R's row names
-def check_row_names(frame, *, name="ratings") -> bool:
+def check_row_names(frame, *, name="ratings", column_names=True) -> bool:
     """Warn (:class:`~predstab.PredstabDataWarning`) when a DataFrame looks misread by
     ``pandas.read_csv``; return True when its first column is not a replicate (the orientation
     is then not judged: that column would decide it).
@@ -358,8 +358,10 @@ def check_row_names(frame, *, name="ratings") -> bool:
       ``write.table(col.names = FALSE)``) read as names, one object lost
       (:func:`check_column_names`).
 
-    Only the first column and the names are looked at."""
-    check_column_names(frame, name=name)
+    Only the first column and the names are looked at; ``column_names=False`` leaves the names
+    alone (scores of methods, which may well be named by numbers: ``0.01``, ``0.1``)."""
+    if column_names:
+        check_column_names(frame, name=name)
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2 or frame.shape[0] < 1:
         return False
     label = frame.columns[0]
