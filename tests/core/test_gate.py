@@ -962,3 +962,40 @@ def test_numbers_if_numeric_reads_every_container():
         _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
         _gate.numbers_if_numeric(np.array([1, 2], dtype="timedelta64[s]"), name="p")
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 32)
+def test_the_orientation_and_row_name_messages_in_full():
+    stack = np.arange(5.0)[None, :] + np.eye(5) * 0.1  # 5 members (rows) x 5 objects
+    with pytest.warns(PredstabOrientationWarning) as caught:
+        _gate.check_orientation(stack, name="ratings")
+    assert str(caught[0].message) == (
+        "`ratings` has 5 rows and 5 columns, and its values agree more down the columns than along the rows: "
+        "it looks transposed. Objects belong in rows and refits (members, raters) in columns; pass `ratings.T` "
+        "(np.stack([m.predict(X) for m in members]) puts the members in rows; np.column_stack puts them in "
+        "columns); if the orientation is intended, filter the warning: "
+        "warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
+    # one row is enough for a column named 'Unnamed: 0'
+    one_row = pd.DataFrame({"Unnamed: 0": [1], "a": [2.0], "b": [3.0]})
+    with pytest.warns(PredstabDataWarning) as caught:
+        assert _gate.check_row_names(one_row)
+    assert str(caught[0].message) == (
+        "the first column of `ratings` (named 'Unnamed: 0') looks like row names read as data (pandas.read_csv "
+        "of a file R's write.csv wrote): it is read as data (one more replicate, rater or set of values). Read "
+        "the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the column")
+    assert not _gate.check_row_names(pd.DataFrame({"Unnamed: 0": [], "a": []}))
+
+
+def test_the_square_rule_on_absent_and_huge_values_raises_no_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # one value present: nothing to tell, and its count; none present: no division by zero
+        one = np.full((5, 5), np.nan)
+        one[2, 3] = 4.0
+        assert _gate._two_way_sums(one) == (0.0, 0.0, 0.0, 1)
+        assert _gate._two_way_sums(np.full((5, 5), np.nan)) == (0.0, 0.0, 0.0, 0)
+        assert not _gate.looks_transposed(np.full((6, 6), np.nan))
+        # finite values whose sum overflows: read through the path of absent values, no overflow warning
+        huge = np.full((5, 5), 1e308) * np.where(np.eye(5) > 0, -1.0, 1.0)
+        assert _gate._two_way_sums(huge)[3] == 25
+        _gate.looks_transposed(huge)

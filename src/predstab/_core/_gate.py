@@ -156,7 +156,8 @@ def _two_way_sums(matrix):
         if n_present == 0:
             return 0.0, 0.0, 0.0, 0
         z = np.where(present, numbers, 0.0)
-        z = np.where(present, z - z.sum() / n_present, 0.0)  # centred, then scaled: no overflow
+        z /= float(np.abs(z).max()) or 1.0  # first: a sum of huge finite values would overflow
+        z = np.where(present, z - z.sum() / n_present, 0.0)  # centred, then scaled
         scale = float(np.abs(z).max())
         if scale == 0:
             return 0.0, 0.0, 0.0, n_present
