@@ -191,6 +191,17 @@ def _columns_dominate(matrix) -> bool:
     from scipy.special import fdtrc
 
     n_rows, n_cols = matrix.shape
+    if matrix.dtype.kind in "fiub" and n_cols <= _SQUARE_FACTOR * n_rows:
+        # the usual case (objects in rows) from the line sums alone, without a copy of the matrix: when
+        # the rows' mean square is the larger, the columns' component cannot be 4 times the rows' one
+        # ((ms_cols - ms_error) / n_rows > 4 (ms_rows - ms_error) / n_cols needs n_cols > 4 n_rows)
+        with np.errstate(invalid="ignore", over="ignore"):
+            row_sums, col_sums = matrix.sum(axis=1, dtype=np.float64), matrix.sum(axis=0, dtype=np.float64)
+            row_sums -= row_sums.sum() / n_rows
+            col_sums -= col_sums.sum() / n_cols
+            ms_rows, ms_cols = (row_sums @ row_sums) / (n_rows - 1), (col_sums @ col_sums) / (n_cols - 1)
+        if ms_rows / n_cols > ms_cols / n_rows * (1 + 1e-9):  # False for NaN or inf: the full rule below
+            return False
     ss_rows, ss_cols, ss_error, n_present = _two_way_sums(matrix)
     df_error = n_present - n_rows - n_cols + 1
     if ss_cols <= 0 or df_error < 1:
