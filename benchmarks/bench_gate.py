@@ -77,16 +77,16 @@ def main(argv=None):
     for n in SIZES:
         values, categories, y = data(n, rng)
         repeat = args.repeat if n < 2000 else max(3, args.repeat // 2)
-        calls = {"icc": lambda: predstab.icc(values),
-                 "fleiss_kappa": lambda: predstab.fleiss_kappa(categories),
-                 "phi": lambda: predstab.phi(values, y)}
+        calls = {"icc": lambda values=values: predstab.icc(values),
+                 "fleiss_kappa": lambda categories=categories: predstab.fleiss_kappa(categories),
+                 "phi": lambda values=values, y=y: predstab.phi(values, y)}
         for name, call in calls.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("error", predstab.PredstabOrientationWarning)
                 call()  # warm; and no orientation warning on these data
             on, off = timed(call, repeat)
             matrix = categories if name == "fleiss_kappa" else values
-            alone = best(lambda: _gate.looks_transposed(matrix), repeat)
+            alone = best(lambda matrix=matrix: _gate.looks_transposed(matrix), repeat)
             rows.append((f"{n} x {n}", name, on, off, alone))
     print(f"load before: {load}; after: " + "{:.2f} / {:.2f} / {:.2f}".format(*os.getloadavg())
           + f"; best of {args.repeat} (3 at 2000 x 2000), alternately with and without the rule")

@@ -674,12 +674,14 @@ def test_masked_scores_are_refused_by_every_comparison(name):
 # measures whose value depends on the order of the categories: each must read an ordered pandas
 # Categorical in its own order (issue 32's walk: cohen_kappa, rater_bias and fleiss_levin_paik read
 # the labels' sorted order), i.e. give the value of its integer codes
+def _two(r):
+    return r[:, :2] if isinstance(r, np.ndarray) else r.iloc[:, :2]
+
+
 ORDERED = {
-    "cohen_kappa(linear)": lambda r: predstab.cohen_kappa(r[:, :2] if isinstance(r, np.ndarray) else r.iloc[:, :2],
-                                                          weights="linear").value,
-    "rater_bias": lambda r: predstab.rater_bias(r[:, :2] if isinstance(r, np.ndarray) else r.iloc[:, :2]).value,
-    "fleiss_levin_paik": lambda r: predstab.fleiss_levin_paik(
-        r[:, :2] if isinstance(r, np.ndarray) else r.iloc[:, :2]).statistic,
+    "cohen_kappa(linear)": lambda r: predstab.cohen_kappa(_two(r), weights="linear").value,
+    "rater_bias": lambda r: predstab.rater_bias(_two(r)).value,
+    "fleiss_levin_paik": lambda r: predstab.fleiss_levin_paik(_two(r)).statistic,
     "krippendorff_alpha(ordinal)": lambda r: predstab.krippendorff_alpha(r, scale="ordinal").value,
     "gwet_ac1(linear)": lambda r: predstab.gwet_ac1(r, weights="linear").value,
     "brennan_prediger(quadratic)": lambda r: predstab.brennan_prediger(r, weights="quadratic").value,

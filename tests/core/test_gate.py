@@ -405,8 +405,8 @@ def test_finn_and_agree_say_when_the_numbers_are_not_their_scale():
     assert value == pytest.approx(1 - within / 2.0, rel=1e-12)
     with pytest.warns(PredstabDataWarning, match="more than the 5 levels of `n_categories`"):
         predstab.finn(rng.normal(size=(100, 10)), n_categories=5)
-    with pytest.warns(PredstabDataWarning, match=r"`ratings` looks continuous \(1000 distinct numbers in 1000 "
-                                                 r"values.*For numbers use a `tolerance`"):
+    with pytest.warns(PredstabDataWarning, match=r"`ratings` looks continuous \(1000 distinct numbers in "
+                                                 r"1000 values.*For numbers use a `tolerance`"):
         assert predstab.agree(rng.normal(size=(100, 10))).value == 0.0
     # on its scale (a range of n_categories - 1 at most), and labels that never agree: no warning
     with warnings.catch_warnings():
@@ -665,14 +665,16 @@ def test_measures_of_ordered_categories_use_the_categoricals_order():
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, size=(40, 2))
     codes[:, 1] = np.clip(codes[:, 0] + rng.integers(0, 2, 40), 0, 2)
-    frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(pd.CategoricalDtype(levels, ordered=True))
+    ordered = pd.CategoricalDtype(levels, ordered=True)
+    frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(ordered)
     # linear-weighted kappa by hand over low < mid < high (the codes' order)
     table = np.zeros((3, 3))
     np.add.at(table, (codes[:, 0], codes[:, 1]), 1)
     p = table / table.sum()
     w = 1 - np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2
     p_o, p_e = (w * p).sum(), (w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum()
-    assert predstab.cohen_kappa(frame, weights="linear").value == pytest.approx((p_o - p_e) / (1 - p_e), rel=1e-12)
+    want = (p_o - p_e) / (1 - p_e)
+    assert predstab.cohen_kappa(frame, weights="linear").value == pytest.approx(want, rel=1e-12)
     assert predstab.cohen_kappa(frame, weights="linear").categories == tuple(levels)
     # rater.bias: the share of the off-diagonal pairs in which rater 1 rates higher (above the diagonal)
     above, below = np.triu(table, 1).sum(), np.tril(table, -1).sum()
@@ -971,18 +973,19 @@ def test_the_orientation_and_row_name_messages_in_full():
         _gate.check_orientation(stack, name="ratings")
     assert str(caught[0].message) == (
         "`ratings` has 5 rows and 5 columns, and its values agree more down the columns than along the rows: "
-        "it looks transposed. Objects belong in rows and refits (members, raters) in columns; pass `ratings.T` "
-        "(np.stack([m.predict(X) for m in members]) puts the members in rows; np.column_stack puts them in "
-        "columns); if the orientation is intended, filter the warning: "
+        "it looks transposed. Objects belong in rows and refits (members, raters) in columns; pass "
+        "`ratings.T` (np.stack([m.predict(X) for m in members]) puts the members in rows; np.column_stack "
+        "puts them in columns); if the orientation is intended, filter the warning: "
         "warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
     # one row is enough for a column named 'Unnamed: 0'
     one_row = pd.DataFrame({"Unnamed: 0": [1], "a": [2.0], "b": [3.0]})
     with pytest.warns(PredstabDataWarning) as caught:
         assert _gate.check_row_names(one_row)
     assert str(caught[0].message) == (
-        "the first column of `ratings` (named 'Unnamed: 0') looks like row names read as data (pandas.read_csv "
-        "of a file R's write.csv wrote): it is read as data (one more replicate, rater or set of values). Read "
-        "the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or drop the column")
+        "the first column of `ratings` (named 'Unnamed: 0') looks like row names read as data "
+        "(pandas.read_csv of a file R's write.csv wrote): it is read as data (one more replicate, rater or "
+        "set of values). Read the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or "
+        "drop the column")
     assert not _gate.check_row_names(pd.DataFrame({"Unnamed: 0": [], "a": []}))
 
 

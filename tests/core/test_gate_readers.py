@@ -274,13 +274,14 @@ def test_scores_read_with_r_row_names_warn_in_every_matrix_of_scores():
                                              for i, row in enumerate(scores))
     frame = pd.read_csv(io.StringIO(text))
     assert frame.columns[0] == "Unnamed: 0"
-    calls = [lambda s: cmp.friedman_nemenyi(s), lambda s: cmp.bonferroni_dunn(s), lambda s: cmp.friedman_posthoc(s),
-             lambda s: cmp.aggregate_mean(s), lambda s: cmp.iqm(s), lambda s: cmp.optimality_gap(s),
+    calls = [lambda s: cmp.friedman_nemenyi(s), lambda s: cmp.bonferroni_dunn(s),
+             lambda s: cmp.friedman_posthoc(s), lambda s: cmp.aggregate_mean(s), lambda s: cmp.iqm(s),
+             lambda s: cmp.optimality_gap(s),
              lambda s: cmp.performance_profile(s, [0.7]), lambda s: cmp.variance_components(s),
              lambda s: cmp.stratified_bootstrap_ci(s, n_resamples=50, random_state=0)]
     for call in calls:
-        with pytest.warns(PredstabDataWarning, match=r"^the first column of `(scores|x)` \(named 'Unnamed: 0'\) "
-                                                     r"looks like row names read as data"):
+        with pytest.warns(PredstabDataWarning, match=r"^the first column of `(scores|x)` \(named "
+                                                     r"'Unnamed: 0'\) looks like row names read as data"):
             call(frame)
     # read with its index (index_col=0): the scores' own values, no warning; methods named by numbers
     # (learning rates) are no misread header for scores

@@ -368,8 +368,8 @@ def test_a_pandas_y_is_read_as_its_values():
     pool = TreePool.from_predictions(GOOD, y=pd.Series([1.0, 2.5, None, 4.0], dtype="Float64").fillna(3.0))
     np.testing.assert_array_equal(pool.y_train_, [1.0, 2.5, 3.0, 4.0])
     assert pool.y_train_.dtype == np.float64
-    with pytest.raises(ValueError, match=r"^`y` must be the observed responses .* got shape \(4,\) with missing "
-                                         r"values\.$"):
+    with pytest.raises(ValueError, match=r"^`y` must be the observed responses .* got shape \(4,\) with "
+                                         r"missing values\.$"):
         TreePool.from_predictions(GOOD, y=pd.Series([1.0, 2.5, None, 4.0], dtype="Float64"))
 
 
@@ -395,9 +395,9 @@ def test_x_test_of_another_width_is_named_before_the_members_predict():
     rng = np.random.default_rng(0)
     features = rng.normal(size=(20, 4))
     members = [LinearRegression().fit(features, features[:, 0] + k) for k in range(3)]
-    with pytest.raises(ValueError, match=r"^`X_test` has 3 columns \(features\), but member 0 \(LinearRegression\) "
-                                         r"was fitted on 4; give `X_test` the features the members were "
-                                         r"trained on\.$"):
+    with pytest.raises(ValueError, match=r"^`X_test` has 3 columns \(features\), but member 0 "
+                                         r"\(LinearRegression\) was fitted on 4; give `X_test` the features "
+                                         r"the members were trained on\.$"):
         TreePool.from_members(members, features[:, :3])
 
 

@@ -649,8 +649,8 @@ def test_a_table_read_in_many_chunks_is_the_table(monkeypatch, tmp_path):
     path.write_bytes(b"a,b\n1,2\n3,\xc3")
     with pytest.raises(InputError) as info:
         _reading.read_table(path)
-    assert str(info.value) == (f"input file '{path}' is not UTF-8 text (it ends inside a character) (byte 10, "
-                               "line 3)")
+    assert str(info.value) == (f"input file '{path}' is not UTF-8 text (it ends inside a character) "
+                               "(byte 10, line 3)")
     # the line bound names the line that has no end, after lines in several chunks
     monkeypatch.setattr(_reading, "_MAX_LINE", 20)
     path.write_bytes(b"a,b\n1,2\n3,4\n" + b"5" * 40)
@@ -712,5 +712,5 @@ def test_the_note_on_pandas_column_numbers_in_full(tmp_path):
         frame = _reading.read_table(path)
     assert frame.columns.tolist() == ["0", "1", "2"]
     assert str(caught[0].message) == (f"input file '{path}': line 1 ('0,1,...,2') is read as the column "
-                                      "numbers pandas writes as a header; pass --no-header-in FILE if it is a "
-                                      "row of data")
+                                      "numbers pandas writes as a header; pass --no-header-in FILE if it "
+                                      "is a row of data")
