@@ -1002,3 +1002,57 @@ def test_the_square_rule_on_absent_and_huge_values_raises_no_numpy_warning():
         huge = np.full((5, 5), 1e308) * np.where(np.eye(5) > 0, -1.0, 1.0)
         assert _gate._two_way_sums(huge)[3] == 25
         _gate.looks_transposed(huge)
+
+
+def test_the_square_rules_components_are_the_ones_computed_here():
+    # 10 x 10: row effects, column effects t times larger, a fixed residual; the rule's answer is the F
+    # test at 1e-4 and the columns' component (ms_cols - ms_error) / n_rows above 4 times the rows'
+    # (ms_rows - ms_error) / n_cols, all computed here: t crosses the 4-times boundary where the F test
+    # already rejects, so a changed component is seen
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    residual = rng.normal(size=(10, 10))
+    residual -= residual.mean(axis=1, keepdims=True) + residual.mean(axis=0, keepdims=True) - residual.mean()
+    rows, cols = np.linspace(-1, 1, 10), rng.permutation(np.linspace(-1, 1, 10))
+    answers = set()
+    for t in np.geomspace(1.0, 4.0, 300):
+        x = 3 * rows[:, None] + t * 3 * cols[None, :] + 2 * residual
+        ms_rows = 10 * ((x.mean(axis=1) - x.mean()) ** 2).sum() / 9
+        ms_cols = 10 * ((x.mean(axis=0) - x.mean()) ** 2).sum() / 9
+        ms_error = ((2 * residual) ** 2).sum() / 81
+        want = bool(stats.f.sf(ms_cols / ms_error, 9, 81) < 1e-4
+                    and (ms_cols - ms_error) / 10 > 4 * max((ms_rows - ms_error) / 10, 0.0))
+        assert _gate._columns_dominate(x) == want, t
+        answers.add(want)
+    assert answers == {True, False}
+
+
+def test_more_gate_messages_and_edges_in_full():
+    # check_column_names names the parameter it is given, through check_row_names too
+    with pytest.warns(PredstabDataWarning) as caught:
+        _gate.check_row_names(pd.DataFrame(np.ones((3, 3)), columns=["1", "0", "0.1"]), name="predictions")
+    assert str(caught[0].message) == (
+        "the column names of `predictions` (1, 0, 0.1) are numbers: pandas.read_csv read the first row of a "
+        "file without a header as the names, and that object is lost. Read the file with "
+        "pd.read_csv(path, header=None) or predstab.read_table(path)")
+    # the continuous-values warning shows the first distinct values, comma-separated
+    with pytest.warns(PredstabDataWarning) as caught:
+        _gate.check_labels(np.arange(30) + 0.5, 60)
+    assert str(caught[0].message) == (
+        "`ratings` looks continuous (30 distinct numbers in 60 values, e.g. 0.5, 1.5, 2.5, ...): each "
+        "distinct number is read as a category of its own. For numbers use icc() or "
+        "krippendorff_alpha(scale='interval'); for classes, round or cut the values into classes first")
+    # one model's probabilities with a certain row (a probability of exactly 1) are still probabilities
+    proba = np.array([[0.3, 0.7], [1.0, 0.0], [0.6, 0.4], [0.0, 1.0], [0.5, 0.5]])
+    with pytest.warns(PredstabDataWarning, match="every row of `ratings` sums to 1"):
+        assert _gate.check_probabilities(proba)
+    # an ordered Categorical Series has its order; a column with one value present has that value as mean
+    series = pd.Series(pd.Categorical(["b", "a", "c"], categories=["c", "a", "b"], ordered=True))
+    assert _gate.ordered_categories(series) == ["c", "a", "b"]
+    assert _gate.ordered_categories(pd.Series(["b", "a"])) is None
+    holed = np.array([[1.0, 2.0, 4.0], [2.0, 3.0, np.nan], [4.0, 4.0, np.nan]])
+    z = np.ma.masked_invalid(holed)
+    z = (z - z.mean()) / np.abs(z - z.mean()).max()
+    want_cols = float((z.count(axis=0) * z.mean(axis=0) ** 2).sum())  # column 3: one value, its own mean
+    assert _gate._two_way_sums(holed)[1] == pytest.approx(want_cols, rel=1e-12)
