@@ -669,3 +669,39 @@ def test_masked_scores_are_refused_by_every_comparison(name):
     # the same arrays without a masked cell are their numbers
     unmasked = np.ma.masked_array(_MASKED_SCORES.data, mask=False)
     check(lambda: MASKED_COMPARE[name](unmasked, _SCORES))
+
+
+# measures whose value depends on the order of the categories: each must read an ordered pandas
+# Categorical in its own order (issue 32's walk: cohen_kappa, rater_bias and fleiss_levin_paik read
+# the labels' sorted order), i.e. give the value of its integer codes
+def _two(r):
+    return r[:, :2] if isinstance(r, np.ndarray) else r.iloc[:, :2]
+
+
+ORDERED = {
+    "cohen_kappa(linear)": lambda r: predstab.cohen_kappa(_two(r), weights="linear").value,
+    "rater_bias": lambda r: predstab.rater_bias(_two(r)).value,
+    "fleiss_levin_paik": lambda r: predstab.fleiss_levin_paik(_two(r)).statistic,
+    "krippendorff_alpha(ordinal)": lambda r: predstab.krippendorff_alpha(r, scale="ordinal").value,
+    "gwet_ac1(linear)": lambda r: predstab.gwet_ac1(r, weights="linear").value,
+    "brennan_prediger(quadratic)": lambda r: predstab.brennan_prediger(r, weights="quadratic").value,
+    "conger_kappa(ordinal)": lambda r: predstab.conger_kappa(r, weights="ordinal").value,
+    "fleiss_kappa(linear)": lambda r: predstab.fleiss_kappa(r, weights="linear").value,
+}
+
+
+@pytest.mark.parametrize("name", list(ORDERED))
+def test_ordered_categoricals_are_read_in_their_order(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(8):
+        # 3 levels in a random order of their labels (so that sorting the labels would reorder them)
+        levels = list(rng.permutation(["low", "mid", "high"]))
+        n, k = int(rng.integers(12, 40)), int(rng.integers(2, 5))
+        codes = np.clip(rng.integers(0, 3, size=(n, 1)) + rng.integers(-1, 2, size=(n, k)), 0, 2)
+        codes[:3, :2] = [[0, 1], [1, 2], [2, 0]]  # every level used, off-diagonal pairs both ways
+        frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(
+            pd.CategoricalDtype(levels, ordered=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredstabWarning)
+            want, got = ORDERED[name](codes), ORDERED[name](frame)
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{name} {levels}")

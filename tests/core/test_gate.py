@@ -392,6 +392,31 @@ def test_continuous_values_in_measures_of_categories_warn_naming_the_scale():
         predstab.fleiss_kappa(rng.integers(0, 30, size=(200, 10)))
 
 
+def test_finn_and_agree_say_when_the_numbers_are_not_their_scale():
+    # found by the walk (issue 32): finn of ratings off its n_categories levels (0..9 on a 5-level
+    # scale: -3.41; normal floats: 0.53) and agree of measurements (0 %) came without a word
+    rng = np.random.default_rng(0)
+    off = rng.integers(0, 10, size=(50, 4))
+    with pytest.warns(PredstabDataWarning, match=r"^`ratings` span 0 to 9, more than the 5 levels of "
+                                                 r"`n_categories` \(a range of 4\): Finn's coefficient"):
+        value = predstab.finn(off, n_categories=5).value
+    # the value is still irr::finn's: 1 - (within-object mean square) / ((s^2 - 1) / 12)
+    within = ((off - off.mean(axis=1, keepdims=True)) ** 2).sum() / (50 * 3)
+    assert value == pytest.approx(1 - within / 2.0, rel=1e-12)
+    with pytest.warns(PredstabDataWarning, match="more than the 5 levels of `n_categories`"):
+        predstab.finn(rng.normal(size=(100, 10)), n_categories=5)
+    with pytest.warns(PredstabDataWarning, match=r"`ratings` looks continuous \(1000 distinct numbers in "
+                                                 r"1000 values.*For numbers use a `tolerance`"):
+        assert predstab.agree(rng.normal(size=(100, 10))).value == 0.0
+    # on its scale (a range of n_categories - 1 at most), and labels that never agree: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        predstab.finn(rng.integers(1, 6, size=(50, 4)), n_categories=5)
+        predstab.finn(rng.integers(0, 5, size=(50, 4)), n_categories=5)
+        assert predstab.agree(np.array([[1, 2], [2, 3], [3, 1]])).value == 0.0
+        assert predstab.agree(rng.normal(size=(100, 10)), tolerance=0.5).value == 0.0
+
+
 def test_phi_of_numbers_on_the_categorical_scale_says_which_scale():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"do not occur in the training data.*looks continuous "
@@ -630,6 +655,36 @@ def test_an_ordered_categorical_and_a_conflicting_categories_are_refused():
         assert weighted(levels).value == pytest.approx(weighted(pd.Series(levels)).value)
         with pytest.raises(ValueError, match="contradicts the order of the ordered Categorical `ratings`"):
             weighted(["mid", "low", "high"])
+
+
+def test_measures_of_ordered_categories_use_the_categoricals_order():
+    # found by the walk (issue 32): cohen_kappa's weights, rater_bias's cells above / below the
+    # diagonal and Fleiss-Levin-Paik's ordered test read an ordered Categorical in the sorted order
+    # of its labels ('high' < 'low' < 'mid'): weighted kappa 0.484 instead of 0.652, silently
+    levels = ["low", "mid", "high"]
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(40, 2))
+    codes[:, 1] = np.clip(codes[:, 0] + rng.integers(0, 2, 40), 0, 2)
+    ordered = pd.CategoricalDtype(levels, ordered=True)
+    frame = pd.DataFrame(np.array(levels, dtype=object)[codes]).astype(ordered)
+    # linear-weighted kappa by hand over low < mid < high (the codes' order)
+    table = np.zeros((3, 3))
+    np.add.at(table, (codes[:, 0], codes[:, 1]), 1)
+    p = table / table.sum()
+    w = 1 - np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2
+    p_o, p_e = (w * p).sum(), (w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum()
+    want = (p_o - p_e) / (1 - p_e)
+    assert predstab.cohen_kappa(frame, weights="linear").value == pytest.approx(want, rel=1e-12)
+    assert predstab.cohen_kappa(frame, weights="linear").categories == tuple(levels)
+    # rater.bias: the share of the off-diagonal pairs in which rater 1 rates higher (above the diagonal)
+    above, below = np.triu(table, 1).sum(), np.tril(table, -1).sum()
+    assert predstab.rater_bias(frame).value == pytest.approx(above / (above + below), rel=1e-12)
+    assert predstab.fleiss_levin_paik(frame).statistic == pytest.approx(
+        predstab.fleiss_levin_paik(codes).statistic, rel=1e-12)
+    # the same as text labels with their order given
+    text = frame.astype(str)
+    assert predstab.cohen_kappa(text, weights="linear", categories=levels).value == pytest.approx(
+        predstab.cohen_kappa(frame, weights="linear").value, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- 7. inputs that never end
@@ -909,3 +964,95 @@ def test_numbers_if_numeric_reads_every_container():
         _gate.numbers_if_numeric(np.array([datetime.datetime(2020, 1, 1), None], dtype=object), name="p")
     with pytest.raises(TypeError, match=r"^`p` must hold real numbers or class labels; got dtype timedelta"):
         _gate.numbers_if_numeric(np.array([1, 2], dtype="timedelta64[s]"), name="p")
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 32)
+def test_the_orientation_and_row_name_messages_in_full():
+    stack = np.arange(5.0)[None, :] + np.eye(5) * 0.1  # 5 members (rows) x 5 objects
+    with pytest.warns(PredstabOrientationWarning) as caught:
+        _gate.check_orientation(stack, name="ratings")
+    assert str(caught[0].message) == (
+        "`ratings` has 5 rows and 5 columns, and its values agree more down the columns than along the rows: "
+        "it looks transposed. Objects belong in rows and refits (members, raters) in columns; pass "
+        "`ratings.T` (np.stack([m.predict(X) for m in members]) puts the members in rows; np.column_stack "
+        "puts them in columns); if the orientation is intended, filter the warning: "
+        "warnings.filterwarnings('ignore', category=predstab.PredstabOrientationWarning)")
+    # one row is enough for a column named 'Unnamed: 0'
+    one_row = pd.DataFrame({"Unnamed: 0": [1], "a": [2.0], "b": [3.0]})
+    with pytest.warns(PredstabDataWarning) as caught:
+        assert _gate.check_row_names(one_row)
+    assert str(caught[0].message) == (
+        "the first column of `ratings` (named 'Unnamed: 0') looks like row names read as data "
+        "(pandas.read_csv of a file R's write.csv wrote): it is read as data (one more replicate, rater or "
+        "set of values). Read the file with pd.read_csv(path, index_col=0) or predstab.read_table(path), or "
+        "drop the column")
+    assert not _gate.check_row_names(pd.DataFrame({"Unnamed: 0": [], "a": []}))
+
+
+def test_the_square_rule_on_absent_and_huge_values_raises_no_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # one value present: nothing to tell, and its count; none present: no division by zero
+        one = np.full((5, 5), np.nan)
+        one[2, 3] = 4.0
+        assert _gate._two_way_sums(one) == (0.0, 0.0, 0.0, 1)
+        assert _gate._two_way_sums(np.full((5, 5), np.nan)) == (0.0, 0.0, 0.0, 0)
+        assert not _gate.looks_transposed(np.full((6, 6), np.nan))
+        # finite values whose sum overflows: read through the path of absent values, no overflow warning
+        huge = np.full((5, 5), 1e308) * np.where(np.eye(5) > 0, -1.0, 1.0)
+        assert _gate._two_way_sums(huge)[3] == 25
+        _gate.looks_transposed(huge)
+
+
+def test_the_square_rules_components_are_the_ones_computed_here():
+    # 10 x 10: row effects, column effects t times larger, a fixed residual; the rule's answer is the F
+    # test at 1e-4 and the columns' component (ms_cols - ms_error) / n_rows above 4 times the rows'
+    # (ms_rows - ms_error) / n_cols, all computed here: t crosses the 4-times boundary where the F test
+    # already rejects, so a changed component is seen
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    residual = rng.normal(size=(10, 10))
+    residual -= residual.mean(axis=1, keepdims=True) + residual.mean(axis=0, keepdims=True) - residual.mean()
+    rows, cols = np.linspace(-1, 1, 10), rng.permutation(np.linspace(-1, 1, 10))
+    answers = set()
+    for t in np.geomspace(1.0, 4.0, 300):
+        x = 3 * rows[:, None] + t * 3 * cols[None, :] + 2 * residual
+        ms_rows = 10 * ((x.mean(axis=1) - x.mean()) ** 2).sum() / 9
+        ms_cols = 10 * ((x.mean(axis=0) - x.mean()) ** 2).sum() / 9
+        ms_error = ((2 * residual) ** 2).sum() / 81
+        want = bool(stats.f.sf(ms_cols / ms_error, 9, 81) < 1e-4
+                    and (ms_cols - ms_error) / 10 > 4 * max((ms_rows - ms_error) / 10, 0.0))
+        assert _gate._columns_dominate(x) == want, t
+        answers.add(want)
+    assert answers == {True, False}
+
+
+def test_more_gate_messages_and_edges_in_full():
+    # check_column_names names the parameter it is given, through check_row_names too
+    with pytest.warns(PredstabDataWarning) as caught:
+        _gate.check_row_names(pd.DataFrame(np.ones((3, 3)), columns=["1", "0", "0.1"]), name="predictions")
+    assert str(caught[0].message) == (
+        "the column names of `predictions` (1, 0, 0.1) are numbers: pandas.read_csv read the first row of a "
+        "file without a header as the names, and that object is lost. Read the file with "
+        "pd.read_csv(path, header=None) or predstab.read_table(path)")
+    # the continuous-values warning shows the first distinct values, comma-separated
+    with pytest.warns(PredstabDataWarning) as caught:
+        _gate.check_labels(np.arange(30) + 0.5, 60)
+    assert str(caught[0].message) == (
+        "`ratings` looks continuous (30 distinct numbers in 60 values, e.g. 0.5, 1.5, 2.5, ...): each "
+        "distinct number is read as a category of its own. For numbers use icc() or "
+        "krippendorff_alpha(scale='interval'); for classes, round or cut the values into classes first")
+    # one model's probabilities with a certain row (a probability of exactly 1) are still probabilities
+    proba = np.array([[0.3, 0.7], [1.0, 0.0], [0.6, 0.4], [0.0, 1.0], [0.5, 0.5]])
+    with pytest.warns(PredstabDataWarning, match="every row of `ratings` sums to 1"):
+        assert _gate.check_probabilities(proba)
+    # an ordered Categorical Series has its order; a column with one value present has that value as mean
+    series = pd.Series(pd.Categorical(["b", "a", "c"], categories=["c", "a", "b"], ordered=True))
+    assert _gate.ordered_categories(series) == ["c", "a", "b"]
+    assert _gate.ordered_categories(pd.Series(["b", "a"])) is None
+    holed = np.array([[1.0, 2.0, 4.0], [2.0, 3.0, np.nan], [4.0, 4.0, np.nan]])
+    z = np.ma.masked_invalid(holed)
+    z = (z - z.mean()) / np.abs(z - z.mean()).max()
+    want_cols = float((z.count(axis=0) * z.mean(axis=0) ** 2).sum())  # column 3: one value, its own mean
+    assert _gate._two_way_sums(holed)[1] == pytest.approx(want_cols, rel=1e-12)

@@ -257,3 +257,40 @@ def test_the_orientation_is_not_judged_on_row_names_nor_when_told_not_to():
         _ratings.as_rating_matrix(frame)
     assert [w.category.__name__ for w in caught] == ["PredstabDataWarning"], [str(w.message) for w in caught]
     assert "named 'Unnamed: 0'" in str(caught[0].message)
+
+
+def test_scores_read_with_r_row_names_warn_in_every_matrix_of_scores():
+    # found by the walk (issue 32): pd.read_csv of R's write.csv of a scores table keeps the row names
+    # as a first column 'Unnamed: 0' (1..n), which predstab.compare read as one more method, silently
+    # (bonferroni_dunn's control became 'Unnamed: 0', aggregate_mean 2.19 for scores of about 0.75)
+    import io
+
+    import predstab.compare as cmp
+    from predstab import PredstabDataWarning
+
+    scores = np.array([[0.79, 0.68, 0.61], [0.60, 0.84, 0.87], [0.71, 0.75, 0.80], [0.66, 0.70, 0.72],
+                       [0.81, 0.77, 0.69], [0.74, 0.79, 0.83]])
+    text = '"","rf","gbm","mlp"\n' + "".join(f'"{i + 1}",' + ",".join(map(str, row)) + "\n"
+                                             for i, row in enumerate(scores))
+    frame = pd.read_csv(io.StringIO(text))
+    assert frame.columns[0] == "Unnamed: 0"
+    calls = [lambda s: cmp.friedman_nemenyi(s), lambda s: cmp.bonferroni_dunn(s),
+             lambda s: cmp.friedman_posthoc(s), lambda s: cmp.aggregate_mean(s), lambda s: cmp.iqm(s),
+             lambda s: cmp.optimality_gap(s),
+             lambda s: cmp.performance_profile(s, [0.7]), lambda s: cmp.variance_components(s),
+             lambda s: cmp.stratified_bootstrap_ci(s, n_resamples=50, random_state=0)]
+    for call in calls:
+        with pytest.warns(PredstabDataWarning, match=r"^the first column of `(scores|x)` \(named "
+                                                     r"'Unnamed: 0'\) looks like row names read as data"):
+            call(frame)
+    # read with its index (index_col=0): the scores' own values, no warning; methods named by numbers
+    # (learning rates) are no misread header for scores
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredstabDataWarning)
+        indexed = pd.read_csv(io.StringIO(text), index_col=0)
+        assert cmp.aggregate_mean(indexed) == pytest.approx(scores.mean())
+        assert cmp.bonferroni_dunn(indexed).control == "rf"
+        numbered = pd.DataFrame(scores, columns=["0.01", "0.1", "0.5"])
+        assert cmp.aggregate_mean(numbered) == pytest.approx(scores.mean())
+    with pytest.warns(PredstabDataWarning, match=r"holding 1, 2, \.\.\., 6"):
+        _common.read_scores(pd.DataFrame({"id": np.arange(1, 7), "a": scores[:, 0]}), "scores", ndim=2)

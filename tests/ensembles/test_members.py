@@ -342,3 +342,75 @@ def test_closed_forms_of_extreme_predictions_are_those_of_the_data_at_scale_one(
     assert res.recommendation == reference.recommendation > 1
     np.testing.assert_allclose(res.table["icc"], reference.table["icc"], rtol=1e-9)
     np.testing.assert_allclose(res.table["phi_high"], reference.table["phi_high"], rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 32)
+@pytest.mark.parametrize(("args", "kwargs", "error", "message"), [
+    ((GOOD,), {"oob": np.ones((4, 2), bool)}, ValueError,
+     r"^`oob` must have the shape \(4, 3\) of `predictions` \(objects x members\); got shape \(4, 2\)\.$"),
+    ((np.full((4, 3, 2), "a"),), {}, ValueError,
+     r"^`predictions` of shape \(4, 3, 2\) must hold class probabilities \(numbers\); got dtype <U1\.$"),
+    ((GOOD,), {"y": np.array([1 + 1j, 2, 3, 4])}, TypeError,
+     r"^`y` must hold real numbers or class labels; got dtype complex128\.$"),
+    ((GOOD,), {"y": [1.0, np.inf, 2.0, -np.inf]}, ValueError,
+     r"^`y` must hold finite values; got 2 infinite value\(s\)\.$"),
+    ((GOOD,), {"y": ["a", "b", "a", "c"]}, ValueError,
+     r"^`y` must hold numbers for a pool of numeric predictions; got 'a', 'b', 'c', \.\.\. \(for class "
+     r"labels, give the pool's `classes` or class predictions\)\.$"),
+])
+def test_predictions_and_y_messages_in_full(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        TreePool.from_predictions(*args, **kwargs)
+
+
+def test_a_pandas_y_is_read_as_its_values():
+    pd = pytest.importorskip("pandas")
+    pool = TreePool.from_predictions(GOOD, y=pd.Series([1.0, 2.5, None, 4.0], dtype="Float64").fillna(3.0))
+    np.testing.assert_array_equal(pool.y_train_, [1.0, 2.5, 3.0, 4.0])
+    assert pool.y_train_.dtype == np.float64
+    with pytest.raises(ValueError, match=r"^`y` must be the observed responses .* got shape \(4,\) with "
+                                         r"missing values\.$"):
+        TreePool.from_predictions(GOOD, y=pd.Series([1.0, 2.5, None, 4.0], dtype="Float64"))
+
+
+def test_a_pool_is_shown_with_what_it_holds():
+    pool = TreePool.from_predictions(GOOD + 100, oob=np.ones((5, 3), bool),
+                                     oob_predictions=np.arange(15.0).reshape(5, 3), y=np.arange(5.0))
+    assert repr(pool) == ("TreePool(source='member predictions', n_learners=3, task='regression', "
+                          "n_test_objects=4, n_train_objects=5, out_of_bag=True, observed_y=True)")
+    assert _members.pool_items(TreePool.from_predictions(GOOD))[3:5] == [("n_test_objects", 4),
+                                                                      ("n_train_objects", None)]
+    labels = TreePool.from_predictions(np.array([["a", "b"], ["b", "b"], ["a", "a"]]), classes=["a", "b"])
+    assert repr(labels) == ("TreePool(source='member predictions', n_learners=2, task='classification "
+                            "(2 classes)', n_test_objects=3, n_train_objects=None, out_of_bag=False, "
+                            "observed_y=False, voting='hard')")
+    from sklearn.linear_model import LinearRegression
+    assert repr(TreePool(LinearRegression(), n_learners=3)) == ("TreePool(source='LinearRegression', "
+                                                                "n_learners=3, fitted=False)")
+
+
+def test_x_test_of_another_width_is_named_before_the_members_predict():
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(20, 4))
+    members = [LinearRegression().fit(features, features[:, 0] + k) for k in range(3)]
+    with pytest.raises(ValueError, match=r"^`X_test` has 3 columns \(features\), but member 0 "
+                                         r"\(LinearRegression\) was fitted on 4; give `X_test` the features "
+                                         r"the members were trained on\.$"):
+        TreePool.from_members(members, features[:, :3])
+
+
+def test_closed_form_units_copy_only_extreme_predictions_and_keep_the_copy():
+    pool = TreePool.from_predictions(GOOD)
+    units, shift = _members.closed_form_units(pool)
+    assert shift == 0 and units is pool.test_predictions_  # no copy in the safe range
+    huge = TreePool.from_predictions(GOOD * 1e200)
+    first, shift = _members.closed_form_units(huge)
+    assert shift < 0 and huge._closed_form_units[0] is huge.test_predictions_
+    np.testing.assert_allclose(first, np.ldexp(GOOD * 1e200, shift), rtol=0)
+    assert _members.closed_form_units(huge)[0] is first  # made once, then read from the pool
+    huge.test_predictions_ = GOOD * 1e-200  # another array: made again for it
+    again, shift_again = _members.closed_form_units(huge)
+    assert shift_again > 0 and again is not first
+    np.testing.assert_allclose(again, np.ldexp(GOOD * 1e-200, shift_again), rtol=0)

@@ -453,3 +453,25 @@ def test_input_errors_name_the_argument():
     with pytest.raises(ValueError) as info:
         fit_2pl([100, 200, 300], [[0.1, 0.2, 0.3]])
     assert str(info.value) == "`n` and `stability` must be 1-D; got shapes (3,) and (1, 3)."
+
+
+def test_masked_points_and_swapped_arguments_are_refused():
+    # found by the walk (issue 32): fit_2pl read the number under a mask (p1 6.665 instead of 3 here)
+    # and fitted n and stability swapped (stability 1..50) without a word
+    n = np.array([1, 2, 5, 10, 20, 50])
+    curve = 1 - 1 / (1 + n / 3)  # the 2PL curve with p1 = 3, p2 = 1
+    spoiled = curve.copy()
+    spoiled[2] = 0.01
+    with pytest.raises(ValueError, match=r"^`stability` has 1 masked value\(s\): a masked value is a missing "
+                                         r"value"):
+        fit_2pl(n, np.ma.masked_array(spoiled, mask=[0, 0, 1, 0, 0, 0]))
+    with pytest.raises(ValueError, match=r"^`n` has 1 masked value"):
+        fit_2pl(np.ma.masked_array(n, mask=[1, 0, 0, 0, 0, 0]), curve)
+    kept = fit_2pl(np.delete(n, 2), np.delete(curve, 2))
+    assert (kept.p1, kept.p2) == pytest.approx((3.0, 1.0), rel=1e-6)
+    assert fit_2pl(np.ma.masked_array(n, mask=False), curve).p1 == pytest.approx(3.0, rel=1e-6)
+    with pytest.raises(ValueError, match=r"^`stability` must be at most 1 \(a stability curve\); got 2 at "
+                                         r"position 1\. Are `n` and `stability` swapped\? "
+                                         r"fit_2pl\(n, stability\)\.$"):
+        fit_2pl(curve, n)
+    assert fit_2pl(n, np.minimum(curve * 1.3, 1.0)).converged  # a curve reaching 1 is a curve

@@ -614,3 +614,103 @@ def test_duplicate_column_names_and_trailing_separators_are_refused_in_words(tmp
         _reading.read_table(trailing)
     assert str(info.value) == (f"input file '{trailing}', line 1 ends with ',': every line has a trailing "
                                "separator, which adds an empty column; remove them")
+
+
+# ----------------------------------------------------------------------------- mutation survivors (issue 32)
+def test_the_read_is_bounded_by_a_quarter_of_the_memory(monkeypatch, tmp_path):
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.exists():  # pragma: no cover - not Linux
+        pytest.skip("no /proc/meminfo")
+    total_kib = int(meminfo.read_text().split("\n")[0].split()[1])  # "MemTotal:  24683772 kB"
+    assert _reading._max_bytes() == total_kib * 1024 // 4 and isinstance(_reading._max_bytes(), int)
+    # text that keeps coming (here: a file past a bound of 3 MiB, read 1 MiB at a time)
+    monkeypatch.setattr(_reading, "_max_bytes", lambda: 3 << 20)
+    path = tmp_path / "endless.csv"
+    path.write_bytes(b"a,b\n" + b"1,2\n" * (1 << 20))  # 4 MiB of valid lines
+    with pytest.raises(InputError) as info:
+        _reading.read_table(path, what="RATINGS")
+    assert str(info.value) == (f"RATINGS file '{path}' is longer than 3 MiB, a quarter of this machine's "
+                               "memory: an input that never ends (a device, or a pipe that keeps writing)? "
+                               "Give a file, or a pipe that ends")
+
+
+def test_a_table_read_in_many_chunks_is_the_table(monkeypatch, tmp_path):
+    monkeypatch.setattr(_reading, "_CHUNK", 5)
+    path = tmp_path / "m.csv"
+    path.write_bytes("a,b\n1.5,2\n3,4\n5,é\n".encode())  # é: two bytes cut by a chunk's end
+    frame = _reading.read_table(path)
+    assert frame["a"].tolist() == [1.5, 3.0, 5.0] and frame["b"].tolist() == ["2", "4", "é"]
+    # a NUL byte in a later chunk, and a file that ends inside a character, are named by byte and line
+    path.write_bytes(b"a,b\n1,2\n3,\x004\n")
+    with pytest.raises(InputError) as info:
+        _reading.read_table(path)
+    assert str(info.value) == (f"input file '{path}' is not a text table: it holds a NUL byte (a device such "
+                               "as /dev/zero, or a binary file?) (byte 10, line 3)")
+    path.write_bytes(b"a,b\n1,2\n3,\xc3")
+    with pytest.raises(InputError) as info:
+        _reading.read_table(path)
+    assert str(info.value) == (f"input file '{path}' is not UTF-8 text (it ends inside a character) "
+                               "(byte 10, line 3)")
+    # the line bound names the line that has no end, after lines in several chunks
+    monkeypatch.setattr(_reading, "_MAX_LINE", 20)
+    path.write_bytes(b"a,b\n1,2\n3,4\n" + b"5" * 40)
+    with pytest.raises(InputError, match=r"m\.csv': line 4 is longer than 0 MiB without a line end"):
+        _reading.read_table(path)
+
+
+def test_a_character_device_is_refused_before_reading(tmp_path):
+    if not Path("/dev/null").exists():  # pragma: no cover - not a Unix system
+        pytest.skip("no /dev/null")
+    # /dev/null ends at once: only the device check tells it from an empty file
+    with pytest.raises(InputError) as info:
+        _reading.read_table("/dev/null", what="RATINGS")
+    assert str(info.value) == ("RATINGS file '/dev/null' is a device, not a file or a pipe: a device such as "
+                               "/dev/zero or /dev/urandom never ends; give a file, a pipe, or - for standard "
+                               "input")
+    (tmp_path / "empty.csv").write_bytes(b"")
+    with pytest.raises(InputError, match=r"^input file '.*empty\.csv' is empty$"):
+        _reading.read_table(tmp_path / "empty.csv")
+
+
+def test_numbers_and_fields_cell_by_cell():
+    # a decimal comma is a number only under dec=","; a doubled quote stays inside its field
+    assert _reading._is_number("1,5", ",") and not _reading._is_number("1,5")
+    assert not _reading._is_number("1,5.0", ",") and _reading._is_number("1.5", ",")
+    assert _reading._quoted_fields('"a"",b",1', ",") == [True, False]
+    assert _reading._quoted_fields('x,"a""b",1', ",") == [False, True, False]
+    # whole numbers beyond int64 are numbers (float), not Python integers in an object array
+    big = _reading._column_values(["99999999999999999999", "1"], ".")
+    assert big.dtype == np.float64 and big.tolist() == [1e20, 1.0]
+    assert _reading._column_values(["1,5", "2,25"], ",").tolist() == [1.5, 2.25]
+
+
+def test_the_separator_and_the_row_names_as_r_reads_them(tmp_path):
+    # ';' before ',' (R's write.csv2: decimal commas also hold ','), found without --sep
+    path = tmp_path / "csv2.csv"
+    path.write_text("a;b\n1,5;2,5\n3,0;4,5\n")
+    assert _reading._sniff_sep(["a;b", "1,5;2,5"], ".csv") == ";"
+    frame = _reading.read_table(path)
+    assert frame.to_numpy().tolist() == [[1.5, 2.5], [3.0, 4.5]]
+    # a header one field short over unquoted words: R's row names (its rule), then numbers
+    named = tmp_path / "named.csv"
+    named.write_text("x,y\na,1,2\nb,3,4\n")
+    frame = _reading.read_table(named)
+    assert frame.index.tolist() == ["a", "b"] and frame.to_numpy().tolist() == [[1, 2], [3, 4]]
+    assert _reading.cell_location(frame, 1) == f"'{named}', line 3"
+    assert _reading.cell_location(frame, 0, "y") == f"'{named}', line 2, column 'y'"
+    # a first line whose quotes cannot be told field by field: read as unquoted (a header of names)
+    odd = tmp_path / "odd.csv"
+    odd.write_text(' "x,y\n1,2\n3,4\n')
+    frame = _reading.read_table(odd)
+    assert frame.columns.tolist() == ['"x', "y"] and frame.to_numpy().tolist() == [[1, 2], [3, 4]]
+
+
+def test_the_note_on_pandas_column_numbers_in_full(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("0,1,2\n5,6,7\n")
+    with pytest.warns(InputNote) as caught:
+        frame = _reading.read_table(path)
+    assert frame.columns.tolist() == ["0", "1", "2"]
+    assert str(caught[0].message) == (f"input file '{path}': line 1 ('0,1,...,2') is read as the column "
+                                      "numbers pandas writes as a header; pass --no-header-in FILE if it "
+                                      "is a row of data")

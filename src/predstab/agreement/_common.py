@@ -13,7 +13,7 @@ import numpy as np
 from scipy import special
 
 from .._core._convention import one_minus_ratio
-from .._core._gate import check_categories_order, check_labels
+from .._core._gate import check_categories_order, check_labels, ordered_categories
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
@@ -48,7 +48,8 @@ def complete_numeric(ratings, function, *, name="ratings", min_objects=2):
 
 def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
     """Codes (int64, -1 = missing) into the categories of an (objects x raters) matrix, and those
-    categories: the sorted distinct values, or ``categories`` (in the user's order) when given."""
+    categories: the distinct values, sorted or, for an ordered pandas Categorical, in its order;
+    or ``categories`` (in the user's order) when given."""
     check_categories_order(ratings, categories, name=name)
     arr = as_rating_matrix(ratings, name=name)
     if n_raters is not None and arr.shape[1] != n_raters:
@@ -60,7 +61,17 @@ def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
     codes, found = factorize_ratings(arr)
     check_labels(found, arr.size, name=name)
     if categories is None:
-        return codes, found
+        own = ordered_categories(ratings)
+        if own is None:
+            return codes, found
+        # the Categorical's order, not the labels' sorted one (the weights, the cells above and below
+        # the diagonal of cohen_kappa, rater_bias, fleiss_levin_paik): the values found, in that order
+        rank = {v: i for i, v in enumerate(own)}
+        order = np.argsort([rank[v] for v in found.tolist()], kind="stable")
+        lookup = np.empty(len(found) + 1, dtype=np.int64)
+        lookup[order] = np.arange(len(found))
+        lookup[-1] = -1  # code -1 (missing) reads the last entry
+        return lookup[codes], found[order]
     given = np.asarray(categories, dtype=object if found.dtype.kind in "OUS" else None).ravel()
     if given.size == 0 or len(set(given.tolist())) != given.size:
         raise ValueError(f"`categories` must list distinct categories; got {given.tolist()!r}.")

@@ -23,6 +23,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._core._gate import check_labels
 from .._core._ratings import as_numeric_matrix, as_rating_matrix
 from .._core._results import result
 from .._core._validation import Interval, validate_params
@@ -109,6 +110,8 @@ def agree(ratings, /, *, tolerance=0):
     if numeric:
         x = complete_numeric(arr, "irr::agree", min_objects=1)
         agreed = (x.max(axis=1) - x.min(axis=1)) <= tolerance
+        if tolerance == 0 and not agreed.any():  # no exact agreement: measurements read as labels?
+            check_labels(np.unique(x), x.size, use="a `tolerance` (agree(ratings, tolerance=...)) or icc()")
     else:
         codes, _ = complete_codes(arr, "irr::agree")
         agreed = _unanimous(codes)

@@ -103,7 +103,17 @@ def finn(ratings, /, *, n_categories, model="oneway"):
     """
     # Finn compares the raters' variance with that of n_categories levels: not scale invariant, so
     # the mean squares of the exactly rescaled data are scaled back (inf past the float range)
-    x, scale = unit_scaled(complete_numeric(ratings, "irr::finn"))
+    raw = complete_numeric(ratings, "irr::finn")
+    with np.errstate(over="ignore"):
+        span = float(raw.max() - raw.min()) if raw.size else 0.0
+    if span > n_categories - 1:  # ratings off the scale: Finn's reference variance is not theirs
+        warn_outside(f"`ratings` span {float(raw.min()):.4g} to {float(raw.max()):.4g}, more than the "
+                     f"{n_categories} levels of `n_categories` (a range of {n_categories - 1}): Finn's "
+                     "coefficient "
+                     "compares their variance with that of random ratings on those levels and means nothing "
+                     "off them. Give `n_categories` the number of levels of the rating scale (for numbers "
+                     "that are no scale levels use icc())", PredstabDataWarning)
+    x, scale = unit_scaled(raw)
     ms = _mean_squares(x)
     n, m = x.shape
     expected = (n_categories**2 - 1) / 12

@@ -16,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._core._gate import refuse_masked
+from .._core._gate import check_row_names, refuse_masked
 from .._core._validation import Interval, Options
 
 __all__ = ["refuse_masked", "rng_keyword", "read_scores",
@@ -62,9 +62,13 @@ def read_scores(values, name, *, ndim=1, min_size=1):
 
     A masked array's masked cells are missing values, which no test here takes: they are
     refused as NaN is (:func:`predstab._core._gate.refuse_masked`), never read as the numbers
-    under the mask.
+    under the mask. A DataFrame of scores whose first column looks like R's row names read by
+    ``pandas.read_csv`` (``Unnamed: 0``, or 1, 2, ..., n) gets the gate's warning
+    (:func:`predstab._core._gate.check_row_names`): it would be one more method.
     """
     values = refuse_masked(values, name)
+    if ndim != 1:  # a matrix of scores (datasets or tasks x methods or runs): R's row names read as a method
+        check_row_names(values, name=name, column_names=False)
     try:
         if np.iscomplexobj(values):  # np.asarray would drop the imaginary part with only a warning
             raise TypeError

@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core._docstrings import fill_doc
+from .._core._gate import check_row_names
 from .._core._results import Result, r_signif, result
 from .._core._validation import Interval, validate_params
 from ._common import DOC, PROBABILITY, read_scores
@@ -230,6 +231,7 @@ def _friedman_nemenyi_iv(scores, significance, higher_is_better):
     names = None
     if isinstance(scores, pd.DataFrame):
         names = tuple(str(c) for c in scores.columns)
+        check_row_names(scores, name="scores", column_names=False)  # R's row names: one more method
         scores = scores.to_numpy()
     arr = read_scores(scores, "scores", ndim=2)
     if arr.shape[0] < 2 or arr.shape[1] < 2:

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import leastsq
 
 from .._core._exceptions import PredstabWarning, warn_outside
+from .._core._gate import refuse_masked
 from .._core._ratings import as_real_vector
 from .._core._results import Result, r_signif, result
 from .._core._validation import Interval, Options, check_param, validate_params
@@ -370,8 +371,9 @@ def _suggested_max(n_max, p1, p2, converged):
 
 
 def _fit_2pl_iv(n, stability):
-    n = as_real_vector(n, name="n")
-    stability = as_real_vector(stability, name="stability")
+    # a masked point is a missing one, which the fit refuses (it read the number under the mask)
+    n = as_real_vector(refuse_masked(n, "n"), name="n")
+    stability = as_real_vector(refuse_masked(stability, "stability"), name="stability")
     if n.ndim != 1 or stability.ndim != 1:
         raise ValueError(
             f"`n` and `stability` must be 1-D; got shapes {n.shape} and {stability.shape}."
@@ -386,6 +388,11 @@ def _fit_2pl_iv(n, stability):
         raise ValueError(f"`n` must contain positive finite numbers of learners; got {n.tolist()}.")
     if not np.all(np.isfinite(stability)):
         raise ValueError(f"`stability` must be finite; got {stability.tolist()}.")
+    above = stability > 1 + 1e-9  # the 2PL curve and every stability measure are at most 1
+    if above.any():
+        first = int(np.flatnonzero(above)[0])
+        raise ValueError(f"`stability` must be at most 1 (a stability curve); got {stability[first]:g} at "
+                         f"position {first}. Are `n` and `stability` swapped? fit_2pl(n, stability).")
     return n, stability
 
 
