@@ -242,7 +242,7 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
             kappa = math.inf
         info["kurtosis"] = kappa
         if not np.isnan(kappa):
-            n_refits = float(np.sum(moments[0][moments[0] >= 4]))
+            n_refits = float(np.sum(moments[0], where=moments[0] >= 4))  # integers: exact, no copy
             se = math.sqrt(24.0 / n_refits)  # the normal-theory standard error of a kurtosis
             # warn when the tails are heavy beyond the estimate's noise (one object of 5 refits: often
             # huge by chance, as the estimate of sigma^4 can be near 0)
@@ -277,16 +277,20 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
         if kappa != 0.0:
             df_min = _min_df(n, alpha, low)
             df_high = np.maximum(df_high, df_min)
+        per_count["n"], per_count["df_min"] = n, np.broadcast_to(df_min, n.shape)
         return np.stack([df_high / stats.chi2.ppf(alpha / 2, df_high), low, df_min], axis=-1)
 
+    per_count = {}  # the distinct counts and their df_min, as computed once per count
     with np.errstate(invalid="ignore", divide="ignore"):
         table = _on_unique(quantiles, count)
         var_high = table[..., 0] * d_o_i
         var_low = table[..., 1] * d_o_i
         if method == "pooled":
-            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3)
-            n_kept = count[count >= 2].astype(float)
-            df_min = table[..., 2][count >= 2]
+            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3),
+            # over the distinct counts (a function of the count alone: the same maximum as over the
+            # objects, without four arrays of the objects)
+            kept = per_count["n"] >= 2
+            n_kept, df_min = per_count["n"][kept], per_count["df_min"][kept]
             cap = n_kept * (2.0 / df_min - 2.0 / np.maximum(n_kept - 1.0, 1.0)) / _SKEW_ALLOWANCE
             info["used"] = float(min(kappa, float(np.max(cap, initial=0.0))))
             # the estimate itself (not only with its standard errors) beyond what the width allows
@@ -637,12 +641,13 @@ def _least_sum_of_squares_sparse(row, low, high, n_zero, high0, n_iter=60):
     return (np.bincount(row, p * p, minlength=n_rows) + n_zero * p_zero * p_zero) / total ** 2
 
 
-def _to_stability(d_low, d_high, d_e):
-    """Interval of ``1 - D / D_e`` from an interval of ``D`` (NaN when ``D_e`` is not positive)."""
+def _to_stability(d, d_e):
+    """``1 - D / D_e`` of one end of an interval of ``D`` (NaN when ``D_e`` is not positive): the
+    lower end of stability from the upper end of ``D`` and the reverse. One end at a time, so that
+    the caller can let each ``D`` bound go once mapped (issue 33: phi's peak memory)."""
     if not d_e > 0:
-        nan = np.full(np.shape(d_low), np.nan)
-        return nan, nan.copy()
-    return 1.0 - np.asarray(d_high, dtype=float) / d_e, 1.0 - np.asarray(d_low, dtype=float) / d_e
+        return np.full(np.shape(d), np.nan)
+    return 1.0 - np.asarray(d, dtype=float) / d_e
 
 
 # --------------------------------------------------------------------------- variances of the parts
