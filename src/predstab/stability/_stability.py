@@ -47,6 +47,7 @@ from ._object_intervals import (
     _POOLED_WARN_EXCESS,
     _baseline_variance,
     _class_object_intervals,
+    _first_of_each,
     _metric_label,
     _metric_object_intervals,
     _ordinal_baseline_variance_of_s,
@@ -99,6 +100,7 @@ class _Parts:
     x_base: np.ndarray | None = None
     absent: tuple = ()
     shift: int = 0
+    distinct: tuple | None = None  # (first, inverse) of the distinct vote tables (classes)
 
 
 def _metric_parts(pred, base, names, options):
@@ -147,10 +149,12 @@ def _class_parts(kind, pred, base, scale, categories, names, confidence_level):
     if pred.array.shape[0] == 1:
         first_row = np.asarray(table[0].toarray() if hasattr(table, "toarray") else table[0]).ravel()
         row = np.repeat(np.arange(len(categories)), first_row)
-    d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level)
+    # the distinct vote tables, found once for the per-object intervals and the refit variances
+    distinct = None if hasattr(table, "toarray") else _first_of_each(table)
+    d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level, distinct=distinct)
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method="classes",
                   categories=categories, row=row, delta2=delta2, table=table, base_counts=base_counts,
-                  absent=absent)
+                  absent=absent, distinct=distinct)
 
 
 def _object_bounds(parts, kept, scale):
@@ -181,7 +185,7 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     base_var_d_e = base_var_s = None
     # the refit noise of each D_o,i: the variance of the "objects" target, the least of "population"'s
     refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
-                                 delta2=parts.delta2)
+                                 delta2=parts.delta2, distinct=parts.distinct)
     parts.moments = None  # the sums of fourth powers: read by the refit variances only
     if options.baseline_error:
         if scale == "ordinal":
