@@ -5,6 +5,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_stability.py            # 1e4 -> 1e6 objects x 100
     PYTHONPATH=src python benchmarks/bench_stability.py --quick    # 1e4 -> 1e5
     PYTHONPATH=src python benchmarks/bench_stability.py --cost 1e6 # only phi against NumPy floors
+    PYTHONPATH=src python benchmarks/bench_stability.py --no-cost  # the size and naive tables only
 
 The last table (``cost_table``) is the safety layer's cost (issue 33): phi's first call and
 best of 4 against a NumPy floor on the same matrix -- metric: row variances with ``np.var``;
@@ -283,6 +284,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="sizes 1e4 and 1e5 only")
     parser.add_argument("--cost", type=float, default=None, metavar="N",
                         help="only the table of phi against NumPy floors, on N x 100 (e.g. 1e6)")
+    parser.add_argument("--no-cost", action="store_true",
+                        help="the size and naive tables only (the cost table run on its own with --cost)")
     args = parser.parse_args(argv)
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average "
           f"{' '.join(f'{v:.1f}' for v in os.getloadavg())} (the machine is shared)")
@@ -327,7 +330,8 @@ def main(argv=None):
               f"{t_py / t_ps:7.0f}x")
     print("\nAPS 1.0.1 (R 4.2.2, one core, measured for issue 4; R is not installed here): metric 1e5 x 100 "
           "3.1 s, categorical 1e4 x 100 2.1 s, ordinal 1e4 x 100 3.8 s.")
-    cost_table(sizes[-1])
+    if not args.no_cost:
+        cost_table(sizes[-1])
     print(f"load average after the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 

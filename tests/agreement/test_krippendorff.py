@@ -547,3 +547,47 @@ def test_alpha_of_a_stack_warns_in_words_with_the_item_count():
     assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
         "1 of 5 items: Both expected and observed disagreement are zero; Krippendorff's alpha is set to 1 "
         "(perfect agreement). This may indicate that the model collapsed to a single value."]
+
+
+def test_interval_alpha_extra_memory_is_small():
+    # issue 33: a mask of the whole matrix alive through the computation (0.125x the input), the
+    # infinity check's mask (0.125x) and two blocks of deviations: 0.143x the input at 1e6 x 100
+    import tracemalloc
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(200_000, 1)) * 3 + rng.normal(size=(200_000, 100))
+    krippendorff_alpha(x[:100], scale="interval")
+    tracemalloc.start()
+    try:
+        res = krippendorff_alpha(x, scale="interval")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.1 * x.nbytes
+    # the value from the definition: D_o from the units' variances, D_e from the pooled one
+    d_o = 2.0 * np.sum(np.var(x, axis=1, ddof=1) * 100) / x.size
+    d_e = 2.0 * np.var(x) * x.size / (x.size - 1)
+    assert res.value == pytest.approx(1 - d_o / d_e, rel=1e-12)
+
+
+def test_no_pairable_unit_is_found_block_by_block(monkeypatch):
+    monkeypatch.setattr(kmod, "_CHUNK_ROWS", 4)
+    x = np.full((10, 3), np.nan)
+    x[np.arange(10), np.arange(10) % 3] = 1.0                  # one value per unit: none pairable
+    assert kmod._missing_and_unpairable(x, numeric=True)
+    y = x.copy()
+    y[9, :2] = [1.0, 2.0]                                     # a pairable unit in the last block
+    assert not kmod._missing_and_unpairable(y, numeric=True)
+    assert not kmod._missing_and_unpairable(np.ones((10, 1)), numeric=True)  # complete: no missing
+    codes = np.where(np.isnan(x), -1, 0)
+    assert kmod._missing_and_unpairable(codes, numeric=False)
+    codes[9, :2] = 0
+    assert not kmod._missing_and_unpairable(codes, numeric=False)
+    with pytest.warns(PredstabUndefinedWarning, match="No unit"):
+        assert np.isnan(krippendorff_alpha(x, scale="interval").value)
+    assert kmod._has_infinite(np.array([[1.0, np.nan], [-np.inf, 2.0]]))
+    assert kmod._has_infinite(np.array([np.inf, np.nan]))
+    assert not kmod._has_infinite(np.array([[1e308, np.nan], [-1e308, 2.0]]))
+    assert not kmod._has_infinite(np.empty((0, 2)))
+    with pytest.raises(ValueError, match="1 infinite"):
+        krippendorff_alpha(np.array([[1.0, np.inf], [2.0, 3.0]]), scale="interval")

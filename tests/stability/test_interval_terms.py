@@ -10,7 +10,8 @@ from scipy import optimize, sparse, stats
 
 import predstab
 from predstab import PredstabDataWarning, phi, psi
-from predstab.stability import _disagreement
+from predstab.stability import _disagreement, _object_intervals
+from predstab.stability._disagreement import _ordinal_delta2
 from predstab.stability._object_intervals import (
     _bonett_kurtosis,
     _class_object_intervals,
@@ -20,6 +21,7 @@ from predstab.stability._object_intervals import (
     _refit_variances,
     _row_moments,
 )
+from tests.stability._intervals import box_simplex_range
 from tests.stability.test_intervals_shape import BASE, _flags_by_hand, _quiet, _spiked
 
 
@@ -655,3 +657,118 @@ def test_three_refits_say_how_wide_normal_theory_is():
     ratio = (res.per_object_high - res.per_object_low) / (chi.per_object_high - chi.per_object_low)
     assert ratio.max() <= 2.0 + 1e-9
     assert res.per_object_low.min() < -1.0  # far below 0, as said
+
+
+# --- issue 33 item 7: ordinal ranges by the midpoints, each distinct vote table once -------------
+# (here, among the tests mutation_scores.py runs for _object_intervals; the memory tests are in
+# test_interval_cost.py)
+
+
+def _boxes(counts):
+    r = counts.sum(axis=1)
+    return _object_intervals._share_bounds(counts, r[:, None], 0.05 / counts.shape[1])
+
+
+
+def _ordinal_boxes(seed, k, n_rows=400):
+    rng = np.random.default_rng(seed)
+    refits = int(rng.integers(2, 120))
+    truth = rng.integers(0, k, size=(n_rows, 1))
+    agree = rng.choice([0.0, 0.5, 0.8, 0.97])
+    votes = np.where(rng.random((n_rows, refits)) < agree, truth, rng.integers(0, k, size=(n_rows, refits)))
+    counts = np.stack([(votes == c).sum(axis=1) for c in range(k)], axis=1)
+    base = rng.integers(0, 40, size=k).astype(float)
+    if seed % 3 == 0:
+        base[rng.integers(k)] = 0.0  # a level the baseline never shows: two positions tie
+    low, high = _boxes(counts)
+    return low, high, _ordinal_delta2(base)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_ordinal_range_by_midpoints_equals_the_face_enumeration(seed):
+    # 60 % of ordinal phi on uniform random codes was the 3^K faces (a hundred passes over the rows
+    # each); on a line, 2 Var = 2 min_m sum p (t - m)^2 gives both ends from K(K-1)/2 + 1 greedy orders
+    k = 3 + seed % 4
+    low, high, delta2 = _ordinal_boxes(seed, k)
+    positions = _object_intervals._line_positions(delta2)
+    np.testing.assert_array_equal((positions[:, None] - positions[None, :]) ** 2, delta2)
+    got_low, got_high = _object_intervals._line_range(low, high, positions)
+    ref_low, ref_high = _object_intervals._simplex_faces(low, high, delta2)
+    scale = delta2.max()
+    assert np.max(np.abs(got_low - ref_low)) <= 1e-12 * scale
+    assert np.max(np.abs(got_high - ref_high)) <= 1e-12 * scale
+    for i in range(3):  # and an independent solver (LPs and SLSQP) on a few rows
+        lo, hi = low[i * 50], high[i * 50]
+        ref_min, ref_max = box_simplex_range(lo, hi, delta2)
+        assert got_low[i * 50] == pytest.approx(ref_min, rel=1e-9, abs=1e-9 * scale)
+        slack = 1e-12 * scale
+        assert ref_max * (1 - 1e-12) - slack <= got_high[i * 50] <= ref_max * (1 + 1e-6) + slack
+
+
+def test_only_squared_distances_on_a_line_take_the_midpoints(monkeypatch):
+    gini = np.ones((4, 4)) - np.eye(4)
+    assert _object_intervals._line_positions(gini) is None          # not a line: the faces
+    assert _object_intervals._line_positions(_ordinal_delta2(np.ones(2))) is None  # two levels
+    bent = _ordinal_delta2(np.array([3.0, 1.0, 4.0, 1.0]))
+    bent[0, 3] = bent[3, 0] = bent[0, 3] + 1.0                       # not squared distances
+    assert _object_intervals._line_positions(bent) is None
+    positions = _object_intervals._line_positions(_ordinal_delta2(np.array([2.0, 4.0, 2.0])))
+    np.testing.assert_array_equal(positions, [0.0, 3.0, 6.0])
+    # ordinal phi no longer enumerates the faces
+    monkeypatch.setattr(_object_intervals, "_simplex_faces", lambda *a: pytest.fail("faces enumerated"))
+    votes = np.random.default_rng(7).integers(0, 5, size=(300, 40))
+    res = predstab.phi(votes, np.arange(50) % 5, scale="ordinal", categories=list(range(5)))
+    assert np.all(res.per_object_low <= res.per_object) and np.all(res.per_object <= res.per_object_high)
+
+
+def test_each_distinct_vote_table_is_computed_once(monkeypatch):
+    # uniform random votes of 1e6 objects (100 refits, 5 classes) hold 111,734 distinct tables: the
+    # per-object intervals and the refit variances are computed once per table, found once
+    rng = np.random.default_rng(8)
+    votes = rng.integers(0, 3, size=(3000, 6))
+    table = np.stack([(votes == c).sum(axis=1) for c in range(3)], axis=1)
+    n_distinct = len(np.unique(table, axis=0))
+    seen = []
+    inner = _object_intervals._class_refit_variances
+    monkeypatch.setattr(_object_intervals, "_class_refit_variances",
+                        lambda d, c, t, d2: seen.append(len(c)) or inner(d, c, t, d2))
+    for scale in ("categorical", "ordinal"):
+        kwargs = {"categories": [0, 1, 2]} if scale == "ordinal" else {}
+        res = predstab.phi(votes, np.arange(30) % 3, scale=scale, interval_target="objects", **kwargs)
+        assert seen.pop() == n_distinct < 3000 / 10
+        # the same variances as row by row (what the overall interval sums)
+        d2 = None if scale == "categorical" else _ordinal_delta2(np.full(3, 10.0))
+        first, inverse = _object_intervals._first_of_each(table)
+        np.testing.assert_array_equal(table[first][inverse], table)
+        d_o = res.per_object_observed
+        np.testing.assert_array_equal(
+            _object_intervals._refit_variances(d_o, table.sum(axis=1), table=table, delta2=d2,
+                                               distinct=(first, inverse)),
+            inner(d_o, table.sum(axis=1), table, d2))
+    assert _object_intervals._first_of_each(np.arange(12).reshape(6, 2)) is None  # all distinct
+    assert _object_intervals._first_of_each(np.full((1, 3), 2)) is None
+
+
+def test_class_phi_equals_its_row_by_row_values():
+    # the distinct tables and the Fortran-ordered counts change no number: the refit variances and
+    # the intervals of these objects, against the formulas of _refit_variances row by row
+    rng = np.random.default_rng(9)
+    votes = np.where(rng.random((2000, 12)) < 0.8, rng.integers(0, 4, size=(2000, 1)),
+                     rng.integers(0, 4, size=(2000, 12)))
+    table = np.stack([(votes == c).sum(axis=1) for c in range(4)], axis=1)
+    r = table.sum(axis=1)
+    res = predstab.phi(votes, np.arange(40) % 4, scale="categorical", interval_target="objects")
+    d_o = (r * r - np.einsum("ij,ij->i", table, table)) / (r * (r - 1.0))
+    np.testing.assert_array_equal(res.per_object_observed, d_o)
+    i = rng.choice(2000, 5, replace=False)
+    for j in i:
+        loo = []
+        for c in range(4):
+            if table[j, c]:
+                t = table[j].copy()
+                t[c] -= 1
+                loo += [(11 * 11 - t @ t) / (11 * 10.0)] * table[j, c]
+        loo = np.array(loo)
+        v = 11 / 12 * np.sum((loo - loo.mean()) ** 2)
+        got = _object_intervals._refit_variances(d_o[j:j + 1], r[j:j + 1], table=table[j:j + 1])
+        assert got[0] == pytest.approx(v, rel=1e-12)

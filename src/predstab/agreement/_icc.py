@@ -509,25 +509,50 @@ def _psych_table(ms: _MeanSquares, confidence_level):
 
 
 # --------------------------------------------------------------------------- stacks of matrices
+# cells of the stack per block of items in _mean_squares_stack: the centred copy stays a few MB
+_STACK_BLOCK_CELLS = 1 << 20
+
+
 def _mean_squares_stack(x):
-    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once."""
+    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once.
+
+    The centred items (the copy the residuals need) are made a block of items at a time, twice:
+    for the row and column means, then, with the grand means known, for the residuals (a centred
+    copy of the whole stack was 1x its size, issue 33). The products over all items at once (the
+    first rows' and the grand means) stay whole, so every number is the one of the whole stack:
+    BLAS's matrix-vector products of a 2-D array round by the row's place in it.
+    """
     m, n, k = x.shape
-    # centred on each item's first row mean, as in _mean_squares (the copy the residuals need)
-    centred = x - (x[:, 0, :] @ np.full(k, 1.0 / k))[:, None, None]
+    # at least two items a block: einsum sums a lone row in another order than the rows of a matrix
+    step = max(2, _STACK_BLOCK_CELLS // max(n * k, 1))
+    edges = [*range(0, m, step), m]
+    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
+        del edges[-2]  # no last block of one item: it joins the one before
+    blocks = [slice(start, stop) for start, stop in zip(edges[:-1], edges[1:], strict=True)]
+    # centred on each item's first row mean, as in _mean_squares
+    first = x[:, 0, :] @ np.full(k, 1.0 / k)
     # sums by matrix products (BLAS), as in _mean_squares: much faster than axis reductions
-    row_mean = centred @ np.full(k, 1.0 / k)
-    col_mean = np.full(n, 1.0 / n) @ centred
+    row_mean, col_mean, ss_w = np.empty((m, n)), np.empty((m, k)), np.empty(m)
+    for b in blocks:
+        centred = x[b] - first[b, None, None]
+        row_mean[b] = centred @ np.full(k, 1.0 / k)
+        col_mean[b] = np.full(n, 1.0 / n) @ centred
+        centred -= row_mean[b][:, :, None]
+        flat = centred.reshape(-1, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
+        ss_w[b] = np.einsum("ij,ij->i", flat, flat)
+    del centred, flat  # one block's copy at a time
     grand = row_mean @ np.full(n, 1.0 / n)
     dev_r = row_mean - grand[:, None]
     ss_r = k * np.einsum("ij,ij->i", dev_r, dev_r)
     dev_c = col_mean - grand[:, None]
     ss_c = n * np.einsum("ij,ij->i", dev_c, dev_c)
-    within = centred
-    within -= row_mean[:, :, None]
-    flat = within.reshape(m, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
-    ss_w = np.einsum("ij,ij->i", flat, flat)
-    within -= dev_c[:, None, :]  # residual computed directly, as in _mean_squares
-    ss_e = np.einsum("ij,ij->i", flat, flat)
+    ss_e = np.empty(m)
+    for b in blocks:
+        within = x[b] - first[b, None, None]
+        within -= row_mean[b][:, :, None]
+        within -= dev_c[b][:, None, :]  # residual computed directly, as in _mean_squares
+        flat = within.reshape(-1, n * k)
+        ss_e[b] = np.einsum("ij,ij->i", flat, flat)
     total = ss_r + ss_w
     raw_r = ss_r
     ss_r = np.where(ss_r <= n * k * _EPS * total, 0.0, ss_r)

@@ -317,8 +317,11 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
     r = n_cols - np.asarray(n_missing, dtype=np.int64)
     if dense:
         # distinct values map to distinct categories, so the raw count rows are the counts
-        table = np.zeros((n_rows, n_categories), dtype=np.int64)
-        table[:, category] = raw[present].T
+        # one contiguous column per category (Fortran order): filled by plain copies, a column at a
+        # time (no transposed copy of the counts), and read a category at a time by the intervals
+        table = np.zeros((n_rows, n_categories), dtype=np.int64, order="F")
+        for j, c in zip(present, category, strict=True):
+            table[:, c] = raw[j]
         if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
             same = np.einsum("ij,ij->i", table, table)
             disagree = (r * r - same).astype(float)

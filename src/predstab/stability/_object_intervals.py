@@ -242,7 +242,7 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
             kappa = math.inf
         info["kurtosis"] = kappa
         if not np.isnan(kappa):
-            n_refits = float(np.sum(moments[0][moments[0] >= 4]))
+            n_refits = float(np.sum(moments[0], where=moments[0] >= 4))  # integers: exact, no copy
             se = math.sqrt(24.0 / n_refits)  # the normal-theory standard error of a kurtosis
             # warn when the tails are heavy beyond the estimate's noise (one object of 5 refits: often
             # huge by chance, as the estimate of sigma^4 can be near 0)
@@ -277,16 +277,20 @@ def _metric_object_intervals(d_o_i, count, confidence_level, method="chi2", x=No
         if kappa != 0.0:
             df_min = _min_df(n, alpha, low)
             df_high = np.maximum(df_high, df_min)
+        per_count["n"], per_count["df_min"] = n, np.broadcast_to(df_min, n.shape)
         return np.stack([df_high / stats.chi2.ppf(alpha / 2, df_high), low, df_min], axis=-1)
 
+    per_count = {}  # the distinct counts and their df_min, as computed once per count
     with np.errstate(invalid="ignore", divide="ignore"):
         table = _on_unique(quantiles, count)
         var_high = table[..., 0] * d_o_i
         var_low = table[..., 1] * d_o_i
         if method == "pooled":
-            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3)
-            n_kept = count[count >= 2].astype(float)
-            df_min = table[..., 2][count >= 2]
+            # the largest kurtosis the upper end uses (Satterthwaite's at the budget's df, over 1.3),
+            # over the distinct counts (a function of the count alone: the same maximum as over the
+            # objects, without four arrays of the objects)
+            kept = per_count["n"] >= 2
+            n_kept, df_min = per_count["n"][kept], per_count["df_min"][kept]
             cap = n_kept * (2.0 / df_min - 2.0 / np.maximum(n_kept - 1.0, 1.0)) / _SKEW_ALLOWANCE
             info["used"] = float(min(kappa, float(np.max(cap, initial=0.0))))
             # the estimate itself (not only with its standard errors) beyond what the width allows
@@ -374,7 +378,7 @@ def _share_bounds(counts, r, alpha):
     return both[..., 0], both[..., 1]
 
 
-def _class_object_intervals(table, r, delta2, confidence_level):
+def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
     """Per-object interval for the disagreement ``theta_i = p_i' Delta p_i`` from the vote counts.
 
     Two categories: ``theta = 2 delta^2 p (1 - p)``; its range over the exact Clopper-Pearson
@@ -387,7 +391,8 @@ def _class_object_intervals(table, r, delta2, confidence_level):
     faces: both are enumerated exactly up to ``_SIMPLEX_MAX_CATEGORIES`` categories. Beyond,
     the lower bound ``L' Delta L`` ignores the simplex (valid, wider) and the upper bound is
     water filling (categories) or ``U' Delta U`` (ordinal), capped at the largest possible
-    disagreement.
+    disagreement. ``distinct``: the table's :func:`_first_of_each`, when known (each distinct vote
+    table is solved once either way).
     """
     alpha = 1.0 - confidence_level
     n_categories = table.shape[1]
@@ -414,7 +419,10 @@ def _class_object_intervals(table, r, delta2, confidence_level):
             return np.stack(_simplex_range(low, high, d2), axis=-1)
 
         keys = [*dense.T, r]
-        if sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
+        if distinct is not None:  # the distinct tables known: each solved once, no second hashing
+            first, inverse = distinct
+            both = bounds(*(k[first] for k in keys))[inverse]
+        elif sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
             both = _on_unique(bounds, *keys)
         else:  # very many refits: sort the distinct tables instead
             unique, inverse = np.unique(np.column_stack(keys), axis=0, return_inverse=True)
@@ -469,6 +477,9 @@ def _simplex_range(low, high, delta2):
     sorted ones).
     """
     n_rows, k = low.shape
+    positions = _line_positions(delta2)
+    if positions is not None:  # ordinal: distances on a line, two greedy passes per order of them
+        return _line_range(low, high, positions)
     off = delta2[~np.eye(k, dtype=bool)]
     if n_rows > 1 and k > 1 and np.all(off == off[0]) and np.all(np.diag(delta2) == 0):
         order = np.argsort(low, axis=1, kind="stable")
@@ -479,6 +490,70 @@ def _simplex_range(low, high, delta2):
             best_low, best_high = _simplex_faces(unique[:, :k], unique[:, k:], delta2)
             return best_low[inverse], best_high[inverse]
     return _simplex_faces(low, high, delta2)
+
+
+def _line_positions(delta2):
+    """The positions ``t`` (``t_0 = 0``, ascending) of which ``delta2`` holds the squared distances
+    ``(t_c - t_d)^2`` (Krippendorff's ordinal ones, :func:`._disagreement._ordinal_delta2`), or
+    None for any other matrix. The distances from the first category are read off its row and the
+    whole matrix rebuilt from them: only an exact match (half-integer positions: exact squares
+    and roots) counts."""
+    k = delta2.shape[0]
+    if k < 3:
+        return None
+    positions = np.sqrt(np.maximum(delta2[0], 0.0))
+    if np.any(np.diff(positions) < 0) or not np.array_equal((positions[:, None] - positions[None, :]) ** 2,
+                                                            delta2):
+        return None
+    return positions
+
+
+def _line_range(low, high, t):
+    """:func:`_simplex_range` for squared distances on a line, ``Delta_cd = (t_c - t_d)^2``.
+
+    ``p' Delta p = 2 Var_p(t) = 2 min_m sum_c p_c (t_c - m)^2``, linear in ``p`` for a fixed
+    ``m``. Minimum: ``min_m min_p``; maximum: ``min_m max_p`` (Sion's minimax theorem: linear in
+    ``p`` over a compact convex set, convex in ``m``). For a fixed ``m`` the inner optimum over the
+    box on the simplex is greedy (a fractional knapsack): from the lower bounds, the remaining mass
+    goes to the categories nearest to ``m`` first (minimum) or farthest first (maximum). The
+    greedy order changes only where ``m`` crosses a midpoint ``(t_c + t_d) / 2``: between two
+    midpoints the optimal ``p`` is fixed and the best ``m`` is its mean ``sum p t`` clipped to
+    the interval. So ``K (K - 1) / 2 + 1`` intervals, two greedy passes each, give both ends
+    exactly (to rounding: within 1e-12 of the face enumeration :func:`_simplex_faces`, whose
+    ``3^K`` faces cost a hundred passes over the rows each).
+    """
+    n_rows, k = low.shape
+    mids = np.unique((t[:, None] + t[None, :])[np.triu_indices(k, 1)] / 2.0)
+    edges = np.concatenate([[-np.inf], mids, [np.inf]])
+    lows = np.ascontiguousarray(low.T)  # one contiguous row per category
+    rooms = np.ascontiguousarray(high.T) - lows
+    # the mass above the lower bounds (at least 0: rounding in the sum of the bounds); each greedy
+    # step takes min(rest, room_c) >= 0 and leaves rest >= 0
+    rest0 = np.maximum(1.0 - low.sum(axis=1), 0.0)
+    low_mean = t @ lows  # sum_c low_c t_c
+    best = [np.full(n_rows, np.inf), np.full(n_rows, np.inf)]  # [min_m min_p, min_m max_p]
+    p, add, rest, m, term, value = (np.empty((k, n_rows)), *(np.empty(n_rows) for _ in range(5)))
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        m_rep = b - 1.0 if a == -np.inf else a + 1.0 if b == np.inf else (a + b) / 2.0
+        near = np.argsort(np.abs(t - m_rep), kind="stable")
+        for side, order in enumerate((near, near[::-1])):  # nearest first: minimum; farthest: maximum
+            rest[:] = rest0
+            m[:] = low_mean
+            for c in order:
+                np.minimum(rest, rooms[c], out=add)  # the mass category c takes
+                rest -= add
+                np.add(lows[c], add, out=p[c])
+                add *= t[c]
+                m += add
+            np.clip(m, a, b, out=m)  # the best m of this interval: the mean of p, within it
+            value[:] = 0.0
+            for c in range(k):
+                np.subtract(t[c], m, out=term)
+                term *= term
+                term *= p[c]
+                value += term
+            np.minimum(best[side], value, out=best[side])
+    return 2.0 * best[0], 2.0 * best[1]
 
 
 def _unique_rows(rows):
@@ -637,25 +712,27 @@ def _least_sum_of_squares_sparse(row, low, high, n_zero, high0, n_iter=60):
     return (np.bincount(row, p * p, minlength=n_rows) + n_zero * p_zero * p_zero) / total ** 2
 
 
-def _to_stability(d_low, d_high, d_e):
-    """Interval of ``1 - D / D_e`` from an interval of ``D`` (NaN when ``D_e`` is not positive)."""
+def _to_stability(d, d_e):
+    """``1 - D / D_e`` of one end of an interval of ``D`` (NaN when ``D_e`` is not positive): the
+    lower end of stability from the upper end of ``D`` and the reverse. One end at a time, so that
+    the caller can let each ``D`` bound go once mapped (issue 33: phi's peak memory)."""
     if not d_e > 0:
-        nan = np.full(np.shape(d_low), np.nan)
-        return nan, nan.copy()
-    return 1.0 - np.asarray(d_high, dtype=float) / d_e, 1.0 - np.asarray(d_low, dtype=float) / d_e
+        return np.full(np.shape(d), np.nan)
+    return 1.0 - np.asarray(d, dtype=float) / d_e
 
 
 # --------------------------------------------------------------------------- variances of the parts
 
 
-def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
+def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None, distinct=None):
     """Jackknife variance (over each object's refits) of every ``D_o,i``: the refit noise alone.
 
     Metric: the leave-one-out sample variances are ``((n-1) s^2 - n d_j^2 / (n-1)) / (n-2)``,
     so the jackknife variance is ``(n-1)/n (n/((n-1)(n-2)))^2 sum_j (d_j^2 - mean d^2)^2``.
     Classes: leaving out one vote of category ``c`` leaves ``(P - 2 (Delta n)_c) / ((R-1)(R-2))``
     (``P = n' Delta n`` the disagreeing pairs). Objects with two refits get the normal-theory
-    ``2 D_o,i^2`` (metric) or ``D_o,i^2`` (classes) instead.
+    ``2 D_o,i^2`` (metric) or ``D_o,i^2`` (classes) instead. ``distinct``: the table's
+    :func:`_first_of_each`, when known (each distinct vote table is computed once).
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         if moments is not None:
@@ -674,15 +751,28 @@ def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
             few = np.flatnonzero(count < 3)
             var[few] = 2.0 * d_o_i[few] ** 2
             return var
-        # classes: block by block of objects (five (objects x categories) temporaries of the whole
-        # table were 2x the int8 input at 5 categories); the same values row by row
+        if distinct is not None:
+            # once per distinct vote table (D_o,i and R_i are functions of it): 111,734 tables in 1e6
+            # objects of uniform random votes (100 refits, 5 classes), 54,165 at 80 % agreement
+            first, inverse = distinct
+            return _class_refit_variances(d_o_i[first], count[first], table[first], delta2)[inverse]
+        return _class_refit_variances(d_o_i, count, table, delta2)
+
+
+def _class_refit_variances(d_o_i, count, table, delta2):
+    """:func:`_refit_variances` of classes, row by row."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # block by block of objects (five (objects x categories) temporaries of the whole table
+        # were 2x the int8 input at 5 categories); the same values row by row
         out = np.empty(count.shape[0])
         step = max(256, (1 << 17) // max(table.shape[1], 1))
         for start in range(0, out.size, step):
             sl = slice(start, start + step)
             block, c, d = table[sl], count[sl], d_o_i[sl]
             n = c.astype(float)
-            dense = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=float)
+            # C order (the table is in Fortran order): einsum sums each row in the same order as before
+            dense = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=float,
+                               order="C")
             if delta2 is None:
                 delta_n = n[:, None] - dense  # (11' - I) n
             else:
@@ -693,6 +783,31 @@ def _refit_variances(d_o_i, count, moments=None, table=None, delta2=None):
             var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
             out[sl] = np.where(c >= 3, var, d ** 2)
     return out
+
+
+def _first_of_each(table):
+    """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
+    distinct row and each row's index among them, or None when there are hardly fewer distinct
+    rows than rows (or their codes would not fit in 64 bits). Hashes one integer code per row
+    (linear)."""
+    table = np.asarray(table)
+    if table.shape[0] < 2 or table.size == 0:
+        return None
+    code = np.zeros(table.shape[0], dtype=np.int64)
+    bits = 0.0
+    for column in table.T:
+        width = int(column.max(initial=0)) + 1
+        bits += math.log2(width)
+        if bits >= 62:
+            return None
+        code *= width
+        code += column
+    inverse, uniques = pd.factorize(code)
+    if len(uniques) > table.shape[0] // 2:
+        return None
+    first = np.empty(len(uniques), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(table.shape[0] - 1, -1, -1)  # each code's first row
+    return first, inverse
 
 
 def _baseline_variance(base_values, scale, base_counts, delta2):

@@ -47,6 +47,7 @@ from ._object_intervals import (
     _POOLED_WARN_EXCESS,
     _baseline_variance,
     _class_object_intervals,
+    _first_of_each,
     _metric_label,
     _metric_object_intervals,
     _ordinal_baseline_variance_of_s,
@@ -99,6 +100,7 @@ class _Parts:
     x_base: np.ndarray | None = None
     absent: tuple = ()
     shift: int = 0
+    distinct: tuple | None = None  # (first, inverse) of the distinct vote tables (classes)
 
 
 def _metric_parts(pred, base, names, options):
@@ -147,10 +149,29 @@ def _class_parts(kind, pred, base, scale, categories, names, confidence_level):
     if pred.array.shape[0] == 1:
         first_row = np.asarray(table[0].toarray() if hasattr(table, "toarray") else table[0]).ravel()
         row = np.repeat(np.arange(len(categories)), first_row)
-    d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level)
+    # the distinct vote tables, found once for the per-object intervals and the refit variances
+    distinct = None if hasattr(table, "toarray") else _first_of_each(table)
+    d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level, distinct=distinct)
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method="classes",
                   categories=categories, row=row, delta2=delta2, table=table, base_counts=base_counts,
-                  absent=absent)
+                  absent=absent, distinct=distinct)
+
+
+def _object_bounds(parts, kept, scale):
+    """``(per_object_low, per_object_high)``: each object's interval of stability from its interval
+    of ``D_o,i``, extended to contain ``D_o,i``. What is no longer needed is let go as it goes
+    (issue 33: each is an array of the objects, 0.01x the input at 100 refits): the upper bounds
+    of ``D_o,i`` once mapped, the lower ones too where the overall interval does not read them
+    (``object_low``: classes only)."""
+    d_o_i, d_e = parts.d_o_i, parts.d_e
+    parts.d_high = np.where(kept, np.maximum(parts.d_high, d_o_i), np.nan)
+    per_low = _to_stability(parts.d_high, d_e)
+    parts.d_high = None
+    parts.d_low = np.where(kept, np.minimum(parts.d_low, d_o_i), np.nan)
+    per_high = _to_stability(parts.d_low, d_e)
+    if scale == "metric":
+        parts.d_low = None
+    return per_low, per_high
 
 
 def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
@@ -164,7 +185,8 @@ def _confidence_interval(parts, kept, value, per_low, per_high, scale, options):
     base_var_d_e = base_var_s = None
     # the refit noise of each D_o,i: the variance of the "objects" target, the least of "population"'s
     refit_var = _refit_variances(parts.d_o_i, parts.count, moments=parts.moments, table=parts.table,
-                                 delta2=parts.delta2)
+                                 delta2=parts.delta2, distinct=parts.distinct)
+    parts.moments = None  # the sums of fourth powers: read by the refit variances only
     if options.baseline_error:
         if scale == "ordinal":
             base_var_s = _ordinal_baseline_variance_of_s(parts.base_counts,
@@ -213,9 +235,7 @@ def _stability(kind, predictions, baseline, names, options):
     _warn_shape(parts.method, parts.info, names)
     # every interval contains its own estimate: the unbiased D_o,i of classes can lie above the
     # range of the plug-in disagreement (and Bonett's interval need not contain s^2)
-    parts.d_low = np.where(kept, np.minimum(parts.d_low, d_o_i), np.nan)
-    parts.d_high = np.where(kept, np.maximum(parts.d_high, d_o_i), np.nan)
-    per_low, per_high = _to_stability(parts.d_low, parts.d_high, d_e)
+    per_low, per_high = _object_bounds(parts, kept, scale)
     interval = _confidence_interval(parts, kept, value, per_low, per_high, scale, options)
     scaled = None
     if parts.shift:  # metric data rescaled: the parts in the data's units (inf beyond the float range)
