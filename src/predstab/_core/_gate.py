@@ -502,11 +502,17 @@ def unmask(values):
     return out
 
 
-def refuse_masked(values, name):
+def refuse_masked(values, name, *, rows=False):
     """``values`` unchanged unless it is a masked array with masked cells, which a function that
-    needs complete data refuses (a ValueError naming ``name`` and the count)."""
+    needs complete data refuses (a ValueError naming ``name`` and the count). ``rows``: ``values``
+    is a matrix of features (one row per object), whose masked cells are dropped or imputed by
+    rows, not compressed. A masked array without masked cells is its data."""
     if isinstance(values, np.ma.MaskedArray):
         n_masked = int(np.ma.getmaskarray(values).sum())
+        if n_masked and rows:
+            raise ValueError(f"`{name}` has {n_masked} masked value(s): a masked value is a missing value, "
+                             "and a model is fitted and predicts on complete features; drop the rows with "
+                             f"a masked value (from `{name}` and its responses) or impute them first.")
         if n_masked:
             raise ValueError(f"`{name}` has {n_masked} masked value(s): a masked value is a missing value, "
                              f"and this function needs complete data; drop them first ({name}.compressed(); "

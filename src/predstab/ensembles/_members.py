@@ -18,7 +18,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._core._gate import check_orientation, check_row_names, numbers_if_numeric, unmask
+from .._core._gate import check_orientation, check_row_names, numbers_if_numeric, refuse_masked, unmask
 from .._core._ratings import scaling_shift
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import Interval, Options, validate_params
@@ -359,6 +359,7 @@ def _predict_members(members, X, proba, n_jobs, name):
     another width than it was fitted on) is named, with the parameter, instead of scikit-learn's
     message alone."""
     _check_members_fitted(members)
+    X = refuse_masked(X, name, rows=True)
     width = np.shape(X)[1] if np.ndim(X) == 2 else None
     for j, member in enumerate(members):
         expected = getattr(member, "n_features_in_", None)

@@ -17,6 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._core._exceptions import PredstabWarning, warn_outside
+from .._core._gate import refuse_masked
 from .._core._html import HtmlDisplay
 from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
@@ -393,8 +394,8 @@ class TreePool(HtmlDisplay):
         estimator, n_learners, voting, rng = _pool_iv(self.estimator, self.n_learners, self.voting,
                                                       self.random_state)
         check_param("dtype", self.dtype, [Options({"float64", "float32", np.float64, np.float32})])
-        y = np.asarray(y)
-        model = clone(estimator)
+        X, y, X_test = (refuse_masked(v, n, rows=True) for v, n in ((X, "X"), (y, "y"), (X_test, "X_test")))
+        y, model = np.asarray(y), clone(estimator)
         self.seed_ = int(seeds_from(rng, 1)[0])
         params = {"n_estimators": n_learners, "random_state": self.seed_}
         if "n_jobs" in model.get_params():
@@ -419,8 +420,7 @@ class TreePool(HtmlDisplay):
         self.fit_seconds_ = time.perf_counter() - start
         self.is_classifier_ = bool(is_classifier(model))
         self.classes_ = np.asarray(model.classes_) if self.is_classifier_ else None
-        self.y_train_ = y
-        self.ensemble_ = model
+        self.y_train_, self.ensemble_ = y, model
         self.on_train_ = X_test is None
         self._data = data  # references, for extend()
         if X_test is not None:

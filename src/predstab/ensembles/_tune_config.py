@@ -15,7 +15,7 @@ from types import MappingProxyType, SimpleNamespace
 import numpy as np
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
-from .._core._gate import check_responses
+from .._core._gate import check_responses, refuse_masked
 from .._core._progress import check_progress
 from .._core._utils import check_count
 from .._core._validation import Interval, InvalidParameterError, Options, check_param
@@ -378,7 +378,8 @@ def _tune_num_learners_iv(arguments):
     options = {m: groups.get(MEASURES[m].option_group, {}) for m in measures}
     reads_importances = bool(_with(measures, reads="importances"))
     return _TuneConfig(
-        estimator=a.estimator, X=a.X, y=y, X_test=a.X_test, is_classifier=is_clf, grid=grid,
+        estimator=a.estimator, X=refuse_masked(a.X, "X", rows=True), y=y,
+        X_test=refuse_masked(a.X_test, "X_test", rows=True), is_classifier=is_clf, grid=grid,
         n_repeats=int(a.n_repeats), method=a.method, voting=a.voting or ("hard" if is_clf else "soft"),
         n_jobs=a.n_jobs, pool_size=pool_size, explicit_pool=explicit, precision=a.precision,
         measures=measures, scale=scale, categories=categories, psi_baseline=a.psi_baseline,
