@@ -1,0 +1,219 @@
+"""The command line speaks its own words (issue 35): what the library says about the input of
+``stability``, ``agree``, ``tune --predictions`` and ``compare`` names the files and options the
+user typed (PREDICTIONS 'p.csv', --training-observations 'y.csv', --scale, --categories, ...),
+never the Python parameters (`predictions`, `training_observations`, scale='metric'); the
+library's own messages stay as they are for Python users."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import predstab
+from tests.surfaces._cli import predstab_cli, predstab_main
+
+
+def _lines(text, kind):
+    """The stderr lines of one kind ("error" or "warning"), without the "predstab CMD: kind: " prefix."""
+    return [line.split(f": {kind}: ", 1)[1] for line in text.splitlines() if f": {kind}: " in line]
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    objects = rng.normal(size=30)
+    pred = objects[:, None] + rng.normal(scale=0.3, size=(30, 8))
+    paths = {}
+
+    def save(name, frame):
+        paths[name] = tmp_path / name
+        frame.to_csv(paths[name], index=False, na_rep="NA")  # R's NA (a lone "" is a blank line to R)
+
+    save("p.csv", pd.DataFrame(pred, columns=[f"r{j}" for j in range(8)]))
+    save("p3.csv", pd.DataFrame(pred[:, :3], columns=list("abc")))
+    save("pT.csv", pd.DataFrame(pred.T, columns=[f"o{i}" for i in range(30)]))
+    save("y1.csv", pd.DataFrame({"y": [1.5]}))
+    y = rng.normal(size=50)
+    save("y.csv", pd.DataFrame({"y": y}))
+    y[3] = np.nan
+    save("ynan.csv", pd.DataFrame({"y": y}))
+    labels = np.where(pred > 0, "hi", "lo")
+    save("lab.csv", pd.DataFrame(labels, columns=[f"r{j}" for j in range(8)]))
+    save("ylab.csv", pd.DataFrame({"y": np.where(rng.normal(size=50) > 0, "hi", "lo")}))
+    save("ymid.csv", pd.DataFrame({"y": np.where(rng.normal(size=50) > 0, "hi", "mid")}))
+    save("r1.csv", pd.DataFrame({"a": rng.normal(size=20)}))
+    save("rcont.csv", pd.DataFrame(rng.normal(size=(30, 3)), columns=list("abc")))
+    save("s1.csv", pd.DataFrame({"old": [1.0], "new": [2.0]}))
+    save("s10.csv", pd.DataFrame({"old": rng.normal(size=10), "new": rng.normal(size=10)}))
+    save("ids.csv", pd.DataFrame({"old": [1, 0, 1], "new": [0, 1, 1], "id": ["a", "a", "b"]}))
+    return paths
+
+
+def test_stability_errors_name_the_files_and_options_typed(files):
+    f = files
+    cases = [
+        (("p.csv", "--training-observations", "y1.csv", "--scale", "metric"),
+         f"The training data (--training-observations '{f['y1.csv']}') must contain at least two elements "
+         "(non-missing); got 1."),
+        # psi's baseline is not training data: the file is named alone
+        (("p.csv", "--prediction-space", "y1.csv", "--scale", "metric"),
+         f"--prediction-space '{f['y1.csv']}' must contain at least two elements (non-missing); got 1."),
+        (("lab.csv", "--training-observations", "ymid.csv", "--scale", "categorical"),
+         f"Some prediction values do not occur in the training data: PREDICTIONS '{f['lab.csv']}' contains "
+         f"['lo'], absent from --training-observations '{f['ymid.csv']}'."),
+        (("lab.csv", "--training-observations", "ylab.csv", "--scale", "ordinal", "--categories", "lo,mid"),
+         f"Some values do not occur in --categories: --training-observations '{f['ylab.csv']}' contains "
+         "['hi'] but the levels are ['lo', 'mid']."),
+        (("lab.csv", "--prediction-space", "ymid.csv", "--scale", "ordinal", "--categories", "hi,mid"),
+         f"Some prediction values do not occur in --categories: PREDICTIONS '{f['lab.csv']}' contains "
+         "['lo'] but the levels are ['hi', 'mid']."),
+    ]
+    for args, expected in cases:
+        paths = [str(f[a]) if a in f else a for a in args]
+        proc = predstab_main("stability", *paths)
+        assert proc.returncode == 2, proc
+        assert _lines(proc.stderr, "error") == [expected]
+
+
+def test_a_wrong_scale_is_told_in_options(files):
+    # numbers given --scale categorical: every distinct number would be a class of its own
+    proc = predstab_main("stability", files["p.csv"], "--training-observations", files["y.csv"],
+                         "--scale", "categorical")
+    (line,) = _lines(proc.stderr, "error")
+    assert line.startswith(f"Some prediction values do not occur in the training data: PREDICTIONS "
+                           f"'{files['p.csv']}' contains [")
+    assert line.endswith(f"..., absent from --training-observations '{files['y.csv']}'; PREDICTIONS "
+                         f"'{files['p.csv']}' looks continuous (240 distinct numbers in 240 values), and "
+                         "--scale categorical or ordinal reads every distinct number as a class: for numbers "
+                         "use --scale metric.")
+
+
+def test_stability_warnings_name_the_files_typed(files):
+    proc = predstab_main("stability", files["p.csv"], "--training-observations", files["ynan.csv"],
+                         "--scale", "metric")
+    assert proc.returncode == 0
+    assert _lines(proc.stderr, "warning") == [
+        f"The training data (--training-observations '{files['ynan.csv']}') contains missing values (NAs): "
+        "1 out of 50 values are missing (2%); they are dropped."]
+    proc = predstab_main("stability", files["p3.csv"], "--training-observations", files["y.csv"],
+                         "--scale", "metric")
+    assert _lines(proc.stderr, "warning") == [
+        f"PREDICTIONS '{files['p3.csv']}' contains fewer than 5 repeated predictions (3 columns); stability "
+        "estimates may be unreliable."]
+    proc = predstab_main("stability", files["pT.csv"], "--training-observations", files["y.csv"],
+                         "--scale", "metric")
+    (line,) = _lines(proc.stderr, "warning")
+    assert line.startswith(f"PREDICTIONS '{files['pT.csv']}' has 8 rows and 30 columns")
+    assert line.endswith("if the file has them the other way round, add --transpose")
+
+
+def test_an_infinite_value_is_refused_where_the_file_is_read(files, tmp_path):
+    y = pd.read_csv(files["y.csv"])
+    y.loc[4, "y"] = np.inf
+    y.to_csv(tmp_path / "yinf.csv", index=False)
+    proc = predstab_main("stability", files["p.csv"], "--training-observations", tmp_path / "yinf.csv",
+                         "--scale", "metric")
+    assert _lines(proc.stderr, "error") == [
+        f"--training-observations: '{tmp_path / 'yinf.csv'}', line 6, column 'y': infinite values are not "
+        "allowed"]
+
+
+def test_the_installed_command_says_the_same(files):
+    proc = predstab_cli("stability", files["p.csv"], "--training-observations", files["y1.csv"],
+                        "--scale", "metric")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"predstab stability: error: The training data (--training-observations '{files['y1.csv']}') must "
+        "contain at least two elements (non-missing); got 1.")
+
+
+def test_the_python_api_keeps_its_parameter_names(files):
+    pred = pd.read_csv(files["p.csv"]).to_numpy()
+    with pytest.raises(ValueError) as caught:
+        predstab.phi(pred, [1.5], scale="metric")
+    assert str(caught.value) == ("The training data (`training_observations`) must contain at least two "
+                                 "elements (non-missing); got 1.")
+    with pytest.warns(predstab.PredstabDataWarning, match=r"^`predictions` contains fewer than 5"):
+        predstab.phi(pred[:, :3], np.arange(10.0), scale="metric")
+
+
+def test_agree_speaks_of_ratings_and_measures(files):
+    first = pd.unique(pd.read_csv(files["rcont.csv"]).to_numpy().ravel())[:3]
+    proc = predstab_main("agree", files["rcont.csv"], "--measure", "fleiss")
+    assert _lines(proc.stderr, "warning") == [
+        f"RATINGS '{files['rcont.csv']}' looks continuous (90 distinct numbers in 90 values, e.g. "
+        f"{', '.join(f'{v:.4g}' for v in first)}, ...): each distinct number is read as a category of its "
+        "own. For numbers use --measure icc or --measure alpha --scale interval; for classes, round or cut "
+        "the values into classes first"]
+    proc = predstab_main("agree", files["r1.csv"], "--measure", "icc")
+    assert _lines(proc.stderr, "error") == [
+        f"RATINGS '{files['r1.csv']}' must have at least 2 replicates (columns) per object; got shape "
+        "(20, 1)."]
+    proc = predstab_main("agree", files["lab.csv"], "--measure", "alpha", "--scale", "ordinal")
+    assert _lines(proc.stderr, "error") == [
+        "--scale ordinal with non-numeric ratings (kind 'string') needs --categories to give the order of "
+        "the categories, e.g. --categories low,mid,high."]
+
+
+def test_tune_predictions_names_its_file_once_and_offers_transpose(files, tmp_path):
+    proc = predstab_main("tune", "--predictions", files["r1.csv"], "--out", tmp_path / "o1")
+    assert _lines(proc.stderr, "error") == [
+        f"--predictions '{files['r1.csv']}' must have at least 2 objects (rows) and 2 members (columns); "
+        "got shape (20, 1)."]
+    proc = predstab_main("tune", "--predictions", files["pT.csv"], "--out", tmp_path / "o2")
+    warned = _lines(proc.stderr, "warning")
+    assert warned[0].startswith(f"--predictions '{files['pT.csv']}' has 8 rows and 30 columns")
+    assert warned[0].endswith("if the file has them the other way round, add --transpose")
+    assert "np.stack" not in proc.stderr and "filterwarnings" not in proc.stderr
+    # and --transpose does it: 30 objects, 8 members, no warning about the orientation
+    proc = predstab_main("tune", "--predictions", files["pT.csv"], "--transpose", "--out", tmp_path / "o3")
+    assert proc.returncode == 0, proc.stderr
+    assert "30 objects, 8 members" in proc.stdout and "transposed" not in proc.stderr
+    proc = predstab_main("tune", "--predictions", files["lab.csv"], "--task", "classification",
+                         "--observed", files["ymid.csv"], "--out", tmp_path / "o4")
+    assert _lines(proc.stderr, "error") == [
+        f"--observed '{files['ymid.csv']}' holds label(s) ['mid'] that are not among the pool's classes "
+        f"['hi', 'lo']; --observed '{files['ymid.csv']}' must be the observed classes of the training "
+        "objects."]
+
+
+def test_compare_names_the_columns_typed(files):
+    cases = [
+        (("s1.csv", "--test", "wilcoxon"), "--a 'old' must have at least 2 scores; got 1."),
+        (("s1.csv", "--test", "permutation"),
+         "--a 'old' and --b 'new' must each hold at least 2 scores for the two-sample test; got 1 and 1 "
+         "(--paired compares pairs)."),
+        (("ids.csv", "--test", "mcnemar", "--id", "id"), "--id 'id' must be unique; duplicated: ['a']."),
+    ]
+    for (name, *args), expected in cases:
+        proc = predstab_main("compare", files[name], *args, "--a", "old", "--b", "new")
+        assert _lines(proc.stderr, "error") == [expected]
+    # the R-style block names the columns as R names its variables (data:  new and old)
+    proc = predstab_main("compare", files["s10.csv"], "--test", "wilcoxon", "--a", "old", "--b", "new")
+    assert "\ndata:  new and old\n" in proc.stdout
+
+
+def test_the_permutation_test_refuses_a_one_score_sample_in_its_own_words():
+    # scipy's "each sample in `data` must contain two or more observations along `axis`" named neither
+    with pytest.raises(ValueError, match=r"^`a` and `b` must each hold at least 2 scores .* got 1 and 3"):
+        predstab.compare.mean_permutation_test([1.0], [2.0, 3.0, 4.0])
+    assert predstab.compare.mean_permutation_test([1.0, 2.0], [3.0, 4.0]).pvalue == pytest.approx(1 / 3)
+
+
+def test_no_python_parameter_reaches_the_terminal(files, tmp_path):
+    # every message above, and a few more: none names a parameter in backticks or as name='value'
+    runs = [("stability", files["p.csv"], "--training-observations", files["y1.csv"], "--scale", "metric"),
+            ("stability", files["p.csv"], "--training-observations", files["y.csv"],
+             "--scale", "categorical"),
+            ("stability", files["lab.csv"], "--prediction-space", files["ymid.csv"], "--scale", "ordinal",
+             "--categories", "hi,mid"),
+            ("agree", files["rcont.csv"], "--measure", "alpha"),
+            ("agree", files["r1.csv"], "--measure", "fleiss"),
+            ("tune", "--predictions", files["pT.csv"], "--out", tmp_path / "t"),
+            ("compare", files["s1.csv"], "--test", "corrected-t", "--a", "old", "--b", "new",
+             "--n-train", "9", "--n-test", "1")]
+    for args in runs:
+        proc = predstab_main(*args)
+        assert proc.stderr, args
+        assert "`" not in proc.stderr and "='" not in proc.stderr, proc.stderr
