@@ -256,7 +256,7 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     assert str(err.value) == (
         f"--training-observations file '{folder / 'y2.csv'}', line 2: 2 fields under a header (line 1) of 1 "
         "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 are read with "
-        "--sep ';' --dec ',' (sep=';', dec=','); if the first column holds row names, give it an empty "
+        "sep=';', dec=','; if the first column holds row names, give it an empty "
         "name in the header (as R's write.csv does)")
     (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
     proc = predstab_cli("stability", folder / "p2.csv", "--training-observations", folder / "y2.csv",

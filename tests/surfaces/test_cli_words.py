@@ -217,3 +217,31 @@ def test_no_python_parameter_reaches_the_terminal(files, tmp_path):
         proc = predstab_main(*args)
         assert proc.stderr, args
         assert "`" not in proc.stderr and "='" not in proc.stderr, proc.stderr
+
+
+def test_the_readers_advice_is_options_on_the_command_line_and_keywords_in_python(files, tmp_path):
+    (tmp_path / "y01.csv").write_text("0\n1\n1\n0\n")  # "0": pandas' header or a first value?
+    (tmp_path / "ycomma.csv").write_text("y\n1,5\n2,5\n3,0\n1\n")  # decimal commas read with sep ","
+    (tmp_path / "pnum.csv").write_text("1.5,2,3\n3,4,5\n")  # a first row of numbers: data
+    proc = predstab_main("stability", files["p.csv"], "--training-observations", tmp_path / "y01.csv",
+                         "--scale", "categorical")
+    assert _lines(proc.stderr, "error") == [
+        f"--training-observations file '{tmp_path / 'y01.csv'}', line 1: is '0' the column numbers pandas "
+        "writes as a header (to_csv of an unnamed matrix) or a first row of data (binary labels)? Say which "
+        "for this file with --header-in FILE or --no-header-in FILE"]
+    proc = predstab_main("stability", files["p.csv"], "--training-observations", tmp_path / "ycomma.csv",
+                         "--scale", "metric")
+    (line,) = _lines(proc.stderr, "error")
+    assert "Files of R's write.csv2 are read with --sep ';' --dec ','; if the first column" in line
+    proc = predstab_main("agree", tmp_path / "pnum.csv", "--measure", "icc")
+    assert _lines(proc.stderr, "note") == [
+        f"RATINGS file '{tmp_path / 'pnum.csv'}': its first row holds only numbers, so it is read as data "
+        "(columns named V1..V3); pass --header-in FILE if it names the columns"]
+    for text in (proc.stderr,):
+        assert "header=True" not in text and "sep=';'" not in text
+    # the Python reader speaks its own keywords, not the command line's options
+    with pytest.raises(ValueError) as caught:
+        predstab.read_table(tmp_path / "y01.csv")
+    assert str(caught.value).endswith("Say which with header=True or header=False")
+    with pytest.warns(UserWarning, match=r"pass header=True if it names the columns$"):
+        predstab.read_table(tmp_path / "pnum.csv")

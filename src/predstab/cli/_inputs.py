@@ -17,7 +17,7 @@ from .._core._writing import report_beside, write_report, write_text
 
 __all__ = ["reading", "check_header_files", "read_values", "named", "warn_ignored", "as_data_type",
            "categories_option", "write_csv", "one_line", "beyond_reach", "report_context", "Recorder",
-           "write_cli_report", "reword", "in_cli_words"]
+           "write_cli_report", "reword", "in_cli_words", "READER_WORDS"]
 
 
 def _same_file(a, b) -> bool:
@@ -248,6 +248,14 @@ def reword(text, words) -> str:
     return _NAME.sub(lambda m: words.get(m[1], m[0]), text)
 
 
+#: predstab.read_table's advice (in the Python API's keywords) as the command line's options,
+#: which say it per file
+READER_WORDS = {"Say which with header=True or header=False":
+                "Say which for this file with --header-in FILE or --no-header-in FILE",
+                "pass header=False": "pass --no-header-in FILE", "pass header=True": "pass --header-in FILE",
+                "read with sep=';', dec=','": "read with --sep ';' --dec ','"}
+
+
 @contextlib.contextmanager
 def in_cli_words(**words):
     """Within the block, what the library says (its errors and warnings) names what the user
@@ -263,6 +271,6 @@ def in_cli_words(**words):
     try:
         yield
     except (ValueError, TypeError) as exc:  # InputError too: beyond_reach's lines quote the library
-        raise InputError(reword(one_line(exc), words)) from None
+        raise InputError(reword(one_line(exc), words)) from exc  # --debug shows where
     finally:
         warnings.showwarning = shown
