@@ -199,6 +199,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
                          title=None, logx=None, xlabel=None):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
+    The measures' points and error bars at one n are drawn side by side, 7 points apart and
+    centred on n (fewer points apart on a grid too dense for that), so that no band hides
+    another's; the data keep their n (the offset is in the drawing only).
+
     Parameters
     ----------
     n : array-like of shape (n_grid,), or TuningResult
