@@ -32,6 +32,7 @@ def files(tmp_path):
 
     save("p.csv", pd.DataFrame(pred, columns=[f"r{j}" for j in range(8)]))
     save("p3.csv", pd.DataFrame(pred[:, :3], columns=list("abc")))
+    save("p5.csv", pd.DataFrame(pred[:, :5], columns=list("abcde")))
     save("pT.csv", pd.DataFrame(pred.T, columns=[f"o{i}" for i in range(30)]))
     save("y1.csv", pd.DataFrame({"y": [1.5]}))
     y = rng.normal(size=50)
@@ -170,6 +171,13 @@ def test_tune_predictions_names_its_file_once_and_offers_transpose(files, tmp_pa
     proc = predstab_main("tune", "--predictions", files["pT.csv"], "--transpose", "--out", tmp_path / "o3")
     assert proc.returncode == 0, proc.stderr
     assert "30 objects, 8 members" in proc.stdout and "transposed" not in proc.stderr
+    # the library's advice names the option and its value as typed (closed-form, not closed_form)
+    proc = predstab_main("tune", "--predictions", files["p5.csv"], "--method", "pool",
+                         "--out", tmp_path / "o5")
+    assert _lines(proc.stderr, "error") == [
+        "--grid: the pool of 5 members must hold at least 2 disjoint groups of the largest grid value (3); "
+        "use --method closed-form (the curves from the members as they are) or train at least 6 members "
+        "(a grid of 3 sizes, 2 groups of each)."]
     proc = predstab_main("tune", "--predictions", files["lab.csv"], "--task", "classification",
                          "--observed", files["ymid.csv"], "--out", tmp_path / "o4")
     assert _lines(proc.stderr, "error") == [

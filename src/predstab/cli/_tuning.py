@@ -330,7 +330,8 @@ def _observed(args):
 def _member_words(args) -> dict:
     """What the user typed for each parameter of TreePool.from_predictions / tune_num_learners
     (:func:`~predstab.cli._inputs.reword`)."""
-    return {"predictions": f"--predictions '{args.predictions}'", "y": f"--observed '{args.observed}'",
+    return {"method='closed_form'": "--method closed-form",  # the option's value is spelled with a hyphen
+            "predictions": f"--predictions '{args.predictions}'", "y": f"--observed '{args.observed}'",
             "random_state": "--seed", "grid": "--grid", "n_resamples": "--resamples", "method": "--method",
             "target": "--target-stability", "rec_thresh": "--rec-thresh", "round_to": "--round-to"}
 
