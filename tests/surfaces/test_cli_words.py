@@ -253,3 +253,32 @@ def test_the_readers_advice_is_options_on_the_command_line_and_keywords_in_pytho
     assert str(caught.value).endswith("Say which with header=True or header=False")
     with pytest.warns(UserWarning, match=r"pass header=True if it names the columns$"):
         predstab.read_table(tmp_path / "pnum.csv")
+
+
+def test_the_reports_reading_counts_one_member_and_says_when_there_is_no_interval():
+    # walk of issue 35: report.html of `tune --predictions` said "Recommended: 1 members (fleiss);
+    # 95% interval nan to nan" for five class members already at the target
+    from predstab import _demo
+
+    rng = np.random.default_rng(11)
+    # 120 objects, unanimous but for 3 split 3:2 (hard votes of 2 members tie: a curve that is not
+    # monotone, all of it above 0.95)
+    labels = np.repeat(np.array(["benign", "malignant"] * 60, dtype=object)[:, None], 5, axis=1)
+    labels[:3] = [["benign", "malignant", "benign", "malignant", "benign"],
+                  ["malignant", "malignant", "benign", "benign", "benign"],
+                  ["benign", "malignant", "benign", "malignant", "benign"]]
+    pool = predstab.TreePool.from_predictions(labels, classes=["benign", "malignant"],
+                                              y=np.array(["benign", "malignant"] * 150), random_state=0)
+    with pytest.warns(predstab.PredstabDataWarning):  # 5 class members: the bands' coverage
+        res = predstab.tune_num_learners(pool, method="closed_form", random_state=0)
+    assert res.recommendation == 1 and res.recommendations[res.primary].rule == "already stable"
+    assert f"Recommended: 1 member ({res.primary}); no interval (the curve is already flat: the smallest " \
+           "grid value at the target, no fitted value to resample)." in _demo.reading(res)
+    # a fitted recommendation keeps its interval, its unit counted
+    members = rng.normal(size=(60, 1)) + rng.normal(scale=0.3, size=(60, 8))
+    res = predstab.tune_num_learners(predstab.TreePool.from_predictions(members, random_state=0),
+                                     method="closed_form", random_state=0)
+    low, high = res.confidence_interval
+    counted = "member" if res.recommendation == 1 else "members"
+    assert (f"Recommended: {res.recommendation} {counted} (icc); 95% interval {low:g} to {high:g} (what it "
+            f"covers: {res.interval_covers}).") in _demo.reading(res)
