@@ -282,3 +282,11 @@ def test_the_reports_reading_counts_one_member_and_says_when_there_is_no_interva
     counted = "member" if res.recommendation == 1 else "members"
     assert (f"Recommended: {res.recommendation} {counted} (icc); 95% interval {low:g} to {high:g} (what it "
             f"covers: {res.interval_covers}).") in _demo.reading(res)
+
+
+def test_power_says_the_bound_is_on_each_number():
+    # "--n must hold at least 2 numbers; got '1,5'" read as a count of numbers (two were given)
+    proc = predstab_main("power", "effect", "--n", "1,5")
+    assert _lines(proc.stderr, "error") == ["--n must hold numbers of at least 2 each; got '1,5'"]
+    proc = predstab_main("power", "seeds", "--effect", "0.5,0")
+    assert _lines(proc.stderr, "error") == ["--effect must hold positive numbers; got '0.5,0'"]

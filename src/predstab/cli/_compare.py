@@ -332,8 +332,9 @@ def _positive_numbers(text, *, option, minimum=0.0):
     values = parse_list(text, option=option, convert=float)
     bad = [v for v in values if not (np.isfinite(v) and v > minimum)]
     if bad:
-        limit = "positive" if minimum == 0 else f"at least {minimum:g}"
-        raise InputError(f"{option} must hold {limit} numbers; got {text!r}")
+        # "at least 2 numbers" read as a count of numbers: the bound is on each one
+        limit = "positive numbers" if minimum == 0 else f"numbers of at least {minimum:g} each"
+        raise InputError(f"{option} must hold {limit}; got {text!r}")
     return values
 
 
