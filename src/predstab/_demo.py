@@ -278,8 +278,15 @@ def reading(res) -> list:
            "it as optRF fits it; the recommendation is marked where the fit is trusted.", *told.values()]
     if res.recommendation is not None:
         low, high = res.confidence_interval
-        out.append(f"Recommended: {res.recommendation} {unit} ({res.primary}); {level} interval "
-                   f"{low:g} to {high:g} (what it covers: {res.interval_covers}).")
+        counted = unit[:-1] if res.recommendation == 1 else unit  # 1 member, 2 members
+        if np.isfinite(low) and np.isfinite(high):
+            interval = f"{level} interval {low:g} to {high:g} (what it covers: {res.interval_covers})"
+        else:  # e.g. an already flat curve: the smallest grid value, no fitted value to resample
+            rule = getattr(res.recommendations.get(res.primary), "rule", None)
+            interval = ("no interval (the curve is already flat: the smallest grid value at the target, no "
+                        "fitted value to resample)" if rule == "already stable" else
+                        f"no interval (the {rule} rule gives no fitted value to resample)")
+        out.append(f"Recommended: {res.recommendation} {counted} ({res.primary}); {interval}.")
     if res.message:
         out.append(res.message)
     return out

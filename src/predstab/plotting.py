@@ -199,6 +199,10 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
                          title=None, logx=None, xlabel=None):
     """Stability versus number of learners, with the fitted 2PL curves and the recommendation.
 
+    The measures' points and error bars at one n are drawn side by side, 7 points apart and
+    centred on n (fewer points apart on a grid too dense for that), so that no band hides
+    another's; the data keep their n (the offset is in the drawing only).
+
     Parameters
     ----------
     n : array-like of shape (n_grid,), or TuningResult
@@ -253,6 +257,7 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     own_figure = ax is None
     fig, ax = _new_axes(ax, _FIGSIZE)
     colours = [f"C{i}" for i in range(10)]
+    bars = []  # each measure's points and error bars, dodged sideways at the end
     n_max = max([n.max(), *[v for v in recommended.values() if v is not None]])
     grid = np.geomspace(max(n.min() / 2, 1.0), n_max * 1.15, 200)
     for i, (name, values) in enumerate(curves.items()):
@@ -269,8 +274,9 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
                 err = np.vstack([centre - err[0], err[1] - centre])
         # curves that coincide (all at 1.000) stay visible: a marker of their own per measure,
         # hollow, the first drawn largest, so a later one never hides an earlier one
-        ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour, capsize=3, label=name,
-                    markersize=max(8 - 1.5 * i, 3), markerfacecolor="none", zorder=3 + i)
+        bars.append(ax.errorbar(n, centre, yerr=err, fmt=_MARKERS[i % len(_MARKERS)], color=colour,
+                                capsize=_CAPSIZE, label=name, markersize=max(8 - 1.5 * i, 3),
+                                markerfacecolor="none", zorder=3 + i))
         if name in fits:
             # solid (dashed lines are recommendations); fitted curves that coincide (phi, psi and
             # kappa on a converged classifier) stay told apart: the first drawn widest, each
@@ -308,7 +314,48 @@ def plot_stability_curve(n, stability=None, /, *, errors=None, fits=None, recomm
     _legend(ax, own_figure)
     if title:
         _title(ax, title, own_figure)
+    _dodge(ax, bars, n)
     return fig
+
+
+#: the error bars' caps (points either side of the bar), and the sideways step between the
+#: measures at one n (points): a cap's width and a gap, so that no band hides behind another
+_CAPSIZE, _DODGE = 2.5, 7.0
+
+
+def _dodge_step(ax, n, k) -> float:
+    """The sideways step (points) between ``k`` measures at one n: :data:`_DODGE`, or less where
+    the grid is so dense on the axes (as laid out now) that the group of ``k`` would reach 80 %
+    of the way to the next n."""
+    xs = np.sort(ax.transData.transform(np.column_stack([n, np.ones_like(n)]))[:, 0])
+    gaps = np.diff(xs)[np.diff(xs) > 0]
+    gap = float(gaps.min()) * 72 / ax.figure.dpi if gaps.size else math.inf
+    return min(_DODGE, 0.8 * gap / k)
+
+
+def _dodge(ax, bars, n):
+    """Move each measure's points and error bars sideways by a fixed number of points, the
+    measures centred on their n (position dodge): bands of different measures at the same n
+    (icc under phi at n = 1) are all seen. The data keep their x (n itself); the offset is in
+    the drawing only, so it is the same on a linear and a logarithmic axis. Where the step is
+    narrower than the caps, the caps are narrowed with it (and dropped below a point)."""
+    from matplotlib.transforms import ScaledTranslation
+
+    k = len(bars)
+    if k < 2:
+        return
+    ax.figure.draw_without_rendering()  # the layout as it will be drawn: the grid's spacing in points
+    step = _dodge_step(ax, n, k)
+    cap = min(2 * _CAPSIZE, step - 2.0)  # a cap's width (its marker size), 2 points clear of the next
+    cap = cap if cap >= 1.0 else 0.0  # a grid too dense for caps: the bars alone, a step apart
+    for i, container in enumerate(bars):
+        shift = ScaledTranslation((i - (k - 1) / 2) * step / 72, 0, ax.figure.dpi_scale_trans)
+        points, caps, lines = container.lines
+        for artist in (points, *caps, *lines):
+            if artist is not None:
+                artist.set_transform(ax.transData + shift)
+        for artist in caps:
+            artist.set_markersize(cap)
 
 
 def _plot_per_object_iv(stability, kind, labels, n_labelled):

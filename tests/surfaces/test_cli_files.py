@@ -59,7 +59,8 @@ def test_header_forces_the_first_line_to_be_names(categorical_files):
     proc = predstab_main("stability", folder / "p_named.csv", "--training-observations",
                          folder / "y_named.csv",
                         "--scale", "categorical", "--no-header")
-    one_line_error(proc, "['r0', 'r1', 'r2', 'r3', 'r4'], absent from `training_observations`")
+    one_line_error(proc, f"['r0', 'r1', 'r2', 'r3', 'r4'], absent from --training-observations "
+                         f"'{folder / 'y_named.csv'}'")  # the option typed, not the parameter (issue 35)
 
 
 def test_read_table_header_parameter(tmp_path):
@@ -256,7 +257,7 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
     assert str(err.value) == (
         f"--training-observations file '{folder / 'y2.csv'}', line 2: 2 fields under a header (line 1) of 1 "
         "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 are read with "
-        "--sep ';' --dec ',' (sep=';', dec=','); if the first column holds row names, give it an empty "
+        "sep=';', dec=','; if the first column holds row names, give it an empty "
         "name in the header (as R's write.csv does)")
     (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
     proc = predstab_cli("stability", folder / "p2.csv", "--training-observations", folder / "y2.csv",
@@ -331,7 +332,7 @@ def test_a_headerless_binary_column_keeps_its_first_value(tmp_path):
     assert str(predstab.phi(pred, y, scale="categorical")) in proc.stdout
     np.savetxt(tmp_path / "y0.csv", np.r_[0, y], fmt="%d")  # "0": pandas' header of a column, or a value?
     with pytest.raises(_reading.InputError,
-                       match=r"y0.csv', line 1: is '0' the column numbers pandas writes.*--no-header"):
+                       match=r"y0.csv', line 1: is '0' the column numbers pandas writes.*header=False"):
         _reading.read_table(tmp_path / "y0.csv")
     assert _reading.read_table(tmp_path / "y0.csv", header=False)["V1"].tolist() == [0, *y]
 

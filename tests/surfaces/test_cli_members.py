@@ -116,8 +116,8 @@ def test_a_missing_cell_and_no_input_are_one_line(capsys, tmp_path):
     pd.DataFrame(labels, columns=[f"m{j}" for j in range(40)]).to_csv(path, index=False)
     code, _, err = run(capsys, "tune", "--predictions", path, "--task", "classification", "--out",
                        tmp_path / "o")
-    assert_one_line_error(code, err, "--predictions", "`predictions` has a missing value (NaN / None) at "
-                          "(1, 1)")
+    # the library's message in the command line's words: the file, not the parameter (issue 35)
+    assert_one_line_error(code, err, f"--predictions '{path}' has a missing value (NaN / None) at (1, 1)")
 
 
 # --observed: the training objects' observed responses, phi's baseline

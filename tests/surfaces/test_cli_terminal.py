@@ -51,7 +51,7 @@ def test_fleiss_on_a_huge_continuous_matrix_is_a_clean_exit_2(tmp_path):
     proc = predstab_cli("agree", path, "--measure", "fleiss")
     # the gate's one-line warning first (numbers read as categories, issue 32), then the one-line error
     warning, error = proc.stderr.strip().splitlines()
-    assert warning.startswith("predstab agree: warning: `ratings` looks continuous"), warning
+    assert warning.startswith(f"predstab agree: warning: RATINGS '{path}' looks continuous"), warning
     assert "Traceback" not in proc.stderr and proc.returncode == 2
     for fragment in ("--measure fleiss on RATINGS", "(5 x 100000;", "needs more memory", "--measure icc"):
         assert fragment in error, error

@@ -104,3 +104,48 @@ def test_a_long_title_never_runs_under_the_legend():
                           title="psi per test object, 250 trees\n(least stable labelled by 0-based row of "
                                 "load_breast_cancer())")
     _texts_clear(per)
+
+
+# --- the tuning plot: the bands of every measure at one n are seen (issue 35) ----------------------
+
+def _bands(fig):
+    """Per measure: the display x (pixels) of its bar at each n, and half the width of its caps."""
+    from matplotlib.container import ErrorbarContainer
+
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    out = {}
+    for c in ax.containers:
+        if isinstance(c, ErrorbarContainer):
+            points, caps, _ = c.lines
+            xy = np.column_stack([points.get_xdata(), points.get_ydata()]).astype(float)
+            x = points.get_transform().transform(xy)[:, 0]
+            out[c.get_label()] = (x, caps[0].get_markersize() / 2 * fig.dpi / 72)
+    return out
+
+
+@pytest.mark.parametrize("n, caps", [(np.array([1, 2, 4, 8]), 2.5), (np.array([1, 5, 25, 100, 400]), 2.5),
+                                     (np.arange(1, 16), None), (np.arange(1, 26), None)],
+                         ids=["4 n", "log axis", "15 n", "25 n on a log axis"])
+def test_error_bars_of_measures_at_one_n_never_overlap(n, caps):
+    # four measures at exactly the same values and bands (a converged classifier: all at 1): each
+    # one's bar and caps stand clear of the others', and each n's group clear of the next n's
+    centre = 1 - 0.3 / np.sqrt(n)
+    curves = {m: centre for m in ("icc", "phi", "psi", "fleiss")}
+    errors = {m: np.vstack([centre - 0.05, np.minimum(centre + 0.05, 1)]) for m in curves}
+    fig = plot_stability_curve(n, curves, errors=errors, title="four measures, one band")
+    bands = _bands(fig)
+    assert list(bands) == list(curves)
+    x = np.array([bands[m][0] for m in curves])  # measures x n
+    half = max(h for _, h in bands.values())
+    if caps is not None:  # a sparse grid keeps its caps whole (2.5 points either side)
+        assert half == pytest.approx(caps * fig.dpi / 72)
+    for j in range(len(n)):
+        at_n = np.sort(x[:, j])
+        assert np.all(np.diff(at_n) >= 2 * half + 1), (n[j], at_n)  # caps (if any) 1 px clear of each other
+    groups = np.sort(x, axis=0)
+    assert np.all(groups[0, 1:] - groups[-1, :-1] > 2 * half), "groups of neighbouring n touch"
+    # the group is centred on n: its mean is where n is drawn
+    ax = fig.axes[0]
+    at = ax.transData.transform(np.column_stack([n, centre]))[:, 0]
+    np.testing.assert_allclose(x.mean(axis=0), at, atol=1e-6)

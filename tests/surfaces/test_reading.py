@@ -71,8 +71,8 @@ def test_first_line_zero_or_zero_one_is_refused(tmp_path):
             _reading.read_table(path, what="DATA")
         assert str(err.value) == (
             f"DATA file '{path}', line 1: is '{first}' the column numbers pandas writes as a header "
-            "(to_csv of an unnamed matrix) or a first row of data (binary labels)? Say which for this "
-            "file with --header-in FILE or --no-header-in FILE (header=True / header=False)")
+            "(to_csv of an unnamed matrix) or a first row of data (binary labels)? Say which with "
+            "header=True or header=False")  # read_table's keyword (the CLI says its options: issue 35)
         with _no_warnings():
             assert _reading.read_table(path, header=False).shape[0] == 2
             assert _reading.read_table(path, header=True).shape[0] == 1
@@ -107,7 +107,7 @@ def test_read_table_headerless_file_is_named_like_r_and_says_so(tmp_path):
     assert len(notes) == 1
     assert str(notes[0].message) == (
         f"PREDICTIONS file '{path}': its first row holds only numbers, so it is read as data "
-        "(columns named V1..V3); pass --header-in FILE if it names the columns")
+        "(columns named V1..V3); pass header=True if it names the columns")
     assert list(frame.columns) == ["V1", "V2", "V3"]
     assert frame.to_numpy().tolist()[1] == [3.0, 4.0, 5.0] and frame.iloc[0, 0] == 1.5
     assert np.isnan(frame.iloc[0, 2])
@@ -178,7 +178,7 @@ def test_read_table_errors_name_the_file(tmp_path):
         "empty": f"DATA file '{tmp_path / 'e.csv'}' is empty",
         "ragged": f"DATA file '{tmp_path / 'r.csv'}', line 3: 3 fields where line 2 has 2 "
                   "(sep ',', dec '.' (R's read.csv)); decimal commas (1,5)? Files of R's write.csv2 "
-                  "are read with --sep ';' --dec ',' (sep=';', dec=',')",
+                  "are read with sep=';', dec=','",
         "no rows": f"DATA file '{tmp_path / 'h.csv'}' has no data rows or no columns",
     }
 

@@ -203,3 +203,15 @@ def test_chromium_skip_reason_names_the_package():
     marks = test_report_in_headless_chromium_shows_figures_and_tables.pytestmark
     skip = next(m for m in marks if m.name == "skipif")
     assert "apt-get install chromium" in skip.kwargs["reason"]
+
+
+def test_a_member_pools_html_heading_counts_members():
+    # walk of issue 35: a deep ensemble's TuningResult printed "members" but its notebook display
+    # was headed "Stability against the number of learners"
+    rng = np.random.default_rng(5)
+    members = rng.normal(size=(40, 1)) + rng.normal(scale=0.2, size=(40, 12))
+    pool = predstab.TreePool.from_predictions(members, random_state=0)
+    res = predstab.tune_num_learners(pool, method="closed_form", n_resamples=0, random_state=0)
+    assert res.unit == "members"
+    assert "<caption>Stability against the number of members <small>" in res._repr_html_()
+    assert "number of learners" not in res._repr_html_()

@@ -40,9 +40,16 @@ def test_tuning_result_plot_draws_the_table_the_fits_and_the_recommendation(tuni
     ax = fig.axes[0]
     bars = _errorbars(ax)
     assert sorted(bars) == ["icc", "phi"]
-    for m, container in bars.items():
+    fig.draw_without_rendering()
+    step = 7 * fig.dpi / 72  # the measures at one n, 7 points apart (in pixels), centred on n
+    for i, (m, container) in enumerate(bars.items()):
         points = container.lines[0]
-        np.testing.assert_array_equal(points.get_xdata(), tuning.table["n_learners"].to_numpy(float))
+        n = tuning.table["n_learners"].to_numpy(float)
+        np.testing.assert_array_equal(points.get_xdata(), n)  # the data keep their n ...
+        # ... drawn dodged: icc half a step left of n, phi half a step right (2 measures)
+        xy = np.column_stack([n, tuning.table[m].to_numpy(float)])
+        drawn = points.get_transform().transform(xy)[:, 0]
+        np.testing.assert_allclose(drawn - ax.transData.transform(xy)[:, 0], (i - 0.5) * step, atol=1e-6)
         np.testing.assert_array_equal(points.get_ydata(), tuning.table[m].to_numpy(float))
         # the error bars are the table's band: segment ends at <m>_low and <m>_high
         segments = container.lines[2][0].get_segments()

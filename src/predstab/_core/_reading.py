@@ -188,20 +188,18 @@ def _first_line_is_data(fields, quoted, *, what, path, line, dec="."):
     if cells == [str(j) for j in range(len(cells))]:
         if len(cells) >= 3:
             warn_outside(f"{what} file '{path}': line {line} ('0,1,...,{len(cells) - 1}') is read as the "
-                         "column numbers pandas writes as a header; pass --no-header-in FILE if it is "
-                         "a row of data", InputNote)
+                         "column numbers pandas writes as a header; pass header=False if it is a row "
+                         "of data", InputNote)
             return False
         raise InputError(f"{what} file '{path}', line {line}: is '{','.join(cells)}' the column numbers "
                          "pandas writes as a header (to_csv of an unnamed matrix) or a first row of data "
-                         "(binary labels)? Say which for this file with --header-in FILE or "
-                         "--no-header-in FILE (header=True / header=False)")
+                         "(binary labels)? Say which with header=True or header=False")
     return True
 
 
 def _decimal_hint(raw, sep, dec) -> str:
     if sep == "," and dec == "." and re.search(r"\d,\d", raw):
-        return ("; decimal commas (1,5)? Files of R's write.csv2 are read with --sep ';' --dec ',' "
-                "(sep=';', dec=',')")
+        return "; decimal commas (1,5)? Files of R's write.csv2 are read with sep=';', dec=','"
     return ""
 
 
@@ -313,7 +311,7 @@ def _read_text_table(path, *, what, header, sep, dec) -> pd.DataFrame:
         if not header:
             named = "column named V1" if len(first) == 1 else f"columns named V1..V{len(first)}"
             warn_outside(f"{what} file '{path}': its first row holds only numbers, so it is read as "
-                         f"data ({named}); pass --header-in FILE if it names the columns", InputNote)
+                         f"data ({named}); pass header=True if it names the columns", InputNote)
     names = [name.strip() for name in first] if header else None
     body = records[1:] if header else records
     if not body:

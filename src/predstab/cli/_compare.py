@@ -18,7 +18,7 @@ from .._core._reading import (
     unique_columns,
 )
 from .._core._writing import check_output_file, report_beside, write_figure
-from ._inputs import Recorder, beyond_reach, reading, warn_ignored, write_csv
+from ._inputs import Recorder, beyond_reach, in_cli_words, reading, warn_ignored, write_csv
 from ._options import (
     Command,
     add_confidence_level_option,
@@ -232,7 +232,23 @@ def _mcnemar_against_truth(frame, args, out):
     return 0
 
 
+def _compare_words(args) -> dict:
+    """What the user typed for each parameter of the compare functions
+    (:func:`~predstab.cli._inputs.reword`)."""
+    return {"scores": f"SCORES '{args.scores}'", "a": f"--a '{args.a}'", "b": f"--b '{args.b}'",
+            "y_true": f"--truth '{args.truth}'", "ids": f"--id '{args.id}'", "n_train": "--n-train",
+            "n_test": "--n-test", "confidence_level": "--confidence-level", "significance": "--significance",
+            "n_resamples": "--resamples", "random_state": "--seed", "method": "--interval",
+            "mid_p": "--mid-p", "paired": "--paired", "correction": "--correction"}
+
+
 def _run_compare(args, out):
+    # the library's messages name the file, its columns and the options the user typed
+    with in_cli_words(**_compare_words(args)):
+        return _compare(args, out)
+
+
+def _compare(args, out):
     import pandas as pd
 
     for option in ("plot", "out"):
@@ -272,7 +288,9 @@ def _run_compare(args, out):
         result = compare.wilcoxon(a, b, correction=args.correction)
     else:
         raise InputError(f"--test must be one of {', '.join(_TESTS)}; got {args.test!r}")
-    print(str(result), file=out)  # the result's R-style block (print.htest), as the Python API prints it
+    # the result's R-style block (print.htest), as the Python API prints it, its data line naming
+    # the columns as R names its variables ("data:  new and old", not the API's "b and a")
+    print(str(result).replace("\ndata:  b and a\n", f"\ndata:  {args.b} and {args.a}\n", 1), file=out)
     write_csv(args, pd.DataFrame([_test_fields(result)]), out, result)
     return 0
 
@@ -314,8 +332,9 @@ def _positive_numbers(text, *, option, minimum=0.0):
     values = parse_list(text, option=option, convert=float)
     bad = [v for v in values if not (np.isfinite(v) and v > minimum)]
     if bad:
-        limit = "positive" if minimum == 0 else f"at least {minimum:g}"
-        raise InputError(f"{option} must hold {limit} numbers; got {text!r}")
+        # "at least 2 numbers" read as a count of numbers: the bound is on each one
+        limit = "positive numbers" if minimum == 0 else f"numbers of at least {minimum:g} each"
+        raise InputError(f"{option} must hold {limit}; got {text!r}")
     return values
 
 

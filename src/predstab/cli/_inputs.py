@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ from .._core._writing import report_beside, write_report, write_text
 
 __all__ = ["reading", "check_header_files", "read_values", "named", "warn_ignored", "as_data_type",
            "categories_option", "write_csv", "one_line", "beyond_reach", "report_context", "Recorder",
-           "write_cli_report"]
+           "write_cli_report", "reword", "in_cli_words", "READER_WORDS"]
 
 
 def _same_file(a, b) -> bool:
@@ -196,3 +198,79 @@ def report_context(args) -> dict:
     (set by :func:`predstab.cli._terminal.main`; a bare command line when called otherwise)."""
     return {"command": getattr(args, "command_line", f"predstab {getattr(args, 'command', '')}"),
             "warnings": getattr(args, "warnings_seen", [])}
+
+
+# ----------------------------------------------------------------------------- the CLI's words
+_QUOTED_NAME = re.compile(r"'(\w+)' \(`\1`\)")  # APS's "'categories' (`categories`)": one mention
+_R_SETTING = re.compile(r"'(\w+)' = '([^']*)'")  # APS's "'scale' = 'ordinal'"
+_KEYWORD = re.compile(r"\b([A-Za-z_]\w*)=('[^']*'|\[[^\]]*\]|[\w.+-]+)((?: or '[^']*')*)")
+_NAME = re.compile(r"`(\w+)`")
+
+
+def _option_value(text) -> str:
+    """A Python value of a message as the command line writes it: 'metric' -> metric,
+    ['low', 'mid'] -> low,mid."""
+    if text.startswith("["):
+        return ",".join(v.strip().strip("'\"") for v in text[1:-1].split(",") if v.strip())
+    return text.strip("'\"")
+
+
+def reword(text, words) -> str:
+    """``text`` (a message of the library, which names its parameters as Python does) in the
+    words of the command line: ``words`` maps a parameter to what the user typed for it (a file:
+    ``"predictions": "PREDICTIONS 'p.csv'"``; an option: ``"scale": "--scale"``), and any other
+    phrase of the library (``"icc()"``) to the command line's one (``"--measure icc"``).
+
+    `` `name` `` becomes ``words[name]``, ``name='value'`` of an option ``--option value``
+    (``categories=['a', 'b']``: ``--categories a,b``); names ``words`` does not hold stay.
+
+    Examples
+    --------
+    >>> reword("`scale` is needed: `predictions` holds integers; pass scale='metric' or 'ordinal'",
+    ...        {"predictions": "PREDICTIONS 'p.csv'", "scale": "--scale"})
+    "--scale is needed: PREDICTIONS 'p.csv' holds integers; pass --scale metric or ordinal"
+    """
+    for phrase, said in words.items():
+        if not phrase.isidentifier():
+            text = text.replace(phrase, said)
+    text = _QUOTED_NAME.sub(lambda m: words.get(m[1], m[0]), text)
+    text = _R_SETTING.sub(lambda m: f"{words[m[1]]} {m[2]}" if m[1] in words else m[0], text)
+
+    def keyword(m):
+        said = words.get(m[1])
+        if said is None or not said.startswith("--") or " " in said:
+            return m[0]
+        more = [_option_value(v) for v in re.findall(r"'[^']*'", m[3])]
+        value = _option_value(m[2])
+        return " or ".join([said if value == "True" else f"{said} {value}", *more])  # a flag: itself
+
+    text = _KEYWORD.sub(keyword, text)
+    return _NAME.sub(lambda m: words.get(m[1], m[0]), text)
+
+
+#: predstab.read_table's advice (in the Python API's keywords) as the command line's options,
+#: which say it per file
+READER_WORDS = {"Say which with header=True or header=False":
+                "Say which for this file with --header-in FILE or --no-header-in FILE",
+                "pass header=False": "pass --no-header-in FILE", "pass header=True": "pass --header-in FILE",
+                "read with sep=';', dec=','": "read with --sep ';' --dec ','"}
+
+
+@contextlib.contextmanager
+def in_cli_words(**words):
+    """Within the block, what the library says (its errors and warnings) names what the user
+    typed (:func:`reword` with ``words``), not the Python parameters: the library keeps its own
+    words for Python users, and no input is checked twice. An error becomes the CLI's one-line
+    :class:`InputError`."""
+    shown = warnings.showwarning
+
+    def show(message, category, *args, **kwargs):
+        shown(reword(str(message), words), category, *args, **kwargs)
+
+    warnings.showwarning = show
+    try:
+        yield
+    except (ValueError, TypeError) as exc:  # InputError too: beyond_reach's lines quote the library
+        raise InputError(reword(one_line(exc), words)) from exc  # --debug shows where
+    finally:
+        warnings.showwarning = shown

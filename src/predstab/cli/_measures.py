@@ -25,6 +25,7 @@ from ._inputs import (
     as_data_type,
     beyond_reach,
     categories_option,
+    in_cli_words,
     read_values,
     reading,
     warn_ignored,
@@ -110,7 +111,10 @@ def _run_stability(args, out):
                          "e.g. --categories low,mid,high)")
     if categories is not None:
         categories = as_data_type(categories, pred)
-    with described_as(predictions=(f"PREDICTIONS '{args.predictions}'", "--transpose")):  # the gate's words
+    # phi's and psi's messages name the files and options the user typed (the gate's own say
+    # how to turn the file)
+    with described_as(predictions=(f"PREDICTIONS '{args.predictions}'", "--transpose")), \
+            in_cli_words(**_stability_words(args)):
         result = func(pred, base, scale=args.scale, categories=categories)
     print(str(result), file=out)
     table = None
@@ -132,6 +136,19 @@ def _run_stability(args, out):
         print(f"\nwrote {written}", file=out)
         write_cli_report(args, result, out, reading=_stability_reading(result))
     return 0
+
+
+def _stability_words(args) -> dict:
+    """What the user typed for each parameter of phi / psi (:func:`~predstab.cli._inputs.reword`)."""
+    if args.training_observations is not None:
+        name, base = "training_observations", f"--training-observations '{args.training_observations}'"
+    else:
+        name, base = "prediction_space", f"--prediction-space '{args.prediction_space}'"
+    # APS's "the training data" is the baseline file, named (psi's is not training data: the file alone)
+    psi_base = {"The training data (`prediction_space`)": base} if name == "prediction_space" else {}
+    return {**psi_base, "the training data contain": f"{base} contains",
+            "predictions": f"PREDICTIONS '{args.predictions}'", name: base,
+            "scale": "--scale", "categories": "--categories"}
 
 
 def _stability_reading(result):
@@ -202,8 +219,20 @@ def _run_agree(args, out):
     frame = read_table(args.ratings, what="RATINGS", **reading(args, args.ratings))
     if args.transpose:
         frame = frame.T
-    with described_as(ratings=(f"RATINGS '{args.ratings}'", "--transpose")):  # the gate's words for a file
+    # the library's messages name the file and options the user typed (the gate's own say how to
+    # turn the file)
+    with described_as(ratings=(f"RATINGS '{args.ratings}'", "--transpose")), \
+            in_cli_words(**_agree_words(args)):
         return _agree(args, frame, out)
+
+
+def _agree_words(args) -> dict:
+    """What the user typed for each parameter of icc / fleiss_kappa / krippendorff_alpha
+    (:func:`~predstab.cli._inputs.reword`); the measures a message advises, as options."""
+    return {"krippendorff_alpha(scale='interval')": "--measure alpha --scale interval",
+            "icc()": "--measure icc", "ratings": f"RATINGS '{args.ratings}'", "scale": "--scale",
+            "categories": "--categories", "confidence_level": "--confidence-level", "model": "--model",
+            "type": "--type", "unit": "--unit", "exact": "--exact", "detail": "--detail"}
 
 
 def _agree(args, frame, out):

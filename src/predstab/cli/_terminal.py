@@ -11,7 +11,7 @@ import warnings
 from .._core._reading import InputError, InputNote
 from .._core._startup import restore
 from .._core._writing import COMMITTED, signals_as_interrupts
-from ._inputs import check_header_files, one_line
+from ._inputs import READER_WORDS, check_header_files, in_cli_words, one_line
 from ._parser import EXIT_USAGE, build_parser
 
 __all__ = ["main"]
@@ -66,7 +66,8 @@ def main(argv=None, *, stdout=None) -> int:
         try:
             restore()  # from here on, a Ctrl-C is reported below (before: one line by _startup)
             check_header_files(args)
-            code = int(args.func(args, out) or 0)
+            with in_cli_words(**READER_WORDS):  # the reader's advice as options (per file)
+                code = int(args.func(args, out) or 0)
             out.flush()  # a closed pipe shows up here, not at interpreter exit
             return code
         except BrokenPipeError:

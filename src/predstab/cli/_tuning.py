@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import TreePool, _demo, tune_num_learners
-from .._core._gate import check_target_kind
+from .._core._gate import check_target_kind, described_as
 from .._core._reading import (
     InputError,
     cell_location,
@@ -31,7 +31,7 @@ from .._core._writing import (
     write_text,
 )
 from ..plotting import plot_stability_curve
-from ._inputs import categories_option, one_line, reading, report_context
+from ._inputs import categories_option, in_cli_words, reading, report_context
 from ._options import (
     Command,
     add_categories_option,
@@ -187,6 +187,8 @@ def _define_tune(p):
                    help="with --predictions: CSV or Parquet of the observed responses of the training "
                         "objects (one column, or the one --target names): adds phi, whose baseline "
                         "they are")
+    p.add_argument("--transpose", action="store_true",
+                   help="with --predictions: FILE has members in rows and objects in columns")
     p.add_argument("--task", choices=("regression", "classification", "ordinal"), default="regression",
                    help="default regression")
     add_categories_option(p, "the target's categories in order, for --task ordinal")
@@ -242,6 +244,9 @@ def _run_tune(args, out):
         return _run_members(args, out)
     if args.observed is not None:
         raise InputError("--observed goes with --predictions (DATA holds its own target, named by --target)")
+    if args.transpose:
+        raise InputError("--transpose goes with --predictions (DATA has its objects in rows, its features "
+                         "and target in columns)")
     if args.data is None or args.target is None:
         raise InputError("tune needs DATA and --target (a random forest is fitted), or --predictions FILE "
                          "(a saved objects x members matrix)")
@@ -322,6 +327,15 @@ def _observed(args):
     return labels
 
 
+def _member_words(args) -> dict:
+    """What the user typed for each parameter of TreePool.from_predictions / tune_num_learners
+    (:func:`~predstab.cli._inputs.reword`)."""
+    return {"method='closed_form'": "--method closed-form",  # the option's value is spelled with a hyphen
+            "predictions": f"--predictions '{args.predictions}'", "y": f"--observed '{args.observed}'",
+            "random_state": "--seed", "grid": "--grid", "n_resamples": "--resamples", "method": "--method",
+            "target": "--target-stability", "rec_thresh": "--rec-thresh", "round_to": "--round-to"}
+
+
 def _run_members(args, out):
     """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
     options = _member_options(args)
@@ -329,6 +343,8 @@ def _run_members(args, out):
     frame = read_table(path, what="--predictions", **reading(args, path))
     values = (numeric_matrix(frame, what="--predictions", allow_missing=False) if args.task == "regression"
               else label_matrix(frame))
+    if args.transpose:
+        values = values.T
     if args.task == "classification":  # numbers of a regression read as labels: one class per cell
         check_target_kind(values, args.task, subject=f"--predictions '{path}'", unit="cells")
     observed = None if args.observed is None else _observed(args)
@@ -336,11 +352,12 @@ def _run_members(args, out):
         values, observed = common_labels(values, observed)
     inputs = {"--predictions": path, "--observed": args.observed}
     out_dir = check_output_dir(Path(args.out), force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs)
-    try:
+    # the library's messages name the files and options the user typed (the gate's own say how to
+    # turn the file)
+    with described_as(predictions=(f"--predictions '{path}'", "--transpose")), \
+            in_cli_words(**_member_words(args)):
         pool = TreePool.from_predictions(values, random_state=args.seed, y=observed)
         res = tune_num_learners(pool, **options)
-    except ValueError as exc:
-        raise InputError(f"--predictions '{path}': {one_line(exc)}") from None
     n_objects, n_members = values.shape
     summary = {"predictions": str(path), "observed": args.observed, "task": args.task, "n_objects": n_objects,
                "n_members": n_members, "seed": args.seed, **res.to_dict()}

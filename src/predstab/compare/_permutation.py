@@ -191,9 +191,9 @@ def mean_permutation_test(a, b, /, *, paired=False, n_resamples=9999, alternativ
         pvalue = sign_flip_pvalue(b - a, n_resamples=int(n_resamples), exact=exact, rng=rng,
                                   alternative=alternative, batch=int(batch))
     else:
-        if statistic == "welch" and min(a.size, b.size) < 2:
-            raise ValueError(f"`statistic='welch'` needs at least 2 scores in each group; got "
-                             f"{a.size} and {b.size}.")
+        if min(a.size, b.size) < 2:  # scipy.stats.permutation_test's limit, in this function's words
+            raise ValueError(f"`a` and `b` must each hold at least 2 scores for the two-sample test; got "
+                             f"{a.size} and {b.size} (paired=True compares pairs).")
         pvalue = _two_sample_pvalue(a, b, n_resamples, exact, rng, alternative, batch,
                                     studentized=statistic == "welch")
     kind = "Exact" if exact else "Monte Carlo"

@@ -246,7 +246,10 @@ class TuningResult(Result):
     notes: tuple = ()
     settings: dict = dataclasses.field(default_factory=dict)
 
-    _title = "Stability against the number of learners"
+    @property
+    def _title(self) -> str:
+        """The heading of the HTML display: counts members for a pool of members (its ``unit``)."""
+        return f"Stability against the number of {self.unit}"
 
     def __eq__(self, other):
         """Equal numbers, not equal timings: the table's ``seconds`` and ``runtime`` are
