@@ -353,7 +353,7 @@ def _metric_label(method, info, count):
             f"The refits are heavy-tailed (pooled excess kurtosis {info['kurtosis']:.3g}): the per-object "
             "intervals assume that every object's refits share that shape, and an object whose refits are "
             "heavier-tailed than the others' covers less than nominal, most when its rare extreme refits "
-            "are missing from these (random forests with t2 noise: the worst of 30 objects 0.67 at 20 "
+            "are missing from these (random forests with t2 noise: the worst of 30 objects 0.74 at 20 "
             "refits, docs/benchmarks/coverage.md). Heaviest-tailed here: 0-based rows "
             + ", ".join(map(str, rows)) + " (sample kurtosis " + ", ".join(f"{v:.3g}" for v in b2)
             + f" against their average {average:.3g}); object_interval=\"checked\" tests each object against "
