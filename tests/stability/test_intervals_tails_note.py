@@ -29,17 +29,22 @@ def _quiet(fn, *args, **kwargs):
 
 
 def _rule_by_hand(x, min_objects=10):
-    """(note given, named rows, their kurtosis, the objects' average) by the rule of the docstring."""
-    m, n = x.shape
-    k4 = np.array([stats.kstat(row, 4) for row in x])
-    k2 = np.array([stats.kstat(row, 2) for row in x])
+    """(note given, named rows, their kurtosis, the objects' average) by the rule of the docstring
+    (missing refits dropped; objects of fewer than 4 refits left out)."""
+    rows = [row[~np.isnan(row)] for row in x]
+    keep = np.array([r.size >= 4 for r in rows])
+    n = np.array([r.size for r in rows], dtype=float)[keep]
+    k4 = np.array([stats.kstat(r, 4) for r, k in zip(rows, keep, strict=True) if k])
+    k2 = np.array([stats.kstat(r, 2) for r, k in zip(rows, keep, strict=True) if k])
     sigma4 = (k2 * k2 - k4 / n) * (n - 1) / (n + 1)
     kappa = k4.sum() / sigma4.sum()
-    given = kappa - 2 * math.sqrt(24 / (m * n)) > 1 and m >= min_objects
-    b2 = stats.kurtosis(x, axis=1, fisher=False, bias=True)
-    above = np.flatnonzero(b2 > b2.mean())
-    rows = above[np.argsort(-b2[above])][:3]
-    return given, rows, b2[rows], b2.mean()
+    given = kappa - 2 * math.sqrt(24 / n.sum()) > 1 and keep.sum() >= min_objects
+    b2 = np.full(len(rows), np.nan)
+    b2[keep] = [stats.kurtosis(r, fisher=False, bias=True) for r, k in zip(rows, keep, strict=True) if k]
+    average = np.sum(n * b2[keep]) / n.sum()
+    above = np.flatnonzero(b2 > average)
+    named = above[np.argsort(-b2[above])][:3]
+    return given, named, b2[named], average
 
 
 def _named(note):
@@ -83,10 +88,11 @@ def test_fewer_than_ten_objects_get_no_note():
     assert _named(_quiet(phi, x, BASE).interval_note) is None
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", [*range(16), 20, 47, 48, 65, 66, 165])
 def test_the_note_follows_the_rule(seed):
-    """Calls around the threshold (t-distributed refits of 3 to 7 degrees of freedom): the note is
-    given exactly where the rule written out above gives it, naming the same rows."""
+    """Calls around the threshold (t-distributed refits of 3 to 7 degrees of freedom; seeds 20 to
+    165: the pooled excess kurtosis less two standard errors within 0.3 of 1): the note is given
+    exactly where the rule written out above gives it, naming the same rows."""
     rng = np.random.default_rng([34, seed])
     df = 3 + seed % 5
     m, n = (12, 8) if seed % 2 else (25, 12)
@@ -106,3 +112,21 @@ def test_checked_flags_replace_the_note():
     res = _quiet(phi, x, BASE, object_interval="checked")
     assert res.n_shape_outliers >= 1
     assert "Heaviest-tailed here" not in res.interval_note
+
+
+def test_objects_with_missing_refits_count_by_their_refits():
+    # five objects of 7 refits among 25 of 12: the average kurtosis weighs each object by its refits,
+    # the standard error counts the refits present, objects of 3 refits are left out
+    rng = np.random.default_rng(8)
+    x = rng.standard_t(4, size=(25, 12)) * rng.uniform(0.5, 2.0, size=(25, 1))
+    x[:5, 7:] = np.nan
+    x[5, 3:] = np.nan
+    x[1, 0] += 9.0
+    given, rows, b2, average = _rule_by_hand(x)
+    assert given
+    res = _quiet(phi, x, BASE)
+    assert _named(res.interval_note) == rows.tolist()
+    assert res.interval_note.split(" against their average ")[1].split(")")[0] == f"{average:.3g}"
+    kept = [row[~np.isnan(row)] for row in x if np.count_nonzero(~np.isnan(row)) >= 4]
+    unweighted = np.mean([stats.kurtosis(row, fisher=False) for row in kept])
+    assert f"{unweighted:.3g}" != f"{average:.3g}"  # the weights show
