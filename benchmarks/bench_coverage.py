@@ -113,7 +113,8 @@ def _few_refits(quick):
                     hits.append((res.per_object_low <= 1 - sigma2) & (1 - sigma2 <= res.per_object_high))
                     ratios.append((res.per_object_high - res.per_object_low)
                                   / _chi2_width(res.per_object_observed, r))
-                    notes.append("kurtosis" in res.interval_note)  # capped or assumed
+                    note = res.interval_note  # capped or assumed (not the heavy-tail note)
+                    notes.append("can resolve" in note or "cannot be estimated" in note)
                     shape_flags.append(res.n_shape_outliers > 0)
                 h, q = np.concatenate(hits), np.concatenate(ratios)
                 cover = float(h.mean())
