@@ -436,7 +436,9 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       :math:`\hat\kappa - 2\sqrt{24/M} > 6`. Objects whose refits are far heavier-tailed
       than the pooled shape (their sample kurtosis above the :math:`1 - \alpha/M'` quantile
       of that of as many values drawn from all objects' standardised refits, scale-mixed up to
-      the other objects' pooled kurtosis; Bonferroni over the :math:`M'` objects of 4 refits)
+      the other objects' pooled kurtosis; Bonferroni over the :math:`M'` objects of 4 refits;
+      beyond what the capped draws resolve, thousands of objects, the quantile of a Pareto tail
+      fitted to their top 5 %)
       are flagged in ``per_object_shape_outlier``, ``interval_note`` and a warning: their
       intervals may cover well below nominal (random forests with t2 noise: worst object
       0.74 at 20 refits). The check fires only when the tails show in the refits drawn. It
