@@ -215,7 +215,7 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
     ``n_truth`` other objects. Each replication records whether the result disclaims its interval:
     no interval, a recommendation it does not trust (``reliable`` False), or the words "not a
     95 % interval" in ``interval_covers``. ``progress`` (if given) receives the result so far
-    every 20 replications (a long run stopped early keeps what it measured); ``done`` (a stored
+    every 5 replications (a long run stopped early keeps what it measured); ``done`` (a stored
     partial result of the same setting) resumes it: its replications are kept and the run goes on
     from the next seed (replication j's pool and objects depend on j only)."""
     from predstab import tune_num_learners
@@ -262,13 +262,13 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
                      rounded.high - rounded.low, unrounded.high - unrounded.low, t_round, t_raw,
                      res.fits["fleiss"].r_squared, res.fits["fleiss"].flattened, curve[-1], disclaimed,
                      res.pool_size))
+        if (j + 1) % 5 == 0 and progress is not None and j + 1 < k:  # stored every 5 replications
+            progress(result())
         if (j + 1) % 20 == 0:
             rec = np.array(rows, dtype=float)
             print(f"  {name}: {j + 1} replications, coverage {rec[:, 1].mean():.3f}, not disclaimed "
                   f"{(rec[:, 9] == 0).sum()} covering {rec[rec[:, 9] == 0, 1].mean():.3f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
-            if progress is not None and j + 1 < k:
-                progress(result())
     forest.estimators_ = trees
     return result()
 
