@@ -204,7 +204,7 @@ CLASS_GRID = (5, 10, 20, 40, 81)  # the setting of issue 34, item 10: grid 5-81
 
 
 def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000, reservoir=10_000, pool=1000,
-                   progress=None):
+                   progress=None, done=None):
     """The recommendation interval of ``tune_num_learners(method="closed_form")`` with its defaults
     (100 resamples, ``interval="learners+objects"``, hard votes, Fleiss' kappa, optRF's rule) on K
     replications, each with its own 50 new test objects, its own seed and its own pool of ``pool``
@@ -215,7 +215,9 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
     ``n_truth`` other objects. Each replication records whether the result disclaims its interval:
     no interval, a recommendation it does not trust (``reliable`` False), or the words "not a
     95 % interval" in ``interval_covers``. ``progress`` (if given) receives the result so far
-    every 20 replications (a long run stopped early keeps what it measured)."""
+    every 5 replications (a long run stopped early keeps what it measured); ``done`` (a stored
+    partial result of the same setting) resumes it: its replications are kept and the run goes on
+    from the next seed (replication j's pool and objects depend on j only)."""
     from predstab import tune_num_learners
     from predstab.ensembles._forest import learner_predictions
 
@@ -235,14 +237,15 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
     forest = RandomForestClassifier(max_features="sqrt", n_estimators=reservoir, random_state=20_000)
     forest.fit(X[:cut], y[:cut])
     trees = forest.estimators_
-    rows = []
+    rows = [] if done is None else [tuple(row) for row in done["rec"]]
+    earlier = 0.0 if done is None else done["seconds"]
 
     def result():
         return {"name": f"classifier, {name}", "k": k, "size": pool, "rec_grid": rec_grid,
-                "rec": np.array(rows, dtype=float), "seconds": time.perf_counter() - start,
+                "rec": np.array(rows, dtype=float), "seconds": earlier + time.perf_counter() - start,
                 "truth": (t_round, t_raw), "load": (load_start, os.getloadavg()[0])}
 
-    for j in range(k):
+    for j in range(len(rows), k):
         rng = np.random.default_rng(j)
         forest.estimators_ = [trees[t] for t in np.sort(rng.choice(reservoir, pool, replace=False))]
         probs = learner_predictions(forest, X[cut + 50 * j: cut + 50 * (j + 1)], dtype=np.float32)
@@ -259,13 +262,13 @@ def run_classifier(name, k, rec_grid=CLASS_GRID, n_truth=3000, truth_trees=2000,
                      rounded.high - rounded.low, unrounded.high - unrounded.low, t_round, t_raw,
                      res.fits["fleiss"].r_squared, res.fits["fleiss"].flattened, curve[-1], disclaimed,
                      res.pool_size))
+        if (j + 1) % 5 == 0 and progress is not None and j + 1 < k:  # stored every 5 replications
+            progress(result())
         if (j + 1) % 20 == 0:
             rec = np.array(rows, dtype=float)
             print(f"  {name}: {j + 1} replications, coverage {rec[:, 1].mean():.3f}, not disclaimed "
                   f"{(rec[:, 9] == 0).sum()} covering {rec[rec[:, 9] == 0, 1].mean():.3f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
-            if progress is not None and j + 1 < k:
-                progress(result())
     forest.estimators_ = trees
     return result()
 
@@ -582,9 +585,16 @@ def main():
     start = time.perf_counter()
     if args.classifiers:
         results = []
+        stored = json.loads(CLASS_RESULTS.read_text(encoding="utf-8")) if CLASS_RESULTS.exists() else {}
         for name in args.settings:  # each setting's section as soon as it is done
             partial = (lambda r: write_classifier_section([r])) if args.classifiers >= 200 else None
-            results.append(run_classifier(name, args.classifiers, progress=partial))
+            done = stored.get(f"classifier, {name}")
+            if done is not None and (len(done["rec"]) >= args.classifiers
+                                     or tuple(done["rec_grid"]) != CLASS_GRID):
+                done = None  # complete (or another grid): run again
+            if done is not None:
+                print(f"  {name}: resuming after {len(done['rec'])} stored replications", flush=True)
+            results.append(run_classifier(name, args.classifiers, progress=partial, done=done))
             print("\n".join(_classifier_section(results)), flush=True)
             if args.classifiers >= 200:  # stored and on the page as soon as a setting is done
                 write_classifier_section(results[-1:])

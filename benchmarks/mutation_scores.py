@@ -67,6 +67,7 @@ MODULES: dict[str, list[str]] = {
     "stability/_registry": ["tests/stability/test_measure_registry.py", *_TUNING],
     # the overall interval's targets and baseline error (issue 21) have their own file
     "stability/_overall_interval": [*_PHI_PSI, "tests/stability/test_overall_interval.py"],
+    "stability/_shape_check": ["tests/stability/test_interval_terms.py", "tests/stability/test_intervals_shape.py", "tests/stability/test_intervals_tails_note.py", "tests/stability/test_shape_check_tail.py", "tests/stability/test_shape_check_terms.py"],  # noqa: E501
     # agreement: each module against its topic file(s) in tests/agreement/ (which hold the former
     # test_mutants_{icc,fleiss,krippendorff}.py) and the stacks of rating matrices (the vectorised
     # paths, tests/core/test_stacks.py, 4 s); irrCAC's weighted Fleiss' kappa and alpha, now in

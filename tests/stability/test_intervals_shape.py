@@ -36,9 +36,16 @@ def _b2(rows):
 
 
 def _null_quantile(e, noise, spread, q):
-    """The q quantile of the kurtosis of the rows of the scale-mixed draws."""
+    """The q quantile of the kurtosis of the rows of the scale-mixed draws; where there are fewer
+    than 0.5 / (1 - q) rows, at least the quantile of a Pareto tail fitted above their 0.95
+    quantile u (the mean of log(b2 / u) as its scale)."""
     v = e * np.exp((math.sqrt(spread) * noise - spread / 2) / 2) if spread > 0 else e
-    return np.quantile(_b2(v), q)
+    b2 = _b2(v)
+    plain = np.quantile(b2, q)
+    if len(b2) * (1 - q) >= 0.5:
+        return plain
+    u = np.quantile(b2, 0.95)
+    return max(plain, u * math.exp(np.mean(np.log(b2[b2 > u] / u)) * math.log(0.05 / (1 - q))))
 
 
 def _flags_by_hand(x, alpha=0.05):

@@ -456,13 +456,22 @@ def phi(predictions, training_observations, /, *, scale=None, categories=None,
       :math:`\hat\kappa - 2\sqrt{24/M} > 6`. Objects whose refits are far heavier-tailed
       than the pooled shape (their sample kurtosis above the :math:`1 - \alpha/M'` quantile
       of that of as many values drawn from all objects' standardised refits, scale-mixed up to
-      the other objects' pooled kurtosis; Bonferroni over the :math:`M'` objects of 4 refits)
+      the other objects' pooled kurtosis; Bonferroni over the :math:`M'` objects of 4 refits;
+      beyond what the capped draws resolve, thousands of objects, the quantile of a Pareto tail
+      fitted to their top 5 %)
       are flagged in ``per_object_shape_outlier``, ``interval_note`` and a warning: their
       intervals may cover well below nominal (random forests with t2 noise: worst object
       0.74 at 20 refits). The check fires only when the tails show in the refits drawn. It
       runs with ``object_interval="checked"`` only (its null draws cost up to 5 times ``phi``'s
       own time: 10,000 x 20 refits); otherwise ``per_object_shape_outlier`` is ``None`` (not
-      checked), and the heavy-tail warning points to it.
+      checked), and the heavy-tail warning points to it. By default (no test, no draws:
+      from the moments already computed) ``interval_note`` says, when
+      :math:`\hat\kappa - 2\sqrt{24/M} > 1` in at least 10 objects of 4 refits, that the
+      intervals assume one shape and that heavier-tailed objects cover less, and names the (at
+      most 3) objects of largest sample kurtosis above the objects' average; it does not say
+      that they are outliers, and an object whose rare extreme refits are missing from the
+      draw cannot be named (docs/benchmarks/coverage.md: how often the note comes with the
+      worst object's misses).
     - ``"bonett"``: Bonett's (2006) interval from the object's own refits,
       :math:`\exp(\ln(c D_{o,i}) \pm z c \sqrt{(\hat\gamma_4 - (R-3)/R)/(R-1)})`,
       :math:`c = R/(R-z)`, with his trimmed-mean kurtosis times :math:`(R+1)/(R-1)` (a
