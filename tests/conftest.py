@@ -74,3 +74,25 @@ def dask_processes():
                                   memory_limit=DASK_WORKER_LIMIT, dashboard_address=None) as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         yield client
+
+
+
+def _xdist_group(item):
+    """The group pytest-xdist's ``--dist loadgroup`` keeps on one worker: the tests of the process
+    cluster together (it starts once); the tests of a module whose module-scoped fixtures they
+    use (a fixture fitted once per module stays once); None, the others (any worker)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    if "dask_processes" in defs:
+        return "dask_processes"
+    if any(d[-1].scope in ("module", "package", "class") and d[-1].baseid for d in defs.values() if d):
+        return item.nodeid.split("::")[0]
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (README's ``-n auto --dist loadgroup``) the tests that share a costly
+    fixture run on one worker (:func:`_xdist_group`); without xdist the mark does nothing."""
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
