@@ -54,3 +54,45 @@ def pytest_runtest_makereport(item, call):
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
         path, line, reason = report.longrepr
         report.longrepr = (path, line, install_hint(reason))
+
+
+#: each Dask worker's memory limit in the shared process cluster (the memory test of
+#: tests/ensembles/test_distributed.py builds a matrix of twice that)
+DASK_WORKER_LIMIT = 400 * 2**20
+
+
+@pytest.fixture(scope="session")
+def dask_processes():
+    """One LocalCluster of 2 worker processes (1 thread each, :data:`DASK_WORKER_LIMIT` bytes each)
+    and its Client, started once for every test that needs worker processes (tests/core/test_dask.py,
+    tests/ensembles/test_distributed.py): what is sent to the workers travels by pickle and nothing
+    is shared with this process, as on a real cluster. Tests take it through a fixture that makes it
+    the current client (``Client.as_current``), so that ``get_client()`` and joblib's dask backend
+    use it even while another client (test_dask's threaded one) is open."""
+    distributed = pytest.importorskip("distributed", reason="the Dask tests need dask[distributed]")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  memory_limit=DASK_WORKER_LIMIT, dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+
+def _xdist_group(item):
+    """The group pytest-xdist's ``--dist loadgroup`` keeps on one worker: the tests of the process
+    cluster together (it starts once); the tests of a module whose module-scoped fixtures they
+    use (a fixture fitted once per module stays once); None, the others (any worker)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    if "dask_processes" in defs:
+        return "dask_processes"
+    if any(d[-1].scope in ("module", "package", "class") and d[-1].baseid for d in defs.values() if d):
+        return item.nodeid.split("::")[0]
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (README's ``-n auto --dist loadgroup``) the tests that share a costly
+    fixture run on one worker (:func:`_xdist_group`); without xdist the mark does nothing."""
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -58,14 +58,15 @@ def test_dask_oob(client):
 
 
 @pytest.mark.slow
-def test_dask_process_workers_bit_identical():
-    # worker processes: the estimator, data and predstab's task function travel by pickle
+def test_dask_process_workers_bit_identical(dask_processes):
+    # worker processes (tests/conftest.py's cluster, started once): the estimator, data and
+    # predstab's task function travel by pickle
     X, y, Xt = _data(2, True)
     est = RandomForestClassifier(n_estimators=5)
     serial = repeated_predictions(est, X, y, Xt, n_repeats=3, random_state=4, n_jobs=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client, \
-            joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as stream:
+    client = dask_processes
+    with client.as_current(), joblib.parallel_config(backend="dask"), \
+            distributed.get_task_stream(client) as stream:
         dask = repeated_predictions(est, X, y, Xt, n_repeats=3, random_state=4)
         workers = set(client.scheduler_info()["workers"])
     assert stream.data and {t["worker"] for t in stream.data} <= workers
@@ -140,17 +141,17 @@ def test_dask_stack_of_prediction_matrices_phi(client):
                                rtol=1e-12, atol=1e-12)
 
 @pytest.mark.slow
-def test_dask_stack_process_workers():
+def test_dask_stack_process_workers(dask_processes):
     da = pytest.importorskip("dask.array")
     from predstab import icc
 
     x = _stack(5, n_items=30)
     x[4] += np.arange(10.0)[:, None]  # no degenerate item: no warning expected here
     want = icc(x)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with dask_processes.as_current(), distributed.get_task_stream(dask_processes) as stream:
         got = icc(da.from_array(x, chunks=(10, 10, 3)))
     _assert_same(got, want)
+    assert any("run_block" in str(t["key"]) for t in stream.data)  # computed on the worker processes
 
 
 def test_dask_stack_memory_is_one_chunk():

@@ -31,7 +31,8 @@ def test_readme_setup_block_holds_the_two_commands():
     commands = [line for line in block.group(1).splitlines() if line.strip()]
     assert len(commands) == 2  # what .ci/run expects
     assert commands[0].endswith("pip install -e . && predstab demo")
-    assert commands[1].endswith("python -m pytest")
+    # the whole suite (no test selected out), on every core with pytest-xdist (the dev extra)
+    assert commands[1].endswith("python -m pytest -n auto --dist loadgroup")
 
 
 # --- issue 35, items 1 and 2: the README's test command installs what the tests need; one version

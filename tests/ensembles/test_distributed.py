@@ -18,13 +18,12 @@ TOL = 1e-12
 WORKER_LIMIT = 400 * 2**20  # bytes per worker: the memory test's matrix is twice that
 
 
-@pytest.fixture(scope="module")
-def client():
+@pytest.fixture
+def client(dask_processes):
     # worker processes, as on a real cluster: the pool is pickled to them and nothing is shared
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit=WORKER_LIMIT, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as c:
-            yield c
+    # (tests/conftest.py starts the cluster once for the session, with WORKER_LIMIT per worker)
+    with dask_processes.as_current():
+        yield dask_processes
 
 
 def _close(a, b):
@@ -274,6 +273,7 @@ def test_worker_memory_bounded_by_the_chunk_size(client):
     n_obj, size = 350_000, 300
     Xt = da.random.RandomState(0).normal(size=(n_obj, 4), chunks=(50_000, 4))
     assert n_obj * size * 8 >= 2 * WORKER_LIMIT
+    assert {w["memory_limit"] for w in client.scheduler_info()["workers"].values()} == {WORKER_LIMIT}
     pool = DaskTreePool(RandomForestRegressor(max_depth=4, max_features=2), n_learners=size, random_state=0,
                         chunk_bytes=16 * 2**20).fit(X, y, Xt, oob=False)
     res, peak = _client_peak(pool, [1, 10, 100], 20)
