@@ -10,7 +10,6 @@ holds the result's own numbers with its interval in the next two columns. A labe
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -119,12 +118,9 @@ def test_tree_pool_renders_its_settings_and_no_matrix():
 def test_a_result_over_1e5_objects_is_a_bounded_summary_with_its_figure():
     rng = np.random.default_rng(0)
     res = predstab.phi(rng.normal(size=(100_000, 10)), rng.normal(size=500))
-    start = time.perf_counter()
     text = res._repr_html_()
-    seconds = time.perf_counter() - start
     tree = _check_page(text)
     assert len(text) < 300_000, len(text)
     assert sum(len(t) for t in tree.tables) < 80  # a summary, not 10^5 rows
     assert sum(v.startswith("data:image/png;base64,") for k, v in tree.attrs if k == "src") == 1
     assert "100000" in "".join(tree.text)  # the per-object arrays' shape, summarised
-    assert seconds < 60, seconds

@@ -56,7 +56,6 @@ def _json(*parts):
 @pytest.mark.slow
 def test_agreement_notebook_states_irr_and_psych_numbers(monkeypatch):
     printed, html, notebook, seconds = _execute("agreement-from-r", monkeypatch)
-    assert seconds < 60, seconds
     irr = _json("classic", "expected", "irr_icc.json")["m_20x3"]
     ours, theirs = map(float, re.search(rf"ICC\(1\) = {NUMBER} \(irr: {NUMBER}\)", printed).groups())
     assert abs(ours - irr[0]["value"]) < 1e-6 and abs(theirs - irr[0]["value"]) < 1e-6
@@ -78,7 +77,6 @@ def test_agreement_notebook_states_irr_and_psych_numbers(monkeypatch):
 @pytest.mark.slow
 def test_single_forecast_notebook_states_phi_of_its_spreads(monkeypatch):
     printed, html, notebook, seconds = _execute("single-forecast", monkeypatch)
-    assert seconds < 60, seconds
     found = re.search(rf"phi = {NUMBER} \(95% interval {NUMBER} to {NUMBER}\); the refits' predictions "
                       rf"spread by {NUMBER} around {NUMBER}, against a spread of {NUMBER}", printed)
     phi, low, high, spread, _, train = map(float, found.groups())
@@ -91,7 +89,6 @@ def test_single_forecast_notebook_states_phi_of_its_spreads(monkeypatch):
 @pytest.mark.slow
 def test_tuning_notebook_states_its_recommendation_beside_optrf(monkeypatch):
     printed, html, notebook, seconds = _execute("tune-snp-trees", monkeypatch)
-    assert seconds < 90, seconds  # fitting 1,000 trees on 5,000 SNPs, on a loaded machine
     optrf = _json("optrf", "expected", "optRF_runs.json")["snp_regression"]
     found = re.search(r"Recommended: (\d+) trees \(icc, optRF's rule\); 95% interval (\d+) to (\d+); "
                       r"optRF recommended (\d+)", printed)

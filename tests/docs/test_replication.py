@@ -87,7 +87,6 @@ def test_page_and_plots_are_generated(study):
         assert f"| **{status}** | {text} |" in page
     for png in ("claim1_curves", "claim2_prevalence", "claim3_small_test_sets", "claim4_recommendations"):
         assert (out / "img" / "replication" / f"{png}.png").stat().st_size > 5000
-    assert study["elapsed"] < 120  # about 20 s on an idle 2-core machine
 
 
 @pytest.mark.slow
