@@ -76,10 +76,21 @@ MODULES: dict[str, list[str]] = {
     "agreement/_krippendorff": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
                                 "tests/agreement/test_cac_dist.py",
                                 "tests/agreement/test_krippendorff_metrics.py", _STACKS],
+    # irrCAC's variance of alpha, moved unchanged out of _krippendorff: _krippendorff's tests
+    "agreement/_krippendorff_gwet": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
+                                     "tests/agreement/test_cac_dist.py",
+                                     "tests/agreement/test_krippendorff_metrics.py"],
+    "agreement/_icc_reml": ["tests/agreement/test_icc_reml.py"],
     # the peers' features (issue 38), each against its own file
     "compare/_posthoc": ["tests/compare/test_posthoc.py"],
     "compare/_unconditional": ["tests/compare/test_mcnemar_unconditional.py"],
     "compare/_drivers": ["tests/compare/test_drivers.py"],
+    # issue 33's power, bootstrap and t-test modules (never measured before 2026-12-07's third round)
+    "compare/_power": ["tests/compare/test_power.py", "tests/compare/test_r_reference.py"],
+    "compare/_bootstrap": ["tests/compare/test_bootstrap.py", "tests/compare/test_resampling_engines.py",
+                           "tests/compare/test_scale_invariance_compare.py"],
+    "compare/_cv": ["tests/compare/test_t_tests_and_wilcoxon.py", "tests/compare/test_wilcoxon_zsplit.py",
+                    "tests/compare/test_r_reference.py", "tests/compare/test_scale_invariance_compare.py"],
     # rliable's resampling, aggregates and profile bands (item 6)
     "compare/_summaries": ["tests/compare/test_rliable_intervals.py", "tests/compare/test_run_summaries.py"],
     "compare/_profile_bands": ["tests/compare/test_rliable_intervals.py"],
