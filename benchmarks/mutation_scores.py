@@ -60,7 +60,7 @@ _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_cl
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
-    "stability/_disagreement": _PHI_PSI,
+    "stability/_disagreement": [*_PHI_PSI, "tests/stability/test_disagreement_pins.py"],
     "stability/_object_intervals": _PHI_PSI,
     "stability/_result": _PHI_PSI,
     "stability/_scales": _PHI_PSI,
