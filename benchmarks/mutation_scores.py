@@ -29,6 +29,7 @@ way, the reason next to each.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -290,6 +291,12 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
         # the next mutants of the sample that are neither detected nor run by this call
         row = _count(module, {}, len(names), sampled=sampled)
         statuses, tries = before, Counter()
+        # mutmut 3.8 forgets every result once the test files change (a re-run with --keep after
+        # tests were added): a mutant detected before stays detected if the module is unchanged
+        stamp, digest = work / "mutation-source.sha256", hashlib.sha256((ROOT / source(module)).read_bytes())
+        carried = ({n for n, s in before.items() if s in DETECTED}
+                   if stamp.is_file() and stamp.read_text() == digest.hexdigest() else set())
+        stamp.write_text(digest.hexdigest())
 
         def waiting(name):
             # not run yet by this call, or run once and left unchecked (mutmut lost its result)
@@ -305,7 +312,7 @@ def measure(module: str, *, mutmut: str, max_children: int, keep: Path | None = 
             tries.update(part)
             subprocess.run([mutmut, "run", "--max-children", str(max_children), *part], cwd=work, env=env,
                            stdout=subprocess.DEVNULL, check=False)
-            statuses = _statuses(work, mutmut, env)
+            statuses = {n: before[n] if n in carried else s for n, s in _statuses(work, mutmut, env).items()}
             # the sample's prefix whose every mutant is detected or was run by this call
             end = next((i for i, n in enumerate(chosen) if waiting(n)), len(chosen))
             done = {n: statuses.get(n, "not checked") for n in chosen[:end]}
