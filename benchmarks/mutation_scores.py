@@ -87,7 +87,8 @@ MODULES: dict[str, list[str]] = {
     "compare/_unconditional": ["tests/compare/test_mcnemar_unconditional.py"],
     "compare/_drivers": ["tests/compare/test_drivers.py"],
     # issue 33's power, bootstrap and t-test modules (never measured before 2026-12-07's third round)
-    "compare/_power": ["tests/compare/test_power.py", "tests/compare/test_r_reference.py"],
+    "compare/_power": ["tests/compare/test_power.py", "tests/compare/test_r_reference.py",
+                       "tests/compare/test_power_pins.py"],
     "compare/_bootstrap": ["tests/compare/test_bootstrap.py", "tests/compare/test_resampling_engines.py",
                            "tests/compare/test_scale_invariance_compare.py"],
     "compare/_cv": ["tests/compare/test_t_tests_and_wilcoxon.py", "tests/compare/test_wilcoxon_zsplit.py",
