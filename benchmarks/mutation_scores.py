@@ -90,7 +90,8 @@ MODULES: dict[str, list[str]] = {
     "compare/_power": ["tests/compare/test_power.py", "tests/compare/test_r_reference.py",
                        "tests/compare/test_power_pins.py"],
     "compare/_bootstrap": ["tests/compare/test_bootstrap.py", "tests/compare/test_resampling_engines.py",
-                           "tests/compare/test_scale_invariance_compare.py"],
+                           "tests/compare/test_scale_invariance_compare.py",
+                           "tests/compare/test_bootstrap_pins.py"],
     "compare/_cv": ["tests/compare/test_t_tests_and_wilcoxon.py", "tests/compare/test_wilcoxon_zsplit.py",
                     "tests/compare/test_r_reference.py", "tests/compare/test_scale_invariance_compare.py"],
     # rliable's resampling, aggregates and profile bands (item 6)
