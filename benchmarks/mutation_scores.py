@@ -93,7 +93,8 @@ MODULES: dict[str, list[str]] = {
                            "tests/compare/test_scale_invariance_compare.py",
                            "tests/compare/test_bootstrap_pins.py"],
     "compare/_cv": ["tests/compare/test_t_tests_and_wilcoxon.py", "tests/compare/test_wilcoxon_zsplit.py",
-                    "tests/compare/test_r_reference.py", "tests/compare/test_scale_invariance_compare.py"],
+                    "tests/compare/test_r_reference.py", "tests/compare/test_scale_invariance_compare.py",
+                    "tests/compare/test_cv_pins.py"],
     # rliable's resampling, aggregates and profile bands (item 6)
     "compare/_summaries": ["tests/compare/test_rliable_intervals.py", "tests/compare/test_run_summaries.py"],
     "compare/_profile_bands": ["tests/compare/test_rliable_intervals.py"],
