@@ -14,6 +14,7 @@ a public class that takes parameters):
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 
 import pytest
@@ -102,7 +103,7 @@ def _invalid_cases():
                     if any(value is v or (type(value) is type(v) and repr(value) == repr(v)) for v in seen):
                         continue
                     seen.append(value)
-                    yield pytest.param(name, param, value, id=f"{name}-{param}-{value!r:.30}")
+                    yield pytest.param(name, param, value, id=f"{name}-{param}-{_stable_repr(value):.30}")
 
 
 def _call_with(name, param, value):
@@ -120,6 +121,12 @@ def _call_with(name, param, value):
     else:
         kwargs[param] = value
     return func(*args, **kwargs)
+
+
+def _stable_repr(value):
+    """``repr`` without memory addresses: the same test ids in every process (pytest-xdist's
+    workers must collect the same tests)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
 
 
 INVALID = list(_invalid_cases())
