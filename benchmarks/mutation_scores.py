@@ -104,11 +104,13 @@ MODULES: dict[str, list[str]] = {
                            "tests/ensembles/test_pool_members_and_progress.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
                                "tests/ensembles/test_pool_closed_form.py",
-                               "tests/ensembles/test_floored_icc.py"],
+                               "tests/ensembles/test_floored_icc.py",
+                               "tests/ensembles/test_closed_form_pins.py"],
     # ClosedFormResult (its print, covers, to_frame, the floored ICC's text)
     "ensembles/_closed_form_result": ["tests/ensembles/test_closed_form_functions.py",
                                       "tests/ensembles/test_pool_closed_form.py",
-                                      "tests/ensembles/test_floored_icc.py"],
+                                      "tests/ensembles/test_floored_icc.py",
+                                      "tests/ensembles/test_closed_form_pins.py"],
     # the two-class vote estimators beyond half the pool and the cluster pool (issue 37)
     "ensembles/_vote_mixture": ["tests/ensembles/test_vote_mixture.py",
                                 "tests/ensembles/test_closed_form_functions.py"],
