@@ -56,7 +56,8 @@ _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_
 _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py", "tests/ensembles/test_tune_rule.py",
-           "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py"]
+           "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py",
+           "tests/ensembles/test_tune_pins.py"]
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
