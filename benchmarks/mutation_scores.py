@@ -57,7 +57,7 @@ _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_cl
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py", "tests/ensembles/test_tune_rule.py",
            "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py",
-           "tests/ensembles/test_tune_pins.py"]
+           "tests/ensembles/test_tune_pins.py", "tests/ensembles/test_floored_icc.py"]
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
