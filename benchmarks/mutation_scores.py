@@ -57,7 +57,8 @@ _PHI_PSI = ["tests/stability/test_phi_psi_values.py", "tests/stability/test_phi_
 _TUNING = ["tests/ensembles/test_tune_methods.py", "tests/ensembles/test_tune_closed_form.py",
            "tests/ensembles/test_tune_recommendation.py", "tests/ensembles/test_tune_arguments.py",
            "tests/ensembles/test_tune_result.py", "tests/ensembles/test_tune_rule.py",
-           "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py"]
+           "tests/ensembles/test_tune_config_pools.py", "tests/ensembles/test_tune_values.py",
+           "tests/ensembles/test_tune_pins.py", "tests/ensembles/test_floored_icc.py"]
 _STACKS = "tests/core/test_stacks.py"
 MODULES: dict[str, list[str]] = {
     "stability/_stability": _PHI_PSI,
@@ -119,7 +120,14 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_members": ["tests/ensembles/test_members.py", "tests/ensembles/test_members_ensembles.py",
                            "tests/ensembles/test_pool_members_and_progress.py"],
     "ensembles/_closed_form": ["tests/ensembles/test_closed_form_functions.py",
-                               "tests/ensembles/test_pool_closed_form.py"],
+                               "tests/ensembles/test_pool_closed_form.py",
+                               "tests/ensembles/test_floored_icc.py",
+                               "tests/ensembles/test_closed_form_pins.py"],
+    # ClosedFormResult (its print, covers, to_frame, the floored ICC's text)
+    "ensembles/_closed_form_result": ["tests/ensembles/test_closed_form_functions.py",
+                                      "tests/ensembles/test_pool_closed_form.py",
+                                      "tests/ensembles/test_floored_icc.py",
+                                      "tests/ensembles/test_closed_form_pins.py"],
     # the two-class vote estimators beyond half the pool and the cluster pool (issue 37)
     "ensembles/_vote_mixture": ["tests/ensembles/test_vote_mixture.py",
                                 "tests/ensembles/test_closed_form_functions.py"],
