@@ -181,7 +181,8 @@ def _of_members(obj) -> bool:
     if type(obj).__name__ == "TreePool":
         return hasattr(obj, "test_predictions_") and obj.estimator is None
     recs = getattr(obj, "recommendations", None)
-    units = [getattr(r, "unit", None) for r in recs.values()] if isinstance(recs, dict) else [getattr(obj, "unit", None)]
+    units = ([getattr(r, "unit", None) for r in recs.values()] if isinstance(recs, dict)
+             else [getattr(obj, "unit", None)])
     return "members" in units
 
 

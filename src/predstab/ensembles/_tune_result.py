@@ -137,13 +137,15 @@ class Recommendation(Result):
         elif len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
             text = (f"{self.measure}: {self.value} {noun} by optRF 1.2.1's rule (fitted gain per added "
-                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {first:.0f} {self.unit}, which rounded to "
+                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {first:.0f} {self.unit}, which rounded "
+                    f"to "
                     f"{_ROUNDING[self.round_to]} is {rounded:.0f}, below the inflection point p1 = "
                     f"{self.p1:.3g}; so, as optRF does, the threshold is "
                     f"lowered tenfold to {threshold:g}: below it from {last:.0f} {self.unit}; {rounding})")
         else:
             text = (f"{self.measure}: {self.value} {noun} by optRF 1.2.1's rule (fitted gain per added "
-                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} {self.unit}; "
+                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} "
+                    f"{self.unit}; "
                     f"{rounding})")
         if self.beyond_grid:
             text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
@@ -476,7 +478,8 @@ class TuningResult(Result):
                                  "trust it.")
             if self.message:
                 lines.append(f"  {self.message}")
-        if self.n_for_target is not None:
+        fit = self.fits[self.primary]
+        if self.n_for_target is not None and fit.converged and not fit.poor_fit:  # untrusted: said above
             lines.append(f" {self.n_for_target} learners {'reaches' if self.n_for_target == 1 else 'reach'} "
                          f"{self.primary} = {self.target:g} "
                          "on the fitted curve")
