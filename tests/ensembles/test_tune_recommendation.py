@@ -112,7 +112,8 @@ def test_flat_curve_is_already_stable_and_printed_so():
     lines = str(res).splitlines()
     assert f" Recommendation: 2 learners -- {rec.explain()}." in lines
     assert f"  fleiss: {note}." in lines
-    assert " 2 learners reach fleiss = 0.95 on the fitted curve" in lines
+    # the 2PL failed on the flat curve: no line says what "the fitted curve" reaches (issue 35 walk)
+    assert not [line for line in lines if "on the fitted curve" in line]
     assert abs(res.runtime[0]) < 1e-9  # pool times are proportional to n: printed as 0
     assert lines[-1] == (f" Run time: seconds per forest ~ 0 + {res.runtime[1]:.4g} * "
                          f"learners; 2 learners: about {res.seconds_for(2):.3g} s per forest")

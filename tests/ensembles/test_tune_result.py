@@ -115,7 +115,7 @@ def test_written_result_is_plain_json_of_the_fields(monkeypatch):
             "measure": m, "value": rec.value, "unrounded": rec.unrounded, "rule": "optRF", "rec_thresh": 1e-6,
             "round_to": "thousand", "minimum": 500, "n_for_target": rec.n_for_target, "target": 0.95,
             "grid_max": 8, "beyond_grid": rec.beyond_grid, "expected_stability": rec.expected_stability,
-            "note": rec.note, "steps": [list(step) for step in rec.steps], "p1": fit.p1}
+            "note": rec.note, "steps": [list(step) for step in rec.steps], "p1": fit.p1, "unit": "learners"}
     assert out["settings"] == json.loads(json.dumps(res.settings))
     largest = out["largest_forest"]
     assert largest["n_learners"] == 8 and largest["psi"]["value"] == res.largest_psi.value

@@ -417,8 +417,8 @@ def test_the_pool_method_on_five_members_advises_what_can_be_done():
     from predstab import TreePool, tune_num_learners
 
     pool = TreePool.from_predictions(np.random.default_rng(5).normal(size=(20, 5)))
-    with pytest.raises(ValueError) as caught:
-        tune_num_learners(pool)
+    with pytest.raises(ValueError) as caught:  # asked for; with no method the closed form runs
+        tune_num_learners(pool, method="pool")
     said = str(caught.value)
     assert said == ("`grid`: the pool of 5 members must hold at least 2 disjoint groups of the largest grid "
                     "value (3); use method='closed_form' (the curves from the members as they are) or train "

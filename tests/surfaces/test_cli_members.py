@@ -217,3 +217,24 @@ def test_predictions_of_extreme_magnitude_give_the_curve_of_the_data_at_scale_on
     assert_allclose(table["icc"], _icc_by_hand(MATRIX, [1, 2, 3, 4, 5, 7, 10]), rtol=1e-9)
     assert summary["n_for_target"] == api.n_for_target > 1
     assert f"{api.n_for_target} members reach icc = 0.95" in stdout
+
+
+def test_five_members_text_says_nothing_untrue(capsys, tmp_path):
+    """5 members that all agree (fleiss 1 at every n): the 2PL fit fails on the flat curve, so no
+    line states what "the fitted curve" reaches; and no API-only option (rule=, interval=) is quoted."""
+    labels = np.where(np.arange(60) % 3 == 0, "b", "a")
+    path = tmp_path / "five.csv"
+    pd.DataFrame({f"m{j}": labels for j in range(5)}).to_csv(path, index=False)
+    _, stdout, _ = _tune(capsys, tmp_path, path, "--task", "classification")
+    assert "fleiss >= 0.95 at every grid value from 1 member on (the 2PL fit failed" in stdout
+    assert "on the fitted curve" not in stdout  # the fit failed: nothing is read off it
+    assert "rule='optRF'" not in stdout and 'interval="learners+objects"' not in stdout
+    assert "optRF's rule is made for trees)" in stdout
+
+
+def test_member_cli_quotes_no_api_only_option(capsys, tmp_path):
+    path = tmp_path / "m.csv"
+    pd.DataFrame(MATRIX).to_csv(path, index=False)
+    _, stdout, _ = _tune(capsys, tmp_path, path)
+    assert "(the bands resample the members only)" in stdout  # the interval paragraph, without interval=
+    assert "rule='optRF'" not in stdout and "interval=" not in stdout

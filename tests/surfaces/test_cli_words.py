@@ -202,6 +202,19 @@ def test_compare_names_the_columns_typed(files):
     assert "\ndata:  new and old\n" in proc.stdout
 
 
+@pytest.mark.parametrize("test", ["wilcoxon", "permutation", "corrected-t"])
+def test_compare_report_block_names_the_columns_as_stdout_does(files, tmp_path, test):
+    """A guard (issue 35 walk, item 5): the report shows no "b and a" where stdout names the columns
+    (on main the report renders the result without its R-style print, so none appears)."""
+    out = tmp_path / f"{test}.csv"
+    proc = predstab_main("compare", files["s10.csv"], "--test", test, "--a", "old", "--b", "new",
+                         "--n-train", 80, "--n-test", 20, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / f"{test}.report.html").read_text()
+    assert "data:  new and old" in proc.stdout and "data:  new and old" in page  # the R-style print
+    assert "b and a" not in page
+
+
 def test_the_permutation_test_refuses_a_one_score_sample_in_its_own_words():
     # scipy's "each sample in `data` must contain two or more observations along `axis`" named neither
     with pytest.raises(ValueError, match=r"^`a` and `b` must each hold at least 2 scores .* got 1 and 3"):

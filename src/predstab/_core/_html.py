@@ -64,6 +64,13 @@ R_FUNCTIONS = {
     "PerformanceProfileResult": "no R function (rliable's performance profile with bands)",
     "VarianceComponents": "stats::aov (variance components)",
 }
+# what a pool of members' results reproduce (TreePool.from_predictions / from_members /
+# from_fit_predict of e.g. networks): no ranger forest, optRF's fit and rule on members
+MEMBER_R_FUNCTIONS = {
+    "TreePool": "no R function (a pool of members' predictions; no ranger forest)",
+    "TuningResult": "optRF::opt_prediction's 2PL fit and rule, applied to a pool of members",
+    "Recommendation": "optRF::opt_prediction's rule, applied to a pool of members",
+}
 # options of a result's own plot() in a display: beyond a few hundred objects, one bar per
 # object takes minutes to draw and reads as a block; a histogram of them is the figure
 MANY_OBJECTS = 500
@@ -169,13 +176,23 @@ def _ci_target(name, scalars) -> str | None:
     return None
 
 
+def _of_members(obj) -> bool:
+    """Whether ``obj`` is a pool of members (no estimator) or a tuning result / recommendation of one."""
+    if type(obj).__name__ == "TreePool":
+        return hasattr(obj, "test_predictions_") and obj.estimator is None
+    recs = getattr(obj, "recommendations", None)
+    units = ([getattr(r, "unit", None) for r in recs.values()] if isinstance(recs, dict)
+             else [getattr(obj, "unit", None)])
+    return "members" in units
+
+
 def _caption(obj) -> str:
     name = type(obj).__name__
     title = getattr(obj, "_title", "") or name
     label = getattr(obj, "coefficient", None) or getattr(obj, "description", None)
     if isinstance(label, str) and label and label not in title:
         title = f"{title}: {label}"
-    r = R_FUNCTIONS.get(name, "no R function")
+    r = (MEMBER_R_FUNCTIONS if _of_members(obj) else R_FUNCTIONS).get(name, "no R function")
     try:
         r = r.format(**{k: getattr(obj, k) for k in ("coefficient",) if hasattr(obj, k)})
     except (KeyError, IndexError):

@@ -159,7 +159,8 @@ class Result(HtmlDisplay):
         lines = [f" {self._title or type(self).__name__}", ""]
         for k, v in self._scalar_items():
             shown = (f"{r_signif(v.low)} to {r_signif(v.high)}" if isinstance(v, ConfidenceInterval)
-                     else r_signif(v) if isinstance(v, (float, np.floating)) else v)
+                     else r_signif(v) if isinstance(v, (float, np.floating))
+                     else "NA" if v is None else v)  # R's NA, not Python's None
             lines.append(f"  {k} = {shown}")
         return lines
 

@@ -31,7 +31,7 @@ from .._core._writing import (
     write_text,
 )
 from ..plotting import plot_stability_curve
-from ._inputs import categories_option, in_cli_words, reading, report_context
+from ._inputs import categories_option, in_cli_words, reading, report_context, reword
 from ._options import (
     Command,
     add_categories_option,
@@ -336,6 +336,11 @@ def _member_words(args) -> dict:
             "target": "--target-stability", "rec_thresh": "--rec-thresh", "round_to": "--round-to"}
 
 
+# the API's options that `predstab tune` has not, quoted in the result's text: left out here
+_NOT_CLI_OPTIONS = {"; optRF's rule, made for trees, is rule='optRF')": "; optRF's rule is made for trees)",
+                    '(interval="learners+objects"; the bands resample': "(the bands resample"}
+
+
 def _run_members(args, out):
     """``predstab tune --predictions FILE``: the pool of the saved members, tuned; print, write."""
     options = _member_options(args)
@@ -362,7 +367,8 @@ def _run_members(args, out):
     summary = {"predictions": str(path), "observed": args.observed, "task": args.task, "n_objects": n_objects,
                "n_members": n_members, "seed": args.seed, **res.to_dict()}
     text = (f"Member predictions: {Path(path).name}\n  {n_objects} objects, {n_members} members "
-            f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n\n{res}")
+            f"({'values' if args.task == 'regression' else 'class labels'}); seed {args.seed}\n\n"
+            f"{reword(str(res), _NOT_CLI_OPTIONS)}")
     context = report_context(args)
     with staged_output_dir(out_dir, force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs) as stage:
         write_text(stage / "stability.csv", res.table.to_csv(index=False))

@@ -500,7 +500,7 @@ class TreePool(HtmlDisplay):
 
     def __str__(self):
         return "\n".join([f" Pool of {'members' if self.estimator is None else 'trees'}", "",
-                          *(f"  {k} = {v}" for k, v in self._scalar_items())])
+                          *(f"  {k} = {v}" for k, v in self._scalar_items() if v is not None)])
 
     def _check_fitted(self):
         if not hasattr(self, "test_predictions_"):

@@ -53,7 +53,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
     "grid": ["array-like", None],
     "n_repeats": [Interval(Integral, 2, None)],
     "measures": [str, "array-like", None],
-    "method": [Options(METHODS)],
+    "method": [Options(METHODS), None],
     "selection": [Mapping, None],
     "importance": [Mapping, None],
     "psi_baseline": [Options(PSI_BASELINES)],
@@ -74,7 +74,7 @@ __all__ = ["tune_num_learners", "TuningResult", "Recommendation", "runtime_model
     "progress": ["callable", Options((True,)), None],
 }, renamed={"levels": "categories", "n_bootstrap": "n_resamples"}, prefer_skip_nested_validation=True)
 def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_repeats=10,
-                      measures=None, method="pool", pool_size=None, voting=None, scale=None, categories=None,
+                      measures=None, method=None, pool_size=None, voting=None, scale=None, categories=None,
                       target=0.95, rec_thresh=1e-6, round_to="thousand", n_resamples=100,
                       confidence_level=0.95, random_state=None, n_jobs=None, progress=None,
                       psi_baseline="fixed", precision=None, selection=None, importance=None,
@@ -131,7 +131,10 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         kappa column again (give ``measures=`` to have it). The
         first one is ``primary``. A measure that cannot be computed at some ``n`` is NaN
         there (``notes`` says why); it never stops the run.
-    method : {"pool", "refit", "closed_form"}, default "pool"
+    method : {"pool", "refit", "closed_form"}, optional
+        Default "pool"; for a fitted TreePool whose members cannot hold 2 disjoint groups of
+        the default grid's largest value (e.g. 5 networks), "closed_form" (as ``predstab tune
+        --predictions``), since no grid of 3 sizes fits such a pool for "pool".
         "refit": ``n_repeats`` new ensembles per grid value (what optRF does).
         "pool": one pool of ``pool_size`` learners; the ensembles of ``n`` learners are
         disjoint groups of it (exactly distributed as refits, see :class:`TreePool`); when
@@ -371,6 +374,8 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     table, measures, grid, primary = measured.table, config.measures, config.grid, config.primary
     how = Rule(config.rule, config.target, config.rec_thresh, config.round_to)
     fits, recs = _fits_and_recommendations(table, measures, how, measured.floored)
+    if _of_members(config.pool):  # the text counts members, not learners
+        recs = {m: dataclasses.replace(r, unit="members") for m, r in recs.items()}
     fit, rec = fits[primary], recs[primary]
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]

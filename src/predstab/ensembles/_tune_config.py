@@ -350,6 +350,7 @@ def _tune_num_learners_iv(arguments):
     a = SimpleNamespace(**arguments)
     if hasattr(a.estimator, "from_predictions") and hasattr(a.estimator, "closed_form"):  # a TreePool
         return _given_pool_iv(a)
+    a.method = "pool" if a.method is None else a.method
     if not hasattr(a.estimator, "get_params") or "n_estimators" not in a.estimator.get_params():
         raise TypeError(
             "`estimator` must be a scikit-learn ensemble with an `n_estimators` parameter "
@@ -409,6 +410,9 @@ def _given_pool_iv(a):
         raise ValueError(f"`{name}` does not apply to a fitted TreePool (its size is its members'); got "
                          f"{getattr(a, name)!r}.")
     is_clf, size = bool(pool.is_classifier_), pool.test_predictions_.shape[1]
+    if a.method is None:  # "pool" unless the default grid cannot fit it (then the members as they are)
+        fits = a.grid is not None or size // max(member_grid(size, is_clf)) >= 2
+        a.method = "pool" if fits else "closed_form"
     if a.voting is not None and a.voting != pool.voting_:
         raise ValueError(f"`voting` is the pool's ({pool.voting_!r}); got {a.voting!r}. Build the pool with "
                          f"voting={a.voting!r}.")

@@ -94,6 +94,9 @@ class Recommendation(Result):
         the last step gave ``value`` (before the floor of ``minimum``).
     p1 : float
         The fit's inflection point (NaN without a fit).
+    unit : str
+        What is counted: "learners" (an estimator's), or "members" for a pool of members
+        (:meth:`TreePool.from_predictions` and its kin), as the text says.
     """
 
     measure: str
@@ -111,31 +114,38 @@ class Recommendation(Result):
     note: str = ""
     steps: tuple = ()
     p1: float = float("nan")
-    _title = "Recommended number of learners"
+    unit: str = "learners"
+
+    @property
+    def _title(self):
+        return f"Recommended number of {self.unit}"
 
     def explain(self) -> str:
         """One line: the value and the rule that gave it."""
         if self.value is None:
             return f"{self.measure}: no recommendation ({self.note or 'no rule applies'})"
+        noun = self.unit[:-1] if self.value == 1 else self.unit  # 1 member, 2 members
         if self.rule == "already stable":
-            return (f"{self.measure}: {self.value} learners -- the curve is already flat: {self.measure} "
-                    f">= {self.target:g} from {self.value} learners on, so the smallest such grid value "
+            return (f"{self.measure}: {self.value} {noun} -- the curve is already flat: {self.measure} "
+                    f">= {self.target:g} from {self.value} {noun} on, so the smallest such grid value "
                     "is enough")
         rounding = f"rounded to {_ROUNDING[self.round_to]}, at least {self.minimum}"
         if self.rule == "target":
             reach = "reaches" if self.value == 1 else "reach"
-            text = (f"{self.measure}: {self.value} learners {reach} {self.measure} = {self.target:g} on the "
+            text = (f"{self.measure}: {self.value} {noun} {reach} {self.measure} = {self.target:g} on the "
                     f"fitted curve ({self.unrounded:.3g} before rounding up; the target rule)")
         elif len(self.steps) > 1:  # the threshold was lowered: say so, with the numbers that decided
             (_, first, rounded), (threshold, last, _) = self.steps[0], self.steps[-1]
-            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
-                    f"learner below {self.rec_thresh:g} from {first:.0f} learners, which rounded to "
+            text = (f"{self.measure}: {self.value} {noun} by optRF 1.2.1's rule (fitted gain per added "
+                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {first:.0f} {self.unit}, which rounded "
+                    f"to "
                     f"{_ROUNDING[self.round_to]} is {rounded:.0f}, below the inflection point p1 = "
                     f"{self.p1:.3g}; so, as optRF does, the threshold is "
-                    f"lowered tenfold to {threshold:g}: below it from {last:.0f} learners; {rounding})")
+                    f"lowered tenfold to {threshold:g}: below it from {last:.0f} {self.unit}; {rounding})")
         else:
-            text = (f"{self.measure}: {self.value} learners by optRF 1.2.1's rule (fitted gain per added "
-                    f"learner below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} learners; "
+            text = (f"{self.measure}: {self.value} {noun} by optRF 1.2.1's rule (fitted gain per added "
+                    f"{self.unit[:-1]} below {self.rec_thresh:g} from {self.unrounded or float('nan'):.0f} "
+                    f"{self.unit}; "
                     f"{rounding})")
         if self.beyond_grid:
             text += (f"; beyond the grid: {self.value / self.grid_max:.3g} x its largest value "
@@ -468,7 +478,8 @@ class TuningResult(Result):
                                  "trust it.")
             if self.message:
                 lines.append(f"  {self.message}")
-        if self.n_for_target is not None:
+        fit = self.fits[self.primary]
+        if self.n_for_target is not None and fit.converged and not fit.poor_fit:  # untrusted: said above
             lines.append(f" {self.n_for_target} learners {'reaches' if self.n_for_target == 1 else 'reach'} "
                          f"{self.primary} = {self.target:g} "
                          "on the fitted curve")
