@@ -388,11 +388,14 @@ def _fit_2pl_iv(n, stability):
         raise ValueError(f"`n` must contain positive finite numbers of learners; got {n.tolist()}.")
     if not np.all(np.isfinite(stability)):
         raise ValueError(f"`stability` must be finite; got {stability.tolist()}.")
-    above = stability > 1 + 1e-9  # the 2PL curve and every stability measure are at most 1
+    # every stability measure is at most 1; an estimate a little above it (noise, a bias
+    # correction) is a point of a curve, a value far above it (a count of learners) is not
+    above = stability > 1.5
     if above.any():
         first = int(np.flatnonzero(above)[0])
-        raise ValueError(f"`stability` must be at most 1 (a stability curve); got {stability[first]:g} at "
-                         f"position {first}. Are `n` and `stability` swapped? fit_2pl(n, stability).")
+        raise ValueError(f"`stability` must hold stabilities (at most 1, estimates a little above it); got "
+                         f"{stability[first]:g} at position {first}. Are `n` and `stability` swapped? "
+                         "fit_2pl(n, stability).")
     return n, stability
 
 
