@@ -712,5 +712,5 @@ def test_the_note_on_pandas_column_numbers_in_full(tmp_path):
         frame = _reading.read_table(path)
     assert frame.columns.tolist() == ["0", "1", "2"]
     assert str(caught[0].message) == (f"input file '{path}': line 1 ('0,1,...,2') is read as the column "
-                                      "numbers pandas writes as a header; pass --no-header-in FILE if it "
-                                      "is a row of data")
+                                      "numbers pandas writes as a header; pass header=False if it is a "
+                                      "row of data")  # the Python advice; the CLI rewords it (test_cli_words)
