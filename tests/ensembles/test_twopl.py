@@ -470,9 +470,9 @@ def test_masked_points_and_swapped_arguments_are_refused():
     kept = fit_2pl(np.delete(n, 2), np.delete(curve, 2))
     assert (kept.p1, kept.p2) == pytest.approx((3.0, 1.0), rel=1e-6)
     assert fit_2pl(np.ma.masked_array(n, mask=False), curve).p1 == pytest.approx(3.0, rel=1e-6)
-    with pytest.raises(ValueError, match=r"^`stability` must hold stabilities \(at most 1, estimates a little "
-                                         r"above it\); got 2 at position 1\. Are `n` and `stability` swapped\? "
-                                         r"fit_2pl\(n, stability\)\.$"):
+    message = (r"^`stability` must hold stabilities \(at most 1, estimates a little above it\); got 2 at "
+               r"position 1\. Are `n` and `stability` swapped\? fit_2pl\(n, stability\)\.$")
+    with pytest.raises(ValueError, match=message):
         fit_2pl(curve, n)
     assert fit_2pl(n, np.minimum(curve * 1.3, 1.0)).converged  # a curve reaching 1 is a curve
     # estimates a little above 1 (noise around a flat curve) are points of a curve, not an error

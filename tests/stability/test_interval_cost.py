@@ -10,7 +10,7 @@ import pytest
 
 import predstab
 from predstab._core._ratings import scaling_shift
-from predstab.stability import _object_intervals
+from predstab.stability import _object_intervals, _share_box
 from predstab.stability._disagreement import _ordinal_delta2
 from tests.stability._intervals import bonferroni_box, box_simplex_range
 
@@ -65,10 +65,10 @@ def test_category_boxes_that_are_permutations_are_solved_once(monkeypatch):
     low, high = _boxes(counts)
     gini = np.ones((5, 5)) - np.eye(5)
     solved = []
-    faces = _object_intervals._simplex_faces
-    monkeypatch.setattr(_object_intervals, "_simplex_faces",
+    faces = _share_box._simplex_faces
+    monkeypatch.setattr(_share_box, "_simplex_faces",
                         lambda lo, hi, d2: solved.append(len(lo)) or faces(lo, hi, d2))
-    theta_low, theta_high = _object_intervals._simplex_range(low, high, gini)
+    theta_low, theta_high = _share_box._simplex_range(low, high, gini)
     assert solved == [len(np.unique(np.sort(counts, axis=1), axis=0))] and solved[0] < len(counts) / 3
     for i in rng.choice(len(counts), 6, replace=False):  # an independent solver (LPs and SLSQP)
         lo, hi = bonferroni_box(counts[i])

@@ -10,7 +10,7 @@ from scipy import optimize, sparse, stats
 
 import predstab
 from predstab import PredstabDataWarning, phi, psi
-from predstab.stability import _disagreement, _object_intervals
+from predstab.stability import _disagreement, _object_intervals, _share_box
 from predstab.stability._disagreement import _ordinal_delta2
 from predstab.stability._object_intervals import (
     _bonett_kurtosis,
@@ -715,7 +715,7 @@ def test_only_squared_distances_on_a_line_take_the_midpoints(monkeypatch):
     positions = _object_intervals._line_positions(_ordinal_delta2(np.array([2.0, 4.0, 2.0])))
     np.testing.assert_array_equal(positions, [0.0, 3.0, 6.0])
     # ordinal phi no longer enumerates the faces
-    monkeypatch.setattr(_object_intervals, "_simplex_faces", lambda *a: pytest.fail("faces enumerated"))
+    monkeypatch.setattr(_share_box, "_simplex_faces", lambda *a: pytest.fail("faces enumerated"))
     votes = np.random.default_rng(7).integers(0, 5, size=(300, 40))
     res = predstab.phi(votes, np.arange(50) % 5, scale="ordinal", categories=list(range(5)))
     assert np.all(res.per_object_low <= res.per_object) and np.all(res.per_object <= res.per_object_high)
