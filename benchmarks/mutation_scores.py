@@ -108,7 +108,7 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_tune_config": _TUNING,
     "ensembles/_tune_strategies": _TUNING,
     "ensembles/_tune_table": _TUNING,
-    "ensembles/_recommend": _TUNING,
+    "ensembles/_recommend": [*_TUNING, "tests/ensembles/test_recommend_pins.py"],
     "ensembles/_tune_result": _TUNING,
     # the recommendation's interval (issue 21, item 7): its fast tests and the coverage file's
     "ensembles/_recommendation_interval": [*_TUNING, "tests/ensembles/test_recommendation_interval.py",
