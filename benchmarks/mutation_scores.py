@@ -82,7 +82,8 @@ MODULES: dict[str, list[str]] = {
     # irrCAC's variance of alpha, moved unchanged out of _krippendorff: _krippendorff's tests
     "agreement/_krippendorff_gwet": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
                                      "tests/agreement/test_cac_dist.py",
-                                     "tests/agreement/test_krippendorff_metrics.py"],
+                                     "tests/agreement/test_krippendorff_metrics.py",
+                                     "tests/agreement/test_krippendorff_gwet_pins.py"],
     "agreement/_icc_reml": ["tests/agreement/test_icc_reml.py"],
     # the peers' features (issue 38), each against its own file
     "compare/_posthoc": ["tests/compare/test_posthoc.py"],
