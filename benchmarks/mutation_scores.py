@@ -146,7 +146,7 @@ MODULES: dict[str, list[str]] = {
                        "tests/surfaces/test_cli_output.py",
                        "tests/surfaces/test_atomic_writes_and_interrupts.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS],
+    "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS, "tests/agreement/test_cac_pins.py"],
     "agreement/_cac_tables": ["tests/agreement/test_cac.py", _STACKS],
     "agreement/_alpha": ["tests/agreement/test_cronbach.py", _STACKS],
     # the gate (issue 32): what an input means, for the API and the CLI; its rules' own tests
