@@ -83,7 +83,8 @@ MODULES: dict[str, list[str]] = {
     # irrCAC's variance of alpha, moved unchanged out of _krippendorff: _krippendorff's tests
     "agreement/_krippendorff_gwet": ["tests/agreement/test_krippendorff.py", "tests/agreement/test_cac.py",
                                      "tests/agreement/test_cac_dist.py",
-                                     "tests/agreement/test_krippendorff_metrics.py"],
+                                     "tests/agreement/test_krippendorff_metrics.py",
+                                     "tests/agreement/test_krippendorff_gwet_pins.py"],
     "agreement/_icc_reml": ["tests/agreement/test_icc_reml.py"],
     # the peers' features (issue 38), each against its own file
     "compare/_posthoc": ["tests/compare/test_posthoc.py"],
@@ -109,7 +110,7 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_tune_config": _TUNING,
     "ensembles/_tune_strategies": _TUNING,
     "ensembles/_tune_table": _TUNING,
-    "ensembles/_recommend": _TUNING,
+    "ensembles/_recommend": [*_TUNING, "tests/ensembles/test_recommend_pins.py"],
     "ensembles/_tune_result": _TUNING,
     # the recommendation's interval (issue 21, item 7): its fast tests and the coverage file's
     "ensembles/_recommendation_interval": [*_TUNING, "tests/ensembles/test_recommendation_interval.py",
@@ -146,7 +147,7 @@ MODULES: dict[str, list[str]] = {
                        "tests/surfaces/test_cli_output.py",
                        "tests/surfaces/test_atomic_writes_and_interrupts.py"],
     # the agreement coefficients whose counting and variances were reworked for speed (issue 14)
-    "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS],
+    "agreement/_cac": ["tests/agreement/test_cac.py", _STACKS, "tests/agreement/test_cac_pins.py"],
     "agreement/_cac_tables": ["tests/agreement/test_cac.py", _STACKS],
     "agreement/_alpha": ["tests/agreement/test_cronbach.py", _STACKS],
     # the gate (issue 32): what an input means, for the API and the CLI; its rules' own tests
