@@ -540,7 +540,7 @@ def _mean_squares_stack(x):
         centred -= row_mean[b][:, :, None]
         flat = centred.reshape(-1, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
         ss_w[b] = np.einsum("ij,ij->i", flat, flat)
-    del centred, flat  # one block's copy at a time
+    centred = flat = None  # one block's copy at a time (no block at all when every item is rescaled)
     grand = row_mean @ np.full(n, 1.0 / n)
     dev_r = row_mean - grand[:, None]
     ss_r = k * np.einsum("ij,ij->i", dev_r, dev_r)
