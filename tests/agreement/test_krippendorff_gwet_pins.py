@@ -40,3 +40,11 @@ def test_one_pairable_unit_gives_a_nan_standard_error():
     assert abs(res.pe - 5 / 9) < 1e-12
     assert isinstance(res.standard_error, float) and math.isnan(res.standard_error)
     assert isinstance(res.pvalue, float) and math.isnan(res.pvalue)
+
+
+def test_one_category_has_chance_agreement_one_as_irrcac():
+    # irrCAC 1.0 (R 4.2.2), krippen.alpha.raw(matrix(1, 4, 3)): pa 1, pe 1, se NA (its coeff.val
+    # NA; predstab's value follows its convention for data without variation, docs/conventions.md)
+    res = _quiet(np.ones((4, 3)), weights="identity")
+    assert res.pe == 1.0 and res.pa == 1.0
+    assert math.isnan(res.standard_error)

@@ -27,7 +27,7 @@ def gwet_variance(table, r_i, w, *, dist=False):
     pa_prime = float(np.sum(sum_q / (r_mean * (r_i - 1))) / n)
     pa = (1 - eps) * pa_prime + eps
     pi = table.sum(axis=1) / r_mean / n
-    pe = float(np.sum(w * np.outer(pi, pi))) if q >= 2 else nan
+    pe = float(np.sum(w * np.outer(pi, pi))) if q >= 1 else nan  # one category: 1, as irrCAC
     if q < 2 or pe == 1.0:
         return pa, pe, nan
     pi_w = (w @ pi + w.T @ pi) / 2
