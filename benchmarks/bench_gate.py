@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import timeit
 import warnings
 
 import numpy as np
@@ -40,24 +40,15 @@ def data(n, rng):
     return values, categories, y
 
 
-def best(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def timed(func, repeat):
     """``(with the rule, without it)``: alternately, the best of ``repeat`` each."""
     on, off = [], []
     original = _gate._SQUARE_MIN
     for _ in range(repeat):
-        on.append(best(func, 1))
+        on.append(timeit.timeit(func, number=1))
         _gate._SQUARE_MIN = 10**12
         try:
-            off.append(best(func, 1))
+            off.append(timeit.timeit(func, number=1))
         finally:
             _gate._SQUARE_MIN = original
     return min(on), min(off)
@@ -86,7 +77,8 @@ def main(argv=None):
                 call()  # warm; and no orientation warning on these data
             on, off = timed(call, repeat)
             matrix = categories if name == "fleiss_kappa" else values
-            alone = best(lambda matrix=matrix: _gate.looks_transposed(matrix), repeat)
+            rule = lambda matrix=matrix: _gate.looks_transposed(matrix)  # noqa: E731
+            alone = min(timeit.repeat(rule, number=1, repeat=repeat))
             rows.append((f"{n} x {n}", name, on, off, alone))
     print(f"load before: {load}; after: " + "{:.2f} / {:.2f} / {:.2f}".format(*os.getloadavg())
           + f"; best of {args.repeat} (3 at 2000 x 2000), alternately with and without the rule")
