@@ -198,6 +198,25 @@ def test_learner_predictions_are_each_trees_prediction_in_every_chunking(make):
     np.testing.assert_array_equal(single, expected.astype(np.float32))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestRegressor(n_estimators=37, max_features=2, random_state=0).fit(X, Y),
+    lambda: RandomForestClassifier(n_estimators=37, max_depth=4, random_state=0).fit(XC, np.arange(40) % 3),
+])
+def test_learner_predictions_copied_in_tiles_of_rows_are_each_trees_prediction(make, monkeypatch):
+    # each chunk of trees is copied into the object-major cache in tiles of rows (issue 37, item 6):
+    # tiles of 1 row, of a few rows with a shorter last tile, and one tile, in float64 and float32
+    import predstab.ensembles._forest as forest_module
+
+    forest = make()
+    rows = np.random.default_rng(2).normal(size=(301, X.shape[1]))
+    expected = per_tree(forest, rows.astype(np.float32))
+    for tile_bytes in (1, 3 * 8 * 3 * 7, 2**30):  # 3 trees of up to 3 classes a chunk: tiles of 7 rows
+        monkeypatch.setattr(forest_module, "_TILE_BYTES", tile_bytes)
+        for dtype in (np.float64, np.float32):
+            got = learner_predictions(forest, rows, dtype=dtype, n_jobs=2, chunk_bytes=3 * 301 * 8 * 3)
+            np.testing.assert_array_equal(got, expected.astype(dtype))
+
+
 # ----------------------------------------------------------------------------- fit
 def test_pool_is_the_sklearn_forest_of_its_seed(tiny_reg):
     seed = seeds(5, 1)[0]

@@ -419,8 +419,9 @@ def learner_predictions(ensemble, X, *, dtype=np.float64, n_jobs=None, chunk_byt
     ``n_jobs`` threads over chunks of trees (the tree code releases the GIL). A thread fills its
     chunk learner-major (one tree's values of every row in a row: the tree stays in the cache
     while it reads all rows, as scikit-learn's own ``predict`` does) and copies it into the
-    object-major result in tiles of rows of about 128 kB (in the core's cache), so the peak memory is the result plus one chunk per thread of at most
-    ``chunk_bytes`` (1 to 64 trees): no leaf-index matrix, no stacked copy. (Blocks of 4,096
+    object-major result in tiles of rows of about 128 kB (in the core's cache), so the peak
+    memory is the result plus one chunk per thread of at most ``chunk_bytes`` (1 to 64 trees):
+    no leaf-index matrix, no stacked copy. (Blocks of 4,096
     rows through every tree, before, cost 1.35 x scikit-learn's ``predict`` in one thread and
     1.6 x with two; chunks of trees over all rows 1.0-1.1 x: issue 37, item 6.)
     ``progress(done, total)``: called after each of up to 20 chunks of learners (``total``
