@@ -217,6 +217,29 @@ def test_learner_predictions_copied_in_tiles_of_rows_are_each_trees_prediction(m
             np.testing.assert_array_equal(got, expected.astype(dtype))
 
 
+def test_fresh_array_of_its_own_mapping_is_an_ordinary_writable_array():
+    # the prediction cache from a mapping of its own (4 kB pages on Linux; issue 37, item 6):
+    # writable, C-ordered, the requested dtype and shape, kept alive by its views, pickled by value
+    import pickle
+    import sys
+
+    from predstab.ensembles._forest import fresh_array
+
+    for small_pages_from in (0, 2**40):  # a mapping of its own (on Linux) / np.empty
+        a = fresh_array((300, 7, 2), np.float32, small_pages_from=small_pages_from)
+        assert (a.shape, a.dtype) == ((300, 7, 2), np.float32)
+        assert a.flags.c_contiguous and a.flags.writeable
+        own = small_pages_from == 0 and sys.platform.startswith("linux")
+        assert (a.base is not None) == own
+        a[...] = np.arange(a.size, dtype=np.float32).reshape(a.shape)
+        view = a[10:12]
+        del a
+        np.testing.assert_array_equal(view, np.arange(140, 168, dtype=np.float32).reshape(2, 7, 2))
+        copy = pickle.loads(pickle.dumps(view))
+        np.testing.assert_array_equal(copy, view)
+        assert copy.flags.writeable
+
+
 # ----------------------------------------------------------------------------- fit
 def test_pool_is_the_sklearn_forest_of_its_seed(tiny_reg):
     seed = seeds(5, 1)[0]

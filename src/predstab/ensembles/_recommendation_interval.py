@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._core._utils import ConfidenceInterval
-from ._closed_form import _block_rows, _orderings, closed_form_stats, curve_from_stats
+from ._closed_form import _block_rows, _orderings, closed_form_stats, curve_from_stats, metric_moments
 from ._members import closed_form_units
 from ._recommend import apply_rule
 from ._tune_table import _closed_baselines
@@ -126,7 +126,9 @@ def _resampled_metric_stats(preds, rows, cols, n, n_jobs=None):
     r = np.empty((n_obj, n_boot))  # objects x resamples, filled a resample at a time
     for b, drawn in enumerate(rows):
         r[:, b] = np.bincount(drawn, minlength=n_obj)
-    ref = float(np.mean(preds, dtype=np.float64))  # keeps the sums of squares exact
+    # the mean of the objects' means (the closed form's pass, shared within tune_num_learners; as on a
+    # cluster): centring on it keeps the sums of squares exact, without another pass over the pool
+    ref = float(np.mean(metric_moments(preds)[0]))
     block_rows = _block_rows(n_obj, size)
 
     def one_block(start):
