@@ -1064,5 +1064,6 @@ def test_jackknife_curves_of_every_learner_at_once_are_each_learners_curve(measu
     got = cf._jackknife_calibrated(errors, preds, n, measure, d_e)
     np.testing.assert_allclose(got, expected, rtol=1e-13)
     assert np.any(se_jack > se_boot)  # the scaling is exercised
-    rows = {"d_o": jack["w"][:, None] / n, "b": np.broadcast_to(jack["b"][:, None], (30, 3)), "w": jack["w"][:, None]}
+    w = jack["w"][:, None]
+    rows = {"d_o": w / n, "b": np.broadcast_to(jack["b"][:, None], (30, 3)), "w": w}
     np.testing.assert_array_equal(cf.curve_from_stats(rows, np.broadcast_to(n, (30, 3)), measure, d_e), each)
