@@ -198,6 +198,48 @@ def test_learner_predictions_are_each_trees_prediction_in_every_chunking(make):
     np.testing.assert_array_equal(single, expected.astype(np.float32))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestRegressor(n_estimators=37, max_features=2, random_state=0).fit(X, Y),
+    lambda: RandomForestClassifier(n_estimators=37, max_depth=4, random_state=0).fit(XC, np.arange(40) % 3),
+])
+def test_learner_predictions_copied_in_tiles_of_rows_are_each_trees_prediction(make, monkeypatch):
+    # each chunk of trees is copied into the object-major cache in tiles of rows (issue 37, item 6):
+    # tiles of 1 row, of a few rows with a shorter last tile, and one tile, in float64 and float32
+    import predstab.ensembles._forest as forest_module
+
+    forest = make()
+    rows = np.random.default_rng(2).normal(size=(301, X.shape[1]))
+    expected = per_tree(forest, rows.astype(np.float32))
+    for tile_bytes in (1, 3 * 8 * 3 * 7, 2**30):  # 3 trees of up to 3 classes a chunk: tiles of 7 rows
+        monkeypatch.setattr(forest_module, "_TILE_BYTES", tile_bytes)
+        for dtype in (np.float64, np.float32):
+            got = learner_predictions(forest, rows, dtype=dtype, n_jobs=2, chunk_bytes=3 * 301 * 8 * 3)
+            np.testing.assert_array_equal(got, expected.astype(dtype))
+
+
+def test_fresh_array_of_its_own_mapping_is_an_ordinary_writable_array():
+    # the prediction cache from a mapping of its own (4 kB pages on Linux; issue 37, item 6):
+    # writable, C-ordered, the requested dtype and shape, kept alive by its views, pickled by value
+    import pickle
+    import sys
+
+    from predstab.ensembles._forest import fresh_array
+
+    for small_pages_from in (0, 2**40):  # a mapping of its own (on Linux) / np.empty
+        a = fresh_array((300, 7, 2), np.float32, small_pages_from=small_pages_from)
+        assert (a.shape, a.dtype) == ((300, 7, 2), np.float32)
+        assert a.flags.c_contiguous and a.flags.writeable
+        own = small_pages_from == 0 and sys.platform.startswith("linux")
+        assert (a.base is not None) == own
+        a[...] = np.arange(a.size, dtype=np.float32).reshape(a.shape)
+        view = a[10:12]
+        del a
+        np.testing.assert_array_equal(view, np.arange(140, 168, dtype=np.float32).reshape(2, 7, 2))
+        copy = pickle.loads(pickle.dumps(view))
+        np.testing.assert_array_equal(copy, view)
+        assert copy.flags.writeable
+
+
 # ----------------------------------------------------------------------------- fit
 def test_pool_is_the_sklearn_forest_of_its_seed(tiny_reg):
     seed = seeds(5, 1)[0]

@@ -329,8 +329,10 @@ def _jackknife_calibrated(errors, preds, n, measure, d_e, n_jobs=None):
     jack = _metric_jackknife_stats(preds, n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        values = np.stack([curve_from_stats({"d_o": w / n, "b": b, "w": w}, n, measure, d_e)
-                           for w, b in zip(jack["w"], jack["b"], strict=True)])
+        # every learner left out at once (rows): the same elementwise operations as one curve each
+        w, sizes = jack["w"][:, None], np.broadcast_to(n, (size, len(n)))
+        stats = {"d_o": w / n, "b": np.broadcast_to(jack["b"][:, None], sizes.shape), "w": w}
+        values = curve_from_stats(stats, sizes, measure, d_e)
         se_jack = np.sqrt((size - 1) / size * np.nansum((values - np.nanmean(values, axis=0)) ** 2, axis=0))
         se_boot = np.nanstd(errors, axis=0, ddof=1)
         scale = np.where(se_boot > 0, np.maximum(se_jack / np.where(se_boot > 0, se_boot, 1.0), 1.0), 1.0)

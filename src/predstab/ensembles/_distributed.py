@@ -40,7 +40,12 @@ from ._closed_form import (
 from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 from ._members import _check_probabilities, _labels_to_votes
 from ._pool import TreePool, _join_ensembles, _pool_iv, check_test_data
-from ._recommendation_interval import _logit_pivot, resampled_metric_block, resampled_metric_stats
+from ._recommendation_interval import (
+    _logit_pivot,
+    learner_counts,
+    resampled_metric_block,
+    resampled_metric_stats,
+)
 from ._tune_table import _closed_baselines
 
 __all__ = ["DaskTreePool", "ClusterPredictions"]
@@ -241,10 +246,11 @@ def _class_object_chunk(chunk, n, voting, rng, cols, counts, n_obj):
     return out, rng
 
 
-def _resampled_metric_chunk(chunk, counts, weights, ref):
+def _resampled_metric_chunk(chunk, rows, counts, weights, ref):
+    """The learners+objects sums of one chunk, block by block (``rows`` each, as in memory)."""
     total = None
-    for start in range(0, len(chunk), 4096):
-        part = resampled_metric_block(chunk[start:start + 4096], counts[start:start + 4096], weights, ref)
+    for start in range(0, len(chunk), rows):
+        part = resampled_metric_block(chunk[start:start + rows], counts[start:start + rows], weights, ref)
         total = part if total is None else tuple(a + b for a, b in zip(total, part, strict=True))
     return total
 
@@ -447,11 +453,10 @@ class ClusterPredictions:
             if not classifier:
                 mu, var = self._moments if hasattr(self, "_moments") else self.metric_moments(None)[:2]
                 truth_stats = _metric_stats(mu, var, np.full(n_obj, float(size)), n, size, False, True)
-                weights = np.stack([np.bincount(c, minlength=size) for c in cols], axis=1).astype(np.float64)
-                [w] = self.client.scatter([weights], broadcast=True)
+                [w] = self.client.scatter([learner_counts(cols, size)], broadcast=True)
                 ref = float(np.mean(mu))
                 tasks = [dask.delayed(_resampled_metric_chunk, pure=True)(
-                    c, counts[starts[k]:starts[k + 1]].astype(np.float64), w, ref)
+                    c, self.rows, counts[starts[k]:starts[k + 1]].astype(np.float64), w, ref)
                     for k, c in enumerate(self._chunks())]
                 parts = self._compute(tasks)
                 sums = [sum(p[i] for p in parts) for i in range(3)]

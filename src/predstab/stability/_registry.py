@@ -138,7 +138,7 @@ def _icc_curve(stats, d_o, d_e):
     expected = stats["b"] + d_o
     out = one_minus_ratio_array(d_o, expected)
     pos = expected > 0
-    out[pos] = stats["b"] / expected[pos]
+    out[pos] = np.broadcast_to(stats["b"], expected.shape)[pos] / expected[pos]  # b: one, or one per row
     return out, expected
 
 
