@@ -17,8 +17,8 @@ from .._core._gate import check_categories_order, check_labels, ordered_categori
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
-__all__ = ["convention_ratio", "drop_incomplete", "complete_numeric", "complete_matrix", "read_categories", "complete_codes",
-           "pair_table", "used_categories", "two_rater_table", "two_sided_p", "IrrResult"]
+__all__ = ["convention_ratio", "drop_incomplete", "complete_numeric", "complete_matrix", "read_categories",
+           "complete_codes", "pair_table", "used_categories", "two_rater_table", "two_sided_p", "IrrResult"]
 
 
 # --------------------------------------------------------------------------- the shared convention
