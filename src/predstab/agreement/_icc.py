@@ -536,10 +536,10 @@ def _psych_table(ms: _MeanSquares, confidence_level):
 
 
 # --------------------------------------------------------------------------- stacks of matrices
-# cells of the stack per block of items in _mean_squares_stack (256 KB of float64, at least two
-# items): a block and its centred copy stay in the core's cache (blocks of 8 MB, in the shared
-# cache only, took 1.5x the time on 1e4 items of 100 x 100)
-_STACK_BLOCK_CELLS = 1 << 15
+# cells of the stack per block of items in _mean_squares_stack (1 MB of float64, at least two
+# items): a block and its centred copy stay near the core (on 1e4 items of 100 x 100, blocks of
+# 8 MB took 1.2x the CPU time, of 256 KB 1.1x: numpy's calls per block)
+_STACK_BLOCK_CELLS = 1 << 17
 
 
 class _StackSums(NamedTuple):
