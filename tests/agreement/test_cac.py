@@ -872,8 +872,6 @@ def test_asymmetric_weights_are_refused_where_the_asymmetry_would_count(function
 def test_the_count_table_of_few_raters_and_categories_is_small_integers():
     # counts by comparing codes (raters x categories <= 256) are int16, a quarter of int64's memory
     # (the counts of each object are at most its raters); with missing ratings, the objects' r_i
-    from predstab.agreement._cac_tables import read_count_table
-
     x = np.array([[1.0, 2.0, 2.0], [np.nan, 1.0, 1.0], [3.0, 3.0, 3.0], [2.0, np.nan, np.nan]])
     read = read_count_table(x, counts=False, categories=None, weights="unweighted")
     assert read.table.dtype == np.int16
