@@ -95,7 +95,8 @@ def _mean_squares(x, *, checked=False) -> _MeanSquares | None:
             col_mean += by_n[:len(block)] @ block
             same = same and bool((block == block[:, :1]).all())
         # |x| <= |ref| + max |row mean - ref| + sqrt(ss_w); NaN and inf give a NaN or inf bound
-        high = abs(ref) + float(np.max(np.abs(row_mean)))
+        spread = max(abs(float(row_mean.max())), abs(float(row_mean.min())))  # no temporary of n
+        high = abs(ref) + spread
         if checked and not high < _SURE_HIGH:
             return None
         grand = float(row_mean.mean())
@@ -104,8 +105,6 @@ def _mean_squares(x, *, checked=False) -> _MeanSquares | None:
             ss_w = ss_c = ss_e = 0.0
             ss_r = 0.0 if (x[:, 0] == x[0, 0]).all() else k * float(np.sum((row_mean - grand) ** 2))
         else:
-            ss_r = k * float(np.sum((row_mean - grand) ** 2))
-            ss_c = n * float(np.sum((col_mean - grand) ** 2))
             ss_w = ss_e = 0.0
             between_raters = col_mean - grand
             for start in range(0, n, step):
@@ -115,6 +114,9 @@ def _mean_squares(x, *, checked=False) -> _MeanSquares | None:
                 # residual computed directly (not as a difference of sums) to keep its precision
                 within -= between_raters
                 ss_e += float(np.einsum("ij,ij->", within, within))
+            buffer = block = within = None  # before the temporaries of n below
+            ss_r = k * float(np.sum((row_mean - grand) ** 2))
+            ss_c = n * float(np.sum((col_mean - grand) ** 2))
             total = ss_r + ss_w
             if negligible(ss_r, total, n * k):
                 ss_r = 0.0  # equal row means: no variance between objects
@@ -122,7 +124,7 @@ def _mean_squares(x, *, checked=False) -> _MeanSquares | None:
                 ss_c = 0.0  # equal column means: no variance between raters
     if checked:
         # max |x| >= |ref|, >= max |row mean - ref| / 2 and >= sqrt(ss_w / (n k))
-        low = max(abs(ref), (high - abs(ref)) / 2, math.sqrt(ss_w / (n * k)))
+        low = max(abs(ref), spread / 2, math.sqrt(ss_w / (n * k)))
         if not (low >= _SURE_LOW and high + math.sqrt(ss_w) < _SURE_HIGH):
             return None
     # numpy scalars, so that x / 0 follows IEEE (inf/nan) under np.errstate
