@@ -706,3 +706,49 @@ def test_the_icc_of_a_stack_reads_it_in_blocks(monkeypatch):
         assert res.value[i] == pytest.approx(irr_icc(stack[i], "twoway", "agreement", "single", 0, 0.95)[1],
                                              rel=1e-12)
     assert res.value[3] == 1.0
+
+
+@pytest.mark.parametrize("model,type,unit", FORMS)
+def test_perfect_agreement_on_differing_objects_in_a_stack(model, type, unit):
+    # as test_perfect_agreement_on_differing_objects, item by item (MS_R = 0.22 < 1 here)
+    x = np.array([[0.1] * 3, [0.7] * 3, [0.3] * 3, [0.2] * 3])
+    other = np.array([[1.0, 2.0, 1.5], [4.0, 3.0, 5.0], [2.0, 2.5, 1.0], [7.0, 6.0, 6.5]])  # an ordinary item
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = icc(np.stack([x, other, x * 3]), model=model, type=type, unit=unit)
+    for i in (0, 2):
+        assert res.value[i] == 1.0 and res.statistic[i] == np.inf and res.pvalue[i] == 0.0
+        assert (res.confidence_interval.low[i], res.confidence_interval.high[i]) == (1.0, 1.0)
+    assert res.confidence_interval.high[1] < 1.0
+
+
+def test_confidence_level_whose_quantile_is_infinite_in_a_stack():
+    # as test_confidence_level_whose_quantile_is_infinite, for each item of a stack
+    level = 1 - 1e-16
+    k = SHROUT_FLEISS.shape[1]
+    stack = np.stack([SHROUT_FLEISS, SHROUT_FLEISS[::-1] * 2.0 + 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = icc(stack, confidence_level=level)
+        average = icc(stack, unit="average", confidence_level=level)
+    np.testing.assert_allclose(single.confidence_interval.low, -1 / (k - 1), rtol=1e-14)
+    assert single.confidence_interval.high.tolist() == [1.0, 1.0]
+    assert average.confidence_interval.low.tolist() == [-np.inf, -np.inf]
+    assert average.confidence_interval.high.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("m", [3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33])
+def test_a_stack_never_ends_in_a_block_of_one_item(monkeypatch, m):
+    # blocks of two items: an odd stack would end in a lone item, whose einsum sums in another
+    # order than the rows of a matrix (the last bits differ for about one item in four); it
+    # joins the block before, so every number is the one of the whole stack at once
+    import predstab.agreement._icc as icc_module
+
+    rng = np.random.default_rng(m)
+    stack = rng.normal(size=(m, 40, 1)) * 3 + rng.normal(size=(m, 40, 25)) * 1.7 + 11.0
+    monkeypatch.setattr(icc_module, "_STACK_BLOCK_CELLS", 1 << 40)
+    whole = icc_module._mean_squares_stack(stack)
+    monkeypatch.setattr(icc_module, "_STACK_BLOCK_CELLS", 2 * 40 * 25)
+    assert icc_module._stack_blocks(m, 40, 25)[-1] == slice(m - 3, m)
+    for a, b in zip(icc_module._mean_squares_stack(stack), whole, strict=True):
+        np.testing.assert_array_equal(a, b)
