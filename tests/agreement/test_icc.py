@@ -752,3 +752,21 @@ def test_a_stack_never_ends_in_a_block_of_one_item(monkeypatch, m):
     assert icc_module._stack_blocks(m, 40, 25)[-1] == slice(m - 3, m)
     for a, b in zip(icc_module._mean_squares_stack(stack), whole, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("value,n,k", [(443.9913996466691, 20, 3), (-0.009856329807340457, 18, 10),
+                                       (0.030555031406944266, 23, 3)])
+def test_a_constant_item_of_a_stack_is_the_constant_matrix(value, n, k):
+    # the centre (a mean of k equal values) and the grand mean round, so the rounded between sum of
+    # squares of these constants is ~1e-60, not 0: the exact test of a constant item sets it to 0,
+    # and the item follows the convention as the matrix does (ICC 1, no F test), not "perfect
+    # agreement on differing objects" (F infinite, interval (1, 1))
+    rng = np.random.default_rng(3)
+    stack = np.stack([np.full((n, k), value), rng.normal(size=(n, k))])
+    with pytest.warns(PredstabDegenerateWarning):
+        res = icc(stack, model="twoway", type="agreement")
+    with pytest.warns(PredstabDegenerateWarning):
+        alone = icc(stack[0], model="twoway", type="agreement")
+    assert res.value[0] == alone.value == 1.0
+    assert np.isnan(res.statistic[0]) and np.isnan(alone.statistic)
+    assert np.isnan(res.confidence_interval.low[0]) and np.isnan(res.confidence_interval.high[0])
