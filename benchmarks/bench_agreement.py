@@ -186,20 +186,28 @@ def safety_cost(n=1_000_000, k=100):
     item 7: the functions that gained ``unit_scaled``): the first call on fresh data (imports
     warmed on a small matrix), the best of 4 alternating with the floor's calls and tracemalloc's
     peak over the input's size.
-    Floor: the row variances ``np.var(x, axis=-1, ddof=1)`` (what any of them must at least do)."""
+    Floors, as ``bench_stability.py``'s: icc, the row variances ``np.var(x, axis=-1, ddof=1)``
+    and the column means (the two-way ANOVA's sums of squares; per item for the stack);
+    interval alpha, the row variances and the total variance."""
     rng = np.random.default_rng(33)
     print(f"\nthe safety layer's cost: {n:.0e} x {k} (stack: {n // 100:.0e} items of 100 x {k}) against a "
           "NumPy floor, same data, same process")
     print(f"{'function':34s} {'first s':>8s} {'best s':>8s} {'floor s':>8s} {'first/floor':>12s} "
           f"{'best/floor':>11s} {'peak extra':>11s}")
+
+    def anova_floor(x):
+        return np.var(x, axis=-1, ddof=1), x.mean(axis=-2)
+
     cases = (
-        ("icc (oneway, single)", lambda x: predstab.icc(x), False),
-        ("icc (twoway, agreement)", lambda x: predstab.icc(x, model="twoway", type="agreement"), False),
-        ("krippendorff_alpha (interval)", lambda x: predstab.krippendorff_alpha(x, scale="interval"), False),
-        ("icc of a stack (twoway)", lambda x: predstab.icc(x, model="twoway"), True),
+        ("icc (oneway, single)", lambda x: predstab.icc(x), False, anova_floor),
+        ("icc (twoway, agreement)", lambda x: predstab.icc(x, model="twoway", type="agreement"), False,
+         anova_floor),
+        ("krippendorff_alpha (interval)", lambda x: predstab.krippendorff_alpha(x, scale="interval"), False,
+         lambda x: (np.var(x, axis=1, ddof=1), np.var(x))),
+        ("icc of a stack (twoway)", lambda x: predstab.icc(x, model="twoway"), True, anova_floor),
     )
     out = []
-    for name, func, stacked in cases:
+    for name, func, stacked, floor_call in cases:
         shape = (n // 100, 100, k) if stacked else (n, k)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -208,7 +216,7 @@ def safety_cost(n=1_000_000, k=100):
             first = _timed(lambda x=x, func=func: func(x))
             best, floor = first, float("inf")
             for _ in range(3):  # alternating, so that both see the same load (the machine is shared)
-                floor = min(floor, _timed(lambda x=x: np.var(x, axis=-1, ddof=1)))
+                floor = min(floor, _timed(lambda x=x, floor_call=floor_call: floor_call(x)))
                 best = min(best, _timed(lambda x=x, func=func: func(x)))
             extra = peak_bytes(lambda x=x, func=func: func(x)) / x.nbytes
         out.append((name, first, best, floor, extra))

@@ -6,6 +6,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_stability.py --quick    # 1e4 -> 1e5
     PYTHONPATH=src python benchmarks/bench_stability.py --cost 1e6 # only phi against NumPy floors
     PYTHONPATH=src python benchmarks/bench_stability.py --no-cost  # the size and naive tables only
+    PYTHONPATH=src python benchmarks/bench_stability.py --others 1e6 # only icc, the alphas, the ICC stack
 
 The last table (``cost_table``) is the safety layer's cost (issue 33): phi's first call and
 best of 4 against a NumPy floor on the same matrix -- metric: row variances with ``np.var``;
@@ -284,6 +285,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="sizes 1e4 and 1e5 only")
     parser.add_argument("--cost", type=float, default=None, metavar="N",
                         help="only the table of phi against NumPy floors, on N x 100 (e.g. 1e6)")
+    parser.add_argument("--others", type=float, default=None, metavar="N",
+                        help="only the table of icc, the alphas and the ICC stack against their floors, "
+                             "on N x 100 (e.g. 1e6)")
     parser.add_argument("--no-cost", action="store_true",
                         help="the size and naive tables only (the cost table run on its own with --cost)")
     args = parser.parse_args(argv)
@@ -291,6 +295,14 @@ def main(argv=None):
           f"{' '.join(f'{v:.1f}' for v in os.getloadavg())} (the machine is shared)")
     if args.cost:
         cost_table(int(args.cost))
+        return
+    if args.others:
+        print(f"icc, the alphas and an ICC stack on {args.others:.0e} x {R} against their floors "
+              "(same data, same process)")
+        print(f"{'case':30s} {'first s':>8s} {'best s':>8s} {'floor s':>8s} {'first/floor':>12s} "
+              f"{'best/floor':>11s} {'peak extra':>11s}")
+        _other_costs(int(args.others), np.random.default_rng(0))
+        print(f"load average after the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
         return
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     rng = np.random.default_rng(0)

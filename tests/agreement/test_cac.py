@@ -867,3 +867,13 @@ def test_asymmetric_weights_are_refused_where_the_asymmetry_would_count(function
     x = np.random.default_rng(35).integers(1, 5, size=(40, 4))
     with pytest.raises(ValueError, match=r"`weights` must be symmetric.*0.9 at \[0, 1\] and 0.3 at \[1, 0\]"):
         function(x, _ASYMMETRIC)
+
+
+def test_the_count_table_of_few_raters_and_categories_is_small_integers():
+    # counts by comparing codes (raters x categories <= 256) are int16, a quarter of int64's memory
+    # (the counts of each object are at most its raters); with missing ratings, the objects' r_i
+    x = np.array([[1.0, 2.0, 2.0], [np.nan, 1.0, 1.0], [3.0, 3.0, 3.0], [2.0, np.nan, np.nan]])
+    read = read_count_table(x, counts=False, categories=None, weights="unweighted")
+    assert read.table.dtype == np.int16
+    np.testing.assert_array_equal(read.table, [[1, 2, 0, 0], [2, 0, 0, 1], [0, 0, 3, 0]])
+    np.testing.assert_array_equal(read.r_i, [3, 2, 3, 1])

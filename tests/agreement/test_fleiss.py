@@ -380,3 +380,27 @@ def test_fleiss_kappa_of_a_stack_warns_in_words_with_the_item_count():
     assert [str(w.message) for w in record if w.category is PredstabDegenerateWarning] == [
         "1 of 4 items: Both expected and observed disagreement are zero; Fleiss' kappa is set to 1 "
         "(perfect agreement). This may indicate that the model collapsed to a single value."]
+
+
+def test_exact_kappa_of_a_stack_whose_last_rater_skips_the_top_category():
+    # R: irr::kappam.fleiss(a, exact = TRUE)$value, the same for b (irr 0.84.1). The stack's
+    # (items x raters x categories) table is one bincount: the last rater of the last item never
+    # chose category 3, so the count must still span every category
+    a = np.array([[1, 2, 3], [1, 1, 1], [3, 3, 3], [2, 2, 1], [3, 3, 2], [2, 2, 3]])
+    b = np.array([[1, 1, 2], [2, 2, 1], [3, 2, 2], [1, 1, 1], [3, 3, 2], [2, 1, 2]])
+    res = fleiss_kappa(np.stack([a, b]), exact=True)
+    np.testing.assert_allclose(res.value, [0.26027397260273971, 0.14285714285714282], rtol=1e-13)
+
+
+def test_a_frame_of_categoricals_is_read_from_its_codes(monkeypatch):
+    # the Categoricals' own codes: the values are never converted to objects and factorised
+    import predstab.agreement._fleiss as fleiss_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the values were factorised")
+
+    codes = np.array([[0, 1, 2], [0, 0, 0], [2, 2, 2], [1, 1, 0], [2, 2, 1], [1, 1, 2]])
+    frame = pd.DataFrame({j: pd.Categorical.from_codes(codes[:, j], ["x", "y", "z"]) for j in range(3)})
+    monkeypatch.setattr(fleiss_module, "factorize_values", refuse)
+    res = fleiss_kappa(frame, exact=True)
+    assert res.value == pytest.approx(0.26027397260273971, rel=1e-13)  # R, as above (codes + 1)

@@ -615,3 +615,158 @@ def test_the_icc_of_a_stack_copies_no_item_twice(monkeypatch):
     assert peak < 0.1 * stack.nbytes
     for i in (0, 7, 2000):  # each item as icc computes it alone (to rounding: BLAS sums by place)
         assert res.value[i] == pytest.approx(icc(stack[i]).value, rel=1e-12)
+
+
+def _counting(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper that counts its calls."""
+    calls = []
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_icc_reads_a_numeric_matrix_in_its_own_two_passes(monkeypatch):
+    # issue 33: the checks of missing, infinite and extreme values were three more passes over the
+    # matrix (two sums and unit_scaled's largest magnitude), 40 % of icc's time on 1e6 x 100. They
+    # are now read from the mean squares' passes; the exact reader runs only when those say it must
+    import predstab.agreement._icc as icc_module
+
+    calls = _counting(monkeypatch, icc_module, "unit_scaled")
+    rng = np.random.default_rng(33)
+    x = rng.normal(size=(2520, 1)) * 3 + rng.normal(size=(2520, 13))  # a full block and a partial one
+    form = dict(model="twoway", type="agreement", unit="single")
+    for data in (x, np.rint(x * 4).astype(np.int64), pd.DataFrame(x), x[:, :2] * 2.0**80):
+        check(icc(data, **form), irr_icc(np.asarray(data, dtype=float), *form.values(), 0.0, 0.95))
+    np.testing.assert_allclose(icc_table(x)["ICC"], [v for v in icc_table(x[:, ::-1])["ICC"]], rtol=1e-12)
+    assert calls == []
+    plain = icc(x, **form)
+    nan_row = x.copy()
+    nan_row[1000, 5] = np.nan
+    with pytest.warns(PredstabDataWarning, match="1 of 2520 objects have a missing value"):
+        dropped = icc(nan_row, **form)
+    check(dropped, irr_icc(np.delete(x, 1000, axis=0), *form.values(), 0.0, 0.95))
+    # extreme or near-extreme magnitudes: the exact path, the value of x itself (powers of two)
+    for scale in (2.0**-400, 2.0**-95, 2.0**95, 2.0**400):
+        assert icc(x * scale, **form).value == plain.value
+    for bad in (np.inf, -np.inf):
+        inf_row = x.copy()
+        inf_row[0, 0] = bad
+        with pytest.raises(ValueError, match="must hold finite values; got 1 infinite"):
+            icc(inf_row, **form)
+    assert calls == ["unit_scaled"] * 5  # the infinite values are refused before it
+
+
+@pytest.mark.parametrize("values,sure", [
+    # the largest |x| 2^89 (bounded by 2^89.6 from the sums): surely inside [2^-100, 2^100]
+    ([[1.0, 1.0], [1.0, 1.0], [1.0, 0.5]], True),
+    ([[2.0, 2.0], [2.0, 2.0], [2.0, 1.0]], False),  # 2^90: not surely
+    ([[0.5, 0.5], [0.5, 0.5], [0.5, 0.25]], True),
+])
+def test_mean_squares_say_when_the_magnitude_is_surely_safe(values, sure):
+    x = np.array(values) * 2.0**89
+    checked = _mean_squares(x, checked=True)
+    assert (checked is not None) == sure
+    if sure:
+        assert checked == _mean_squares(x)
+    low = np.array(values) * 2.0**-89 / 2  # the smallest: 2^-91 .. 2^-90
+    assert (_mean_squares(low, checked=True) is not None) == (low.max() >= 2.0**-90)
+    for cell in (np.nan, np.inf):
+        y = x.copy()
+        y[1, 1] = cell
+        assert _mean_squares(y, checked=True) is None
+
+
+def test_the_icc_of_a_stack_reads_it_in_blocks(monkeypatch):
+    # issue 33: two more passes over the whole stack (the sums of squares of the per-item test and
+    # of the exact test of items without within-object variation) are now read in the first pass
+    # over cache-sized blocks: no einsum sees more than a block
+    import predstab.agreement._icc as icc_module
+
+    rng = np.random.default_rng(7)
+    stack = rng.normal(size=(40, 30, 1)) * 2 + rng.normal(size=(40, 30, 20))
+    stack[3] = stack[3][:, :1]  # raters agree on every object: exact zeros
+    shapes = []
+    real = np.einsum
+
+    def einsum(*args, **kwargs):
+        shapes.extend(np.shape(a) for a in args[1:])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(icc_module, "_STACK_BLOCK_CELLS", 1800)  # blocks of 3 items
+    monkeypatch.setattr(np, "einsum", einsum)
+    res = icc(stack, model="twoway", type="agreement")
+    monkeypatch.setattr(np, "einsum", real)
+    assert max(np.prod(s) for s in shapes) <= 4 * 600
+    for i in (0, 39):
+        assert res.value[i] == pytest.approx(irr_icc(stack[i], "twoway", "agreement", "single", 0, 0.95)[1],
+                                             rel=1e-12)
+    assert res.value[3] == 1.0
+
+
+@pytest.mark.parametrize("model,type,unit", FORMS)
+def test_perfect_agreement_on_differing_objects_in_a_stack(model, type, unit):
+    # as test_perfect_agreement_on_differing_objects, item by item (MS_R = 0.22 < 1 here)
+    x = np.array([[0.1] * 3, [0.7] * 3, [0.3] * 3, [0.2] * 3])
+    other = np.array([[1.0, 2.0, 1.5], [4.0, 3.0, 5.0], [2.0, 2.5, 1.0], [7.0, 6.0, 6.5]])  # an ordinary item
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = icc(np.stack([x, other, x * 3]), model=model, type=type, unit=unit)
+    for i in (0, 2):
+        assert res.value[i] == 1.0 and res.statistic[i] == np.inf and res.pvalue[i] == 0.0
+        assert (res.confidence_interval.low[i], res.confidence_interval.high[i]) == (1.0, 1.0)
+    assert res.confidence_interval.high[1] < 1.0
+
+
+def test_confidence_level_whose_quantile_is_infinite_in_a_stack():
+    # as test_confidence_level_whose_quantile_is_infinite, for each item of a stack
+    level = 1 - 1e-16
+    k = SHROUT_FLEISS.shape[1]
+    stack = np.stack([SHROUT_FLEISS, SHROUT_FLEISS[::-1] * 2.0 + 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = icc(stack, confidence_level=level)
+        average = icc(stack, unit="average", confidence_level=level)
+    np.testing.assert_allclose(single.confidence_interval.low, -1 / (k - 1), rtol=1e-14)
+    assert single.confidence_interval.high.tolist() == [1.0, 1.0]
+    assert average.confidence_interval.low.tolist() == [-np.inf, -np.inf]
+    assert average.confidence_interval.high.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("m", [3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33])
+def test_a_stack_never_ends_in_a_block_of_one_item(monkeypatch, m):
+    # blocks of two items: an odd stack would end in a lone item, whose einsum sums in another
+    # order than the rows of a matrix (the last bits differ for about one item in four); it
+    # joins the block before, so every number is the one of the whole stack at once
+    import predstab.agreement._icc as icc_module
+
+    rng = np.random.default_rng(m)
+    stack = rng.normal(size=(m, 40, 1)) * 3 + rng.normal(size=(m, 40, 25)) * 1.7 + 11.0
+    monkeypatch.setattr(icc_module, "_STACK_BLOCK_CELLS", 1 << 40)
+    whole = icc_module._mean_squares_stack(stack)
+    monkeypatch.setattr(icc_module, "_STACK_BLOCK_CELLS", 2 * 40 * 25)
+    assert icc_module._stack_blocks(m, 40, 25)[-1] == slice(m - 3, m)
+    for a, b in zip(icc_module._mean_squares_stack(stack), whole, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("value,n,k", [(443.9913996466691, 20, 3), (-0.009856329807340457, 18, 10),
+                                       (0.030555031406944266, 23, 3)])
+def test_a_constant_item_of_a_stack_is_the_constant_matrix(value, n, k):
+    # the centre (a mean of k equal values) and the grand mean round, so the rounded between sum of
+    # squares of these constants is ~1e-60, not 0: the exact test of a constant item sets it to 0,
+    # and the item follows the convention as the matrix does (ICC 1, no F test), not "perfect
+    # agreement on differing objects" (F infinite, interval (1, 1))
+    rng = np.random.default_rng(3)
+    stack = np.stack([np.full((n, k), value), rng.normal(size=(n, k))])
+    with pytest.warns(PredstabDegenerateWarning):
+        res = icc(stack, model="twoway", type="agreement")
+    with pytest.warns(PredstabDegenerateWarning):
+        alone = icc(stack[0], model="twoway", type="agreement")
+    assert res.value[0] == alone.value == 1.0
+    assert np.isnan(res.statistic[0]) and np.isnan(alone.statistic)
+    assert np.isnan(res.confidence_interval.low[0]) and np.isnan(res.confidence_interval.high[0])

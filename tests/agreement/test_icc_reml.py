@@ -266,3 +266,64 @@ def test_interval_coverage_by_simulation(law):
         for i in hits:
             hits[i] += res.ci_low[i] <= truth[i] <= res.ci_high[i]
     assert 0.75 <= hits[1] / 40 <= 1.0 and 0.75 <= hits[2] / 40 <= 1.0, hits
+
+
+def test_print_is_psychs_layout_line_by_line():
+    # R: print(psych::ICC(x, lmer = TRUE)) on l_30x4_miss10 (psych 2.2.9, lme4 1.1): the rows at 2
+    # significant digits, n.obs / n.judge, the lme table (ID 4.5634258 0.778961268, Items 0.1764738
+    # 0.030123477, Residual 1.1184479 0.190915255, Total 5.8583475 1) and lme4's REMLcrit 404.6822354
+    res = _quiet(read_case(FOLDERS["reference"], "l_30x4_miss10"))
+    assert str(res).splitlines() == [
+        " Intraclass correlation coefficients (REML variance components, psych::ICC(lmer = TRUE))", "",
+        "   type  ICC  F df1 df2       p lower 95% upper 95%",
+        "   ICC1 0.78 15  29  90 2.1e-23      0.65      0.87",
+        "   ICC2 0.78 17  29  87 3.9e-25      0.65      0.88",
+        "   ICC3 0.80 17  29  87 3.9e-25      0.69      0.89",
+        "  ICC1k 0.93 15  29  90 2.1e-23      0.88      0.97",
+        "  ICC2k 0.93 17  29  87 3.9e-25      0.88      0.97",
+        "  ICC3k 0.94 17  29  87 3.9e-25      0.90      0.97", "",
+        " Number of subjects = 30     Number of Judges =  4     Number of ratings = 108", "",
+        "           variance Percent",
+        "  ID         4.5634   0.779",
+        "  Items     0.17647  0.0301",
+        "  Residual   1.1184   0.191",
+        "  Total      5.8583       1", "",
+        " REML criterion = 404.68224",
+    ]
+
+
+def test_print_of_degenerate_and_undefined_results():
+    # every rating equal: components 0 (both at the boundary), shares undefined (0 / 0 shown NA)
+    x = np.full((5, 3), 2.0)
+    x[0, 1] = np.nan
+    lines = str(_quiet(x)).splitlines()
+    assert lines[3] == "   ICC1   1 NA   4  10 NA        NA        NA"
+    assert lines[-6:] == ["  ID              0      NA", "  Items           0      NA",
+                          "  Residual        0      NA", "  Total           0      NA", "",
+                          " REML criterion = NA; at 0: object, rater"]
+    # exactly additive: every number NaN, shown NA as R shows NaN in a data frame of doubles
+    x = np.add.outer(np.arange(6.0), np.array([0.0, 1.0, 3.0]))
+    x[0, 0] = np.nan
+    lines = str(_quiet(x)).splitlines()
+    assert lines[2:4] == ["   type ICC  F df1 df2  p lower 95% upper 95%",
+                          "   ICC1  NA NA   5  12 NA        NA        NA"]
+    assert lines[-1] == " REML criterion = NA; NOT CONVERGED"
+
+
+def test_two_objects_are_enough():
+    # R: psych::ICC(y, lmer = TRUE)$results$ICC for y = rbind(c(1, 2, 4, 3), c(5, 5, 6, 9)); lme4
+    # stops its optimiser at a relative 1e-7 of the optimum
+    res = _quiet(np.array([[1.0, 2.0, 4.0, 3.0], [5.0, 5.0, 6.0, 9.0]]))
+    np.testing.assert_allclose(res.value, [0.7083339012, 0.7174893645, 0.8205138021, 0.9066668993,
+                                           0.9103842998, 0.9481484758], rtol=1e-5)
+
+
+def test_the_warning_counts_empty_objects_and_raters():
+    # R: psych::ICC(x, lmer = TRUE) with an empty row and an empty column: n.obs 6, n.judge 3,
+    # ICC1 0.596737, ICC1k 0.816153 (lme4 leaves the rater variance at 2.3e-5, predstab at its 0)
+    x = np.array([[1, 2, np.nan], [2, 4, np.nan], [3, 3.5, np.nan], [np.nan] * 3, [4, 4, np.nan],
+                  [2, 1, np.nan]])
+    with pytest.warns(PredstabDataWarning, match=r"has 1 object\(s\) and 1 rater\(s\) without any rating"):
+        res = icc_reml(x)
+    assert (res.n_objects, res.n_raters) == (6, 3)
+    np.testing.assert_allclose(res.value[[0, 3]], [0.596737316781, 0.816153477661], rtol=1e-4)

@@ -17,8 +17,8 @@ from .._core._gate import check_categories_order, check_labels, ordered_categori
 from .._core._ratings import as_numeric_matrix, as_rating_matrix, drop_incomplete_objects, factorize_ratings
 from .._core._results import Result, r_block, r_pvalue, r_signif
 
-__all__ = ["convention_ratio", "drop_incomplete", "complete_numeric", "read_categories", "complete_codes",
-           "pair_table", "used_categories", "two_rater_table", "two_sided_p", "IrrResult"]
+__all__ = ["convention_ratio", "drop_incomplete", "complete_numeric", "complete_matrix", "read_categories",
+           "complete_codes", "pair_table", "used_categories", "two_rater_table", "two_sided_p", "IrrResult"]
 
 
 # --------------------------------------------------------------------------- the shared convention
@@ -37,7 +37,14 @@ def drop_incomplete(arr, mask, *, function, name="ratings"):
 def complete_numeric(ratings, function, *, name="ratings", min_objects=2):
     """The numeric (objects x raters) matrix of the objects without a missing rating (irr's
     ``na.omit``); a ValueError when fewer than ``min_objects`` are left."""
-    x = as_numeric_matrix(as_rating_matrix(ratings, name=name), name=name)
+    return complete_matrix(as_rating_matrix(ratings, name=name), function, name=name,
+                           min_objects=min_objects)
+
+
+def complete_matrix(arr, function, *, name="ratings", min_objects=2):
+    """:func:`complete_numeric` of a matrix :func:`~predstab._core._ratings.as_rating_matrix` has
+    read (its checks and warnings not repeated)."""
+    x = as_numeric_matrix(arr, name=name)
     if np.isnan(np.sum(x)):  # infinite values are refused above: a NaN sum means a missing value
         x = drop_incomplete(x, np.isnan(x), name=name, function=function)
     if x.shape[0] < min_objects:

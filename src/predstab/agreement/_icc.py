@@ -13,7 +13,7 @@ from scipy import special
 
 from .._core._convention import _EPS, negligible
 from .._core._exceptions import PredstabDataWarning, warn_outside
-from .._core._ratings import unit_scaled
+from .._core._ratings import as_rating_matrix, unit_scaled
 from .._core._results import Result, r_round, r_rows, r_signif, result
 from .._core._stack import (
     ItemWarnings,
@@ -28,13 +28,17 @@ from .._core._stack import (
 )
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
-from ._common import complete_numeric, convention_ratio
+from ._common import complete_matrix, convention_ratio
 from ._docstrings import agreement_doc
 
 __all__ = ["icc", "icc_table", "ICCResult"]
 
 _MODELS = ("oneway", "twoway")
 _BLOCK_VALUES = 2**15  # values per block of rows of _mean_squares (256 KB of float64)
+# largest magnitudes _mean_squares(checked=True) takes as surely inside unit_scaled's safe range
+# [2^-100, 2^100] (its bounds are sums of rounded values: a wide margin)
+_SURE_LOW, _SURE_HIGH = 2.0**-90, 2.0**90
+_QUIET = {"over": "ignore", "under": "ignore", "invalid": "ignore", "divide": "ignore"}
 _TYPES = ("consistency", "agreement")
 _UNITS = ("single", "average")
 #: psych's six rows and the (model, type, unit) of each
@@ -53,7 +57,7 @@ class _MeanSquares(NamedTuple):
     mse: float  # residual of the two-way model
 
 
-def _mean_squares(x) -> _MeanSquares:
+def _mean_squares(x, *, checked=False) -> _MeanSquares | None:
     """Two-way ANOVA mean squares of a complete (n, k) matrix, vectorised.
 
     Sums of squares are set to exact zeros when the data make them zero (constant
@@ -61,48 +65,89 @@ def _mean_squares(x) -> _MeanSquares:
     instead of ratios of rounding noise. Equal row (or column) means, as in a Latin
     square, leave a between sum of squares of rounding noise: it is set to zero when
     ``predstab._core._convention.negligible`` against the total sum of squares.
+
+    ``checked``: ``x`` has not been read for missing or infinite values nor for an extreme
+    magnitude; None when it may have any (a non-finite mean or sum, or a largest ``|x|`` not
+    surely inside ``unit_scaled``'s safe range, bounded from the sums themselves), so that the
+    caller reads it the exact way. The separate passes of those checks (two sums and the largest
+    magnitude) were 40 % of icc's time on 1e6 x 100 (issue 33).
     """
     n, k = x.shape
     # centred on the first row's mean: a mean of values near 1e15 rounds to ~0.1, which the sums
     # of squares would add up (icc(x + 1e15) of integers was 0.8344 for 0.8295); x - ref is exact
-    # for values within a factor 2 of ref. Two passes over blocks of rows that stay in the cache:
-    # no copy of the matrix (a full-size copy and its first touch were most of icc's time on
-    # 1e6 x 100, with 1.1x the input in extra memory)
+    # for values within a factor 2 of ref. Two passes over blocks of rows that stay in the cache,
+    # centred into one buffer: no copy of the matrix (a full-size copy and its first touch were
+    # most of icc's time on 1e6 x 100, with 1.1x the input in extra memory)
     ref = float(np.mean(x[0]))
-    step = max(1, _BLOCK_VALUES // k)
+    step = min(n, max(1, _BLOCK_VALUES // k))
+    # one buffer for the centred blocks of a C-ordered matrix; others (a DataFrame's values are
+    # F-ordered) as numpy lays them out, since BLAS rounds by the layout
+    buffer = np.empty((step, k)) if x.flags.c_contiguous else None
+    by_k, by_n = np.full(k, 1.0 / k), np.full(step, 1.0 / n)
     row_mean = np.empty(n)
     col_mean = np.zeros(k)
     same = True  # every rater gives each object the same value
-    for start in range(0, n, step):
-        block = x[start:start + step] - ref
-        # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows
-        row_mean[start:start + len(block)] = block @ np.full(k, 1.0 / k)
-        col_mean += np.full(len(block), 1.0 / n) @ block
-        same = same and bool((block == block[:, :1]).all())
-    grand = float(row_mean.mean())
-    if same:
-        # no within-object variation at all
-        ss_w = ss_c = ss_e = 0.0
-        ss_r = 0.0 if (x[:, 0] == x[0, 0]).all() else k * float(np.sum((row_mean - grand) ** 2))
-    else:
-        ss_r = k * float(np.sum((row_mean - grand) ** 2))
-        ss_c = n * float(np.sum((col_mean - grand) ** 2))
-        ss_w = ss_e = 0.0
+    with np.errstate(**_QUIET if checked else {}):
         for start in range(0, n, step):
-            within = x[start:start + step] - ref
-            within -= row_mean[start:start + len(within), None]
-            ss_w += float(np.einsum("ij,ij->", within, within))
-            # residual computed directly (not as a difference of sums) to keep its precision
-            within -= col_mean - grand
-            ss_e += float(np.einsum("ij,ij->", within, within))
-        total = ss_r + ss_w
-        if negligible(ss_r, total, n * k):
-            ss_r = 0.0  # equal row means: no variance between objects
-        if negligible(ss_c, total, n * k):
-            ss_c = 0.0  # equal column means: no variance between raters
+            block = np.subtract(x[start:start + step], ref, out=_rows(buffer, n - start))
+            # sums by matrix-vector products (BLAS): much faster than axis=1 reductions on short rows
+            row_mean[start:start + len(block)] = block @ by_k
+            col_mean += by_n[:len(block)] @ block
+            same = same and bool((block == block[:, :1]).all())
+        # |x| <= |ref| + max |row mean - ref| + sqrt(ss_w); NaN and inf give a NaN or inf bound
+        spread = max(abs(float(row_mean.max())), abs(float(row_mean.min())))  # no temporary of n
+        high = abs(ref) + spread
+        if checked and not high < _SURE_HIGH:
+            return None
+        grand = float(row_mean.mean())
+        if same:
+            # no within-object variation at all
+            ss_w = ss_c = ss_e = 0.0
+            ss_r = 0.0 if (x[:, 0] == x[0, 0]).all() else k * float(np.sum((row_mean - grand) ** 2))
+        else:
+            ss_w = ss_e = 0.0
+            between_raters = col_mean - grand
+            for start in range(0, n, step):
+                within = np.subtract(x[start:start + step], ref, out=_rows(buffer, n - start))
+                within -= row_mean[start:start + len(within), None]
+                ss_w += float(np.einsum("ij,ij->", within, within))
+                # residual computed directly (not as a difference of sums) to keep its precision
+                within -= between_raters
+                ss_e += float(np.einsum("ij,ij->", within, within))
+            buffer = block = within = None  # before the temporaries of n below
+            ss_r = k * float(np.sum((row_mean - grand) ** 2))
+            ss_c = n * float(np.sum((col_mean - grand) ** 2))
+            total = ss_r + ss_w
+            if negligible(ss_r, total, n * k):
+                ss_r = 0.0  # equal row means: no variance between objects
+            if negligible(ss_c, total, n * k):
+                ss_c = 0.0  # equal column means: no variance between raters
+    if checked:
+        # max |x| >= |ref|, >= max |row mean - ref| / 2 and >= sqrt(ss_w / (n k))
+        low = max(abs(ref), spread / 2, math.sqrt(ss_w / (n * k)))
+        if not (low >= _SURE_LOW and high + math.sqrt(ss_w) < _SURE_HIGH):
+            return None
     # numpy scalars, so that x / 0 follows IEEE (inf/nan) under np.errstate
     return _MeanSquares(n, k, np.float64(ss_r / (n - 1)), np.float64(ss_w / (n * (k - 1))),
                         np.float64(ss_c / (k - 1)), np.float64(ss_e / ((n - 1) * (k - 1))))
+
+
+def _rows(buffer, rows):
+    """The first ``rows`` rows of ``buffer`` (None: numpy allocates the block, as it lays it out)."""
+    return None if buffer is None else buffer[:rows]
+
+
+def _read_mean_squares(ratings, function) -> _MeanSquares:
+    """:func:`_mean_squares` of the complete objects of ``ratings``, rescaled when extreme (the
+    ICCs are scale invariant): a numeric matrix in one go, anything else (or a matrix with a
+    missing, infinite or extreme value) read and checked first."""
+    arr = as_rating_matrix(ratings)
+    if arr.dtype.kind in "biuf" and arr.shape[0] >= 2:
+        # integers are finite and inside the safe range: no check
+        ms = _mean_squares(arr.astype(float, copy=False), checked=arr.dtype.kind == "f")
+        if ms is not None:
+            return ms
+    return _mean_squares(unit_scaled(complete_matrix(arr, function))[0])
 
 
 @result
@@ -168,17 +213,6 @@ class ICCResult(Result):
             f" {r_round(self.confidence_level * 100, 1)}%-Confidence Interval for ICC Population Values:",
             f"  {r_round(self.confidence_interval.low)} < ICC < {r_round(self.confidence_interval.high)}",
         ]
-
-
-def _complete_scaled(ratings, function):
-    # the ICCs are scale invariant: extreme magnitudes are rescaled exactly
-    return unit_scaled(complete_numeric(ratings, function))[0]
-
-
-def _icc_iv(ratings, model, type, unit, r0, confidence_level):
-    # the options are checked by the declarations of icc(); this reads the data
-    x = _complete_scaled(ratings, "irr::icc")
-    return x, model, type, unit, float(r0), float(confidence_level)
 
 
 def _ratio_bound(f_bound, k):
@@ -384,18 +418,14 @@ def icc(ratings, /, *, model="oneway", type="consistency", unit="single", r0=0.0
     """
     if is_stack(ratings):  # (..., n_objects, n_raters): vectorised over the items
         return _icc_stack(ratings, model, type, unit, float(r0), float(confidence_level))
-    x, model, type, unit, r0, confidence_level = _icc_iv(ratings, model, type, unit, r0, confidence_level)
-    ms = _mean_squares(x)
+    # the options are checked by the declarations of icc()
+    ms = _read_mean_squares(ratings, "irr::icc")
+    r0, confidence_level = float(r0), float(confidence_level)
     name, value, statistic, df1, df2, pvalue, ci = _form(ms, model, type, unit, r0, confidence_level)
     return ICCResult(value=value, statistic=statistic, df1=df1, df2=df2, pvalue=pvalue,
                      confidence_interval=ci, n_objects=ms.n, n_raters=ms.k, name=name, model=model,
                      type=type if model == "twoway" else "consistency", unit=unit, r0=r0,
                      confidence_level=confidence_level)
-
-
-def _icc_table_iv(ratings, confidence_level):
-    x = _complete_scaled(ratings, "psych::ICC on na.omit(x)")
-    return x, float(confidence_level)
 
 
 @agreement_doc
@@ -458,8 +488,7 @@ def icc_table(ratings, /, *, confidence_level=0.95):
     """
     if is_stack(ratings):  # one frame indexed by (item, form)
         return stack_apply(icc_table, ratings, confidence_level=confidence_level)
-    x, confidence_level = _icc_table_iv(ratings, confidence_level)
-    table = _psych_table(_mean_squares(x), confidence_level)
+    table = _psych_table(_read_mean_squares(ratings, "psych::ICC on na.omit(x)"), float(confidence_level))
     return pd.DataFrame(table, index=list(TYPES),
                         columns=["ICC", "F", "df1", "df2", "p", "ci_low", "ci_high"])
 
@@ -509,12 +538,63 @@ def _psych_table(ms: _MeanSquares, confidence_level):
 
 
 # --------------------------------------------------------------------------- stacks of matrices
-# cells of the stack per block of items in _mean_squares_stack: the centred copy stays a few MB
-_STACK_BLOCK_CELLS = 1 << 20
+# cells of the stack per block of items in _mean_squares_stack (1 MB of float64, at least two
+# items): a block and its centred copy stay near the core (on 1e4 items of 100 x 100, blocks of
+# 8 MB took 1.2x the CPU time, of 256 KB 1.1x: numpy's calls per block)
+_STACK_BLOCK_CELLS = 1 << 17
 
 
-def _mean_squares_stack(x):
-    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once.
+class _StackSums(NamedTuple):
+    """The first pass over a stack: per item, the centre (its first row's mean), the row and
+    column means of the centred item and the sum of squares of the values as they are."""
+
+    first: np.ndarray
+    row_mean: np.ndarray
+    col_mean: np.ndarray
+    sum_sq: np.ndarray
+
+
+def _stack_blocks(m, n, k):
+    """Slices of the items a block at a time: at least two items a block (einsum sums a lone row in
+    another order than the rows of a matrix), and no last block of one item."""
+    step = max(2, _STACK_BLOCK_CELLS // max(n * k, 1))
+    edges = [*range(0, m, step), m]
+    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
+        del edges[-2]  # the last item joins the block before
+    return [slice(start, stop) for start, stop in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def _stack_buffer(x, blocks):
+    """One buffer for the centred blocks of a C-ordered stack (None for others, as in _mean_squares)."""
+    if not x.flags.c_contiguous:
+        return None
+    return np.empty((max((b.stop - b.start for b in blocks), default=0), *x.shape[1:]))
+
+
+def _stack_sums(x) -> _StackSums:
+    """The first pass of :func:`_mean_squares_stack` over the (m, n, k) stack ``x``, with the sums
+    of squares the per-item test of :func:`_icc_stack` reads (one pass over the data for both)."""
+    m, n, k = x.shape
+    blocks = _stack_blocks(m, n, k)
+    buffer = _stack_buffer(x, blocks)
+    by_k, by_n = np.full(k, 1.0 / k), np.full(n, 1.0 / n)
+    # centred on each item's first row mean, as in _mean_squares
+    first = x[:, 0, :] @ by_k
+    # sums by matrix products (BLAS), as in _mean_squares: much faster than axis reductions
+    row_mean, col_mean, sum_sq = np.empty((m, n)), np.empty((m, k)), np.empty(m)
+    with np.errstate(**_QUIET):  # items with missing, infinite or extreme values go one by one
+        for b in blocks:
+            values = x[b].reshape(-1, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
+            sum_sq[b] = np.einsum("ij,ij->i", values, values)
+            centred = np.subtract(x[b], first[b, None, None], out=_rows(buffer, b.stop - b.start))
+            row_mean[b] = centred @ by_k
+            col_mean[b] = by_n @ centred
+    return _StackSums(first, row_mean, col_mean, sum_sq)
+
+
+def _mean_squares_stack(x, sums=None):
+    """:func:`_mean_squares` of every complete (n, k) item of the (m, n, k) stack ``x`` at once
+    (``sums``: its :func:`_stack_sums`, computed when None).
 
     The centred items (the copy the residuals need) are made a block of items at a time, twice:
     for the row and column means, then, with the grand means known, for the residuals (a centred
@@ -523,35 +603,21 @@ def _mean_squares_stack(x):
     BLAS's matrix-vector products of a 2-D array round by the row's place in it.
     """
     m, n, k = x.shape
-    # at least two items a block: einsum sums a lone row in another order than the rows of a matrix
-    step = max(2, _STACK_BLOCK_CELLS // max(n * k, 1))
-    edges = [*range(0, m, step), m]
-    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
-        del edges[-2]  # no last block of one item: it joins the one before
-    blocks = [slice(start, stop) for start, stop in zip(edges[:-1], edges[1:], strict=True)]
-    # centred on each item's first row mean, as in _mean_squares
-    first = x[:, 0, :] @ np.full(k, 1.0 / k)
-    # sums by matrix products (BLAS), as in _mean_squares: much faster than axis reductions
-    row_mean, col_mean, ss_w = np.empty((m, n)), np.empty((m, k)), np.empty(m)
-    for b in blocks:
-        centred = x[b] - first[b, None, None]
-        row_mean[b] = centred @ np.full(k, 1.0 / k)
-        col_mean[b] = np.full(n, 1.0 / n) @ centred
-        centred -= row_mean[b][:, :, None]
-        flat = centred.reshape(-1, n * k)  # row-wise dot products of 2-D arrays: einsum's fast path
-        ss_w[b] = np.einsum("ij,ij->i", flat, flat)
-    centred = flat = None  # one block's copy at a time (no block at all when every item is rescaled)
+    first, row_mean, col_mean, sum_sq = _stack_sums(x) if sums is None else sums
+    blocks = _stack_blocks(m, n, k)
+    buffer = _stack_buffer(x, blocks)
     grand = row_mean @ np.full(n, 1.0 / n)
     dev_r = row_mean - grand[:, None]
     ss_r = k * np.einsum("ij,ij->i", dev_r, dev_r)
     dev_c = col_mean - grand[:, None]
     ss_c = n * np.einsum("ij,ij->i", dev_c, dev_c)
-    ss_e = np.empty(m)
+    ss_w, ss_e = np.empty(m), np.empty(m)
     for b in blocks:
-        within = x[b] - first[b, None, None]
+        within = np.subtract(x[b], first[b, None, None], out=_rows(buffer, b.stop - b.start))
         within -= row_mean[b][:, :, None]
+        flat = within.reshape(-1, n * k)  # a view: it follows the residuals below
+        ss_w[b] = np.einsum("ij,ij->i", flat, flat)
         within -= dev_c[b][:, None, :]  # residual computed directly, as in _mean_squares
-        flat = within.reshape(-1, n * k)
         ss_e[b] = np.einsum("ij,ij->i", flat, flat)
     total = ss_r + ss_w
     raw_r = ss_r
@@ -560,8 +626,7 @@ def _mean_squares_stack(x):
     # every rater gives each object the same value: no within-object variation at all. Such an
     # item has a within sum of squares of rounding only (a row mean of k equal values is exact
     # to k ulps), so the exact test runs on those below that bound
-    x_flat = x.reshape(m, n * k)
-    bound = 4 * (k + 1) ** 2 * _EPS**2 * np.einsum("ij,ij->i", x_flat, x_flat)
+    bound = 4 * (k + 1) ** 2 * _EPS**2 * sum_sq
     same = np.zeros(m, dtype=bool)
     constant = np.zeros(m, dtype=bool)
     candidates = np.flatnonzero(ss_w <= bound)
@@ -642,18 +707,22 @@ def _icc_stack(ratings, model, type, unit, r0, confidence_level):
     x = arr.reshape((math.prod(arr.shape[:-2]), n, k)).astype(float, copy=False)
     m = x.shape[0]
     # the per-item path: missing or infinite cells, or magnitudes unit_scaled would rescale.
-    # From the sum of squares s (one pass): max|x| <= sqrt(s) and max|x| >= sqrt(s / (n k)), so an
-    # item is surely in unit_scaled's safe range [2^-100, 2^100] when 2^-200 n k <= s < 2^198;
+    # From the sum of squares s (in the first pass): max|x| <= sqrt(s) and max|x| >= sqrt(s / (n k)),
+    # so an item is surely in unit_scaled's safe range [2^-100, 2^100] when 2^-200 n k <= s < 2^198;
     # NaN, inf and overflow give a non-finite s, an underflow s = 0 (checked exactly).
-    flat = x.reshape(m, n * k)
-    sum_sq = np.einsum("ij,ij->i", flat, flat)
+    sums = _stack_sums(x)
+    sum_sq = sums.sum_sq
     slow = ~((sum_sq >= np.ldexp(n * k, -200)) & (sum_sq < np.ldexp(1.0, 198)))
     if slow.any():
+        flat = x.reshape(m, n * k)
         zero = np.flatnonzero(sum_sq == 0)
         slow[zero[(flat[zero] == 0).all(axis=1)]] = False  # all zeros: no rescaling either
     caught = ItemWarnings()
     fast = ~slow
-    msr, msw, msc, mse = _mean_squares_stack(x[fast] if slow.any() else x)
+    if slow.any():  # the numbers of the other items as a stack of their own (BLAS rounds by place)
+        msr, msw, msc, mse = _mean_squares_stack(x[fast])
+    else:
+        msr, msw, msc, mse = _mean_squares_stack(x, sums)
     name, *columns = _form_stack(_MeanSquares(n, k, msr, msw, msc, mse), model, type, unit, r0,
                                  confidence_level, caught)
     out = [np.empty(m) for _ in columns]
