@@ -35,7 +35,7 @@ def _format_missing(n_missing, n_total):
 # --------------------------------------------------------------------------- counting
 
 
-def _row_counts(source, offset, n_codes):
+def _row_counts(source, offset, n_codes, complete=False):
     """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
 
     ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
@@ -44,13 +44,14 @@ def _row_counts(source, offset, n_codes):
     by one so that missing values land in a column of their own; each block of rows
     is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
     order of the values does not matter to bincount, so column-wise blocks need no transpose).
-    Counts are stored as int32 (at most the number of repetitions).
+    Counts are stored as int32 (at most the number of repetitions). ``complete``: no value is
+    missing (integer or boolean data), so the last code's count is what the others leave.
     """
     n_rows, n_cols = source.shape
     width = n_codes + 1
     by_column = isinstance(source, ColumnCodes)
     if not by_column and n_codes <= _FEW_CODES and n_cols <= _FEW_CODES_MAX_COLS and source.size:
-        return _row_counts_few(source, offset, n_codes)
+        return _row_counts_few(source, offset, n_codes, complete)
     table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
     step = max(1, _BLOCK // max(n_cols, 1))
     for start in range(0, n_rows, step):
@@ -65,7 +66,7 @@ def _row_counts(source, offset, n_codes):
     return table[1:], table[0]
 
 
-def _row_counts_few(source, offset, n_codes):
+def _row_counts_few(source, offset, n_codes, complete=False):
     """:func:`_row_counts` for a few codes: the same table, by comparisons and byte-wise sums.
 
     Per block of rows and per code, ``block == code`` is a 0/1 byte per value; the bytes of a row,
@@ -74,7 +75,8 @@ def _row_counts_few(source, offset, n_codes):
     ``ceil(R / 4) <= 255``, so no carry crosses a lane), and the 4 lanes are added at the end.
     Exact integer counts as ``np.bincount``'s, about as fast as one ``np.bincount`` of the whole
     matrix at 5 codes (bincount's increments of one counter per value are the slow part). Missing
-    values (code -1) are the values left over.
+    values (code -1) are the values left over; with ``complete`` (none can be missing) the last
+    code is, and its pass is saved.
     """
     n_rows, n_cols = source.shape
     padded = -(-n_cols // 4) * 4
@@ -87,13 +89,17 @@ def _row_counts_few(source, offset, n_codes):
         block = source[start:start + step]
         m = block.shape[0]
         out, words = lanes[:m], match[:m].view(np.uint32)
-        for code in range(n_codes):
+        for code in range(n_codes - 1 if complete else n_codes):
             np.equal(block, code + offset, out=match[:m, :n_cols])
             np.einsum("ij->i", words, out=out)  # exact: no lane exceeds 255
             out[:] = (out & low16) + ((out >> 8) & low16)  # two 16-bit lanes
             table[code + 1, start:start + m] = (out & np.uint32(0xFFFF)) + (out >> 16)
-    table[0] = n_cols
-    table[0] -= table[1:].sum(axis=0, dtype=np.int32)
+    counted = table[1:n_codes] if complete else table[1:]
+    left = table[n_codes] if complete else table[0]
+    left[:] = n_cols
+    left -= counted.sum(axis=0, dtype=np.int32)
+    if complete:
+        table[0] = 0
     return table[1:], table[0]
 
 
@@ -319,7 +325,9 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
     n_rows, n_cols = source.shape
     dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
     if dense:
-        raw, n_missing = _row_counts(source, offset, len(uniques))
+        # integer or boolean data hold no missing value (NaN makes an array float or object)
+        complete = pred.categories is None and np.asarray(pred.array).dtype.kind in "biu"
+        raw, n_missing = _row_counts(source, offset, len(uniques), complete)
         present = np.flatnonzero(raw.any(axis=1))
     else:
         raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
@@ -354,14 +362,20 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
         n_categories = max(n_categories, int(category.max()) + 1)
     r = n_cols - np.asarray(n_missing, dtype=np.int64)
     if dense:
-        # distinct values map to distinct categories, so the raw count rows are the counts
-        # one contiguous column per category (Fortran order): filled by plain copies, a column at a
-        # time (no transposed copy of the counts), and read a category at a time by the intervals
-        table = np.zeros((n_rows, n_categories), dtype=np.int64, order="F")
-        for j, c in zip(present, category, strict=True):
-            table[:, c] = raw[j]
+        # distinct values map to distinct categories, so the raw count rows are the counts:
+        # one contiguous column per category (Fortran order), read a category at a time by the
+        # intervals; the raw table itself when its codes are the categories in order (no copy)
+        if n_categories == raw.shape[0] and np.array_equal(category, np.arange(n_categories)) and \
+                np.array_equal(present, category):
+            table = raw.T
+        else:
+            table = np.zeros((n_rows, n_categories), dtype=raw.dtype, order="F")
+            for j, c in zip(present, category, strict=True):
+                table[:, c] = raw[j]
         if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            same = np.einsum("ij,ij->i", table, table)
+            same = np.zeros(n_rows, dtype=np.int64)
+            for j in present:  # the int32 counts squared in int64 (no overflow)
+                same += np.square(raw[j], dtype=np.int64)
             disagree = (r * r - same).astype(float)
         else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
             disagree = _pair_sums([raw[j] for j in present], category, delta2)

@@ -434,7 +434,9 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
         return theta_low, theta_high
     level = alpha / n_categories
     if n_categories <= _SIMPLEX_MAX_CATEGORIES:
-        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=np.int64)
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)  # int32 or int64 counts
+        if dense.dtype.kind != "i":
+            dense = dense.astype(np.int64)
         d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
 
         def bounds(*keys):  # once per distinct vote table
@@ -445,7 +447,10 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
         keys = [*dense.T, r]
         if distinct is not None:  # the distinct tables known: each solved once, no second hashing
             first, inverse = distinct
-            both = bounds(*(k[first] for k in keys))[inverse]
+            keys = [k[first] for k in keys]
+            if delta2 is None:  # Gini: the range is that of the sorted counts (as _simplex_range sorts)
+                keys, inverse = _sorted_tables(keys, inverse)
+            both = bounds(*keys)[inverse]
         elif sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
             both = _on_unique(bounds, *keys)
         else:  # very many refits: sort the distinct tables instead
@@ -478,6 +483,23 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
             theta_high = np.einsum("ij,ij->i", high @ delta2, high)
     return theta_low, np.minimum(theta_high, cap)
+
+
+def _sorted_tables(keys, inverse):
+    """The distinct vote tables ``keys`` (count columns, then the repetitions) with each table's
+    counts sorted, once per distinct sorted table, and ``inverse`` mapped to them.
+
+    The Gini disagreement treats the categories alike, so tables whose counts are permutations of
+    each other have one range over their boxes: :func:`_share_box._simplex_range` sorts the boxes
+    by their lower bounds, which rise with the count, so it sees the same sorted box either way
+    (uniform random votes of 1e6 objects, 100 refits, 5 classes: 111,734 distinct tables, about
+    3,000 sorted ones). Unchanged when sorting hardly merges tables."""
+    counts = np.sort(np.column_stack(keys[:-1]), axis=1)
+    merged = _first_of_each(np.column_stack([counts, keys[-1]]))
+    if merged is None:
+        return keys, inverse
+    first, to_sorted = merged
+    return [*counts[first].T, keys[-1][first]], to_sorted[inverse]
 
 
 def _to_stability(d, d_e):
