@@ -10,7 +10,10 @@ and returns arrays; the warnings about dropped values point at the user's call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
@@ -298,24 +301,80 @@ def _row_counts_sparse(source, offset, n_codes):
     return table, n_missing
 
 
+def _first_of_each(table):
+    """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
+    distinct row and each row's index among them (in the order of their first rows), or None when
+    there are hardly fewer distinct rows than rows (or their codes would not fit in 64 bits).
+
+    One integer code per row (linear). Where the codes span at most 4 per row (each column's
+    range from its minimum; a column the others and a common row total determine left out), the
+    distinct codes are marked in a table of all codes, two random passes over the rows (about half
+    the time of hashing them; uniform random votes of 1e6 objects, 100 refits, 5 classes); else
+    they are hashed (``pd.factorize``). Either way the same ``(first, inverse)``.
+    """
+    table = np.asarray(table)
+    n_rows = table.shape[0]
+    if n_rows < 2 or table.size == 0:
+        return None
+    columns = list(table.T)
+    if len(columns) > 1 and columns[0].dtype.kind in "iu":
+        total = table.sum(axis=1, dtype=np.int64) if len(columns) > 2 else columns[0] + columns[1].astype(np.int64)
+        if total.min() == total.max():  # every row the same total: the last column follows from the others
+            columns.pop()
+    low = [int(c.min()) for c in columns]
+    widths = [int(c.max()) - lo + 1 for c, lo in zip(columns, low, strict=True)]
+    if sum(math.log2(w) for w in widths) >= 62:
+        return None
+    code = np.zeros(n_rows, dtype=np.int64)
+    for column, lo, width in zip(columns, low, widths, strict=True):
+        code *= width
+        code += column
+        if lo:
+            code -= lo
+    n_codes = math.prod(widths)
+    if n_codes <= 4 * n_rows + 4096 and n_rows < 2**31:
+        seen = np.full(n_codes, -1, dtype=np.int32)
+        seen[code[::-1]] = np.arange(n_rows - 1, -1, -1, dtype=np.int32)  # each code's first row
+        present = np.flatnonzero(seen >= 0)
+        if present.size > n_rows // 2:
+            return None
+        rows = seen[present]
+        order = np.argsort(rows, kind="stable")  # the codes by their first row
+        first = rows[order].astype(np.intp)
+        seen[present[order]] = np.arange(present.size, dtype=np.int32)
+        return first, seen[code].astype(np.intp)
+    inverse, uniques = pd.factorize(code)
+    if len(uniques) > n_rows // 2:
+        return None
+    first = np.empty(len(uniques), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(n_rows - 1, -1, -1)  # each code's first row
+    return first, inverse
+
+
 def _pair_sums(columns, category, delta2):
     """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
     if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
         counts = np.stack(columns, axis=1).astype(float)
         return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
-    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations,
+    # each column made float once, in place (the same products and sums as weight * (n_a * n_b))
     total = np.zeros(len(columns[0]) if columns else 0)
+    floats = [np.asarray(c, dtype=float) for c in columns]
+    product = np.empty_like(total)
     for a in range(len(columns)):
         for b in range(a + 1, len(columns)):
             weight = 2.0 * delta2[category[a], category[b]]
             if weight != 0:
-                total += weight * (columns[a].astype(float) * columns[b])
+                np.multiply(floats[a], floats[b], out=product)
+                product *= weight
+                total += product
     return total
 
 
 def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names,
                           absent_to_category=None):
-    """Per-object ``D_o,i``, non-missing counts, and the (objects x categories) count table.
+    """Per-object ``D_o,i``, non-missing counts, the (objects x categories) count table and its
+    distinct rows (:func:`_first_of_each`; None for a sparse table or hardly any repeated rows).
 
     The table is a dense int array or, for many distinct values, a CSR matrix. A prediction
     value absent from the baseline raises APS's error unless ``absent_to_category`` maps such
@@ -372,25 +431,39 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
             table = np.zeros((n_rows, n_categories), dtype=raw.dtype, order="F")
             for j, c in zip(present, category, strict=True):
                 table[:, c] = raw[j]
-        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            same = np.zeros(n_rows, dtype=np.int64)
-            for j in present:  # the int32 counts squared in int64 (no overflow)
-                same += np.square(raw[j], dtype=np.int64)
-            disagree = (r * r - same).astype(float)
-        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
-            disagree = _pair_sums([raw[j] for j in present], category, delta2)
+        distinct = _first_of_each(table)  # found once for D_o,i, the intervals, the refit variances
+        return _dense_observed(raw, present, category, r, delta2, distinct), r, table, distinct
+    lut = np.full(len(uniques), -1, dtype=np.intp)
+    lut[present] = category
+    table = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+    if delta2 is None:
+        disagree = (r * r - np.asarray(table.multiply(table).sum(axis=1)).ravel()).astype(float)
     else:
-        lut = np.full(len(uniques), -1, dtype=np.intp)
-        lut[present] = category
-        table = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
-        if delta2 is None:
-            disagree = (r * r - np.asarray(table.multiply(table).sum(axis=1)).ravel()).astype(float)
-        else:
-            disagree = np.asarray(table.multiply(table @ delta2).sum(axis=1)).ravel().astype(float)
+        disagree = np.asarray(table.multiply(table @ delta2).sum(axis=1)).ravel().astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         d_o = disagree / (r * (r - 1)).astype(float)
     d_o[r < 2] = np.nan
-    return d_o, r, table
+    return d_o, r, table, None
+
+
+def _dense_observed(raw, present, category, r, delta2, distinct):
+    """``D_o,i`` from the raw count rows ``raw[present]`` (of categories ``category``), once per
+    distinct vote table when ``distinct`` (the table's :func:`_first_of_each`) is known: the same
+    numbers, row by row."""
+    first, inverse = distinct if distinct is not None else (slice(None), None)
+    counts = [raw[j][first] for j in present]
+    r = r[first]
+    if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
+        same = np.zeros(len(r), dtype=np.int64)
+        for column in counts:  # the int32 counts squared in int64 (no overflow)
+            same += np.square(column, dtype=np.int64)
+        disagree = (r * r - same).astype(float)
+    else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
+        disagree = _pair_sums(counts, category, delta2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = disagree / (r * (r - 1)).astype(float)
+    d_o[r < 2] = np.nan
+    return d_o if inverse is None else d_o[inverse]
 
 
 def _level_codes(values, levels, names, *, what, holder):

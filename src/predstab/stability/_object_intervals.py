@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._disagreement import _BLOCK, _ordinal_delta2
+from ._disagreement import _BLOCK, _first_of_each, _ordinal_delta2  # noqa: F401  (_first_of_each: tests read it here)
 from ._shape_check import _heaviest_tails, _shape_outliers
 from ._share_box import (  # noqa: F401  (names kept here: tests and benchmarks read them)
     _SIMPLEX_MAX_CATEGORIES,
@@ -450,7 +450,9 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
             keys = [k[first] for k in keys]
             if delta2 is None:  # Gini: the range is that of the sorted counts (as _simplex_range sorts)
                 keys, inverse = _sorted_tables(keys, inverse)
-            both = bounds(*keys)[inverse]
+            both = bounds(*keys)
+            # the ends gathered to the objects one at a time (the cap on the small array)
+            return both[:, 0][inverse], np.minimum(both[:, 1], cap)[inverse]
         elif sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
             both = _on_unique(bounds, *keys)
         else:  # very many refits: sort the distinct tables instead
@@ -573,31 +575,6 @@ def _class_refit_variances(d_o_i, count, table, delta2):
             var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
             out[sl] = np.where(c >= 3, var, d ** 2)
     return out
-
-
-def _first_of_each(table):
-    """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
-    distinct row and each row's index among them, or None when there are hardly fewer distinct
-    rows than rows (or their codes would not fit in 64 bits). Hashes one integer code per row
-    (linear)."""
-    table = np.asarray(table)
-    if table.shape[0] < 2 or table.size == 0:
-        return None
-    code = np.zeros(table.shape[0], dtype=np.int64)
-    bits = 0.0
-    for column in table.T:
-        width = int(column.max(initial=0)) + 1
-        bits += math.log2(width)
-        if bits >= 62:
-            return None
-        code *= width
-        code += column
-    inverse, uniques = pd.factorize(code)
-    if len(uniques) > table.shape[0] // 2:
-        return None
-    first = np.empty(len(uniques), dtype=np.intp)
-    first[inverse[::-1]] = np.arange(table.shape[0] - 1, -1, -1)  # each code's first row
-    return first, inverse
 
 
 def _baseline_variance(base_values, scale, base_counts, delta2):
