@@ -439,10 +439,15 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
             dense = dense.astype(np.int64)
         d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
 
-        def bounds(*keys):  # once per distinct vote table
+        def bounds(*keys):  # once per distinct vote table, a block of tables at a time (memory)
             counts = np.stack(keys[:-1], axis=1).astype(np.int64)
-            low, high = _share_bounds(counts, keys[-1].astype(np.int64)[:, None], level)
-            return np.stack(_simplex_range(low, high, d2), axis=-1)
+            total = keys[-1].astype(np.int64)[:, None]
+            both = np.empty((len(counts), 2))
+            step = max(1, _BLOCK // (4 * n_categories))
+            for start in range(0, len(counts), step):
+                low, high = _share_bounds(counts[start:start + step], total[start:start + step], level)
+                both[start:start + step, 0], both[start:start + step, 1] = _simplex_range(low, high, d2)
+            return both
 
         keys = [*dense.T, r]
         if distinct is not None:  # the distinct tables known: each solved once, no second hashing
@@ -557,7 +562,7 @@ def _class_refit_variances(d_o_i, count, table, delta2):
         # block by block of objects (five (objects x categories) temporaries of the whole table
         # were 2x the int8 input at 5 categories); the same values row by row
         out = np.empty(count.shape[0])
-        step = max(256, (1 << 17) // max(table.shape[1], 1))
+        step = max(256, (1 << 15) // max(table.shape[1], 1))
         for start in range(0, out.size, step):
             sl = slice(start, start + step)
             block, c, d = table[sl], count[sl], d_o_i[sl]
