@@ -47,8 +47,9 @@ def _row_counts(source, offset, n_codes, complete=False):
     by one so that missing values land in a column of their own; each block of rows
     is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
     order of the values does not matter to bincount, so column-wise blocks need no transpose).
-    Counts are stored as int32 (at most the number of repetitions). ``complete``: no value is
-    missing (integer or boolean data), so the last code's count is what the others leave.
+    Counts are stored as int32 (at most the number of repetitions; uint8 or uint16 for few
+    codes). ``complete``: no value is missing (integer or boolean data), so the last code's count
+    is what the others leave.
     """
     n_rows, n_cols = source.shape
     width = n_codes + 1
@@ -70,7 +71,8 @@ def _row_counts(source, offset, n_codes, complete=False):
 
 
 def _row_counts_few(source, offset, n_codes, complete=False):
-    """:func:`_row_counts` for a few codes: the same table, by comparisons and byte-wise sums.
+    """:func:`_row_counts` for a few codes: the same counts (uint8 or uint16), by comparisons and
+    byte-wise sums.
 
     Per block of rows and per code, ``block == code`` is a 0/1 byte per value; the bytes of a row,
     read as 32-bit words (the row padded to a multiple of 4 bytes with zeros), are summed as
@@ -83,7 +85,9 @@ def _row_counts_few(source, offset, n_codes, complete=False):
     """
     n_rows, n_cols = source.shape
     padded = -(-n_cols // 4) * 4
-    table = np.empty((n_codes + 1, n_rows), dtype=np.int32)  # one contiguous row per code
+    # one contiguous row per code, of the smallest type that holds a row's count (a quarter of
+    # int32's memory at up to 255 refits: less fresh memory for the first call to touch)
+    table = np.empty((n_codes + 1, n_rows), dtype=np.uint8 if n_cols <= 255 else np.uint16)
     step = max(1, _BLOCK // padded)
     match = np.zeros((min(step, n_rows), padded), dtype=bool)  # the padding stays False
     lanes = np.empty(min(step, n_rows), dtype=np.uint32)
@@ -100,7 +104,7 @@ def _row_counts_few(source, offset, n_codes, complete=False):
     counted = table[1:n_codes] if complete else table[1:]
     left = table[n_codes] if complete else table[0]
     left[:] = n_cols
-    left -= counted.sum(axis=0, dtype=np.int32)
+    left -= counted.sum(axis=0, dtype=table.dtype)  # at most n_cols: no wrap-around
     if complete:
         table[0] = 0
     return table[1:], table[0]
@@ -301,7 +305,7 @@ def _row_counts_sparse(source, offset, n_codes):
     return table, n_missing
 
 
-def _first_of_each(table):
+def _first_of_each(table, total=None):
     """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
     distinct row and each row's index among them (in the order of their first rows), or None when
     there are hardly fewer distinct rows than rows (or their codes would not fit in 64 bits).
@@ -310,7 +314,8 @@ def _first_of_each(table):
     range from its minimum; a column the others and a common row total determine left out), the
     distinct codes are marked in a table of all codes, two random passes over the rows (about half
     the time of hashing them; uniform random votes of 1e6 objects, 100 refits, 5 classes); else
-    they are hashed (``pd.factorize``). Either way the same ``(first, inverse)``.
+    they are hashed (``pd.factorize``). Either way the same ``(first, inverse)``. ``total``: each
+    row's sum, when known (a count table's non-missing counts).
     """
     table = np.asarray(table)
     n_rows = table.shape[0]
@@ -318,21 +323,23 @@ def _first_of_each(table):
         return None
     columns = list(table.T)
     if len(columns) > 1 and columns[0].dtype.kind in "iu":
-        total = table.sum(axis=1, dtype=np.int64) if len(columns) > 2 else columns[0] + columns[1].astype(np.int64)
+        if total is None:
+            total = table.sum(axis=1, dtype=np.int64)
         if total.min() == total.max():  # every row the same total: the last column follows from the others
             columns.pop()
     low = [int(c.min()) for c in columns]
     widths = [int(c.max()) - lo + 1 for c, lo in zip(columns, low, strict=True)]
     if sum(math.log2(w) for w in widths) >= 62:
         return None
-    code = np.zeros(n_rows, dtype=np.int64)
+    n_codes = math.prod(widths)
+    dense = n_codes <= 4 * n_rows + 4096 and n_codes < 2**30 and max(map(abs, low)) < 2**30
+    code = np.zeros(n_rows, dtype=np.int32 if dense else np.int64)  # int32: less fresh memory
     for column, lo, width in zip(columns, low, widths, strict=True):
         code *= width
-        code += column
         if lo:
-            code -= lo
-    n_codes = math.prod(widths)
-    if n_codes <= 4 * n_rows + 4096 and n_rows < 2**31:
+            code -= lo  # first: code stays within (-2^30, n_codes)
+        code += column
+    if dense:
         seen = np.full(n_codes, -1, dtype=np.int32)
         seen[code[::-1]] = np.arange(n_rows - 1, -1, -1, dtype=np.int32)  # each code's first row
         present = np.flatnonzero(seen >= 0)
@@ -431,7 +438,7 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
             table = np.zeros((n_rows, n_categories), dtype=raw.dtype, order="F")
             for j, c in zip(present, category, strict=True):
                 table[:, c] = raw[j]
-        distinct = _first_of_each(table)  # found once for D_o,i, the intervals, the refit variances
+        distinct = _first_of_each(table, r)  # found once for D_o,i, the intervals, the refit variances
         return _dense_observed(raw, present, category, r, delta2, distinct), r, table, distinct
     lut = np.full(len(uniques), -1, dtype=np.intp)
     lut[present] = category

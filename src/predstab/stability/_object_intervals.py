@@ -434,8 +434,8 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
         return theta_low, theta_high
     level = alpha / n_categories
     if n_categories <= _SIMPLEX_MAX_CATEGORIES:
-        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)  # int32 or int64 counts
-        if dense.dtype.kind != "i":
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)  # integer counts
+        if dense.dtype.kind not in "iu":
             dense = dense.astype(np.int64)
         d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
 
