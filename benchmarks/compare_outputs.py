@@ -76,7 +76,8 @@ def dump(path):
                 # labels, a pandas Categorical, and psi with a class absent from the baseline
                 gappy = votes.astype(float)
                 gappy[rng.random(gappy.shape) < 0.05] = np.nan
-                cases[("categorical-missing", seed, k, agree)] = _fields(predstab.phi(gappy, b, scale="categorical"))
+                cases[("categorical-missing", seed, k, agree)] = _fields(
+                    predstab.phi(gappy, b, scale="categorical"))
                 cases[("ordinal-missing", seed, k, agree)] = _fields(predstab.phi(
                     gappy, b, scale="ordinal", categories=list(range(k))))
                 names = np.array([f"c{j}" for j in range(k)], dtype=object)

@@ -810,7 +810,8 @@ def test_gini_boxes_of_two_or_more_categories_are_solved_once_per_sorted_box(k, 
     gini = np.ones((k, k)) - np.eye(k)
     solved = []
     faces = _share_box._simplex_faces
-    monkeypatch.setattr(_share_box, "_simplex_faces", lambda lo, hi, d2: solved.append(len(lo)) or faces(lo, hi, d2))
+    monkeypatch.setattr(_share_box, "_simplex_faces",
+                        lambda lo, hi, d2: solved.append(len(lo)) or faces(lo, hi, d2))
     got = _share_box._simplex_range(low, high, gini)
     assert solved == [len(np.unique(np.sort(counts, axis=1), axis=0))]
     want = faces(low, high, gini)

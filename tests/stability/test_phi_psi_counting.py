@@ -237,7 +237,7 @@ def test_distinct_vote_tables_as_by_hand(case):
 def test_fast_class_paths_equal_the_general_ones(scale, seed, monkeypatch):
     # every number of phi / psi by the fast paths equals that of the general paths (one
     # np.bincount, no distinct tables, each object's box solved on its own), bit for bit
-    from predstab.stability import _disagreement, _object_intervals
+    from predstab.stability import _disagreement
 
     rng = np.random.default_rng(seed)
     k, n, refits = [3, 5, 6][seed], [400, 3000, 800][seed], [7, 20, 12][seed]
