@@ -72,6 +72,22 @@ def dump(path):
                             res = predstab.phi(votes, b, scale=scale, interval_target=target,
                                                baseline_error=error, **kwargs)
                             cases[(scale, seed, k, agree, target, error)] = _fields(res)
+                # missing votes (float codes with NaN: factorised codes, -1 for missing), text
+                # labels, a pandas Categorical, and psi with a class absent from the baseline
+                gappy = votes.astype(float)
+                gappy[rng.random(gappy.shape) < 0.05] = np.nan
+                cases[("categorical-missing", seed, k, agree)] = _fields(
+                    predstab.phi(gappy, b, scale="categorical"))
+                cases[("ordinal-missing", seed, k, agree)] = _fields(predstab.phi(
+                    gappy, b, scale="ordinal", categories=list(range(k))))
+                names = np.array([f"c{j}" for j in range(k)], dtype=object)
+                cases[("categorical-text", seed, k, agree)] = _fields(predstab.phi(names[votes], names[b]))
+                import pandas as pd
+                frame = pd.DataFrame({j: pd.Categorical.from_codes(votes[:, j], categories=list(names))
+                                      for j in range(votes.shape[1])})
+                cases[("categorical-frame", seed, k, agree)] = _fields(predstab.phi(frame, names[b]))
+                cases[("psi-absent", seed, k, agree)] = _fields(predstab.psi(votes, b[b != k - 1],
+                                                                              scale="categorical"))
         x = rng.normal(size=(n, 1)) + rng.normal(size=(n, min(refits, 10)))
         for model in ("oneway", "twoway"):
             for kind in ("agreement", "consistency"):

@@ -1,5 +1,7 @@
 """The shared degenerate-data convention (APS's) and small helpers."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,18 @@ def test_array_version_matches_scalar_rule():
     d_o = np.array([0.0, 0.5, 0.0, 2.0, np.nan])
     d_e = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
     np.testing.assert_array_equal(one_minus_ratio_array(d_o, d_e), [1.0, np.nan, 1.0, -1.0, np.nan])
+
+
+@pytest.mark.parametrize("d_e", [2.0, -3.0, np.inf, 0.0, np.nan, 1e-300])
+def test_array_version_with_one_expected_value_is_elementwise_one_minus_ratio(d_e):
+    # one D_e divides once (issue 33: phi at 1e6 objects); the same values as the scalar rule
+    d_o = np.array([0.0, 1.0, 2.5, np.nan, np.inf, -1.0, 1e300])
+    got = one_minus_ratio_array(d_o, d_e)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = [one_minus_ratio(v, d_e) if not (d_e == 0 and v < 0) else np.nan for v in d_o]
+    np.testing.assert_array_equal(got, want)
+    assert got.shape == d_o.shape and got.dtype == float
 
 
 def test_check_rng():

@@ -772,3 +772,53 @@ def test_class_phi_equals_its_row_by_row_values():
         v = 11 / 12 * np.sum((loo - loo.mean()) ** 2)
         got = _object_intervals._refit_variances(d_o[j:j + 1], r[j:j + 1], table=table[j:j + 1])
         assert got[0] == pytest.approx(v, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- the share boxes' bookkeeping
+
+
+def test_distinct_float_rows_by_their_bits(monkeypatch):
+    # _unique_rows hashes every column of the rows: rows that differ in the first column only, or
+    # in the last only, are told apart without the sorting fallback; a collision of the hashes
+    # (every row one code here) is caught and the rows sorted instead: the same unique rows
+    rng = np.random.default_rng(4)
+    base = rng.random((6, 4))
+    rows = np.concatenate([base, base, base + np.eye(4)[0] * 0.5, base + np.eye(4)[3] * 0.25])
+    same_row = (rows[:, None, :] == rows[None, :, :]).all(axis=2)  # by hand: 18 distinct rows
+
+    def by_hand(unique, inverse):
+        np.testing.assert_array_equal(unique[inverse], rows)
+        assert len(unique) == 18
+        np.testing.assert_array_equal(inverse[:, None] == inverse[None, :], same_row)
+
+    with monkeypatch.context() as m:
+        m.setattr(np, "unique", lambda *a, **k: 1 / 0)  # the fallback is not needed
+        unique, inverse = _share_box._unique_rows(rows)
+    by_hand(unique, inverse)
+    monkeypatch.setattr(_share_box.pd, "factorize", lambda codes: (np.zeros(len(codes), dtype=np.intp), None))
+    unique, inverse = _share_box._unique_rows(rows)  # one code for all: sorted instead
+    by_hand(unique, inverse)
+    np.testing.assert_array_equal(unique, np.unique(rows, axis=0))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_gini_boxes_of_two_or_more_categories_are_solved_once_per_sorted_box(k, monkeypatch):
+    rng = np.random.default_rng(k)
+    counts = rng.multinomial(9, np.full(k, 1.0 / k), size=60)
+    r = counts.sum(axis=1)
+    low, high = _object_intervals._share_bounds(counts, r[:, None], 0.05 / k)
+    gini = np.ones((k, k)) - np.eye(k)
+    solved = []
+    faces = _share_box._simplex_faces
+    monkeypatch.setattr(_share_box, "_simplex_faces",
+                        lambda lo, hi, d2: solved.append(len(lo)) or faces(lo, hi, d2))
+    got = _share_box._simplex_range(low, high, gini)
+    assert solved == [len(np.unique(np.sort(counts, axis=1), axis=0))]
+    want = faces(low, high, gini)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    if k == 2:  # theta = 2 p (1 - p): its range over the box of p, by hand
+        p_low, p_high = low[:, 0], high[:, 0]
+        ends = np.stack([2 * p_low * (1 - p_low), 2 * p_high * (1 - p_high)])
+        np.testing.assert_allclose(got[0], ends.min(axis=0), rtol=1e-12)
+        half = (p_low <= 0.5) & (p_high >= 0.5)
+        np.testing.assert_allclose(got[1], np.where(half, 0.5, ends.max(axis=0)), rtol=1e-12)

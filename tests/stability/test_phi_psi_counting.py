@@ -140,3 +140,130 @@ def test_ordinal_levels_on_the_sparse_table():
         d_o = ((p[:, None] - p[None, :]) ** 2).sum() / (200 * 199)
         assert res.per_object_observed[i] == pytest.approx(d_o, rel=1e-12)
     assert res.expected == pytest.approx(((pos[:, None] - pos[None, :]) ** 2).mean(), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- issue 33, item 7:
+# the fast paths of class phi (few codes counted by comparisons, the distinct vote tables found
+# by a table of all codes, D_o,i once per distinct table, the Gini ranges once per sorted table),
+# each against an independent computation or the general path
+
+
+def _counts_by_hand(source, offset, n_codes):
+    """(codes x objects) counts and missing counts, one comparison per code and row sum."""
+    codes = np.asarray(source, dtype=np.int64) - offset
+    counts = np.stack([(codes == c).sum(axis=1) for c in range(n_codes)])
+    return counts, (codes < 0).sum(axis=1)
+
+
+@pytest.mark.parametrize("n_cols", [1, 2, 3, 4, 5, 7, 100, 255, 256, 1020])
+def test_few_codes_are_counted_as_by_hand(n_cols):
+    from predstab.stability._disagreement import _row_counts, _row_counts_few
+
+    rng = np.random.default_rng(n_cols)
+    for n_codes, dtype, offset, missing in [(1, np.int8, 0, False), (5, np.int8, 0, True),
+                                            (8, np.int64, -3, False), (3, np.uint8, 2, False),
+                                            (6, np.int16, 0, True), (2, np.intp, 0, True)]:
+        n_rows = max(3, 30_000 // n_cols)
+        source = rng.integers(0, n_codes, size=(n_rows, n_cols)) + offset
+        if missing:
+            source[rng.random(source.shape) < 0.15] = -1
+            source[0] = -1  # an object with no vote
+        source = source.astype(dtype)
+        if n_cols % 2:
+            source = np.asfortranarray(source)
+        want, want_missing = _counts_by_hand(source, offset, n_codes)
+        for complete in ((False, True) if not missing else (False,)):
+            got, got_missing = _row_counts_few(source, offset, n_codes, complete)
+            assert got.dtype == (np.uint8 if n_cols <= 255 else np.uint16) and got.shape == (n_codes, n_rows)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(got_missing, want_missing)
+            # the dispatcher takes this path, and gives what one np.bincount gives
+            np.testing.assert_array_equal(_row_counts(source, offset, n_codes, complete)[0], want)
+
+
+def test_more_codes_or_longer_rows_take_one_bincount(monkeypatch):
+    from predstab.stability import _disagreement
+
+    calls = []
+    monkeypatch.setattr(_disagreement, "_row_counts_few", lambda *a: calls.append(a) or 1 / 0)
+    rng = np.random.default_rng(2)
+    for n_codes, n_cols in [(9, 20), (5, 1021)]:
+        source = rng.integers(0, n_codes, size=(40, n_cols)).astype(np.int8)
+        got, missing = _disagreement._row_counts(source, 0, n_codes)
+        np.testing.assert_array_equal(got, _counts_by_hand(source, 0, n_codes)[0])
+        assert not missing.any()
+    assert calls == []
+    # 8 codes of 1,020 values: the comparisons (byte lanes of at most 255 ones: no carry)
+    source = np.full((3, 1020), 7, dtype=np.int8)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(_disagreement._row_counts(source, 0, 8)[0][7], [1020] * 3)
+
+
+def _first_by_hand(table):
+    """(first, inverse) of the distinct rows, in the order of their first rows (np.unique)."""
+    _, index, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    rank = np.empty(len(index), dtype=np.intp)
+    rank[np.argsort(index)] = np.arange(len(index))
+    return np.sort(index), rank[inverse.ravel()]
+
+
+@pytest.mark.parametrize("case", ["dense codes", "hashed", "same totals", "one column"])
+def test_distinct_vote_tables_as_by_hand(case):
+    from predstab.stability._disagreement import _first_of_each
+
+    rng = np.random.default_rng(len(case))
+    n = 5_000
+    if case == "dense codes":  # counts of 20 votes in 4 classes, missing votes: varying totals
+        table = np.stack([rng.binomial(20, 0.2, size=n) for _ in range(4)], axis=1)
+    elif case == "hashed":  # counts spread over 0..1000: the table of all codes would be too large
+        table = rng.integers(0, 1000, size=(n, 3))
+        table[rng.random(n) < 0.7] = [5, 6, 7]
+    elif case == "same totals":  # 12 votes in 5 classes: the last class follows from the others
+        table = rng.multinomial(12, [0.3, 0.2, 0.2, 0.2, 0.1], size=n)
+    else:
+        table = rng.integers(3, 9, size=(n, 1))
+    table = np.asfortranarray(table.astype(np.int32))
+    first, inverse = _first_of_each(table)
+    want_first, want_inverse = _first_by_hand(table)
+    np.testing.assert_array_equal(first, want_first)
+    np.testing.assert_array_equal(inverse, want_inverse)
+    np.testing.assert_array_equal(table[first][inverse], table)
+    # hardly fewer distinct rows than rows: None (each row is then solved on its own)
+    assert _first_of_each(np.arange(12).reshape(6, 2)) is None
+
+
+@pytest.mark.parametrize("scale", ["categorical", "ordinal"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_class_paths_equal_the_general_ones(scale, seed, monkeypatch):
+    # every number of phi / psi by the fast paths equals that of the general paths (one
+    # np.bincount, no distinct tables, each object's box solved on its own), bit for bit
+    from predstab.stability import _disagreement
+
+    rng = np.random.default_rng(seed)
+    k, n, refits = [3, 5, 6][seed], [400, 3000, 800][seed], [7, 20, 12][seed]
+    truth = rng.integers(0, k, size=(n, 1))
+    votes = np.where(rng.random((n, refits)) < 0.6, truth, rng.integers(0, k, size=(n, refits)))
+    votes[: n // 10] = votes[n // 10: 2 * (n // 10)]  # repeated vote tables, ties among counts
+    gappy = votes.astype(float)
+    gappy[rng.random(gappy.shape) < 0.1] = np.nan
+    base = np.concatenate([np.arange(k), rng.integers(0, k, size=300)])
+    kwargs = {"scale": scale, **({"categories": list(range(k))} if scale == "ordinal" else {})}
+    cases = [(votes.astype(np.int8), base), (gappy, base), (votes, base.astype(float))]
+    fast = [_quiet(phi, p, b, **kwargs) for p, b in cases]
+    monkeypatch.setattr(_disagreement, "_FEW_CODES", 0)
+    monkeypatch.setattr(_disagreement, "_first_of_each", lambda table, total=None: None)
+    slow = [_quiet(phi, p, b, **kwargs) for p, b in cases]
+    for a, b in zip(fast, slow, strict=True):
+        for name in ("per_object", "per_object_observed", "per_object_low", "per_object_high",
+                     "per_object_count"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+        assert (a.value, a.observed, tuple(a.confidence_interval)) == \
+            (b.value, b.observed, tuple(b.confidence_interval))
+    # and D_o,i is each object's disagreement over its ordered pairs of votes (by hand)
+    rows = [row[~np.isnan(row)] for row in gappy[:200]]
+    if scale == "categorical":
+        want = [pair_disagreement(row) for row in rows]
+    else:
+        want = [ordinal_reference([row], base, list(range(k)))[0][0] if len(row) > 1 else np.nan
+                for row in rows]
+    np.testing.assert_allclose(fast[1].per_object_observed[:200], want, rtol=1e-12)

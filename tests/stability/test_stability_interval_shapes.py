@@ -480,3 +480,34 @@ def test_rare_instability_coverage_with_ten_objects():
             hits[target].append(low <= 1 - theta / 0.48 <= high)
     for target, h in hits.items():
         assert np.mean(h) >= 0.92, (target, np.mean(h))
+
+
+def test_the_bonett_heavy_tail_warning_in_full():
+    # one object of 8 refits with Bonett's kurtosis 6.69 (excess 3.69 > 3: test_interval_terms)
+    r = np.array([[0.0, 4.0, 4.0, 3.0, 0.0, 3.0, 4.0, 4.0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        phi(r, np.array([0.0, 1.0, 3.0, 6.0]), object_interval="bonett")
+    messages = [str(w.message) for w in caught if issubclass(w.category, PredstabDataWarning)]
+    assert messages == [
+        "The refits in `predictions` are heavy-tailed (excess kurtosis estimate > 3); the interval "
+        "(Bonett) may cover less than the nominal level: about 0.90 at 20 refits for gamma- or "
+        "t5-shaped refits, less for skewed heavy tails (docs/benchmarks/coverage.md)."]
+
+
+@pytest.mark.parametrize("scale", ["metric", "categorical"])
+def test_a_stack_of_prediction_matrices_is_a_loop_over_its_items(scale):
+    rng = np.random.default_rng(9)
+    if scale == "metric":
+        stack = rng.normal(size=(2, 3, 30, 1)) + rng.normal(size=(2, 3, 30, 8))
+        base = rng.normal(size=40) * 2
+    else:
+        stack = rng.integers(0, 3, size=(2, 3, 30, 8))
+        base = np.arange(40) % 3
+    res = _quiet(phi, stack, base, scale=scale)
+    assert np.shape(res.value) == (2, 3)
+    for i, j in itertools.product(range(2), range(3)):
+        one = _quiet(phi, stack[i, j], base, scale=scale)
+        assert res.value[i, j] == one.value and res.observed[i, j] == one.observed
+    with pytest.raises(ValueError, match="against one shared `training_observations`"):
+        phi(stack, np.broadcast_to(base, (2, 2, 40)), scale=scale)

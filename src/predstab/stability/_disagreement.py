@@ -10,7 +10,10 @@ and returns arrays; the warnings about dropped values point at the user's call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
@@ -22,6 +25,10 @@ from ._scales import ColumnCodes, Values, encode, match_keys
 _BLOCK = 1 << 18
 # a dense (values x objects) count table is used up to this many cells (or 4x the input)
 _DENSE_CELLS = 1 << 20
+# up to this many codes, counted by comparisons (one pass per code) rather than one np.bincount,
+# for rows of up to 1020 values (each byte lane of a 32-bit word sums at most 255 ones)
+_FEW_CODES = 8
+_FEW_CODES_MAX_COLS = 1020
 
 
 def _format_missing(n_missing, n_total):
@@ -31,7 +38,7 @@ def _format_missing(n_missing, n_total):
 # --------------------------------------------------------------------------- counting
 
 
-def _row_counts(source, offset, n_codes):
+def _row_counts(source, offset, n_codes, complete=False):
     """Counts of each code per row in one vectorised pass: ``(counts, n_missing)``.
 
     ``counts`` has shape (n_codes, n_rows) (codes x objects), ``n_missing`` (n_rows,).
@@ -40,13 +47,17 @@ def _row_counts(source, offset, n_codes):
     by one so that missing values land in a column of their own; each block of rows
     is counted with a single ``np.bincount`` on ``row * (n_codes + 1) + code + 1`` (the
     order of the values does not matter to bincount, so column-wise blocks need no transpose).
-    Counts are stored as int32 (at most the number of repetitions).
+    Counts are stored as int32 (at most the number of repetitions; uint8 or uint16 for few
+    codes). ``complete``: no value is missing (integer or boolean data), so the last code's count
+    is what the others leave.
     """
     n_rows, n_cols = source.shape
     width = n_codes + 1
+    by_column = isinstance(source, ColumnCodes)
+    if not by_column and n_codes <= _FEW_CODES and n_cols <= _FEW_CODES_MAX_COLS and source.size:
+        return _row_counts_few(source, offset, n_codes, complete)
     table = np.empty((width, n_rows), dtype=np.int32)  # one contiguous row per code
     step = max(1, _BLOCK // max(n_cols, 1))
-    by_column = isinstance(source, ColumnCodes)
     for start in range(0, n_rows, step):
         stop = min(start + step, n_rows)
         m = stop - start
@@ -56,6 +67,46 @@ def _row_counts(source, offset, n_codes):
         else:
             flat = source[start:stop] + base[:, None]
         table[:, start:stop] = np.bincount(flat.ravel(), minlength=m * width).reshape(m, width).T
+    return table[1:], table[0]
+
+
+def _row_counts_few(source, offset, n_codes, complete=False):
+    """:func:`_row_counts` for a few codes: the same counts (uint8 or uint16), by comparisons and
+    byte-wise sums.
+
+    Per block of rows and per code, ``block == code`` is a 0/1 byte per value; the bytes of a row,
+    read as 32-bit words (the row padded to a multiple of 4 bytes with zeros), are summed as
+    words: each byte of the sum counts the matches in one of the 4 lanes (at most
+    ``ceil(R / 4) <= 255``, so no carry crosses a lane), and the 4 lanes are added at the end.
+    Exact integer counts as ``np.bincount``'s, about as fast as one ``np.bincount`` of the whole
+    matrix at 5 codes (bincount's increments of one counter per value are the slow part). Missing
+    values (code -1) are the values left over; with ``complete`` (none can be missing) the last
+    code is, and its pass is saved.
+    """
+    n_rows, n_cols = source.shape
+    padded = -(-n_cols // 4) * 4
+    # one contiguous row per code, of the smallest type that holds a row's count (a quarter of
+    # int32's memory at up to 255 refits: less fresh memory for the first call to touch)
+    table = np.empty((n_codes + 1, n_rows), dtype=np.uint8 if n_cols <= 255 else np.uint16)
+    step = max(1, _BLOCK // padded)
+    match = np.zeros((min(step, n_rows), padded), dtype=bool)  # the padding stays False
+    lanes = np.empty(min(step, n_rows), dtype=np.uint32)
+    low16 = np.uint32(0x00FF00FF)
+    for start in range(0, n_rows, step):
+        block = source[start:start + step]
+        m = block.shape[0]
+        out, words = lanes[:m], match[:m].view(np.uint32)
+        for code in range(n_codes - 1 if complete else n_codes):
+            np.equal(block, code + offset, out=match[:m, :n_cols])
+            np.einsum("ij->i", words, out=out)  # exact: no lane exceeds 255
+            out[:] = (out & low16) + ((out >> 8) & low16)  # two 16-bit lanes
+            table[code + 1, start:start + m] = (out & np.uint32(0xFFFF)) + (out >> 16)
+    counted = table[1:n_codes] if complete else table[1:]
+    left = table[n_codes] if complete else table[0]
+    left[:] = n_cols
+    left -= counted.sum(axis=0, dtype=table.dtype)  # at most n_cols: no wrap-around
+    if complete:
+        table[0] = 0
     return table[1:], table[0]
 
 
@@ -254,24 +305,83 @@ def _row_counts_sparse(source, offset, n_codes):
     return table, n_missing
 
 
+def _first_of_each(table, total=None):
+    """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
+    distinct row and each row's index among them (in the order of their first rows), or None when
+    there are hardly fewer distinct rows than rows (or their codes would not fit in 64 bits).
+
+    One integer code per row (linear). Where the codes span at most 4 per row (each column's
+    range from its minimum; a column the others and a common row total determine left out), the
+    distinct codes are marked in a table of all codes, two random passes over the rows (about half
+    the time of hashing them; uniform random votes of 1e6 objects, 100 refits, 5 classes); else
+    they are hashed (``pd.factorize``). Either way the same ``(first, inverse)``. ``total``: each
+    row's sum, when known (a count table's non-missing counts).
+    """
+    table = np.asarray(table)
+    n_rows = table.shape[0]
+    if n_rows < 2 or table.size == 0:
+        return None
+    columns = list(table.T)
+    if len(columns) > 1 and columns[0].dtype.kind in "iu":
+        if total is None:
+            total = table.sum(axis=1, dtype=np.int64)
+        if total.min() == total.max():  # every row the same total: the last column follows from the others
+            columns.pop()
+    low = [int(c.min()) for c in columns]
+    widths = [int(c.max()) - lo + 1 for c, lo in zip(columns, low, strict=True)]
+    if sum(math.log2(w) for w in widths) >= 62:
+        return None
+    n_codes = math.prod(widths)
+    dense = n_codes <= 4 * n_rows + 4096 and n_codes < 2**30 and max(map(abs, low)) < 2**30
+    code = np.zeros(n_rows, dtype=np.int32 if dense else np.int64)  # int32: less fresh memory
+    for column, lo, width in zip(columns, low, widths, strict=True):
+        code *= width
+        if lo:
+            code -= lo  # first: code stays within (-2^30, n_codes)
+        code += column
+    if dense:
+        seen = np.full(n_codes, -1, dtype=np.int32)
+        seen[code[::-1]] = np.arange(n_rows - 1, -1, -1, dtype=np.int32)  # each code's first row
+        present = np.flatnonzero(seen >= 0)
+        if present.size > n_rows // 2:
+            return None
+        rows = seen[present]
+        order = np.argsort(rows, kind="stable")  # the codes by their first row
+        first = rows[order].astype(np.intp)
+        seen[present[order]] = np.arange(present.size, dtype=np.int32)
+        return first, seen[code].astype(np.intp)
+    inverse, uniques = pd.factorize(code)
+    if len(uniques) > n_rows // 2:
+        return None
+    first = np.empty(len(uniques), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(n_rows - 1, -1, -1)  # each code's first row
+    return first, inverse
+
+
 def _pair_sums(columns, category, delta2):
     """``sum_c sum_k n_ic n_ik delta2[c, k]`` per object from count columns of the given categories."""
     if len(columns) > 16:  # many categories: one (N x K) @ (K x K) product
         counts = np.stack(columns, axis=1).astype(float)
         return np.einsum("nk,nk->n", counts @ delta2[np.ix_(category, category)], counts)
-    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations
+    # few categories: BLAS is slow for tiny K, so sum the K(K-1)/2 pairs as vector operations,
+    # each column made float once, in place (the same products and sums as weight * (n_a * n_b))
     total = np.zeros(len(columns[0]) if columns else 0)
+    floats = [np.asarray(c, dtype=float) for c in columns]
+    product = np.empty_like(total)
     for a in range(len(columns)):
         for b in range(a + 1, len(columns)):
             weight = 2.0 * delta2[category[a], category[b]]
             if weight != 0:
-                total += weight * (columns[a].astype(float) * columns[b])
+                np.multiply(floats[a], floats[b], out=product)
+                product *= weight
+                total += product
     return total
 
 
 def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta2, names,
                           absent_to_category=None):
-    """Per-object ``D_o,i``, non-missing counts, and the (objects x categories) count table.
+    """Per-object ``D_o,i``, non-missing counts, the (objects x categories) count table and its
+    distinct rows (:func:`_first_of_each`; None for a sparse table or hardly any repeated rows).
 
     The table is a dense int array or, for many distinct values, a CSR matrix. A prediction
     value absent from the baseline raises APS's error unless ``absent_to_category`` maps such
@@ -281,7 +391,9 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
     n_rows, n_cols = source.shape
     dense = n_rows * (len(uniques) + 1) <= max(4 * source.size, _DENSE_CELLS)
     if dense:
-        raw, n_missing = _row_counts(source, offset, len(uniques))
+        # integer or boolean data hold no missing value (NaN makes an array float or object)
+        complete = pred.categories is None and np.asarray(pred.array).dtype.kind in "biu"
+        raw, n_missing = _row_counts(source, offset, len(uniques), complete)
         present = np.flatnonzero(raw.any(axis=1))
     else:
         raw, n_missing = _row_counts_sparse(source, offset, len(uniques))
@@ -316,29 +428,49 @@ def _observed_categorical(pred, b_uniques, base_to_category, n_categories, delta
         n_categories = max(n_categories, int(category.max()) + 1)
     r = n_cols - np.asarray(n_missing, dtype=np.int64)
     if dense:
-        # distinct values map to distinct categories, so the raw count rows are the counts
-        # one contiguous column per category (Fortran order): filled by plain copies, a column at a
-        # time (no transposed copy of the counts), and read a category at a time by the intervals
-        table = np.zeros((n_rows, n_categories), dtype=np.int64, order="F")
-        for j, c in zip(present, category, strict=True):
-            table[:, c] = raw[j]
-        if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
-            same = np.einsum("ij,ij->i", table, table)
-            disagree = (r * r - same).astype(float)
-        else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
-            disagree = _pair_sums([raw[j] for j in present], category, delta2)
-    else:
-        lut = np.full(len(uniques), -1, dtype=np.intp)
-        lut[present] = category
-        table = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
-        if delta2 is None:
-            disagree = (r * r - np.asarray(table.multiply(table).sum(axis=1)).ravel()).astype(float)
+        # distinct values map to distinct categories, so the raw count rows are the counts:
+        # one contiguous column per category (Fortran order), read a category at a time by the
+        # intervals; the raw table itself when its codes are the categories in order (no copy)
+        if n_categories == raw.shape[0] and np.array_equal(category, np.arange(n_categories)) and \
+                np.array_equal(present, category):
+            table = raw.T
         else:
-            disagree = np.asarray(table.multiply(table @ delta2).sum(axis=1)).ravel().astype(float)
+            table = np.zeros((n_rows, n_categories), dtype=raw.dtype, order="F")
+            for j, c in zip(present, category, strict=True):
+                table[:, c] = raw[j]
+        distinct = _first_of_each(table, r)  # found once for D_o,i, the intervals, the refit variances
+        return _dense_observed(raw, present, category, r, delta2, distinct), r, table, distinct
+    lut = np.full(len(uniques), -1, dtype=np.intp)
+    lut[present] = category
+    table = sparse.csr_matrix((raw.data, lut[raw.indices], raw.indptr), shape=(n_rows, n_categories))
+    if delta2 is None:
+        disagree = (r * r - np.asarray(table.multiply(table).sum(axis=1)).ravel()).astype(float)
+    else:
+        disagree = np.asarray(table.multiply(table @ delta2).sum(axis=1)).ravel().astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         d_o = disagree / (r * (r - 1)).astype(float)
     d_o[r < 2] = np.nan
-    return d_o, r, table
+    return d_o, r, table, None
+
+
+def _dense_observed(raw, present, category, r, delta2, distinct):
+    """``D_o,i`` from the raw count rows ``raw[present]`` (of categories ``category``), once per
+    distinct vote table when ``distinct`` (the table's :func:`_first_of_each`) is known: the same
+    numbers, row by row."""
+    first, inverse = distinct if distinct is not None else (slice(None), None)
+    counts = [raw[j][first] for j in present]
+    r = r[first]
+    if delta2 is None:  # categorical: disagreeing ordered pairs R_i^2 - sum_c n_ic^2
+        same = np.zeros(len(r), dtype=np.int64)
+        for column in counts:  # the int32 counts squared in int64 (no overflow)
+            same += np.square(column, dtype=np.int64)
+        disagree = (r * r - same).astype(float)
+    else:  # ordinal: sum_c sum_k n_ic n_ik delta^2(c, k)
+        disagree = _pair_sums(counts, category, delta2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = disagree / (r * (r - 1)).astype(float)
+    d_o[r < 2] = np.nan
+    return d_o if inverse is None else d_o[inverse]
 
 
 def _level_codes(values, levels, names, *, what, holder):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._disagreement import _BLOCK, _ordinal_delta2
+from ._disagreement import _BLOCK, _first_of_each, _ordinal_delta2  # noqa: F401  (_first_of_each: tests read it here)
 from ._shape_check import _heaviest_tails, _shape_outliers
 from ._share_box import (  # noqa: F401  (names kept here: tests and benchmarks read them)
     _SIMPLEX_MAX_CATEGORIES,
@@ -434,18 +434,30 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
         return theta_low, theta_high
     level = alpha / n_categories
     if n_categories <= _SIMPLEX_MAX_CATEGORIES:
-        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table, dtype=np.int64)
+        dense = np.asarray(table.toarray() if hasattr(table, "toarray") else table)  # integer counts
+        if dense.dtype.kind not in "iu":
+            dense = dense.astype(np.int64)
         d2 = np.ones((n_categories,) * 2) - np.eye(n_categories) if delta2 is None else delta2
 
-        def bounds(*keys):  # once per distinct vote table
+        def bounds(*keys):  # once per distinct vote table, a block of tables at a time (memory)
             counts = np.stack(keys[:-1], axis=1).astype(np.int64)
-            low, high = _share_bounds(counts, keys[-1].astype(np.int64)[:, None], level)
-            return np.stack(_simplex_range(low, high, d2), axis=-1)
+            total = keys[-1].astype(np.int64)[:, None]
+            both = np.empty((len(counts), 2))
+            step = max(1, _BLOCK // (4 * n_categories))
+            for start in range(0, len(counts), step):
+                low, high = _share_bounds(counts[start:start + step], total[start:start + step], level)
+                both[start:start + step, 0], both[start:start + step, 1] = _simplex_range(low, high, d2)
+            return both
 
         keys = [*dense.T, r]
         if distinct is not None:  # the distinct tables known: each solved once, no second hashing
             first, inverse = distinct
-            both = bounds(*(k[first] for k in keys))[inverse]
+            keys = [k[first] for k in keys]
+            if delta2 is None:  # Gini: the range is that of the sorted counts (as _simplex_range sorts)
+                keys, inverse = _sorted_tables(keys, inverse)
+            both = bounds(*keys)
+            # the ends gathered to the objects one at a time (the cap on the small array)
+            return both[:, 0][inverse], np.minimum(both[:, 1], cap)[inverse]
         elif sum(math.log2(int(k.max(initial=0)) + 1) for k in keys) < 62:  # codes fit in int64
             both = _on_unique(bounds, *keys)
         else:  # very many refits: sort the distinct tables instead
@@ -478,6 +490,23 @@ def _class_object_intervals(table, r, delta2, confidence_level, distinct=None):
             theta_low = np.einsum("ij,ij->i", low @ delta2, low)
             theta_high = np.einsum("ij,ij->i", high @ delta2, high)
     return theta_low, np.minimum(theta_high, cap)
+
+
+def _sorted_tables(keys, inverse):
+    """The distinct vote tables ``keys`` (count columns, then the repetitions) with each table's
+    counts sorted, once per distinct sorted table, and ``inverse`` mapped to them.
+
+    The Gini disagreement treats the categories alike, so tables whose counts are permutations of
+    each other have one range over their boxes: :func:`_share_box._simplex_range` sorts the boxes
+    by their lower bounds, which rise with the count, so it sees the same sorted box either way
+    (uniform random votes of 1e6 objects, 100 refits, 5 classes: 111,734 distinct tables, about
+    3,000 sorted ones). Unchanged when sorting hardly merges tables."""
+    counts = np.sort(np.column_stack(keys[:-1]), axis=1)
+    merged = _first_of_each(np.column_stack([counts, keys[-1]]))
+    if merged is None:
+        return keys, inverse
+    first, to_sorted = merged
+    return [*counts[first].T, keys[-1][first]], to_sorted[inverse]
 
 
 def _to_stability(d, d_e):
@@ -533,7 +562,7 @@ def _class_refit_variances(d_o_i, count, table, delta2):
         # block by block of objects (five (objects x categories) temporaries of the whole table
         # were 2x the int8 input at 5 categories); the same values row by row
         out = np.empty(count.shape[0])
-        step = max(256, (1 << 17) // max(table.shape[1], 1))
+        step = max(256, (1 << 15) // max(table.shape[1], 1))
         for start in range(0, out.size, step):
             sl = slice(start, start + step)
             block, c, d = table[sl], count[sl], d_o_i[sl]
@@ -551,31 +580,6 @@ def _class_refit_variances(d_o_i, count, table, delta2):
             var = (n - 1) / n * np.einsum("ij,ij->i", dense, (loo - mean[:, None]) ** 2)
             out[sl] = np.where(c >= 3, var, d ** 2)
     return out
-
-
-def _first_of_each(table):
-    """``(first, inverse)`` of the distinct rows of a dense integer table: the first row of each
-    distinct row and each row's index among them, or None when there are hardly fewer distinct
-    rows than rows (or their codes would not fit in 64 bits). Hashes one integer code per row
-    (linear)."""
-    table = np.asarray(table)
-    if table.shape[0] < 2 or table.size == 0:
-        return None
-    code = np.zeros(table.shape[0], dtype=np.int64)
-    bits = 0.0
-    for column in table.T:
-        width = int(column.max(initial=0)) + 1
-        bits += math.log2(width)
-        if bits >= 62:
-            return None
-        code *= width
-        code += column
-    inverse, uniques = pd.factorize(code)
-    if len(uniques) > table.shape[0] // 2:
-        return None
-    first = np.empty(len(uniques), dtype=np.intp)
-    first[inverse[::-1]] = np.arange(table.shape[0] - 1, -1, -1)  # each code's first row
-    return first, inverse
 
 
 def _baseline_variance(base_values, scale, base_counts, delta2):

@@ -47,7 +47,6 @@ from ._object_intervals import (
     _POOLED_WARN_EXCESS,
     _baseline_variance,
     _class_object_intervals,
-    _first_of_each,
     _metric_label,
     _metric_object_intervals,
     _ordinal_baseline_variance_of_s,
@@ -136,7 +135,7 @@ def _class_parts(kind, pred, base, scale, categories, names, confidence_level):
         d_e = float(1.0 - np.sum(p * p))  # exactly 0 for one class: 1 - 1.0
     categories = list(categories)
     extend = _absent_mapper(scale, categories, names) if kind == "psi" else None
-    d_o_i, count, table = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
+    d_o_i, count, table, distinct = _observed_categorical(pred, b_uniques, base_to_category, len(categories),
                                                 delta2, names, absent_to_category=extend)
     absent = ()
     if scale == "categorical" and len(categories) > len(base_counts):
@@ -149,8 +148,8 @@ def _class_parts(kind, pred, base, scale, categories, names, confidence_level):
     if pred.array.shape[0] == 1:
         first_row = np.asarray(table[0].toarray() if hasattr(table, "toarray") else table[0]).ravel()
         row = np.repeat(np.arange(len(categories)), first_row)
-    # the distinct vote tables, found once for the per-object intervals and the refit variances
-    distinct = None if hasattr(table, "toarray") else _first_of_each(table)
+    # ``distinct``: the distinct vote tables (dense tables), found once for D_o,i, the per-object
+    # intervals and the refit variances
     d_low, d_high = _class_object_intervals(table, count, delta2, confidence_level, distinct=distinct)
     return _Parts(d_e=d_e, d_o_i=d_o_i, count=count, d_low=d_low, d_high=d_high, method="classes",
                   categories=categories, row=row, delta2=delta2, table=table, base_counts=base_counts,
