@@ -426,11 +426,13 @@ def _interval(x):
     buffer = np.empty((min(_CHUNK_ROWS, x.shape[0]), n_rep))
     for start in range(0, x.shape[0], _CHUNK_ROWS):
         block = x[start:start + _CHUNK_ROWS]
-        present = ~np.isnan(block)
-        if present.all():
+        row_sums = block @ ones
+        present = None  # a block without missing values (its row sums tell) needs no mask
+        if not np.isnan(row_sums).any():
             m_u = np.full(block.shape[0], float(n_rep))
             filled = block
         else:
+            present = ~np.isnan(block)
             m_u = np.count_nonzero(present, axis=1).astype(float)
             pairable = m_u >= 2
             present = present[pairable]
@@ -439,15 +441,19 @@ def _interval(x):
         if m_u.size == 0:
             continue
         n_b = float(m_u.sum())
-        # the largest magnitude from two reductions (np.abs(filled) was a block-sized temporary)
-        largest = max(largest, float(np.max(filled)), -float(np.min(filled)))
-        mean_u = (filled @ ones) / m_u
+        mean_u = (row_sums if present is None else filled @ ones) / m_u
         dev = np.subtract(filled, mean_u[:, None], out=buffer[:filled.shape[0]])
-        dev[~present] = 0.0
-        weighted_ss_u += float((m_u / (m_u - 1.0)) @ np.einsum("uj,uj->u", dev, dev))
+        if present is not None:
+            dev[~present] = 0.0
+        ss_u = np.einsum("uj,uj->u", dev, dev)
+        weighted_ss_u += float((m_u / (m_u - 1.0)) @ ss_u)
+        # a bound on the largest magnitude without another pass: |x| <= |unit mean| + sqrt(SS_u)
+        # (it only sets the rounding threshold below, past which the data are checked exactly)
+        largest = max(largest, float(np.max(np.abs(mean_u) + np.sqrt(ss_u))))
         mean_b = float(mean_u @ m_u) / n_b
         np.subtract(filled, mean_b, out=dev)
-        dev[~present] = 0.0
+        if present is not None:
+            dev[~present] = 0.0
         ss_b = float(np.einsum("uj,uj->", dev, dev))
         delta = mean_b - mean
         ss_total += ss_b + delta * delta * n * n_b / (n + n_b)
