@@ -130,3 +130,37 @@ def test_objects_with_missing_refits_count_by_their_refits():
     kept = [row[~np.isnan(row)] for row in x if np.count_nonzero(~np.isnan(row)) >= 4]
     unweighted = np.mean([stats.kurtosis(row, fisher=False) for row in kept])
     assert f"{unweighted:.3g}" != f"{average:.3g}"  # the weights show
+
+
+def test_a_heavier_tailed_object_misses_where_its_refits_look_light():
+    # issue 34, item 4, what the page measures on forests (docs/benchmarks/coverage.md, "Where the
+    # result does not flag the object"), in a fixed-seed miniature: 30 objects of t5 refits, object 0 a
+    # normal whose refits jump now and then (excess kurtosis about 12 over its 300 refits), R = 20
+    # refits drawn from each object's 300 (the truth: their variance). Object 0 covers below the 0.85
+    # goal, also in the draws whose note does not name it: half its misses come where its refits
+    # spread less than its variance (no jump drawn) and look like the others'; the default's note,
+    # given in nearly every draw, says for every object, named or not, that heavier tails cover less.
+    rng = np.random.default_rng(1)
+    pool = rng.standard_t(5, size=(30, 300)) * rng.uniform(0.2, 0.6, size=(30, 1))
+    pool[0] = rng.normal(0, 0.3, 300) + (rng.random(300) < 0.05) * rng.normal(0, 2.0, 300)
+    truth_var = pool.var(axis=1, ddof=1)
+    truth = 1 - truth_var  # D_e = 1
+    draws = np.random.default_rng(101)
+    hits, named, noted, light = [], [], [], []
+    for _ in range(100):
+        x = pool[:, draws.choice(300, 20, replace=False)]
+        res = _quiet(phi, x, BASE)
+        hits.append((res.per_object_low <= truth) & (truth <= res.per_object_high))
+        noted.append(_named(res.interval_note) is not None)
+        named.append(noted[-1] and 0 in _named(res.interval_note))
+        light.append(x[0].var(ddof=1) < truth_var[0])
+        if noted[-1]:
+            assert "covers less than nominal, most when its rare extreme refits are missing" in (
+                res.interval_note)
+    hits, named, noted, light = map(np.array, (hits, named, noted, light))
+    per_object = hits.mean(axis=0)
+    assert np.median(per_object) >= 0.93 and per_object[0] == 0.71  # 100 draws
+    misses = ~hits[:, 0]
+    assert misses.sum() == 29 and light[misses].sum() == 14  # about half: no jump among the 20 drawn
+    assert named.sum() == 44 and hits[~named, 0].sum() == 42  # unnamed draws cover 42 / 56 = 0.75
+    assert noted.sum() == 95

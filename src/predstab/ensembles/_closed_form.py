@@ -453,47 +453,35 @@ def disjoint_forests(preds, mask, ns, voting, rng, n_perm, *, with_replacement=F
     # per learner) exceed half the voting learners -- a tie goes to the first class -- so one
     # channel carries the vote
     binary = n_classes == 2
+    votes = None
     if binary and voting == "hard":
         scores = (preds.argmax(axis=2) == 1).astype(np.int32)[..., None]
     elif binary:
         scores = np.asarray(preds[..., 1:], dtype=float)
     elif voting == "hard":
-        scores = np.eye(n_classes)[preds.argmax(axis=2)]
+        # several classes, hard votes: each learner's class; the forests' vote counts are
+        # integers (_hard_class_counts), the same counts as running totals of one-hot votes
+        votes, scores = preds.argmax(axis=2).astype(np.int16), None
     else:
         scores = np.asarray(preds, dtype=float)
-    if mask is not None:
+    if mask is not None and scores is not None:
         scores = scores * mask[..., None]
     agree = np.zeros((len(ns), n_obj))
     pairs_seen = np.zeros((len(ns), n_obj))
     pi = np.zeros((len(ns), n_obj, n_classes))
     forests_seen = np.zeros((len(ns), n_obj))
-    chunk = int(np.clip(max_elements // (n_obj * (size + 1) * scores.shape[2]), 1, n_perm))
+    chunk = int(np.clip(max_elements // (n_obj * (size + 1) * (1 if binary else n_classes)), 1, n_perm))
     for start in range(0, n_perm, chunk):
         m_orders = min(chunk, n_perm - start)
         if with_replacement:
             orders = rng.integers(0, size, (m_orders, size))
         else:
             orders = rng.permuted(np.tile(np.arange(size), (m_orders, 1)), axis=1)
-        # running vote totals along each ordering: (objects, orderings, learners + 1, channels)
-        totals = np.zeros((n_obj, len(orders), size + 1, scores.shape[2]), dtype=scores.dtype)
-        np.cumsum(scores[:, orders], axis=2, out=totals[:, :, 1:])
-        if mask is not None:
-            voters = np.zeros((n_obj, len(orders), size + 1), dtype=np.int32)
-            np.cumsum(mask[:, orders], axis=2, out=voters[:, :, 1:])
-        for k, n in enumerate(ns):
-            edges = np.arange(0, (size // n) * n + 1, n)
-            forest = np.diff(totals[:, :, edges], axis=2)  # (objects, orderings, forests, channels)
-            if forest.dtype.kind == "f":
-                # differences of running totals carry rounding errors (0.5 became 0.5000000000000001):
-                # rounded, exact ties of soft votes stay ties and go to the first class
-                forest = np.round(forest, 9)
-            voting_trees = n if mask is None else np.diff(voters[:, :, edges], axis=2)
-            # the forest's class: the first of the largest totals, as TreePool.forests
-            label = (2 * forest[..., 0] > voting_trees).astype(int) if binary else forest.argmax(axis=3)
-            chosen = label[..., None] == np.arange(n_classes)
-            if mask is not None:
-                chosen &= (voting_trees > 0)[..., None]  # rows without votes
-            counts = chosen.sum(axis=2)  # (objects, orderings, classes): forests per class
+        if votes is not None:
+            forest_counts = _hard_class_counts(votes, mask, orders, ns, n_classes)
+        else:
+            forest_counts = _forest_class_counts(scores, mask, orders, ns, n_classes, voting)
+        for k, counts in enumerate(forest_counts):  # (objects, orderings, classes): forests per class
             m = counts.sum(axis=2)
             with np.errstate(invalid="ignore", divide="ignore"):
                 same = (np.sum(counts**2, axis=2) - m) / (m * (m - 1))  # share of agreeing pairs
@@ -504,6 +492,62 @@ def disjoint_forests(preds, mask, ns, voting, rng, n_perm, *, with_replacement=F
             forests_seen[k] += (m > 0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return agree / pairs_seen, pi / forests_seen[..., None]
+
+
+def _forest_class_counts(scores, mask, orders, ns, n_classes, voting):
+    """Per forest size ``n``: how many of the forests cut from each ordering predict each class,
+    (objects, orderings, classes), from running totals of the learners' votes ``scores``."""
+    n_obj, size = scores.shape[:2]
+    binary = n_classes == 2
+    # running vote totals along each ordering: (objects, orderings, learners + 1, channels)
+    totals = np.zeros((n_obj, len(orders), size + 1, scores.shape[2]), dtype=scores.dtype)
+    np.cumsum(scores[:, orders], axis=2, out=totals[:, :, 1:])
+    if mask is not None:
+        voters = np.zeros((n_obj, len(orders), size + 1), dtype=np.int32)
+        np.cumsum(mask[:, orders], axis=2, out=voters[:, :, 1:])
+    for n in ns:
+        edges = np.arange(0, (size // n) * n + 1, n)
+        forest = np.diff(totals[:, :, edges], axis=2)  # (objects, orderings, forests, channels)
+        if forest.dtype.kind == "f":
+            # differences of running totals carry rounding errors (0.5 became 0.5000000000000001):
+            # rounded, exact ties of soft votes stay ties and go to the first class
+            forest = np.round(forest, 9)
+        voting_trees = n if mask is None else np.diff(voters[:, :, edges], axis=2)
+        # the forest's class: the first of the largest totals, as TreePool.forests
+        label = (2 * forest[..., 0] > voting_trees).astype(int) if binary else forest.argmax(axis=3)
+        chosen = label[..., None] == np.arange(n_classes)
+        if mask is not None:
+            chosen &= (voting_trees > 0)[..., None]  # rows without votes
+        yield chosen.sum(axis=2)
+
+
+def _hard_class_counts(votes, mask, orders, ns, n_classes):
+    """``_forest_class_counts`` for hard votes of several classes, ``votes`` the learners'
+    classes (objects, learners): integer running counts per class along each ordering, the
+    forest's class the first of its most voted (as ``argmax``); no rounding, no one-hot copies."""
+    n_obj, size = votes.shape
+    ordered = votes[:, orders]  # (objects, orderings, learners)
+    ordered_mask = None if mask is None else mask[:, orders]
+    count_type = np.int16 if size <= np.iinfo(np.int16).max else np.int32
+    # running votes per class along each ordering: (objects, orderings, classes, learners + 1)
+    totals = np.zeros((n_obj, len(orders), n_classes, size + 1), dtype=count_type)
+    for c in range(n_classes):
+        cast = ordered == c if ordered_mask is None else (ordered == c) & ordered_mask
+        np.cumsum(cast, axis=2, dtype=count_type, out=totals[:, :, c, 1:])
+    if mask is not None:
+        voters = np.zeros((n_obj, len(orders), size + 1), dtype=np.int32)
+        np.cumsum(ordered_mask, axis=2, out=voters[:, :, 1:])
+    for n in ns:
+        end = (size // n) * n
+        forest = totals[..., n:end + 1:n] - totals[..., 0:end:n]  # (objects, orderings, classes, forests)
+        best, label = forest[:, :, 0].copy(), np.zeros(forest.shape[:2] + forest.shape[3:], dtype=np.int16)
+        for c in range(1, n_classes):  # a later class wins only with strictly more votes
+            better = forest[:, :, c] > best
+            np.copyto(best, forest[:, :, c], where=better)
+            label[better] = c
+        if mask is not None:
+            label[(voters[..., n:end + 1:n] - voters[..., 0:end:n]) == 0] = -1  # rows without votes
+        yield np.stack([np.count_nonzero(label == c, axis=2) for c in range(n_classes)], axis=2)
 
 
 def _orderings(n_objects):
