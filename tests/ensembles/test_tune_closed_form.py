@@ -532,6 +532,23 @@ def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
     assert "grown for a precise recommendation" in str(grown)
 
 
+def test_default_pool_of_a_psi_primary_is_checked_against_psis_baseline():
+    """The default pool's precision check (``recommendation_spread``) reads the primary's closed form
+    with the primary's own baseline: psi's fixed one, the out-of-bag predictions of the first
+    max(grid) = 64 learners of the pool (the same seed's pool, rebuilt here)."""
+    grid = (8, 16, 32, 64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(EST, XTR50, YTR50, XTE20, method="closed_form", grid=grid, n_repeats=40,
+                                measures=("psi",), n_resamples=0, random_state=3)
+    pool = TreePool(EST, n_learners=1000, random_state=check_rng(3)).fit(XTR50, YTR50, XTE20)
+    trees = list(zip(pool.ensemble_.estimators_[:64], pool.ensemble_.estimators_samples_[:64], strict=True))
+    curve = pool.closed_form(grid, measure="psi", baseline=oob_mean(trees, XTR50)).curve
+    np.testing.assert_allclose(res.table["psi"], curve, rtol=1e-12)
+    assert res.pool_size == 1000  # its recommendation precise enough: not grown
+    assert res.recommendation == fit_2pl(np.asarray(grid, dtype=float), curve).recommend()
+
+
 def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
     """Issue 37, item 6: threads over blocks of test objects (the bands' pass, the learners+objects
     resamples) add the blocks' sums in block order: the same table (ICC, phi and psi with their
