@@ -535,6 +535,34 @@ def test_default_pool_grows_until_the_recommendation_is_precise(monkeypatch):
     assert "grown for a precise recommendation" in str(grown)
 
 
+def test_default_pool_of_a_psi_primary_is_checked_against_psis_baseline(monkeypatch):
+    """The default pool's precision check (``recommendation_spread``) reads the primary's closed form
+    with the primary's own baseline: psi's fixed one, the out-of-bag predictions of the first
+    max(grid) = 64 learners of the pool (the same seed's pool, rebuilt here); the spread it finds is
+    the one computed here from that pool and baseline (as the icc test above)."""
+    grid = (8, 16, 32, 64)
+    spreads = []
+    spread_of = strategies.recommendation_spread
+    monkeypatch.setattr(strategies, "recommendation_spread",
+                        lambda *args: spreads.append(spread_of(*args)) or spreads[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune_num_learners(EST, XTR50, YTR50, XTE20, method="closed_form", grid=grid, n_repeats=40,
+                                measures=("psi",), n_resamples=0, random_state=3)
+    pool = TreePool(EST, n_learners=1000, random_state=check_rng(3)).fit(XTR50, YTR50, XTE20)
+    trees = list(zip(pool.ensemble_.estimators_[:64], pool.ensemble_.estimators_samples_[:64], strict=True))
+    baseline = oob_mean(trees, XTR50)
+    curve = pool.closed_form(grid, measure="psi", baseline=baseline).curve
+    np.testing.assert_allclose(res.table["psi"], curve, rtol=1e-12)
+    assert res.recommendation == fit_2pl(np.asarray(grid, dtype=float), curve).recommend()
+    bands = pool.closed_form(grid, measure="psi", baseline=baseline, n_resamples=strategies.REC_RESAMPLES)
+    recs = [fit_2pl(np.asarray(grid, dtype=float), c).recommend(round_to="none", minimum=0)
+            for c in np.minimum(bands.curve + bands.errors, 1.0)]
+    spread = np.std(recs, ddof=1) / np.median(recs)
+    assert spreads == [pytest.approx(spread, rel=1e-12)] and spread <= strategies.REC_PRECISION
+    assert res.pool_size == 1000  # precise enough: not grown
+
+
 def test_closed_form_tuning_is_bit_identical_for_every_n_jobs():
     """Issue 37, item 6: threads over blocks of test objects (the bands' pass, the learners+objects
     resamples) add the blocks' sums in block order: the same table (ICC, phi and psi with their

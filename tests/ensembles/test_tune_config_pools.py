@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from predstab import PredstabDataWarning, tune_num_learners
+from predstab import PredstabDataWarning, TreePool, tune_num_learners
 from predstab.ensembles._tune_config import _default_pool_size, member_grid
 from tests.ensembles._tuning import member_pool
 
@@ -57,3 +57,29 @@ def test_an_explicit_class_pool_below_ten_times_the_grid_warns():
         warnings.simplefilter("error", PredstabDataWarning)
         tune_num_learners(est, X[:45], y[:45], X[45:], grid=(5, 10, 20), n_repeats=2, pool_size=40,
                           method="pool", measures=["fleiss"], n_resamples=0, random_state=0)
+
+
+def test_a_given_pool_too_small_for_the_pool_method_says_which_grid_fits(pool):
+    # 24 members hold 2 groups of 12 at most: the grid's largest value 13 needs 26
+    with pytest.raises(ValueError) as info:
+        tune_num_learners(pool, method="pool", grid=(1, 2, 13), n_resamples=0)
+    assert str(info.value) == (
+        "`grid`: the pool of 24 members must hold at least 2 disjoint groups of the largest grid value (13); "
+        "use a grid up to 12 or use method='closed_form' (the curves from the members as they are).")
+    five = TreePool.from_predictions(pool.test_predictions_[:, :5])  # 2 groups of 2 at most: no grid of 3
+    with pytest.raises(ValueError) as info:
+        tune_num_learners(five, method="pool", grid=(1, 2, 3), n_resamples=0)
+    assert str(info.value) == (
+        "`grid`: the pool of 5 members must hold at least 2 disjoint groups of the largest grid value (3); "
+        "use method='closed_form' (the curves from the members as they are) or train at least 6 members "
+        "(a grid of 3 sizes, 2 groups of each).")
+
+
+def test_n_repeats_is_checked_by_name_when_the_declaration_is_skipped(pool):
+    # a declared caller with prefer_skip_nested_validation=True skips tune_num_learners' declaration;
+    # the configuration still checks the count and names it
+    from predstab._core._validation import InvalidParameterError, skip_nested_validation
+
+    with skip_nested_validation(), pytest.raises(InvalidParameterError) as info:
+        tune_num_learners(pool, method="closed_form", grid=(1, 2, 4), n_repeats=1, n_resamples=0)
+    assert str(info.value) == "`n_repeats` must be an integer >= 2; got 1."

@@ -332,6 +332,57 @@ def test_lazy_scan_is_the_full_scan(p1, p2, rec_thresh, round_to, max_learners, 
         assert steps[-1][1] < 40_000 and sum(evaluated) == 4096
 
 
+def _evaluations(monkeypatch):
+    """The sizes of the grid slices the scan evaluates, in order."""
+    import predstab.ensembles._twopl as twopl
+
+    evaluated = []
+    original = twopl._curve
+    monkeypatch.setattr(twopl, "_curve", lambda n, a, b: evaluated.append(np.size(n)) or original(n, a, b))
+    return evaluated
+
+
+@pytest.mark.parametrize(("k", "max_learners"), [
+    (4094, 1_000_000),  # the first chunk's last gain (the curve at its 4,096 points)
+    (4095, 1_000_000),  # the second chunk's first gain: its left point is the first chunk's last
+    (8191, 1_000_000),  # the third chunk's first gain
+    (16382, 1_000_000),  # the third chunk's last gain
+    (4095, 40_970),  # the grid's last gain, alone in a second chunk (4,097 grid values)
+    (8191, 81_930),  # the grid's last gain, alone in a third chunk (8,193 grid values)
+])
+def test_a_first_flat_point_on_a_chunk_edge_is_the_full_scans(k, max_learners, monkeypatch):
+    """The lazy scan's chunk edges (issue 37, item 6): a threshold between gains k - 1 and k of the
+    whole grid's scan (computed here in one piece) makes gain k the first below it, at n = 10 (k + 2)
+    learners; a threshold equal to gain k is not above it (optRF's ``<``): the next gain, or none
+    when k is the grid's last."""
+    p1, p2 = 100.0, 0.8  # the gain decreases at every n
+    grid = np.arange(10, max_learners + 1, 10, dtype=float)
+    gain = np.diff(1.0 / (1.0 + (p1 / grid) ** p2)) / 10
+    assert gain[k - 1] > gain[k] and (k + 1 == gain.size or gain[k] > gain[k + 1])
+    evaluated = _evaluations(monkeypatch)
+    between = float((gain[k - 1] + gain[k]) / 2)
+    assert two_pl(p1, p2)._rule_steps(rec_thresh=between, round_to="none", max_learners=max_learners) == [
+        (between, 10.0 * (k + 2), 10.0 * (k + 2))]
+    assert sum(evaluated) == min(4096 * 2 ** math.ceil(math.log2((k + 2) / 4096)), grid.size)
+    at = float(gain[k])
+    nxt = None if k + 1 == gain.size else 10.0 * (k + 3)
+    assert two_pl(p1, p2)._rule_steps(rec_thresh=at, round_to="none", max_learners=max_learners) == [
+        (at, nxt, nxt)]
+
+
+def test_the_scan_evaluates_4096_points_then_doubles_each_point_once(monkeypatch):
+    """A curve never flat up to 10^6 learners: the curve at every one of the 10^5 grid points,
+    each once, in chunks of 4,096, 4,096, 8,192, ... (the last one up to the grid's end)."""
+    evaluated = _evaluations(monkeypatch)
+    steps = two_pl(1.0e6, 0.3)._rule_steps(rec_thresh=1e-9, round_to="ten", max_learners=1_000_000)
+    assert steps == [(1e-9, None, None)]
+    assert evaluated == [4096, 4096, 8192, 16384, 32768, 100_000 - 65536]
+    evaluated.clear()
+    assert two_pl(100.0, 0.8)._rule_steps(rec_thresh=1e-15, round_to="none", max_learners=40_970) == [
+        (1e-15, None, None)]
+    assert evaluated == [4096, 1]
+
+
 def test_decreasing_or_failed_fit_says_why_there_is_no_recommendation():
     fit = two_pl(1000.0, -0.5)
     with pytest.warns(PredstabWarning) as record:

@@ -21,7 +21,9 @@ Every public function that reads a prediction or rating matrix, and every comman
   (``predstab.compare``, whose tests need complete pairs) refuses it, naming the count.
 - **Ordered categoricals** (:func:`check_categories_order`): an ordered pandas Categorical
   and a ``categories=`` in another order contradict each other.
-- **Targets** (:func:`check_target_kind`): a continuous target given to a class task.
+- **Targets** (:func:`check_target_kind`, :func:`check_responses`): a continuous target given to
+  a class task; missing or infinite responses to fit on; masked features and responses to fit
+  and predict on (:func:`refuse_masked_fit_data`).
 
 The checks are cheap: shapes and dtypes, one column, or the distinct values a measure has
 already found; the orientation reads the data only where the shape cannot tell, on a bounded
@@ -45,7 +47,7 @@ __all__ = ["InputError", "check_orientation", "check_probabilities", "described_
            "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
            "ordered_categories",
-           "check_target_kind", "looks_transposed", "check_responses"]
+           "check_target_kind", "looks_transposed", "check_responses", "refuse_masked_fit_data"]
 
 
 # How a surface (the CLI) names a parameter in the gate's messages: {"ratings": ("RATINGS 'f.csv'",
@@ -583,6 +585,15 @@ def check_responses(y, *, name="y", numbers=True):
         raise ValueError(f"`{name}` must hold finite values; got {int(np.isinf(y).sum())} infinite value(s), "
                          f"first at row {first}.")
     return y
+
+
+def refuse_masked_fit_data(X, y, X_test):
+    """``X``, ``y`` and ``X_test`` -- the features and responses a model is fitted on and the
+    features it predicts -- each as :func:`refuse_masked` with ``rows`` gives it: a masked cell
+    is refused by the parameter's name (a model is fitted and predicts on complete data), a
+    masked array without masked cells is its data, anything else (None too) as given."""
+    return tuple(refuse_masked(values, name, rows=True)
+                 for values, name in ((X, "X"), (y, "y"), (X_test, "X_test")))
 
 
 def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:

@@ -41,6 +41,7 @@ from ._tune_config import (
     _default_pool_size,
     _settings,
     _tune_num_learners_iv,
+    of_members,
 )
 from ._tune_result import Recommendation, TuningResult, member_factor, members_wording, runtime_model
 from ._tune_strategies import STRATEGIES
@@ -339,7 +340,7 @@ def _tuned_summary(config, strategy, forests, measured, randomness):
     rng, progress = randomness
     settings = _settings(config)
     if config.pool is not None:  # a fitted forest's pool is told in learners, a pool of members in members
-        unit = "members" if _of_members(config.pool) else "learners"
+        unit = "members" if of_members(config.pool) else "learners"
         settings["pool_size"] = f"the {unit} of the given TreePool"
     elif forests.pool_size is not None:
         default = _default_pool_size(config.grid, config.n_repeats, config.method, config.is_classifier)
@@ -358,13 +359,7 @@ def _covers(config, strategy, table, interval):
     covers = strategy.covers(config)
     if config.method == "closed_form" and config.interval == "learners+objects" and config.rule == "optRF":
         covers += flat_curve_note(table[config.primary].to_numpy(float), config.grid, interval)
-    return members_wording(covers) if _of_members(config.pool) else covers  # members: no forest figures
-
-
-def _of_members(pool):
-    """Whether ``pool`` (a given TreePool, or None) holds members' predictions, not a fitted
-    estimator's learners (:meth:`TreePool.from_predictions` / ``from_fit_predict``)."""
-    return pool is not None and getattr(pool, "estimator", None) is None
+    return members_wording(covers) if of_members(config.pool) else covers  # members: no forest figures
 
 
 def _summarise(config, strategy, forests, measured, randomness, settings):
@@ -374,13 +369,13 @@ def _summarise(config, strategy, forests, measured, randomness, settings):
     table, measures, grid, primary = measured.table, config.measures, config.grid, config.primary
     how = Rule(config.rule, config.target, config.rec_thresh, config.round_to)
     fits, recs = _fits_and_recommendations(table, measures, how, measured.floored)
-    if _of_members(config.pool):  # the text counts members, not learners
+    if of_members(config.pool):  # the text counts members, not learners
         recs = {m: dataclasses.replace(r, unit="members") for m, r in recs.items()}
     fit, rec = fits[primary], recs[primary]
     recommendation = rec.value if rec.rule == "already stable" or not fit.poor_fit else None
     excluded = [int(g) for g, d in zip(grid, table["degenerate"], strict=True) if primary in d.split(",")]
     problems, message = _primary_message(primary, fit, rec, list(grid), excluded, measured.floored)
-    if _of_members(config.pool):
+    if of_members(config.pool):
         size = config.pool.test_predictions_.shape[1]
         factor = member_factor(config.method, config.is_classifier)
         message = members_wording(message, size, factor)

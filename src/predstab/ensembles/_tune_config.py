@@ -15,7 +15,7 @@ from types import MappingProxyType, SimpleNamespace
 import numpy as np
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
-from .._core._gate import check_responses, refuse_masked
+from .._core._gate import check_responses, refuse_masked_fit_data
 from .._core._progress import check_progress
 from .._core._utils import check_count
 from .._core._validation import Interval, InvalidParameterError, Options, check_param
@@ -265,6 +265,19 @@ def _warn_small_class_pool(subject, size, grid, remedy):
                      f"near tied votes (0.920 at a quarter, 0.85 at half); {remedy}.", PredstabDataWarning)
 
 
+def holds_two_groups(size, grid):
+    """Whether a pool of ``size`` learners or members holds 2 disjoint groups of the largest grid
+    value, as method "pool" needs (an estimator's pool and a given TreePool alike)."""
+    return size // max(grid) >= 2
+
+
+def of_members(pool):
+    """Whether ``pool`` (a given TreePool, or None) holds members' predictions, not a fitted
+    estimator's learners (:meth:`TreePool.from_predictions` / ``from_members`` /
+    ``from_fit_predict``, which leave ``estimator`` and ``ensemble_`` None)."""
+    return pool is not None and getattr(pool, "estimator", None) is None
+
+
 def _pool_iv(a, grid, measures, is_clf):
     """``(pool_size, explicit)``: the pool as asked, checked against the method and the grid."""
     explicit = a.pool_size is not None
@@ -280,7 +293,7 @@ def _pool_iv(a, grid, measures, is_clf):
         if isinstance(precision, bool) or not isinstance(precision, (int, float)) or not 0 < precision < 1:
             raise ValueError(f"`precision` must be a band half-width in (0, 1), e.g. 0.02; "
                              f"got {precision!r}.")
-    if a.method == "pool" and pool_size // max(grid) < 2:
+    if a.method == "pool" and not holds_two_groups(pool_size, grid):
         raise ValueError(
             f"`pool_size` ({pool_size}) must hold at least 2 disjoint forests of the largest grid value "
             f"({max(grid)}); use pool_size >= {2 * max(grid)} or method='refit'."
@@ -378,9 +391,9 @@ def _tune_num_learners_iv(arguments):
               "importance": {"fraction": importance_fraction}}
     options = {m: groups.get(MEASURES[m].option_group, {}) for m in measures}
     reads_importances = bool(_with(measures, reads="importances"))
+    X, y, X_test = refuse_masked_fit_data(a.X, y, a.X_test)  # y: checked above, a plain array
     return _TuneConfig(
-        estimator=a.estimator, X=refuse_masked(a.X, "X", rows=True), y=y,
-        X_test=refuse_masked(a.X_test, "X_test", rows=True), is_classifier=is_clf, grid=grid,
+        estimator=a.estimator, X=X, y=y, X_test=X_test, is_classifier=is_clf, grid=grid,
         n_repeats=int(a.n_repeats), method=a.method, voting=a.voting or ("hard" if is_clf else "soft"),
         n_jobs=a.n_jobs, pool_size=pool_size, explicit_pool=explicit, precision=a.precision,
         measures=measures, scale=scale, categories=categories, psi_baseline=a.psi_baseline,
@@ -411,7 +424,7 @@ def _given_pool_iv(a):
                          f"{getattr(a, name)!r}.")
     is_clf, size = bool(pool.is_classifier_), pool.test_predictions_.shape[1]
     if a.method is None:  # "pool" unless the default grid cannot fit it (then the members as they are)
-        fits = a.grid is not None or size // max(member_grid(size, is_clf)) >= 2
+        fits = a.grid is not None or holds_two_groups(size, member_grid(size, is_clf))
         a.method = "pool" if fits else "closed_form"
     if a.voting is not None and a.voting != pool.voting_:
         raise ValueError(f"`voting` is the pool's ({pool.voting_!r}); got {a.voting!r}. Build the pool with "
@@ -439,7 +452,7 @@ def _given_pool_iv(a):
     if _with(measures, baseline="prediction_space") and a.psi_baseline == "fixed" and size < max(grid):
         raise ValueError(f"psi's fixed baseline is a forest of max(grid) = {max(grid)} members; the pool has "
                          f"{size}. Use a smaller grid.")
-    if a.method == "pool" and size // max(grid) < 2:
+    if a.method == "pool" and not holds_two_groups(size, grid):
         # a grid holds 3 sizes at least: below 3, only the closed form (or more members) helps
         smaller = f"use a grid up to {size // 2} or " if size // 2 >= 3 else ""
         raise ValueError(f"`grid`: the pool of {size} members must hold at least 2 disjoint groups of the "
@@ -475,15 +488,15 @@ def _given_pool_iv(a):
 def _pool_rule(pool):
     """The default rule for a given pool: optRF's for a fitted ensemble (trees are cheap), the
     target's for a pool of members (each a training run: a network, an MCMC run)."""
-    return "optRF" if pool.ensemble_ is not None else "target"
+    return "target" if of_members(pool) else "optRF"
 
 
 def _pool_description(pool):
     """``TuningResult.settings["estimator"]`` of a given pool."""
     size = pool.test_predictions_.shape[1]
-    source = (type(pool.ensemble_).__name__ if pool.ensemble_ is not None
-              else "built from its members' predictions")
-    return f"TreePool of {size} {'learners' if pool.ensemble_ is not None else 'members'} ({source})"
+    if of_members(pool):
+        return f"TreePool of {size} members (built from its members' predictions)"
+    return f"TreePool of {size} learners ({type(pool.ensemble_).__name__})"
 
 
 def _settings(config):
