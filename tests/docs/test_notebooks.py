@@ -2,10 +2,11 @@
 
 Each notebook is executed once by nbclient in a fresh kernel (the dev extra installs nbclient,
 nbformat and ipykernel; without them the test skips and says so); the site's test renders
-those executed notebooks. No cell may fail, each must finish within a minute, and the numbers a
-notebook prints are checked here against their source: the ICC and Fleiss' kappa of the R-written file against irr's and psych's reference
-values, the tuning table against optRF's run on the same SNP data, and the single forecast's phi
-against its definition computed from the spreads it states.
+those executed notebooks. No cell may fail, each must finish within a minute, and the numbers
+a notebook prints are checked here against their source: the ICC and Fleiss' kappa of the
+R-written file against irr's and psych's reference values, the tuning table against optRF's
+run on the same SNP data, and the single forecast's phi against its definition computed from
+the spreads it states.
 """
 
 from __future__ import annotations
