@@ -1,11 +1,12 @@
 """The example notebooks of docs/notebooks run top to bottom and state the right numbers.
 
-Each notebook is executed by nbclient in a fresh kernel (the dev extra installs nbclient,
-nbformat and ipykernel; without them the test skips and says so). No cell may fail, each must
-finish within a minute, and the numbers a notebook prints are checked here against their
-source: the ICC and Fleiss' kappa of the R-written file against irr's and psych's reference
-values, the tuning table against optRF's run on the same SNP data, and the single forecast's phi
-against its definition computed from the spreads it states.
+Each notebook is executed once by nbclient in a fresh kernel (the dev extra installs nbclient,
+nbformat and ipykernel; without them the test skips and says so); the site's test renders
+those executed notebooks. No cell may fail, each must finish within a minute, and the numbers
+a notebook prints are checked here against their source: the ICC and Fleiss' kappa of the
+R-written file against irr's and psych's reference values, the tuning table against optRF's
+run on the same SNP data, and the single forecast's phi against its definition computed from
+the spreads it states.
 """
 
 from __future__ import annotations
@@ -25,19 +26,22 @@ NAMES = ("tune-snp-trees", "single-forecast", "agreement-from-r")
 NUMBER = r"(-?[\d.]+(?:e-?\d+)?)"
 
 
-def _execute(name, monkeypatch):
+def _execute(name):
+    """Run notebook ``name`` in a fresh kernel: (what it printed, its HTML outputs, the executed
+    notebook, seconds)."""
     nbformat = pytest.importorskip("nbformat", reason="the notebooks need the dev extra (nbformat)")
     nbclient = pytest.importorskip("nbclient", reason="the notebooks need the dev extra (nbclient)")
     pytest.importorskip("ipykernel", reason="the notebooks need the dev extra (ipykernel)")
     notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     assert not any(c.get("outputs") for c in notebook.cells if c.cell_type == "code"), \
         "store notebooks without outputs: the docs build and this test run them"
-    # the kernel imports this checkout's predstab, as the test process does
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"),
-                                                                   os.environ.get("PYTHONPATH")])))
     start = time.perf_counter()
-    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    with pytest.MonkeyPatch.context() as patch:
+        # the kernel imports this checkout's predstab, as the test process does
+        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"),
+                                                                 os.environ.get("PYTHONPATH")])))
+        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     seconds = time.perf_counter() - start
     printed, html = [], []
     for cell in notebook.cells:
@@ -49,13 +53,27 @@ def _execute(name, monkeypatch):
     return "".join(printed), html, notebook, seconds
 
 
+@pytest.fixture(scope="module")
+def executed():
+    """Each notebook run once for the module (on first use): its test reads what it printed and
+    the site's test renders the executed notebook, instead of running it a second time."""
+    runs = {}
+
+    def get(name):
+        if name not in runs:
+            runs[name] = _execute(name)
+        return runs[name]
+
+    return get
+
+
 def _json(*parts):
     return json.loads(REFERENCE.joinpath(*parts).read_text(encoding="utf-8"))
 
 
 @pytest.mark.slow
-def test_agreement_notebook_states_irr_and_psych_numbers(monkeypatch):
-    printed, html, notebook, seconds = _execute("agreement-from-r", monkeypatch)
+def test_agreement_notebook_states_irr_and_psych_numbers(executed):
+    printed, html, notebook, seconds = executed("agreement-from-r")
     irr = _json("classic", "expected", "irr_icc.json")["m_20x3"]
     ours, theirs = map(float, re.search(rf"ICC\(1\) = {NUMBER} \(irr: {NUMBER}\)", printed).groups())
     assert abs(ours - irr[0]["value"]) < 1e-6 and abs(theirs - irr[0]["value"]) < 1e-6
@@ -75,8 +93,8 @@ def test_agreement_notebook_states_irr_and_psych_numbers(monkeypatch):
 
 
 @pytest.mark.slow
-def test_single_forecast_notebook_states_phi_of_its_spreads(monkeypatch):
-    printed, html, notebook, seconds = _execute("single-forecast", monkeypatch)
+def test_single_forecast_notebook_states_phi_of_its_spreads(executed):
+    printed, html, notebook, seconds = executed("single-forecast")
     found = re.search(rf"phi = {NUMBER} \(95% interval {NUMBER} to {NUMBER}\); the refits' predictions "
                       rf"spread by {NUMBER} around {NUMBER}, against a spread of {NUMBER}", printed)
     phi, low, high, spread, _, train = map(float, found.groups())
@@ -87,8 +105,8 @@ def test_single_forecast_notebook_states_phi_of_its_spreads(monkeypatch):
 
 
 @pytest.mark.slow
-def test_tuning_notebook_states_its_recommendation_beside_optrf(monkeypatch):
-    printed, html, notebook, seconds = _execute("tune-snp-trees", monkeypatch)
+def test_tuning_notebook_states_its_recommendation_beside_optrf(executed):
+    printed, html, notebook, seconds = executed("tune-snp-trees")
     optrf = _json("optrf", "expected", "optRF_runs.json")["snp_regression"]
     found = re.search(r"Recommended: (\d+) trees \(icc, optRF's rule\); 95% interval (\d+) to (\d+); "
                       r"optRF recommended (\d+)", printed)
@@ -109,21 +127,28 @@ def test_tuning_notebook_states_its_recommendation_beside_optrf(monkeypatch):
 
 
 @pytest.mark.slow
-def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, monkeypatch):
+def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, executed):
     # `mkdocs build --strict` with docs/'s notebooks plugin and only the notebooks in the nav:
-    # each page holds its code, what it printed and its figures (embedded PNG)
+    # each page holds its code, what it printed and its figures (embedded PNG). The build renders
+    # the notebooks as this module's tests executed them (each runs once); docs/'s configuration
+    # executes them in the build, with a failing cell failing it (pinned here)
     pytest.importorskip("mkdocs_jupyter", reason="the site's notebooks need the docs extra (mkdocs-jupyter)")
     import shutil
     import subprocess
     import sys
 
+    import nbformat
     import yaml
 
     docs = tmp_path / "docs"
     shutil.copytree(NOTEBOOKS, docs / "notebooks")
+    for name in NAMES:
+        nbformat.write(executed(name)[2], docs / "notebooks" / f"{name}.ipynb")
     (docs / "index.md").write_text("# predstab\n", encoding="utf-8")
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     jupyter = next(p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p)
+    assert jupyter["mkdocs-jupyter"]["execute"] is True and jupyter["mkdocs-jupyter"]["allow_errors"] is False
+    jupyter = {"mkdocs-jupyter": {**jupyter["mkdocs-jupyter"], "execute": False}}  # executed above
     notebooks = next(item["Notebooks"] for item in config["nav"]
                      if isinstance(item, dict) and "Notebooks" in item)
     assert sorted(next(iter(n.values())) for n in notebooks) == sorted(f"notebooks/{n}.ipynb" for n in NAMES)
@@ -131,8 +156,6 @@ def test_site_shows_the_notebooks_with_outputs_and_figures(tmp_path, monkeypatch
             "site_dir": str(tmp_path / "site"),
             "plugins": [jupyter], "nav": [{"Home": "index.md"}, {"Notebooks": notebooks}]}
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(site), encoding="utf-8")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"),
-                                                                   os.environ.get("PYTHONPATH")])))
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
                            str(tmp_path / "mkdocs.yml")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=600)

@@ -1,7 +1,11 @@
-"""Files in and out, run as a user runs them: the installed ``predstab`` command on real files.
+"""Files in and out: the ``predstab`` commands on real files.
 
 Issue 13, items 1-4: headerless CSVs, output permissions, output paths checked before any
 computing, one rule for output folders, and ``predstab ... | head``.
+
+The commands run in this process (``predstab.cli.main``, tests/surfaces/_cli.py's
+``predstab_main``: what they read, compute, print and write); what only a process shows runs
+the installed command: the umask it starts with and a closed pipe (``| head``).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ def categorical_files(tmp_path):
 def test_headerless_csv_keeps_its_first_row_and_says_so(categorical_files):
     folder, pred, y = categorical_files
     expected = predstab.phi(pred, y, scale="categorical")
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "categorical")
     assert proc.returncode == 0, proc.stderr
     assert str(expected) in proc.stdout  # all 30 objects and all 40 training responses
@@ -124,7 +128,7 @@ def test_output_paths_are_checked_before_reading_or_computing(tmp_path):
     existing = tmp_path / "per.csv"
     existing.write_text("keep me")
     args = ["stability", missing_input, "--training-observations", missing_input, "--scale", "metric"]
-    one_line_error(predstab_cli(*args, "--out", existing), "already exists", "--force")
+    one_line_error(predstab_main(*args, "--out", existing), "already exists", "--force")
     assert existing.read_text() == "keep me"
     one_line_error(predstab_main(*args, "--out", "/proc/x"), "cannot write", "/proc/x")
     one_line_error(predstab_main(*args, "--out", tmp_path / "new" / "per.csv"), "does not exist",
@@ -171,7 +175,7 @@ def test_pipe_into_head_exits_quietly(tmp_path):
 
 
 # =========================================================================== issue 22, items 1-8
-# Files as R users and spreadsheets write them, through the installed command. Every expected
+# Files as R users and spreadsheets write them, read by the commands. Every expected
 # value is computed in the test from the matrix the file was written from.
 def _rows(matrix, *, sep=",", dec=".", row_names=None, header=None, fmt="{:.15g}"):
     """The text of a table written as R writes it: quoted names, bare numbers, ``dec``."""
@@ -210,7 +214,7 @@ def test_r_default_row_names_name_the_objects_in_the_cli_and_in_python(metric_fi
     path = folder / "pred.csv"  # R: write.csv(pred), row names "1".."8"
     path.write_text(_rows(pred, header=["", *[f"V{j + 1}" for j in range(5)]],
                           row_names=[str(i + 1) for i in range(8)]))
-    proc = predstab_cli("stability", path, "--training-observations", folder / "y.csv", "--scale", "metric",
+    proc = predstab_main("stability", path, "--training-observations", folder / "y.csv", "--scale", "metric",
                         "--per-object", "--out", folder / "per.csv")
     assert proc.returncode == 0, proc.stderr
     per = predstab.phi(pred, y, scale="metric").per_object
@@ -231,7 +235,7 @@ def test_write_csv2_files_are_read_as_read_csv2_reads_them(tmp_path):
     path = tmp_path / "scores.csv"  # R: write.csv2(df, row.names = FALSE)
     path.write_text(_rows([[f"d{i}", *row] for i, row in enumerate(scores)], sep=";", dec=",",
                           header=["dataset", "RF", "ET", "GB"]))
-    proc = predstab_cli("compare", path, "--test", "friedman", "--id", "dataset")
+    proc = predstab_main("compare", path, "--test", "friedman", "--id", "dataset")
     assert proc.returncode == 0, proc.stderr
     block = proc.stdout.split("average ranks (1 = best):\n")[1].splitlines()[:3]  # "  GB: 1" lines
     ranks = {name.strip(): float(value) for name, value in (line.split(":") for line in block)}
@@ -260,7 +264,7 @@ def test_decimal_commas_in_one_column_are_refused_and_read_with_sep_and_dec(metr
         "sep=';', dec=','; if the first column holds row names, give it an empty "
         "name in the header (as R's write.csv does)")
     (folder / "p2.csv").write_text(_rows(pred, header=[f"r{j}" for j in range(5)], sep=";", dec=","))
-    proc = predstab_cli("stability", folder / "p2.csv", "--training-observations", folder / "y2.csv",
+    proc = predstab_main("stability", folder / "p2.csv", "--training-observations", folder / "y2.csv",
                         "--scale", "metric", "--sep", ";", "--dec", ",")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred, y, scale="metric")) in proc.stdout
@@ -282,7 +286,7 @@ def test_two_unnamed_columns_where_one_is_expected_are_refused(metric_files, cap
     message = (f"file '{folder / 'y3.csv'}', line 2: two columns without names ('{first}') where one column "
                "is expected; decimal commas (1,5)? Read the files with --sep ';' --dec ',' (R's read.csv2); "
                "or name the column to use with --column V1 or --column V2")
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y3.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y3.csv",
                         "--scale", "metric")
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     note, error = proc.stderr.splitlines()  # the headerless file's note, then the refusal
@@ -326,7 +330,7 @@ def test_a_headerless_binary_column_keeps_its_first_value(tmp_path):
     y = np.r_[1, rng.integers(0, 2, size=29)]
     pd.DataFrame(pred, columns=list("abcde")).to_csv(tmp_path / "p.csv", index=False)
     np.savetxt(tmp_path / "y.csv", y, fmt="%d")  # "1" first: a value, not a header
-    proc = predstab_cli("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y.csv",
+    proc = predstab_main("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y.csv",
                         "--scale", "categorical")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred, y, scale="categorical")) in proc.stdout
@@ -368,7 +372,7 @@ def test_an_all_missing_first_row_keeps_every_object_in_its_place(metric_files):
 def test_a_byte_order_mark_before_a_headerless_file_keeps_the_first_row(metric_files):
     folder, pred, y = metric_files
     (folder / "p.csv").write_text("\ufeff" + _rows(pred), encoding="utf-8")
-    proc = predstab_cli("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
+    proc = predstab_main("stability", folder / "p.csv", "--training-observations", folder / "y.csv",
                         "--scale", "metric")
     assert proc.returncode == 0, proc.stderr
     assert str(predstab.phi(pred, y, scale="metric")) in proc.stdout
@@ -384,7 +388,7 @@ def test_whole_numbers_and_text_are_one_kind_of_label(tmp_path):
     space[7] = "other"  # one text label: every label is compared as text
     pd.DataFrame(pred, columns=[f"r{j}" for j in range(4)]).to_csv(tmp_path / "p.csv", index=False)
     pd.DataFrame({"y": space}).to_csv(tmp_path / "s.csv", index=False)
-    proc = predstab_cli("stability", tmp_path / "p.csv", "--prediction-space", tmp_path / "s.csv",
+    proc = predstab_main("stability", tmp_path / "p.csv", "--prediction-space", tmp_path / "s.csv",
                         "--scale", "categorical")
     assert proc.returncode == 0, proc.stderr
     as_text = np.vectorize(lambda v: None if v is None else str(v), otypes=[object])
@@ -423,7 +427,7 @@ def test_labels_lose_surrounding_spaces_on_both_sides(tmp_path):
 @pytest.mark.slow
 def test_duplicate_column_names_are_refused_where_a_name_picks_one(tmp_path):
     (tmp_path / "s.csv").write_text("A,A,B\n0.8,0.7,0.75\n0.9,0.6,0.7\n0.85,0.65,0.8\n")
-    one_line_error(predstab_cli("compare", tmp_path / "s.csv", "--test", "wilcoxon", "--a", "A", "--b", "B"),
+    one_line_error(predstab_main("compare", tmp_path / "s.csv", "--test", "wilcoxon", "--a", "A", "--b", "B"),
                    "has 2 columns named 'A' (columns 1 and 2); give every column its own name")
 
 
@@ -441,7 +445,7 @@ def test_a_parquet_column_named_empty_is_a_column(tmp_path):
 @pytest.mark.slow
 def test_errors_name_the_line_of_the_file(tmp_path):
     (tmp_path / "h.csv").write_text("1.5,2\n2.5,3\nx,4\n")  # no header: the bad cell is on line 3
-    proc = predstab_cli("agree", tmp_path / "h.csv", "--measure", "icc", "--model", "twoway", "--no-header")
+    proc = predstab_main("agree", tmp_path / "h.csv", "--measure", "icc", "--model", "twoway", "--no-header")
     one_line_error(proc, "h.csv', line 3, column 'V1': expected a number, got 'x'")
     # blank lines and a name written over two lines are lines of the file too
     cases = {'a,b\n\n1,2\n\n3,y\n': 5, '"a\nA","b"\n1,2\n3,y\n': 4, '"","a","b"\n"p\nq",1,2\n"r",3,y\n': 4}

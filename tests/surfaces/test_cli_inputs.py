@@ -1,6 +1,9 @@
-"""Input that is accepted but means something else, run through the installed ``predstab``
-command: issue 13, items 5-9 (transposed matrices, ignored options, label columns, column
-lists, a continuous target given to a class task)."""
+"""Input that is accepted but means something else: issue 13, items 5-9 (transposed matrices,
+ignored options, label columns, column lists, a continuous target given to a class task).
+
+The commands run in this process (``predstab.cli.main``, tests/surfaces/_cli.py's
+``predstab_main``); the first, a transposed file's warning, runs the installed command too
+(what a user's terminal shows: the warning on stderr of the real process)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import pytest
 import predstab
 from predstab._core import _gate, _reading
 from predstab.compare import friedman_nemenyi
-from tests.surfaces._cli import one_line_error, predstab_cli
+from tests.surfaces._cli import one_line_error, predstab_cli, predstab_main
 
 
 @pytest.fixture
@@ -39,19 +42,19 @@ def test_transposed_matrix_warns_and_transpose_fixes_it(refits_in_rows):
     assert wrong.returncode == 0
     assert "10 rows and 171 columns" in wrong.stderr and "looks transposed" in wrong.stderr
     assert "Objects belong in rows" in wrong.stderr and "--transpose" in wrong.stderr
-    fixed = predstab_cli("stability", folder / "wide.csv", *args, "--transpose")
+    fixed = predstab_main("stability", folder / "wide.csv", *args, "--transpose")
     assert fixed.returncode == 0 and fixed.stderr == ""
     assert str(predstab.phi(pred, y, scale="metric")) in fixed.stdout
-    right = predstab_cli("stability", folder / "tall.csv", *args)
+    right = predstab_main("stability", folder / "tall.csv", *args)
     assert right.stdout == fixed.stdout and right.stderr == ""
 
 
 @pytest.mark.slow
 def test_transposed_ratings_warn_in_agree(refits_in_rows):
     folder, pred = refits_in_rows
-    proc = predstab_cli("agree", folder / "wide.csv", "--measure", "icc")
+    proc = predstab_main("agree", folder / "wide.csv", "--measure", "icc")
     assert "looks transposed" in proc.stderr and "--transpose" in proc.stderr
-    proc = predstab_cli("agree", folder / "wide.csv", "--measure", "icc", "--transpose")
+    proc = predstab_main("agree", folder / "wide.csv", "--measure", "icc", "--transpose")
     assert proc.returncode == 0 and proc.stderr == ""
     printed = io.StringIO()
     print(predstab.icc(pred), file=printed)  # what agree prints for the right orientation
@@ -83,17 +86,17 @@ def test_check_orientation_on_categories():
 def test_ignored_options_say_so(tmp_path):
     rng = np.random.default_rng(2)
     pd.DataFrame(rng.normal(size=(20, 3)), columns=["a", "b", "c"]).to_csv(tmp_path / "r.csv", index=False)
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "icc", "--exact")
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "icc", "--exact")
     assert proc.returncode == 0
     assert ("warning: --exact is only used with --measure fleiss; it is ignored with --measure icc"
             in proc.stderr)
-    proc = predstab_cli("agree", tmp_path / "r.csv", "--measure", "alpha", "--scale", "interval",
+    proc = predstab_main("agree", tmp_path / "r.csv", "--measure", "alpha", "--scale", "interval",
                         "--model", "twoway")
     assert "--model is only used with --measure icc" in proc.stderr
-    proc = predstab_cli("compare", tmp_path / "r.csv", "--test", "wilcoxon", "--a", "a", "--b", "b",
+    proc = predstab_main("compare", tmp_path / "r.csv", "--test", "wilcoxon", "--a", "a", "--b", "b",
                         "--resamples", "10")
     assert proc.returncode == 0 and "--resamples is only used with --test bootstrap" in proc.stderr
-    quiet = predstab_cli("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
+    quiet = predstab_main("agree", tmp_path / "r.csv", "--measure", "icc", "--model", "twoway")
     assert quiet.stderr == ""
 
 
@@ -104,7 +107,7 @@ def test_several_training_observation_columns_are_pooled_with_a_warning(tmp_path
     train = rng.integers(0, 2, size=(40, 10))
     pd.DataFrame(pred).to_csv(tmp_path / "p.csv", index=False)
     pd.DataFrame(train).to_csv(tmp_path / "t.csv", index=False)
-    proc = predstab_cli("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "t.csv",
+    proc = predstab_main("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "t.csv",
                         "--scale", "categorical")
     assert proc.returncode == 0
     assert "has 10 columns" in proc.stderr and "pooled" in proc.stderr and "--column" in proc.stderr
@@ -119,9 +122,9 @@ def test_friedman_takes_a_label_column(tmp_path):
     frame = pd.DataFrame(scores, columns=["A", "B", "C"])
     frame.insert(0, "dataset", [f"d{i}" for i in range(12)])
     frame.to_csv(tmp_path / "scores.csv", index=False)
-    proc = predstab_cli("compare", tmp_path / "scores.csv", "--test", "friedman")
+    proc = predstab_main("compare", tmp_path / "scores.csv", "--test", "friedman")
     one_line_error(proc, "expected a number, got 'd0'", "--id COL")
-    proc = predstab_cli("compare", tmp_path / "scores.csv", "--test", "friedman", "--id", "dataset")
+    proc = predstab_main("compare", tmp_path / "scores.csv", "--test", "friedman", "--id", "dataset")
     assert proc.returncode == 0, proc.stderr
     # the result's own block names the methods by column: "  A: 2.5" (R's 4 significant digits)
     ranks = {line.strip().split(": ")[0]: float(line.split(": ")[1]) for line in proc.stdout.splitlines()
@@ -135,7 +138,7 @@ def test_friedman_takes_a_label_column(tmp_path):
 def test_missing_column_lists_every_column_closest_first(tmp_path):
     names = [f"feature_{i:02d}" for i in range(20)] + ["yield_t_ha"]
     pd.DataFrame([range(21)], columns=names).to_csv(tmp_path / "c.csv", index=False)
-    proc = predstab_cli("compare", tmp_path / "c.csv", "--test", "wilcoxon", "--a", "yeild_t_ha",
+    proc = predstab_main("compare", tmp_path / "c.csv", "--test", "wilcoxon", "--a", "yeild_t_ha",
                         "--b", "feature_00")
     one_line_error(proc, "no column 'yeild_t_ha'", "closest: 'yield_t_ha'", "all 21 columns: yield_t_ha, ")
     listed = proc.stderr.split("all 21 columns: ")[1].strip().split(", ")
@@ -168,7 +171,7 @@ def test_per_object_numbers_objects_as_per_object_frame(tmp_path):
     pd.DataFrame(pred).to_csv(tmp_path / "p.csv", index=False)
     pd.DataFrame({"y": y}).to_csv(tmp_path / "y.csv", index=False)
     args = ["--training-observations", tmp_path / "y.csv", "--scale", "metric", "--per-object"]
-    proc = predstab_cli("stability", tmp_path / "p.csv", *args, "--out", tmp_path / "per.csv")
+    proc = predstab_main("stability", tmp_path / "p.csv", *args, "--out", tmp_path / "per.csv")
     assert proc.returncode == 0, proc.stderr
     frame = predstab.phi(pred, y, scale="metric").per_object_frame()
     table = pd.read_csv(tmp_path / "per.csv")
@@ -176,7 +179,7 @@ def test_per_object_numbers_objects_as_per_object_frame(tmp_path):
     assert "object = 0-based row position" in proc.stdout
     # R's write.csv with row names: the objects keep them
     pd.DataFrame(pred, index=[f"plot{i}" for i in range(8)]).to_csv(tmp_path / "named.csv")
-    proc = predstab_cli("stability", tmp_path / "named.csv", *args)
+    proc = predstab_main("stability", tmp_path / "named.csv", *args)
     assert "object = row name" in proc.stdout
     labelled = predstab.phi(pd.DataFrame(pred, index=[f"plot{i}" for i in range(8)]), y).per_object_frame()
     first = proc.stdout.split("least stable first")[1].splitlines()[2].split()[0]

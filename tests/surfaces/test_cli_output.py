@@ -1,8 +1,9 @@
 """Issue 22, items 10-12: what the command line writes never costs a user a file.
 
-Every test runs the installed ``predstab`` command (tests/surfaces/_cli.py). The interrupt tests start a
-small real ``tune`` run and send the signal once its output has begun (the hidden staging
-folder, or on older code any output, has appeared); nothing is faked.
+The tests run the installed ``predstab`` command (tests/surfaces/_cli.py), but for a few checks
+of what a command writes, which run in this process (``predstab_main``). The interrupt tests
+start a small real ``tune`` run and send the signal once its output has begun (the hidden
+staging folder, or on older code any output, has appeared); nothing is faked.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def test_a_replaced_file_keeps_owner_and_group_and_drops_setuid(tmp_path):
 
 # --------------------------------------------------------------------------- item 12
 @pytest.mark.slow
-def test_destination_problems_are_found_before_fitting(tmp_path, train_csv):
+def test_destination_problems_are_found_before_fitting(tmp_path, train_csv, monkeypatch):
     # a grid that would fit for many minutes: the refusal must come first (the timeout only bounds a
     # command that started fitting; importing scikit-learn takes seconds on a loaded machine)
     slow = ["--grid", "2,4,20000", "--repeats", "20", "--resamples", "0", "--quiet"]
@@ -110,7 +111,16 @@ def test_destination_problems_are_found_before_fitting(tmp_path, train_csv):
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "stability.csv").mkdir()
-    proc = predstab_cli("tune", train_csv, "--target", "y", *slow, "--out", folder, "--force", timeout=120)
+    # the same check in this process, where any fit fails the run (exit 1, not the refusal's 2)
+    from sklearn.ensemble._forest import BaseForest
+    from sklearn.tree._classes import BaseDecisionTree  # (each tree's fit calls its _fit)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitting began before the output folder was checked")
+
+    monkeypatch.setattr(BaseForest, "fit", no_fit)
+    monkeypatch.setattr(BaseDecisionTree, "_fit", no_fit)
+    proc = predstab_main("tune", train_csv, "--target", "y", *slow, "--out", folder, "--force")
     one_line_error(proc, f"'{folder / 'stability.csv'}' is a folder", "never replaces")
     assert sorted(os.listdir(folder)) == ["stability.csv"] and (folder / "stability.csv").is_dir()
 

@@ -1,9 +1,12 @@
-"""A new user's first hour, run as they run it: the installed ``predstab`` command on real files.
+"""A new user's first hour: the ``predstab`` commands on real files.
 
 Issue 13, items 9, 10, 12-16 from the command line (the other items: test_cli_files.py,
 test_cli_inputs.py): the demo's recommendation explains itself and numbers objects as
 ``per_object_frame()`` does, results print in irr's layout, a continuous target given to
 ``--task classification`` is refused in the user's words before anything is fitted.
+
+The demo of the module's fixture runs as a user runs it (the installed command); the other
+commands run in this process (``predstab.cli.main``, tests/surfaces/_cli.py's ``predstab_main``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 import pytest
 
 import predstab
-from tests.surfaces._cli import one_line_error, predstab_cli
+from tests.surfaces._cli import one_line_error, predstab_cli, predstab_main
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +84,7 @@ def test_demo_numbers_objects_as_per_object_frame(demo):
 @pytest.mark.slow
 def test_demo_on_an_already_stable_forest_names_no_object(tmp_path):
     # wine: every test object has psi = 1 at 50 trees; none is called "least stable"
-    proc = predstab_cli("demo", "--quick", "--quiet", "--dataset", "wine", "--out", tmp_path / "w",
-                        timeout=300)
+    proc = predstab_main("demo", "--quick", "--quiet", "--dataset", "wine", "--out", tmp_path / "w")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     summary = json.loads((tmp_path / "w" / "stability.json").read_text())
     assert np.all(np.asarray(summary["largest_forest"]["psi"]["per_object"]) == 1.0)
@@ -97,7 +99,7 @@ def test_agree_prints_irr_layout(tmp_path):
     truth = rng.integers(1, 4, size=(40, 1))
     ratings = np.where(rng.random((40, 3)) < 0.9, truth, rng.integers(1, 4, size=(40, 3)))
     np.savetxt(tmp_path / "k.csv", ratings, delimiter=",", fmt="%d")
-    proc = predstab_cli("agree", tmp_path / "k.csv", "--measure", "fleiss", "--no-header")
+    proc = predstab_main("agree", tmp_path / "k.csv", "--measure", "fleiss", "--no-header")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     result = predstab.fleiss_kappa(ratings)
     assert proc.stdout.strip() == str(result).strip()
@@ -112,7 +114,7 @@ def test_classification_of_a_continuous_target_is_refused_before_fitting(tmp_pat
     X = rng.normal(size=(50, 3))
     rows = [f"{a:.3f},{b:.3f},{c:.3f},{a + rng.normal():.3f}" for a, b, c in X]
     (tmp_path / "cont.csv").write_text("a,b,c,yield\n" + "\n".join(rows) + "\n")
-    proc = predstab_cli("tune", tmp_path / "cont.csv", "--target", "yield", "--task", "classification",
+    proc = predstab_main("tune", tmp_path / "cont.csv", "--target", "yield", "--task", "classification",
                         "--out", tmp_path / "o")
     one_line_error(proc, "the target 'yield' looks continuous", "use --task regression")
     assert "prediction_space" not in proc.stderr
@@ -125,9 +127,9 @@ def test_confidence_level_has_one_name(tmp_path):
     ratings = rng.normal(size=(30, 1)) + 0.5 * rng.normal(size=(30, 4))
     np.savetxt(tmp_path / "r.csv", ratings, delimiter=",", fmt="%.5f")
     args = ("agree", tmp_path / "r.csv", "--measure", "icc", "--no-header")
-    new = predstab_cli(*args, "--confidence-level", "0.9")
+    new = predstab_main(*args, "--confidence-level", "0.9")
     # the earlier name is refused, naming the one name (never read as something else)
-    old = predstab_cli(*args, "--conf-level", "0.9")
+    old = predstab_main(*args, "--conf-level", "0.9")
     one_line_error(old, "--conf-level was renamed --confidence-level")
     assert new.returncode == 0 and old.stdout == ""
     assert str(predstab.icc(np.round(ratings, 5), confidence_level=0.9)).strip() == new.stdout.strip()

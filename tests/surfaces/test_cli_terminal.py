@@ -1,6 +1,7 @@
 """Issue 22, items 13-20: what the command line (and the Python API behind it) says.
 
-CLI items run through the installed ``predstab`` command (tests/surfaces/_cli.py).
+CLI items run in this process (``predstab.cli.main``, tests/surfaces/_cli.py's ``predstab_main``);
+the refusal of item 13 and the progress bar on a terminal run the installed command.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def test_fleiss_on_a_huge_continuous_matrix_is_a_clean_exit_2(tmp_path):
     path = tmp_path / "cont.csv"
     values = np.random.default_rng(0).normal(size=(5, 100000))
     pd.DataFrame(values, columns=[f"r{j}" for j in range(values.shape[1])]).to_csv(path, index=False)
-    proc = predstab_cli("agree", path, "--measure", "fleiss")
+    proc = predstab_main("agree", path, "--measure", "fleiss")
     # the gate's one-line warning first (numbers read as categories, issue 32), then the one-line error
     warning, error = proc.stderr.strip().splitlines()
     assert warning.startswith(f"predstab agree: warning: RATINGS '{path}' looks continuous"), warning
@@ -65,7 +66,7 @@ def test_stability_per_object_prints_and_writes_the_intervals(tmp_path):
     y = rng.normal(size=40) * 3
     pd.DataFrame(pred).to_csv(tmp_path / "p.csv", index=False)
     pd.DataFrame({"y": y}).to_csv(tmp_path / "y.csv", index=False)
-    proc = predstab_cli("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y.csv",
+    proc = predstab_main("stability", tmp_path / "p.csv", "--training-observations", tmp_path / "y.csv",
                         "--scale", "metric", "--per-object", "--out", tmp_path / "per.csv")
     assert proc.returncode == 0, proc.stderr
     expected = predstab.phi(pred, y, scale="metric").per_object_frame().reset_index()
@@ -88,7 +89,7 @@ def test_tune_on_a_zero_one_target_says_how_to_classify(tmp_path):
     frame = pd.DataFrame(X, columns=list("abc"))
     frame["y"] = (X[:, 0] > 0).astype(int)
     frame.to_csv(tmp_path / "d.csv", index=False)
-    proc = predstab_cli("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
+    proc = predstab_main("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
                         "--resamples", "0", "--quiet", "--out", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
     assert ("predstab tune: note: the target 'y' holds only the two values 0 and 1: --task regression "
@@ -144,7 +145,7 @@ def test_a_poor_fit_claims_no_learners_for_the_target(tmp_path):
     frame = pd.DataFrame(X, columns=list("abc"))
     frame["y"] = X @ [1.0, 2.0, 3.0] + rng.normal(size=60)
     frame.to_csv(tmp_path / "d.csv", index=False)
-    proc = predstab_cli("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
+    proc = predstab_main("tune", tmp_path / "d.csv", "--target", "y", "--grid", "2,4,8", "--repeats", "2",
                         "--resamples", "0", "--quiet", "--min-samples-leaf", "1000", "--out", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "o" / "stability.csv")
