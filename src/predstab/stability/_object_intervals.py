@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from ._disagreement import _BLOCK, _first_of_each, _ordinal_delta2  # noqa: F401  (_first_of_each: tests read it here)
 from ._shape_check import _heaviest_tails, _shape_outliers
@@ -117,8 +117,10 @@ def _min_df(n, alpha, low):
     df0 = np.maximum(n - 1.0, 1.0)
 
     def upper(df):
+        # chi2.ppf(q, df) is 2 gammaincinv(df / 2, q) (scipy's own _ppf, the same bits): called
+        # directly, 49 calls cost 0.4 ms instead of 6.5 ms of argument checks (df > 0 here)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return df / stats.chi2.ppf(alpha / 2, df)
+            return df / (2.0 * special.gammaincinv(df / 2.0, alpha / 2))
 
     target = _WIDTH_BUDGET * (upper(df0) - df0 / stats.chi2.ppf(1 - alpha / 2, df0)) + low
     lo, hi = np.full(n.shape, math.log(1e-3)), np.log(df0)
