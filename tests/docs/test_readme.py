@@ -42,7 +42,7 @@ ROOT = README.parent
 _PROVIDED_BY = {"pytest": "pytest", "hypothesis": "hypothesis", "setuptools": "setuptools",
                 "dask": "dask", "distributed": "dask", "psutil": "dask",
                 "yaml": "mkdocs-material", "markdown": "mkdocs-material",
-                "mkdocs": "mkdocs-material", "griffe": "mkdocstrings"}
+                "mkdocs": "mkdocs-material", "griffe": "mkdocstrings", "nbformat": "nbformat"}
 # (PIL: Pillow, which matplotlib requires; threadpoolctl, which scikit-learn requires)
 _BASE = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "threadpoolctl", "joblib", "statsmodels",
          "predstab", "tests", "validation", "benchmarks"}

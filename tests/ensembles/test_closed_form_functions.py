@@ -500,7 +500,8 @@ def test_hard_votes_of_several_classes_count_as_running_totals_of_one_hot_votes(
     # the integer counts of hard votes (_hard_class_counts) are those of running totals of float
     # one-hot votes (the general path), ties to the first class and out-of-bag rows included
     rng = np.random.default_rng(n_classes)
-    votes = rng.choice(n_classes, size=(6, 60), p=np.r_[0.4, 0.4, np.full(n_classes - 2, 0.2 / (n_classes - 2))])
+    shares = np.r_[0.4, 0.4, np.full(n_classes - 2, 0.2 / (n_classes - 2))]
+    votes = rng.choice(n_classes, size=(6, 60), p=shares)
     votes[0] = np.arange(60) % n_classes  # exact ties in every forest of n_classes learners
     one_hot = np.eye(n_classes)[votes]
     mask = rng.random((6, 60)) < 0.5
@@ -511,15 +512,19 @@ def test_hard_votes_of_several_classes_count_as_running_totals_of_one_hot_votes(
     for m in (None, mask):
         general = cf._forest_class_counts(one_hot if m is None else one_hot * m[..., None], m, orders, ns,
                                           n_classes, "hard")
-        for n, want, got in zip(ns, general, cf._hard_class_counts(votes, m, orders, ns, n_classes)):
+        counted = cf._hard_class_counts(votes, m, orders, ns, n_classes)
+        for n, want, got in zip(ns, general, counted, strict=True):
             np.testing.assert_array_equal(got, want)
             forests = got.sum(axis=2)  # every forest counted once, those without a voter not at all
-            assert got.shape == (6, 4, n_classes) and (forests == 60 // n).all() if m is None else forests[1].max() == 0
+            if m is None:
+                assert got.shape == (6, 4, n_classes) and (forests == 60 // n).all()
+            else:
+                assert forests[1].max() == 0
     # by hand, object 0's votes sorted (60 / n_classes of each class) and cut into forests of
     # n_classes: 3 classes, the forests 0 0 1 -> 0 and 1 2 2 -> 2 straddle: 7, 6, 7 forests;
     # 4 classes, 0 0 0 1 -> 0, 1 1 2 2 -> 1 (a tie: the first class), 2 3 3 3 -> 3: 4, 4, 3, 4
-    first = next(cf._hard_class_counts(votes[:1], None, np.argsort(votes[0], kind="stable")[None], [n_classes],
-                                       n_classes))
+    first = next(cf._hard_class_counts(votes[:1], None, np.argsort(votes[0], kind="stable")[None],
+                                       [n_classes], n_classes))
     assert first[0, 0].tolist() == {3: [7, 6, 7], 4: [4, 4, 3, 4]}[n_classes]
     # every forest of the ordering 0 1 2 ... one vote per class: all ties, all the first class
     tied = next(cf._hard_class_counts(votes[:1], None, np.arange(60)[None], [n_classes], n_classes))
