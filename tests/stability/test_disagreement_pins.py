@@ -53,3 +53,20 @@ def test_categorical_psi_of_only_missing_predictions_says_so_in_full():
             psi(np.full((3, 4), np.nan), np.array([0.0, 1.0, 1.0, 2.0]), scale="categorical")
     assert str(info.value) == ("`predictions` has no object with at least two non-missing predictions; "
                                "stability cannot be computed.")
+
+
+def test_continuous_numbers_read_as_classes_warn_and_categories_are_python_values():
+    # floats read as labels (issue 32): 193 distinct numbers in 200 predictions, every one of them
+    # in the training responses, read by scale='categorical' warn by name; and the categories a
+    # result reports are the training values as Python numbers (numpy scalars print as np.int64(1))
+    import predstab
+
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=(40, 5)), 3)
+    with pytest.warns(predstab.PredstabDataWarning, match=r"`predictions` looks continuous \(193 distinct "
+                      r"numbers in 200 values"):
+        predstab.phi(x, np.concatenate([x.ravel(), [0.5]]), scale="categorical")
+    res = predstab.phi(np.array([[1, 2, 2, 1, 1], [1, 1, 1, 1, 1], [3, 3, 2, 3, 3]]), [1, 2, 3, 1, 2],
+                       scale="categorical")
+    assert res.categories == (1, 2, 3)
+    assert [type(c) for c in res.categories] == [int, int, int]
