@@ -8,9 +8,11 @@ failing.
 import warnings
 
 import numpy as np
+import pytest
 
-from predstab import PredstabWarning, TreePool, tune_num_learners
-from tests.ensembles._tuning import EST, GRID, XTE, XTR, YTR
+from predstab import PredstabDataWarning, PredstabWarning, TreePool, phi, psi, tune_num_learners
+from tests.ensembles._forests import oob_mean
+from tests.ensembles._tuning import EST, GRID, XTE, XTR, YTR, _group_predictions, _groups, _tune
 
 
 def _quiet(*args, **kwargs):
@@ -27,3 +29,21 @@ def test_a_given_forest_pool_is_told_in_learners_and_a_pool_of_members_in_member
     res = _quiet(members, grid=GRID, measures=("icc",), method="closed_form", n_resamples=0, random_state=0)
     assert res.settings["pool_size"] == "the members of the given TreePool"
     np.testing.assert_array_equal(res.table["n_learners"], GRID)
+
+
+def test_closed_form_only_runs_keep_the_largest_forests_full_results():
+    # a closed-form-only run reads the pool's disjoint groups at the largest grid value alone:
+    # largest_phi / largest_psi are phi and psi of the 3 forests of the first 8, 8 and 8 learners
+    # (kills _tune_strategies' `n != max(grid)` -> `==`, which left them None)
+    res = _tune(method="closed_form", pool_size=24, measures=("icc", "phi", "psi"))
+    pool = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE)
+    preds8 = _group_predictions(pool, 8, 3, XTE)  # mean of trees 0-7, 8-15, 16-23 on the test rows
+    baseline = oob_mean(_groups(pool, 8, 1)[0], XTR)  # psi's fixed baseline: the first 8 learners, out of bag
+    with warnings.catch_warnings():  # 3 forests; a training row every tree saw
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        expected_phi, expected_psi = phi(preds8, YTR), psi(preds8, baseline)
+    assert res.largest_phi.value == pytest.approx(expected_phi.value, rel=1e-10)
+    assert res.largest_psi.value == pytest.approx(expected_psi.value, rel=1e-10)
+    np.testing.assert_allclose(res.largest_phi.per_object, expected_phi.per_object, rtol=1e-10)
+    np.testing.assert_allclose(res.largest_psi.per_object, expected_psi.per_object, rtol=1e-10)
+    assert res.table["n_forests"].tolist() == [0, 0, 0]  # no grid value measured on groups
