@@ -4,6 +4,7 @@ Tolerance 1e-10 relative; p-values that R computes as 1 - p(...) also 1e-12 abso
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -51,6 +52,26 @@ def test_agree(case, r):
     assert (res.n_objects, res.n_raters) == (r["subjects"], r["raters"])
     assert res.value == approx(r["value"])
     assert str(res).splitlines()[0] == " " + r["method"]
+
+
+@pytest.mark.parametrize("as_numbers", [False, True])
+def test_agree_judges_a_transposed_matrix_once(as_numbers):
+    # 60 objects x 8 refits written the wrong way round: agree reads the matrix once, so one
+    # warning even when every warning is shown (it read it twice, two warnings, until 2026-12-08)
+    rng = np.random.default_rng(1)
+    objects = rng.choice(["a", "b", "c"], size=60)
+    pred = np.where(rng.random((60, 8)) < 0.1, "b", objects[:, None]).astype(object)
+    if as_numbers:
+        pred = np.where(pred == "a", 1, np.where(pred == "b", 2, 3))
+    for data, n_warnings in ((pred.T, 1), (pred, 0)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            res = agree(data)
+        start = "`ratings` has 8 rows and 60 columns, and its"
+        assert [str(w.message)[:44] for w in seen] == [start] * n_warnings
+        unanimous = [len(set(row.tolist())) == 1 for row in data]
+        assert res.value == pytest.approx(100 * np.mean(unanimous))
+    assert res.value == pytest.approx(100 * np.mean((pred == pred[:, :1]).all(axis=1)))
 
 
 @pytest.mark.parametrize(("case", "r"), records("irr_kendall"))

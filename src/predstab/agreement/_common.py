@@ -53,12 +53,13 @@ def complete_matrix(arr, function, *, name="ratings", min_objects=2):
     return x
 
 
-def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
+def read_categories(ratings, *, name="ratings", n_raters=None, categories=None, orientation=True):
     """Codes (int64, -1 = missing) into the categories of an (objects x raters) matrix, and those
     categories: the distinct values, sorted or, for an ordered pandas Categorical, in its order;
-    or ``categories`` (in the user's order) when given."""
+    or ``categories`` (in the user's order) when given. ``orientation=False``: ``ratings`` is a
+    matrix the caller has already read (its orientation judged, and warned about, once)."""
     check_categories_order(ratings, categories, name=name)
-    arr = as_rating_matrix(ratings, name=name)
+    arr = as_rating_matrix(ratings, name=name, orientation=orientation)
     if n_raters is not None and arr.shape[1] != n_raters:
         raise ValueError(f"`{name}` must have exactly {n_raters} raters (columns); got shape {arr.shape}.")
     if arr.dtype.kind == "f" and np.isinf(arr).any():
@@ -92,10 +93,10 @@ def read_categories(ratings, *, name="ratings", n_raters=None, categories=None):
     return lookup[codes], given
 
 
-def complete_codes(ratings, function, *, n_raters=None):
+def complete_codes(ratings, function, *, n_raters=None, orientation=True):
     """Codes of the objects without a missing rating (as irr's ``na.omit``) and the categories
-    they use, sorted."""
-    codes, categories = read_categories(ratings, n_raters=n_raters)
+    they use, sorted (``orientation``: as in :func:`read_categories`)."""
+    codes, categories = read_categories(ratings, n_raters=n_raters, orientation=orientation)
     kept = drop_incomplete(codes, codes < 0, function=function)
     if kept is not codes:
         used = np.flatnonzero(np.bincount(kept.ravel(), minlength=len(categories)))

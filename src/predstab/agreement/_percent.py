@@ -28,7 +28,7 @@ from .._core._ratings import as_numeric_matrix, as_rating_matrix
 from .._core._results import result
 from .._core._validation import Interval, validate_params
 from ._cac import CAC_PARAMETERS, stack_or_run
-from ._common import IrrResult, complete_codes, complete_numeric
+from ._common import IrrResult, complete_codes, complete_matrix
 from ._docstrings import agreement_doc
 
 __all__ = ["agree", "AgreeResult", "percent_agreement", "maxwell_re", "MaxwellREResult"]
@@ -108,12 +108,12 @@ def agree(ratings, /, *, tolerance=0):
         except TypeError:
             numeric = False
     if numeric:
-        x = complete_numeric(arr, "irr::agree", min_objects=1)
+        x = complete_matrix(arr, "irr::agree", min_objects=1)  # arr read once, above
         agreed = (x.max(axis=1) - x.min(axis=1)) <= tolerance
         if tolerance == 0 and not agreed.any():  # no exact agreement: measurements read as labels?
             check_labels(np.unique(x), x.size, use="a `tolerance` (agree(ratings, tolerance=...)) or icc()")
     else:
-        codes, _ = complete_codes(arr, "irr::agree")
+        codes, _ = complete_codes(arr, "irr::agree", orientation=False)
         agreed = _unanimous(codes)
         tolerance = 0
     n, m = agreed.shape[0], arr.shape[1]

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._core._exceptions import warn_outside
+from .._core._gate import described_as
 from .._core._reading import InputError, column, label_matrix, numeric_matrix, parse_list, read_table
 from .._core._writing import report_beside, write_report, write_text
 
@@ -257,11 +258,13 @@ READER_WORDS = {"Say which with header=True or header=False":
 
 
 @contextlib.contextmanager
-def in_cli_words(**words):
+def in_cli_words(*, transposable=(), **words):
     """Within the block, what the library says (its errors and warnings) names what the user
     typed (:func:`reword` with ``words``), not the Python parameters: the library keeps its own
     words for Python users, and no input is checked twice. An error becomes the CLI's one-line
-    :class:`InputError`."""
+    :class:`InputError`. The parameters named in ``transposable`` are files that ``--transpose``
+    turns: the gate's orientation warning names the file and that option
+    (:func:`~predstab._core._gate.described_as`) instead of advising ``name.T``."""
     shown = warnings.showwarning
 
     def show(message, category, *args, **kwargs):
@@ -269,7 +272,8 @@ def in_cli_words(**words):
 
     warnings.showwarning = show
     try:
-        yield
+        with described_as(**{name: (words[name], "--transpose") for name in transposable}):
+            yield
     except (ValueError, TypeError) as exc:  # InputError too: beyond_reach's lines quote the library
         raise InputError(reword(one_line(exc), words)) from exc  # --debug shows where
     finally:

@@ -9,7 +9,6 @@ import numpy as np
 import predstab
 
 from .._core._exceptions import warn_outside
-from .._core._gate import described_as
 from .._core._reading import (
     InputError,
     InputNote,
@@ -113,8 +112,7 @@ def _run_stability(args, out):
         categories = as_data_type(categories, pred)
     # phi's and psi's messages name the files and options the user typed (the gate's own say
     # how to turn the file)
-    with described_as(predictions=(f"PREDICTIONS '{args.predictions}'", "--transpose")), \
-            in_cli_words(**_stability_words(args)):
+    with in_cli_words(transposable=["predictions"], **_stability_words(args)):
         result = func(pred, base, scale=args.scale, categories=categories)
     print(str(result), file=out)
     table = None
@@ -221,8 +219,7 @@ def _run_agree(args, out):
         frame = frame.T
     # the library's messages name the file and options the user typed (the gate's own say how to
     # turn the file)
-    with described_as(ratings=(f"RATINGS '{args.ratings}'", "--transpose")), \
-            in_cli_words(**_agree_words(args)):
+    with in_cli_words(transposable=["ratings"], **_agree_words(args)):
         return _agree(args, frame, out)
 
 

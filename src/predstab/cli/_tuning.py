@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import TreePool, _demo, tune_num_learners
-from .._core._gate import check_target_kind, described_as
+from .._core._gate import check_target_kind
 from .._core._reading import (
     InputError,
     cell_location,
@@ -359,8 +359,7 @@ def _run_members(args, out):
     out_dir = check_output_dir(Path(args.out), force=args.force, names=_MEMBER_OUTPUTS, inputs=inputs)
     # the library's messages name the files and options the user typed (the gate's own say how to
     # turn the file)
-    with described_as(predictions=(f"--predictions '{path}'", "--transpose")), \
-            in_cli_words(**_member_words(args)):
+    with in_cli_words(transposable=["predictions"], **_member_words(args)):
         pool = TreePool.from_predictions(values, random_state=args.seed, y=observed)
         res = tune_num_learners(pool, **options)
     n_objects, n_members = values.shape
