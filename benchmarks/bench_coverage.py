@@ -119,7 +119,8 @@ def _few_refits(quick):
                                   / _chi2_width(res.per_object_observed, r))
                     note = res.interval_note  # capped or assumed (not the heavy-tail note)
                     notes.append("can resolve" in note or "cannot be estimated" in note)
-                    shape_flags.append(res.n_shape_outliers > 0)
+                    if res.n_shape_outliers is not None:  # None: not checked (no object of 4 refits)
+                        shape_flags.append(res.n_shape_outliers > 0)
                 h, q = np.concatenate(hits), np.concatenate(ratios)
                 cover = float(h.mean())
                 bad = cover < 0.93
@@ -128,7 +129,9 @@ def _few_refits(quick):
                 rows.append([r, n_obj, shape, f"**{cell}**" if bad else cell, h.size,
                              f"{np.median(q):.2f}" if np.median(q) <= 2 else f"**{np.median(q):.2f}**",
                              f"{q.max():.2f}" if q.max() <= 10 else f"**{q.max():.2f}**",
-                             f"{np.mean(notes):.2f}", f"{np.mean(shape_flags):.2f} ({len(shape_flags)})",
+                             f"{np.mean(notes):.2f}",
+                             (f"{np.mean(shape_flags):.2f} ({len(shape_flags)})" if shape_flags
+                              else "not checked"),
                              res.interval_method])
             print("few-refits", r, n_obj, flush=True)
     header = ["R", "objects per call", "refit shape", "coverage +- 2 MC errors", "objects",
