@@ -72,7 +72,8 @@ def test_bands_pass_n_jobs_to_the_jackknife_pass(monkeypatch):
     preds = np.random.default_rng(4).normal(size=(150, 1))[:, [0] * 8] + np.random.default_rng(5).normal(
         size=(150, 8))
     seen, real = [], cf._metric_jackknife_stats
-    monkeypatch.setattr(cf, "_metric_jackknife_stats", lambda p, n_jobs=None: seen.append(n_jobs) or real(p, n_jobs))
+    monkeypatch.setattr(cf, "_metric_jackknife_stats",
+                        lambda p, n_jobs=None: seen.append(n_jobs) or real(p, n_jobs))
     two = cf.closed_form_bands(preds, None, [1.0, 4.0], {"icc": None}, classifier=False, voting=None,
                                n_resamples=8, random_state=1, n_jobs=2)["icc"]
     assert seen == [2]
