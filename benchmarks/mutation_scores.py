@@ -134,6 +134,10 @@ MODULES: dict[str, list[str]] = {
     "ensembles/_vote_mixture": ["tests/ensembles/test_vote_mixture.py",
                                 "tests/ensembles/test_closed_form_functions.py"],
     "ensembles/_distributed": ["tests/ensembles/test_distributed.py"],
+    # the forest layer (per-tree predictions, in-bag masks, the prediction cache; issue 37): its own
+    # tests and the pool's (the cache's chunks and tiles, fresh_array)
+    "ensembles/_forest": ["tests/ensembles/test_forest.py", "tests/ensembles/test_pool.py",
+                          "tests/ensembles/test_forest_pins.py"],
     # the loky / multiprocessing tests of repeated_predictions are marked slow: left out
     "ensembles/_repeated": ["tests/ensembles/test_repeated_predictions.py"],
     # the file layer (was _io): test_reading.py / test_writing.py run it in-process on tiny files;

@@ -88,3 +88,20 @@ def test_a_given_pool_that_holds_two_groups_is_tuned_by_the_pool_method_by_defau
     assert res.method == "pool" and res.settings["method"] == "pool"
     # disjoint groups of the 24 members: min(n_repeats = 10, 24 // n)
     assert res.table["n_forests"].tolist() == [min(10, 24 // n) for n in (2, 4, 8)] == [10, 6, 3]
+
+
+def test_a_member_pools_recommendation_note_says_the_closed_form_needs_no_training():
+    # a pool of 12 members, grid (1, 2, 3): the note advises a grid up to about 16 members, beyond
+    # the 12 the pool holds; the closed form of metric predictions gives the curve there from the
+    # pool's own members (members_wording with factor 0), which the recommendation's note says too,
+    # not only the message (kills _summarise's note left in forest words)
+    forest = TreePool(EST, n_learners=24, random_state=0).fit(XTR, YTR, XTE)
+    members = TreePool.from_predictions(forest.test_predictions_[:, :12])
+    res = _quiet(members, grid=(1, 2, 3), measures=("icc",), method="closed_form", n_resamples=0,
+                 random_state=0)
+    rec = res.recommendations["icc"]
+    assert (rec.unit, rec.value) == ("members", 16)
+    assert rec.note.endswith(
+        "; a grid up to about 16 members would resolve it (the closed form gives the curve there from the "
+        "12 members the pool holds: no training needed), e.g. (1, 2, 4, 8, 16)")
+    assert rec.note.startswith("the curve has not flattened within the grid (fitted stability ")
