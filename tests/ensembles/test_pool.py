@@ -515,3 +515,24 @@ def test_pool_repr_and_str_say_what_it_holds():
                              "n_test_objects=30, n_train_objects=None, out_of_bag=False, observed_y=False)")
     assert str(members).splitlines()[0] == " Pool of members" and "  n_test_objects = 30" in str(members)
     assert len(repr(pool)) < 300 and "0x" not in repr(members)
+
+
+@pytest.mark.parametrize("model", [RandomForestClassifier(n_estimators=4), BaggingRegressor(n_estimators=4),
+                                   RandomForestRegressor(n_estimators=4)])
+def test_several_responses_are_refused_by_name_before_fitting(model):
+    # a y of two columns (or one column in a 2-D array) is refused by name by TreePool.fit and
+    # tune_num_learners, as repeated_predictions does; it reached numpy's "inhomogeneous shape" (a
+    # forest's 2-D classes_) or "cannot reshape array of size 60 into shape (30,)" (a Bagging
+    # ensemble, which has no n_outputs_) until 2026-12-08
+    from predstab import tune_num_learners
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    two = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    one_column = r"\(30, 1\) \(one column: pass its values, y.ravel\(\) or the column as a Series\)\.$"
+    for y, said in ((two, r"\(30, 2\)\.$"), (two[:, :1], one_column)):
+        message = r"^`y` must be one-dimensional \(one response per training row\); got shape " + said
+        with pytest.raises(ValueError, match=message):
+            TreePool(model).fit(X, y, X)
+        with pytest.raises(ValueError, match=message):
+            tune_num_learners(model, X, y, X, grid=[2, 4, 8])

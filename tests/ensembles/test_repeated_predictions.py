@@ -893,7 +893,8 @@ def test_data_errors_name_the_argument(data):
     for args in [(None, y, Xt), (X, None, Xt), (X, y, None)]:
         with pytest.raises(ValueError, match="^`X`, `y` and `X_test` are required when `estimator` is a "):
             repeated_predictions(rf, *args)
-    with pytest.raises(ValueError, match=r"^`y` must be one-dimensional \(one response\); got shape \(30, 2"):
+    one_response = r"^`y` must be one-dimensional \(one response per training row\); got shape \(30, 2\)\.$"
+    with pytest.raises(ValueError, match=one_response):
         repeated_predictions(rf, X, np.c_[y, y], Xt)
     with pytest.raises(ValueError, match="^Found input variables with inconsistent numbers of samples"):
         repeated_predictions(rf, X, y[:-1], Xt)

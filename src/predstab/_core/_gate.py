@@ -23,7 +23,7 @@ Every public function that reads a prediction or rating matrix, and every comman
   and a ``categories=`` in another order contradict each other.
 - **Targets** (:func:`check_target_kind`, :func:`check_responses`): a continuous target given to
   a class task; missing or infinite responses to fit on; masked features and responses to fit
-  and predict on (:func:`refuse_masked_fit_data`).
+  and predict on (:func:`check_fit_data`).
 
 The checks are cheap: shapes and dtypes, one column, or the distinct values a measure has
 already found; the orientation reads the data only where the shape cannot tell, on a bounded
@@ -47,7 +47,7 @@ __all__ = ["InputError", "check_orientation", "check_probabilities", "described_
            "looks_continuous",
            "check_labels", "numbers_if_numeric", "unmask", "refuse_masked", "check_categories_order",
            "ordered_categories",
-           "check_target_kind", "looks_transposed", "check_responses", "refuse_masked_fit_data"]
+           "check_target_kind", "looks_transposed", "check_responses", "check_fit_data"]
 
 
 # How a surface (the CLI) names a parameter in the gate's messages: {"ratings": ("RATINGS 'f.csv'",
@@ -587,13 +587,22 @@ def check_responses(y, *, name="y", numbers=True):
     return y
 
 
-def refuse_masked_fit_data(X, y, X_test):
+def check_fit_data(X, y, X_test):
     """``X``, ``y`` and ``X_test`` -- the features and responses a model is fitted on and the
     features it predicts -- each as :func:`refuse_masked` with ``rows`` gives it: a masked cell
     is refused by the parameter's name (a model is fitted and predicts on complete data), a
-    masked array without masked cells is its data, anything else (None too) as given."""
-    return tuple(refuse_masked(values, name, rows=True)
-                 for values, name in ((X, "X"), (y, "y"), (X_test, "X_test")))
+    masked array without masked cells is its data, anything else (None too) as given; and a
+    ``y`` of more than one dimension is refused by name (one response per training row: a
+    scikit-learn ensemble fitted to several outputs has no one prediction per learner to tune)."""
+    X, y, X_test = (refuse_masked(values, name, rows=True)
+                    for values, name in ((X, "X"), (y, "y"), (X_test, "X_test")))
+    if y is not None and np.ndim(y) != 1:
+        shape = np.shape(y)
+        hint = (" (one column: pass its values, y.ravel() or the column as a Series)" if shape[1:] == (1,)
+                else "")
+        raise ValueError(f"`y` must be one-dimensional (one response per training row); got shape "
+                         f"{shape}{hint}.")
+    return X, y, X_test
 
 
 def check_target_kind(y, task, *, name="target", subject=None, unit="rows") -> None:

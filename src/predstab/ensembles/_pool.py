@@ -17,7 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._core._exceptions import PredstabWarning, warn_outside
-from .._core._gate import refuse_masked_fit_data
+from .._core._gate import check_fit_data
 from .._core._html import HtmlDisplay
 from .._core._progress import steps
 from .._core._utils import check_count, check_rng, seeds_from
@@ -394,7 +394,7 @@ class TreePool(HtmlDisplay):
         estimator, n_learners, voting, rng = _pool_iv(self.estimator, self.n_learners, self.voting,
                                                       self.random_state)
         check_param("dtype", self.dtype, [Options({"float64", "float32", np.float64, np.float32})])
-        X, y, X_test = refuse_masked_fit_data(X, y, X_test)
+        X, y, X_test = check_fit_data(X, y, X_test)
         y, model = np.asarray(y), clone(estimator)
         self.seed_ = int(seeds_from(rng, 1)[0])
         params = {"n_estimators": n_learners, "random_state": self.seed_}

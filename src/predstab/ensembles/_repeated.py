@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core._exceptions import PredstabDataWarning, warn_outside, warnings_outside
-from .._core._gate import refuse_masked_fit_data
+from .._core._gate import check_fit_data
 from .._core._results import Result, r_rows, result
 from .._core._utils import check_rng, missing_mask, seeds_from
 from .._core._validation import HasMethods, Interval, Options, validate_params
@@ -172,10 +172,8 @@ def _repeated_predictions_iv(estimator, X, y, X_test, baseline, cv, response):
     from sklearn.base import is_classifier
     from sklearn.utils import check_consistent_length
 
-    X, y, X_test = refuse_masked_fit_data(X, y, X_test)
+    X, y, X_test = check_fit_data(X, y, X_test)
     y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"`y` must be one-dimensional (one response); got shape {y.shape}.")
     check_consistent_length(X, y)
     if (X_test.shape[0] if hasattr(X_test, "shape") else len(X_test)) < 1:
         raise ValueError("`X_test` must contain at least one object; got 0.")

@@ -15,7 +15,7 @@ from types import MappingProxyType, SimpleNamespace
 import numpy as np
 
 from .._core._exceptions import PredstabDataWarning, warn_outside
-from .._core._gate import check_responses, refuse_masked_fit_data
+from .._core._gate import check_fit_data, check_responses
 from .._core._progress import check_progress
 from .._core._utils import check_count
 from .._core._validation import Interval, InvalidParameterError, Options, check_param
@@ -391,7 +391,7 @@ def _tune_num_learners_iv(arguments):
               "importance": {"fraction": importance_fraction}}
     options = {m: groups.get(MEASURES[m].option_group, {}) for m in measures}
     reads_importances = bool(_with(measures, reads="importances"))
-    X, y, X_test = refuse_masked_fit_data(a.X, y, a.X_test)  # y: checked above, a plain array
+    X, y, X_test = check_fit_data(a.X, y, a.X_test)  # y: checked above, a plain array
     return _TuneConfig(
         estimator=a.estimator, X=X, y=y, X_test=X_test, is_classifier=is_clf, grid=grid,
         n_repeats=int(a.n_repeats), method=a.method, voting=a.voting or ("hard" if is_clf else "soft"),
