@@ -169,6 +169,13 @@ DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_
             "tests/core/test_stacks.py::test_icc_stack_warns_once_per_kind_with_item_count",
             "tests/core/test_stacks.py::test_stack_warnings_point_at_the_caller"]
 
+# mutmut options of one module's run. The cluster pool's tests start dask.distributed's threads;
+# mutmut's default runner forks every mutant from the process that ran the tests for its stats,
+# and a fork of a process whose dask threads ran cannot use them (the forked test session hangs
+# until mutmut's wall timeout, counted as a detection): fork each mutant from a fork server that
+# ran no test instead
+OPTIONS: dict[str, dict[str, str]] = {"ensembles/_distributed": {"process_isolation": "forkserver"}}
+
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
 
@@ -228,6 +235,8 @@ def _config(module: str, timeout_multiplier: float | None) -> str:
             'also_copy = ["validation", "tests"]\n')
     if timeout_multiplier is not None:
         text += f"timeout_multiplier = {timeout_multiplier}\n"
+    for key, value in OPTIONS.get(module, {}).items():
+        text += f"{key} = {json.dumps(value)}\n"
     return text
 
 

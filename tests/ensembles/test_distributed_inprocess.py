@@ -129,9 +129,12 @@ def test_forests_and_oob_baseline_equal_in_memory(client, regression_pools):
 
 def test_the_matrix_is_never_gathered(regression_pools):
     _, dist = regression_pools
+    message = ("The objects x learners matrix of a DaskTreePool stays on the cluster and is never gathered "
+               "((300, 20)); use its reductions, or `.array` to compute parts of it.")
     for convert in (np.asarray, lambda p: p[:3], lambda p: p[0]):
-        with pytest.raises(RuntimeError, match=r"never gathered \(\(300, 20\)\)"):
+        with pytest.raises(RuntimeError) as raised:
             convert(dist.test_predictions_)
+        assert str(raised.value) == message
 
 
 def test_the_jackknife_needs_the_resampling_pass_first(client, regression):
@@ -225,8 +228,12 @@ def test_two_class_closed_forms_equal_in_memory(client, classification, voting):
     np.testing.assert_array_equal(mem.forests(5), dist.forests(5))
     np.testing.assert_array_equal(mem.forests(5, voting="hard"), dist.forests(5, voting="hard"))
     if voting == "hard":  # beyond half the pool: an empirical-Bayes fit to all the objects, refused
-        with pytest.raises(ValueError, match="beyond half the pool are estimated from the vote counts"):
+        with pytest.raises(ValueError) as raised:
             dist.closed_form([2, 13], measure="fleiss")
+        assert str(raised.value) == (
+            "Hard votes of two classes beyond half the pool are estimated from the vote counts of all the "
+            "test objects at once (_vote_mixture), which a cluster's blocks do not hold; use a pool of at "
+            "least twice the largest `n`, or the in-memory TreePool.")
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -604,3 +611,124 @@ def test_fit_trees_are_the_forests_trees(regression):
     for mine, theirs in zip(part.estimators_, whole.estimators_[3:7], strict=True):
         np.testing.assert_array_equal(mine.predict(X), theirs.predict(X))
     assert model.n_estimators == 9 and model.oob_score is True  # the caller's model untouched
+
+
+# --------------------------------------------------------------------------- what the pool stores
+
+def test_defaults_and_the_fitted_ensemble_are_the_in_memory_pools(client, regression):
+    pool = DaskTreePool(_forest())
+    assert pool.chunk_bytes == 64 * 2**20 == dist_mod.CHUNK_BYTES and pool.client is None
+    assert (pool.n_learners, pool.voting, pool.dtype, pool.random_state) == (1000, "soft", "float64", None)
+    X, y, Xt = regression
+    est = _forest(oob_score=True)
+    mem = TreePool(est, n_learners=6, random_state=2).fit(X, y, Xt)
+    dist = DaskTreePool(est, n_learners=6, random_state=2).fit(X, y, Xt)
+    # the trees were grown in groups with warm start and one job each; the ensemble's own
+    # parameters are the in-memory pool's
+    assert dist.ensemble_.get_params() == mem.ensemble_.get_params()
+    assert dist.ensemble_.warm_start is False and dist.ensemble_.oob_score is True
+    np.testing.assert_array_equal(mem.forests(3, on="oob"), dist.forests(3, on="oob"))
+    np.testing.assert_array_equal(mem.forests(2, on="oob", n_forests=2),
+                                  dist.forests(2, on="oob", n_forests=2))
+
+
+def test_other_ensembles_fit_through_joblibs_dask_backend(client, regression):
+    from sklearn.ensemble import BaggingRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y, Xt = regression
+    est = BaggingRegressor(DecisionTreeRegressor(max_depth=4), max_features=0.6)
+    mem = TreePool(est, n_learners=6, random_state=8).fit(X, y, Xt)
+    dist = DaskTreePool(est, n_learners=6, random_state=8).fit(X, y, Xt)
+    np.testing.assert_array_equal(dist.test_predictions_.array.compute(), mem.test_predictions_)
+    _same(mem.closed_form([1, 3], n_resamples=5), dist.closed_form([1, 3], n_resamples=5))
+    np.testing.assert_array_equal(mem.oob_, dist.oob_)
+
+
+def test_predict_chunk_silences_only_the_feature_names_warning(regression):
+    pd = pytest.importorskip("pandas")
+    X, y, Xt = regression
+    model = _forest(random_state=0).fit(pd.DataFrame(X, columns=list("abcde")), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the array chunk of a frame-fitted forest: no warning escapes
+        got = dist_mod._predict_chunk(Xt[:10], model, "float32")
+    assert got.shape == (10, 5) and got.dtype == np.float32
+    np.testing.assert_allclose(got.mean(axis=1), model.predict(pd.DataFrame(Xt[:10], columns=list("abcde"))),
+                               rtol=1e-5)
+
+
+def test_a_pool_of_three_learners_has_the_jackknife_and_two_do_not(client):
+    # the jackknife of the bands needs at least 3 learners, in memory and on the cluster alike
+    for members in (2, 3):
+        mem = TreePool.from_fit_predict(_values, members, random_state=1)
+        dist = DaskTreePool.from_fit_predict(_values, members, random_state=1, chunk_bytes=64 * members * 8)
+        assert dist.test_predictions_.shape == (150, members)
+        a = mem.closed_form([1, 2, 5], n_resamples=7)
+        b = dist.closed_form([1, 2, 5], n_resamples=7)
+        _same(a, b)
+        jack = dist.test_predictions_.metric_moments(np.ones((2, members), dtype=np.int64))
+        assert len(jack) == 4
+        if members == 2:
+            with pytest.raises(RuntimeError, match="follows the pass"):
+                dist.test_predictions_.jackknife_stats()
+        else:
+            assert dist.test_predictions_.jackknife_stats() is not None
+
+
+def test_from_fit_predict_probabilities_with_named_classes_and_no_y(client):
+    mem = TreePool.from_fit_predict(_probabilities, 6, classes=["lo", "hi"], random_state=2)
+    dist = DaskTreePool.from_fit_predict(_probabilities, 6, classes=["lo", "hi"], random_state=2)
+    assert dist.y_train_ is None and dist.classes_.tolist() == ["lo", "hi"] == mem.classes_.tolist()
+    assert dist.test_predictions_.array.chunks == ((150,), (6,), (2,))
+    np.testing.assert_array_equal(mem.forests(3), dist.forests(3))
+    np.testing.assert_array_equal(mem.forests(2, voting="hard"), dist.forests(2, voting="hard"))
+    _close(mem.closed_form([1, 3], measure="fleiss", n_resamples=4).curve,
+           dist.closed_form([1, 3], measure="fleiss", n_resamples=4).curve)
+
+
+def test_class_bands_fields_and_the_extrapolation_warning(client, classification):
+    X, y, Xt = classification
+    est = RandomForestClassifier(n_estimators=5, max_features=2, max_depth=6)
+    mem = TreePool(est, n_learners=10, random_state=2).fit(X, y, Xt)
+    dist = DaskTreePool(est, n_learners=10, random_state=2).fit(X, y, Xt)
+    with pytest.warns(UserWarning, match="extrapolated"):
+        a = mem.closed_form([2, 8], measure="fleiss", n_resamples=5, confidence_level=0.8)
+    with pytest.warns(UserWarning, match="extrapolated"):
+        b = dist.closed_form([2, 8], measure="fleiss", n_resamples=5, confidence_level=0.8)
+    np.testing.assert_array_equal(b.n_learners, [2.0, 8.0])
+    assert b.n_learners.dtype == np.float64
+    assert b.confidence_level == 0.8 and b.pool_size == 10 and b.n_resamples == 5
+    for field in FIELDS:
+        _close(getattr(a, field), getattr(b, field))
+
+
+def test_class_sub_blocks_are_the_documented_size(client, monkeypatch):
+    # _CLASS_ELEMENTS running vote totals a sub-block: (pool + 1) x classes per object
+    from predstab.ensembles import _closed_form
+
+    sizes = []
+    real = dist_mod.class_agreement
+
+    def spy(values, *args, **kwargs):
+        sizes.append(len(values))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(dist_mod, "class_agreement", spy)
+    monkeypatch.setattr(dist_mod, "_CLASS_ELEMENTS", 10 * (8 + 1) * 2 + 17)
+    votes = np.eye(2)[np.random.default_rng(4).integers(0, 2, size=(35, 8))]
+    agree, pi, _ = dist_mod._class_stage(votes, np.array([1.0, 3.0]), "soft", np.random.default_rng(0),
+                                         False, 10)
+    assert sizes == [10, 10, 10, 5]
+    want, _ = _closed_form.class_agreement(votes, None, np.array([1.0, 3.0]), "soft",
+                                           np.random.default_rng(0), population=False, n_perm=10)
+    _close(agree[0], want.sum(axis=1))
+    _close(agree[1], [35, 35])
+
+
+def test_dask_missing_is_an_import_error_naming_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    message = r"DaskTreePool needs dask.distributed: pip install 'predstab\[dask\]' \(dask\[distributed\]\); "
+    with pytest.raises(ImportError, match=message):
+        dist_mod._dask()
