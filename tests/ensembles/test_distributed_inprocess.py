@@ -83,6 +83,8 @@ def test_regression_chunks_hold_whole_blocks_and_a_partial_last_one(client, regr
     mem, dist = regression_pools
     assert dist.test_predictions_.array.chunks[0] == (128, 128, 44)
     assert dist.test_predictions_.rows == 64
+    # the metric pass's centring row, predicted in the client without a pass over a chunk
+    np.testing.assert_array_equal(dist.test_predictions_._first_row(), mem.test_predictions_[0])
     assert dist.test_predictions_.shape == (300, 20)
     assert len(dist.test_predictions_) == 300 and dist.test_predictions_.ndim == 2
     assert dist.test_predictions_.dtype == np.float64
@@ -330,6 +332,24 @@ def test_from_fit_predict_equals_in_memory(client, fit_predict, measure, options
     assert dist.train_predictions_ is None and dist.oob_ is None and not dist.on_train_
 
 
+def test_from_fit_predict_keeps_the_client_and_times_the_members(cluster):
+    import time
+
+    start = time.perf_counter()
+    pool = DaskTreePool.from_fit_predict(_values, 4, random_state=0, client=cluster)
+    elapsed = time.perf_counter() - start
+    assert pool.client is cluster and pool.test_predictions_.client is cluster
+    assert 0 < pool.fit_seconds_ <= elapsed
+    mem = TreePool.from_fit_predict(_values, 4, random_state=0)
+    _same(mem.closed_form([1, 2], n_resamples=3), pool.closed_form([1, 2], n_resamples=3))
+
+
+def test_from_fit_predict_probabilities_are_checked_by_name(client):
+    pool = DaskTreePool.from_fit_predict(lambda s: _probabilities(s) * 1.5, 3, random_state=0)
+    with pytest.raises(ValueError, match=r"^`predictions` must hold probabilities in \[0, 1\]; got values"):
+        pool.closed_form([1, 2], measure="fleiss")
+
+
 def test_from_fit_predict_refusals(client):
     with pytest.raises(ValueError, match="`n_members` must be at least 2; got 1"):
         DaskTreePool.from_fit_predict(_values, 1)
@@ -536,6 +556,7 @@ def test_metric_chunk_and_fold_are_the_engines_blocks():
         jack = [a + b for a, b in zip(jack, jackknife_block(block, ref), strict=True)]
     got_sums, got_jack = dist_mod._fold(None, (mu, var, boots, jacks))
     np.testing.assert_array_equal(got_sums, sums)
+    assert got_sums.dtype == sums.dtype == np.float64  # float sums, not Python objects
     for a, b in zip(got_jack, jack, strict=True):
         np.testing.assert_array_equal(a, b)
     # folded chunk after chunk: the same as one chunk of all the blocks
@@ -732,3 +753,15 @@ def test_dask_missing_is_an_import_error_naming_the_extra(monkeypatch):
     message = r"DaskTreePool needs dask.distributed: pip install 'predstab\[dask\]' \(dask\[distributed\]\); "
     with pytest.raises(ImportError, match=message):
         dist_mod._dask()
+
+
+def test_fitting_again_on_the_same_data_never_loses_the_scattered_data(client, regression):
+    # the training data scattered again under the same content key while the release of the last
+    # fit's copy is on its way cancelled the new fit's tasks ("lost dependencies"; dask/distributed
+    # issue 3703): each fit scatters its own copy
+    X, y, _ = regression
+    model = RandomForestRegressor(n_estimators=4, max_depth=2, random_state=0)
+    want = RandomForestRegressor(n_estimators=4, max_depth=2, random_state=0).fit(X, y).predict(X)
+    for _ in range(25):
+        fitted = dist_mod._fit_on_workers(client, model, X, y)
+        np.testing.assert_array_equal(fitted.predict(X), want)
