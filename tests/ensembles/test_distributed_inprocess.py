@@ -191,10 +191,10 @@ def test_float32_pool(client, regression):
     X, y, Xt = regression
     mem = TreePool(_forest(), n_learners=10, random_state=5, dtype="float32").fit(X, y, Xt)
     dist = DaskTreePool(_forest(), n_learners=10, random_state=5, dtype="float32",
-                        chunk_bytes=64 * 10 * 4).fit(X, y, Xt)
-    # float32: 64 rows of 10 learners in 2,560 bytes
+                        chunk_bytes=128 * 10 * 4).fit(X, y, Xt)
+    # float32: 128 rows of 10 learners in 5,120 bytes (64 rows in float64)
     assert dist.test_predictions_.dtype == np.float32
-    assert dist.test_predictions_.array.chunks[0] == (64, 64, 64, 64, 44)
+    assert dist.test_predictions_.array.chunks[0] == (128, 128, 44)
     np.testing.assert_array_equal(dist.test_predictions_.array.compute(), mem.test_predictions_)
     _same(mem.closed_form([1, 4, 10], n_resamples=8), dist.closed_form([1, 4, 10], n_resamples=8))
 
