@@ -765,3 +765,18 @@ def test_fitting_again_on_the_same_data_never_loses_the_scattered_data(client, r
     for _ in range(25):
         fitted = dist_mod._fit_on_workers(client, model, X, y)
         np.testing.assert_array_equal(fitted.predict(X), want)
+
+
+def test_tune_num_learners_for_psi_reads_its_fixed_baseline_on_the_cluster(client, regression):
+    # psi first: the learners+objects interval is psi's, against the tuning's fixed out-of-bag baseline
+    X, y, Xt = regression
+    mem = TreePool(_forest(), n_learners=16, random_state=6).fit(X, y, Xt)
+    dist = DaskTreePool(_forest(), n_learners=16, random_state=6, chunk_bytes=128 * 16 * 8).fit(X, y, Xt)
+    options = {"grid": [2, 4, 8], "method": "closed_form", "measures": ["psi", "icc"], "n_resamples": 10,
+               "random_state": 5}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = tune_num_learners(mem, **options)
+        b = tune_num_learners(dist, **options)
+    assert a.primary == "psi" and a.settings["interval"] == "learners+objects"
+    _same_tuning(a, b, fit_rtol=1e-6)
