@@ -322,6 +322,7 @@ def test_from_fit_predict_equals_in_memory(client, fit_predict, measure, options
         np.testing.assert_array_equal(mem.classes_, dist.classes_)
     preds = dist.test_predictions_
     assert preds.array.chunks[0] == ((128, 22) if measure == "icc" else (64, 64, 22))
+    assert preds.shape == mem.test_predictions_.shape  # the lazy array's metadata: classes too
     np.testing.assert_array_equal(preds.array.compute(), mem.test_predictions_)
     assert preds.dtype == mem.test_predictions_.dtype
     a = mem.closed_form([1, 2, 4], measure=measure, n_resamples=6)
