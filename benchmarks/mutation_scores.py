@@ -133,7 +133,9 @@ MODULES: dict[str, list[str]] = {
     # the two-class vote estimators beyond half the pool and the cluster pool (issue 37)
     "ensembles/_vote_mixture": ["tests/ensembles/test_vote_mixture.py",
                                 "tests/ensembles/test_closed_form_functions.py"],
-    "ensembles/_distributed": ["tests/ensembles/test_distributed.py"],
+    # the cluster pool against one in-process cluster (threads: the mutants reach the workers, and
+    # a run takes seconds); test_distributed.py's LocalCluster of worker processes stays in CI
+    "ensembles/_distributed": ["tests/ensembles/test_distributed_inprocess.py"],
     # the forest layer (per-tree predictions, in-bag masks, the prediction cache; issue 37): its own
     # tests and the pool's (the cache's chunks and tiles, fresh_array)
     "ensembles/_forest": ["tests/ensembles/test_forest.py", "tests/ensembles/test_pool.py",
@@ -170,6 +172,13 @@ DESELECT = ["tests/stability/test_phi_psi_values.py::test_warnings_point_at_the_
             "tests/agreement/test_irr.py::test_degenerate_warnings_point_at_the_callers_line",
             "tests/core/test_stacks.py::test_icc_stack_warns_once_per_kind_with_item_count",
             "tests/core/test_stacks.py::test_stack_warnings_point_at_the_caller"]
+
+# mutmut options of one module's run. The cluster pool's tests start dask.distributed's threads;
+# mutmut's default runner forks every mutant from the process that ran the tests for its stats,
+# and a fork of a process whose dask threads ran cannot use them (the forked test session hangs
+# until mutmut's wall timeout, counted as a detection): fork each mutant from a fork server that
+# ran no test instead
+OPTIONS: dict[str, dict[str, str]] = {"ensembles/_distributed": {"process_isolation": "forkserver"}}
 
 # mutant name -> why no test can tell it from the original (counted neither killed nor survived)
 EQUIVALENT: dict[str, str] = {}
@@ -230,6 +239,8 @@ def _config(module: str, timeout_multiplier: float | None) -> str:
             'also_copy = ["validation", "tests"]\n')
     if timeout_multiplier is not None:
         text += f"timeout_multiplier = {timeout_multiplier}\n"
+    for key, value in OPTIONS.get(module, {}).items():
+        text += f"{key} = {json.dumps(value)}\n"
     return text
 
 

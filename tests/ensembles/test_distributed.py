@@ -240,9 +240,12 @@ def _client_peak(pool, n, n_resamples):
 
 def _textbook_icc1(pool, rows):
     """ICC(1) at n=1 of the first ``rows`` objects' per-learner predictions, from their means and
-    variances (Dask's own reductions over the learners: an independent computation)."""
+    variances (Dask's own reductions over the learners: an independent computation; both in one
+    pass, which predicts the objects once)."""
+    import dask
+
     part = pool.test_predictions_.array[:rows].astype(np.float64)
-    mu, var = (part.mean(axis=1).compute(), part.var(axis=1, ddof=1).compute())
+    mu, var = dask.compute(part.mean(axis=1), part.var(axis=1, ddof=1))
     size = part.shape[1]
     b = np.var(mu, ddof=1) - var.mean() / size
     return b / (b + var.mean())

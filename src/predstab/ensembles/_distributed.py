@@ -123,7 +123,9 @@ def _fit_on_workers(client, model, X, y):
     size = model.get_params()["n_estimators"]
     workers = max(1, sum(client.nthreads().values()))
     edges = np.unique(np.linspace(0, size, min(size, 4 * workers) + 1).astype(int))
-    data = client.scatter([X, y], broadcast=True)
+    # hash=False: the same data scattered again under its content key races with the release of
+    # the last fit's copy and cancels this fit's tasks (dask/distributed issue 3703)
+    data = client.scatter([X, y], broadcast=True, hash=False)
     parts = client.gather([client.submit(_fit_trees, model, *data, int(a), int(b), pure=False)
                            for a, b in zip(edges[:-1], edges[1:], strict=True)])
     fitted = parts[0]
@@ -374,8 +376,8 @@ class ClusterPredictions:
         size = self.shape[1]
         if self._first_row is not None:
             first = self._first_row()
-        else:
-            first = np.asarray(self.array[:1].compute())[0]
+        else:  # on this pool's client (a pool of members' columns are futures of that client)
+            first = np.asarray(self._compute([self.array[:1]])[0])[0]
         ref = float(np.mean(first, dtype=np.float64))
         weights = None if counts is None else np.ascontiguousarray(counts.T, dtype=np.float32)
         if weights is not None:
