@@ -781,3 +781,22 @@ def test_tune_num_learners_for_psi_reads_its_fixed_baseline_on_the_cluster(clien
         b = tune_num_learners(dist, **options)
     assert a.primary == "psi" and a.settings["interval"] == "learners+objects"
     _same_tuning(a, b, fit_rtol=1e-6)
+
+
+def test_fit_data_are_checked_by_the_gate_of_tree_pool(client, regression):
+    # the same refusals as TreePool.fit, before anything is sent to the workers: a y of two
+    # columns, a masked feature (DaskTreePool.fit read them as numpy did until 2026-12-08)
+    X, y, Xt = regression
+    with pytest.raises(ValueError, match=r"^`y` must be one-dimensional \(one response per training row\); "
+                                         r"got shape \(120, 2\)\.$"):
+        DaskTreePool(_forest(), n_learners=4, random_state=1).fit(X, np.c_[y, y], Xt)
+    masked = np.ma.masked_array(X, mask=np.zeros_like(X, dtype=bool))
+    masked.mask[3, 1] = True
+    with pytest.raises(ValueError, match=r"^`X` has 1 masked value\(s\): a masked value is a missing value"):
+        DaskTreePool(_forest(), n_learners=4, random_state=1).fit(masked, y, Xt)
+    # a masked array without masked cells is its data: the pool of the plain arrays
+    plain = DaskTreePool(_forest(), n_learners=4, random_state=1).fit(X, y, da.from_array(Xt, chunks=100))
+    unmasked = DaskTreePool(_forest(), n_learners=4, random_state=1).fit(
+        np.ma.masked_array(X), np.ma.masked_array(y), da.from_array(Xt, chunks=100))
+    _same(plain.closed_form([1, 2, 4], measure="icc", n_resamples=0),
+          unmasked.closed_form([1, 2, 4], measure="icc", n_resamples=0))

@@ -23,6 +23,7 @@ from numbers import Integral
 
 import numpy as np
 
+from .._core._gate import check_fit_data
 from .._core._utils import ConfidenceInterval, check_rng, seeds_from
 from .._core._validation import Interval, Options, check_param, validate_params
 from ._closed_form import (
@@ -582,6 +583,7 @@ class DaskTreePool(TreePool):
                              "stay in memory: use TreePool).")
         if not (isinstance(self.chunk_bytes, (int, np.integer)) and self.chunk_bytes > 0):
             raise ValueError(f"`chunk_bytes` must be a positive number of bytes; got {self.chunk_bytes!r}.")
+        X, y, X_test = check_fit_data(X, y, X_test)  # the gate of TreePool.fit (a Dask X_test as given)
         y = np.asarray(y)
         model = clone(estimator)
         self.seed_ = int(seeds_from(rng, 1)[0])
