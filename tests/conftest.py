@@ -89,10 +89,30 @@ def _xdist_group(item):
     return None
 
 
+def _scheduled_as(item, group):
+    """Give ``item`` the ``@group`` suffix of its id that ``--dist loadgroup`` schedules by.
+
+    pytest-xdist's worker writes the suffix from the ``xdist_group`` marks in its own
+    ``pytest_collection_modifyitems``, which runs before this conftest's (hooks run last-registered
+    first) and so never saw these marks; and it writes the string id that pytest < 9 kept
+    (``_nodeid``), while pytest 9 reads a structured one (``_id``; pytest-xdist issue 1386). Either
+    way no test had a suffix: each was scheduled alone, and a module's fixture was computed again on
+    each worker and after every switch of module (the replication study twice in one run)."""
+    nodeid = f"{item.nodeid}@{group}"
+    if isinstance(getattr(item, "_id", None), str) or not hasattr(item, "_id"):
+        item._nodeid = nodeid
+    else:
+        item._id = type(item._id).parse(nodeid)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (README's ``-n auto --dist loadgroup``) the tests that share a costly
     fixture run on one worker (:func:`_xdist_group`); without xdist the mark does nothing."""
+    loadgroup = getattr(config.option, "loadgroup", False)  # set in xdist's workers
     for item in items:
         group = _xdist_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+            if loadgroup and not item.nodeid.endswith(f"@{group}"):
+                _scheduled_as(item, group)

@@ -301,3 +301,25 @@ def test_bootstrap_over_one_objects_refits_matches_scipy():
                             vectorized=True, method="percentile")
     assert got_c.low == pytest.approx(ref_c.confidence_interval.low, rel=1e-12)
     assert got_c.high == pytest.approx(ref_c.confidence_interval.high, rel=1e-12)
+
+
+def test_the_quantile_functions_are_scipys_bit_for_bit():
+    # phi / psi call chi2, t and norm quantiles by scipy's own formulas without scipy's generic
+    # argument handling (most of a small call's time): the same bits, NaN for df <= 0 as scipy,
+    # np.float64 for scalars, arrays for arrays
+    from scipy import stats
+
+    from predstab.stability._object_intervals import _chi2_ppf, _norm_ppf, _t_ppf
+
+    rng = np.random.default_rng(0)
+    dfs = np.concatenate([[np.nan, -1.0, 0.0, 1e-300, 1e-3, 0.1, 0.5, 1, 2, 3, 1e6, np.inf],
+                          np.exp(rng.uniform(-8, 8, 500)), np.arange(1, 60)])
+    for q in [0.025, 0.975, 0.005, 0.995, 0.5, 1e-12, *rng.uniform(0, 1, 4)]:
+        np.testing.assert_array_equal(_chi2_ppf(q, dfs), stats.chi2.ppf(q, dfs))
+        np.testing.assert_array_equal(_t_ppf(q, dfs), stats.t.ppf(q, dfs))
+        assert _norm_ppf(q) == stats.norm.ppf(q) and type(_norm_ppf(q)) is np.float64
+        for df in (4, 0.5, np.float64(7.0)):
+            assert _chi2_ppf(q, df) == stats.chi2.ppf(q, df) and type(_chi2_ppf(q, df)) is np.float64
+            assert _t_ppf(q, df) == stats.t.ppf(q, df) and type(_t_ppf(q, df)) is np.float64
+    assert np.isnan(_chi2_ppf(0.5, 0)) and np.isnan(_t_ppf(0.5, -2.0))
+    np.testing.assert_array_equal(_chi2_ppf(np.array([0.975, 0.025]), 4), stats.chi2.ppf([0.975, 0.025], 4))

@@ -13,7 +13,7 @@ from .._core._results import Result, r_signif, result
 from .._core._utils import ConfidenceInterval
 from .._core._validation import Interval, Options, validate_params
 from ._common import CONFIDENCE, DOC, read_scores
-from ._profiles import performance_profile
+from ._profiles import _profile, performance_profile
 from ._summaries import RESAMPLING, expanded, expansion_factor, stratified_replicates
 
 __all__ = ["performance_profile_ci", "PerformanceProfileResult"]
@@ -155,8 +155,9 @@ def performance_profile_ci(scores, taus, /, *, kind="runs", n_resamples=2000, co
     t = read_scores(taus, "taus")
     level, n_res = float(confidence_level), int(n_resamples)
     value = performance_profile(arr, t, kind=kind)
-    reps = stratified_replicates(arr, lambda table: performance_profile(table, t, kind=kind), n_res,
-                                 random_state, resampling)
+    # each resample is a table of the runs already read: the profile without reading it again
+    # (the public function's checks cost 0.3 ms a resample, 90 % of a call)
+    reps = stratified_replicates(arr, lambda table: _profile(table, t, kind), n_res, random_state, resampling)
     factor = expansion_factor(*arr.shape, level) if expand else 1.0
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(expanded(reps, value, factor), [alpha, 1.0 - alpha], axis=0)

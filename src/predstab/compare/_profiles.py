@@ -391,8 +391,12 @@ def performance_profile(scores, taus, /, *, kind="runs"):
     >>> performance_profile([[0.2, 1.5], [0.9, 1.1]], [0.5, 1.0], kind="mean").tolist()
     [1.0, 0.5]
     """
-    arr = _runs_tasks(scores, "scores")
-    t = read_scores(taus, "taus")
+    return _profile(_runs_tasks(scores, "scores"), read_scores(taus, "taus"), kind)
+
+
+def _profile(arr, t, kind):
+    """:func:`performance_profile` of the runs x tasks table ``arr`` as read (also each bootstrap
+    resample of :func:`performance_profile_ci`, without reading it again)."""
     values = arr.ravel() if kind == "runs" else arr.mean(axis=0)
     # share above each tau: one sort, then a search per threshold (linear in the data)
     ordered = np.sort(values)

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats
 
 from .._core._utils import ConfidenceInterval
+from ._object_intervals import _chi2_ppf, _norm_ppf, _t_ppf
 
 # from this many objects on, the upper end of the population's mean disagreement (the lower end
 # of its stability) is at least the gamma form's at alpha / 4: the mean of right-skewed D_o,i is
@@ -150,7 +151,7 @@ def _objects_bounds(mean, refit_var, count, alpha):
     df = np.maximum(count - 1, 1).astype(float)
     total = float(np.sum(refit_var))
     nu = total * total / float(np.sum(refit_var * refit_var / df)) if total > 0 else float(np.sum(df))
-    widen = (stats.t.ppf(1 - alpha / 2, nu) / stats.norm.ppf(1 - alpha / 2)) ** 2
+    widen = (_t_ppf(1 - alpha / 2, nu) / _norm_ppf(1 - alpha / 2)) ** 2
     return _gamma_mean(mean, widen * total / count.size ** 2, alpha)
 
 
@@ -171,7 +172,7 @@ def _width_limited(low_d, high_d, mean, var_ref, alpha, notes, *, cap, what):
     a cap of 3 x on these objects cost t5 refits 0.91-0.92 at R = 5, hence 10 x);
     ``notes`` gets a sentence when the interval is wider than ``_OVERALL_WIDTH_BUDGET x`` it.
     ``what``: (the interval, the reference interval, why it is wide) in words."""
-    reference = 2.0 * stats.norm.ppf(1 - alpha / 2) * math.sqrt(max(var_ref, 0.0))
+    reference = 2.0 * _norm_ppf(1 - alpha / 2) * math.sqrt(max(var_ref, 0.0))
     if not reference > 0 or high_d - low_d <= _OVERALL_WIDTH_BUDGET * reference:
         return low_d, high_d
     capped = high_d - low_d > cap * reference
@@ -195,7 +196,7 @@ def _log_baseline_halves(inputs, mean, alpha):
     over ``D_o / D_e``, symmetric."""
     d_e = inputs.d_e
     if inputs.base_var_s is not None:
-        z = stats.norm.ppf(1 - alpha / 2)
+        z = _norm_ppf(1 - alpha / 2)
         half = z * math.sqrt(inputs.base_var_s) / (mean / d_e) if mean > 0 else 0.0
         return half, half
     e_low, e_high = _gamma_mean(d_e, inputs.base_var_d_e, alpha)
@@ -219,7 +220,7 @@ def _with_baseline_error(inputs, mean, low_d, high_d, alpha):
 
 def _widened_variance_of_mean(x, alpha):
     n = x.size
-    widen = (stats.t.ppf(1 - alpha / 2, n - 1) / stats.norm.ppf(1 - alpha / 2)) ** 2
+    widen = (_t_ppf(1 - alpha / 2, n - 1) / _norm_ppf(1 - alpha / 2)) ** 2
     return float(np.var(x, ddof=1)) / n * widen
 
 
@@ -229,8 +230,8 @@ def _gamma_mean(mean, var_mean, alpha):
     if not var_mean > 0:
         return mean, mean
     df = 2.0 * mean * mean / var_mean
-    return (float(df * mean / stats.chi2.ppf(1 - alpha / 2, df)),
-            float(df * mean / stats.chi2.ppf(alpha / 2, df)))
+    return (float(df * mean / _chi2_ppf(1 - alpha / 2, df)),
+            float(df * mean / _chi2_ppf(alpha / 2, df)))
 
 
 _BOOTSTRAP_T_RESAMPLES = 999
