@@ -634,6 +634,30 @@ def test_a_masked_cell_is_a_missing_value_in_from_predictions_and_the_measures(f
         assert predstab.icc(masked).value == pytest.approx(_oneway_icc(np.delete(P, 4, axis=0)), rel=1e-10)
 
 
+def test_masked_fit_data_are_refused_by_name_and_unmasked_data_pass_as_their_numbers():
+    # refuse_masked_fit_data: X, y and X_test, each refused by its own name with the features' advice
+    # (rows to drop or impute), an array without a masked cell read as its data, None passed through
+    X = np.arange(12.0).reshape(4, 3)
+    y = np.array([1.0, 2.0, 3.0, 4.0])
+    X_masked = np.ma.masked_array(X, mask=np.zeros(X.shape, dtype=bool))
+    X_masked.mask[1, 2] = X_masked.mask[3, 0] = True
+    y_masked = np.ma.masked_array(y, mask=[0, 0, 1, 0])
+    for args, name, n in (((X_masked, y, X), "X", 2), ((X, y_masked, X), "y", 1), ((X, y, X_masked), "X_test", 2)):
+        with pytest.raises(ValueError) as info:
+            _gate.refuse_masked_fit_data(*args)
+        assert str(info.value) == (
+            f"`{name}` has {n} masked value(s): a masked value is a missing value, and a model is fitted and "
+            f"predicts on complete features; drop the rows with a masked value (from `{name}` and its "
+            "responses) or impute them first.")
+    whole = np.ma.masked_array(X, mask=False)
+    got = _gate.refuse_masked_fit_data(whole, np.ma.masked_array(y, mask=False), None)
+    assert len(got) == 3 and got[2] is None
+    assert type(got[0]) is np.ndarray and type(got[1]) is np.ndarray
+    np.testing.assert_array_equal(got[0], X)
+    np.testing.assert_array_equal(got[1], y)
+    assert _gate.refuse_masked_fit_data(X, y, X)[0] is X
+
+
 # ----------------------------------------------------------------------------- 6. ordered categoricals
 def test_an_ordered_categorical_and_a_conflicting_categories_are_refused():
     levels = ["low", "mid", "high"]
