@@ -131,3 +131,29 @@ def test_categories_read_from_numpy_text_scalars_are_reported_as_python_text():
     assert repr(res.categories) == "('a', 'b')"
     # D_o: (25 - 9 - 4) / 20 = 0.6, 0, 0 -> 0.2; D_e = 1 - 0.4^2 - 0.6^2 = 0.48
     assert res.value == pytest.approx(1 - 0.2 / 0.48, rel=1e-14)
+
+
+def test_psi_of_continuous_numbers_some_absent_from_the_space_warns_and_phi_names_it_in_its_error():
+    # psi reads predictions absent from the prediction space as classes of share 0, so continuous
+    # numbers read by scale='categorical' warn there too; phi refuses them, the hint in its error
+    # (and no warning before it)
+    import predstab
+
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=(40, 5)), 3)
+    space = np.concatenate([x.ravel()[:150], [0.5]])
+    with pytest.warns(predstab.PredstabDataWarning, match=r"^`predictions` looks continuous \(193 distinct "
+                      r"numbers in 200 values, e\.g\. 0\.126, -0\.132, 0\.64, \.\.\.\): each distinct number is "
+                      r"read as a category of its own\. For numbers use scale='metric'"):
+        res = predstab.psi(x, space, scale="categorical")
+    # by hand: D_o,i = 1 - sum_c n_ic^2 / R^2 scaled by R / (R - 1); D_e = 1 - sum p_c^2 of the space
+    d_o = [(25 - np.sum(np.unique(row, return_counts=True)[1] ** 2)) / 20 for row in x]
+    p = np.unique(space, return_counts=True)[1] / space.size
+    assert res.value == pytest.approx(1 - np.mean(d_o) / (1 - np.sum(p ** 2)), rel=1e-12)
+    assert res.value == pytest.approx(-0.006844475845623865, rel=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"absent from `training_observations`; `predictions` looks continuous "
+                                             r"\(193 distinct numbers in 200 values\), and scale='categorical' or "
+                                             r"'ordinal' reads every distinct number as a class"):
+            predstab.phi(x, space, scale="categorical")
