@@ -537,6 +537,39 @@ def test_one_models_class_probabilities_are_not_replicates():
     assert _gate.check_probabilities(rows) is False
 
 
+def test_the_probabilities_warning_and_the_categories_order_error_word_for_word():
+    with pytest.warns(PredstabDataWarning) as caught:
+        assert _gate.check_probabilities(np.full((4, 2), 0.5), name="predictions") is True
+    assert [str(w.message) for w in caught] == [
+        "every row of `predictions` sums to 1 (2 columns of numbers in [0, 1]): it looks like the class "
+        "probabilities of one model (predict_proba: classes in columns), not replicates (refits, members) in "
+        "columns. For a classifier's members, give their predicted classes as objects x members, or their "
+        "predict_proba stacked as objects x members x classes (TreePool.from_predictions)"]
+    values = pd.Series(pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"], ordered=True))
+    with pytest.raises(ValueError) as info:
+        _gate.check_categories_order(values, ["mid", "low"])
+    assert str(info.value) == ("`categories` ['mid', 'low'] contradicts the order of the ordered Categorical "
+                               "`ratings` ['low', 'mid', 'high']: one of the two orders would be ignored; give "
+                               "the categories in the Categorical's order.")
+    assert _gate.check_categories_order(values, ["low", "high", "extra"]) is None  # the shared ones agree
+
+
+def test_a_square_matrix_with_no_residual_degree_of_freedom_is_not_judged_transposed():
+    # 9 of 25 cells present: the two-way layout has 9 - 5 - 5 + 1 = 0 residual degrees of freedom,
+    # so the square rule cannot test its columns (and must not divide by zero); the columns differ
+    # by far, yet the matrix is read as given and icc refuses it for its own reason
+    m = np.full((5, 5), np.nan)
+    m[0, :] = [1.0, 10.0, 20.0, 30.0, 40.0]
+    m[1:, 0] = [1.2, 0.9, 1.1, 1.0]
+    ss_rows, ss_cols, ss_error, n_present = _gate._two_way_sums(m)
+    assert n_present == 9 and ss_cols > 0
+    assert _gate._columns_dominate(m) is False
+    assert _gate.looks_transposed(m) is False
+    with pytest.warns(PredstabDataWarning, match=r"^4 of 5 objects have a missing value and were dropped"):
+        with pytest.raises(ValueError, match=r"^`ratings` must have at least 2 complete objects \(rows\); got 1 "):
+            predstab.icc(m)
+
+
 def test_check_row_names_names_ratings_by_default():
     frame = pd.DataFrame({"Unnamed: 0": [1, 2, 3], "a": [0.5, 0.7, 0.1], "b": [0.4, 0.9, 0.2]})
     with pytest.warns(PredstabDataWarning, match=r"^the first column of `ratings` \(named 'Unnamed: 0'\)"):
