@@ -104,3 +104,34 @@ def test_the_array_rule_element_by_element_with_its_fallback():
         assert zero_d.shape == () and zero_d == 0.75
         zero_d = one_minus_ratio_array(1.0, 0.0, fallback=5.0)
         assert zero_d.shape == () and zero_d == 5.0
+
+
+@pytest.mark.parametrize("d_e", [0.5, 1.0, 1e-300, 2.0, -0.5])
+def test_one_expected_disagreement_divides_once_in_the_objects_memory(d_e):
+    # issue 33 (phi at 1e6 objects): with one D_e that divides, the objects' values cost one array
+    # of their size and nothing else, for D_e below 1 too (every categorical D_e = 1 - sum p^2 is);
+    # the general rule (masks, np.where) would peak at about 3x
+    import tracemalloc
+
+    d_o = np.random.default_rng(0).random(200_000)
+    tracemalloc.start()
+    try:
+        got = one_minus_ratio_array(d_o, d_e)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 1.25 * d_o.nbytes, peak / d_o.nbytes
+    np.testing.assert_array_equal(got, 1.0 - d_o / d_e)
+
+
+def test_the_array_rule_reads_every_input_as_float64():
+    # extended precision, float32 or integers in: the float64 rule out (values of the float64 inputs)
+    third = np.array([1, 1, 2], dtype=np.longdouble) / 3
+    want = 1.0 - np.array([1 / 3, 1 / 3, 2 / 3]) / 0.7
+    for d_o, d_e in ((third, 0.7), (third.astype(float), np.longdouble(0.7)), (third, np.array([0.7] * 3)),
+                     (third.astype(float), np.array([0.7] * 3, dtype=np.longdouble))):
+        got = one_minus_ratio_array(d_o, d_e)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+    got = one_minus_ratio_array(np.array([1, 3], dtype=np.int8), np.float32(4))
+    assert got.dtype == np.float64 and got.tolist() == [0.75, 0.25]
