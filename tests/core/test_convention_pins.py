@@ -27,24 +27,29 @@ def test_collapsed_data_give_one_with_the_collapse_warning_in_the_callers_words(
     assert value == 1.0 and type(value) is float
     assert w.category is PredstabDegenerateWarning
     assert str(w.message) == ("Both expected and observed disagreement are zero; stability is set to 1 "
-                              "(perfect agreement). This may indicate that the model collapsed to a single value.")
+                              "(perfect agreement). This may indicate that the model collapsed to a single "
+                              "value.")
     value, w = _one_warning(lambda: one_minus_ratio(0, 0, name="phi", what="instability"))
     assert value == 1.0
     assert str(w.message) == ("Both expected and observed instability are zero; phi is set to 1 "
-                              "(perfect agreement). This may indicate that the model collapsed to a single value.")
+                              "(perfect agreement). This may indicate that the model collapsed to a single "
+                              "value.")
 
 
 def test_zero_expected_with_observed_disagreement_is_undefined_and_says_its_fallback():
     value, w = _one_warning(lambda: one_minus_ratio(0.3, 0.0))
     assert np.isnan(value) and type(value) is float
     assert w.category is PredstabUndefinedWarning
-    assert str(w.message) == "Expected disagreement is zero but observed is not; stability is undefined and set to nan."
+    assert str(w.message) == ("Expected disagreement is zero but observed is not; stability is undefined and "
+                              "set to nan.")
     value, w = _one_warning(lambda: one_minus_ratio(2, 0, name="kappa", what="instability", fallback=0.0))
     assert value == 0.0 and type(value) is float
-    assert str(w.message) == "Expected instability is zero but observed is not; kappa is undefined and set to 0.0."
+    assert str(w.message) == ("Expected instability is zero but observed is not; kappa is undefined and "
+                              "set to 0.0.")
 
 
-@pytest.mark.parametrize("d_o, d_e", [(np.nan, 1.0), (1.0, np.nan), (np.nan, 0.0), (0.0, np.nan), (np.nan, np.nan)])
+@pytest.mark.parametrize("d_o, d_e", [(np.nan, 1.0), (1.0, np.nan), (np.nan, 0.0), (0.0, np.nan),
+                                      (np.nan, np.nan)])
 def test_not_computable_is_nan_without_a_warning(d_o, d_e):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -97,7 +102,8 @@ def test_the_array_rule_element_by_element_with_its_fallback():
                                       [0.5, np.nan, 0.75, 2.0])
         np.testing.assert_array_equal(one_minus_ratio_array(np.array([0.0, 0.5, 3.0]), 0.0, fallback=9.0),
                                       [1.0, 9.0, 9.0])
-        np.testing.assert_array_equal(one_minus_ratio_array(np.array([0.0, 0.5, 3.0]), -2.0), [1.0, 1.25, 2.5])
+        np.testing.assert_array_equal(one_minus_ratio_array(np.array([0.0, 0.5, 3.0]), -2.0),
+                                      [1.0, 1.25, 2.5])
         np.testing.assert_array_equal(one_minus_ratio_array(np.array([0.0, 0.5]), np.nan), [np.nan, np.nan])
         np.testing.assert_array_equal(one_minus_ratio_array([1, 3], 4), [0.75, 0.25])  # lists and ints
         zero_d = one_minus_ratio_array(1.0, 4.0)

@@ -545,11 +545,13 @@ def test_the_probabilities_warning_and_the_categories_order_error_word_for_word(
         "probabilities of one model (predict_proba: classes in columns), not replicates (refits, members) in "
         "columns. For a classifier's members, give their predicted classes as objects x members, or their "
         "predict_proba stacked as objects x members x classes (TreePool.from_predictions)"]
-    values = pd.Series(pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"], ordered=True))
+    values = pd.Series(pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"],
+                                      ordered=True))
     with pytest.raises(ValueError) as info:
         _gate.check_categories_order(values, ["mid", "low"])
     assert str(info.value) == ("`categories` ['mid', 'low'] contradicts the order of the ordered Categorical "
-                               "`ratings` ['low', 'mid', 'high']: one of the two orders would be ignored; give "
+                               "`ratings` ['low', 'mid', 'high']: one of the two orders would be ignored; "
+                               "give "
                                "the categories in the Categorical's order.")
     assert _gate.check_categories_order(values, ["low", "high", "extra"]) is None  # the shared ones agree
 
@@ -566,7 +568,8 @@ def test_a_square_matrix_with_no_residual_degree_of_freedom_is_not_judged_transp
     assert _gate._columns_dominate(m) is False
     assert _gate.looks_transposed(m) is False
     with pytest.warns(PredstabDataWarning, match=r"^4 of 5 objects have a missing value and were dropped"):
-        with pytest.raises(ValueError, match=r"^`ratings` must have at least 2 complete objects \(rows\); got 1 "):
+        with pytest.raises(ValueError,
+                           match=r"^`ratings` must have at least 2 complete objects \(rows\); got 1 "):
             predstab.icc(m)
 
 
@@ -675,7 +678,8 @@ def test_masked_fit_data_are_refused_by_name_and_unmasked_data_pass_as_their_num
     X_masked = np.ma.masked_array(X, mask=np.zeros(X.shape, dtype=bool))
     X_masked.mask[1, 2] = X_masked.mask[3, 0] = True
     y_masked = np.ma.masked_array(y, mask=[0, 0, 1, 0])
-    for args, name, n in (((X_masked, y, X), "X", 2), ((X, y_masked, X), "y", 1), ((X, y, X_masked), "X_test", 2)):
+    cases = (((X_masked, y, X), "X", 2), ((X, y_masked, X), "y", 1), ((X, y, X_masked), "X_test", 2))
+    for args, name, n in cases:
         with pytest.raises(ValueError) as info:
             _gate.refuse_masked_fit_data(*args)
         assert str(info.value) == (

@@ -143,7 +143,8 @@ def test_psi_of_continuous_numbers_some_absent_from_the_space_warns_and_phi_name
     x = np.round(rng.normal(size=(40, 5)), 3)
     space = np.concatenate([x.ravel()[:150], [0.5]])
     with pytest.warns(predstab.PredstabDataWarning, match=r"^`predictions` looks continuous \(193 distinct "
-                      r"numbers in 200 values, e\.g\. 0\.126, -0\.132, 0\.64, \.\.\.\): each distinct number is "
+                      r"numbers in 200 values, e\.g\. 0\.126, -0\.132, 0\.64, \.\.\.\): each distinct "
+                      r"number is "
                       r"read as a category of its own\. For numbers use scale='metric'"):
         res = predstab.psi(x, space, scale="categorical")
     # by hand: D_o,i = 1 - sum_c n_ic^2 / R^2 scaled by R / (R - 1); D_e = 1 - sum p_c^2 of the space
@@ -153,7 +154,8 @@ def test_psi_of_continuous_numbers_some_absent_from_the_space_warns_and_phi_name
     assert res.value == pytest.approx(-0.006844475845623865, rel=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"absent from `training_observations`; `predictions` looks continuous "
-                                             r"\(193 distinct numbers in 200 values\), and scale='categorical' or "
+        with pytest.raises(ValueError, match=r"absent from `training_observations`; `predictions` looks "
+                                             r"continuous \(193 distinct numbers in 200 values\), and "
+                                             r"scale='categorical' or "
                                              r"'ordinal' reads every distinct number as a class"):
             predstab.phi(x, space, scale="categorical")
