@@ -158,6 +158,8 @@ MODULES: dict[str, list[str]] = {
     "agreement/_alpha": ["tests/agreement/test_cronbach.py", _STACKS],
     # the gate (issue 32): what an input means, for the API and the CLI; its rules' own tests
     "_core/_gate": ["tests/core/test_gate.py", "tests/surfaces/test_reading.py"],
+    # the one convention for degenerate data (1 - D_o / D_e, negligible parts): its own tests and pins
+    "_core/_convention": ["tests/core/test_convention.py", "tests/core/test_convention_pins.py"],
     # the readers behind the gate: rating matrices and predstab.compare's scores and counts, against
     # the file that pins their values and messages
     "_core/_ratings": ["tests/core/test_gate_readers.py"],

@@ -537,6 +537,42 @@ def test_one_models_class_probabilities_are_not_replicates():
     assert _gate.check_probabilities(rows) is False
 
 
+def test_the_probabilities_warning_and_the_categories_order_error_word_for_word():
+    with pytest.warns(PredstabDataWarning) as caught:
+        assert _gate.check_probabilities(np.full((4, 2), 0.5), name="predictions") is True
+    assert [str(w.message) for w in caught] == [
+        "every row of `predictions` sums to 1 (2 columns of numbers in [0, 1]): it looks like the class "
+        "probabilities of one model (predict_proba: classes in columns), not replicates (refits, members) in "
+        "columns. For a classifier's members, give their predicted classes as objects x members, or their "
+        "predict_proba stacked as objects x members x classes (TreePool.from_predictions)"]
+    values = pd.Series(pd.Categorical(["low", "high", "mid"], categories=["low", "mid", "high"],
+                                      ordered=True))
+    with pytest.raises(ValueError) as info:
+        _gate.check_categories_order(values, ["mid", "low"])
+    assert str(info.value) == ("`categories` ['mid', 'low'] contradicts the order of the ordered Categorical "
+                               "`ratings` ['low', 'mid', 'high']: one of the two orders would be ignored; "
+                               "give "
+                               "the categories in the Categorical's order.")
+    assert _gate.check_categories_order(values, ["low", "high", "extra"]) is None  # the shared ones agree
+
+
+def test_a_square_matrix_with_no_residual_degree_of_freedom_is_not_judged_transposed():
+    # 9 of 25 cells present: the two-way layout has 9 - 5 - 5 + 1 = 0 residual degrees of freedom,
+    # so the square rule cannot test its columns (and must not divide by zero); the columns differ
+    # by far, yet the matrix is read as given and icc refuses it for its own reason
+    m = np.full((5, 5), np.nan)
+    m[0, :] = [1.0, 10.0, 20.0, 30.0, 40.0]
+    m[1:, 0] = [1.2, 0.9, 1.1, 1.0]
+    ss_rows, ss_cols, ss_error, n_present = _gate._two_way_sums(m)
+    assert n_present == 9 and ss_cols > 0
+    assert _gate._columns_dominate(m) is False
+    assert _gate.looks_transposed(m) is False
+    with pytest.warns(PredstabDataWarning, match=r"^4 of 5 objects have a missing value and were dropped"):
+        with pytest.raises(ValueError,
+                           match=r"^`ratings` must have at least 2 complete objects \(rows\); got 1 "):
+            predstab.icc(m)
+
+
 def test_check_row_names_names_ratings_by_default():
     frame = pd.DataFrame({"Unnamed: 0": [1, 2, 3], "a": [0.5, 0.7, 0.1], "b": [0.4, 0.9, 0.2]})
     with pytest.warns(PredstabDataWarning, match=r"^the first column of `ratings` \(named 'Unnamed: 0'\)"):
@@ -632,6 +668,31 @@ def test_a_masked_cell_is_a_missing_value_in_from_predictions_and_the_measures(f
     # the agreement measures drop the object with a missing value, as R's na.omit
     with pytest.warns(PredstabDataWarning, match="1 of 30 objects have a missing value"):
         assert predstab.icc(masked).value == pytest.approx(_oneway_icc(np.delete(P, 4, axis=0)), rel=1e-10)
+
+
+def test_masked_fit_data_are_refused_by_name_and_unmasked_data_pass_as_their_numbers():
+    # check_fit_data: X, y and X_test, each refused by its own name with the features' advice
+    # (rows to drop or impute), an array without a masked cell read as its data, None passed through
+    X = np.arange(12.0).reshape(4, 3)
+    y = np.array([1.0, 2.0, 3.0, 4.0])
+    X_masked = np.ma.masked_array(X, mask=np.zeros(X.shape, dtype=bool))
+    X_masked.mask[1, 2] = X_masked.mask[3, 0] = True
+    y_masked = np.ma.masked_array(y, mask=[0, 0, 1, 0])
+    cases = (((X_masked, y, X), "X", 2), ((X, y_masked, X), "y", 1), ((X, y, X_masked), "X_test", 2))
+    for args, name, n in cases:
+        with pytest.raises(ValueError) as info:
+            _gate.check_fit_data(*args)
+        assert str(info.value) == (
+            f"`{name}` has {n} masked value(s): a masked value is a missing value, and a model is fitted and "
+            f"predicts on complete features; drop the rows with a masked value (from `{name}` and its "
+            "responses) or impute them first.")
+    whole = np.ma.masked_array(X, mask=False)
+    got = _gate.check_fit_data(whole, np.ma.masked_array(y, mask=False), None)
+    assert len(got) == 3 and got[2] is None
+    assert type(got[0]) is np.ndarray and type(got[1]) is np.ndarray
+    np.testing.assert_array_equal(got[0], X)
+    np.testing.assert_array_equal(got[1], y)
+    assert _gate.check_fit_data(X, y, X)[0] is X
 
 
 # ----------------------------------------------------------------------------- 6. ordered categoricals
