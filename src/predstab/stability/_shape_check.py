@@ -105,12 +105,14 @@ def _shape_outliers(x, moments, alpha):
         col[missing] = rng.integers(x.shape[1], size=missing.size)
         values[missing] = x[pick[missing], col[missing]]
     full = bool(count.min(initial=x.shape[1]) == x.shape[1])  # no missing value
-    with np.errstate(invalid="ignore"):
+    # np.nanmean's own sum over its count (the same bits), without its warning for a row of
+    # missing values only (never drawn, but averaged in the one-pass branch)
+    with np.errstate(invalid="ignore", divide="ignore"):
         if pick.size < x.shape[0]:  # fewer draws than objects: the drawn rows' means
             used, where = np.unique(pick, return_inverse=True)
-            mean = (x[used].mean(axis=1) if full else np.nanmean(x[used], axis=1))[where]
+            mean = (x[used].mean(axis=1) if full else np.nansum(x[used], axis=1) / count[used])[where]
         else:  # every row's mean in one pass
-            mean = (x.mean(axis=1) if full else np.nanmean(x, axis=1))[pick]
+            mean = (x.mean(axis=1) if full else np.nansum(x, axis=1) / count)[pick]
     values = ((values - mean) / np.sqrt(s2[pick] / count[pick])).reshape(draws, n_max)
     noise = rng.standard_normal(values.shape)
     levels = np.unique(n)
