@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from predstab import phi
+from predstab import PredstabDataWarning, phi
 from predstab.stability._object_intervals import _row_moments
 from predstab.stability._shape_check import _shape_outliers, _upper_quantile
 from tests.stability.test_intervals_shape import BASE, _flags_by_hand
@@ -95,3 +95,23 @@ def test_more_objects_than_null_draws_use_the_drawn_rows_means():
     assert checked == 250_000 and flags.sum() == 0
     res = _quiet(phi, x, BASE, object_interval="checked")
     assert res.n_shape_outliers == 0
+
+
+def test_shape_flags_with_missing_refits_do_not_move_with_each_objects_location():
+    # the check standardises each drawn refit by its object's mean over the refits present
+    # (np.nanmean's sum over count): shifting every object by its own constant changes no flag
+    rng = np.random.default_rng(1)
+    pred = rng.normal(size=(60, 8))
+    heavy = rng.choice(60, size=3, replace=False)
+    pred[heavy] = rng.standard_t(1.5, size=(3, 8))  # far heavier tails than the others
+    pred[rng.random((60, 8)) < 0.15] = np.nan
+    pred[:, :4] = np.where(np.isnan(pred[:, :4]), 0.1, pred[:, :4])  # at least 4 refits each
+    y = rng.normal(size=200)
+    shifted = pred + rng.uniform(-50, 50, size=(60, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PredstabDataWarning)
+        a = phi(pred, y, scale="metric", object_interval="checked")
+        b = phi(shifted, y, scale="metric", object_interval="checked")
+    assert a.n_shape_outliers == b.n_shape_outliers == 1
+    np.testing.assert_array_equal(a.per_object_shape_outlier, b.per_object_shape_outlier)
+    assert np.flatnonzero(a.per_object_shape_outlier)[0] in heavy
