@@ -86,15 +86,20 @@ def _pivot(curve, resampled, truth, classifier):
 def _class_pivot(curve, resampled, truth):
     """``curve`` moved by the error ``resampled - truth`` on the scale ``sqrt(1 - S)``.
 
-    Target: the stability of forests of n trees over new test objects. For classes, ``1 - S``
-    is (up to Fleiss' nearly constant ``D_e``) the mean disagreement of the test objects, and
-    near 1 it is carried by the few objects whose votes are near a tie: a count, whose error
-    the logit scale (a log of ``1 - S`` there) mirrors the wrong way -- a sample with more
-    near-tied votes than the population resamples to much smaller counts, which the log turns
-    into much larger ones, so its interval lay above the truth (coverage 0.906 +- 0.024 of a
-    3-class forest, docs/benchmarks/coverage-tuning.md). The square root is a count's
-    variance-stabilising scale, on which its error is about pivotal; at 1 it is 0, so no case
-    falls outside (a resample that would move a curve beyond 1 gives 1)."""
+    Target: optRF's recommendation on the stability curve of forests of n trees over the
+    population the test objects were drawn from. For classes ``1 - S`` is (up to Fleiss'
+    nearly constant ``D_e``) the mean disagreement of the test objects, and where the curve
+    nears 1 it is carried by the few objects whose votes are near a tie: about a count. The
+    assumption is that the error of ``sqrt(1 - S)`` (a count's variance-stabilising scale) of a
+    resampled pool against the bootstrap world's exact curve is distributed as the pool's
+    error against the truth. The logit scale used before (there a log of ``1 - S``) mirrored it
+    the wrong way: a test set with more near-tied votes than the population resamples to much
+    smaller counts, which the log turns into much larger ones, so its interval lay above the
+    truth (3-class forests covered 0.906 +- 0.024; docs/benchmarks/coverage-tuning.md). Where
+    the assumption fails -- the curve reaches 0.99 within the grid, the test objects may hold
+    no near-tied vote at all -- ``interval_covers`` says "not a 95 % interval"
+    (:func:`flat_curve_note`). The scale is 0 at 1, so every stability <= 1 has a value; a
+    resample that would move the curve beyond 1 gives 1."""
     curve, resampled, truth = (np.asarray(v, dtype=float) for v in (curve, resampled, truth))
     with np.errstate(invalid="ignore"):
         moved = np.sqrt(1.0 - curve) - (np.sqrt(1.0 - resampled) - np.sqrt(1.0 - truth))
