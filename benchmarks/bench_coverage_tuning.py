@@ -289,7 +289,7 @@ def _classifier_section(results, kept_rows=()):
              "`python benchmarks/bench_coverage_tuning.py --classifiers 200 [--settings ...]` (fixed seeds; "
              f"{runs}"
              + ("; the other rows from an earlier run of the same command, whose replications are not stored, "
-                "before the error of classes moved to sqrt(1 - stability) (on the logit scale)"
+                "measured on the logit scale, before the error of classes moved to sqrt(1 - stability)"
                 if kept_rows else "")
              + "). `tune_num_learners(RandomForestClassifier(max_features=\"sqrt\"), ..., "
              f"method=\"closed_form\", grid={tuple(int(v) for v in results[0]['rec_grid'])}, "
