@@ -220,8 +220,9 @@ def test_learners_objects_interval_covers_an_exact_class_recommendation():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             curve = pool.closed_form(n, measure="fleiss").curve
-            curves = interval_module._learner_object_curves(pool, grid, "fleiss", SimpleNamespace(baseline=None),
-                                                            curve, 40, np.random.default_rng(j))
+            curves = interval_module._learner_object_curves(pool, grid, "fleiss",
+                                                            SimpleNamespace(baseline=None), curve, 40,
+                                                            np.random.default_rng(j))
             _, raw = interval_module._interval(curves, grid, Rule("optRF", 0.95, 1e-6, "thousand"), 40, 0.95)
         hits.append(raw.low <= truth <= raw.high)
         above += raw.low > truth

@@ -190,8 +190,8 @@ def test_class_closed_form_pool_holds_ten_times_the_largest_forest(monkeypatch):
     assert res.interval_covers.endswith(
         "Measured coverage of optRF's recommendation (new objects, new learners; 200 pools each): 0.985 "
         "for a regression forest; 0.939-0.945 for classifiers (3 classes, balanced, label noise) where the "
-        "curve stays below 0.99 within the grid; where it reaches 0.99 not a 95 % interval (0.68 for an imbalanced classifier, on the logit "
-        "scale classes used before) (docs/benchmarks/coverage-tuning.md)")
+        "curve stays below 0.99 within the grid; where it reaches 0.99 not a 95 % interval (0.68 for an "
+        "imbalanced classifier, on the logit scale classes used before) (docs/benchmarks/coverage-tuning.md)")
     # a smaller pool given explicitly is used, with a warning naming the rule
     with pytest.warns(PredstabDataWarning,
                       match=r"below 10 x the largest grid value \(20\).*pool_size >= 200"):

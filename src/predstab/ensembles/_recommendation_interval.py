@@ -23,8 +23,9 @@ LEARNER_OBJECT_COVERS = (
     "error from the pool's finite number of learners (interval=\"learners+objects\"; the bands resample the "
     "learners only). Measured coverage of optRF's recommendation (new objects, new learners; 200 pools "
     "each): 0.985 for a regression forest; 0.939-0.945 for classifiers (3 classes, balanced, label noise) "
-    f"where the curve stays below {FLAT_END} within the grid; where it reaches {FLAT_END} not a 95 % interval (0.68 for an imbalanced "
-    "classifier, on the logit scale classes used before) (docs/benchmarks/coverage-tuning.md)")
+    f"where the curve stays below {FLAT_END} within the grid; where it reaches {FLAT_END} not a 95 % "
+    "interval (0.68 for an imbalanced classifier, on the logit scale classes used before) "
+    "(docs/benchmarks/coverage-tuning.md)")
 
 
 def _learner_object_draws(rng, n_bootstrap, n_objects, n_learners):
@@ -44,8 +45,9 @@ def _learner_object_curves(pool, grid, measure, spec, curve, n_bootstrap, rng, p
     :func:`_learner_object_draws`. The interval is pivotal: the resample's closed form against
     the exact value of the same estimator in the bootstrap world (the pool and its objects as
     the population) is the error, moved onto the pool's curve (:func:`_pivot`: on the logit
-    scale for metric predictions, on the square root of ``1 - S`` for classes); phi's / psi's D_e stays fixed (their baselines are not the test
-    objects), as in the object bootstrap of the pool method.
+    scale for metric predictions, on the square root of ``1 - S`` for classes); phi's / psi's
+    D_e stays fixed (their baselines are not the test objects), as in the object bootstrap of
+    the pool method.
     """
     cluster = pool.test_predictions_
     if hasattr(cluster, "learner_object_curves"):  # on a cluster: one pass, the same draws (_distributed)
