@@ -47,6 +47,9 @@ def test_class_pivot_moves_the_square_root_of_the_disagreement():
     # a perfect curve stays at 1 (0 - (0.2 - 0.1) < 0); and 0.5 - (0.5 - 0.8) = 0.8, S = 1 - 0.8^2
     np.testing.assert_allclose(got, [0.99, 1.0, 0.0, 1.0, 1 - 0.8**2], atol=1e-12)
     assert np.isnan(interval_module._class_pivot([np.nan], [0.5], [0.5])[0])
+    # a resampled kappa rounded just above 1 is 1, not NaN: 0.19 - (0 - 0.1) = 0.29
+    assert interval_module._class_pivot([1 - 0.19**2], [1 + 2e-16], [1 - 0.01])[0] == pytest.approx(
+        1 - 0.29**2, abs=1e-12)
     # the dispatch: classes on the square-root scale, metric predictions on the logit scale
     args = ([0.9, 0.5], [0.8, 0.6], [0.95, 0.55])
     np.testing.assert_array_equal(interval_module._pivot(*args, True), interval_module._class_pivot(*args))

@@ -102,12 +102,11 @@ def _class_pivot(curve, resampled, truth):
     noise 0.940, 200 replications each; docs/benchmarks/coverage-tuning.md). Where
     the assumption fails -- the curve reaches 0.99 within the grid, the test objects may hold
     no near-tied vote at all -- ``interval_covers`` says "not a 95 % interval"
-    (:func:`flat_curve_note`). The scale is 0 at 1, so every stability <= 1 has a value; a
-    resample that would move the curve beyond 1 gives 1."""
+    (:func:`flat_curve_note`). The scale is 0 at 1, so every stability <= 1 has a value (one
+    rounded above 1 counts as 1); a resample that would move the curve beyond 1 gives 1."""
     curve, resampled, truth = (np.asarray(v, dtype=float) for v in (curve, resampled, truth))
-    with np.errstate(invalid="ignore"):
-        moved = np.sqrt(1.0 - curve) - (np.sqrt(1.0 - resampled) - np.sqrt(1.0 - truth))
-    return 1.0 - np.square(np.maximum(moved, 0.0))
+    root = [np.sqrt(np.maximum(1.0 - v, 0.0)) for v in (curve, resampled, truth)]  # 1 + 2e-16 is 1
+    return 1.0 - np.square(np.maximum(root[0] - (root[1] - root[2]), 0.0))
 
 
 def _logit_pivot(curve, resampled, truth):
