@@ -67,6 +67,8 @@ def test_logit_pivot_at_zero_is_additive_and_silent():
     np.testing.assert_allclose(got, [0.0, 1.0, 0.0], atol=1e-12)
     # a bootstrap-world truth of exactly 1: additive too
     assert interval_module._logit_pivot([0.5], [0.6], [1.0])[0] == pytest.approx(0.9, abs=1e-12)
+    # a resample of exactly 1: additive too, 0.5 - (1 - 0.7) (its logit would give 0)
+    assert interval_module._logit_pivot([0.5], [1.0], [0.7])[0] == pytest.approx(0.2, abs=1e-12)
 
 
 def test_order_statistics_at_75_percent():
