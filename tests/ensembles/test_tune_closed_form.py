@@ -214,6 +214,15 @@ def test_closed_form_interval_resamples_objects_and_learners():
 
 
 # ------------------------------------------------------------- the closed form's objects+learners resamples
+def _root_pivot(curve, resampled, truth):
+    """Classes: the error moved on sqrt(1 - S) (S rounded above 1 read as 1), capped at 1."""
+    def root(s):
+        return np.sqrt(max(1 - s, 0.0))
+
+    moved = [root(c) - (root(r) - root(t)) for c, r, t in zip(curve, resampled, truth, strict=True)]
+    return np.array([1 - max(v, 0.0) ** 2 for v in moved])
+
+
 def _odds_pivot(curve, resampled, truth):
     """The error moved on the logit scale: the odds S / (1 - S) of the curve times those of the
     bootstrap world's truth over those of the resample; additive (capped at 1) where one of the
@@ -251,7 +260,8 @@ def _expected_learner_object_curves(pool, measure, baseline, curve, n_resamples,
         for r, c in zip(rows, cols, strict=True):
             stats = closed_form_stats(preds[r][:, c], None if mask is None else mask[r][:, c], n, rng=rng,
                                       n_perm=n_perm, **kw)
-            out.append(_odds_pivot(curve, curve_from_stats(stats, n, measure, d_e), truth))
+            pivot = _root_pivot if pool.is_classifier_ else _odds_pivot  # classes: issue 34, item 10
+            out.append(pivot(curve, curve_from_stats(stats, n, measure, d_e), truth))
     return np.array(out)
 
 

@@ -42,7 +42,7 @@ from ._forest import inbag_mask, is_bagging_ensemble, learner_predictions
 from ._members import _check_probabilities, _labels_to_votes
 from ._pool import TreePool, _join_ensembles, _pool_iv, check_test_data
 from ._recommendation_interval import (
-    _logit_pivot,
+    _pivot,
     learner_counts,
     resampled_metric_block,
     resampled_metric_stats,
@@ -473,7 +473,8 @@ class ClusterPredictions:
                 _same_end(results, rng)
                 truth_stats, stats = steps[0], steps[1:]
             truth = curve_from_stats(truth_stats, n, measure, d_e)
-            return np.stack([_logit_pivot(curve, curve_from_stats(s, n, measure, d_e), truth) for s in stats])
+            return np.stack([_pivot(curve, curve_from_stats(s, n, measure, d_e), truth, classifier)
+                             for s in stats])
 
     # -- forests ---------------------------------------------------------------------------
     def aggregate(self, stub, n, n_forests, voting):

@@ -224,13 +224,15 @@ def tune_num_learners(estimator, X=None, y=None, X_test=None, *, grid=None, n_re
         ``interval_covers``). "learners+objects": in each resample the test objects (the
         rows of the pool's per-learner predictions) and the pool's learners are drawn with
         replacement, the closed-form curve of that pool is computed (its error against the
-        bootstrap world's exact value moved onto the pool's curve on the logit scale, where
-        the 2PL is a line in log n), the 2PL refitted and optRF's recommendation taken; the
-        percentile interval of those covers the test objects' sampling as the pool method's
-        does (measured 0.985 for a regression forest, 0.97 for an imbalanced classifier),
-        except where the curve is already 0.99 at the largest grid value: its
-        recommendation then rests on rare near-tied objects the test set may lack (0.68
-        measured; ``interval_covers`` says so; docs/benchmarks/coverage-tuning.md).
+        bootstrap world's exact value moved onto the pool's curve: for metric predictions on
+        the logit scale, where the 2PL is a line in log n; for classes on sqrt(1 - stability),
+        the scale of a count of near-tied objects), the 2PL refitted and optRF's
+        recommendation taken; the percentile interval of those covers the test objects'
+        sampling as the pool method's does (measured 0.985 for a regression forest, 0.939-0.945
+        for three classifiers), except where the curve is already 0.99 at the largest grid
+        value: its recommendation then rests on rare near-tied objects the test set may lack
+        (0.68 measured for an imbalanced classifier; ``interval_covers`` says so;
+        docs/benchmarks/coverage-tuning.md).
         "learners": the learners only (the bands'
         resamples): the error of the pool's finite size alone -- another closed-form run on
         the same objects falls inside it, a refit run on other objects often does not.
