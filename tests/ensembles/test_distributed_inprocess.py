@@ -12,6 +12,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="DaskTreePool needs dask[distributed]")
 da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
 
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
@@ -26,9 +27,13 @@ FIELDS = ("curve", "errors", "low", "high")
 
 @pytest.fixture(scope="module")
 def cluster():
-    # threads of this process: nothing pickled, the mutants of the module reach the workers
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local, \
+    # threads of this process: nothing pickled, the mutants of the module reach the workers. Closing
+    # a client that joblib's Dask backend used under `as_current` leaves dask's scheduler setting at
+    # "dask.distributed" (distributed's own config restore; a default Client does not): the outer
+    # set puts back what the other tests' dask computations use
+    with dask.config.set(scheduler=dask.config.get("scheduler", None)), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as local, \
             distributed.Client(local, set_as_default=False) as client:
         yield client
 
