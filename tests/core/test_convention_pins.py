@@ -10,6 +10,7 @@ import pytest
 
 from predstab import PredstabDegenerateWarning, PredstabUndefinedWarning
 from predstab._core._convention import negligible, one_minus_ratio, one_minus_ratio_array
+from tests._memory import traced_peak
 
 _EPS = 2.0 ** -52
 
@@ -117,15 +118,8 @@ def test_one_expected_disagreement_divides_once_in_the_objects_memory(d_e):
     # issue 33 (phi at 1e6 objects): with one D_e that divides, the objects' values cost one array
     # of their size and nothing else, for D_e below 1 too (every categorical D_e = 1 - sum p^2 is);
     # the general rule (masks, np.where) would peak at about 3x
-    import tracemalloc
-
     d_o = np.random.default_rng(0).random(200_000)
-    tracemalloc.start()
-    try:
-        got = one_minus_ratio_array(d_o, d_e)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    got, peak = traced_peak(lambda: one_minus_ratio_array(d_o, d_e))
     assert peak <= 1.25 * d_o.nbytes, peak / d_o.nbytes
     np.testing.assert_array_equal(got, 1.0 - d_o / d_e)
 

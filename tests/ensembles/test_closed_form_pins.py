@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from predstab import TreePool
+from tests._memory import traced_peak
 
 # five members of pure noise on 40 objects (test_floored_icc.py's NOISE): ICC(1) floored at 0
 NOISE = np.random.default_rng(1).normal(size=(40, 5))
@@ -89,20 +90,13 @@ def test_hard_votes_of_three_classes_are_counted_in_small_integers():
     # cut into forests of n learners, a forest's class the first of its most voted (np.argmax of
     # np.bincount); and the peak memory of the counting, 22 bytes per object x ordering x learner
     # (float64 running totals: 70; a bound between them, tracemalloc counts numpy's buffers)
-    import tracemalloc
-
     from predstab.ensembles import _closed_form as cf
 
     rng = np.random.default_rng(0)
     n_obj, size, n_classes, m = 200, 60, 3, 20
     votes = rng.integers(0, n_classes, (n_obj, size)).astype(np.int16)
     orders = rng.permuted(np.tile(np.arange(size), (m, 1)), axis=1)
-    tracemalloc.start()
-    try:
-        got = list(cf._hard_class_counts(votes, None, orders, [1, 3, 10], n_classes))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    got, peak = traced_peak(lambda: list(cf._hard_class_counts(votes, None, orders, [1, 3, 10], n_classes)))
     assert peak / (n_obj * m * (size + 1)) < 36
     for n, counts in zip([1, 3, 10], got, strict=True):
         for i, o in [(0, 0), (17, 5), (199, 19)]:

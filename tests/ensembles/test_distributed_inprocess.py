@@ -446,21 +446,13 @@ def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, re
     _same_tuning(a, b)
 
 
-@pytest.mark.parametrize("fit_predict", [_labels, _probabilities], ids=["hard", "soft"])
-def test_tune_num_learners_classes_learners_and_objects_interval(client, fit_predict):
+@pytest.mark.parametrize(("fit_predict", "width"), [(_labels, 2), (_probabilities, 2), (_values, 1)],
+                         ids=["hard", "soft", "values"])
+def test_tune_num_learners_learners_and_objects_interval(client, fit_predict, width):
+    # the learners+objects interval of member pools on the cluster: classes (hard and soft votes)
+    # and values, chunks of 64 objects
     mem = TreePool.from_fit_predict(fit_predict, 10, random_state=4)
-    dist = DaskTreePool.from_fit_predict(fit_predict, 10, random_state=4, chunk_bytes=64 * 10 * 2 * 8)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        a = tune_num_learners(mem, grid=[1, 2, 3, 5], method="closed_form", n_resamples=8, random_state=0)
-        b = tune_num_learners(dist, grid=[1, 2, 3, 5], method="closed_form", n_resamples=8, random_state=0)
-    assert a.settings["interval"] == "learners+objects"
-    _same_tuning(a, b, fit_rtol=1e-6)
-
-
-def test_tune_num_learners_values_learners_and_objects_interval(client):
-    mem = TreePool.from_fit_predict(_values, 10, random_state=4)
-    dist = DaskTreePool.from_fit_predict(_values, 10, random_state=4, chunk_bytes=64 * 10 * 8)
+    dist = DaskTreePool.from_fit_predict(fit_predict, 10, random_state=4, chunk_bytes=64 * 10 * width * 8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = tune_num_learners(mem, grid=[1, 2, 3, 5], method="closed_form", n_resamples=8, random_state=0)

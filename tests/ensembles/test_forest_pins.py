@@ -17,6 +17,7 @@ from predstab.ensembles._forest import (
     learner_predictions,
     tree_permutation_importances,
 )
+from tests._memory import traced_peak
 from tests.ensembles._pools import XC, YC, X, Y, per_tree
 
 
@@ -130,15 +131,8 @@ def test_a_tree_without_two_out_of_bag_rows_is_skipped_not_the_end():
 def test_a_bagging_ensembles_float64_cache_is_its_predictions_not_a_copy():
     # the Bagging* cache in float64 is tree_predictions' array seen object-major (no second copy of
     # learners x rows): peak traced memory 1.27 x the result (with a copy: over 2 x)
-    import tracemalloc
-
     bag = BaggingRegressor(n_estimators=20, max_features=0.5, random_state=0).fit(X, Y)
     rows = np.random.default_rng(3).normal(size=(2000, X.shape[1]))
-    tracemalloc.start()
-    try:
-        got = learner_predictions(bag, rows)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    got, peak = traced_peak(lambda: learner_predictions(bag, rows))
     assert peak < 1.5 * got.nbytes
     np.testing.assert_array_equal(got, per_tree(bag, rows))
