@@ -8,6 +8,7 @@ gate (checked against commit 47fb43c).
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -1117,3 +1118,25 @@ def test_more_gate_messages_and_edges_in_full():
     z = (z - z.mean()) / np.abs(z - z.mean()).max()
     want_cols = float((z.count(axis=0) * z.mean(axis=0) ** 2).sum())  # column 3: one value, its own mean
     assert _gate._two_way_sums(holed)[1] == pytest.approx(want_cols, rel=1e-12)
+
+
+def test_complex_numbers_and_dates_are_neither_numbers_nor_labels():
+    # numbers_if_numeric refuses them by name whatever the container (the dtype check before the
+    # object arrays' kinds), and passes plain numbers through as floats
+    for values in (np.array([1 + 2j, 3.0]), np.array(["2020-01-01", "2021-06-30"], dtype="datetime64[D]"),
+                   np.array([1, 2], dtype="timedelta64[s]")):
+        message = f"`y` must hold real numbers or class labels; got dtype {values.dtype}."
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            _gate.numbers_if_numeric(values, name="y")
+    got = _gate.numbers_if_numeric(np.array([1, None, 2.5], dtype=object), name="y")
+    np.testing.assert_array_equal(got, [1.0, np.nan, 2.5])
+
+
+def test_missing_and_infinite_values_do_not_make_whole_numbers_look_continuous():
+    # 11 whole numbers and a NaN / an inf among the distinct values: the non-finite ones are left
+    # out (NaN != round(NaN) would otherwise read as a fractional value); a 12th value with a
+    # fraction does make them continuous
+    whole = np.arange(11.0)
+    assert not _gate.looks_continuous(np.r_[whole, np.nan], 100)
+    assert not _gate.looks_continuous(np.r_[whole, np.inf, -np.inf], 100)
+    assert _gate.looks_continuous(np.r_[whole, 0.5], 100)
