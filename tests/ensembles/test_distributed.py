@@ -13,8 +13,8 @@ from sklearn.datasets import make_classification, make_regression  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
 
 from predstab import DaskTreePool, TreePool, tune_num_learners  # noqa: E402
+from tests.ensembles._dask_checks import close, same_tuning, tuned_member_pools  # noqa: E402
 
-TOL = 1e-12
 WORKER_LIMIT = 400 * 2**20  # bytes per worker: the memory test's matrix is twice that
 
 
@@ -24,12 +24,6 @@ def client(dask_processes):
     # (tests/conftest.py starts the cluster once for the session, with WORKER_LIMIT per worker)
     with dask_processes.as_current():
         yield dask_processes
-
-
-def _close(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    assert a.shape == b.shape
-    np.testing.assert_allclose(a, b, rtol=0, atol=TOL, equal_nan=True)
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +89,9 @@ def test_classification_closed_forms_equal_in_memory(client, voting):
         warnings.simplefilter("ignore")  # 30 learners: extrapolated beyond half the pool (both paths warn)
         a = mem.closed_form(grid, measure="fleiss", n_resamples=12)
         b = dist.closed_form(grid, measure="fleiss", n_resamples=12)
-    _close(a.curve, b.curve)
-    _close(a.errors, b.errors)
-    _close(a.low, b.low)
+    close(a.curve, b.curve)
+    close(a.errors, b.errors)
+    close(a.low, b.low)
     assert 0 < a.curve[0] < a.curve[-1] < 1
     np.testing.assert_array_equal(mem.forests(5), dist.forests(5))
 
@@ -120,24 +114,8 @@ def test_from_fit_predict_equals_in_memory(client, fit_predict, measure):
     assert len(dist.test_predictions_.array.chunks[0]) > 1
     a = mem.closed_form([1, 2, 6], measure=measure, n_resamples=20)
     b = dist.closed_form([1, 2, 6], measure=measure, n_resamples=20)
-    _close(a.curve, b.curve)
-    _close(a.errors, b.errors)
-
-
-def _same_tuning(a, b, fit_rtol=0.0):
-    """Tables (but the seconds) and intervals to 1e-12, recommendations equal. ``fit_rtol``: the
-    unrounded recommendations come from fit_2pl's optimizer, which stops at its tolerance, so curves
-    equal to 1e-16 (not bit for bit) give unrounded values equal to about 1e-8."""
-    numbers = [c for c in a.table.columns if c != "seconds" and a.table[c].dtype.kind in "fiu"]
-    _close(a.table[numbers].to_numpy(), b.table[numbers].to_numpy())
-    assert a.recommendation == b.recommendation
-    _close(tuple(a.confidence_interval), tuple(b.confidence_interval))
-    for m, rec in a.recommendations.items():
-        assert rec.value == b.recommendations[m].value
-        if rec.unrounded is not None:
-            np.testing.assert_allclose(rec.unrounded, b.recommendations[m].unrounded, rtol=fit_rtol, atol=TOL)
-    np.testing.assert_allclose(tuple(a.unrounded_interval), tuple(b.unrounded_interval), rtol=fit_rtol,
-                               atol=TOL)
+    close(a.curve, b.curve)
+    close(a.errors, b.errors)
 
 
 @pytest.mark.parametrize("method", ["closed_form", "pool"])
@@ -153,7 +131,7 @@ def test_tune_num_learners_on_a_cluster_equals_in_memory(client, regression, met
         a = tune_num_learners(mem, **options)
         b = tune_num_learners(dist, **options)
     assert set(a.table.columns) >= {"icc", "phi", "psi"}
-    _same_tuning(a, b)
+    same_tuning(a, b)
 
 
 def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, regression):
@@ -168,18 +146,12 @@ def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, re
             b = tune_num_learners(est, X, y, da.from_array(Xt, chunks=(100, 6)), **options)
     # the test objects were predicted on the workers, chunk by chunk
     assert any("_predict_chunk" in str(task["key"]) for task in stream.data)
-    _same_tuning(a, b)
+    same_tuning(a, b)
 
 
 def test_tune_num_learners_classes_learners_and_objects_interval(client):
-    mem = TreePool.from_fit_predict(_labels, 24, random_state=4)
-    dist = DaskTreePool.from_fit_predict(_labels, 24, random_state=4, chunk_bytes=64 * 24 * 2 * 8)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        a = tune_num_learners(mem, grid=[1, 2, 4, 6], method="closed_form", n_resamples=15, random_state=0)
-        b = tune_num_learners(dist, grid=[1, 2, 4, 6], method="closed_form", n_resamples=15, random_state=0)
-    assert a.settings["interval"] == "learners+objects"
-    _same_tuning(a, b, fit_rtol=1e-6)
+    a, b = tuned_member_pools(_labels, 24, 2, [1, 2, 4, 6], 15)
+    same_tuning(a, b, fit_rtol=1e-6)
 
 
 def test_test_objects_as_dask_array_and_dataframe(client):
@@ -197,8 +169,8 @@ def test_test_objects_as_dask_array_and_dataframe(client):
         frame[:100], y[:100], dd.from_pandas(frame[100:], npartitions=3))
     for pool in (from_array, from_frame):
         got = pool.closed_form([1, 5, 30], n_resamples=10)
-        _close(want.curve, got.curve)
-        _close(want.errors, got.errors)
+        close(want.curve, got.curve)
+        close(want.errors, got.errors)
     with pytest.raises(ValueError, match="`X_test` does not match"):
         DaskTreePool(est, n_learners=30, random_state=6).fit(frame[:100], y[:100],
                                                            dd.from_pandas(frame[100:][names[::-1]], 2))

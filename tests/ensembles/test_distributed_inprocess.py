@@ -20,8 +20,8 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # no
 from predstab import DaskTreePool, TreePool, tune_num_learners  # noqa: E402
 from predstab.ensembles import _distributed as dist_mod  # noqa: E402
 from predstab.ensembles._closed_form import jackknife_block, metric_block  # noqa: E402
+from tests.ensembles._dask_checks import close, same_tuning, tuned_member_pools  # noqa: E402
 
-TOL = 1e-12
 FIELDS = ("curve", "errors", "low", "high")
 
 
@@ -42,12 +42,6 @@ def cluster():
 def client(cluster):
     with cluster.as_current():
         yield cluster
-
-
-def _close(a, b, tol=TOL):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    assert a.shape == b.shape
-    np.testing.assert_allclose(a, b, rtol=0, atol=tol, equal_nan=True)
 
 
 def _same(a, b):
@@ -226,11 +220,11 @@ def test_two_class_closed_forms_equal_in_memory(client, classification, voting):
     a = mem.closed_form([1, 3, 12], measure="fleiss", n_resamples=6)
     b = dist.closed_form([1, 3, 12], measure="fleiss", n_resamples=6)
     for field in FIELDS:
-        _close(getattr(a, field), getattr(b, field))
+        close(getattr(a, field), getattr(b, field))
     assert 0 < a.curve[0] < a.curve[-1] < 1
     assert b.pool_size == 24 and b.n_resamples == 6 and b.voting == voting and b.measure == "fleiss"
     c = dist.closed_form([1, 3, 12], measure="fleiss")  # no bands
-    _close(c.curve, a.curve)
+    close(c.curve, a.curve)
     assert c.errors is None and np.all(np.isnan(c.high))
     np.testing.assert_array_equal(mem.forests(5), dist.forests(5))
     np.testing.assert_array_equal(mem.forests(5, voting="hard"), dist.forests(5, voting="hard"))
@@ -244,7 +238,7 @@ def test_two_class_closed_forms_equal_in_memory(client, classification, voting):
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _close(mem.closed_form([13, 20], measure="fleiss").curve,
+            close(mem.closed_form([13, 20], measure="fleiss").curve,
                    dist.closed_form([13, 20], measure="fleiss").curve)
 
 
@@ -258,7 +252,7 @@ def test_three_classes_equal_in_memory_and_refused_beyond_half_the_pool(client):
     a = mem.closed_form([1, 2, 8], measure="fleiss", n_resamples=5)
     b = dist.closed_form([1, 2, 8], measure="fleiss", n_resamples=5)
     for field in FIELDS:
-        _close(getattr(a, field), getattr(b, field))
+        close(getattr(a, field), getattr(b, field))
     # beyond half the pool three classes draw per object: the chunks' generators end apart
     with pytest.raises(ValueError, match="drew different random numbers on different blocks of objects"):
         dist.closed_form([2, 12], measure="fleiss")
@@ -277,7 +271,7 @@ def test_three_classes_beyond_half_the_pool_refused_within_a_chunk(client, monke
     a = mem.closed_form([1, 2, 4], measure="fleiss", n_resamples=4)
     b = pool.closed_form([1, 2, 4], measure="fleiss", n_resamples=4)
     for field in FIELDS:
-        _close(getattr(a, field), getattr(b, field))
+        close(getattr(a, field), getattr(b, field))
 
 
 # --------------------------------------------------------------------------- pools of members
@@ -333,7 +327,7 @@ def test_from_fit_predict_equals_in_memory(client, fit_predict, measure, options
     a = mem.closed_form([1, 2, 4], measure=measure, n_resamples=6)
     b = dist.closed_form([1, 2, 4], measure=measure, n_resamples=6)
     for field in FIELDS:
-        _close(getattr(a, field), getattr(b, field))
+        close(getattr(a, field), getattr(b, field))
     assert dist.fit_seconds_ > 0 and np.isnan(dist.predict_seconds_)
     assert dist.train_predictions_ is None and dist.oob_ is None and not dist.on_train_
 
@@ -394,27 +388,6 @@ def test_convert_chunk_kinds():
 
 # --------------------------------------------------------------------------- tune_num_learners
 
-def _same_tuning(a, b, fit_rtol=0.0):
-    numbers = [c for c in a.table.columns if c != "seconds" and a.table[c].dtype.kind in "fiu"]
-    assert numbers
-    _close(a.table[numbers].to_numpy(), b.table[numbers].to_numpy())
-    assert a.recommendation == b.recommendation
-    _close(tuple(a.confidence_interval), tuple(b.confidence_interval))
-    assert a.interval_covers == b.interval_covers
-    for m, rec in a.recommendations.items():
-        assert rec.value == b.recommendations[m].value
-        if rec.unrounded is not None:
-            np.testing.assert_allclose(rec.unrounded, b.recommendations[m].unrounded, rtol=fit_rtol, atol=TOL)
-    np.testing.assert_allclose(tuple(a.unrounded_interval), tuple(b.unrounded_interval), rtol=fit_rtol,
-                               atol=TOL)
-    for name in ("largest_phi", "largest_psi"):
-        x, y = getattr(a, name), getattr(b, name)
-        assert (x is None) == (y is None)
-        if x is not None:
-            _close(x.per_object, y.per_object)
-            _close(x.value, y.value)
-
-
 @pytest.mark.parametrize("method", ["closed_form", "pool"])
 def test_tune_num_learners_equals_in_memory(client, regression, method):
     X, y, Xt = regression
@@ -429,7 +402,7 @@ def test_tune_num_learners_equals_in_memory(client, regression, method):
     assert set(a.table.columns) >= {"icc", "phi", "psi"}
     if method == "closed_form":
         assert a.settings["interval"] == "learners+objects"
-    _same_tuning(a, b)
+    same_tuning(a, b)
 
 
 def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, regression):
@@ -443,7 +416,7 @@ def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, re
             b = tune_num_learners(_forest(), X, y, da.from_array(Xt, chunks=(100, 5)), **options)
     keys = [str(task["key"]) for task in stream.data]
     assert any("_predict_chunk" in k for k in keys) and any("_fit_trees" in k for k in keys)
-    _same_tuning(a, b)
+    same_tuning(a, b)
 
 
 @pytest.mark.parametrize(("fit_predict", "width"), [(_labels, 2), (_probabilities, 2), (_values, 1)],
@@ -451,14 +424,8 @@ def test_tune_num_learners_with_dask_test_objects_fits_on_the_cluster(client, re
 def test_tune_num_learners_learners_and_objects_interval(client, fit_predict, width):
     # the learners+objects interval of member pools on the cluster: classes (hard and soft votes)
     # and values, chunks of 64 objects
-    mem = TreePool.from_fit_predict(fit_predict, 10, random_state=4)
-    dist = DaskTreePool.from_fit_predict(fit_predict, 10, random_state=4, chunk_bytes=64 * 10 * width * 8)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        a = tune_num_learners(mem, grid=[1, 2, 3, 5], method="closed_form", n_resamples=8, random_state=0)
-        b = tune_num_learners(dist, grid=[1, 2, 3, 5], method="closed_form", n_resamples=8, random_state=0)
-    assert a.settings["interval"] == "learners+objects"
-    _same_tuning(a, b, fit_rtol=1e-6)
+    a, b = tuned_member_pools(fit_predict, 10, width, [1, 2, 3, 5], 8)
+    same_tuning(a, b, fit_rtol=1e-6)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -585,9 +552,9 @@ def test_class_stage_sums_over_sub_blocks_with_weights(monkeypatch):
     # sub-blocks of 20 objects: each draws from a copy of the generator
     monkeypatch.setattr(dist_mod, "_CLASS_ELEMENTS", 20 * 8 * 2)
     got_agree, got_pi, end = dist_mod._class_stage(votes, n, "hard", g, True, 10, weights=weights)
-    _close(got_agree, want_agree)
-    _close(got_pi[0], want_pi)
-    _close(got_pi[1], np.einsum("kic,i->kc", np.isfinite(pi).astype(float), weights))
+    close(got_agree, want_agree)
+    close(got_pi[0], want_pi)
+    close(got_pi[1], np.einsum("kic,i->kc", np.isfinite(pi).astype(float), weights))
     assert g.bit_generator.state == np.random.default_rng(5).bit_generator.state  # rng itself untouched
     g2 = copy.deepcopy(g)
     class_agreement(votes[:1], None, n, "hard", g2, population=True, n_perm=10)
@@ -597,7 +564,7 @@ def test_class_stage_sums_over_sub_blocks_with_weights(monkeypatch):
     agree, pi = class_agreement(votes[:, cols], None, n, "hard", copy.deepcopy(g), population=False,
                                 n_perm=10)
     got_agree, got_pi, _ = dist_mod._class_stage(votes, n, "hard", g, False, 10, cols=cols)
-    _close(got_agree, np.stack([np.nansum(agree, axis=1), np.isfinite(agree).sum(axis=1)]))
+    close(got_agree, np.stack([np.nansum(agree, axis=1), np.isfinite(agree).sum(axis=1)]))
     # an empty chunk: zero sums, the generator moved as a step moves it
     got_agree, got_pi, end = dist_mod._class_stage(votes[:0], n, "hard", g, True, 10)
     assert not got_agree.any() and not got_pi.any()
@@ -701,7 +668,7 @@ def test_from_fit_predict_probabilities_with_named_classes_and_no_y(client):
     assert dist.test_predictions_.array.chunks == ((150,), (6,), (2,))
     np.testing.assert_array_equal(mem.forests(3), dist.forests(3))
     np.testing.assert_array_equal(mem.forests(2, voting="hard"), dist.forests(2, voting="hard"))
-    _close(mem.closed_form([1, 3], measure="fleiss", n_resamples=4).curve,
+    close(mem.closed_form([1, 3], measure="fleiss", n_resamples=4).curve,
            dist.closed_form([1, 3], measure="fleiss", n_resamples=4).curve)
 
 
@@ -718,7 +685,7 @@ def test_class_bands_fields_and_the_extrapolation_warning(client, classification
     assert b.n_learners.dtype == np.float64
     assert b.confidence_level == 0.8 and b.pool_size == 10 and b.n_resamples == 5
     for field in FIELDS:
-        _close(getattr(a, field), getattr(b, field))
+        close(getattr(a, field), getattr(b, field))
 
 
 def test_class_sub_blocks_are_the_documented_size(client, monkeypatch):
@@ -740,8 +707,8 @@ def test_class_sub_blocks_are_the_documented_size(client, monkeypatch):
     assert sizes == [10, 10, 10, 5]
     want, _ = _closed_form.class_agreement(votes, None, np.array([1.0, 3.0]), "soft",
                                            np.random.default_rng(0), population=False, n_perm=10)
-    _close(agree[0], want.sum(axis=1))
-    _close(agree[1], [35, 35])
+    close(agree[0], want.sum(axis=1))
+    close(agree[1], [35, 35])
 
 
 def test_dask_missing_is_an_import_error_naming_the_extra(monkeypatch):
@@ -777,7 +744,7 @@ def test_tune_num_learners_for_psi_reads_its_fixed_baseline_on_the_cluster(clien
         a = tune_num_learners(mem, **options)
         b = tune_num_learners(dist, **options)
     assert a.primary == "psi" and a.settings["interval"] == "learners+objects"
-    _same_tuning(a, b, fit_rtol=1e-6)
+    same_tuning(a, b, fit_rtol=1e-6)
 
 
 def test_fit_data_are_checked_by_the_gate_of_tree_pool(client, regression):
