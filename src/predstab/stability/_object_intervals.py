@@ -141,7 +141,8 @@ def _min_df(n, alpha, low):
 
     def upper(df):
         # chi2.ppf(q, df) is 2 gammaincinv(df / 2, q) (scipy's own _ppf, the same bits): called
-        # directly, 49 calls cost 0.4 ms instead of 6.5 ms of argument checks (df > 0 here)
+        # directly, 49 calls cost 0.4 ms instead of 6.5 ms of argument checks; _chi2_ppf's guard
+        # for df <= 0 is not needed here (df > 0) and would add 0.3 ms to each call of _min_df
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return df / (2.0 * special.gammaincinv(df / 2.0, alpha / 2))
 
